@@ -1,0 +1,22 @@
+import nextCoreWebVitals from 'eslint-config-next/core-web-vitals';
+import nextTypescript from 'eslint-config-next/typescript';
+
+const config = [
+  ...nextCoreWebVitals,
+  ...nextTypescript,
+  {
+    // Account reads run as the user (RLS); the service module must stay out of their reach.
+    files: ['lib/account/**', 'app/api/v1/me/**', 'lib/mcp/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/db/service', '@/lib/db/service'], message: 'Account reads run as the user: use asUser from lib/db.' }] },
+      ],
+    },
+  },
+  {
+    ignores: ['node_modules/**', '.next/**', '.next-test/**', '.next-bench/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
+  },
+];
+
+export default config;

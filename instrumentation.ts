@@ -1,0 +1,12 @@
+/**
+ * Runs once when the server starts: opens the database (creating, migrating and, the first
+ * time, seeding the embedded one) so the first request does not pay for it.
+ */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  if (process.env.NEXT_PHASE === 'phase-production-build') return;
+  const { database } = await import('./lib/db');
+  const { log, describeError } = await import('./lib/log');
+  // A database that cannot open now is retried on the first request that needs it.
+  await database().catch((err) => log.error('database did not open at start', describeError(err)));
+}

@@ -1,0 +1,85 @@
+import { env } from '../env';
+import { log } from '../log';
+import { openPglite, openPostgres, type Engine, type Queryable } from './engine';
+import { migrate } from './migrate';
+import { seed } from './seed';
+
+export type { Engine, Queryable, Transaction, Row } from './engine';
+
+/**
+ * The process's database: PGlite under PGLITE_DATA_DIR, or DATABASE_URL. Opened once, migrated
+ * on open; the embedded database is seeded with the demo accounts the first time.
+ *
+ * Kept on globalThis because Next's dev server re-evaluates modules on change, and a second
+ * PGlite on the same directory would corrupt it.
+ */
+
+const KEY = Symbol.for('monetize.database');
+type Holder = { [KEY]?: Promise<Engine> };
+const holder = globalThis as Holder;
+
+async function open(): Promise<Engine> {
+  const { DATABASE_URL, PGLITE_DATA_DIR } = env();
+  const started = Date.now();
+  const engine = DATABASE_URL ? await openPostgres(DATABASE_URL) : await openPglite({ dataDir: PGLITE_DATA_DIR });
+  const applied = await migrate(engine);
+  // A real PostgreSQL is seeded on purpose (`npm run db:seed`); the embedded one on first start.
+  const seeded = engine.kind === 'pglite' ? await seed(engine) : false;
+  log.info('database ready', {
+    engine: engine.kind,
+    migrations_applied: applied.length,
+    seeded,
+    ms: Date.now() - started,
+  });
+  return engine;
+}
+
+export function database(): Promise<Engine> {
+  if (!holder[KEY]) {
+    holder[KEY] = open();
+    // A failed open is not cached: the next request tries again.
+    holder[KEY].catch(() => {
+      delete holder[KEY];
+    });
+  }
+  return holder[KEY];
+}
+
+/** Tests and scripts: use this engine instead of opening one from the environment. */
+export function useDatabase(engine: Engine | undefined): void {
+  if (engine) holder[KEY] = Promise.resolve(engine);
+  else delete holder[KEY];
+}
+
+export interface UserClaims {
+  /** The user's id (`auth.uid()`). */
+  sub: string;
+  /** Space-separated scopes of the token the request came with. */
+  scope?: string;
+  client_id?: string;
+}
+
+/**
+ * Runs `fn` as the given user: a transaction whose `request.jwt.claims` carry the user and whose
+ * role is `authenticated`, so RLS policies decide what is visible (DESIGN.md, Run as the user).
+ * Both settings are transaction-local (`set_config(..., true)`): PGlite is one session for the
+ * whole process, and nothing may leak into the next transaction.
+ */
+export async function asUser<T>(claims: UserClaims, fn: (db: Queryable) => Promise<T>, engine?: Engine): Promise<T> {
+  const db = engine ?? (await database());
+  return db.transaction(async (tx) => {
+    await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [
+      JSON.stringify({ ...claims, role: 'authenticated' }),
+    ]);
+    return fn({ query: tx.query });
+  });
+}
+
+/** Public data (pricing) read as `anon`: RLS applies, and no user is named. */
+export async function asAnonymous<T>(fn: (db: Queryable) => Promise<T>, engine?: Engine): Promise<T> {
+  const db = engine ?? (await database());
+  return db.transaction(async (tx) => {
+    await tx.query("select set_config('role', 'anon', true)");
+    return fn({ query: tx.query });
+  });
+}

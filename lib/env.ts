@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * The one place that reads `process.env` (DESIGN.md, habits). Everything else imports `env()`.
+ * Parsed once, lazily, so a test can set variables before first use and call `resetEnv()`.
+ */
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+const positiveInt = (fallback: number) =>
+  z.coerce.number().int().positive().max(1_000_000_000).default(fallback);
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /** Public base URL of the service (not BASE_URL: Vite, under our tests, claims that name): the OAuth issuer and the origin of every absolute URL. */
+    PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
+    /** A real PostgreSQL (Supabase's pooler URL in production). Unset: embedded PGlite. */
+    DATABASE_URL: optionalString.pipe(z.string().url().optional()),
+    /** Where the embedded database keeps its files. */
+    PGLITE_DATA_DIR: z.string().default('.data/pglite'),
+    /** Requests allowed per window and client IP on the rate-limited surfaces. */
+    RATE_LIMIT_MAX: positiveInt(120),
+    /** Length of the rate-limit window in seconds. */
+    RATE_LIMIT_WINDOW_S: positiveInt(60),
+    UPSTASH_REDIS_REST_URL: optionalString.pipe(z.string().url().optional()),
+    UPSTASH_REDIS_REST_TOKEN: optionalString,
+    /** ES256 private key (PKCS#8 PEM or a JWK as JSON) that signs access tokens. Required in production. */
+    OAUTH_SIGNING_KEY: optionalString,
+    /** Secret for sign-in sessions and cursor signatures. Required in production; at least 32 characters. */
+    NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32).optional()),
+    GITHUB_CLIENT_ID: optionalString,
+    GITHUB_CLIENT_SECRET: optionalString,
+    GOOGLE_CLIENT_ID: optionalString,
+    GOOGLE_CLIENT_SECRET: optionalString,
+    /** `on` (default) offers anonymous agent registration; `off` removes it. */
+    AGENT_REGISTRATION: z.enum(['on', 'off']).default('on'),
+    /** Log level of the server log. */
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.UPSTASH_REDIS_REST_URL === undefined) !== (v.UPSTASH_REDIS_REST_TOKEN === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['UPSTASH_REDIS_REST_URL'],
+        message: 'set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither',
+      });
+    }
+  });
+
+export type Env = z.infer<typeof schema>;
+
+let cached: Env | undefined;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const parsed = result.data;
+  return { ...parsed, PUBLIC_BASE_URL: parsed.PUBLIC_BASE_URL.replace(/\/+$/, '') };
+}
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** For tests that change `process.env` between cases. */
+export function resetEnv(): void {
+  cached = undefined;
+}

@@ -1,0 +1,87 @@
+/**
+ * The closed table of API error codes (DESIGN.md, REST conventions), shared by the runtime and
+ * the OpenAPI document. Add a code here, never ad hoc in a handler.
+ */
+export const ERROR_CODES = {
+  invalid_request: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  account_unavailable: 502,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ApiErrorBody {
+  error: { status: number; code: ErrorCode; message: string };
+}
+
+/** An error a handler throws to answer with the API error envelope. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    /** Extra top-level fields beside `error` (the 401 of `GET /api/v1` lists the public endpoints). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_CODES[code];
+  }
+
+  body(): ApiErrorBody & Record<string, unknown> {
+    return { ...this.extra, error: { status: this.status, code: this.code, message: this.message } };
+  }
+}
+
+/**
+ * RFC 6749 §5.2 error codes, plus those of RFC 7591 §3.2.2 (registration) and the
+ * agent-registration codes of the spec. OAuth endpoints answer `{error, error_description}`.
+ */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'access_denied',
+  'unsupported_response_type',
+  'server_error',
+  'temporarily_unavailable',
+  'invalid_redirect_uri',
+  'invalid_client_metadata',
+  'service_auth_not_enabled',
+  'issuer_not_enabled',
+  'rate_limited',
+  'method_not_allowed',
+  'not_found',
+] as const;
+
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+export class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+    readonly status = 400,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+
+  body(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}

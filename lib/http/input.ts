@@ -1,0 +1,79 @@
+import type { z } from 'zod';
+import { ApiError } from './errors';
+
+/** Request bodies above this are refused before parsing (no endpoint needs more). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+function describeIssue(where: 'query parameter' | 'body field', issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String).join('.');
+  return path ? `Invalid ${where} \`${path}\`: ${issue.message}` : `Invalid ${where === 'body field' ? 'body' : 'query'}: ${issue.message}`;
+}
+
+/**
+ * Query parameters: unknown ones are ignored (additive evolution), a known one given twice is
+ * ambiguous and refused, and the values are validated by the route's schema.
+ */
+export function parseQuery<S extends z.ZodType>(params: URLSearchParams, schema: S): z.output<S> {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  const known = shape ? new Set(Object.keys(shape)) : undefined;
+  const raw: Record<string, string> = {};
+  for (const [key, value] of params) {
+    if (known && !known.has(key)) continue;
+    if (key in raw) throw new ApiError('invalid_request', `Invalid query parameter \`${key}\`: give it once.`);
+    raw[key] = value;
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new ApiError('invalid_request', describeIssue('query parameter', result.error.issues[0]!));
+  return result.data;
+}
+
+async function readText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+function mediaType(request: Request): string {
+  return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export async function readBody<S extends z.ZodType>(request: Request, schema: S, type: 'json' | 'form'): Promise<z.output<S>> {
+  const expected = type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+  if (mediaType(request) !== expected) {
+    throw new ApiError('unsupported_media_type', `The body must be sent as ${expected}.`);
+  }
+  const text = await readText(request);
+  let raw: unknown;
+  if (type === 'json') {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new ApiError('invalid_request', 'The body is not valid JSON.');
+    }
+  } else {
+    const form: Record<string, string> = {};
+    for (const [key, value] of new URLSearchParams(text)) {
+      // RFC 6749 §3.1 and §3.2: parameters must not be included more than once.
+      if (key in form) throw new ApiError('invalid_request', `The parameter \`${key}\` must be given once.`);
+      form[key] = value;
+    }
+    raw = form;
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new ApiError('invalid_request', describeIssue('body field', result.error.issues[0]!));
+  return result.data;
+}

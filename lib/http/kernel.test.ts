@@ -1,0 +1,218 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { ApiError, ERROR_CODES, OAuthError } from './errors';
+import { defineRoute, json, method, isKernelHandler, API_VERSION } from './kernel';
+import { MemoryRateLimiter, useRateLimiter } from './rate-limit';
+
+const ctx = { params: Promise.resolve({}) };
+const get = (url: string, headers: Record<string, string> = {}) => new Request(`http://localhost${url}`, { headers });
+const post = (url: string, body: string, contentType = 'application/json') =>
+  new Request(`http://localhost${url}`, { method: 'POST', body, headers: { 'content-type': contentType } });
+
+const route = defineRoute({
+  name: 'test',
+  rateLimit: true,
+  cors: 'public',
+  apiVersion: true,
+  methods: {
+    GET: method({
+      query: z.object({ limit: z.coerce.number().int().min(1).max(20).default(5), q: z.string().min(1).optional() }),
+      cache: 'public, max-age=60',
+      handler: ({ query }) => json({ limit: query.limit, q: query.q ?? null }),
+    }),
+    POST: method({
+      body: z.object({ name: z.string().min(1) }),
+      handler: ({ body }) => json({ hello: body.name }, { status: 201 }),
+    }),
+  },
+});
+
+const oauthRoute = defineRoute({
+  name: 'oauth-test',
+  errors: 'oauth',
+  methods: {
+    POST: method({
+      bodyType: 'form',
+      body: z.object({ grant_type: z.string() }),
+      handler: ({ body }) => {
+        if (body.grant_type === 'boom') throw new Error('database password is hunter2');
+        throw new OAuthError('unsupported_grant_type', 'Only authorization_code is supported.');
+      },
+    }),
+  },
+});
+
+const failing = defineRoute({
+  name: 'failing',
+  methods: {
+    GET: method({
+      handler: () => {
+        throw new Error('connection to 10.0.0.5 refused: secret detail');
+      },
+    }),
+  },
+});
+
+beforeEach(() => {
+  useRateLimiter(new MemoryRateLimiter({ max: 1000, windowSeconds: 60 }));
+});
+afterEach(() => useRateLimiter(undefined));
+
+describe('route kernel', () => {
+  it('brands every handler it makes, for every method', () => {
+    for (const fn of Object.values(route)) expect(isKernelHandler(fn)).toBe(true);
+    expect(isKernelHandler(() => new Response())).toBe(false);
+  });
+
+  it('answers a declared method with the common headers', async () => {
+    const res = await route.GET(get('/x?limit=7'), ctx);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ limit: 7, q: null });
+    expect(res.headers.get('API-Version')).toBe(API_VERSION);
+    expect(res.headers.get('X-Request-Id')).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(res.headers.get('Cache-Control')).toBe('public, max-age=60');
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(res.headers.get('Access-Control-Expose-Headers')).toContain('RateLimit');
+  });
+
+  it('never lets a credentialed answer be cached', async () => {
+    const res = await route.GET(get('/x', { authorization: 'Bearer abc' }), ctx);
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
+  });
+
+  it('answers an undeclared method with 405, Allow and the envelope', async () => {
+    const res = await route.DELETE(new Request('http://localhost/x', { method: 'DELETE' }), ctx);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('Allow')).toBe('GET, POST, HEAD, OPTIONS');
+    expect(await res.json()).toEqual({ error: { status: 405, code: 'method_not_allowed', message: expect.any(String) } });
+  });
+
+  it('answers HEAD like GET without a body, and OPTIONS as a CORS preflight', async () => {
+    const head = await route.HEAD(new Request('http://localhost/x', { method: 'HEAD' }), ctx);
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const options = await route.OPTIONS(new Request('http://localhost/x', { method: 'OPTIONS' }), ctx);
+    expect(options.status).toBe(204);
+    expect(options.headers.get('Access-Control-Allow-Methods')).toBe('GET, POST, HEAD, OPTIONS');
+    expect(options.headers.get('Access-Control-Allow-Headers')).toContain('Authorization');
+  });
+
+  it.each([
+    ['too big', '/x?limit=21', /limit/],
+    ['too small', '/x?limit=0', /limit/],
+    ['wrong type', '/x?limit=abc', /limit/],
+    ['empty', '/x?q=', /q/],
+    ['repeated', '/x?limit=2&limit=3', /give it once/],
+  ])('answers an invalid query (%s) with 400 in the envelope', async (_, url, message) => {
+    const res = await route.GET(get(url), ctx);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.stringMatching(message) } });
+  });
+
+  it('ignores unknown query parameters', async () => {
+    const res = await route.GET(get('/x?limit=2&utm_source=a&utm_source=b'), ctx);
+    expect(res.status).toBe(200);
+  });
+
+  it('validates JSON bodies: malformed, wrong media type, invalid, too large', async () => {
+    expect((await route.POST(post('/x', '{"name":"Ada"}'), ctx)).status).toBe(201);
+    const malformed = await route.POST(post('/x', '{"name":'), ctx);
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).error.code).toBe('invalid_request');
+    const wrongType = await route.POST(post('/x', 'name=Ada', 'text/plain'), ctx);
+    expect(wrongType.status).toBe(415);
+    expect((await wrongType.json()).error.code).toBe('unsupported_media_type');
+    const invalid = await route.POST(post('/x', '{"name":""}'), ctx);
+    expect(invalid.status).toBe(400);
+    expect((await invalid.json()).error.message).toMatch(/name/);
+    const huge = await route.POST(post('/x', JSON.stringify({ name: 'x'.repeat(70_000) })), ctx);
+    expect(huge.status).toBe(413);
+  });
+
+  it('hides internals of unexpected errors behind a 500 with the request id', async () => {
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const res = await failing.GET(get('/boom'), ctx);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toMatch(/10\.0\.0\.5|secret/);
+    expect(JSON.parse(text).error.message).toContain(res.headers.get('X-Request-Id'));
+    spy.mockRestore();
+  });
+
+  it('speaks RFC 6749 on OAuth routes, also for validation and unexpected errors', async () => {
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const known = await oauthRoute.POST(post('/t', 'grant_type=password', 'application/x-www-form-urlencoded'), ctx);
+    expect(known.status).toBe(400);
+    expect(await known.json()).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) });
+    const repeated = await oauthRoute.POST(post('/t', 'grant_type=a&grant_type=b', 'application/x-www-form-urlencoded'), ctx);
+    expect(await repeated.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/once/) });
+    const boom = await oauthRoute.POST(post('/t', 'grant_type=boom', 'application/x-www-form-urlencoded'), ctx);
+    expect(boom.status).toBe(500);
+    const body = await boom.json();
+    expect(body).toEqual({ error: 'server_error', error_description: expect.any(String) });
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+    expect(boom.headers.get('Cache-Control')).toBe('no-store');
+    spy.mockRestore();
+  });
+
+  it('rate limits with the headers of DESIGN.md and a 429 with Retry-After', async () => {
+    useRateLimiter(new MemoryRateLimiter({ max: 3, windowSeconds: 60 }));
+    const headers = { 'x-forwarded-for': '198.51.100.1' };
+    for (let i = 0; i < 3; i++) expect((await route.GET(get('/x', headers), ctx)).status).toBe(200);
+    const refused = await route.GET(get('/x', headers), ctx);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: { status: 429, code: 'rate_limited', message: expect.any(String) } });
+    expect(refused.headers.get('Retry-After')).toMatch(/^[1-9]\d*$/);
+    expect(refused.headers.get('RateLimit-Policy')).toBe('"default";q=3;w=60');
+    expect(refused.headers.get('RateLimit')).toMatch(/^"default";r=0;t=\d+$/);
+    expect(refused.headers.get('X-RateLimit-Remaining')).toBe('0');
+    // Another client has its own budget.
+    expect((await route.GET(get('/x', { 'x-forwarded-for': '198.51.100.2' }), ctx)).status).toBe(200);
+  });
+
+  it('lets a handler charge more units (a batch pays per sub-request)', async () => {
+    useRateLimiter(new MemoryRateLimiter({ max: 3, windowSeconds: 60 }));
+    const batch = defineRoute({
+      name: 'batch-like',
+      rateLimit: true,
+      methods: {
+        POST: method({
+          body: z.object({ n: z.number().int() }),
+          handler: async ({ body, charge }) => {
+            await charge(body.n - 1);
+            return json({ ran: body.n });
+          },
+        }),
+      },
+    });
+    const req = (n: number) => post('/b', JSON.stringify({ n }));
+    expect((await batch.POST(req(3), ctx)).status).toBe(200);
+    const refused = await batch.POST(req(1), ctx);
+    expect(refused.status).toBe(429);
+  });
+
+  it('does not charge CORS preflights', async () => {
+    for (let i = 0; i < 5; i++) await route.OPTIONS(new Request('http://localhost/x', { method: 'OPTIONS' }), ctx);
+    expect((await route.GET(get('/x'), ctx)).status).toBe(200);
+  });
+
+  it('marks a deprecated route with Deprecation, Sunset and Link headers', async () => {
+    const old = defineRoute({
+      name: 'old',
+      deprecated: { since: new Date('2026-01-01T00:00:00Z'), sunset: new Date('2026-06-01T00:00:00Z'), link: 'https://example.com/migrate' },
+      methods: { GET: method({ handler: () => json({}) }) },
+    });
+    const res = await old.GET(get('/old'), ctx);
+    expect(res.headers.get('Deprecation')).toBe('@1767225600');
+    expect(res.headers.get('Sunset')).toBe('Mon, 01 Jun 2026 00:00:00 GMT');
+    expect(res.headers.get('Link')).toBe('<https://example.com/migrate>; rel="deprecation"; type="text/html"');
+  });
+
+  it('maps every code of the closed table to its status', () => {
+    for (const [code, status] of Object.entries(ERROR_CODES)) {
+      const e = new ApiError(code as keyof typeof ERROR_CODES, 'm');
+      expect(e.body()).toEqual({ error: { status, code, message: 'm' } });
+    }
+  });
+});

@@ -1,0 +1,151 @@
+import { env } from '../env';
+import { log, describeError } from '../log';
+
+/**
+ * Rate limiting (DESIGN.md, Rate limits): 120 requests per 60 s per client IP by default, one
+ * budget across every rate-limited surface. In process memory unless Upstash is configured,
+ * then `@upstash/ratelimit` (sliding window) over `@upstash/redis`, shared by all instances.
+ */
+
+export interface RateLimitConfig {
+  max: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** When the budget is whole again (Unix milliseconds). */
+  resetAt: number;
+}
+
+export interface RateLimiter {
+  readonly config: RateLimitConfig;
+  /** Takes `cost` units from `key`'s budget, or none when they do not all fit. */
+  consume(key: string, cost?: number): Promise<RateLimitResult>;
+}
+
+export const POLICY_NAME = 'default';
+
+/**
+ * A fixed window that opens at a client's first request. Entries are swept as they expire,
+ * and the map is bounded so a flood of spoofed-looking keys cannot grow it without end.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { used: number; resetAt: number }>();
+  private nextSweep = 0;
+
+  constructor(
+    readonly config: RateLimitConfig,
+    private readonly now: () => number = Date.now,
+    private readonly maxKeys = 100_000,
+  ) {}
+
+  async consume(key: string, cost = 1): Promise<RateLimitResult> {
+    const now = this.now();
+    this.sweep(now);
+    let w = this.windows.get(key);
+    if (!w || now >= w.resetAt) {
+      w = { used: 0, resetAt: now + this.config.windowSeconds * 1000 };
+      this.windows.set(key, w);
+    }
+    const allowed = w.used + cost <= this.config.max;
+    if (allowed) w.used += cost;
+    return { allowed, limit: this.config.max, remaining: Math.max(0, this.config.max - w.used), resetAt: w.resetAt };
+  }
+
+  private sweep(now: number): void {
+    if (now < this.nextSweep && this.windows.size < this.maxKeys) return;
+    this.nextSweep = now + 1000;
+    for (const [k, w] of this.windows) if (now >= w.resetAt) this.windows.delete(k);
+    // Still full of live windows: forget the oldest (Map keeps insertion order).
+    for (const k of this.windows.keys()) {
+      if (this.windows.size < this.maxKeys) break;
+      this.windows.delete(k);
+    }
+  }
+}
+
+export interface UpstashOptions {
+  url: string;
+  token: string;
+  /** Key prefix in Redis; tests give each run its own. */
+  prefix?: string;
+}
+
+/** Shared across instances through Redis. A Redis failure lets the request through (logged). */
+export class UpstashRateLimiter implements RateLimiter {
+  private limiter: Promise<import('@upstash/ratelimit').Ratelimit> | undefined;
+
+  constructor(
+    readonly config: RateLimitConfig,
+    private readonly options: UpstashOptions,
+  ) {}
+
+  private load() {
+    this.limiter ??= (async () => {
+      const [{ Ratelimit }, { Redis }] = await Promise.all([import('@upstash/ratelimit'), import('@upstash/redis')]);
+      return new Ratelimit({
+        // One quick retry: a dead endpoint should fail fast (and open), not hold every request.
+        redis: new Redis({ url: this.options.url, token: this.options.token, retry: { retries: 1, backoff: () => 50 } }),
+        limiter: Ratelimit.slidingWindow(this.config.max, `${this.config.windowSeconds} s`),
+        prefix: this.options.prefix ?? 'monetize:ratelimit',
+        analytics: false,
+        timeout: 2000,
+      });
+    })();
+    return this.limiter;
+  }
+
+  async consume(key: string, cost = 1): Promise<RateLimitResult> {
+    try {
+      const limiter = await this.load();
+      const r = await limiter.limit(key, { rate: cost });
+      // On its own timeout the library answers "allowed" with remaining 0 and reset 0: treat it
+      // as the outage it is, so the headers do not claim an empty budget.
+      if (r.reason === 'timeout') throw new Error('Upstash rate limiter timed out');
+      return { allowed: r.success, limit: this.config.max, remaining: Math.max(0, r.remaining), resetAt: r.reset };
+    } catch (err) {
+      // Failing open: the limit is a ceiling, not a guarantee (spec, Limits); an outage of
+      // Redis must not take the API down with it.
+      log.error('rate limiter unavailable', describeError(err));
+      return { allowed: true, limit: this.config.max, remaining: this.config.max, resetAt: Date.now() + this.config.windowSeconds * 1000 };
+    }
+  }
+}
+
+export function createRateLimiter(): RateLimiter {
+  const e = env();
+  const config = { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_S };
+  if (e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN) {
+    return new UpstashRateLimiter(config, { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN });
+  }
+  return new MemoryRateLimiter(config);
+}
+
+let shared: RateLimiter | undefined;
+
+export function rateLimiter(): RateLimiter {
+  shared ??= createRateLimiter();
+  return shared;
+}
+
+/** Tests: replace the process's limiter (undefined: build a new one from the environment). */
+export function useRateLimiter(limiter: RateLimiter | undefined): void {
+  shared = limiter;
+}
+
+/** The headers of DESIGN.md, to the character; `Retry-After` only when refused. */
+export function rateLimitHeaders(r: RateLimitResult, config: RateLimitConfig, now = Date.now()): Record<string, string> {
+  const secondsLeft = Math.max(0, Math.ceil((r.resetAt - now) / 1000));
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': `"${POLICY_NAME}";q=${config.max};w=${config.windowSeconds}`,
+    RateLimit: `"${POLICY_NAME}";r=${r.remaining};t=${secondsLeft}`,
+    'X-RateLimit-Limit': String(config.max),
+    'X-RateLimit-Remaining': String(r.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(r.resetAt / 1000)),
+  };
+  if (!r.allowed) headers['Retry-After'] = String(Math.max(1, secondsLeft));
+  return headers;
+}

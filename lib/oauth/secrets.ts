@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, importPKCS8, calculateJwkThumbprint, type CryptoKey, type JWK } from 'jose';
+import type { Engine } from '../db';
+import { asService } from '../db/service';
+import { env } from '../env';
+import { OAuthError } from '../http/errors';
+
+/**
+ * The secrets OAuth needs: the ES256 key that signs access tokens and the session secret of
+ * sign-in (DESIGN.md, Tokens and sign-in). Production takes both from configuration and, lacking
+ * either, OAuth answers 503 `temporarily_unavailable`. Development generates them on first start
+ * and keeps them in `service_secrets`, so tokens survive a restart.
+ */
+
+export const TOKEN_ALG = 'ES256';
+
+export interface OAuthSecrets {
+  signingKey: CryptoKey;
+  /** The public half, as published in the JWKS. */
+  publicJwk: JWK & { kid: string; alg: string; use: string };
+  sessionSecret: string;
+}
+
+async function fromPem(pem: string): Promise<{ privateKey: CryptoKey; publicJwk: JWK }> {
+  const privateKey = await importPKCS8(pem, TOKEN_ALG, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { privateKey, publicJwk: publicPart(jwk) };
+}
+
+async function fromJwk(json: string): Promise<{ privateKey: CryptoKey; publicJwk: JWK }> {
+  const jwk = JSON.parse(json) as JWK;
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d) throw new Error('the signing key must be a private EC P-256 key');
+  const privateKey = (await importJWK(jwk, TOKEN_ALG)) as CryptoKey;
+  return { privateKey, publicJwk: publicPart(jwk) };
+}
+
+function publicPart(jwk: JWK): JWK {
+  const { kty, crv, x, y } = jwk;
+  return { kty, crv, x, y };
+}
+
+async function parseSigningKey(value: string) {
+  return value.trim().startsWith('{') ? fromJwk(value) : fromPem(value);
+}
+
+async function finish(key: { privateKey: CryptoKey; publicJwk: JWK }, sessionSecret: string): Promise<OAuthSecrets> {
+  const kid = await calculateJwkThumbprint(key.publicJwk);
+  return { signingKey: key.privateKey, publicJwk: { ...key.publicJwk, kid, alg: TOKEN_ALG, use: 'sig' }, sessionSecret };
+}
+
+/** Reads a generated secret, or stores `make()`'s value; two instances racing agree on one. */
+async function generated(name: string, make: () => Promise<string>, engine?: Engine): Promise<string> {
+  const candidate = await make();
+  return asService(async (db) => {
+    await db.query('insert into public.service_secrets (name, value) values ($1, $2) on conflict (name) do nothing', [name, candidate]);
+    const [row] = await db.query<{ value: string }>('select value from public.service_secrets where name = $1', [name]);
+    return row!.value;
+  }, engine);
+}
+
+async function load(engine?: Engine): Promise<OAuthSecrets | null> {
+  const e = env();
+  if (e.NODE_ENV === 'production') {
+    if (!e.OAUTH_SIGNING_KEY || !e.NEXTAUTH_SECRET) return null;
+    return finish(await parseSigningKey(e.OAUTH_SIGNING_KEY), e.NEXTAUTH_SECRET);
+  }
+  const signing =
+    e.OAUTH_SIGNING_KEY ??
+    (await generated(
+      'oauth_signing_key',
+      async () => {
+        const { privateKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
+        return JSON.stringify(await exportJWK(privateKey));
+      },
+      engine,
+    ));
+  const session = e.NEXTAUTH_SECRET ?? (await generated('session_secret', async () => randomBytes(32).toString('base64url'), engine));
+  return finish(await parseSigningKey(signing), session);
+}
+
+let cached: Promise<OAuthSecrets | null> | undefined;
+
+/** The secrets, or null when OAuth is not configured (production only). */
+export function oauthSecrets(engine?: Engine): Promise<OAuthSecrets | null> {
+  if (engine) return load(engine);
+  if (!cached) {
+    cached = load();
+    cached.catch(() => {
+      cached = undefined;
+    });
+  }
+  return cached;
+}
+
+/** Tests: forget what was loaded. */
+export function resetOAuthSecrets(): void {
+  cached = undefined;
+}
+
+/** For /oauth/* handlers: the secrets, or the 503 of the spec when the deployment lacks them. */
+export async function requireOAuthSecrets(): Promise<OAuthSecrets> {
+  const secrets = await oauthSecrets();
+  if (!secrets) {
+    throw new OAuthError(
+      'temporarily_unavailable',
+      'OAuth is not configured on this deployment (a signing key and a session secret are needed). Retry later.',
+      503,
+    );
+  }
+  return secrets;
+}

@@ -1,0 +1,75 @@
+import { asAnonymous, type Queryable } from '../db';
+import { env } from '../env';
+import { log, describeError } from '../log';
+import type { Audience, PricingBody } from '../schemas/pricing';
+import { DEFAULT_PRICING, type PricingValues } from './defaults';
+
+/** Which optional fields concern which audience (documented on the pricing page). */
+const AUDIENCE_FIELDS: Record<Audience, readonly (keyof PricingValues)[]> = {
+  all: ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd'],
+  publisher: ['min_payout_usd'],
+  advertiser: ['advertiser_cpm_usd'],
+  data_buyer: ['dataset_prices_usd', 'exclusive_license_multiplier'],
+};
+
+interface PricingRow {
+  publisher_ad_revenue_share: number;
+  platform_ad_fee: number;
+  publisher_data_revenue_share: number;
+  cpm_floating_video_usd: number;
+  cpm_tooltip_usd: number;
+  cpm_sponsored_card_usd: number;
+  cpm_inline_text_usd: number;
+  price_per_ai_interaction_row_usd: number;
+  price_per_ux_session_recording_usd: number;
+  price_per_gb_bundle_usd: number;
+  exclusive_license_multiplier: number;
+  min_payout_usd: number;
+}
+
+export async function readPricingSettings(db: Queryable): Promise<PricingValues | null> {
+  const [row] = await db.query<PricingRow & Record<string, unknown>>('select * from public.pricing_settings limit 1');
+  if (!row) return null;
+  return {
+    publisher_ad_revenue_share: row.publisher_ad_revenue_share,
+    platform_ad_fee: row.platform_ad_fee,
+    publisher_data_revenue_share: row.publisher_data_revenue_share,
+    advertiser_cpm_usd: {
+      floating_video: row.cpm_floating_video_usd,
+      tooltip: row.cpm_tooltip_usd,
+      sponsored_card: row.cpm_sponsored_card_usd,
+      inline_text: row.cpm_inline_text_usd,
+    },
+    dataset_prices_usd: {
+      per_ai_interaction_row: row.price_per_ai_interaction_row_usd,
+      per_ux_session_recording: row.price_per_ux_session_recording_usd,
+      per_gb_bundle: row.price_per_gb_bundle_usd,
+    },
+    exclusive_license_multiplier: row.exclusive_license_multiplier,
+    min_payout_usd: row.min_payout_usd,
+  };
+}
+
+/** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
+export async function loadLivePricing(): Promise<PricingValues | null> {
+  try {
+    return await asAnonymous(readPricingSettings);
+  } catch (err) {
+    log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
+    return null;
+  }
+}
+
+export function pricingFor(values: PricingValues | null, audience: Audience): PricingBody {
+  const v = values ?? (DEFAULT_PRICING as PricingValues);
+  const body: PricingBody = {
+    currency: 'USD',
+    live: values !== null,
+    publisher_ad_revenue_share: v.publisher_ad_revenue_share,
+    platform_ad_fee: v.platform_ad_fee,
+    publisher_data_revenue_share: v.publisher_data_revenue_share,
+  };
+  for (const field of AUDIENCE_FIELDS[audience]) Object.assign(body, { [field]: v[field] });
+  body.markdown = `${env().PUBLIC_BASE_URL}/pricing.md`;
+  return body;
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { describeApiKey, generateApiKey, hashApiKey, maskApiKey } from './api-key';
+
+describe('SDK API keys', () => {
+  it('are tagged by environment, random, and described by prefix, last 4 and hash', () => {
+    const live = generateApiKey('production');
+    const test = generateApiKey('development');
+    expect(live.key).toMatch(/^pk_live_[A-Za-z0-9]{32}$/);
+    expect(test.key).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
+    expect(generateApiKey('production').key).not.toBe(live.key);
+    expect(live.prefix).toBe(live.key.slice(0, 16));
+    expect(live.last4).toBe(live.key.slice(-4));
+    expect(live.hash).toBe(hashApiKey(live.key));
+    expect(describeApiKey(live.key)).toEqual({ prefix: live.prefix, last4: live.last4, hash: live.hash });
+  });
+
+  it('are masked to the prefix and the last 4 characters only', () => {
+    const k = generateApiKey('production');
+    const masked = maskApiKey(k.prefix, k.last4);
+    expect(masked).toBe(`${k.prefix}…${k.last4}`);
+    expect(masked).not.toContain(k.key.slice(16, -4));
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * `npm run db:migrate | db:seed | db:reset` against the configured database: DATABASE_URL when
+ * set (Supabase or any PostgreSQL 15+), otherwise the embedded PGlite under PGLITE_DATA_DIR.
+ * Stop `npm run dev` first when using the embedded database: one process may open it at a time.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { openPglite, openPostgres, type Engine } from '../lib/db/engine';
+import { migrate } from '../lib/db/migrate';
+import { seed } from '../lib/db/seed';
+import { env } from '../lib/env';
+
+async function open(): Promise<Engine> {
+  const { DATABASE_URL, PGLITE_DATA_DIR } = env();
+  return DATABASE_URL ? openPostgres(DATABASE_URL) : openPglite({ dataDir: PGLITE_DATA_DIR });
+}
+
+function where(): string {
+  const { DATABASE_URL, PGLITE_DATA_DIR } = env();
+  return DATABASE_URL ? `PostgreSQL at ${new URL(DATABASE_URL).host}` : `PGlite in ${PGLITE_DATA_DIR}`;
+}
+
+async function main(command: string | undefined): Promise<void> {
+  if (command === 'reset') {
+    const { DATABASE_URL, PGLITE_DATA_DIR } = env();
+    if (DATABASE_URL) {
+      const engine = await openPostgres(DATABASE_URL);
+      // Drops what the migrations made; roles (shared with the rest of the cluster) stay.
+      await engine.exec(`
+        drop schema if exists public cascade;
+        create schema public;
+        grant usage on schema public to public;
+        drop schema if exists supabase_migrations cascade;
+      `);
+      await engine.close();
+    } else {
+      rmSync(path.resolve(PGLITE_DATA_DIR), { recursive: true, force: true });
+    }
+    console.log(`reset ${where()}`);
+  }
+  if (!command || !['migrate', 'seed', 'reset'].includes(command)) {
+    console.error('usage: tsx scripts/db.ts migrate|seed|reset');
+    process.exit(2);
+  }
+  const engine = await open();
+  try {
+    const applied = await migrate(engine);
+    console.log(`${where()}: ${applied.length ? `applied ${applied.join(', ')}` : 'migrations up to date'}`);
+    if (command === 'seed' || command === 'reset') {
+      console.log((await seed(engine)) ? 'seeded the demo accounts' : 'demo accounts already present; nothing seeded');
+    }
+  } finally {
+    await engine.close();
+  }
+}
+
+main(process.argv[2]).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// Serves the app: `npm run dev` (node scripts/serve.mjs --dev) and `npm start`.
+//
+// Why not plain `next dev` / `next start`: Next only sets X-Forwarded-For when the client did
+// not send one, so behind it a client could choose the address it is rate-limited by. This
+// small server plays the part a platform plays in production (Vercel overwrites the header):
+// it appends the socket's peer address, and lib/http/client-ip.ts trusts only the last entry.
+import http from 'node:http';
+import next from 'next';
+
+const dev = process.argv.includes('--dev');
+const port = Number(process.env.PORT || 3000);
+const host = process.env.HOST || undefined; // all interfaces, like `next dev`
+process.env.PUBLIC_BASE_URL ||= `http://localhost:${port}`;
+if (dev) process.env.NODE_ENV ||= 'development';
+
+const app = next({ dev, hostname: 'localhost', port, turbopack: dev ? true : undefined });
+const started = Date.now();
+await app.prepare();
+const handle = app.getRequestHandler();
+const upgrade = app.getUpgradeHandler();
+
+function appendPeer(req) {
+  const peer = req.socket.remoteAddress ?? 'unknown';
+  const sent = req.headers['x-forwarded-for'];
+  req.headers['x-forwarded-for'] = sent ? `${Array.isArray(sent) ? sent.join(', ') : sent}, ${peer}` : peer;
+}
+
+const server = http.createServer((req, res) => {
+  appendPeer(req);
+  handle(req, res).catch((err) => {
+    console.error(JSON.stringify({ level: 'error', message: 'request failed', reason: String(err?.message ?? err) }));
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+    res.end('{"error":{"status":500,"code":"internal_error","message":"The server could not complete the request."}}');
+  });
+});
+server.on('upgrade', (req, socket, head) => {
+  appendPeer(req);
+  upgrade(req, socket, head);
+});
+server.keepAliveTimeout = 65_000;
+
+server.listen(port, host, () => {
+  console.log(`> ${dev ? 'Development' : 'Production'} server ready on ${process.env.PUBLIC_BASE_URL} in ${Date.now() - started} ms`);
+});
+
+let closing = false;
+async function shutdown(signal) {
+  if (closing) return;
+  closing = true;
+  console.log(`> ${signal}: closing`);
+  server.close();
+  server.closeAllConnections?.();
+  // Close the database the app opened (lib/db keeps it on globalThis), so PGlite flushes.
+  try {
+    const db = await globalThis[Symbol.for('monetize.database')];
+    await db?.close();
+  } catch {
+    // The database never opened, or failed to: nothing to close.
+  }
+  await app.close?.();
+  process.exit(0);
+}
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));

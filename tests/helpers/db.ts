@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { openPglite, openPostgres, type Engine } from '../../lib/db/engine';
+
+/**
+ * The engines an integration suite runs on: PGlite always, and the real PostgreSQL of
+ * TEST_DATABASE_URL when it is set. Each `open()` gives a fresh database with the demo data.
+ */
+
+export interface TestEngine {
+  name: 'pglite' | 'postgres';
+  open(): Promise<Engine>;
+}
+
+export function testEngines(): TestEngine[] {
+  const engines: TestEngine[] = [{ name: 'pglite', open: openPgliteCopy }];
+  const template = inject('postgresTemplate');
+  if (template && process.env.TEST_DATABASE_URL) {
+    engines.push({ name: 'postgres', open: () => openPostgresCopy(process.env.TEST_DATABASE_URL!, template) });
+  }
+  return engines;
+}
+
+export async function openPgliteCopy(): Promise<Engine> {
+  const tarball = readFileSync(inject('pgliteTemplate'));
+  return openPglite({ loadDataDir: new Blob([tarball]) });
+}
+
+async function openPostgresCopy(url: string, template: string): Promise<Engine> {
+  const name = `mp_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = await openPostgres(url);
+  await admin.exec(`create database ${name} template ${template}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const engine = await openPostgres(target.toString());
+  const close = engine.close;
+  return {
+    ...engine,
+    close: async () => {
+      await close();
+      await admin.exec(`drop database if exists ${name}`);
+      await admin.close();
+    },
+  };
+}
+
+/** The ids of the two demo publishers, read as the service would. */
+export async function demoUsers(engine: Engine): Promise<{ demo: string; demo2: string }> {
+  const rows = await engine.query<{ id: string; email: string }>(
+    "select id, email from public.users where email in ('demo@example.com', 'demo2@example.com')",
+  );
+  const byEmail = Object.fromEntries(rows.map((r) => [r.email, r.id]));
+  return { demo: byEmail['demo@example.com']!, demo2: byEmail['demo2@example.com']! };
+}

@@ -1,0 +1,54 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { openPglite, openPostgres } from '../../lib/db/engine';
+import { migrate } from '../../lib/db/migrate';
+import { seed } from '../../lib/db/seed';
+
+/**
+ * Prepares one migrated and seeded database per engine for the whole run; each test file then
+ * starts from a copy (DESIGN.md: dump a migrated data directory once, load it per test file).
+ */
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteTemplate: string;
+    postgresTemplate: string | null;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const dir = path.resolve('node_modules/.cache/monetize-tests');
+  mkdirSync(dir, { recursive: true });
+
+  const lite = await openPglite();
+  await migrate(lite);
+  await seed(lite);
+  const file = path.join(dir, `pglite-template-${process.pid}.tar`);
+  writeFileSync(file, Buffer.from(await (await lite.dump()).arrayBuffer()));
+  await lite.close();
+  project.provide('pgliteTemplate', file);
+
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    project.provide('postgresTemplate', null);
+    return;
+  }
+  const template = `mp_template_${process.pid}`;
+  const admin = await openPostgres(url);
+  await admin.exec(`drop database if exists ${template}`);
+  await admin.exec(`create database ${template}`);
+  const target = new URL(url);
+  target.pathname = `/${template}`;
+  const pg = await openPostgres(target.toString());
+  await migrate(pg);
+  await seed(pg);
+  await pg.close();
+  project.provide('postgresTemplate', template);
+
+  return async () => {
+    // Test databases made from the template are dropped by their files; this drops the template.
+    await admin.exec(`drop database if exists ${template}`);
+    await admin.close();
+  };
+}

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '@/lib/db';
+import { migrate, readMigrations } from '@/lib/db/migrate';
+import { seed, DEMO_PASSWORD } from '@/lib/db/seed';
+import { verifyPassword } from '@/lib/auth/password';
+import { demoUsers, testEngines } from '../helpers/db';
+
+for (const engine of testEngines()) {
+  describe(`migrations and demo data on ${engine.name}`, () => {
+    let db: Engine;
+    beforeAll(async () => {
+      db = await engine.open();
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    it('records every migration where the Supabase CLI looks, and re-running applies nothing', async () => {
+      const rows = await db.query<{ version: string; name: string }>(
+        'select version, name from supabase_migrations.schema_migrations order by version',
+      );
+      expect(rows.map((r) => r.version)).toEqual(readMigrations().map((m) => m.version));
+      expect(await migrate(db)).toEqual([]);
+    });
+
+    it('the bootstrap leaves existing roles and auth.uid() alone when run again', async () => {
+      const bootstrap = readMigrations()[0]!;
+      await db.exec(bootstrap.sql);
+      const roles = await db.query<{ rolname: string; rolbypassrls: boolean }>(
+        "select rolname, rolbypassrls from pg_roles where rolname in ('anon', 'authenticated', 'service_role') order by rolname",
+      );
+      expect(roles).toEqual([
+        { rolname: 'anon', rolbypassrls: false },
+        { rolname: 'authenticated', rolbypassrls: false },
+        { rolname: 'service_role', rolbypassrls: true },
+      ]);
+    });
+
+    it('seeding again changes nothing', async () => {
+      const before = await db.query<{ n: number }>('select count(*)::int as n from public.placements');
+      expect(await seed(db)).toBe(false);
+      const after = await db.query<{ n: number }>('select count(*)::int as n from public.placements');
+      expect(after).toEqual(before);
+    });
+
+    it('demo@example.com has the data the issue asks for', async () => {
+      const { demo } = await demoUsers(db);
+      const apps = await db.query('select id from public.apps where user_id = $1', [demo]);
+      expect(apps).toHaveLength(2);
+      const placements = await db.query<{ format: string; status: string }>('select format, status from public.placements where user_id = $1', [demo]);
+      expect(placements.length).toBeGreaterThanOrEqual(6);
+      expect(new Set(placements.map((p) => p.format))).toEqual(new Set(['floating_video', 'tooltip', 'sponsored_card', 'inline_text']));
+      expect(new Set(placements.map((p) => p.status))).toEqual(new Set(['active', 'paused']));
+      const payouts = await db.query<{ status: string; paid_at: Date | null }>('select status, paid_at from public.payouts where user_id = $1', [demo]);
+      expect(payouts.length).toBeGreaterThanOrEqual(14);
+      expect(new Set(payouts.map((p) => p.status))).toEqual(new Set(['pending', 'processing', 'paid', 'failed']));
+      for (const p of payouts) expect(p.paid_at !== null).toBe(p.status === 'paid');
+      const keys = await db.query<{ environment: string; status: string }>('select environment, status from public.api_keys where user_id = $1', [demo]);
+      expect(keys).toHaveLength(3);
+      expect(new Set(keys.map((k) => k.environment))).toEqual(new Set(['development', 'production']));
+      expect(keys.filter((k) => k.status === 'revoked')).toHaveLength(1);
+    });
+
+    it("placement counters equal the sum of their daily stats", async () => {
+      const rows = await db.query<{ id: string; impressions: number; clicks: number; revenue_usd: number; si: number; sc: number; sr: number }>(
+        `select p.id, p.impressions, p.clicks, p.revenue_usd,
+                coalesce(sum(s.impressions), 0)::bigint si, coalesce(sum(s.clicks), 0)::bigint sc, coalesce(sum(s.revenue_usd), 0)::numeric sr
+         from public.placements p left join public.daily_stats s on s.placement_id = p.id group by p.id`,
+      );
+      for (const r of rows) expect([r.impressions, r.clicks, r.revenue_usd]).toEqual([r.si, r.sc, r.sr]);
+    });
+
+    it('the two demo users have different data, and both sign in with the demo password', async () => {
+      const { demo, demo2 } = await demoUsers(db);
+      const names = async (id: string) => (await db.query<{ name: string }>('select name from public.apps where user_id = $1', [id])).map((r) => r.name);
+      const mine = await names(demo);
+      const theirs = await names(demo2);
+      expect(theirs.length).toBeGreaterThan(0);
+      expect(mine.filter((n) => theirs.includes(n))).toEqual([]);
+      for (const id of [demo, demo2]) {
+        const [cred] = await db.query<{ password_hash: string }>('select password_hash from public.user_credentials where user_id = $1', [id]);
+        expect(cred!.password_hash).toMatch(/^scrypt\$/);
+        expect(await verifyPassword(DEMO_PASSWORD, cred!.password_hash)).toBe(true);
+        expect(await verifyPassword('wrong-password', cred!.password_hash)).toBe(false);
+      }
+    });
+
+    it('API keys are stored hashed: no column holds a whole key', async () => {
+      const keys = await db.query<{ key_prefix: string; key_last4: string; key_hash: string }>('select key_prefix, key_last4, key_hash from public.api_keys');
+      for (const k of keys) {
+        expect(k.key_prefix).toMatch(/^pk_(live|test)_[A-Za-z0-9]{8}$/);
+        expect(k.key_hash).toMatch(/^[0-9a-f]{64}$/);
+      }
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT, importJWK } from 'jose';
+import type { Engine } from '@/lib/db';
+import { resetEnv } from '@/lib/env';
+import { OAuthError } from '@/lib/http/errors';
+import { oauthSecrets, requireOAuthSecrets, resetOAuthSecrets } from '@/lib/oauth/secrets';
+import { openPgliteCopy } from '../helpers/db';
+import { useDatabase } from '@/lib/db';
+
+const saved = { ...process.env };
+function setEnv(vars: Record<string, string | undefined>) {
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetEnv();
+  resetOAuthSecrets();
+}
+
+describe('OAuth secrets', () => {
+  let db: Engine;
+  beforeAll(async () => {
+    db = await openPgliteCopy();
+    useDatabase(db);
+  });
+  afterAll(async () => {
+    useDatabase(undefined);
+    await db.close();
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+    resetEnv();
+    resetOAuthSecrets();
+  });
+
+  it('in production, without a signing key or a session secret, OAuth answers 503 temporarily_unavailable', async () => {
+    for (const vars of [
+      { OAUTH_SIGNING_KEY: undefined, NEXTAUTH_SECRET: undefined },
+      { OAUTH_SIGNING_KEY: undefined, NEXTAUTH_SECRET: 'x'.repeat(32) },
+    ]) {
+      setEnv({ NODE_ENV: 'production', ...vars });
+      expect(await oauthSecrets()).toBeNull();
+      const err = await requireOAuthSecrets().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OAuthError);
+      expect((err as OAuthError).status).toBe(503);
+      expect((err as OAuthError).body()).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    }
+  });
+
+  it('in production, a configured PEM key signs tokens that its published JWK verifies', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    setEnv({ NODE_ENV: 'production', OAUTH_SIGNING_KEY: await exportPKCS8(privateKey), NEXTAUTH_SECRET: 's'.repeat(40) });
+    const secrets = await requireOAuthSecrets();
+    expect(secrets.publicJwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.any(String) });
+    expect(secrets.publicJwk).not.toHaveProperty('d');
+    const token = await new SignJWT({ sub: 'u' }).setProtectedHeader({ alg: 'ES256', kid: secrets.publicJwk.kid }).sign(secrets.signingKey);
+    const { payload } = await jwtVerify(token, await importJWK(secrets.publicJwk, 'ES256'));
+    expect(payload.sub).toBe('u');
+  });
+
+  it('in development, generates both once, keeps them in the database, and reuses them after a restart', async () => {
+    setEnv({ NODE_ENV: 'development', OAUTH_SIGNING_KEY: undefined, NEXTAUTH_SECRET: undefined });
+    const first = await requireOAuthSecrets();
+    resetOAuthSecrets(); // a restart: nothing in memory
+    const second = await requireOAuthSecrets();
+    expect(second.publicJwk.kid).toBe(first.publicJwk.kid);
+    expect(second.sessionSecret).toBe(first.sessionSecret);
+    expect(first.sessionSecret.length).toBeGreaterThanOrEqual(32);
+    const rows = await db.query<{ name: string }>('select name from public.service_secrets order by name');
+    expect(rows.map((r) => r.name)).toEqual(['oauth_signing_key', 'session_secret']);
+  });
+});

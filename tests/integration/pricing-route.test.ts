@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GET } from '@/app/api/v1/pricing/route';
+import { useDatabase, type Engine } from '@/lib/db';
+import { asService } from '@/lib/db/service';
+import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { testEngines } from '../helpers/db';
+
+const ctx = { params: Promise.resolve({}) };
+/** A request as our platform forwards it: whatever the client sent, then the peer address. */
+const request = (query = '', peer = '192.0.2.10', sentByClient?: string) =>
+  new Request(`http://localhost/api/v1/pricing${query}`, {
+    headers: { 'x-forwarded-for': sentByClient ? `${sentByClient}, ${peer}` : peer },
+  });
+
+for (const engine of testEngines()) {
+  describe(`GET /api/v1/pricing on ${engine.name}`, () => {
+    let db: Engine;
+    beforeAll(async () => {
+      db = await engine.open();
+      useDatabase(db);
+    });
+    afterAll(async () => {
+      useDatabase(undefined);
+      await db?.close();
+    });
+    afterEach(() => useRateLimiter(undefined));
+
+    it('answers the live values from the pricing settings table', async () => {
+      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 75'), db);
+      const res = await GET(request(), ctx);
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body).toMatchObject({ currency: 'USD', live: true, min_payout_usd: 75, markdown: expect.stringMatching(/\/pricing\.md$/) });
+      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]), db);
+    });
+
+    it.each([
+      ['publisher', ['min_payout_usd'], ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier']],
+      ['advertiser', ['advertiser_cpm_usd'], ['dataset_prices_usd', 'min_payout_usd', 'exclusive_license_multiplier']],
+      ['data_buyer', ['dataset_prices_usd', 'exclusive_license_multiplier'], ['advertiser_cpm_usd', 'min_payout_usd']],
+      ['all', ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd'], []],
+    ])('narrows the optional fields for audience=%s', async (audience, present, absent) => {
+      const body = await (await GET(request(`?audience=${audience}`), ctx)).json();
+      for (const f of ['currency', 'live', 'publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share', 'markdown', ...present]) {
+        expect(body).toHaveProperty(f);
+      }
+      for (const f of absent) expect(body).not.toHaveProperty(f);
+    });
+
+    it('refuses an unknown audience with 400 in the envelope', async () => {
+      const res = await GET(request('?audience=everyone'), ctx);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.stringMatching(/audience/) } });
+    });
+
+    const expectDefaults = async () => {
+      const res = await GET(request(), ctx);
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body).toMatchObject({
+        live: false,
+        publisher_ad_revenue_share: DEFAULT_PRICING.publisher_ad_revenue_share,
+        advertiser_cpm_usd: DEFAULT_PRICING.advertiser_cpm_usd,
+        min_payout_usd: DEFAULT_PRICING.min_payout_usd,
+      });
+    };
+
+    it('answers the defaults with live: false when the table cannot be read', async () => {
+      await db.query('revoke select on public.pricing_settings from anon');
+      try {
+        await expectDefaults();
+      } finally {
+        await db.query('grant select on public.pricing_settings to anon');
+      }
+      expect((await (await GET(request(), ctx)).json()).live).toBe(true);
+    });
+
+    it('answers the defaults with live: false when the database is down', async () => {
+      const down = new Error('connection refused');
+      useDatabase({ ...db, transaction: () => Promise.reject(down), query: () => Promise.reject(down) });
+      try {
+        await expectDefaults();
+      } finally {
+        useDatabase(db);
+      }
+    });
+
+    it('the 121st request in the window is refused, and a client-sent X-Forwarded-For does not reset it', async () => {
+      useRateLimiter(new MemoryRateLimiter({ max: 120, windowSeconds: 60 }));
+      for (let i = 0; i < 120; i++) {
+        // Each request claims another address; the platform's entry (the peer) stays the same.
+        const res = await GET(request('', '192.0.2.77', `10.0.${i >> 8}.${i & 255}`), ctx);
+        expect(res.status, `request ${i + 1}`).toBe(200);
+        expect(res.headers.get('X-RateLimit-Remaining')).toBe(String(119 - i));
+      }
+      const refused = await GET(request('', '192.0.2.77', '10.9.9.9'), ctx);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
+      expect(refused.headers.get('RateLimit-Policy')).toBe('"default";q=120;w=60');
+      expect(await refused.json()).toEqual({ error: { status: 429, code: 'rate_limited', message: expect.any(String) } });
+    });
+  });
+}

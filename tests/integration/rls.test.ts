@@ -1,0 +1,324 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asAnonymous, asUser, type Engine, type Queryable } from '@/lib/db';
+import { asService } from '@/lib/db/service';
+import { demoUsers, testEngines } from '../helpers/db';
+
+/**
+ * Row-level security, on every engine the run has: for every table that holds a user's data,
+ * a user sees and changes only their own rows, and that holds with the application's own
+ * `where user_id = …` filter dropped (RLS alone). Issue 2, "It must show" 4.
+ */
+
+interface UserTable {
+  table: string;
+  /** The owner column. */
+  owner: string;
+  /** Columns `authenticated` may read (some tables grant only some). */
+  columns: string;
+  /** A row for `userId`, as column → value, using `ref` for ids of related rows. */
+  insert?: (userId: string, ref: Refs) => Record<string, unknown>;
+  /** A column a user may update on their own rows. */
+  update?: { column: string; value: unknown };
+  /** The user may delete their own rows. */
+  deletable?: boolean;
+}
+
+interface Refs {
+  appId: string;
+  placementId: string;
+}
+
+const USER_TABLES: UserTable[] = [
+  { table: 'users', owner: 'id', columns: 'id, email, name', update: { column: 'company', value: 'Hijacked Inc' } },
+  {
+    table: 'apps',
+    owner: 'user_id',
+    columns: 'id, user_id, name',
+    insert: (userId) => ({ user_id: userId, name: 'Intruder app', slug: 'intruder-app' }),
+    update: { column: 'name', value: 'Renamed by someone else' },
+    deletable: true,
+  },
+  {
+    table: 'placements',
+    owner: 'user_id',
+    columns: 'id, user_id, name',
+    insert: (userId, ref) => ({ app_id: ref.appId, user_id: userId, name: 'Intruder placement', format: 'tooltip' }),
+    update: { column: 'status', value: 'paused' },
+    deletable: true,
+  },
+  {
+    table: 'api_keys',
+    owner: 'user_id',
+    columns: 'id, user_id, name',
+    insert: (userId, ref) => ({
+      app_id: ref.appId,
+      user_id: userId,
+      name: 'Intruder key',
+      environment: 'production',
+      key_prefix: 'pk_live_intruder',
+      key_last4: 'abcd',
+      key_hash: 'f'.repeat(64),
+    }),
+    update: { column: 'name', value: 'Renamed key' },
+    deletable: true,
+  },
+  {
+    table: 'payouts',
+    owner: 'user_id',
+    columns: 'id, user_id, amount_usd',
+    insert: (userId) => ({ user_id: userId, period: '2001-01', amount_usd: 1e6, status: 'pending' }),
+    update: { column: 'status', value: 'paid' },
+    deletable: true,
+  },
+  {
+    table: 'daily_stats',
+    owner: 'user_id',
+    columns: 'placement_id, user_id, revenue_usd',
+    insert: (userId, ref) => ({ placement_id: ref.placementId, user_id: userId, day: '2001-01-01', impressions: 1 }),
+    update: { column: 'revenue_usd', value: 1e6 },
+    deletable: true,
+  },
+  {
+    table: 'ad_events',
+    owner: 'user_id',
+    columns: 'id, user_id, kind',
+    insert: (userId, ref) => ({ event_id: 'intruder-1', placement_id: ref.placementId, user_id: userId, kind: 'click' }),
+    update: { column: 'revenue_usd', value: 1e6 },
+    deletable: true,
+  },
+  {
+    table: 'user_credentials',
+    owner: 'user_id',
+    columns: 'user_id',
+    insert: (userId) => ({ user_id: userId, password_hash: 'x' }),
+    update: { column: 'password_hash', value: 'x' },
+    deletable: true,
+  },
+  {
+    table: 'user_identities',
+    owner: 'user_id',
+    columns: 'user_id',
+    insert: (userId) => ({ provider: 'github', provider_user_id: 'intruder', user_id: userId }),
+    deletable: true,
+  },
+  { table: 'oauth_authorization_codes', owner: 'user_id', columns: 'user_id', deletable: true },
+];
+
+/** Tables with no user in them: only the service may read them (pricing is public). */
+const SERVICE_ONLY_TABLES = ['oauth_clients', 'idempotency_records', 'service_secrets'];
+
+function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {
+  const cols = Object.keys(row);
+  return [
+    `insert into public.${table} (${cols.join(', ')}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
+    Object.values(row),
+  ];
+}
+
+/** Runs `fn` and reports how it ended: rows, or the SQLSTATE-ish message of the failure. */
+async function attempt(fn: () => Promise<unknown[]>): Promise<{ ok: true; rows: unknown[] } | { ok: false; error: string }> {
+  try {
+    return { ok: true, rows: await fn() };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+const DENIED = /row-level security|permission denied/;
+
+for (const engine of testEngines()) {
+  describe(`row-level security on ${engine.name}`, () => {
+    let db: Engine;
+    let users: { demo: string; demo2: string };
+    const refs: Record<string, Refs> = {};
+    const as = <T>(userId: string, fn: (q: Queryable) => Promise<T>) => asUser({ sub: userId }, fn, db);
+
+    beforeAll(async () => {
+      db = await engine.open();
+      users = await demoUsers(db);
+      await asService(async (q) => {
+        for (const id of [users.demo, users.demo2]) {
+          const [p] = await q.query<{ app_id: string; id: string }>(
+            'select app_id, id from public.placements where user_id = $1 order by created_at limit 1',
+            [id],
+          );
+          refs[id] = { appId: p!.app_id, placementId: p!.id };
+        }
+        // An identity and a pending authorization code for each user, so those tables have rows to hide.
+        for (const id of [users.demo, users.demo2]) {
+          await q.query("insert into public.user_identities (provider, provider_user_id, user_id) values ('google', $1, $2)", [`g-${id}`, id]);
+          await q.query(
+            `insert into public.oauth_authorization_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at)
+             values ($1, 'client', $2, 'https://example.com/cb', 'challenge', '{profile:read}', '{}', now() + interval '60 seconds')`,
+            [`hash-${id}`, id],
+          );
+        }
+      }, db);
+    });
+
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    it('the demo data has rows for both users in every user table', async () => {
+      await asService(async (q) => {
+        for (const t of USER_TABLES) {
+          const rows = await q.query<{ owner: string }>(`select distinct ${t.owner} as owner from public.${t.table}`);
+          const owners = rows.map((r) => r.owner);
+          expect(owners, t.table).toEqual(expect.arrayContaining([users.demo, users.demo2]));
+        }
+      }, db);
+    });
+
+    for (const t of USER_TABLES) {
+      describe(t.table, () => {
+        it("another user's rows are invisible, even without the application's filter", async () => {
+          for (const [me, other] of [
+            [users.demo, users.demo2],
+            [users.demo2, users.demo],
+          ] as const) {
+            // The application's filter dropped: RLS alone decides.
+            const all = await attempt(() => as(me, (q) => q.query<Record<string, string>>(`select ${t.owner} as owner from public.${t.table}`)));
+            if (!all.ok) {
+              // Tables the user may not read at all (credentials, identities, codes).
+              expect(all.error).toMatch(DENIED);
+              continue;
+            }
+            const owners = new Set(all.rows.map((r) => (r as { owner: string }).owner));
+            expect([...owners].every((o) => o === me), `${t.table} leaks rows of another user`).toBe(true);
+            // Asking for the other user's rows by name finds nothing either.
+            const theirs = await as(me, (q) => q.query(`select ${t.columns} from public.${t.table} where ${t.owner} = $1`, [other]));
+            expect(theirs).toHaveLength(0);
+          }
+        });
+
+        if (t.insert) {
+          it("a row cannot be inserted for another user", async () => {
+            const [sql, params] = insertSql(t.table, t.insert!(users.demo2, refs[users.demo2]!));
+            const result = await attempt(() => as(users.demo, (q) => q.query(sql, params)));
+            expect(result.ok).toBe(false);
+            if (!result.ok) expect(result.error).toMatch(DENIED);
+          });
+        }
+
+        if (t.update) {
+          it("another user's rows cannot be updated", async () => {
+            const { column, value } = t.update!;
+            const result = await attempt(() =>
+              as(users.demo, (q) =>
+                q.query(`update public.${t.table} set ${column} = $1 where ${t.owner} = $2 returning ${t.owner}`, [value, users.demo2]),
+              ),
+            );
+            // Either the column is not writable at all, or RLS leaves nothing to update.
+            if (result.ok) expect(result.rows).toHaveLength(0);
+            else expect(result.error).toMatch(DENIED);
+          });
+        }
+
+        if (t.deletable) {
+          it("another user's rows cannot be deleted", async () => {
+            const result = await attempt(() =>
+              as(users.demo, (q) => q.query(`delete from public.${t.table} where ${t.owner} = $1 returning ${t.owner}`, [users.demo2])),
+            );
+            if (result.ok) expect(result.rows).toHaveLength(0);
+            else expect(result.error).toMatch(DENIED);
+          });
+        }
+      });
+    }
+
+    it("the other user's rows are all still there after the attempts", async () => {
+      const counts = await asService(
+        (q) => q.query<{ n: number }>("select count(*)::int as n from public.apps where user_id = $1 and name <> 'Intruder app'", [users.demo2]),
+        db,
+      );
+      const apps = await as(users.demo2, (q) => q.query('select id from public.apps'));
+      expect(apps).toHaveLength(counts[0]!.n);
+      expect(apps.length).toBeGreaterThan(0);
+    });
+
+    it('a user can still manage their own rows (the policies are not simply deny-all)', async () => {
+      const created = await as(users.demo, async (q) => {
+        const [sql, params] = insertSql('apps', { user_id: users.demo, name: 'Own new app', slug: 'own-new-app' });
+        await q.query(sql, params);
+        const renamed = await q.query("update public.apps set name = 'Own renamed app' where slug = 'own-new-app' returning id");
+        const deleted = await q.query("delete from public.apps where slug = 'own-new-app' returning id");
+        return { renamed: renamed.length, deleted: deleted.length };
+      });
+      expect(created).toEqual({ renamed: 1, deleted: 1 });
+    });
+
+    it('secrets are not readable even on the own row: no hash columns for authenticated', async () => {
+      const keyHash = await attempt(() => as(users.demo, (q) => q.query('select key_hash from public.api_keys')));
+      expect(keyHash.ok).toBe(false);
+      const credentials = await attempt(() => as(users.demo, (q) => q.query('select password_hash from public.user_credentials')));
+      expect(credentials.ok).toBe(false);
+    });
+
+    it('an anonymous caller sees no user data, and reads pricing', async () => {
+      for (const t of USER_TABLES) {
+        const result = await attempt(() => asAnonymous((q) => q.query(`select ${t.owner} from public.${t.table}`), db));
+        if (result.ok) expect(result.rows, t.table).toHaveLength(0);
+        else expect(result.error).toMatch(DENIED);
+      }
+      const pricing = await asAnonymous((q) => q.query('select publisher_ad_revenue_share from public.pricing_settings'), db);
+      expect(pricing).toHaveLength(1);
+    });
+
+    it('service-only tables are closed to users and anonymous callers', async () => {
+      for (const table of SERVICE_ONLY_TABLES) {
+        for (const run of [(fn: (q: Queryable) => Promise<unknown[]>) => as(users.demo, fn), (fn: (q: Queryable) => Promise<unknown[]>) => asAnonymous(fn, db)]) {
+          const result = await attempt(() => run((q) => q.query(`select * from public.${table}`)));
+          if (result.ok) expect(result.rows, table).toHaveLength(0);
+          else expect(result.error).toMatch(DENIED);
+        }
+      }
+    });
+
+    it('RLS is enabled and forced on every table in public', async () => {
+      const rows = await db.query<{ relname: string; relrowsecurity: boolean; relforcerowsecurity: boolean }>(
+        `select c.relname, c.relrowsecurity, c.relforcerowsecurity from pg_class c
+         join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind = 'r'`,
+      );
+      expect(rows.length).toBeGreaterThanOrEqual(USER_TABLES.length + SERVICE_ONLY_TABLES.length);
+      for (const r of rows) expect({ table: r.relname, enabled: r.relrowsecurity, forced: r.relforcerowsecurity }).toEqual({
+        table: r.relname,
+        enabled: true,
+        forced: true,
+      });
+    });
+
+    it('policies are named as sentences', async () => {
+      const rows = await db.query<{ policyname: string }>("select policyname from pg_policies where schemaname = 'public'");
+      expect(rows.length).toBeGreaterThan(10);
+      for (const r of rows) expect(r.policyname).toMatch(/^[A-Z][a-z]+( [a-zA-Z]+)+$/);
+    });
+
+    it('the claims end with the transaction', async () => {
+      await as(users.demo, (q) => q.query('select 1'));
+      const [after] = await db.query<{ uid: string | null; role: string }>('select auth.uid() as uid, current_user as role');
+      expect(after).toEqual({ uid: null, role: expect.not.stringMatching(/^authenticated$/) });
+    });
+
+    it('concurrent transactions for two users never see each other’s claims', async () => {
+      const rounds = 25;
+      const seen = await Promise.all(
+        Array.from({ length: rounds * 2 }, (_, i) => {
+          const me = i % 2 === 0 ? users.demo : users.demo2;
+          return as(me, async (q) => {
+            const before = await q.query<{ uid: string }>('select auth.uid() as uid');
+            // Yield to the event loop so other transactions get a chance to interleave.
+            await new Promise((r) => setTimeout(r, i % 3));
+            const apps = await q.query<{ user_id: string }>('select user_id from public.apps');
+            const after = await q.query<{ uid: string }>('select auth.uid() as uid');
+            return { me, uids: [before[0]!.uid, after[0]!.uid], owners: [...new Set(apps.map((a) => a.user_id))] };
+          });
+        }),
+      );
+      for (const s of seen) {
+        expect(s.uids).toEqual([s.me, s.me]);
+        expect(s.owners).toEqual([s.me]);
+      }
+    });
+  });
+}
