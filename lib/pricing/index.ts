@@ -50,14 +50,32 @@ export async function readPricingSettings(db: Queryable): Promise<PricingValues 
   };
 }
 
+/**
+ * How long a read of the pricing settings is reused. Prices change by hand and rarely; reading
+ * them once per request would make a public, cacheable endpoint cost a database transaction
+ * (measured: a third of the baseline's throughput on PGlite). A failed read is reused for less,
+ * so recovery shows quickly.
+ */
+const LIVE_TTL_MS = 15_000;
+const FAILED_TTL_MS = 2_000;
+let memo: { at: number; ttl: number; value: Promise<PricingValues | null> } | undefined;
+
 /** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
-export async function loadLivePricing(): Promise<PricingValues | null> {
-  try {
-    return await asAnonymous(readPricingSettings);
-  } catch (err) {
+export function loadLivePricing(now = Date.now()): Promise<PricingValues | null> {
+  if (memo && now - memo.at < memo.ttl) return memo.value;
+  const entry = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve<PricingValues | null>(null) };
+  entry.value = asAnonymous(readPricingSettings).catch((err) => {
     log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
+    entry.ttl = FAILED_TTL_MS;
     return null;
-  }
+  });
+  memo = entry;
+  return entry.value;
+}
+
+/** Forget the reused read (tests, and after an operator changes the settings in-process). */
+export function forgetLivePricing(): void {
+  memo = undefined;
 }
 
 export function pricingFor(values: PricingValues | null, audience: Audience): PricingBody {

@@ -1,9 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GET } from '@/app/api/v1/pricing/route';
 import { useDatabase, type Engine } from '@/lib/db';
 import { asService } from '@/lib/db/service';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { forgetLivePricing } from '@/lib/pricing';
 import { testEngines } from '../helpers/db';
 
 const ctx = { params: Promise.resolve({}) };
@@ -25,6 +26,7 @@ for (const engine of testEngines()) {
       await db?.close();
     });
     afterEach(() => useRateLimiter(undefined));
+    beforeEach(() => forgetLivePricing());
 
     it('answers the live values from the pricing settings table', async () => {
       await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 75'), db);
@@ -73,10 +75,21 @@ for (const engine of testEngines()) {
       } finally {
         await db.query('grant select on public.pricing_settings to anon');
       }
+      forgetLivePricing();
       expect((await (await GET(request(), ctx)).json()).live).toBe(true);
     });
 
-    it('answers the defaults with live: false when the database is down', async () => {
+    it('reuses a read for a few seconds, then reads the table again', async () => {
+      const { loadLivePricing } = await import('@/lib/pricing');
+      const t0 = Date.now();
+      const first = await loadLivePricing(t0);
+      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 99'), db);
+      expect((await loadLivePricing(t0 + 1_000))?.min_payout_usd).toBe(first?.min_payout_usd);
+      expect((await loadLivePricing(t0 + 16_000))?.min_payout_usd).toBe(99);
+      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]), db);
+    });
+
+    it('answers the defaults with live: false when the database is down, and live values after recovery', async () => {
       const down = new Error('connection refused');
       useDatabase({ ...db, transaction: () => Promise.reject(down), query: () => Promise.reject(down) });
       try {
@@ -84,6 +97,8 @@ for (const engine of testEngines()) {
       } finally {
         useDatabase(db);
       }
+      forgetLivePricing();
+      expect((await (await GET(request(), ctx)).json()).live).toBe(true);
     });
 
     it('the 121st request in the window is refused, and a client-sent X-Forwarded-For does not reset it', async () => {

@@ -1,0 +1,446 @@
+#!/usr/bin/env node
+// `npm run bench`: builds and starts the production server, then load-tests chosen endpoints
+// with autocannon next to a bare Next.js route handler (bench/baseline) measured in the same run,
+// so the ratio shows what our code costs on top of Next's own overhead (DESIGN.md, environment notes).
+//
+// Env: BENCH_DURATION (seconds per measurement, default 10), BENCH_CONNECTIONS (default 10),
+// BENCH_WARMUP (seconds of warm-up before each measurement, default 2), BENCH_SKIP_BUILD=1 to reuse
+// the last builds. Results: bench-results/<timestamp>.json and .md; server and build logs beside them.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const NEXT_BIN = path.join(root, 'node_modules/next/dist/bin/next');
+const APP_DIST_DIR = '.next-bench'; // not `.next`, so a developer's build or dev server is untouched
+
+/**
+ * Servers the endpoints run on. A target is a server configuration; endpoints name theirs.
+ * Only one target server runs at a time, on its port, started before its endpoints are measured.
+ * A PostgreSQL target would be one more entry, e.g.
+ *   postgres: { port: 3302, env: { DATABASE_URL: process.env.BENCH_DATABASE_URL }, ready: '/api/v1/pricing' },
+ * with its endpoints listed below (and skipped when the variable is unset).
+ */
+const TARGETS = {
+  pglite: {
+    port: 3300,
+    // DATABASE_URL blank: the embedded database even if the shell points at a real one.
+    env: { PGLITE_DATA_DIR: '.data/bench', DATABASE_URL: '' },
+    freshDirs: ['.data/bench'], // deleted first, so each run starts from a freshly seeded database
+    ready: '/api/v1/pricing', // polled until 200 before measuring
+  },
+};
+
+/**
+ * What is measured, in this order. `target` names an entry of TARGETS; `headers` are sent with
+ * every request; `expect` is the status every response must have (default 200).
+ */
+const ENDPOINTS = [
+  { name: 'GET /api/v1/pricing', target: 'pglite', path: '/api/v1/pricing' },
+  // { name: 'GET /api/v1/search?q=payout', target: 'pglite', path: '/api/v1/search?q=payout' },
+  // { name: 'GET /api/v1/me', target: 'pglite', path: '/api/v1/me', headers: { authorization: `Bearer ${token}` } },
+];
+
+/** The bare route handler every endpoint is compared with. */
+const BASELINE = { name: 'baseline GET /api/ping', port: 3301, path: '/api/ping', dir: 'bench/baseline' };
+
+/** Variables every target server gets, on top of its own `env`. */
+const TARGET_ENV = {
+  NODE_ENV: 'production',
+  NEXT_DIST_DIR: APP_DIST_DIR,
+  NEXT_TELEMETRY_DISABLED: '1',
+  LOG_LEVEL: 'warn', // a log line per request would measure logging, not serving
+  RATE_LIMIT_MAX: '1000000000', // one client sends every request: never limit it
+  // The in-memory limiter even if the shell has Upstash credentials: no network in the numbers.
+  UPSTASH_REDIS_REST_URL: '',
+  UPSTASH_REDIS_REST_TOKEN: '',
+};
+
+const DURATION = positiveNumber('BENCH_DURATION', 10);
+const CONNECTIONS = Math.max(1, Math.round(positiveNumber('BENCH_CONNECTIONS', 10)));
+const WARMUP = positiveNumber('BENCH_WARMUP', 2);
+const SKIP_BUILD = process.env.BENCH_SKIP_BUILD === '1';
+const READY_TIMEOUT_MS = 120_000; // a fresh embedded database is created, migrated and seeded at start
+const STOP_TIMEOUT_MS = 10_000;
+
+function positiveNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    console.error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes: every one is tracked, so any way out (success, error, Ctrl-C) stops them all.
+
+const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-');
+const resultsDir = path.join(root, 'bench-results');
+fs.mkdirSync(resultsDir, { recursive: true });
+const logPath = (name) => path.join(resultsDir, `${stamp}-${name}.log`);
+
+/** @type {Set<import('node:child_process').ChildProcess>} */
+const children = new Set();
+/** Set on Ctrl-C: failures of whatever was running are then our own doing, so stay quiet. */
+let interrupted = false;
+
+/**
+ * Starts a command in its own process group (`detached`), so stopping it also stops whatever it
+ * spawned (`next start` may fork a worker), and a terminal's Ctrl-C reaches only us: we stop it.
+ * Output goes to a log file, read back when something fails.
+ */
+function launch(name, args, env) {
+  if (interrupted) throw new Error('interrupted'); // cleanup has begun: start nothing new
+  const log = fs.openSync(logPath(name), 'a');
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', log, log],
+    detached: true,
+  });
+  fs.closeSync(log); // the child holds its own copy of the descriptor
+  child.benchName = name;
+  children.add(child);
+  child.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+    child.once('error', (err) => {
+      children.delete(child);
+      resolve({ code: null, signal: null, error: err });
+    });
+  });
+  return child;
+}
+
+function signalGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** SIGTERM (serve.mjs then closes the database), SIGKILL if the group has not exited in time. */
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  signalGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_TIMEOUT_MS);
+  await child.exited;
+  clearTimeout(timer);
+  signalGroup(child, 'SIGKILL'); // anything of its group still left
+}
+
+function tail(file, lines = 30) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files `next build` rewrites outside its dist dir: it adds `.next-bench/types` to tsconfig.json
+// and points next-env.d.ts at it, with no option to opt out. Put them back right after the build
+// (or on the way out if it is interrupted). The snapshot is dropped once restored, so a `next dev`
+// started later can still rewrite next-env.d.ts without us undoing it.
+
+let rewrittenByBuild = [];
+
+function snapshotRewrittenFiles() {
+  rewrittenByBuild = ['tsconfig.json', 'next-env.d.ts'].map((file) => {
+    const full = path.join(root, file);
+    return { full, content: fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null };
+  });
+}
+
+function restoreRewrittenFiles() {
+  const files = rewrittenByBuild;
+  rewrittenByBuild = [];
+  for (const { full, content } of files) {
+    const now = fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null;
+    if (now === content) continue;
+    if (content === null) fs.rmSync(full, { force: true });
+    else fs.writeFileSync(full, content);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup on every way out.
+
+let cleaning;
+function cleanup() {
+  cleaning ??= (async () => {
+    await Promise.all([...children].map(stop));
+    restoreRewrittenFiles();
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping servers`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+// Last resort if we exit without awaiting cleanup (an exception in a callback): synchronous kill.
+process.on('exit', () => {
+  for (const child of children) signalGroup(child, 'SIGKILL');
+  restoreRewrittenFiles();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Building and serving.
+
+async function build(name, args, env) {
+  const started = Date.now();
+  process.stdout.write(`Building ${name} ... `);
+  const child = launch(`build-${name}`, [NEXT_BIN, 'build', ...args], { NEXT_TELEMETRY_DISABLED: '1', ...env });
+  const { code, signal, error } = await child.exited;
+  if (code !== 0) {
+    if (interrupted) throw new Error('interrupted');
+    console.log('failed');
+    console.error(tail(logPath(`build-${name}`), 60));
+    throw new Error(`build of ${name} failed (${error?.message ?? signal ?? `exit ${code}`}); log: ${logPath(`build-${name}`)}`);
+  }
+  console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** A port something already listens on would answer our readiness poll with the wrong server. */
+function assertPortFree(port) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      reject(new Error(`port ${port} is already in use; stop whatever listens there and run again`));
+    });
+    socket.once('error', () => resolve());
+  });
+}
+
+/** Polls `url` until it answers 2xx; fails early if the server exits. */
+async function waitReady(child, url) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) break;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await res.arrayBuffer();
+      if (res.ok) return;
+      last = `status ${res.status}`;
+    } catch (err) {
+      last = err.cause?.code ?? err.message;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  console.error(tail(logPath(child.benchName)));
+  const why = child.exitCode !== null || child.signalCode !== null ? 'exited' : `not ready after ${READY_TIMEOUT_MS / 1000} s (${last})`;
+  throw new Error(`${child.benchName} ${why}; log: ${logPath(child.benchName)}`);
+}
+
+async function startServer(name, port, args, env, readyPath) {
+  await assertPortFree(port);
+  const started = Date.now();
+  process.stdout.write(`Starting ${name} on port ${port} ... `);
+  const child = launch(`server-${name}`, args, env);
+  await waitReady(child, `http://127.0.0.1:${port}${readyPath}`);
+  console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return child;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring.
+
+function load(url, headers, duration) {
+  return autocannon({ url, headers, connections: CONNECTIONS, duration });
+}
+
+/** Warms the server and its route up (JIT, caches, connection pools), then measures. */
+async function measure(name, url, headers = {}, expect = 200) {
+  process.stdout.write(`  ${name}: warm-up ${WARMUP} s, measuring ${DURATION} s ... `);
+  await load(url, headers, WARMUP);
+  const r = await load(url, headers, DURATION);
+  const responses = Object.values(r.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
+  const unexpected = responses - (r.statusCodeStats[expect]?.count ?? 0);
+  const run = {
+    name,
+    url,
+    expect,
+    reqPerSec: r.requests.average,
+    requests: r.requests.total,
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    non2xx: r.non2xx,
+    unexpected,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count])),
+    durationS: r.duration,
+  };
+  console.log(`${Math.round(run.reqPerSec)} req/s`);
+  return run;
+}
+
+const failed = (run) => run.errors > 0 || run.timeouts > 0 || run.unexpected > 0;
+
+// ---------------------------------------------------------------------------------------------
+// Reporting.
+
+function tableRows(baselineRuns, rows) {
+  const meanRps = baselineRuns.reduce((s, r) => s + r.reqPerSec, 0) / baselineRuns.length;
+  const baselineRow = {
+    endpoint: baselineRuns.length > 1 ? `${BASELINE.name} (mean of ${baselineRuns.length})` : BASELINE.name,
+    target: 'baseline',
+    reqPerSec: meanRps,
+    p99: Math.max(...baselineRuns.map((r) => r.latencyMs.p99)),
+    non2xx: baselineRuns.reduce((s, r) => s + r.non2xx, 0),
+    errors: baselineRuns.reduce((s, r) => s + r.errors + r.timeouts, 0),
+    ratio: 1,
+  };
+  return [
+    baselineRow,
+    ...rows.map(({ endpoint, run, baseline }) => ({
+      endpoint: endpoint.name,
+      target: endpoint.target,
+      reqPerSec: run.reqPerSec,
+      p99: run.latencyMs.p99,
+      non2xx: run.non2xx,
+      errors: run.errors + run.timeouts,
+      ratio: run.reqPerSec / baseline.reqPerSec, // against the baseline run just before it
+    })),
+  ];
+}
+
+const COLUMNS = [
+  { title: 'endpoint', value: (r) => r.endpoint },
+  { title: 'target', value: (r) => r.target },
+  { title: 'req/s', value: (r) => Math.round(r.reqPerSec).toString(), right: true },
+  { title: 'p99 ms', value: (r) => String(r.p99), right: true },
+  { title: 'non-2xx', value: (r) => String(r.non2xx), right: true },
+  { title: 'errors', value: (r) => String(r.errors), right: true },
+  { title: 'vs baseline', value: (r) => `${r.ratio.toFixed(2)}x`, right: true },
+];
+
+function textTable(rows) {
+  const cells = [COLUMNS.map((c) => c.title), ...rows.map((r) => COLUMNS.map((c) => c.value(r)))];
+  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((line) => line[i].length)));
+  const fmt = (line) => line.map((cell, i) => (COLUMNS[i].right ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ');
+  return [fmt(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(fmt)].join('\n');
+}
+
+function markdownTable(rows) {
+  const head = `| ${COLUMNS.map((c) => c.title).join(' | ')} |`;
+  const rule = `| ${COLUMNS.map((c) => (c.right ? '---:' : '---')).join(' | ')} |`;
+  return [head, rule, ...rows.map((r) => `| ${COLUMNS.map((c) => c.value(r).replaceAll('|', '\\|')).join(' | ')} |`)].join('\n');
+}
+
+function nextVersion() {
+  return JSON.parse(fs.readFileSync(path.join(root, 'node_modules/next/package.json'), 'utf8')).version;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const settings = { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS };
+  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, next: nextVersion() };
+  console.log(`Bench: ${DURATION} s per endpoint, ${CONNECTIONS} connections, ${WARMUP} s warm-up; ${machine.cpus} CPUs, Node ${machine.node}, Next ${machine.next}`);
+
+  if (SKIP_BUILD) {
+    console.log('BENCH_SKIP_BUILD=1: reusing the last builds');
+  } else {
+    // One at a time: the machine has two cores.
+    await build('baseline', [BASELINE.dir]);
+    snapshotRewrittenFiles();
+    await build('app', [], { NEXT_DIST_DIR: APP_DIST_DIR });
+    restoreRewrittenFiles();
+  }
+
+  const baselineServer = await startServer(
+    'baseline',
+    BASELINE.port,
+    [NEXT_BIN, 'start', BASELINE.dir, '-p', String(BASELINE.port)],
+    { NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+    BASELINE.path,
+  );
+  const baselineUrl = `http://127.0.0.1:${BASELINE.port}${BASELINE.path}`;
+
+  const baselineRuns = [];
+  const rows = [];
+  // Endpoints grouped by target, in list order: one target server at a time.
+  for (const targetName of [...new Set(ENDPOINTS.map((e) => e.target))]) {
+    const target = TARGETS[targetName];
+    if (!target) throw new Error(`unknown target ${targetName}`);
+    for (const dir of target.freshDirs ?? []) fs.rmSync(path.join(root, dir), { recursive: true, force: true });
+    const server = await startServer(
+      targetName,
+      target.port,
+      [path.join(root, 'scripts/serve.mjs')],
+      { ...TARGET_ENV, ...target.env, PORT: String(target.port) },
+      target.ready,
+    );
+    for (const endpoint of ENDPOINTS.filter((e) => e.target === targetName)) {
+      // Baseline, then endpoint, one server at a time: drift over the run affects both alike.
+      const baseline = await measure(BASELINE.name, baselineUrl);
+      baselineRuns.push(baseline);
+      const run = await measure(endpoint.name, `http://127.0.0.1:${target.port}${endpoint.path}`, endpoint.headers, endpoint.expect ?? 200);
+      rows.push({ endpoint, run, baseline });
+    }
+    await stop(server);
+  }
+  await stop(baselineServer);
+
+  const table = tableRows(baselineRuns, rows);
+  console.log(`\n${textTable(table)}\n`);
+
+  const failures = [...baselineRuns, ...rows.map((r) => r.run)].filter(failed);
+  const report = {
+    startedAt: stamp,
+    settings,
+    machine,
+    table,
+    runs: rows.map(({ endpoint, run, baseline }) => ({
+      endpoint: endpoint.name,
+      target: endpoint.target,
+      run,
+      baseline,
+      ratio: run.reqPerSec / baseline.reqPerSec,
+    })),
+    ok: failures.length === 0,
+  };
+  const md = [
+    `# Benchmark ${stamp}`,
+    '',
+    `${DURATION} s per endpoint after ${WARMUP} s of warm-up, ${CONNECTIONS} connections; ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
+    `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`), measured just before each endpoint; "vs baseline" compares with that run.`,
+    '',
+    markdownTable(table),
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.join(resultsDir, `${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(path.join(resultsDir, `${stamp}.md`), md);
+  console.log(`Results: ${path.relative(root, path.join(resultsDir, `${stamp}.json`))} and .md`);
+
+  for (const run of failures) {
+    console.error(`FAILED ${run.name}: ${run.errors} errors, ${run.timeouts} timeouts, ${run.unexpected} responses not ${run.expect} (${JSON.stringify(run.statusCodes)})`);
+  }
+  return failures.length === 0 ? 0 : 1;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (err) {
+  if (!interrupted) console.error(`\nbench failed: ${err.message}`);
+} finally {
+  await cleanup();
+}
+process.exit(interrupted ? 130 : code);
