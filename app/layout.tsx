@@ -1,12 +1,21 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { SearchBox } from './_components/search-box';
 import './globals.css';
 
 export const metadata: Metadata = {
-  title: { default: 'Monetize: earn from your AI app', template: '%s · Monetize' },
+  title: { default: 'Monetize', template: '%s · Monetize' },
   description: 'A monetization platform for AI apps and SaaS: ads in your app and consented data sales, paid out monthly.',
 };
+
+const NAV = [
+  ['/publishers', 'Publishers'],
+  ['/advertisers', 'Advertisers'],
+  ['/data-buyers', 'Data buyers'],
+  ['/pricing', 'Pricing'],
+  ['/docs', 'Docs'],
+] as const;
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
@@ -20,10 +29,18 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             Monetize
           </Link>
           <nav aria-label="Main">
-            <a href="/api/v1/pricing">Pricing API</a>
+            {NAV.map(([href, label]) => (
+              <Link key={href} href={href}>
+                {label}
+              </Link>
+            ))}
           </nav>
+          <SearchBox />
         </header>
         <main id="main">{children}</main>
+        <footer className="site-footer">
+          <a href="/llms.txt">llms.txt</a> · <a href="/api/v1/openapi.json">OpenAPI</a> · <a href="/sitemap.xml">Sitemap</a>
+        </footer>
       </body>
     </html>
   );

@@ -41,7 +41,7 @@ const TARGETS = {
  */
 const ENDPOINTS = [
   { name: 'GET /api/v1/pricing', target: 'pglite', path: '/api/v1/pricing' },
-  // { name: 'GET /api/v1/search?q=payout', target: 'pglite', path: '/api/v1/search?q=payout' },
+  { name: 'GET /api/v1/search?q=payout', target: 'pglite', path: '/api/v1/search?q=payout' },
   // { name: 'GET /api/v1/me', target: 'pglite', path: '/api/v1/me', headers: { authorization: `Bearer ${token}` } },
 ];
 

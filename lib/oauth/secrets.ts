@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, importPKCS8, calculateJwkThumbprint, type CryptoKey, type JWK } from 'jose';
 import type { Engine } from '../db';
-import { asService } from '../db/service';
+import { serviceSecret } from '../db/service-secrets';
 import { env } from '../env';
 import { OAuthError } from '../http/errors';
 
@@ -48,16 +48,6 @@ async function finish(key: { privateKey: CryptoKey; publicJwk: JWK }, sessionSec
   return { signingKey: key.privateKey, publicJwk: { ...key.publicJwk, kid, alg: TOKEN_ALG, use: 'sig' }, sessionSecret };
 }
 
-/** Reads a generated secret, or stores `make()`'s value; two instances racing agree on one. */
-async function generated(name: string, make: () => Promise<string>, engine?: Engine): Promise<string> {
-  const candidate = await make();
-  return asService(async (db) => {
-    await db.query('insert into public.service_secrets (name, value) values ($1, $2) on conflict (name) do nothing', [name, candidate]);
-    const [row] = await db.query<{ value: string }>('select value from public.service_secrets where name = $1', [name]);
-    return row!.value;
-  }, engine);
-}
-
 async function load(engine?: Engine): Promise<OAuthSecrets | null> {
   const e = env();
   if (e.NODE_ENV === 'production') {
@@ -66,7 +56,7 @@ async function load(engine?: Engine): Promise<OAuthSecrets | null> {
   }
   const signing =
     e.OAUTH_SIGNING_KEY ??
-    (await generated(
+    (await serviceSecret(
       'oauth_signing_key',
       async () => {
         const { privateKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
@@ -74,7 +64,7 @@ async function load(engine?: Engine): Promise<OAuthSecrets | null> {
       },
       engine,
     ));
-  const session = e.NEXTAUTH_SECRET ?? (await generated('session_secret', async () => randomBytes(32).toString('base64url'), engine));
+  const session = e.NEXTAUTH_SECRET ?? (await serviceSecret('session_secret', async () => randomBytes(32).toString('base64url'), engine));
   return finish(await parseSigningKey(signing), session);
 }
 

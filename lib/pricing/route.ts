@@ -1,6 +1,8 @@
 import { json, method, type RouteSpec } from '../http/kernel';
 import { pricingBody, pricingQuery } from '../schemas/pricing';
 import { loadLivePricing, pricingFor } from './index';
+import { badRequest } from '../http/responses';
+import { operationsOf } from '../openapi/operations';
 
 /** GET /api/v1/pricing: the live values, or the defaults with `live: false` (still 200). */
 export const pricingRoute: RouteSpec = {
@@ -16,3 +18,18 @@ export const pricingRoute: RouteSpec = {
     }),
   },
 };
+
+export const pricingOperations = operationsOf('/api/v1/pricing', pricingRoute, {
+  GET: {
+    operationId: 'getPricing',
+    summary: 'Current pricing',
+    description:
+      '`audience` narrows the optional fields: `publisher` adds `min_payout_usd`; `advertiser` adds `advertiser_cpm_usd`; `data_buyer` adds `dataset_prices_usd` and `exclusive_license_multiplier`; `all` (default) adds all of them.',
+    tags: ['Public'],
+    security: 'none',
+    responses: {
+      200: { description: 'The live values, or the defaults with `live: false` when they could not be read.', schema: pricingBody },
+      400: badRequest,
+    },
+  },
+});

@@ -1,0 +1,136 @@
+import MiniSearch, { type SearchResult } from 'minisearch';
+import { allPages, type Page } from '../content/pages';
+
+/**
+ * Docs search over the public pages: MiniSearch (BM25+ ranking) with prefix matching on every
+ * term, typo tolerance that grows with the word's length, and titles boosted. The index is built
+ * once per process, on first use, never per request.
+ */
+
+// Words that carry no meaning in a question ("how do I get an access token").
+const STOP_WORDS = new Set(
+  'a an and are as at be by can do does for from how i if in is it me my of on or our so that the their them then there these this to was we what when where which who why will with you your'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Lowercase, drop stop words, and fold simple English plurals so "payouts" finds "payout".
+ * (Folding -ing and -ed too was tried: it ranked 2 of the 64 relevance questions lower.)
+ */
+export function normalizeTerm(term: string): string | null {
+  const t = term.toLowerCase();
+  if (t.length === 0 || STOP_WORDS.has(t)) return null;
+  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
+  if (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') && !t.endsWith('us')) return t.slice(0, -1);
+  return t;
+}
+
+/** Edits allowed for a term: none for short words, one from 4 letters, two from 6 ("payuot"). */
+function fuzziness(term: string): number {
+  if (term.length >= 6) return 2;
+  if (term.length >= 4) return 1;
+  return 0;
+}
+
+interface Doc {
+  id: string;
+  title: string;
+  headings: string;
+  description: string;
+  text: string;
+}
+
+export interface SearchHit {
+  path: string;
+  title: string;
+  score: number;
+  snippet: string;
+}
+
+let index: { search: MiniSearch<Doc>; pages: Map<string, Page> } | undefined;
+
+function build() {
+  const pages = allPages();
+  const search = new MiniSearch<Doc>({
+    fields: ['title', 'headings', 'description', 'text'],
+    storeFields: [],
+    processTerm: normalizeTerm,
+    searchOptions: {
+      boost: { title: 4, headings: 2, description: 2, text: 1 },
+      prefix: (term) => term.length >= 3,
+      fuzzy: (term) => fuzziness(term),
+      maxFuzzy: 2,
+      combineWith: 'OR',
+    },
+  });
+  search.addAll(
+    pages.map((p) => ({
+      id: p.path,
+      title: p.title,
+      headings: p.headings.map((h) => h.text).join(' \n '),
+      description: p.description,
+      text: p.text,
+    })),
+  );
+  return { search, pages: new Map(pages.map((p) => [p.path, p])) };
+}
+
+function searchIndex() {
+  index ??= build();
+  return index;
+}
+
+/** Builds the index now (at server start) rather than on the first query. */
+export function warmSearch(): void {
+  searchIndex();
+}
+
+export const SNIPPET_MAX = 200;
+
+/** Up to 200 characters of `text` around the first of `terms` it contains. */
+export function snippetAround(text: string, terms: readonly string[], max = SNIPPET_MAX): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const lower = flat.toLowerCase();
+  let at = -1;
+  for (const term of terms) {
+    const re = new RegExp(`\\b${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
+    const m = re.exec(lower);
+    if (m && (at === -1 || m.index < at)) at = m.index;
+  }
+  if (flat.length <= max) return flat;
+  if (at === -1) at = 0;
+  // Some context before the match, as much as fits after it; the ellipses count toward the 200.
+  let start = Math.max(0, at - 60);
+  if (start > 0) {
+    const space = flat.indexOf(' ', start);
+    if (space !== -1 && space < at) start = space + 1;
+  }
+  const lead = start > 0 ? '…' : '';
+  let end = Math.min(flat.length, start + max - lead.length);
+  const tail = end < flat.length ? '…' : '';
+  if (tail) {
+    end -= 1;
+    const space = flat.lastIndexOf(' ', end);
+    if (space > at && space > start) end = space;
+  }
+  return `${lead}${flat.slice(start, end).trimEnd()}${tail}`;
+}
+
+/** Every page matching `query`, best first (ties by path, so pages of results are stable). */
+export function searchPages(query: string): SearchHit[] {
+  const { search, pages } = searchIndex();
+  const results: SearchResult[] = search.search(query);
+  return results
+    .map((r) => {
+      const page = pages.get(String(r.id))!;
+      const terms = [...r.terms, ...r.queryTerms];
+      return {
+        path: page.path,
+        title: page.title,
+        score: Math.round(r.score * 1000) / 1000,
+        snippet: snippetAround(page.text, terms),
+      };
+    })
+    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+}
