@@ -10,6 +10,7 @@ import { batchBody, batchRequest, idempotencyKeyHeader } from '../schemas/batch'
 import { apiErrorBody } from '../schemas/common';
 import { searchOperations } from '../search/route';
 import type { ApiOperation, ResponseDoc } from './operations';
+import { openApiOperations } from './route';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas the handlers validate
@@ -76,7 +77,7 @@ export const BATCH_OPERATION: ApiOperation = {
 };
 
 export function allOperations(): ApiOperation[] {
-  return [...indexOperations, ...searchOperations, ...pricingOperations, ...pagesOperations, ...ACCOUNT_OPERATIONS, BATCH_OPERATION];
+  return [...indexOperations, ...searchOperations, ...pricingOperations, ...pagesOperations, ...openApiOperations, ...ACCOUNT_OPERATIONS, BATCH_OPERATION];
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {

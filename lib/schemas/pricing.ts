@@ -4,7 +4,10 @@ export const AUDIENCES = ['all', 'publisher', 'advertiser', 'data_buyer'] as con
 export type Audience = (typeof AUDIENCES)[number];
 
 export const pricingQuery = z.object({
-  audience: z.enum(AUDIENCES, { message: `must be one of ${AUDIENCES.join(', ')}` }).default('all'),
+  audience: z
+    .enum(AUDIENCES, { message: `must be one of ${AUDIENCES.join(', ')}` })
+    .default('all')
+    .describe('Whose optional fields to include: all, publisher, advertiser or data_buyer.'),
 });
 
 const fraction = z.number().min(0).max(1);

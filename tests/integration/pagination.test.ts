@@ -1,0 +1,279 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as pagesHandlers from '@/app/api/v1/pages/route';
+import * as searchHandlers from '@/app/api/v1/search/route';
+import { allPages } from '@/lib/content/pages';
+import { useDatabase, type Engine } from '@/lib/db';
+import { env } from '@/lib/env';
+import { useCursorKey } from '@/lib/http/cursor';
+import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { pagesBody } from '@/lib/schemas/pages';
+import { searchBody } from '@/lib/schemas/search';
+import { searchPages } from '@/lib/search';
+import { openPgliteCopy } from '../helpers/db';
+
+/**
+ * Cursor pagination (spec: Pagination object, Limits; DESIGN.md, REST conventions): following
+ * `next_cursor` visits every item exactly once, and a cursor that was edited, forged or issued
+ * for another query, limit or endpoint is a 400.
+ */
+
+type Get = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>;
+const searchGet = searchHandlers.GET as unknown as Get;
+const pagesGet = pagesHandlers.GET as unknown as Get;
+
+const CURSOR_KEY = Buffer.alloc(32, 7);
+const base = () => env().PUBLIC_BASE_URL;
+
+function get(handler: Get, path: string, params: Record<string, string | number>) {
+  const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  return handler(new Request(`http://localhost${path}?${qs}`, { headers: { 'x-forwarded-for': '192.0.2.55' } }), {
+    params: Promise.resolve({}),
+  });
+}
+
+const search = (params: Record<string, string | number>) => get(searchGet, '/api/v1/search', params);
+const pages = (params: Record<string, string | number>) => get(pagesGet, '/api/v1/pages', params);
+
+async function json200(res: Response): Promise<unknown> {
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body;
+}
+
+async function expectInvalidCursor(res: Response) {
+  expect(res.status).toBe(400);
+  expect(await res.json()).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.stringContaining('`cursor`') } });
+}
+
+let db: Engine;
+beforeAll(async () => {
+  db = await openPgliteCopy();
+  useDatabase(db);
+  useCursorKey(CURSOR_KEY);
+  useRateLimiter(new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }));
+});
+afterAll(async () => {
+  useCursorKey(undefined);
+  useRateLimiter(undefined);
+  useDatabase(undefined);
+  await db?.close();
+});
+
+describe('walking every cursor of /api/v1/search', () => {
+  const rows = ['api', 'payout', 'token'].flatMap((q) => [1, 2, 3, 20].map((limit) => ({ q, limit })));
+
+  it.each(rows)('q=$q limit=$limit visits every match exactly once, in order', async ({ q, limit }) => {
+    const expected = searchPages(q).map((h) => `${base()}${h.path}`);
+    expect(expected.length, `"${q}" should match several pages`).toBeGreaterThan(3);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let calls = 0;
+    for (;;) {
+      const body = searchBody.parse(await json200(await search({ q, limit, ...(cursor ? { cursor } : {}) })));
+      calls += 1;
+      expect(body.query).toBe(q);
+      expect(body.count).toBe(expected.length);
+      expect(body.pagination.limit).toBe(limit);
+      expect(body.results.length).toBeLessThanOrEqual(limit);
+      expect(body.results.length).toBeGreaterThan(0);
+      seen.push(...body.results.map((r) => r.url));
+      if (!body.pagination.has_more) {
+        expect(body.pagination.next_cursor).toBeNull();
+        break;
+      }
+      expect(body.results.length, 'a page before the last is full').toBe(limit);
+      expect(body.pagination.next_cursor).toEqual(expect.any(String));
+      cursor = body.pagination.next_cursor;
+      expect(calls, 'the walk ends').toBeLessThanOrEqual(expected.length);
+    }
+    expect(new Set(seen).size, 'no URL twice').toBe(seen.length);
+    expect(seen).toEqual(expected);
+    expect(calls).toBe(Math.ceil(expected.length / limit));
+  });
+
+  it('a query without matches is one empty last page', async () => {
+    const body = searchBody.parse(await json200(await search({ q: 'zzzqqqxxyy', limit: 3 })));
+    expect(body).toEqual({ query: 'zzzqqqxxyy', count: 0, results: [], pagination: { next_cursor: null, has_more: false, limit: 3 } });
+  });
+});
+
+describe('walking every cursor of /api/v1/pages', () => {
+  it.each([1, 7, 50, 100])('limit=%i lists allPages() exactly once, in order, with a constant total', async (limit) => {
+    const expected = allPages().map((p) => p.path);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let calls = 0;
+    for (;;) {
+      const body = pagesBody.parse(await json200(await pages({ limit, ...(cursor ? { cursor } : {}) })));
+      calls += 1;
+      expect(body.total).toBe(expected.length);
+      expect(body.count).toBe(body.pages.length);
+      expect(body.pagination.limit).toBe(limit);
+      expect(body.pages.length).toBeLessThanOrEqual(limit);
+      for (const p of body.pages) {
+        expect(p.url).toBe(`${base()}${p.path}`);
+      }
+      seen.push(...body.pages.map((p) => p.path));
+      if (!body.pagination.has_more) {
+        expect(body.pagination.next_cursor).toBeNull();
+        break;
+      }
+      expect(body.pages.length, 'a page before the last is full').toBe(limit);
+      cursor = body.pagination.next_cursor;
+      expect(calls, 'the walk ends').toBeLessThanOrEqual(expected.length);
+    }
+    expect(new Set(seen).size, 'no page twice').toBe(seen.length);
+    expect(seen).toEqual(expected);
+    expect(calls).toBe(Math.max(1, Math.ceil(expected.length / limit)));
+  });
+});
+
+describe('tampered, forged and foreign cursors are a 400', () => {
+  /** The second-page cursor of a search or page listing, as issued. */
+  const searchCursor = async (q: string, limit: number) => {
+    const body = searchBody.parse(await json200(await search({ q, limit })));
+    return body.pagination.next_cursor!;
+  };
+  const pagesCursor = async (limit: number) => pagesBody.parse(await json200(await pages({ limit }))).pagination.next_cursor!;
+
+  /** Replaces the character at `i` by another one of the base64url alphabet. */
+  const flip = (s: string, i: number) => `${s.slice(0, i)}${s[i] === 'A' ? 'B' : 'A'}${s.slice(i + 1)}`;
+
+  it('the cursors used below are accepted untouched (the refusals are not a side effect)', async () => {
+    const a = await searchCursor('api', 2);
+    expect((await search({ q: 'api', limit: 2, cursor: a })).status).toBe(200);
+    expect((await pages({ limit: 3, cursor: await pagesCursor(3) })).status).toBe(200);
+  });
+
+  type Row = { name: string; endpoint: 'search' | 'pages'; params: () => Promise<Record<string, string | number>> };
+  const rows: Row[] = [
+    {
+      name: 'a flipped character in the payload',
+      endpoint: 'search',
+      params: async () => ({ q: 'api', limit: 2, cursor: flip(await searchCursor('api', 2), 3) }),
+    },
+    {
+      name: 'a flipped character in the signature',
+      endpoint: 'search',
+      params: async () => {
+        const c = await searchCursor('api', 2);
+        return { q: 'api', limit: 2, cursor: flip(c, c.indexOf('.') + 5) };
+      },
+    },
+    {
+      name: 'the last character of the signature changed',
+      endpoint: 'pages',
+      params: async () => {
+        const c = await pagesCursor(3);
+        return { limit: 3, cursor: flip(c, c.length - 1) };
+      },
+    },
+    {
+      name: 'the payload of one valid cursor with the signature of another',
+      endpoint: 'search',
+      params: async () => {
+        const [payloadA] = (await searchCursor('api', 2)).split('.');
+        const [, macB] = (await searchCursor('payout', 2)).split('.');
+        return { q: 'api', limit: 2, cursor: `${payloadA}.${macB}` };
+      },
+    },
+    {
+      name: 'a cursor of query "api" used with query "payout"',
+      endpoint: 'search',
+      params: async () => ({ q: 'payout', limit: 2, cursor: await searchCursor('api', 2) }),
+    },
+    {
+      name: 'a search cursor used with another limit',
+      endpoint: 'search',
+      params: async () => ({ q: 'api', limit: 3, cursor: await searchCursor('api', 2) }),
+    },
+    {
+      name: 'a search cursor used with the default limit',
+      endpoint: 'search',
+      params: async () => ({ q: 'api', cursor: await searchCursor('api', 2) }),
+    },
+    {
+      name: 'a pages cursor used with another limit',
+      endpoint: 'pages',
+      params: async () => ({ limit: 4, cursor: await pagesCursor(3) }),
+    },
+    {
+      name: 'a search cursor used on /api/v1/pages',
+      endpoint: 'pages',
+      params: async () => ({ limit: 2, cursor: await searchCursor('api', 2) }),
+    },
+    {
+      name: 'a pages cursor used on /api/v1/search',
+      endpoint: 'search',
+      params: async () => ({ q: 'api', limit: 2, cursor: await pagesCursor(2) }),
+    },
+    { name: 'random garbage', endpoint: 'search', params: async () => ({ q: 'api', cursor: randomBytes(24).toString('base64url') }) },
+    { name: 'random garbage with a dot', endpoint: 'pages', params: async () => ({ cursor: `${randomBytes(12).toString('base64url')}.x` }) },
+    {
+      name: 'a valid cursor with an extra "." segment',
+      endpoint: 'search',
+      params: async () => ({ q: 'api', limit: 2, cursor: `${await searchCursor('api', 2)}.x` }),
+    },
+    {
+      name: 'a valid cursor with a trailing "."',
+      endpoint: 'pages',
+      params: async () => ({ limit: 3, cursor: `${await pagesCursor(3)}.` }),
+    },
+    {
+      name: 'a forged payload (offset 999999) with the original signature',
+      endpoint: 'search',
+      params: async () => {
+        const [payload, mac] = (await searchCursor('api', 2)).split('.');
+        const data = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+        const forged = Buffer.from(JSON.stringify({ ...data, o: 999999 })).toString('base64url');
+        return { q: 'api', limit: 2, cursor: `${forged}.${mac}` };
+      },
+    },
+    {
+      name: 'a forged payload (offset 999999) with a made-up signature',
+      endpoint: 'pages',
+      params: async () => {
+        const [payload] = (await pagesCursor(3)).split('.');
+        const data = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+        const forged = Buffer.from(JSON.stringify({ ...data, o: 999999 })).toString('base64url');
+        return { limit: 3, cursor: `${forged}.${randomBytes(32).toString('base64url')}` };
+      },
+    },
+    {
+      name: 'a payload without a signature',
+      endpoint: 'pages',
+      params: async () => ({ limit: 3, cursor: (await pagesCursor(3)).split('.')[0]! }),
+    },
+  ];
+
+  it.each(rows)('$name', async ({ endpoint, params }) => {
+    const p = await params();
+    await expectInvalidCursor(await (endpoint === 'search' ? search(p) : pages(p)));
+  });
+
+  it('a cursor signed with another key (another deployment) is refused', async () => {
+    useCursorKey(Buffer.alloc(32, 9));
+    let foreign: string;
+    try {
+      foreign = await searchCursor('api', 2);
+    } finally {
+      useCursorKey(CURSOR_KEY);
+    }
+    await expectInvalidCursor(await search({ q: 'api', limit: 2, cursor: foreign }));
+  });
+
+  it('with the stored key (service_secrets), a cursor issued by one call is accepted by the next', async () => {
+    useCursorKey(undefined);
+    try {
+      const c = await searchCursor('token', 2);
+      const body = searchBody.parse(await json200(await search({ q: 'token', limit: 2, cursor: c })));
+      expect(body.results.map((r) => r.url)).toEqual(searchPages('token').slice(2, 4).map((h) => `${base()}${h.path}`));
+      const rows = await db.query<{ count: number }>("select count(*)::int as count from public.service_secrets where name = 'cursor_key'");
+      expect(rows[0]?.count).toBe(1);
+    } finally {
+      useCursorKey(CURSOR_KEY);
+    }
+  });
+});

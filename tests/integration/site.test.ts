@@ -1,0 +1,308 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as pagesHandlers from '@/app/api/v1/pages/route';
+import * as llmsFullHandlers from '@/app/llms-full.txt/route';
+import * as llmsHandlers from '@/app/llms.txt/route';
+import * as markdownHandlers from '@/app/markdown/[[...slug]]/route';
+import * as robotsHandlers from '@/app/robots.txt/route';
+import * as sitemapHandlers from '@/app/sitemap.xml/route';
+import { allPages, contentDir, pageByPath, parseFrontMatter, pathForFile, renderMarkdown, twinPath } from '@/lib/content/pages';
+import { useDatabase, type Engine } from '@/lib/db';
+import { env } from '@/lib/env';
+import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { pagesBody } from '@/lib/schemas/pages';
+import { openPgliteCopy } from '../helpers/db';
+
+/**
+ * The public site and its machine-readable twins (DESIGN.md, "Markdown twin of a page"): every
+ * listed page has a markdown twin, llms.txt, llms-full.txt and the sitemap list exactly the
+ * public pages, and nothing behind a credential or a consent screen is listed anywhere.
+ */
+
+type Params = Record<string, string | string[] | undefined>;
+type Get = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response>;
+
+const base = () => env().PUBLIC_BASE_URL;
+const get = (handler: unknown, url: string, params: Params = {}) =>
+  (handler as Get)(new Request(`http://localhost${url}`, { headers: { 'x-forwarded-for': '192.0.2.66' } }), {
+    params: Promise.resolve(params),
+  });
+
+/** Paths that are never public pages (spec: account, OAuth and machine surfaces). */
+const NOT_PUBLIC = ['/oauth', '/signin', '/signup', '/dashboard', '/api', '/markdown'];
+
+/** The slug the `[[...slug]]` route receives for a page path: none for home. */
+const slugOf = (pagePath: string) => (pagePath === '/' ? undefined : pagePath.slice(1).split('/'));
+
+/** Every markdown file under content/, read from disk (not through the loader under test). */
+function contentFiles(dir = contentDir()): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = path.join(dir, name);
+      if (statSync(full).isDirectory()) return contentFiles(full);
+      return name.endsWith('.md') ? [full] : [];
+    });
+}
+
+let db: Engine;
+let listed: { path: string; url: string; title: string; description: string; markdown_url: string }[] = [];
+
+beforeAll(async () => {
+  db = await openPgliteCopy();
+  useDatabase(db);
+  useRateLimiter(new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }));
+  // Walk the whole listing at the largest page size.
+  let cursor: string | null = null;
+  do {
+    const res = await get(pagesHandlers.GET, `/api/v1/pages?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    const body = pagesBody.parse(await res.json());
+    listed.push(...body.pages);
+    cursor = body.pagination.next_cursor;
+  } while (cursor);
+});
+afterAll(async () => {
+  listed = [];
+  useRateLimiter(undefined);
+  useDatabase(undefined);
+  await db?.close();
+});
+
+describe('the page listing', () => {
+  it('lists exactly allPages(), in order', () => {
+    expect(listed.map((p) => p.path)).toEqual(allPages().map((p) => p.path));
+  });
+
+  it('lists exactly the markdown files under content/', () => {
+    const fromDisk = contentFiles().map((f) => pathForFile(path.relative(contentDir(), f)));
+    expect(listed.map((p) => p.path).sort()).toEqual(fromDisk.sort());
+  });
+
+  it('lists nothing behind a credential, a consent screen or a machine surface', () => {
+    const offenders = listed.filter((p) => NOT_PUBLIC.some((prefix) => p.path === prefix || p.path.startsWith(`${prefix}/`)));
+    expect(offenders.map((p) => p.path)).toEqual([]);
+  });
+
+  it('gives each page its URL, title, description and twin URL (<path>.md, /index.md for home)', () => {
+    for (const p of listed) {
+      const page = pageByPath(p.path)!;
+      expect(p).toEqual({
+        path: page.path,
+        url: `${base()}${page.path}`,
+        title: page.title,
+        description: page.description,
+        markdown_url: `${base()}${page.path === '/' ? '/index' : page.path}.md`,
+      });
+    }
+    expect(listed.find((p) => p.path === '/')?.markdown_url).toBe(`${base()}/index.md`);
+  });
+});
+
+describe('markdown twins', () => {
+  it('has a home page to twin', () => {
+    expect(listed.some((p) => p.path === '/')).toBe(true);
+  });
+
+  it.each(allPages().map((p) => ({ path: p.path, slug: slugOf(p.path) })))(
+    'the twin of $path is its markdown, as text/markdown',
+    async ({ path: pagePath, slug }) => {
+      const res = await get(markdownHandlers.GET, `/markdown${pagePath === '/' ? '' : pagePath}`, { slug });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('Content-Type')).toBe('text/markdown; charset=utf-8');
+      expect(res.headers.get('Link')).toBe(`<${base()}${pagePath}>; rel="canonical"`);
+      expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+      expect(res.headers.get('Cache-Control')).toBe('public, max-age=300');
+      expect(await res.text()).toBe(pageByPath(pagePath)!.markdown);
+    },
+  );
+
+  it('/index.md (slug ["index"]) is the home page twin', async () => {
+    const res = await get(markdownHandlers.GET, '/markdown/index', { slug: ['index'] });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(pageByPath('/')!.markdown);
+  });
+
+  it.each(['/no-such-page', '/docs/no-such-page', '/api/v1', '/dashboard', '/oauth/authorize'].map((p) => ({ path: p, slug: slugOf(p)! })))(
+    'an unknown page ($path) has no twin: 404 in the envelope',
+    async ({ slug }) => {
+      const res = await get(markdownHandlers.GET, `/markdown/${slug.join('/')}`, { slug });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('Cache-Control')).toBe('no-store');
+      expect(await res.json()).toEqual({ error: { status: 404, code: 'not_found', message: expect.stringContaining(`/${slug.join('/')}`) } });
+    },
+  );
+});
+
+describe('llms.txt, llms-full.txt, sitemap.xml and robots.txt', () => {
+  it('/llms.txt lists the twin URL of every page, and only twins of listed pages', async () => {
+    const res = await get(llmsHandlers.GET, '/llms.txt');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('text/plain; charset=utf-8');
+    const text = await res.text();
+    for (const p of listed) expect(text).toContain(`](${p.markdown_url})`);
+    const linked = [...text.matchAll(/^- \[[^\]]*\]\(([^)]+)\)/gm)].map((m) => m[1]);
+    expect(linked.sort()).toEqual(listed.map((p) => p.markdown_url).sort());
+  });
+
+  it('/llms-full.txt contains the title and the full markdown of every page', async () => {
+    const res = await get(llmsFullHandlers.GET, '/llms-full.txt');
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    for (const p of listed) {
+      expect(text).toContain(p.title);
+      expect(text).toContain(pageByPath(p.path)!.markdown.trim());
+    }
+  });
+
+  it('/sitemap.xml lists every page URL and nothing else', async () => {
+    const res = await get(sitemapHandlers.GET, '/sitemap.xml');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('application/xml; charset=utf-8');
+    const xml = await res.text();
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+    const locs = [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]!);
+    expect(locs).toEqual(listed.map((p) => p.url));
+    const paths = locs.map((l) => new URL(l).pathname);
+    const offenders = paths.filter((p) => NOT_PUBLIC.some((prefix) => p === prefix || p.startsWith(`${prefix}/`)));
+    expect(offenders).toEqual([]);
+  });
+
+  it('/robots.txt disallows /oauth/ and /dashboard and points to the sitemap', async () => {
+    const res = await get(robotsHandlers.GET, '/robots.txt');
+    expect(res.status).toBe(200);
+    const lines = (await res.text()).split('\n');
+    expect(lines).toContain('User-agent: *');
+    for (const p of ['/oauth/', '/dashboard', '/api/', '/signin', '/markdown/']) expect(lines).toContain(`Disallow: ${p}`);
+    expect(lines).toContain(`Sitemap: ${base()}/sitemap.xml`);
+  });
+});
+
+describe('lib/content/pages', () => {
+  describe('parseFrontMatter', () => {
+    it.each([
+      {
+        name: 'plain values',
+        source: '---\ntitle: Pricing\ndescription: What it costs.\n---\n# Pricing\n',
+        data: { title: 'Pricing', description: 'What it costs.' },
+        body: '# Pricing\n',
+      },
+      {
+        name: 'a value holding a colon keeps everything after the first one',
+        source: '---\ntitle: Errors: the table\ndescription: x\n---\nbody',
+        data: { title: 'Errors: the table', description: 'x' },
+        body: 'body',
+      },
+      {
+        name: 'quoted values lose their quotes',
+        source: `---\ntitle: "Quoted: yes"\ndescription: 'single'\n---\nbody`,
+        data: { title: 'Quoted: yes', description: 'single' },
+        body: 'body',
+      },
+      {
+        name: 'CRLF line endings',
+        source: '---\r\ntitle: Windows\r\ndescription: CRLF\r\n---\r\n# Windows\r\n',
+        data: { title: 'Windows', description: 'CRLF' },
+        body: '# Windows\r\n',
+      },
+      {
+        name: 'lines without a key are skipped',
+        source: '---\ntitle: T\n: nokey\njunk\ndescription: D\n---\n',
+        data: { title: 'T', description: 'D' },
+        body: '',
+      },
+      { name: 'no front matter: the whole source is the body', source: '# Just a body\n', data: {}, body: '# Just a body\n' },
+      { name: 'front matter not at the start is body', source: '\n---\ntitle: T\n---\n', data: {}, body: '\n---\ntitle: T\n---\n' },
+    ])('$name', ({ source, data, body }) => {
+      expect(parseFrontMatter(source)).toEqual({ data, body });
+    });
+  });
+
+  describe('pathForFile and twinPath', () => {
+    it.each([
+      ['index.md', '/'],
+      ['pricing.md', '/pricing'],
+      ['docs/index.md', '/docs'],
+      ['docs/x.md', '/docs/x'],
+      ['docs/api/index.md', '/docs/api'],
+      ['docs\\x.md', '/docs/x'],
+    ])('pathForFile(%s) is %s', (file, expected) => {
+      expect(pathForFile(file)).toBe(expected);
+    });
+
+    it.each([
+      ['/', '/index.md'],
+      ['/pricing', '/pricing.md'],
+      ['/docs', '/docs.md'],
+      ['/docs/x', '/docs/x.md'],
+    ])('twinPath(%s) is %s', (pagePath, expected) => {
+      expect(twinPath(pagePath)).toBe(expected);
+    });
+  });
+
+  describe('renderMarkdown', () => {
+    it('gives headings ids from their text, and lists them', () => {
+      const { html, headings } = renderMarkdown('# Hello World\n\n## Sub-section: one\n\n### Rate limits (429)\n');
+      expect(headings).toEqual([
+        { depth: 1, text: 'Hello World', id: 'hello-world' },
+        { depth: 2, text: 'Sub-section: one', id: 'sub-section-one' },
+        { depth: 3, text: 'Rate limits (429)', id: 'rate-limits-429' },
+      ]);
+      expect(html).toContain('<h1 id="hello-world">Hello World</h1>');
+      expect(html).toContain('<h2 id="sub-section-one">Sub-section: one</h2>');
+    });
+
+    it('numbers repeated headings so every id is unique', () => {
+      const { headings } = renderMarkdown('## Errors\n\n## Errors\n\n## Errors\n');
+      expect(headings.map((h) => h.id)).toEqual(['errors', 'errors-1', 'errors-2']);
+    });
+
+    it('renders inline markup in headings as elements, and keeps it out of the id', () => {
+      const { html, headings } = renderMarkdown('## The `limit` parameter and **bold**\n');
+      expect(headings[0]!.id).toBe('the-limit-parameter-and-bold');
+      expect(html).toContain('<h2 id="the-limit-parameter-and-bold">The <code>limit</code> parameter and <strong>bold</strong></h2>');
+      expect(html).not.toContain('&lt;code&gt;');
+    });
+
+    it('renders links, emphasis, tables and lists as HTML, not as escaped text', () => {
+      const { html } = renderMarkdown('See [the docs](/docs) and *this*.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n');
+      expect(html).toContain('<a href="/docs">the docs</a>');
+      expect(html).toContain('<em>this</em>');
+      expect(html).toContain('<table>');
+      expect(html).toContain('<li>one</li>');
+      expect(html).not.toMatch(/&lt;(a|em|table|li)\b/);
+    });
+
+    it('escapes markup inside code once, and ampersands in text once', () => {
+      const { html, headings } = renderMarkdown('## Q&A\n\nFees & shares.\n\n```html\n<script>alert(1)</script>\n```\n\nInline `<b>` code.\n');
+      expect(headings[0]).toEqual({ depth: 2, text: 'Q&A', id: 'qa' });
+      expect(html).toContain('<h2 id="qa">Q&amp;A</h2>');
+      expect(html).toContain('Fees &amp; shares.');
+      expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(html).toContain('<code>&lt;b&gt;</code>');
+      expect(html).not.toContain('<script>');
+      expect(html).not.toMatch(/&amp;(amp|lt|gt|quot|#39);/);
+    });
+  });
+
+  describe('every content file', () => {
+    const files = contentFiles();
+
+    it('exists (the site is not empty)', () => {
+      expect(files.length).toBeGreaterThan(0);
+    });
+
+    it.each(files.map((f) => path.relative(contentDir(), f)))(
+      'content/%s has a title, a description and exactly one H1, equal to the title, at the top',
+      (rel) => {
+        const { data, body } = parseFrontMatter(readFileSync(path.join(contentDir(), rel), 'utf8'));
+        expect(data.title?.trim()).toBeTruthy();
+        expect(data.description?.trim()).toBeTruthy();
+        const h1 = renderMarkdown(body).headings.filter((h) => h.depth === 1);
+        expect(h1.map((h) => h.text)).toEqual([data.title]);
+        expect(body.trimStart().startsWith(`# ${data.title}\n`)).toBe(true);
+      },
+    );
+  });
+});
