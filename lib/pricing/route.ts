@@ -1,8 +1,26 @@
-import { json, method, type RouteSpec } from '../http/kernel';
-import { pricingBody, pricingQuery } from '../schemas/pricing';
+import { method, type RouteSpec } from '../http/kernel';
+import { pricingBody, pricingQuery, type Audience } from '../schemas/pricing';
 import { loadLivePricing, pricingFor } from './index';
+import type { PricingValues } from './defaults';
 import { badRequest } from '../http/responses';
 import { operationsOf } from '../openapi/operations';
+
+/**
+ * The serialised answer for each audience, for as long as the same read of the settings is in
+ * use (loadLivePricing hands back the same object until it reads again).
+ */
+const serialised = new WeakMap<PricingValues, Map<Audience, string>>();
+
+function bodyFor(values: PricingValues | null, audience: Audience): string {
+  const fresh = () => JSON.stringify(pricingBody.parse(pricingFor(values, audience)));
+  // The defaults (a failed read) are not kept: the next read may succeed.
+  if (!values) return fresh();
+  let byAudience = serialised.get(values);
+  if (!byAudience) serialised.set(values, (byAudience = new Map()));
+  let body = byAudience.get(audience);
+  if (body === undefined) byAudience.set(audience, (body = fresh()));
+  return body;
+}
 
 /** GET /api/v1/pricing: the live values, or the defaults with `live: false` (still 200). */
 export const pricingRoute: RouteSpec = {
@@ -14,7 +32,8 @@ export const pricingRoute: RouteSpec = {
     GET: method({
       query: pricingQuery,
       cache: 'public, max-age=60',
-      handler: async ({ query }) => json(pricingBody.parse(pricingFor(await loadLivePricing(), query.audience))),
+      handler: async ({ query }) =>
+        new Response(bodyFor(await loadLivePricing(), query.audience), { headers: { 'Content-Type': 'application/json' } }),
     }),
   },
 };

@@ -45,10 +45,18 @@ export interface SearchHit {
   path: string;
   title: string;
   score: number;
-  snippet: string;
+  /** The words of the page that matched, and the words of the query: where a snippet centres. */
+  terms: string[];
 }
 
-let index: { search: MiniSearch<Doc>; pages: Map<string, Page> } | undefined;
+interface Indexed {
+  page: Page;
+  /** The page's text on one line, and lowercased, prepared once for snippets. */
+  flat: string;
+  lower: string;
+}
+
+let index: { search: MiniSearch<Doc>; pages: Map<string, Indexed> } | undefined;
 
 function build() {
   const pages = allPages();
@@ -73,7 +81,11 @@ function build() {
       text: p.text,
     })),
   );
-  return { search, pages: new Map(pages.map((p) => [p.path, p])) };
+  const prepared = pages.map((page) => {
+    const flat = page.text.replace(/\s+/g, ' ').trim();
+    return [page.path, { page, flat, lower: flat.toLowerCase() }] as const;
+  });
+  return { search, pages: new Map(prepared) };
 }
 
 function searchIndex() {
@@ -88,15 +100,24 @@ export function warmSearch(): void {
 
 export const SNIPPET_MAX = 200;
 
+const WORD = /[\p{L}\p{N}]/u;
+
+/** Where `term` first starts a word in `lower` (-1: nowhere). */
+function wordStart(lower: string, term: string): number {
+  for (let i = lower.indexOf(term); i !== -1; i = lower.indexOf(term, i + 1)) {
+    if (i === 0 || !WORD.test(lower[i - 1]!)) return i;
+  }
+  return -1;
+}
+
 /** Up to 200 characters of `text` around the first of `terms` it contains. */
-export function snippetAround(text: string, terms: readonly string[], max = SNIPPET_MAX): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const lower = flat.toLowerCase();
+export function snippetAround(text: string, terms: readonly string[], max = SNIPPET_MAX, lowerText?: string): string {
+  const flat = lowerText === undefined ? text.replace(/\s+/g, ' ').trim() : text;
+  const lower = lowerText ?? flat.toLowerCase();
   let at = -1;
   for (const term of terms) {
-    const re = new RegExp(`\\b${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
-    const m = re.exec(lower);
-    if (m && (at === -1 || m.index < at)) at = m.index;
+    const i = term ? wordStart(lower, term.toLowerCase()) : -1;
+    if (i !== -1 && (at === -1 || i < at)) at = i;
   }
   if (flat.length <= max) return flat;
   if (at === -1) at = 0;
@@ -117,20 +138,41 @@ export function snippetAround(text: string, terms: readonly string[], max = SNIP
   return `${lead}${flat.slice(start, end).trimEnd()}${tail}`;
 }
 
+/**
+ * Recent queries and their hits. The index never changes while the process runs, so a repeated
+ * query (the next page of results, a popular question) need not be searched again. Map order
+ * makes this a small LRU.
+ */
+const recent = new Map<string, SearchHit[]>();
+const RECENT_MAX = 500;
+
 /** Every page matching `query`, best first (ties by path, so pages of results are stable). */
 export function searchPages(query: string): SearchHit[] {
+  const known = recent.get(query);
+  if (known) {
+    recent.delete(query);
+    recent.set(query, known);
+    return known;
+  }
+  const hits = runSearch(query);
+  recent.set(query, hits);
+  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!);
+  return hits;
+}
+
+function runSearch(query: string): SearchHit[] {
   const { search, pages } = searchIndex();
   const results: SearchResult[] = search.search(query);
   return results
     .map((r) => {
-      const page = pages.get(String(r.id))!;
-      const terms = [...r.terms, ...r.queryTerms];
-      return {
-        path: page.path,
-        title: page.title,
-        score: Math.round(r.score * 1000) / 1000,
-        snippet: snippetAround(page.text, terms),
-      };
+      const { page } = pages.get(String(r.id))!;
+      return { path: page.path, title: page.title, score: Math.round(r.score * 1000) / 1000, terms: [...r.terms, ...r.queryTerms] };
     })
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+}
+
+/** The snippet of one hit; computed only for the hits a response returns. */
+export function snippetOf(hit: SearchHit): string {
+  const indexed = searchIndex().pages.get(hit.path)!;
+  return snippetAround(indexed.flat, hit.terms, SNIPPET_MAX, indexed.lower);
 }
