@@ -35,7 +35,7 @@ console.log(
     : 'Integration tests run on PGlite (set TEST_DATABASE_URL to also run them on a PostgreSQL).',
 );
 
-const unit = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/vitest.json']);
+const unit = run('npx', ['vitest', 'run', '--reporter=verbose', '--reporter=json', '--outputFile.json=test-results/vitest.json']);
 const e2e = run('node', ['scripts/e2e.mjs']);
 
 const v = readJson('test-results/vitest.json');
