@@ -93,11 +93,6 @@ function searchIndex() {
   return index;
 }
 
-/** Builds the index now (at server start) rather than on the first query. */
-export function warmSearch(): void {
-  searchIndex();
-}
-
 export const SNIPPET_MAX = 200;
 
 const WORD = /[\p{L}\p{N}]/u;
