@@ -62,13 +62,14 @@ export async function decodeCursor(binding: string, cursor: string): Promise<num
   return o;
 }
 
+/** The pagination object of the spec for a page that ends at `end` of `total` items. */
+export async function paginationAt(binding: string, end: number, total: number, limit: number) {
+  const hasMore = end < total;
+  return { next_cursor: hasMore ? await encodeCursor(binding, end) : null, has_more: hasMore, limit };
+}
+
 /** One page of `items` from `offset`, with the pagination object of the spec. */
 export async function paginate<T>(items: readonly T[], offset: number, limit: number, binding: string) {
   const page = items.slice(offset, offset + limit);
-  const end = offset + page.length;
-  const hasMore = end < items.length;
-  return {
-    page,
-    pagination: { next_cursor: hasMore ? await encodeCursor(binding, end) : null, has_more: hasMore, limit },
-  };
+  return { page, pagination: await paginationAt(binding, offset + page.length, items.length, limit) };
 }

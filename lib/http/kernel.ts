@@ -105,6 +105,11 @@ export function json(body: unknown, init: { status?: number; headers?: HeadersIn
   return Response.json(body, init);
 }
 
+/** A JSON body serialised ahead of time (answers kept between requests). */
+export function jsonText(body: string): Response {
+  return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+}
+
 function errorResponse(err: unknown, style: ErrorStyle, requestId: string): Response {
   if (style === 'oauth') {
     const e =

@@ -1,4 +1,4 @@
-import { method, type RouteSpec } from '../http/kernel';
+import { jsonText, method, type RouteSpec } from '../http/kernel';
 import { pricingBody, pricingQuery, type Audience } from '../schemas/pricing';
 import { loadLivePricing, pricingFor } from './index';
 import type { PricingValues } from './defaults';
@@ -32,8 +32,7 @@ export const pricingRoute: RouteSpec = {
     GET: method({
       query: pricingQuery,
       cache: 'public, max-age=60',
-      handler: async ({ query }) =>
-        new Response(bodyFor(await loadLivePricing(), query.audience), { headers: { 'Content-Type': 'application/json' } }),
+      handler: async ({ query }) => jsonText(bodyFor(await loadLivePricing(), query.audience)),
     }),
   },
 };

@@ -1,4 +1,5 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
+import { Lru } from '../cache/lru';
 import { allPages, type Page } from '../content/pages';
 
 /**
@@ -135,23 +136,16 @@ export function snippetAround(text: string, terms: readonly string[], max = SNIP
 
 /**
  * Recent queries and their hits. The index never changes while the process runs, so a repeated
- * query (the next page of results, a popular question) need not be searched again. Map order
- * makes this a small LRU.
+ * query (the next page of results, a popular question) need not be searched again.
  */
-const recent = new Map<string, SearchHit[]>();
-const RECENT_MAX = 500;
+const recent = new Lru<string, SearchHit[]>(500);
 
 /** Every page matching `query`, best first (ties by path, so pages of results are stable). */
 export function searchPages(query: string): SearchHit[] {
   const known = recent.get(query);
-  if (known) {
-    recent.delete(query);
-    recent.set(query, known);
-    return known;
-  }
+  if (known) return known;
   const hits = runSearch(query);
   recent.set(query, hits);
-  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!);
   return hits;
 }
 

@@ -1,5 +1,6 @@
-import { method, type RouteSpec } from '../http/kernel';
-import { decodeCursor, encodeCursor } from '../http/cursor';
+import { Lru } from '../cache/lru';
+import { jsonText, method, type RouteSpec } from '../http/kernel';
+import { decodeCursor, paginationAt } from '../http/cursor';
 import { absoluteUrl, badRequest } from '../http/responses';
 import { operationsOf } from '../openapi/operations';
 import { searchBody, searchQuery } from '../schemas/search';
@@ -16,11 +17,7 @@ interface AnsweredPage {
   /** The `results` array, serialised. */
   results: string;
 }
-const answered = new Map<string, AnsweredPage>();
-function remember(key: string, body: AnsweredPage): void {
-  answered.set(key, body);
-  if (answered.size > 500) answered.delete(answered.keys().next().value!);
-}
+const answered = new Lru<string, AnsweredPage>(500);
 
 /** GET /api/v1/search: public docs search, paged by cursors bound to the query and limit. */
 export const searchRoute: RouteSpec = {
@@ -42,13 +39,11 @@ export const searchRoute: RouteSpec = {
           const slice = hits.slice(offset, offset + query.limit);
           const results = slice.map((h) => ({ title: h.title, url: absoluteUrl(h.path), score: h.score, snippet: snippetOf(h) }));
           page = { count: hits.length, end: offset + slice.length, results: JSON.stringify(searchBody.shape.results.parse(results)) };
-          remember(key, page);
+          answered.set(key, page);
         }
         // The cursor is signed afresh each time: only the search itself is reused.
-        const hasMore = page.end < page.count;
-        const pagination = { next_cursor: hasMore ? await encodeCursor(binding, page.end) : null, has_more: hasMore, limit: query.limit };
-        const body = `{"query":${JSON.stringify(query.q)},"count":${page.count},"results":${page.results},"pagination":${JSON.stringify(pagination)}}`;
-        return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+        const pagination = await paginationAt(binding, page.end, page.count, query.limit);
+        return jsonText(`{"query":${JSON.stringify(query.q)},"count":${page.count},"results":${page.results},"pagination":${JSON.stringify(pagination)}}`);
       },
     }),
   },
