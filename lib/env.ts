@@ -36,6 +36,12 @@ const schema = z
     GITHUB_CLIENT_SECRET: optionalString,
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
+    /**
+     * TEST ONLY. `1` lets client ID metadata documents be fetched from loopback and private
+     * addresses, over plain http, so tests can serve one locally. Never set it in production:
+     * it opens the server to SSRF.
+     */
+    OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS_FOR_TESTS: z.enum(['0', '1']).default('0'),
     /** `on` (default) offers anonymous agent registration; `off` removes it. */
     AGENT_REGISTRATION: z.enum(['on', 'off']).default('on'),
     /** Log level of the server log. */

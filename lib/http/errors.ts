@@ -61,6 +61,7 @@ export const OAUTH_ERROR_CODES = [
   'temporarily_unavailable',
   'invalid_redirect_uri',
   'invalid_client_metadata',
+  'invalid_target',
   'service_auth_not_enabled',
   'issuer_not_enabled',
   'rate_limited',

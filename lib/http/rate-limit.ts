@@ -115,11 +115,12 @@ export class UpstashRateLimiter implements RateLimiter {
   }
 }
 
-export function createRateLimiter(): RateLimiter {
+/** The API budget from configuration, or another budget (sign-in attempts) in the same store. */
+export function createRateLimiter(override?: RateLimitConfig, prefix?: string): RateLimiter {
   const e = env();
-  const config = { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_S };
+  const config = override ?? { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_S };
   if (e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN) {
-    return new UpstashRateLimiter(config, { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN });
+    return new UpstashRateLimiter(config, { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN, prefix });
   }
   return new MemoryRateLimiter(config);
 }

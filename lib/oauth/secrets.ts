@@ -16,6 +16,8 @@ export const TOKEN_ALG = 'ES256';
 
 export interface OAuthSecrets {
   signingKey: CryptoKey;
+  /** The public key that verifies our tokens. */
+  verifyKey: CryptoKey;
   /** The public half, as published in the JWKS. */
   publicJwk: JWK & { kid: string; alg: string; use: string };
   sessionSecret: string;
@@ -45,7 +47,8 @@ async function parseSigningKey(value: string) {
 
 async function finish(key: { privateKey: CryptoKey; publicJwk: JWK }, sessionSecret: string): Promise<OAuthSecrets> {
   const kid = await calculateJwkThumbprint(key.publicJwk);
-  return { signingKey: key.privateKey, publicJwk: { ...key.publicJwk, kid, alg: TOKEN_ALG, use: 'sig' }, sessionSecret };
+  const verifyKey = (await importJWK(key.publicJwk, TOKEN_ALG)) as CryptoKey;
+  return { signingKey: key.privateKey, verifyKey, publicJwk: { ...key.publicJwk, kid, alg: TOKEN_ALG, use: 'sig' }, sessionSecret };
 }
 
 async function load(engine?: Engine): Promise<OAuthSecrets | null> {

@@ -1,0 +1,104 @@
+import type { AuthOptions } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import GitHubProvider from 'next-auth/providers/github';
+import GoogleProvider from 'next-auth/providers/google';
+import { env } from '../env';
+import { clientIp } from '../http/client-ip';
+import { log } from '../log';
+import { requireOAuthSecrets } from '../oauth/secrets';
+import { allowAttempt } from './throttle';
+import { checkPassword, userForIdentity } from './users';
+
+/**
+ * next-auth (v4, JWT sessions) for the publisher's sign-in (DESIGN.md, Tokens and sign-in):
+ * email and password, plus GitHub and Google when their client id and secret are configured.
+ * The session cookie only says who is signed in here; access tokens for third parties come
+ * from /oauth/token, never from this session.
+ */
+
+export const SESSION_MAX_AGE_S = 8 * 3600;
+
+export function configuredProviders(): ('github' | 'google')[] {
+  const e = env();
+  const list: ('github' | 'google')[] = [];
+  if (e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET) list.push('github');
+  if (e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET) list.push('google');
+  return list;
+}
+
+export function usesSecureCookies(): boolean {
+  return env().PUBLIC_BASE_URL.startsWith('https://');
+}
+
+/** The name of the session cookie (next-auth prefixes it with __Secure- on https). */
+export function sessionCookieName(): string {
+  return `${usesSecureCookies() ? '__Secure-' : ''}next-auth.session-token`;
+}
+
+export async function authOptions(): Promise<AuthOptions> {
+  const e = env();
+  const { sessionSecret } = await requireOAuthSecrets();
+  // next-auth reads its own origin from NEXTAUTH_URL; ours is PUBLIC_BASE_URL (lib/env.ts).
+  process.env.NEXTAUTH_URL ??= e.PUBLIC_BASE_URL;
+
+  const providers: AuthOptions['providers'] = [
+    CredentialsProvider({
+      id: 'credentials',
+      name: 'Email and password',
+      credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+      async authorize(credentials, req) {
+        const email = String(credentials?.email ?? '').slice(0, 254);
+        const password = String(credentials?.password ?? '').slice(0, 1000);
+        if (!email || !password) return null;
+        const ip = clientIp(new Headers(Object.entries((req?.headers ?? {}) as Record<string, string>)));
+        const attempt = await allowAttempt('signin', email, ip);
+        if (!attempt.allowed) {
+          log.warn('sign-in throttled', { ip });
+          throw new Error('TooManyAttempts');
+        }
+        const user = await checkPassword(email, password);
+        return user ? { id: user.id, email: user.email, name: user.name } : null;
+      },
+    }),
+  ];
+  if (e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET) {
+    providers.push(GitHubProvider({ clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET }));
+  }
+  if (e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET) {
+    providers.push(GoogleProvider({ clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET }));
+  }
+
+  return {
+    secret: sessionSecret,
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
+    useSecureCookies: usesSecureCookies(),
+    pages: { signIn: '/signin', error: '/signin' },
+    providers,
+    logger: {
+      error: (code, metadata) => log.error('next-auth error', { code, detail: metadata instanceof Error ? metadata.message : undefined }),
+      warn: (code) => log.warn('next-auth warning', { code }),
+      debug: () => {},
+    },
+    callbacks: {
+      async signIn({ user, account }) {
+        if (!account || account.provider === 'credentials') return true;
+        const provider = account.provider === 'github' ? 'github' : account.provider === 'google' ? 'google' : null;
+        if (!provider) return false;
+        const result = await userForIdentity({
+          provider,
+          providerUserId: account.providerAccountId,
+          email: user.email ?? null,
+          name: user.name ?? null,
+        });
+        if (!result.ok) return '/signin?error=IdentityRefused';
+        // From here on the session names our user, not the provider's account.
+        user.id = result.user.id;
+        return true;
+      },
+      async jwt({ token, user }) {
+        if (user) token.sub = user.id;
+        return token;
+      },
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { decode } from 'next-auth/jwt';
+import type { Engine } from '../db';
+import type { OAuthSecrets } from '../oauth/secrets';
+import { sessionCookieName } from './options';
+import { findUser, type SignedInUser } from './users';
+
+/** Cookies of a request, by name (RFC 6265 §5.4 `cookie-string`). */
+export function readCookies(header: string | null): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i <= 0) continue;
+    const name = part.slice(0, i).trim();
+    if (!out.has(name)) out.set(name, part.slice(i + 1).trim());
+  }
+  return out;
+}
+
+/**
+ * The publisher signed in on this browser, from next-auth's session cookie (an encrypted JWT),
+ * or null. The account must still exist: a deleted user's cookie signs in nobody.
+ */
+export async function sessionUser(request: Request, secrets: Pick<OAuthSecrets, 'sessionSecret'>, engine?: Engine): Promise<SignedInUser | null> {
+  const cookies = readCookies(request.headers.get('cookie'));
+  const name = sessionCookieName();
+  // next-auth splits a large session into name.0, name.1, …
+  let token = cookies.get(name);
+  if (!token) {
+    const chunks: string[] = [];
+    for (let i = 0; cookies.has(`${name}.${i}`); i++) chunks.push(cookies.get(`${name}.${i}`)!);
+    token = chunks.join('') || undefined;
+  }
+  if (!token) return null;
+  try {
+    const payload = await decode({ token, secret: secrets.sessionSecret });
+    if (!payload?.sub) return null;
+    return await findUser(payload.sub, engine);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { Engine } from '../db';
+import { asService } from '../db/service';
+import { decoyHash, hashPassword, verifyPassword } from './password';
+
+/**
+ * Publishers' accounts as sign-in sees them. Sign-in and sign-up run before anyone is known, so
+ * they go through the service module; nothing here returns a hash.
+ */
+
+export type SignedInUser = {
+  id: string;
+  email: string;
+  name: string | null;
+};
+
+export const MIN_PASSWORD = 10;
+export const MAX_PASSWORD = 200;
+
+export const signUpInput = z.object({
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254, 'The email address is too long.')
+    .email('Enter a valid email address.'),
+  password: z
+    .string()
+    .min(MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters for the password.`)
+    .max(MAX_PASSWORD, `Use at most ${MAX_PASSWORD} characters for the password.`),
+  name: z.string().trim().min(1, 'Enter your name.').max(100, 'The name is too long (100 characters at most).'),
+  company: z.string().trim().max(100, 'The company name is too long (100 characters at most).'),
+});
+export type SignUpInput = z.infer<typeof signUpInput>;
+
+export type SignUpResult = { ok: true; user: SignedInUser } | { ok: false; error: string };
+
+export async function createPublisher(input: SignUpInput, engine?: Engine): Promise<SignUpResult> {
+  const hash = await hashPassword(input.password);
+  return asService(async (db) => {
+    const [user] = await db.query<SignedInUser>(
+      `insert into public.users (email, name, company, role) values ($1, $2, $3, 'Publisher')
+       on conflict (email) do nothing returning id, email, name`,
+      [input.email, input.name, input.company || null],
+    );
+    if (!user) return { ok: false, error: 'An account with this email address already exists. Sign in instead.' };
+    await db.query('insert into public.user_credentials (user_id, password_hash) values ($1, $2)', [user.id, hash]);
+    return { ok: true, user };
+  }, engine);
+}
+
+/** The user whose password this is, or null. Spends the same time whether or not the email exists. */
+export async function checkPassword(email: string, password: string, engine?: Engine): Promise<SignedInUser | null> {
+  const normalized = email.trim().toLowerCase();
+  const [row] = await asService(
+    (db) =>
+      db.query<SignedInUser & { password_hash: string | null }>(
+        `select u.id, u.email, u.name, c.password_hash
+         from public.users u left join public.user_credentials c on c.user_id = u.id where u.email = $1`,
+        [normalized],
+      ),
+    engine,
+  );
+  const ok = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
+  if (!row || !row.password_hash || !ok) return null;
+  return { id: row.id, email: row.email, name: row.name };
+}
+
+export async function findUser(id: string, engine?: Engine): Promise<SignedInUser | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  const [row] = await asService((db) => db.query<SignedInUser>('select id, email, name from public.users where id = $1', [id]), engine);
+  return row ?? null;
+}
+
+/**
+ * The account behind an external identity (GitHub, Google), created on first sign-in. An email
+ * already used by another account is not taken over: that account signs in its own way.
+ */
+export async function userForIdentity(
+  identity: { provider: 'github' | 'google'; providerUserId: string; email: string | null; name: string | null },
+  engine?: Engine,
+): Promise<SignUpResult> {
+  return asService(async (db) => {
+    const [linked] = await db.query<SignedInUser>(
+      `select u.id, u.email, u.name from public.user_identities i join public.users u on u.id = i.user_id
+       where i.provider = $1 and i.provider_user_id = $2`,
+      [identity.provider, identity.providerUserId],
+    );
+    if (linked) return { ok: true, user: linked };
+    if (!identity.email) return { ok: false, error: 'The identity provider did not share an email address.' };
+    const [user] = await db.query<SignedInUser>(
+      `insert into public.users (email, name, role) values ($1, $2, 'Publisher') on conflict (email) do nothing returning id, email, name`,
+      [identity.email.toLowerCase(), identity.name],
+    );
+    if (!user) return { ok: false, error: 'An account with this email address already exists: sign in with its password.' };
+    await db.query('insert into public.user_identities (provider, provider_user_id, user_id) values ($1, $2, $3)', [
+      identity.provider,
+      identity.providerUserId,
+      user.id,
+    ]);
+    return { ok: true, user };
+  }, engine);
+}

@@ -1,0 +1,135 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { Engine } from '../db';
+import { asService } from '../db/service';
+
+/**
+ * `Idempotency-Key` (spec: Limits; DESIGN.md, REST conventions): the first request with a key
+ * runs and its answer is kept for 24 h; a retry with the same key and body gets that answer
+ * unchanged; the same key with another body is refused; a retry while the first still runs
+ * waits for it, then gives up with a conflict.
+ *
+ * The table never holds a usable secret: the key is stored as its SHA-256, and the answer (which
+ * may carry a client secret) is encrypted under a key derived from the Idempotency-Key and the
+ * request, which only the caller knows.
+ */
+
+/** 1 to 255 visible ASCII characters (0x21 to 0x7E). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** A record still `running` after this long belonged to a process that died: it may be retried. */
+const ABANDONED_AFTER_S = 60;
+
+export interface StoredAnswer {
+  status: number;
+  body: string;
+}
+
+export type IdempotentOutcome =
+  | { kind: 'ran'; answer: StoredAnswer }
+  | { kind: 'replayed'; answer: StoredAnswer }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' };
+
+export interface IdempotencyOptions {
+  /** Which operation the key belongs to (`oauth_register`, `batch`). */
+  scope: string;
+  /** Whose key it is: a caller's keys never meet another's. */
+  principal: string;
+  key: string;
+  /** Everything that makes two requests "the same": method, path, body, credentials. */
+  fingerprint: string;
+  run: () => Promise<StoredAnswer>;
+  /** How long a retry waits for a running first attempt. */
+  waitMs?: number;
+  engine?: Engine;
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+function encrypt(plain: string, secret: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', secret, iv);
+  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+}
+
+function decrypt(stored: string, secret: Buffer): string {
+  const raw = Buffer.from(stored, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', secret, raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function idempotent(options: IdempotencyOptions): Promise<IdempotentOutcome> {
+  const { scope, principal, engine } = options;
+  const keyHash = sha256(`key\n${options.key}`).toString('hex');
+  const requestHash = sha256(`request\n${options.fingerprint}`).toString('hex');
+  const secret = sha256(`answer\n${options.key}\n${options.fingerprint}`);
+
+  // Claim the key, or take over a record that expired or was abandoned mid-run.
+  const claimed = await asService(
+    (db) =>
+      db.query(
+        `insert into public.idempotency_records (scope, principal, idempotency_key, request_hash)
+         values ($1, $2, $3, $4)
+         on conflict (scope, principal, idempotency_key) do update
+           set request_hash = excluded.request_hash, state = 'running', response_status = null,
+               response_body = null, created_at = now(), expires_at = now() + interval '24 hours'
+           where idempotency_records.expires_at < now()
+              or (idempotency_records.state = 'running'
+                  and idempotency_records.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_S}))
+         returning 1 as claimed`,
+        [scope, principal, keyHash, requestHash],
+      ),
+    engine,
+  );
+
+  if (claimed.length === 1) {
+    let answer: StoredAnswer;
+    try {
+      answer = await options.run();
+    } catch (err) {
+      // Nothing was answered: forget the claim so that a retry runs again.
+      await asService(
+        (db) => db.query('delete from public.idempotency_records where scope = $1 and principal = $2 and idempotency_key = $3', [scope, principal, keyHash]),
+        engine,
+      );
+      throw err;
+    }
+    await asService(
+      (db) =>
+        db.query(
+          `update public.idempotency_records set state = 'done', response_status = $4, response_body = $5
+           where scope = $1 and principal = $2 and idempotency_key = $3`,
+          [scope, principal, keyHash, answer.status, encrypt(answer.body, secret)],
+        ),
+      engine,
+    );
+    return { kind: 'ran', answer };
+  }
+
+  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const [record] = await asService(
+      (db) =>
+        db.query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
+          `select request_hash, state, response_status, response_body from public.idempotency_records
+           where scope = $1 and principal = $2 and idempotency_key = $3`,
+          [scope, principal, keyHash],
+        ),
+      engine,
+    );
+    // The first attempt failed and let go of the key meanwhile: run it now.
+    if (!record) return idempotent(options);
+    if (record.request_hash !== requestHash) return { kind: 'mismatch' };
+    if (record.state === 'done' && record.response_status !== null && record.response_body !== null) {
+      return { kind: 'replayed', answer: { status: record.response_status, body: decrypt(record.response_body, secret) } };
+    }
+    if (Date.now() >= deadline) return { kind: 'in_progress' };
+    await sleep(delay);
+  }
+}

@@ -1,0 +1,198 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Lru } from '../cache/lru';
+import { env } from '../env';
+import { log } from '../log';
+import type { Client } from './clients';
+import { checkRedirectUri, MAX_REDIRECT_URIS } from './redirect-uri';
+
+/**
+ * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client may use
+ * an https URL as its `client_id`; we fetch the JSON document it serves. Fetching a URL a
+ * stranger chose is an SSRF risk, so: no private, loopback or link-local addresses (checked on
+ * the address actually connected to, so DNS rebinding cannot slip past), at most 5 KB, a short
+ * timeout, no redirects. Documents are cached as their HTTP headers allow; failures never are.
+ */
+
+export const MAX_DOCUMENT_BYTES = 5 * 1024;
+export const FETCH_TIMEOUT_MS = 3000;
+const DEFAULT_TTL_S = 300;
+const MAX_TTL_S = 24 * 3600;
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
+  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) blocked.addSubnet(net, prefix, 'ipv6');
+
+/** Is this address one a fetch on a stranger's behalf must never reach? */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+function allowPrivate(): boolean {
+  return env().OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS_FOR_TESTS === '1';
+}
+
+/** Is this string meant as a metadata-document client_id (rather than a registered id)? */
+export function looksLikeMetadataUrl(clientId: string): boolean {
+  return /^https?:\/\//i.test(clientId);
+}
+
+/** The draft's rules for the URL itself: https, a path, no fragment, no credentials, no dot segments. */
+export function checkClientIdUrl(clientId: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(clientId);
+  } catch {
+    return 'the client_id URL is not a valid URL';
+  }
+  const httpAllowed = allowPrivate() && url.protocol === 'http:';
+  if (url.protocol !== 'https:' && !httpAllowed) return 'a client_id URL must use https';
+  if (clientId.includes('#')) return 'a client_id URL must not contain a fragment';
+  if (url.username || url.password) return 'a client_id URL must not contain credentials';
+  if (url.pathname === '/' || url.pathname === '') return 'a client_id URL must have a path';
+  if (/\/\.\.?(\/|$)/.test(clientId.split('?')[0]!)) return 'a client_id URL must not contain dot segments';
+  if (url.href !== clientId) return 'a client_id URL must be written in its normal form';
+  return null;
+}
+
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const list = addresses as LookupAddress[];
+    const bad = list.find((a) => isPrivateAddress(a.address));
+    if (bad && !allowPrivate()) {
+      return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), '', 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+    callback(null, list[0]!.address, list[0]!.family);
+  });
+};
+
+class DocumentError extends Error {}
+
+/** Fetches at most MAX_DOCUMENT_BYTES, without following redirects, within the timeout. */
+function fetchDocument(url: URL): Promise<{ body: string; cacheControl?: string; expires?: string; date?: string }> {
+  return new Promise((resolve, reject) => {
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(literal) && isPrivateAddress(literal) && !allowPrivate()) {
+      return reject(new DocumentError('the client_id URL points at a private address'));
+    }
+    const get = url.protocol === 'https:' ? https.get : http.get;
+    const req = get(url, { lookup: guardedLookup, headers: { Accept: 'application/json' }, timeout: FETCH_TIMEOUT_MS }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new DocumentError(`the client_id URL answered ${res.statusCode} (redirects are not followed)`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_DOCUMENT_BYTES) {
+          req.destroy(new DocumentError(`the client metadata document is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on('end', () =>
+        resolve({
+          body: Buffer.concat(chunks).toString('utf8'),
+          cacheControl: res.headers['cache-control'],
+          expires: res.headers.expires,
+          date: res.headers.date,
+        }),
+      );
+      res.on('error', reject);
+    });
+    // The whole exchange, not only the idle time between packets, must fit in the timeout.
+    const timer = setTimeout(() => req.destroy(new DocumentError('the client_id URL did not answer in time')), FETCH_TIMEOUT_MS);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy(new DocumentError('the client_id URL did not answer in time')));
+    req.on('error', (err) => reject(err instanceof DocumentError ? err : new DocumentError(`the client_id URL could not be fetched (${(err as NodeJS.ErrnoException).code ?? 'error'})`)));
+  });
+}
+
+/** Seconds the answer may be reused, from Cache-Control or Expires (RFC 9111); 0: do not keep it. */
+export function freshnessSeconds(headers: { cacheControl?: string; expires?: string; date?: string }, now = Date.now()): number {
+  const cc = (headers.cacheControl ?? '').toLowerCase();
+  if (/(^|,)\s*(no-store|no-cache|private)\s*(,|=|$)/.test(cc)) return 0;
+  const maxAge = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?/.exec(cc);
+  if (maxAge) return Math.min(Number(maxAge[1]), MAX_TTL_S);
+  if (headers.expires) {
+    const expires = Date.parse(headers.expires);
+    const base = headers.date ? Date.parse(headers.date) : now;
+    if (Number.isNaN(expires)) return 0;
+    return Math.max(0, Math.min(Math.floor((expires - (Number.isNaN(base) ? now : base)) / 1000), MAX_TTL_S));
+  }
+  return DEFAULT_TTL_S;
+}
+
+/** Checks the document against its URL: the draft's required fields, our redirect rules. */
+export function parseClientMetadataDocument(clientId: string, body: string): Client {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    throw new DocumentError('the client metadata document is not JSON');
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new DocumentError('the client metadata document is not a JSON object');
+  const d = doc as Record<string, unknown>;
+  if (d.client_id !== clientId) throw new DocumentError('the document’s client_id is not the URL it was fetched from');
+  if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > 100) {
+    throw new DocumentError('the document needs a client_name');
+  }
+  const uris = d.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS || uris.some((u) => typeof u !== 'string' || !checkRedirectUri(u).ok)) {
+    throw new DocumentError('the document needs redirect_uris, each an allowed redirect URI');
+  }
+  // A document is public: it cannot hold a secret, so the client is a public client.
+  if (d.token_endpoint_auth_method !== undefined && d.token_endpoint_auth_method !== 'none') {
+    throw new DocumentError('a client identified by a metadata document must use token_endpoint_auth_method none');
+  }
+  return {
+    clientId,
+    name: d.client_name.trim(),
+    redirectUris: uris as string[],
+    authMethod: 'none',
+    secretHash: null,
+    kind: 'metadata-document',
+    verified: false,
+  };
+}
+
+const cache = new Lru<string, { client: Client; until: number }>(500);
+
+export type MetadataLookup = { ok: true; client: Client } | { ok: false; reason: string };
+
+export async function fetchClientMetadata(clientId: string, now = Date.now()): Promise<MetadataLookup> {
+  const hit = cache.get(clientId);
+  if (hit && hit.until > now) return { ok: true, client: hit.client };
+  const bad = checkClientIdUrl(clientId);
+  if (bad) return { ok: false, reason: bad };
+  try {
+    const res = await fetchDocument(new URL(clientId));
+    const client = parseClientMetadataDocument(clientId, res.body);
+    const ttl = freshnessSeconds(res, now);
+    if (ttl > 0) cache.set(clientId, { client, until: now + ttl * 1000 });
+    return { ok: true, client };
+  } catch (err) {
+    const reason = err instanceof DocumentError ? err.message : 'the client metadata document could not be fetched';
+    log.warn('client metadata document refused', { client_id: clientId, reason });
+    return { ok: false, reason };
+  }
+}
+
+/** Tests: forget cached documents. */
+export function clearClientMetadataCache(): void {
+  cache.clear();
+}

@@ -1,0 +1,144 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Engine } from '../db';
+import { asService } from '../db/service';
+import { OAuthError } from '../http/errors';
+import { AUTH_METHODS, type TokenEndpointAuthMethod } from './metadata';
+import { checkRedirectUri, MAX_REDIRECT_URIS } from './redirect-uri';
+import { parseScopes } from './scopes';
+
+/**
+ * OAuth clients: dynamic registration (RFC 7591) and lookup. A client is either registered here
+ * or identified by an https URL whose metadata document we fetch (client-metadata.ts).
+ */
+
+export interface Client {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  authMethod: TokenEndpointAuthMethod;
+  /** SHA-256 of the secret; null for public clients. */
+  secretHash: string | null;
+  kind: 'registered' | 'metadata-document';
+  /** Nobody vouches for a self-registered client: the consent page says so. */
+  verified: boolean;
+}
+
+export const MAX_CLIENT_NAME = 100;
+
+export interface RegistrationInput {
+  client_name: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
+}
+
+/** RFC 7591 §3.2.2: `invalid_redirect_uri` or `invalid_client_metadata`, naming the field. */
+export function validateRegistration(raw: unknown): RegistrationInput {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata.');
+  }
+  const body = raw as Record<string, unknown>;
+  const uris = body.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) {
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of strings.');
+  }
+  if (uris.length > MAX_REDIRECT_URIS) throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris.`);
+  for (const uri of uris) {
+    if (typeof uri !== 'string') throw new OAuthError('invalid_redirect_uri', 'Every redirect URI must be a string.');
+    const check = checkRedirectUri(uri);
+    if (!check.ok) throw new OAuthError('invalid_redirect_uri', `Redirect URI refused: ${check.reason}.`);
+  }
+  const name = body.client_name;
+  if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_CLIENT_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `client_name is required (1 to ${MAX_CLIENT_NAME} characters, no control characters): the consent page shows it to the user.`,
+    );
+  }
+  // RFC 7591 §2: the default is client_secret_basic.
+  const method = body.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (typeof method !== 'string' || !(AUTH_METHODS as readonly string[]).includes(method)) {
+    throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`);
+  }
+  const grants = body.grant_types;
+  if (grants !== undefined && (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code'))) {
+    throw new OAuthError('invalid_client_metadata', 'grant_types may only contain authorization_code (there are no refresh tokens).');
+  }
+  const responseTypes = body.response_types;
+  if (responseTypes !== undefined && (!Array.isArray(responseTypes) || responseTypes.some((t) => t !== 'code'))) {
+    throw new OAuthError('invalid_client_metadata', 'response_types may only contain code.');
+  }
+  if (body.scope !== undefined && (typeof body.scope !== 'string' || !parseScopes(body.scope).ok)) {
+    throw new OAuthError('invalid_client_metadata', 'scope must be a space-separated subset of the supported scopes.');
+  }
+  return { client_name: name.trim(), redirect_uris: uris as string[], token_endpoint_auth_method: method as TokenEndpointAuthMethod };
+}
+
+export function hashClientSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function secretMatches(secret: string, hash: string): boolean {
+  const a = Buffer.from(hashClientSecret(secret), 'hex');
+  const b = Buffer.from(hash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface RegisteredClient {
+  client_id: string;
+  client_secret?: string;
+  client_id_issued_at: number;
+  client_secret_expires_at?: number;
+  client_name: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
+  grant_types: string[];
+  response_types: string[];
+}
+
+/** Creates the client; the secret exists only in the answer, the database keeps its hash. */
+export async function registerClient(input: RegistrationInput, engine?: Engine): Promise<RegisteredClient> {
+  const clientId = `mcl_${randomBytes(16).toString('base64url')}`;
+  const secret = input.token_endpoint_auth_method === 'none' ? undefined : `mcs_${randomBytes(32).toString('base64url')}`;
+  const [row] = await asService(
+    (db) =>
+      db.query<{ created_at: Date }>(
+        `insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
+         values ($1, $2, $3, $4, $5) returning created_at`,
+        [clientId, input.client_name, input.redirect_uris, input.token_endpoint_auth_method, secret ? hashClientSecret(secret) : null],
+      ),
+    engine,
+  );
+  return {
+    client_id: clientId,
+    ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+    client_id_issued_at: Math.floor(row!.created_at.getTime() / 1000),
+    client_name: input.client_name,
+    redirect_uris: input.redirect_uris,
+    token_endpoint_auth_method: input.token_endpoint_auth_method,
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  };
+}
+
+export async function findRegisteredClient(clientId: string, engine?: Engine): Promise<Client | null> {
+  if (!/^mcl_[A-Za-z0-9_-]{22}$/.test(clientId)) return null;
+  const [row] = await asService(
+    (db) =>
+      db.query<{ client_id: string; client_name: string; redirect_uris: string[]; token_endpoint_auth_method: TokenEndpointAuthMethod; client_secret_hash: string | null }>(
+        `select client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash
+         from public.oauth_clients where client_id = $1`,
+        [clientId],
+      ),
+    engine,
+  );
+  if (!row) return null;
+  return {
+    clientId: row.client_id,
+    name: row.client_name,
+    redirectUris: row.redirect_uris,
+    authMethod: row.token_endpoint_auth_method,
+    secretHash: row.client_secret_hash,
+    kind: 'registered',
+    verified: false,
+  };
+}

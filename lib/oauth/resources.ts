@@ -1,0 +1,31 @@
+import { absoluteUrl } from '../http/responses';
+import { env } from '../env';
+
+/**
+ * The protected resources (RFC 8707, DESIGN.md Audience): the REST API and the MCP endpoint.
+ * A token's `aud` names the ones it was issued for; each surface accepts only its own.
+ */
+
+export type ResourceName = 'api' | 'mcp';
+export const RESOURCE_NAMES: readonly ResourceName[] = ['api', 'mcp'];
+
+const PATHS: Record<ResourceName, string> = { api: '/api/v1', mcp: '/mcp' };
+
+export function resourceUri(name: ResourceName): string {
+  return absoluteUrl(PATHS[name]);
+}
+
+export function issuer(): string {
+  return env().PUBLIC_BASE_URL;
+}
+
+/**
+ * The `resource` parameters of an authorization or token request. None: both resources
+ * (DESIGN.md). Anything else than our two URIs is `invalid_target` (RFC 8707 §2).
+ */
+export function parseResources(values: readonly string[]): { ok: true; resources: string[] } | { ok: false; unknown: string } {
+  const known = RESOURCE_NAMES.map(resourceUri);
+  if (values.length === 0) return { ok: true, resources: known };
+  for (const v of values) if (!known.includes(v)) return { ok: false, unknown: v };
+  return { ok: true, resources: known.filter((k) => values.includes(k)) };
+}

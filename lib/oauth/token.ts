@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { OAuthError } from '../http/errors';
+import { json, method, type RouteSpec } from '../http/kernel';
+import { lookupClient } from './client-lookup';
+import { secretMatches, type Client } from './clients';
+import { redeemCode } from './codes';
+import { verifyPkce } from './pkce';
+import { parseResources } from './resources';
+import { scopeString } from './scopes';
+import { requireOAuthSecrets, type OAuthSecrets } from './secrets';
+import { issueAccessToken } from './tokens';
+
+/**
+ * POST /oauth/token (RFC 6749 §3.2, §4.1.3): client authentication by the registered method,
+ * then the authorization_code grant with PKCE. No refresh tokens exist (spec: Token exchange).
+ */
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+function invalidClient(description: string, basicUsed: boolean): OAuthError {
+  // RFC 6749 §5.2: 401, with a challenge for the scheme the client tried.
+  return new OAuthError('invalid_client', description, 401, basicUsed ? { 'WWW-Authenticate': 'Basic realm="oauth", charset="UTF-8"' } : {});
+}
+
+interface Credentials {
+  clientId: string | undefined;
+  secret: string | undefined;
+  via: 'basic' | 'post' | 'none';
+}
+
+/** RFC 6749 §2.3.1: HTTP Basic with the form-urlencoded id and secret, or both in the body. */
+export function clientCredentials(form: Record<string, string>, authorization: string | null): Credentials {
+  const basic = /^Basic\s+(.+)$/i.exec(authorization ?? '');
+  if (authorization && !basic) throw invalidClient('Only HTTP Basic client authentication is accepted in the Authorization header.', false);
+  if (basic) {
+    if (form.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method, not two (RFC 6749 §2.3).');
+    const decoded = Buffer.from(basic[1]!.trim(), 'base64').toString('utf8');
+    const i = decoded.indexOf(':');
+    if (i < 0) throw invalidClient('The Basic credentials are malformed.', true);
+    let id: string;
+    let secret: string;
+    try {
+      id = decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' '));
+      secret = decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' '));
+    } catch {
+      throw invalidClient('The Basic credentials are malformed.', true);
+    }
+    if (form.client_id !== undefined && form.client_id !== id) throw new OAuthError('invalid_request', 'client_id does not match the Basic credentials.');
+    return { clientId: id, secret, via: 'basic' };
+  }
+  if (form.client_secret !== undefined) return { clientId: form.client_id, secret: form.client_secret, via: 'post' };
+  return { clientId: form.client_id, secret: undefined, via: 'none' };
+}
+
+/** The client, authenticated exactly the way it registered. */
+export async function authenticateClient(credentials: Credentials): Promise<Client> {
+  const basicUsed = credentials.via === 'basic';
+  if (!credentials.clientId) throw invalidClient('client_id is missing.', basicUsed);
+  const found = await lookupClient(credentials.clientId);
+  if (!found.ok) throw invalidClient('Unknown client.', basicUsed);
+  const client = found.client;
+  const expected = client.authMethod === 'client_secret_basic' ? 'basic' : client.authMethod === 'client_secret_post' ? 'post' : 'none';
+  if (credentials.via !== expected) {
+    throw invalidClient(`This client must authenticate with ${client.authMethod}.`, basicUsed || expected === 'basic');
+  }
+  if (expected !== 'none' && !(client.secretHash && credentials.secret !== undefined && secretMatches(credentials.secret, client.secretHash))) {
+    throw invalidClient('Client authentication failed.', basicUsed);
+  }
+  return client;
+}
+
+async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets): Promise<Response> {
+  const { code, redirect_uri: redirectUri, code_verifier: verifier } = form;
+  if (!code) throw new OAuthError('invalid_request', 'code is missing.');
+  if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is missing: send the one the authorization request used.');
+  if (!verifier) throw new OAuthError('invalid_request', 'code_verifier is missing (PKCE).');
+  const requested = form.resource !== undefined ? parseResources([form.resource]) : null;
+  if (requested && !requested.ok) throw new OAuthError('invalid_target', `Unknown resource ${requested.unknown}.`);
+
+  const redeemed = await redeemCode(code);
+  if (!redeemed.ok) {
+    throw new OAuthError('invalid_grant', redeemed.reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is invalid or was already used.');
+  }
+  const b = redeemed.binding;
+  // RFC 6749 §4.1.3: the same client, the same redirect URI; RFC 7636 §4.6: the verifier.
+  if (b.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'The authorization code was issued to another client.');
+  if (b.redirectUri !== redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+  if (!verifyPkce(verifier, b.codeChallenge)) throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
+  let audience = b.resources;
+  if (requested?.ok) {
+    // RFC 8707 §2.2: the token may be narrowed to a resource the grant covers, never widened.
+    if (!requested.resources.every((r) => b.resources.includes(r))) {
+      throw new OAuthError('invalid_target', 'The resource was not part of the authorization.');
+    }
+    audience = requested.resources;
+  }
+  const scope = scopeString(b.scopes);
+  const { token, expiresIn } = await issueAccessToken({ sub: b.userId, client_id: client.clientId, scope, aud: audience }, secrets);
+  return json({ access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope }, { headers: NO_STORE });
+}
+
+export const tokenRoute: RouteSpec = {
+  name: 'oauth-token',
+  errors: 'oauth',
+  rateLimit: true,
+  cors: 'public',
+  methods: {
+    POST: method({
+      body: z.record(z.string(), z.string()),
+      bodyType: 'form',
+      handler: async ({ request, body }) => {
+        const secrets = await requireOAuthSecrets();
+        const grant = body.grant_type;
+        if (!grant) throw new OAuthError('invalid_request', 'grant_type is missing.');
+        if (grant !== 'authorization_code') {
+          throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported; use authorization_code.`);
+        }
+        const client = await authenticateClient(clientCredentials(body, request.headers.get('authorization')));
+        return authorizationCodeGrant(body, client, secrets);
+      },
+    }),
+  },
+};
