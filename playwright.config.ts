@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { defineConfig } from '@playwright/test';
 import { chromiumPath } from './scripts/chromium.mjs';
 
@@ -9,8 +10,15 @@ import { chromiumPath } from './scripts/chromium.mjs';
 
 const PORT = 3210;
 const LIMITED_PORT = 3211;
+// Production refuses OAuth without a signing key and a session secret (503): give it both,
+// fresh for each run, as a deployment's configuration would.
+const oauthConfig = {
+  OAUTH_SIGNING_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
+};
 const common = {
   NODE_ENV: 'production',
+  ...oauthConfig,
   NEXT_DIST_DIR: '.next-test',
   NEXT_TELEMETRY_DISABLED: '1',
   LOG_LEVEL: 'warn',

@@ -28,7 +28,7 @@ for (const [net, prefix] of [
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
   ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
@@ -36,6 +36,15 @@ for (const [net, prefix] of [
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
+  if (family === 6) {
+    // An IPv4-mapped address (::ffff:a.b.c.d) is judged by its IPv4 part. (A ::ffff:0:0/96
+    // entry would not do: Node's BlockList matches every IPv4 address against it.)
+    const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
+    if (mapped) {
+      const v4 = mapped[1] ?? [parseInt(mapped[2]!, 16), parseInt(mapped[3]!, 16)].flatMap((n) => [n >> 8, n & 255]).join('.');
+      return blocked.check(v4, 'ipv4');
+    }
+  }
   return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
@@ -81,44 +90,44 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
 
 class DocumentError extends Error {}
 
+type Fetched = { body: string; cacheControl?: string; expires?: string; date?: string };
+
 /** Fetches at most MAX_DOCUMENT_BYTES, without following redirects, within the timeout. */
-function fetchDocument(url: URL): Promise<{ body: string; cacheControl?: string; expires?: string; date?: string }> {
+function fetchDocument(url: URL): Promise<Fetched> {
   return new Promise((resolve, reject) => {
     const literal = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(literal) && isPrivateAddress(literal) && !allowPrivate()) {
       return reject(new DocumentError('the client_id URL points at a private address'));
     }
+    let settled = false;
+    // Settles once; later events of the torn-down request are ignored.
+    const finish = (err: Error | null, value?: Fetched) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) {
+        req.destroy();
+        reject(err instanceof DocumentError ? err : new DocumentError(`the client_id URL could not be fetched (${(err as NodeJS.ErrnoException).code ?? 'error'})`));
+      } else resolve(value!);
+    };
     const get = url.protocol === 'https:' ? https.get : http.get;
-    const req = get(url, { lookup: guardedLookup, headers: { Accept: 'application/json' }, timeout: FETCH_TIMEOUT_MS }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        return reject(new DocumentError(`the client_id URL answered ${res.statusCode} (redirects are not followed)`));
-      }
+    const req = get(url, { lookup: guardedLookup, headers: { Accept: 'application/json' } }, (res) => {
+      res.on('error', (err) => finish(err));
+      if (res.statusCode !== 200) return finish(new DocumentError(`the client_id URL answered ${res.statusCode} (redirects are not followed)`));
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_DOCUMENT_BYTES) {
-          req.destroy(new DocumentError(`the client metadata document is larger than ${MAX_DOCUMENT_BYTES} bytes`));
-          return;
-        }
+        if (size > MAX_DOCUMENT_BYTES) return finish(new DocumentError(`the client metadata document is larger than ${MAX_DOCUMENT_BYTES} bytes`));
         chunks.push(chunk);
       });
       res.on('end', () =>
-        resolve({
-          body: Buffer.concat(chunks).toString('utf8'),
-          cacheControl: res.headers['cache-control'],
-          expires: res.headers.expires,
-          date: res.headers.date,
-        }),
+        finish(null, { body: Buffer.concat(chunks).toString('utf8'), cacheControl: res.headers['cache-control'], expires: res.headers.expires, date: res.headers.date }),
       );
-      res.on('error', reject);
     });
+    req.on('error', (err) => finish(err));
     // The whole exchange, not only the idle time between packets, must fit in the timeout.
-    const timer = setTimeout(() => req.destroy(new DocumentError('the client_id URL did not answer in time')), FETCH_TIMEOUT_MS);
-    req.on('close', () => clearTimeout(timer));
-    req.on('timeout', () => req.destroy(new DocumentError('the client_id URL did not answer in time')));
-    req.on('error', (err) => reject(err instanceof DocumentError ? err : new DocumentError(`the client_id URL could not be fetched (${(err as NodeJS.ErrnoException).code ?? 'error'})`)));
+    const timer = setTimeout(() => finish(new DocumentError('the client_id URL did not answer in time')), FETCH_TIMEOUT_MS);
   });
 }
 

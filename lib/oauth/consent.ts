@@ -43,7 +43,9 @@ export const PAGE_HEADERS: Record<string, string> = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not no-referrer: under it, browsers send `Origin: null` with the form, and the origin
+  // check of the decision would refuse every approval.
+  'Referrer-Policy': 'same-origin',
   'X-Robots-Tag': 'noindex, nofollow',
 };
 

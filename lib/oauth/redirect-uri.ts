@@ -76,7 +76,7 @@ export function isLoopbackRedirect(uri: string): boolean {
 export function matchRedirectUri(registered: readonly string[], requested: string): string | null {
   if (registered.includes(requested)) return requested;
   const r = LOOPBACK.exec(requested);
-  if (!r) return null;
+  if (!r || (r[2] !== undefined && Number(r[2]) > 65535)) return null;
   for (const candidate of registered) {
     const c = LOOPBACK.exec(candidate);
     if (c && c[1] === r[1] && (c[3] ?? '') === (r[3] ?? '') && (c[4] ?? '') === (r[4] ?? '')) return requested;

@@ -47,6 +47,25 @@ describe('OAuth secrets', () => {
     }
   });
 
+  it('in production, without them, every /oauth/* endpoint and the JWKS answer 503 temporarily_unavailable', async () => {
+    setEnv({ NODE_ENV: 'production', OAUTH_SIGNING_KEY: undefined, NEXTAUTH_SECRET: undefined });
+    const ctx = { params: Promise.resolve({}) };
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const calls: [string, () => Promise<Response>][] = [
+      ['GET /oauth/authorize', async () => (await import('@/app/oauth/authorize/route')).GET(new Request('http://localhost/oauth/authorize?client_id=x'), ctx)],
+      ['POST /oauth/authorize', async () => (await import('@/app/oauth/authorize/route')).POST(new Request('http://localhost/oauth/authorize', { method: 'POST', headers: form, body: 'request=a&decision=approve' }), ctx)],
+      ['POST /oauth/token', async () => (await import('@/app/oauth/token/route')).POST(new Request('http://localhost/oauth/token', { method: 'POST', headers: form, body: 'grant_type=authorization_code' }), ctx)],
+      ['POST /oauth/register', async () => (await import('@/app/oauth/register/route')).POST(new Request('http://localhost/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), ctx)],
+      ['GET /.well-known/jwks.json', async () => (await import('@/app/.well-known/jwks.json/route')).GET(new Request('http://localhost/.well-known/jwks.json'), ctx)],
+    ];
+    for (const [name, call] of calls) {
+      const res = await call();
+      expect(res.status, name).toBe(503);
+      expect(res.headers.get('cache-control'), name).toBe('no-store');
+      expect(await res.json(), name).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    }
+  });
+
   it('in production, a configured PEM key signs tokens that its published JWK verifies', async () => {
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
     setEnv({ NODE_ENV: 'production', OAUTH_SIGNING_KEY: await exportPKCS8(privateKey), NEXTAUTH_SECRET: 's'.repeat(40) });

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { isScope, parseScopes, SCOPE_DESCRIPTIONS, SCOPES, scopeString } from './scopes';
+
+const ALL = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'];
+
+describe('parseScopes', () => {
+  it.each([
+    ['omitted (null)', null],
+    ['omitted (undefined)', undefined],
+    ['empty', ''],
+    ['only spaces', '   '],
+  ])('grants all four scopes in canonical order when the parameter is %s', (_, value) => {
+    expect(parseScopes(value)).toEqual({ ok: true, scopes: ALL });
+  });
+
+  it.each([
+    ['earnings:read profile:read', ['profile:read', 'earnings:read']],
+    ['api_keys:read apps:read', ['apps:read', 'api_keys:read']],
+    ['apps:read apps:read', ['apps:read']],
+    ['  profile:read   profile:read earnings:read ', ['profile:read', 'earnings:read']],
+    ['api_keys:read earnings:read apps:read profile:read', ALL],
+  ])('returns %j as %j: canonical order, no duplicates', (value, scopes) => {
+    expect(parseScopes(value)).toEqual({ ok: true, scopes });
+  });
+
+  it.each([
+    ['profile:write', ['profile:write']],
+    ['profile:read admin', ['admin']],
+    ['openid email openid profile:read', ['openid', 'email']],
+    ['PROFILE:READ', ['PROFILE:READ']],
+    ['Apps:read earnings:read', ['Apps:read']],
+  ])('refuses %j and lists the unknown scopes %j', (value, unknown) => {
+    expect(parseScopes(value)).toEqual({ ok: false, unknown });
+  });
+
+  it('splits on spaces only, as RFC 6749 §3.3 says (a comma or tab is part of a scope)', () => {
+    expect(parseScopes('profile:read,apps:read')).toEqual({ ok: false, unknown: ['profile:read,apps:read'] });
+    expect(parseScopes('profile:read\tapps:read')).toEqual({ ok: false, unknown: ['profile:read\tapps:read'] });
+  });
+});
+
+describe('scope helpers', () => {
+  it('know exactly the four scopes, each with a description', () => {
+    expect([...SCOPES]).toEqual(ALL);
+    for (const s of SCOPES) {
+      expect(isScope(s)).toBe(true);
+      expect(SCOPE_DESCRIPTIONS[s]).toMatch(/\w/);
+    }
+    expect(isScope('profile:write')).toBe(false);
+    expect(isScope('')).toBe(false);
+  });
+
+  it('join scopes with single spaces', () => {
+    expect(scopeString(['profile:read', 'apps:read'])).toBe('profile:read apps:read');
+    expect(scopeString([])).toBe('');
+  });
+});
