@@ -68,12 +68,12 @@ describe('clientCredentials: HTTP Basic (RFC 6749 §2.3.1)', () => {
   });
 
   it.each(['Bearer abc.def.ghi', 'Digest username="x"', 'Basic', 'mcl_abc:s'])(
-    'refuses the Authorization header %j as invalid_client 401, without a Basic challenge',
+    'refuses the Authorization header %j as invalid_client 401, with the Basic challenge (RFC 6749 §5.2)',
     (header) => {
       const err = refusal({ client_id: 'mcl_abc' }, header);
       expect(err.code).toBe('invalid_client');
       expect(err.status).toBe(401);
-      expect(err.headers['WWW-Authenticate']).toBeUndefined();
+      expect(err.headers['WWW-Authenticate']).toMatch(/^Basic realm=/);
     },
   );
 });

@@ -31,7 +31,7 @@ interface Credentials {
 /** RFC 6749 §2.3.1: HTTP Basic with the form-urlencoded id and secret, or both in the body. */
 export function clientCredentials(form: Record<string, string>, authorization: string | null): Credentials {
   const basic = /^Basic\s+(.+)$/i.exec(authorization ?? '');
-  if (authorization && !basic) throw invalidClient('Only HTTP Basic client authentication is accepted in the Authorization header.', false);
+  if (authorization && !basic) throw invalidClient('Only HTTP Basic client authentication is accepted in the Authorization header.', true);
   if (basic) {
     if (form.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method, not two (RFC 6749 §2.3).');
     const decoded = Buffer.from(basic[1]!.trim(), 'base64').toString('utf8');
