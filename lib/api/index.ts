@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { json, method, type RouteSpec } from '../http/kernel';
 import { absoluteUrl } from '../http/responses';
-import { bearerChallenge } from '../oauth/challenge';
+import { authenticate, type Principal } from '../oauth/bearer';
 import { operationsOf } from '../openapi/operations';
 import { SCOPES } from '../schemas/account';
 import { API_VERSION } from '../http/kernel';
@@ -57,19 +57,21 @@ export const indexRoute: RouteSpec = {
   methods: {
     GET: method({
       cache: 'public, max-age=300',
-      handler: ({ request }) => {
-        const authorization = request.headers.get('authorization');
-        if (authorization !== null) {
-          // Access tokens are not issued yet (the OAuth server is still to come), so no presented
-          // credential can be valid. The 401 still lists what works without one.
-          throw new ApiError(
-            'invalid_token',
-            'The access token is not valid here. Public endpoints need no token; account endpoints need a token from this service.',
-            { 'WWW-Authenticate': bearerChallenge({ resource: 'api', error: 'invalid_token', description: 'The access token is not valid' }) },
-            indexDocument(),
-          );
+      handler: async ({ request }) => {
+        let principal: Principal | null;
+        try {
+          principal = await authenticate(request, 'api', { required: false });
+        } catch (err) {
+          // The 401 of the spec still lists what works without a token.
+          if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.message, err.headers, indexDocument());
+          throw err;
         }
-        return json(indexBody.parse(indexDocument()));
+        if (!principal) return json(indexBody.parse(indexDocument()));
+        // The sandbox token does not expire; an hour ahead keeps clients that renew by it working.
+        const expiresAt = principal.kind === 'user' ? principal.expiresAt.getTime() : Date.now() + 3600_000;
+        const body = indexBody.parse({ ...indexDocument(), token: { scopes: principal.scopes, expires_at: Math.floor(expiresAt / 1000) } });
+        if (principal.kind === 'sandbox') return json({ ...body, sandbox: true }, { headers: { 'Service-Sandbox': 'true' } });
+        return json(body);
       },
     }),
   },

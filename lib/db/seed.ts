@@ -185,15 +185,18 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
         if (impressions === 0) continue;
         const clicks = Math.round(impressions * CTR[pl.format] * (0.7 + rand() * 0.6));
         const revenue = round6((impressions / 1000) * cpm * (0.9 + rand() * 0.2));
-        stats.push({ placement_id: placementId, user_id: userId, day: isoDay(date), impressions, clicks, revenue_usd: revenue });
+        // Between 88% and 97% of the ad requests filled (no draw from rand(): the other figures stay as they were).
+        const adRequests = Math.ceil(impressions / (0.88 + (impressions % 10) / 100));
+        stats.push({ placement_id: placementId, user_id: userId, day: isoDay(date), impressions, clicks, revenue_usd: revenue, ad_requests: adRequests });
         const month = isoDay(date).slice(0, 7);
         monthlyRevenue.set(month, (monthlyRevenue.get(month) ?? 0) + revenue);
       }
       await insertJson(tx, 'daily_stats', stats);
       // The placement's counters are the sum of its daily stats, so every view agrees.
       await tx.query(
-        `update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r
-         from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_usd), 0) r
+        `update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q
+         from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_usd), 0) r,
+                      coalesce(sum(ad_requests), 0) q
                from public.daily_stats where placement_id = $1) s
          where p.id = $1`,
         [placementId],

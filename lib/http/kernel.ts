@@ -41,6 +41,8 @@ export interface RequestContext<Q, B> {
   params: Record<string, string | string[] | undefined>;
   requestId: string;
   clientIp: string;
+  /** What the method's `authorize` step answered (the caller's principal), or undefined. */
+  auth: unknown;
   /**
    * Takes `units` more from the caller's rate-limit budget (a batch pays per sub-request).
    * Throws the 429 when they do not fit.
@@ -51,6 +53,11 @@ export interface RequestContext<Q, B> {
 export interface MethodSpec<QS extends z.ZodType | undefined, BS extends z.ZodType | undefined> {
   query?: QS;
   body?: BS;
+  /**
+   * Runs before the query and body are validated, so a caller without a valid credential learns
+   * nothing about the parameters (401 before 400). Its answer is `ctx.auth`.
+   */
+  authorize?: (request: Request) => Promise<unknown>;
   /** How the body is encoded; `json` by default. */
   bodyType?: 'json' | 'form';
   /** Cache-Control of a successful answer; `no-store` by default and whenever a credential was sent. */
@@ -100,6 +107,17 @@ const EXPOSED_HEADERS = [
   'Idempotency-Key',
   'Service-Sandbox',
 ].join(', ');
+
+/**
+ * Requests a batch dispatches after charging for them up front (DESIGN.md: a batch costs one
+ * unit per sub-request): the kernel does not charge them again.
+ */
+const prepaid = new WeakSet<Request>();
+
+export function markPrepaid(request: Request): Request {
+  prepaid.add(request);
+  return request;
+}
 
 export function json(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Response {
   return Response.json(body, init);
@@ -186,16 +204,17 @@ export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
         response = new Response(null, { status: 204, headers: { Allow: allow } });
       } else {
         // Preflights are the browser's, not the client's: only real requests are counted.
-        await charge(1);
+        if (!prepaid.has(request)) await charge(1);
         const declared = spec.methods[(method === 'HEAD' ? 'GET' : method) as DeclarableMethod];
         if (!declared) {
           throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}.`, { Allow: allow });
         }
+        const auth = declared.authorize ? await declared.authorize(request) : undefined;
         const url = new URL(request.url);
         const query = declared.query ? parseQuery(url.searchParams, declared.query) : undefined;
         const body = declared.body ? await readBody(request, declared.body, declared.bodyType ?? 'json') : undefined;
         const params = context ? await context.params : {};
-        response = await declared.handler({ request, url, query, body, params, requestId, clientIp: ip, charge } as never);
+        response = await declared.handler({ request, url, query, body, params, requestId, clientIp: ip, charge, auth } as never);
         if (response.status < 400 && declared.cache && !request.headers.has('authorization')) cache = declared.cache;
       }
     } catch (err) {

@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+import type { Principal } from '../oauth/bearer';
+import type { apiKeysBody, appsBody, earningsBody, profileBody } from '../schemas/account';
+import { apiKeyRows, appRows, payoutRows, placementRows, profileRow, readAccount, type AccountReader } from './reads';
+import { SANDBOX_API_KEYS, SANDBOX_APPS, SANDBOX_PAYOUTS, SANDBOX_PLACEMENTS, SANDBOX_PROFILE } from './sandbox';
+import { apiKeysView, appsView, earningsView, profileView, type EnvironmentFilter, type PlacementFilter } from './views';
+
+/**
+ * The four account operations, for REST and MCP alike: a principal in, a body out. The sandbox
+ * principal gets the fixed demo account and `sandbox: true`; a user's reads run through RLS.
+ */
+
+type Sandboxed<T> = T & { sandbox?: true };
+
+function reader(principal: Extract<Principal, { kind: 'user' }>): AccountReader {
+  return { userId: principal.userId, clientId: principal.clientId, scopes: principal.scopes };
+}
+
+const sandboxed = <T extends object>(body: T): Sandboxed<T> => ({ ...body, sandbox: true });
+
+export async function getProfile(principal: Principal): Promise<Sandboxed<z.infer<typeof profileBody>>> {
+  if (principal.kind === 'sandbox') return sandboxed(profileView(SANDBOX_PROFILE));
+  return readAccount(reader(principal), async (db) => profileView(await profileRow(db, principal.userId)));
+}
+
+export async function listApps(principal: Principal, filter: PlacementFilter): Promise<Sandboxed<z.infer<typeof appsBody>>> {
+  if (principal.kind === 'sandbox') return sandboxed(appsView(SANDBOX_APPS, SANDBOX_PLACEMENTS, filter));
+  return readAccount(reader(principal), async (db) =>
+    appsView(await appRows(db, principal.userId), await placementRows(db, principal.userId), filter),
+  );
+}
+
+export async function getEarnings(principal: Principal, payoutLimit: number): Promise<Sandboxed<z.infer<typeof earningsBody>>> {
+  if (principal.kind === 'sandbox') return sandboxed(earningsView(SANDBOX_PLACEMENTS, SANDBOX_PAYOUTS, payoutLimit));
+  return readAccount(reader(principal), async (db) =>
+    earningsView(await placementRows(db, principal.userId), await payoutRows(db, principal.userId), payoutLimit),
+  );
+}
+
+export async function listApiKeys(principal: Principal, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {
+  if (principal.kind === 'sandbox') return sandboxed(apiKeysView(SANDBOX_API_KEYS, environment));
+  return readAccount(reader(principal), async (db) => apiKeysView(await apiKeyRows(db, principal.userId), environment));
+}

@@ -1,0 +1,70 @@
+import type { ApiKeyRow, AppRow, PayoutRow, PlacementRow, ProfileRow } from './views';
+
+/**
+ * The sandbox account (spec: Sandbox): fixed demo data, the same in every REST route, in batch
+ * and in the MCP tools, never read from or written to the database. Totals are not written down
+ * here: the views compute them from these rows, so they always agree.
+ */
+
+const at = (iso: string) => new Date(iso);
+
+export const SANDBOX_PROFILE: ProfileRow = {
+  id: '00000000-0000-4000-8000-000000000001',
+  email: 'sandbox@example.com',
+  name: 'Sam Sandbox',
+  company: 'Sandbox Apps Inc.',
+  role: 'Publisher',
+  created_at: at('2025-09-01T09:00:00.000Z'),
+};
+
+export const SANDBOX_APPS: AppRow[] = [
+  {
+    id: '00000000-0000-4000-8000-00000000a001',
+    name: 'Sandbox Writer',
+    slug: 'sandbox-writer',
+    description: 'A demo AI writing assistant.',
+    category: ['writing', 'productivity'],
+    created_at: at('2025-09-03T09:00:00.000Z'),
+  },
+  {
+    id: '00000000-0000-4000-8000-00000000a002',
+    name: 'Sandbox Tutor',
+    slug: 'sandbox-tutor',
+    description: 'A demo study companion for students.',
+    category: ['education'],
+    created_at: at('2025-10-14T09:00:00.000Z'),
+  },
+];
+
+const [WRITER, TUTOR] = SANDBOX_APPS.map((a) => a.id) as [string, string];
+
+export const SANDBOX_PLACEMENTS: PlacementRow[] = [
+  { id: '00000000-0000-4000-8000-00000000b001', app_id: WRITER, name: 'Editor sidebar video', format: 'floating_video', status: 'active', impressions: 182_400, clicks: 2_190, revenue_usd: 1_493.61, ad_requests: 197_300, created_at: at('2025-09-03T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b002', app_id: WRITER, name: 'Prompt tips', format: 'tooltip', status: 'active', impressions: 401_250, clicks: 7_622, revenue_usd: 1_131.53, ad_requests: 428_900, created_at: at('2025-09-04T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b003', app_id: WRITER, name: 'Inline mention', format: 'inline_text', status: 'paused', impressions: 55_010, clicks: 660, revenue_usd: 190.33, ad_requests: 61_200, created_at: at('2025-09-05T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b004', app_id: TUTOR, name: 'Lesson sponsor card', format: 'sponsored_card', status: 'active', impressions: 97_800, clicks: 1_565, revenue_usd: 552.08, ad_requests: 104_100, created_at: at('2025-10-14T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b005', app_id: TUTOR, name: 'Hint tooltip', format: 'tooltip', status: 'paused', impressions: 23_400, clicks: 351, revenue_usd: 64.82, ad_requests: 26_000, created_at: at('2025-10-15T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b006', app_id: TUTOR, name: 'Retired intro video', format: 'floating_video', status: 'archived', impressions: 8_100, clicks: 90, revenue_usd: 66.42, ad_requests: 9_050, created_at: at('2025-10-16T10:00:00.000Z') },
+];
+
+/** Newest first, as the database orders them. */
+export const SANDBOX_PAYOUTS: PayoutRow[] = [
+  { period: '2026-10', amount_usd: 402.17, status: 'pending', paid_at: null, requested_at: at('2026-11-01T06:00:00.000Z') },
+  { period: '2026-09', amount_usd: 388.9, status: 'processing', paid_at: null, requested_at: at('2026-10-01T06:00:00.000Z') },
+  { period: '2026-08', amount_usd: 371.45, status: 'paid', paid_at: at('2026-09-15T12:00:00.000Z'), requested_at: at('2026-09-01T06:00:00.000Z') },
+  { period: '2026-07', amount_usd: 356.02, status: 'paid', paid_at: at('2026-08-14T12:00:00.000Z'), requested_at: at('2026-08-01T06:00:00.000Z') },
+  { period: '2026-06', amount_usd: 340.6, status: 'failed', paid_at: null, requested_at: at('2026-07-01T06:00:00.000Z') },
+  { period: '2026-05', amount_usd: 322.75, status: 'paid', paid_at: at('2026-06-15T12:00:00.000Z'), requested_at: at('2026-06-01T06:00:00.000Z') },
+  { period: '2026-04', amount_usd: 298.3, status: 'paid', paid_at: at('2026-05-15T12:00:00.000Z'), requested_at: at('2026-05-01T06:00:00.000Z') },
+  { period: '2026-03', amount_usd: 265.12, status: 'paid', paid_at: at('2026-04-15T12:00:00.000Z'), requested_at: at('2026-04-01T06:00:00.000Z') },
+  { period: '2026-02', amount_usd: 231.84, status: 'paid', paid_at: at('2026-03-13T12:00:00.000Z'), requested_at: at('2026-03-01T06:00:00.000Z') },
+  { period: '2026-01', amount_usd: 204.4, status: 'paid', paid_at: at('2026-02-13T12:00:00.000Z'), requested_at: at('2026-02-01T06:00:00.000Z') },
+  { period: '2025-12', amount_usd: 176.93, status: 'paid', paid_at: at('2026-01-15T12:00:00.000Z'), requested_at: at('2026-01-01T06:00:00.000Z') },
+  { period: '2025-11', amount_usd: 142.5, status: 'paid', paid_at: at('2025-12-15T12:00:00.000Z'), requested_at: at('2025-12-01T06:00:00.000Z') },
+];
+
+export const SANDBOX_API_KEYS: ApiKeyRow[] = [
+  { id: '00000000-0000-4000-8000-00000000c001', name: 'Writer production', environment: 'production', status: 'active', key_prefix: 'pk_live_SANDBOX1', key_last4: 'W1x9', created_at: at('2025-09-03T11:00:00.000Z'), last_used_at: at('2026-11-20T18:42:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000c002', name: 'Writer development', environment: 'development', status: 'active', key_prefix: 'pk_test_SANDBOX2', key_last4: 'D2k4', created_at: at('2025-09-03T11:05:00.000Z'), last_used_at: at('2026-11-18T09:10:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000c003', name: 'Tutor production (retired)', environment: 'production', status: 'revoked', key_prefix: 'pk_live_SANDBOX3', key_last4: 'T3q7', created_at: at('2025-10-14T11:00:00.000Z'), last_used_at: at('2026-03-02T14:00:00.000Z') },
+];

@@ -1,0 +1,143 @@
+import { appsBody, apiKeysBody, earningsBody, profileBody, type PAYOUT_STATUSES } from '../schemas/account';
+import type { z } from 'zod';
+import { maskApiKey } from '../sdk/api-key';
+import { fillRate, roundUsd, rpmUsd, sumUsd } from './money';
+
+/**
+ * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
+ * REST, MCP and the sandbox can never disagree on a shape or a sum. Every body is parsed by its
+ * schema on the way out: a column added to a query cannot leak.
+ */
+
+export type ProfileRow = {
+  id: string;
+  email: string | null;
+  name: string | null;
+  company: string | null;
+  role: string | null;
+  created_at: Date | null;
+};
+
+export type AppRow = {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  category: string[];
+  created_at: Date;
+};
+
+export type PlacementRow = {
+  id: string;
+  app_id: string;
+  name: string;
+  format: 'floating_video' | 'tooltip' | 'sponsored_card' | 'inline_text';
+  status: 'active' | 'paused' | 'archived';
+  impressions: number;
+  clicks: number;
+  revenue_usd: number;
+  ad_requests: number;
+  created_at: Date;
+};
+
+export type PayoutRow = {
+  period: string;
+  amount_usd: number;
+  status: (typeof PAYOUT_STATUSES)[number];
+  paid_at: Date | null;
+  requested_at: Date;
+};
+
+export type ApiKeyRow = {
+  id: string;
+  name: string;
+  environment: 'development' | 'production';
+  status: 'active' | 'revoked';
+  key_prefix: string;
+  key_last4: string;
+  created_at: Date;
+  last_used_at: Date | null;
+};
+
+export type PlacementFilter = 'all' | 'active' | 'paused';
+export type EnvironmentFilter = 'all' | 'development' | 'production';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function profileView(row: ProfileRow): z.infer<typeof profileBody> {
+  return profileBody.parse({
+    user_id: row.id,
+    email: row.email,
+    name: row.name,
+    company: row.company,
+    role: row.role,
+    member_since: iso(row.created_at),
+  });
+}
+
+export function placementView(row: PlacementRow) {
+  return {
+    id: row.id,
+    app_id: row.app_id,
+    name: row.name,
+    format: row.format,
+    status: row.status,
+    impressions: row.impressions,
+    clicks: row.clicks,
+    revenue_usd: roundUsd(row.revenue_usd),
+    fill_rate: fillRate(row.impressions, row.ad_requests),
+    rpm_usd: rpmUsd(row.revenue_usd, row.impressions),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export function matchesPlacementFilter(status: PlacementRow['status'], filter: PlacementFilter): boolean {
+  return filter === 'all' || status === filter;
+}
+
+export function appsView(apps: AppRow[], placements: PlacementRow[], filter: PlacementFilter): z.infer<typeof appsBody> {
+  return appsBody.parse({
+    apps: apps.map((a) => ({ ...a, created_at: a.created_at.toISOString() })),
+    placements: placements.filter((p) => matchesPlacementFilter(p.status, filter)).map(placementView),
+  });
+}
+
+export const EARNINGS_NOTE =
+  'ad_revenue_tracked_usd, impressions and clicks cover all placements since they were created (revenue_usd of every placement in /api/v1/me/apps, summed). payouts_pending_usd counts payouts pending or processing; failed payouts are retried in the next payout run.';
+
+/** `placements` are all of the user's placements; `payouts` all payouts, newest first. */
+export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number): z.infer<typeof earningsBody> {
+  const views = placements.map(placementView);
+  return earningsBody.parse({
+    currency: 'USD',
+    ad_revenue_tracked_usd: sumUsd(views.map((p) => p.revenue_usd)),
+    impressions: views.reduce((n, p) => n + p.impressions, 0),
+    clicks: views.reduce((n, p) => n + p.clicks, 0),
+    payouts_paid_usd: sumUsd(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_usd)),
+    payouts_pending_usd: sumUsd(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_usd)),
+    payouts: payouts.slice(0, payoutLimit).map((p) => ({
+      period: p.period,
+      amount_usd: roundUsd(p.amount_usd),
+      status: p.status,
+      paid_at: iso(p.paid_at),
+      requested_at: p.requested_at.toISOString(),
+    })),
+    note: EARNINGS_NOTE,
+  });
+}
+
+export function apiKeysView(keys: ApiKeyRow[], environment: EnvironmentFilter): z.infer<typeof apiKeysBody> {
+  return apiKeysBody.parse({
+    api_keys: keys
+      .filter((k) => environment === 'all' || k.environment === environment)
+      .map((k) => ({
+        id: k.id,
+        name: k.name,
+        environment: k.environment,
+        status: k.status,
+        masked_key: maskApiKey(k.key_prefix, k.key_last4),
+        created_at: k.created_at.toISOString(),
+        last_used_at: iso(k.last_used_at),
+      })),
+  });
+}

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account/routes';
+import { pagesRoute } from '../content/routes';
+import { ApiError } from '../http/errors';
+import { defineRoute, jsonText, markPrepaid, method, type RouteHandler, type RouteSpec } from '../http/kernel';
+import { IDEMPOTENCY_KEY, idempotent, type StoredAnswer } from '../idempotency';
+import { env } from '../env';
+import { pricingRoute } from '../pricing/route';
+import { BATCH_PATHS, batchRequest } from '../schemas/batch';
+import { searchRoute } from '../search/route';
+
+/**
+ * POST /api/v1/batch (spec: Index and batch; DESIGN.md): 1 to 20 GET sub-requests, dispatched in
+ * process and in parallel to the very handlers their paths name, each with the caller's
+ * Authorization, answered in request order. One unit of rate limit per sub-request.
+ */
+
+type BatchPath = (typeof BATCH_PATHS)[number];
+
+const SPECS: Record<BatchPath, RouteSpec> = {
+  '/api/v1/search': searchRoute,
+  '/api/v1/pricing': pricingRoute,
+  '/api/v1/pages': pagesRoute,
+  '/api/v1/me': profileRoute,
+  '/api/v1/me/apps': appsRoute,
+  '/api/v1/me/earnings': earningsRoute,
+  '/api/v1/me/api-keys': apiKeysRoute,
+};
+
+let handlers: Record<BatchPath, RouteHandler> | undefined;
+function handlerFor(path: BatchPath): RouteHandler {
+  handlers ??= Object.fromEntries(BATCH_PATHS.map((p) => [p, defineRoute(SPECS[p]).GET])) as Record<BatchPath, RouteHandler>;
+  return handlers[path];
+}
+
+export interface SubRequest {
+  id: string | number;
+  /** The path and query as given. */
+  path: string;
+  route: BatchPath;
+}
+
+/** Checks every sub-request's path: an API v1 path this endpoint may dispatch to. */
+export function planBatch(requests: { path: string; id?: string | number }[]): SubRequest[] {
+  return requests.map((r, index) => {
+    const where = `requests[${index}].path`;
+    if (!r.path.startsWith('/api/v1/') && r.path !== '/api/v1') {
+      throw new ApiError('invalid_request', `${where} must be an API v1 path such as /api/v1/me/apps.`);
+    }
+    let url: URL;
+    try {
+      url = new URL(r.path, 'http://batch.invalid');
+    } catch {
+      throw new ApiError('invalid_request', `${where} is not a valid path.`);
+    }
+    if (url.origin !== 'http://batch.invalid' || r.path.includes('#')) throw new ApiError('invalid_request', `${where} must be a path, not a URL.`);
+    const route = url.pathname as BatchPath;
+    if (!BATCH_PATHS.includes(route)) {
+      throw new ApiError('invalid_request', `${where} may not be ${url.pathname}; allowed: ${BATCH_PATHS.join(', ')}.`);
+    }
+    return { id: r.id ?? index, path: `${url.pathname}${url.search}`, route };
+  });
+}
+
+async function dispatch(sub: SubRequest, authorization: string | null): Promise<{ id: string | number; status: number; body: unknown }> {
+  const request = new Request(`${env().PUBLIC_BASE_URL}${sub.path}`, { headers: authorization === null ? {} : { authorization } });
+  const response = await handlerFor(sub.route)(markPrepaid(request), { params: Promise.resolve({}) });
+  const text = await response.text();
+  return { id: sub.id, status: response.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+export async function runBatch(subs: SubRequest[], authorization: string | null): Promise<StoredAnswer> {
+  const responses = await Promise.all(subs.map((s) => dispatch(s, authorization)));
+  return { status: 200, body: JSON.stringify({ responses }) };
+}
+
+export const batchRoute: RouteSpec = {
+  name: 'batch',
+  rateLimit: true,
+  cors: 'public',
+  apiVersion: true,
+  methods: {
+    POST: method({
+      body: batchRequest,
+      handler: async ({ request, body, clientIp, charge }) => {
+        const key = request.headers.get('idempotency-key');
+        if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+          throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21 to 0x7E).');
+        }
+        const subs = planBatch(body.requests);
+        // The request itself paid one unit; the others are paid here, before anything runs.
+        await charge(subs.length - 1);
+        const authorization = request.headers.get('authorization');
+        if (key === null) return jsonText((await runBatch(subs, authorization)).body);
+
+        // Keys belong to a credential (or, without one, to an address): never shared across callers.
+        const principal = createHash('sha256').update(authorization ?? `anonymous ${clientIp}`).digest('hex');
+        const outcome = await idempotent({
+          scope: 'batch',
+          principal,
+          key,
+          fingerprint: JSON.stringify(subs.map((s) => [s.id, s.path])),
+          run: () => runBatch(subs, authorization),
+        });
+        if (outcome.kind === 'mismatch') {
+          throw new ApiError('invalid_request', 'This Idempotency-Key was used with another batch: use a new key for a new batch.');
+        }
+        if (outcome.kind === 'in_progress') {
+          throw new ApiError('conflict', 'A batch with this Idempotency-Key is still running: retry in a moment.');
+        }
+        const response = jsonText(outcome.answer.body);
+        response.headers.set('Idempotency-Key', key);
+        if (outcome.kind === 'replayed') response.headers.set('Idempotent-Replayed', 'true');
+        return response;
+      },
+    }),
+  },
+};
