@@ -39,10 +39,28 @@ const TARGETS = {
  * What is measured, in this order. `target` names an entry of TARGETS; `headers` are sent with
  * every request; `expect` is the status every response must have (default 200).
  */
+const SANDBOX = { authorization: 'Bearer svc_sandbox' };
+const SANDBOX_PATHS = ['/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/api-keys'];
 const ENDPOINTS = [
   { name: 'GET /api/v1/pricing', target: 'pglite', path: '/api/v1/pricing' },
   { name: 'GET /api/v1/search?q=payout', target: 'pglite', path: '/api/v1/search?q=payout' },
-  // { name: 'GET /api/v1/me', target: 'pglite', path: '/api/v1/me', headers: { authorization: `Bearer ${token}` } },
+  { name: 'GET /api/v1/me/apps (sandbox)', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX },
+  {
+    name: 'POST /api/v1/batch, 20 sandbox sub-requests',
+    target: 'pglite',
+    path: '/api/v1/batch',
+    method: 'POST',
+    headers: { ...SANDBOX, 'content-type': 'application/json' },
+    body: JSON.stringify({ requests: Array.from({ length: 20 }, (_, i) => ({ path: SANDBOX_PATHS[i % SANDBOX_PATHS.length] })) }),
+  },
+];
+
+/**
+ * Latency comparisons reported beside the table (issue 5: a batch of 20 sandbox sub-requests
+ * must take less than twice the time of one request).
+ */
+const COMPARISONS = [
+  { name: 'batch of 20 sandbox sub-requests vs one sandbox request (mean latency)', subject: 'POST /api/v1/batch, 20 sandbox sub-requests', reference: 'GET /api/v1/me/apps (sandbox)', limit: 2 },
 ];
 
 /** The bare route handler every endpoint is compared with. */
@@ -261,15 +279,15 @@ async function startServer(name, port, args, env, readyPath) {
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
-function load(url, headers, duration) {
-  return autocannon({ url, headers, connections: CONNECTIONS, duration });
+function load(url, headers, duration, request = {}) {
+  return autocannon({ url, headers, connections: CONNECTIONS, duration, method: request.method ?? 'GET', body: request.body });
 }
 
 /** Warms the server and its route up (JIT, caches, connection pools), then measures. */
-async function measure(name, url, headers = {}, expect = 200) {
+async function measure(name, url, headers = {}, expect = 200, request = {}) {
   process.stdout.write(`  ${name}: warm-up ${WARMUP} s, measuring ${DURATION} s ... `);
-  await load(url, headers, WARMUP);
-  const r = await load(url, headers, DURATION);
+  await load(url, headers, WARMUP, request);
+  const r = await load(url, headers, DURATION, request);
   const responses = Object.values(r.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
   const unexpected = responses - (r.statusCodeStats[expect]?.count ?? 0);
   const run = {
@@ -278,7 +296,7 @@ async function measure(name, url, headers = {}, expect = 200) {
     expect,
     reqPerSec: r.requests.average,
     requests: r.requests.total,
-    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    latencyMs: { mean: r.latency.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
     non2xx: r.non2xx,
     unexpected,
     errors: r.errors,
@@ -391,7 +409,10 @@ async function main() {
       // Baseline, then endpoint, one server at a time: drift over the run affects both alike.
       const baseline = await measure(BASELINE.name, baselineUrl);
       baselineRuns.push(baseline);
-      const run = await measure(endpoint.name, `http://127.0.0.1:${target.port}${endpoint.path}`, endpoint.headers, endpoint.expect ?? 200);
+      const run = await measure(endpoint.name, `http://127.0.0.1:${target.port}${endpoint.path}`, endpoint.headers, endpoint.expect ?? 200, {
+        method: endpoint.method,
+        body: endpoint.body,
+      });
       rows.push({ endpoint, run, baseline });
     }
     await stop(server);
@@ -401,12 +422,25 @@ async function main() {
   const table = tableRows(baselineRuns, rows);
   console.log(`\n${textTable(table)}\n`);
 
+  const comparisons = COMPARISONS.map((c) => {
+    const subject = rows.find((r) => r.endpoint.name === c.subject)?.run;
+    const reference = rows.find((r) => r.endpoint.name === c.reference)?.run;
+    if (!subject || !reference) return null;
+    const ratio = subject.latencyMs.mean / reference.latencyMs.mean;
+    return { ...c, subjectMs: subject.latencyMs.mean, referenceMs: reference.latencyMs.mean, ratio, ok: ratio < c.limit };
+  }).filter(Boolean);
+  const comparisonLines = comparisons.map(
+    (c) => `${c.name}: ${c.subjectMs.toFixed(2)} ms vs ${c.referenceMs.toFixed(2)} ms = ${c.ratio.toFixed(2)}x (target < ${c.limit}x: ${c.ok ? 'met' : 'NOT met'})`,
+  );
+  if (comparisonLines.length > 0) console.log(`${comparisonLines.join('\n')}\n`);
+
   const failures = [...baselineRuns, ...rows.map((r) => r.run)].filter(failed);
   const report = {
     startedAt: stamp,
     settings,
     machine,
     table,
+    comparisons,
     runs: rows.map(({ endpoint, run, baseline }) => ({
       endpoint: endpoint.name,
       target: endpoint.target,
@@ -423,6 +457,8 @@ async function main() {
     `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`), measured just before each endpoint; "vs baseline" compares with that run.`,
     '',
     markdownTable(table),
+    '',
+    ...comparisonLines.map((l) => `- ${l}`),
     '',
   ].join('\n');
   fs.writeFileSync(path.join(resultsDir, `${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`);

@@ -18,26 +18,34 @@ function reader(principal: Extract<Principal, { kind: 'user' }>): AccountReader 
 
 const sandboxed = <T extends object>(body: T): Sandboxed<T> => ({ ...body, sandbox: true });
 
+/** The sandbox's answers never change: each is built once per filter and kept. */
+const sandboxAnswers = new Map<string, object>();
+function sandboxAnswer<T extends object>(key: string, build: () => T): Sandboxed<T> {
+  let answer = sandboxAnswers.get(key);
+  if (!answer) sandboxAnswers.set(key, (answer = sandboxed(build())));
+  return answer as Sandboxed<T>;
+}
+
 export async function getProfile(principal: Principal): Promise<Sandboxed<z.infer<typeof profileBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(profileView(SANDBOX_PROFILE));
+  if (principal.kind === 'sandbox') return sandboxAnswer('profile', () => profileView(SANDBOX_PROFILE));
   return readAccount(reader(principal), async (db) => profileView(await profileRow(db, principal.userId)));
 }
 
 export async function listApps(principal: Principal, filter: PlacementFilter): Promise<Sandboxed<z.infer<typeof appsBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(appsView(SANDBOX_APPS, SANDBOX_PLACEMENTS, filter));
+  if (principal.kind === 'sandbox') return sandboxAnswer(`apps:${filter}`, () => appsView(SANDBOX_APPS, SANDBOX_PLACEMENTS, filter));
   return readAccount(reader(principal), async (db) =>
     appsView(await appRows(db, principal.userId), await placementRows(db, principal.userId), filter),
   );
 }
 
 export async function getEarnings(principal: Principal, payoutLimit: number): Promise<Sandboxed<z.infer<typeof earningsBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(earningsView(SANDBOX_PLACEMENTS, SANDBOX_PAYOUTS, payoutLimit));
+  if (principal.kind === 'sandbox') return sandboxAnswer(`earnings:${payoutLimit}`, () => earningsView(SANDBOX_PLACEMENTS, SANDBOX_PAYOUTS, payoutLimit));
   return readAccount(reader(principal), async (db) =>
     earningsView(await placementRows(db, principal.userId), await payoutRows(db, principal.userId), payoutLimit),
   );
 }
 
 export async function listApiKeys(principal: Principal, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(apiKeysView(SANDBOX_API_KEYS, environment));
+  if (principal.kind === 'sandbox') return sandboxAnswer(`api-keys:${environment}`, () => apiKeysView(SANDBOX_API_KEYS, environment));
   return readAccount(reader(principal), async (db) => apiKeysView(await apiKeyRows(db, principal.userId), environment));
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { json, method, type RouteSpec } from '../http/kernel';
+import { json, jsonText, method, type RouteSpec } from '../http/kernel';
 import { authenticate, requireScope, type Principal } from '../oauth/bearer';
 import { apiKeysQuery, appsQuery, earningsQuery, type Scope } from '../schemas/account';
 import { getEarnings, getProfile, listApiKeys, listApps } from './index';
@@ -8,6 +8,8 @@ import { getEarnings, getProfile, listApiKeys, listApps } from './index';
  * GET /api/v1/me, /me/apps, /me/earnings, /me/api-keys: the bearer is checked (and its scope)
  * before the parameters, then the read runs as the user (or on the sandbox's demo data).
  */
+
+const serialized = new WeakMap<object, string>();
 
 function accountRoute<Q extends z.ZodObject | undefined>(
   name: string,
@@ -31,7 +33,13 @@ function accountRoute<Q extends z.ZodObject | undefined>(
         handler: async ({ auth, query: q }) => {
           const principal = auth as Principal;
           const body = await read(principal, q as never);
-          return json(body, { headers: principal.kind === 'sandbox' ? { 'Service-Sandbox': 'true' } : {} });
+          if (principal.kind !== 'sandbox') return json(body);
+          // The sandbox's answers are fixed objects: serialise each once.
+          let text = serialized.get(body);
+          if (text === undefined) serialized.set(body, (text = JSON.stringify(body)));
+          const response = jsonText(text);
+          response.headers.set('Service-Sandbox', 'true');
+          return response;
         },
       }),
     },

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account/routes';
+import { authenticate, bearerToken, SANDBOX_TOKEN } from '../oauth/bearer';
 import { pagesRoute } from '../content/routes';
 import { ApiError } from '../http/errors';
-import { defineRoute, jsonText, markPrepaid, method, type RouteHandler, type RouteSpec } from '../http/kernel';
+import { defineRoute, internalGet, jsonText, jsonTextOf, method, type RouteHandler, type RouteSpec } from '../http/kernel';
 import { IDEMPOTENCY_KEY, idempotent, type StoredAnswer } from '../idempotency';
 import { env } from '../env';
 import { pricingRoute } from '../pricing/route';
@@ -62,16 +63,23 @@ export function planBatch(requests: { path: string; id?: string | number }[]): S
   });
 }
 
-async function dispatch(sub: SubRequest, authorization: string | null): Promise<{ id: string | number; status: number; body: unknown }> {
-  const request = new Request(`${env().PUBLIC_BASE_URL}${sub.path}`, { headers: authorization === null ? {} : { authorization } });
-  const response = await handlerFor(sub.route)(markPrepaid(request), { params: Promise.resolve({}) });
-  const text = await response.text();
-  return { id: sub.id, status: response.status, body: text === '' ? null : JSON.parse(text) };
+/** One sub-response as JSON text: `{"id":…,"status":…,"body":…}`, the body spliced in as sent. */
+async function dispatch(sub: SubRequest, authorization: string | null): Promise<string> {
+  const request = internalGet(`${env().PUBLIC_BASE_URL}${sub.path}`, new Headers(authorization === null ? undefined : { authorization }));
+  const response = await handlerFor(sub.route)(request, { params: Promise.resolve({}) });
+  // Handlers answer through json()/jsonText(), whose text the kernel keeps: no stream to read
+  // back and no second parse. Anything else is read and checked to be JSON.
+  let text = jsonTextOf(response);
+  if (text === undefined) {
+    const raw = await response.text();
+    text = raw === '' ? 'null' : JSON.stringify(JSON.parse(raw));
+  }
+  return `{"id":${JSON.stringify(sub.id)},"status":${response.status},"body":${text}}`;
 }
 
-export async function runBatch(subs: SubRequest[], authorization: string | null): Promise<StoredAnswer> {
+export async function runBatch(subs: SubRequest[], authorization: string | null, sandbox: boolean): Promise<StoredAnswer> {
   const responses = await Promise.all(subs.map((s) => dispatch(s, authorization)));
-  return { status: 200, body: JSON.stringify({ responses }) };
+  return { status: 200, body: `{"responses":[${responses.join(',')}]${sandbox ? ',"sandbox":true' : ''}}` };
 }
 
 export const batchRoute: RouteSpec = {
@@ -91,16 +99,28 @@ export const batchRoute: RouteSpec = {
         // The request itself paid one unit; the others are paid here, before anything runs.
         await charge(subs.length - 1);
         const authorization = request.headers.get('authorization');
-        if (key === null) return jsonText((await runBatch(subs, authorization)).body);
+        const credential = bearerToken(request);
+        const sandbox = credential.present && credential.token === SANDBOX_TOKEN;
+        const answer = (text: string) => {
+          const response = jsonText(text);
+          if (sandbox) response.headers.set('Service-Sandbox', 'true');
+          return response;
+        };
+        if (key === null) return answer((await runBatch(subs, authorization, sandbox)).body);
+
+        // With a key, a credential that is present must be valid (else the 401 of the account
+        // routes): a stored answer is never replayed to an expired or forged token.
+        await authenticate(request, 'api', { required: false });
 
         // Keys belong to a credential (or, without one, to an address): never shared across callers.
-        const principal = createHash('sha256').update(authorization ?? `anonymous ${clientIp}`).digest('hex');
+        // A stored answer is replayed only while that credential is still valid (checked above).
+        const owner = createHash('sha256').update(authorization ?? `anonymous ${clientIp}`).digest('hex');
         const outcome = await idempotent({
           scope: 'batch',
-          principal,
+          principal: owner,
           key,
           fingerprint: JSON.stringify(subs.map((s) => [s.id, s.path])),
-          run: () => runBatch(subs, authorization),
+          run: () => runBatch(subs, authorization, sandbox),
         });
         if (outcome.kind === 'mismatch') {
           throw new ApiError('invalid_request', 'This Idempotency-Key was used with another batch: use a new key for a new batch.');
@@ -108,7 +128,7 @@ export const batchRoute: RouteSpec = {
         if (outcome.kind === 'in_progress') {
           throw new ApiError('conflict', 'A batch with this Idempotency-Key is still running: retry in a moment.');
         }
-        const response = jsonText(outcome.answer.body);
+        const response = answer(outcome.answer.body);
         response.headers.set('Idempotency-Key', key);
         if (outcome.kind === 'replayed') response.headers.set('Idempotent-Replayed', 'true');
         return response;

@@ -105,6 +105,7 @@ const EXPOSED_HEADERS = [
   'Sunset',
   'Link',
   'Idempotency-Key',
+  'Idempotent-Replayed',
   'Service-Sandbox',
 ].join(', ');
 
@@ -119,13 +120,39 @@ export function markPrepaid(request: Request): Request {
   return request;
 }
 
-export function json(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Response {
-  return Response.json(body, init);
+/**
+ * A GET request for in-process dispatch: what route handlers read of a request (its URL and
+ * headers), without the cost of constructing a fetch Request (~8 µs each, 20 per batch).
+ */
+export function internalGet(url: string, headers: Headers): Request {
+  return markPrepaid({ url, method: 'GET', headers, body: null } as unknown as Request);
 }
 
-/** A JSON body serialised ahead of time (answers kept between requests). */
-export function jsonText(body: string): Response {
-  return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+/**
+ * The JSON text of responses made by `json` and `jsonText`, so an in-process caller (batch) can
+ * take the body without reading it back from a stream and parsing it again.
+ */
+const jsonTexts = new WeakMap<Response, string>();
+
+export function jsonTextOf(response: Response): string | undefined {
+  return jsonTexts.get(response);
+}
+
+export function json(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Response {
+  return jsonText(JSON.stringify(body), init);
+}
+
+/**
+ * A JSON answer from its text (also for answers serialised ahead of time). The Response carries
+ * no body stream of its own: the kernel builds the one sent from the text, and a batch takes the
+ * text as it is, so no stream is made, read back and parsed only to be thrown away.
+ */
+export function jsonText(text: string, init: { status?: number; headers?: HeadersInit } = {}): Response {
+  const headers = new Headers(init.headers);
+  headers.set('Content-Type', 'application/json');
+  const response = new Response(null, { status: init.status, headers });
+  jsonTexts.set(response, text);
+  return response;
 }
 
 function errorResponse(err: unknown, style: ErrorStyle, requestId: string): Response {
@@ -221,6 +248,10 @@ export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
       response = errorResponse(err, style, requestId);
     }
 
+    // A batch's sub-request: the batch takes only the status and the JSON text, and answers
+    // with its own headers, so the per-response decoration below would be thrown away.
+    if (prepaid.has(request)) return response;
+
     const headers = new Headers(response.headers);
     headers.set('X-Request-Id', requestId);
     if (spec.apiVersion) headers.set('API-Version', API_VERSION);
@@ -236,8 +267,11 @@ export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
         headers.set('Access-Control-Max-Age', '600');
       }
     }
-    const body = method === 'HEAD' ? null : response.body;
-    return new Response(body, { status: response.status, statusText: response.statusText, headers });
+    const text = jsonTexts.get(response);
+    const body = method === 'HEAD' ? null : (text ?? response.body);
+    const answer = new Response(body, { status: response.status, statusText: response.statusText, headers });
+    if (text !== undefined && method !== 'HEAD') jsonTexts.set(answer, text);
+    return answer;
   };
 
   const make = (method: HttpMethod): RouteHandler =>

@@ -39,12 +39,9 @@ export const registerRoute: RouteSpec = {
         if (outcome.kind === 'in_progress') {
           throw new OAuthError('invalid_request', 'A registration with this Idempotency-Key is still running; retry in a moment.', 409);
         }
-        const response = jsonText(outcome.answer.body);
-        const headers = new Headers(response.headers);
-        for (const [k, v] of Object.entries(created)) headers.set(k, v);
-        headers.set('Idempotency-Key', key);
-        if (outcome.kind === 'replayed') headers.set('Idempotent-Replayed', 'true');
-        return new Response(response.body, { status: outcome.answer.status, headers });
+        const headers: Record<string, string> = { ...created, 'Idempotency-Key': key };
+        if (outcome.kind === 'replayed') headers['Idempotent-Replayed'] = 'true';
+        return jsonText(outcome.answer.body, { status: outcome.answer.status, headers });
       },
     }),
   },

@@ -169,6 +169,19 @@ for (const engine of testEngines()) {
         expect(two.body.responses[0]!.body.user_id).toBe(users.demo2);
       });
 
+      it('never replays a stored answer to a credential that has expired since', async () => {
+        const { res } = await postBatch(requests, { token: await expiredToken(users.demo), key: `expired-${engine.name}` });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      });
+
+      it('marks a sandbox batch as sandbox, body and header', async () => {
+        const { res, body } = await postBatch(requests, { token: 'svc_sandbox', key: `sandbox-${engine.name}` });
+        expect(res.headers.get('service-sandbox')).toBe('true');
+        expect(body.sandbox).toBe(true);
+        expect(res.headers.get('access-control-expose-headers')).toContain('Idempotent-Replayed');
+      });
+
       it.each([
         ['a space', 'has space'],
         ['256 characters', 'k'.repeat(256)],
