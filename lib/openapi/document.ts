@@ -5,6 +5,7 @@ import { env } from '../env';
 import { ERROR_CODES } from '../http/errors';
 import { API_VERSION } from '../http/kernel';
 import { pricingOperations } from '../pricing/route';
+import { SCOPE_DESCRIPTIONS } from '../oauth/scopes';
 import { SCOPES, appsBody, appsQuery, apiKeysBody, apiKeysQuery, earningsBody, earningsQuery, profileBody } from '../schemas/account';
 import { batchBody, batchRequest, idempotencyKeyHeader } from '../schemas/batch';
 import { apiErrorBody } from '../schemas/common';
@@ -19,12 +20,6 @@ import { openApiOperations } from './route';
 
 type Json = Record<string, unknown>;
 
-const SCOPE_TEXT: Record<(typeof SCOPES)[number], string> = {
-  'profile:read': 'Name, company, role and email',
-  'apps:read': 'Apps and ad placements with impressions, clicks and revenue',
-  'earnings:read': 'Earnings totals and payout history',
-  'api_keys:read': 'Names, environments and status of API keys (masked)',
-};
 
 const accountError = (description: string): ResponseDoc => ({ description, schema: apiErrorBody });
 const challenged = (description: string): ResponseDoc => ({
@@ -197,7 +192,7 @@ export function buildOpenApiDocument(operations: ApiOperation[] = allOperations(
             authorizationCode: {
               authorizationUrl: `${base}/oauth/authorize`,
               tokenUrl: `${base}/oauth/token`,
-              scopes: SCOPE_TEXT,
+              scopes: SCOPE_DESCRIPTIONS,
             },
           },
         },
