@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Principal } from '../oauth/bearer';
 import type { apiKeysBody, appsBody, earningsBody, profileBody } from '../schemas/account';
-import { apiKeyRows, appRows, payoutRows, placementRows, profileRow, readAccount, type AccountReader } from './reads';
+import { apiKeyRows, appRows, payoutRows, placementRows, readAccount, type AccountReader } from './reads';
 import { SANDBOX_API_KEYS, SANDBOX_APPS, SANDBOX_PAYOUTS, SANDBOX_PLACEMENTS, SANDBOX_PROFILE } from './sandbox';
 import { apiKeysView, appsView, earningsView, profileView, type EnvironmentFilter, type PlacementFilter } from './views';
 
@@ -28,7 +28,7 @@ function sandboxAnswer<T extends object>(key: string, build: () => T): Sandboxed
 
 export async function getProfile(principal: Principal): Promise<Sandboxed<z.infer<typeof profileBody>>> {
   if (principal.kind === 'sandbox') return sandboxAnswer('profile', () => profileView(SANDBOX_PROFILE));
-  return readAccount(reader(principal), async (db) => profileView(await profileRow(db, principal.userId)));
+  return readAccount(reader(principal), async (_db, profile) => profileView(profile));
 }
 
 export async function listApps(principal: Principal, filter: PlacementFilter): Promise<Sandboxed<z.infer<typeof appsBody>>> {

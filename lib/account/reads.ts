@@ -33,26 +33,22 @@ class AccountGone extends Error {}
  * Runs the reads; a user deleted since the token was issued, or a database failure, is the 502
  * `account_unavailable` of the spec (the client should authorize again).
  */
-export async function readAccount<T>(reader: AccountReader, read: (db: Queryable) => Promise<T>): Promise<T> {
+export async function readAccount<T>(reader: AccountReader, read: (db: Queryable, profile: ProfileRow) => Promise<T>): Promise<T> {
   try {
     return await asUser({ sub: reader.userId, scope: reader.scopes.join(' '), client_id: reader.clientId }, async (db) => {
-      const [me] = await db.query<{ id: string }>(`select id from public.users where ${mine('id')}`, [reader.userId]);
+      // The profile is the existence check: no row, no account (deleted since the token was issued).
+      const [me] = await db.query<ProfileRow>(
+        `select id, email, name, company, role, created_at from public.users where ${mine('id')}`,
+        [reader.userId],
+      );
       if (!me) throw new AccountGone();
-      return read(db);
+      return read(db, me);
     });
   } catch (err) {
     if (err instanceof ApiError) throw err;
     if (!(err instanceof AccountGone)) log.error('account read failed', { user_id: reader.userId, ...describeError(err) });
     throw new ApiError('account_unavailable', 'The account data could not be loaded: authorize again to get a new token.');
   }
-}
-
-export async function profileRow(db: Queryable, userId: string): Promise<ProfileRow> {
-  const [row] = await db.query<ProfileRow>(
-    `select id, email, name, company, role, created_at from public.users where ${mine('id')}`,
-    [userId],
-  );
-  return row!;
 }
 
 export async function appRows(db: Queryable, userId: string): Promise<AppRow[]> {

@@ -5,7 +5,7 @@ import GoogleProvider from 'next-auth/providers/google';
 import { env } from '../env';
 import { clientIp } from '../http/client-ip';
 import { log } from '../log';
-import { requireOAuthSecrets } from '../oauth/secrets';
+import { requireOAuthSecrets, type OAuthSecrets } from '../oauth/secrets';
 import { allowAttempt } from './throttle';
 import { checkPassword, userForIdentity } from './users';
 
@@ -35,9 +35,17 @@ export function sessionCookieName(): string {
   return `${usesSecureCookies() ? '__Secure-' : ''}next-auth.session-token`;
 }
 
+/** Built once per set of secrets: every /api/auth request and consent page asks for them. */
+let built: { secrets: OAuthSecrets; options: AuthOptions } | undefined;
+
 export async function authOptions(): Promise<AuthOptions> {
+  const secrets = await requireOAuthSecrets();
+  if (built?.secrets !== secrets) built = { secrets, options: buildOptions(secrets.sessionSecret) };
+  return built.options;
+}
+
+function buildOptions(sessionSecret: string): AuthOptions {
   const e = env();
-  const { sessionSecret } = await requireOAuthSecrets();
   // next-auth reads its own origin from NEXTAUTH_URL; ours is PUBLIC_BASE_URL (lib/env.ts).
   process.env.NEXTAUTH_URL ??= e.PUBLIC_BASE_URL;
 

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../crypto';
 import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account/routes';
 import { authenticate, bearerToken, SANDBOX_TOKEN } from '../oauth/bearer';
 import { pagesRoute } from '../content/routes';
 import { ApiError } from '../http/errors';
 import { defineRoute, internalGet, jsonText, jsonTextOf, method, type RouteHandler, type RouteSpec } from '../http/kernel';
-import { IDEMPOTENCY_KEY, idempotent, type StoredAnswer } from '../idempotency';
+import { idempotencyKey, idempotentResponse, type StoredAnswer } from '../idempotency';
 import { env } from '../env';
 import { pricingRoute } from '../pricing/route';
 import { BATCH_PATHS, batchRequest } from '../schemas/batch';
@@ -91,47 +91,29 @@ export const batchRoute: RouteSpec = {
     POST: method({
       body: batchRequest,
       handler: async ({ request, body, clientIp, charge }) => {
-        const key = request.headers.get('idempotency-key');
-        if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
-          throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21 to 0x7E).');
-        }
+        const key = idempotencyKey(request);
         const subs = planBatch(body.requests);
         // The request itself paid one unit; the others are paid here, before anything runs.
         await charge(subs.length - 1);
         const authorization = request.headers.get('authorization');
         const credential = bearerToken(request);
         const sandbox = credential.present && credential.token === SANDBOX_TOKEN;
-        const answer = (text: string) => {
-          const response = jsonText(text);
-          if (sandbox) response.headers.set('Service-Sandbox', 'true');
-          return response;
-        };
-        if (key === null) return answer((await runBatch(subs, authorization, sandbox)).body);
+        const headers: Record<string, string> = sandbox ? { 'Service-Sandbox': 'true' } : {};
+        if (key === null) return jsonText((await runBatch(subs, authorization, sandbox)).body, { headers });
 
         // With a key, a credential that is present must be valid (else the 401 of the account
         // routes): a stored answer is never replayed to an expired or forged token.
         await authenticate(request, 'api', { required: false });
-
-        // Keys belong to a credential (or, without one, to an address): never shared across callers.
-        // A stored answer is replayed only while that credential is still valid (checked above).
-        const owner = createHash('sha256').update(authorization ?? `anonymous ${clientIp}`).digest('hex');
-        const outcome = await idempotent({
+        return idempotentResponse({
           scope: 'batch',
-          principal: owner,
+          // Keys belong to a credential (or, without one, to an address): never shared across callers.
+          principal: sha256Hex(authorization ?? `anonymous ${clientIp}`),
           key,
           fingerprint: JSON.stringify(subs.map((s) => [s.id, s.path])),
           run: () => runBatch(subs, authorization, sandbox),
+          what: 'batch',
+          headers,
         });
-        if (outcome.kind === 'mismatch') {
-          throw new ApiError('invalid_request', 'This Idempotency-Key was used with another batch: use a new key for a new batch.');
-        }
-        if (outcome.kind === 'in_progress') {
-          throw new ApiError('conflict', 'A batch with this Idempotency-Key is still running: retry in a moment.');
-        }
-        const response = answer(outcome.answer.body);
-        response.headers.set('Idempotency-Key', key);
-        if (outcome.kind === 'replayed') response.headers.set('Idempotent-Replayed', 'true');
-        return response;
       },
     }),
   },

@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { sameText } from '../crypto';
 import { serviceSecret } from '../db/service-secrets';
 import { log, describeError } from '../log';
 import { ApiError } from './errors';
@@ -46,9 +47,7 @@ const INVALID = 'Invalid query parameter `cursor`: it was not issued for this qu
 export async function decodeCursor(binding: string, cursor: string): Promise<number> {
   const [payload, mac, ...rest] = cursor.split('.');
   if (!payload || !mac || rest.length > 0) throw new ApiError('invalid_request', INVALID);
-  const expected = Buffer.from(sign(await cursorKey(), payload));
-  const given = Buffer.from(mac);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError('invalid_request', INVALID);
+  if (!sameText(sign(await cursorKey(), payload), mac)) throw new ApiError('invalid_request', INVALID);
   let data: unknown;
   try {
     data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

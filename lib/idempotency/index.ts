@@ -1,6 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Engine } from '../db';
 import { asService } from '../db/service';
+import { ApiError } from '../http/errors';
+import { jsonText } from '../http/kernel';
+import { IDEMPOTENCY_KEY } from '../schemas/common';
 
 /**
  * `Idempotency-Key` (spec: Limits; DESIGN.md, REST conventions): the first request with a key
@@ -13,8 +16,14 @@ import { asService } from '../db/service';
  * request, which only the caller knows.
  */
 
-/** 1 to 255 visible ASCII characters (0x21 to 0x7E). */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** The request's Idempotency-Key, null without one; 400 when it is not 1 to 255 visible ASCII characters. */
+export function idempotencyKey(request: Request): string | null {
+  const key = request.headers.get('idempotency-key');
+  if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21 to 0x7E).');
+  }
+  return key;
+}
 
 /** A record still `running` after this long belonged to a process that died: it may be retried. */
 const ABANDONED_AFTER_S = 60;
@@ -132,4 +141,23 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
     if (Date.now() >= deadline) return { kind: 'in_progress' };
     await sleep(delay);
   }
+}
+
+/**
+ * The HTTP side of `idempotent`, shared by every endpoint that takes the header: the stored or
+ * fresh answer with the key echoed (and `Idempotent-Replayed` on a replay); another body with
+ * the same key is a 400, a first attempt still running a 409. `what` names the operation in
+ * those messages ("batch", "registration").
+ */
+export async function idempotentResponse(options: IdempotencyOptions & { what: string; headers?: Record<string, string> }): Promise<Response> {
+  const outcome = await idempotent(options);
+  if (outcome.kind === 'mismatch') {
+    throw new ApiError('invalid_request', `This Idempotency-Key was used with another ${options.what}: use a new key for a new ${options.what}.`);
+  }
+  if (outcome.kind === 'in_progress') {
+    throw new ApiError('conflict', `A ${options.what} with this Idempotency-Key is still running: retry in a moment.`);
+  }
+  const headers: Record<string, string> = { ...options.headers, 'Idempotency-Key': options.key };
+  if (outcome.kind === 'replayed') headers['Idempotent-Replayed'] = 'true';
+  return jsonText(outcome.answer.body, { status: outcome.answer.status, headers });
 }

@@ -1,20 +1,10 @@
-import { absoluteUrl } from '../http/responses';
+import { resourceMetadataUrl, type ResourceName } from './resources';
 
 /**
  * `WWW-Authenticate` challenges for bearer-protected resources: RFC 6750 §3 error attributes,
  * plus RFC 9728 §5.1 `resource_metadata`, which sends a client without a token to discovery.
  */
 
-export type Resource = 'api' | 'mcp';
-
-const METADATA_PATH: Record<Resource, string> = {
-  api: '/.well-known/oauth-protected-resource/api/v1',
-  mcp: '/.well-known/oauth-protected-resource/mcp',
-};
-
-export function resourceMetadataUrl(resource: Resource): string {
-  return absoluteUrl(METADATA_PATH[resource]);
-}
 
 function quote(value: string): string {
   // RFC 9110 quoted-string: escape backslash and double quote.
@@ -22,7 +12,7 @@ function quote(value: string): string {
 }
 
 export function bearerChallenge(options: {
-  resource: Resource;
+  resource: ResourceName;
   error?: 'invalid_token' | 'insufficient_scope' | 'invalid_request';
   description?: string;
   scope?: string;

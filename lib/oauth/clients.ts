@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameText, sha256Hex } from '../crypto';
 import type { Engine } from '../db';
 import { asService } from '../db/service';
 import { OAuthError } from '../http/errors';
@@ -74,13 +75,11 @@ export function validateRegistration(raw: unknown): RegistrationInput {
 }
 
 export function hashClientSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return sha256Hex(secret);
 }
 
 export function secretMatches(secret: string, hash: string): boolean {
-  const a = Buffer.from(hashClientSecret(secret), 'hex');
-  const b = Buffer.from(hash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameText(hashClientSecret(secret), hash);
 }
 
 export interface RegisteredClient {

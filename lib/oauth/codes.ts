@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../crypto';
 import type { Engine } from '../db';
 import { asService } from '../db/service';
 
@@ -19,10 +20,6 @@ export interface CodeBinding {
   resources: string[];
 }
 
-function hashCode(code: string): string {
-  return createHash('sha256').update(code).digest('hex');
-}
-
 export async function issueCode(binding: CodeBinding, engine?: Engine): Promise<string> {
   const code = `mac_${randomBytes(32).toString('base64url')}`;
   await asService(async (db) => {
@@ -32,7 +29,7 @@ export async function issueCode(binding: CodeBinding, engine?: Engine): Promise<
       `insert into public.oauth_authorization_codes
          (code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at)
        values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => ${CODE_TTL_S}))`,
-      [hashCode(code), binding.clientId, binding.userId, binding.redirectUri, binding.codeChallenge, binding.scopes, binding.resources],
+      [sha256Hex(code), binding.clientId, binding.userId, binding.redirectUri, binding.codeChallenge, binding.scopes, binding.resources],
     );
   }, engine);
   return code;
@@ -61,7 +58,7 @@ export async function redeemCode(code: string, engine?: Engine): Promise<Redeeme
         `update public.oauth_authorization_codes set used_at = now()
          where code_hash = $1 and used_at is null
          returning client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at <= now() as expired`,
-        [hashCode(code)],
+        [sha256Hex(code)],
       ),
     engine,
   );

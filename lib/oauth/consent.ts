@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameText } from '../crypto';
 import type { SignedInUser } from '../auth/users';
 import type { AuthorizationRequest } from './authorize';
 import { isLoopbackRedirect, redirectTarget } from './redirect-uri';
@@ -31,9 +32,7 @@ export function checkConsentToken(secret: string, userId: string, request: strin
   const issuedAt = Number(m[1]);
   const age = Math.floor(now / 1000) - issuedAt;
   if (age < 0 || age > CONSENT_TTL_S) return false;
-  const expected = Buffer.from(mac(secret, userId, request, issuedAt));
-  const given = Buffer.from(m[2]!);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameText(mac(secret, userId, request, issuedAt), m[2]!);
 }
 
 /** Headers of every page on the authorization endpoint: not cached, not framed, not indexed. */

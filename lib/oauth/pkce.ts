@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { sameText } from '../crypto';
 
 /**
  * PKCE (RFC 7636), S256 only: `plain` offers no protection when the authorization request leaks
@@ -17,7 +18,5 @@ export function s256(verifier: string): string {
 /** Does the verifier hash to the challenge the code was bound to? Constant time. */
 export function verifyPkce(verifier: string, challenge: string): boolean {
   if (!VERIFIER.test(verifier) || !CHALLENGE.test(challenge)) return false;
-  const a = Buffer.from(s256(verifier));
-  const b = Buffer.from(challenge);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameText(s256(verifier), challenge);
 }

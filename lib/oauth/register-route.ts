@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { OAuthError } from '../http/errors';
-import { json, jsonText, method, type RouteSpec } from '../http/kernel';
-import { IDEMPOTENCY_KEY, idempotent } from '../idempotency';
+import { json, method, type RouteSpec } from '../http/kernel';
+import { NO_STORE_HEADERS } from '../http/responses';
+import { idempotencyKey, idempotentResponse } from '../idempotency';
 import { registerClient, validateRegistration } from './clients';
 import { requireOAuthSecrets } from './secrets';
 
@@ -19,29 +19,18 @@ export const registerRoute: RouteSpec = {
       body: z.unknown(),
       handler: async ({ request, body, clientIp }) => {
         await requireOAuthSecrets();
-        const key = request.headers.get('idempotency-key');
+        const key = idempotencyKey(request);
         const input = validateRegistration(body);
-        const created = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-        if (key === null) return json(await registerClient(input), { status: 201, headers: created });
-        if (!IDEMPOTENCY_KEY.test(key)) {
-          throw new OAuthError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
-        }
-        const outcome = await idempotent({
+        if (key === null) return json(await registerClient(input), { status: 201, headers: NO_STORE_HEADERS });
+        return idempotentResponse({
           scope: 'oauth_register',
           principal: clientIp,
           key,
           fingerprint: JSON.stringify(input),
           run: async () => ({ status: 201, body: JSON.stringify(await registerClient(input)) }),
+          what: 'registration',
+          headers: NO_STORE_HEADERS,
         });
-        if (outcome.kind === 'mismatch') {
-          throw new OAuthError('invalid_request', 'This Idempotency-Key was used with another registration; use a new key.');
-        }
-        if (outcome.kind === 'in_progress') {
-          throw new OAuthError('invalid_request', 'A registration with this Idempotency-Key is still running; retry in a moment.', 409);
-        }
-        const headers: Record<string, string> = { ...created, 'Idempotency-Key': key };
-        if (outcome.kind === 'replayed') headers['Idempotent-Replayed'] = 'true';
-        return jsonText(outcome.answer.body, { status: outcome.answer.status, headers });
       },
     }),
   },

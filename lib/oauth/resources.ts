@@ -15,6 +15,11 @@ export function resourceUri(name: ResourceName): string {
   return absoluteUrl(PATHS[name]);
 }
 
+/** RFC 9728 §3.1: the metadata of a resource sits at the well-known prefix plus the resource's path. */
+export function resourceMetadataUrl(name: ResourceName): string {
+  return absoluteUrl(`/.well-known/oauth-protected-resource${PATHS[name]}`);
+}
+
 export function issuer(): string {
   return env().PUBLIC_BASE_URL;
 }

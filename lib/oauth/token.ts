@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OAuthError } from '../http/errors';
 import { json, method, type RouteSpec } from '../http/kernel';
+import { NO_STORE_HEADERS } from '../http/responses';
 import { lookupClient } from './client-lookup';
 import { secretMatches, type Client } from './clients';
 import { redeemCode } from './codes';
@@ -15,7 +16,6 @@ import { issueAccessToken } from './tokens';
  * then the authorization_code grant with PKCE. No refresh tokens exist (spec: Token exchange).
  */
 
-const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 function invalidClient(description: string, basicUsed: boolean): OAuthError {
   // RFC 6749 §5.2: 401, with a challenge for the scheme the client tried.
@@ -96,7 +96,7 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
   }
   const scope = scopeString(b.scopes);
   const { token, expiresIn } = await issueAccessToken({ sub: b.userId, client_id: client.clientId, scope, aud: audience }, secrets);
-  return json({ access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope }, { headers: NO_STORE });
+  return json({ access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope }, { headers: NO_STORE_HEADERS });
 }
 
 export const tokenRoute: RouteSpec = {

@@ -6,11 +6,14 @@ import { ERROR_CODES } from '../http/errors';
 import { API_VERSION } from '../http/kernel';
 import { pricingOperations } from '../pricing/route';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes';
-import { SCOPES, appsBody, appsQuery, apiKeysBody, apiKeysQuery, earningsBody, earningsQuery, profileBody } from '../schemas/account';
-import { batchBody, batchRequest, idempotencyKeyHeader } from '../schemas/batch';
+import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account/routes';
+import { batchRoute } from '../batch/route';
+import type { RouteSpec } from '../http/kernel';
+import { SCOPES, appsBody, apiKeysBody, earningsBody, profileBody } from '../schemas/account';
+import { batchBody, idempotencyKeyHeader } from '../schemas/batch';
 import { apiErrorBody } from '../schemas/common';
 import { searchOperations } from '../search/route';
-import type { ApiOperation, ResponseDoc } from './operations';
+import { operationsOf, type ApiOperation, type ResponseDoc } from './operations';
 import { openApiOperations } from './route';
 
 /**
@@ -27,15 +30,19 @@ const challenged = (description: string): ResponseDoc => ({
   headers: { 'WWW-Authenticate': 'A Bearer challenge (RFC 6750) with `resource_metadata` (RFC 9728).' },
 });
 
-/** Account operations share their errors: 401, 403, 502 (spec, Account operations). */
+/**
+ * Account operations share their errors: 401, 403, 502 (spec, Account operations). The query
+ * schema is the one the route validates with (operationsOf reads it from the route).
+ */
 function accountOperation(
   path: string,
+  route: RouteSpec,
   operationId: string,
   summary: string,
   scope: (typeof SCOPES)[number],
-  query: z.ZodObject | undefined,
   body: z.ZodType,
 ): ApiOperation {
+  const query = route.methods.GET?.query;
   const responses: Record<number, ResponseDoc> = {
       200: { description: 'The data of the user who approved the token (sandbox data for `svc_sandbox`).', schema: body },
       401: challenged('No token, or an invalid, expired or foreign one: run discovery and the flow again.'),
@@ -43,33 +50,32 @@ function accountOperation(
       502: accountError('The account data could not be loaded (`account_unavailable`): authorize again.'),
   };
   if (query) responses[400] = accountError('An invalid filter parameter.');
-  return { method: 'get', path, operationId, summary, tags: ['Account'], security: 'bearer', scope, query, responses };
+  return operationsOf(path, route, { GET: { operationId, summary, tags: ['Account'], security: 'bearer', scope, responses } })[0]!;
 }
 
 export const ACCOUNT_OPERATIONS: ApiOperation[] = [
-  accountOperation('/api/v1/me', 'getProfile', "The user's profile", 'profile:read', undefined, profileBody),
-  accountOperation('/api/v1/me/apps', 'listApps', "The user's apps and ad placements", 'apps:read', appsQuery, appsBody),
-  accountOperation('/api/v1/me/earnings', 'getEarnings', "The user's earnings and recent payouts", 'earnings:read', earningsQuery, earningsBody),
-  accountOperation('/api/v1/me/api-keys', 'listApiKeys', "The user's API keys, masked", 'api_keys:read', apiKeysQuery, apiKeysBody),
+  accountOperation('/api/v1/me', profileRoute, 'getProfile', "The user's profile", 'profile:read', profileBody),
+  accountOperation('/api/v1/me/apps', appsRoute, 'listApps', "The user's apps and ad placements", 'apps:read', appsBody),
+  accountOperation('/api/v1/me/earnings', earningsRoute, 'getEarnings', "The user's earnings and recent payouts", 'earnings:read', earningsBody),
+  accountOperation('/api/v1/me/api-keys', apiKeysRoute, 'listApiKeys', "The user's API keys, masked", 'api_keys:read', apiKeysBody),
 ];
 
-export const BATCH_OPERATION: ApiOperation = {
-  method: 'post',
-  path: '/api/v1/batch',
-  operationId: 'batch',
-  summary: 'Run up to 20 GET requests in one call',
-  description:
-    'Sub-requests run in parallel through the same handlers, with the caller’s Authorization header; answers come back in request order. Each sub-request costs one unit of rate limit.',
-  tags: ['Batch'],
-  security: 'optional-bearer',
-  body: batchRequest,
-  requestHeaders: [{ name: 'Idempotency-Key', schema: idempotencyKeyHeader, description: 'A retry with the same key and body returns the original result.' }],
-  responses: {
-    200: { description: 'The sub-responses in request order.', schema: batchBody, headers: { 'Idempotency-Key': 'The key, echoed.' } },
-    400: { description: 'A malformed batch, or a reused Idempotency-Key with another body.', schema: apiErrorBody },
-    409: { description: 'A request with the same Idempotency-Key is still running.', schema: apiErrorBody },
+export const [BATCH_OPERATION] = operationsOf('/api/v1/batch', batchRoute, {
+  POST: {
+    operationId: 'batch',
+    summary: 'Run up to 20 GET requests in one call',
+    description:
+      'Sub-requests run in parallel through the same handlers, with the caller’s Authorization header; answers come back in request order. Each sub-request costs one unit of rate limit.',
+    tags: ['Batch'],
+    security: 'optional-bearer',
+    requestHeaders: [{ name: 'Idempotency-Key', schema: idempotencyKeyHeader, description: 'A retry with the same key and body returns the original result.' }],
+    responses: {
+      200: { description: 'The sub-responses in request order.', schema: batchBody, headers: { 'Idempotency-Key': 'The key, echoed.' } },
+      400: { description: 'A malformed batch, or a reused Idempotency-Key with another body.', schema: apiErrorBody },
+      409: { description: 'A request with the same Idempotency-Key is still running.', schema: apiErrorBody },
+    },
   },
-};
+}) as [ApiOperation];
 
 export function allOperations(): ApiOperation[] {
   return [...indexOperations, ...searchOperations, ...pricingOperations, ...pagesOperations, ...openApiOperations, ...ACCOUNT_OPERATIONS, BATCH_OPERATION];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_KEY } from './common';
 
 export const BATCH_PATHS = [
   '/api/v1/search',
@@ -35,5 +36,5 @@ export const batchBody = z.object({
 
 export const idempotencyKeyHeader = z
   .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, { message: 'must be 1 to 255 visible ASCII characters' })
+  .regex(IDEMPOTENCY_KEY, { message: 'must be 1 to 255 visible ASCII characters' })
   .describe('Makes a retry return the original result.');

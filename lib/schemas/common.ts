@@ -35,3 +35,6 @@ export const apiErrorBody = z.object({
     message: z.string(),
   }),
 });
+
+/** `Idempotency-Key` (spec: Limits): 1 to 255 visible ASCII characters (0x21 to 0x7E). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../crypto';
 
 /**
  * Publishable SDK keys: `pk_live_…` (production) or `pk_test_…` (development), 32 random
@@ -28,7 +29,7 @@ export function keyTag(environment: KeyEnvironment): string {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return sha256Hex(key);
 }
 
 export interface NewApiKey {
