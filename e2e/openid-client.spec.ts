@@ -50,6 +50,16 @@ test('openid-client discovers, registers, authorizes through Chromium and exchan
     const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri!));
     const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: issuer.origin, audience: `${issuer.origin}/api/v1`, typ: 'at+jwt' });
     expect(payload).toMatchObject({ client_id: config.clientMetadata().client_id, scope: 'profile:read apps:read' });
+
+    // Issued for the REST resource only: the MCP endpoint refuses it (RFC 8707 audience).
+    const mcp = await fetch(`${issuer.origin}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(mcp.headers.get('www-authenticate')).toContain(`resource_metadata="${issuer.origin}/.well-known/oauth-protected-resource/mcp"`);
   } finally {
     await callback.close();
   }

@@ -27,7 +27,8 @@ export function parseQuery<S extends z.ZodType>(params: URLSearchParams, schema:
   return result.data;
 }
 
-async function readText(request: Request): Promise<string> {
+/** The raw body as text, refused (413) beyond MAX_BODY_BYTES whatever the Content-Length says. */
+export async function readText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
   if (!request.body) return '';

@@ -1,6 +1,7 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { Lru } from '../cache/lru';
 import { allPages, type Page } from '../content/pages';
+import { absoluteUrl } from '../http/responses';
 
 /**
  * Docs search over the public pages: MiniSearch (BM25+ ranking) with prefix matching on every
@@ -164,4 +165,9 @@ function runSearch(query: string): SearchHit[] {
 export function snippetOf(hit: SearchHit): string {
   const indexed = searchIndex().pages.get(hit.path)!;
   return snippetAround(indexed.flat, hit.terms, SNIPPET_MAX, indexed.lower);
+}
+
+/** A hit as the search API and the docs MCP's `search_docs` return it. */
+export function resultOf(hit: SearchHit): { title: string; url: string; score: number; snippet: string } {
+  return { title: hit.title, url: absoluteUrl(hit.path), score: hit.score, snippet: snippetOf(hit) };
 }

@@ -1,10 +1,10 @@
 import { Lru } from '../cache/lru';
 import { jsonText, method, type RouteSpec } from '../http/kernel';
 import { decodeCursor, paginationAt } from '../http/cursor';
-import { absoluteUrl, badRequest } from '../http/responses';
+import { badRequest } from '../http/responses';
 import { operationsOf } from '../openapi/operations';
 import { searchBody, searchQuery } from '../schemas/search';
-import { searchPages, snippetOf } from './index';
+import { resultOf, searchPages } from './index';
 
 /**
  * Results already given, by query, limit and offset. The index does not change while the process
@@ -37,7 +37,7 @@ export const searchRoute: RouteSpec = {
         if (page === undefined) {
           const hits = searchPages(query.q);
           const slice = hits.slice(offset, offset + query.limit);
-          const results = slice.map((h) => ({ title: h.title, url: absoluteUrl(h.path), score: h.score, snippet: snippetOf(h) }));
+          const results = slice.map(resultOf);
           page = { count: hits.length, end: offset + slice.length, results: JSON.stringify(searchBody.shape.results.parse(results)) };
           answered.set(key, page);
         }

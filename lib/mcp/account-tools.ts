@@ -1,0 +1,124 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { getEarnings, getProfile, listApiKeys, listApps } from '../account';
+import { ApiError } from '../http/errors';
+import type { Principal } from '../oauth/bearer';
+import { SCOPES, type Scope } from '../oauth/scopes';
+import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, earningsBody, profileBody } from '../schemas/account';
+import { requestsIn } from './http';
+
+/**
+ * The account tools of `/mcp` (spec: Scope to operation map). Each is the REST operation of the
+ * same scope: the same account module answers both, the inputs are the REST query parameters
+ * (as JSON values) and the output is the REST body, as `structuredContent` under its schema.
+ */
+
+export const SERVER_INFO = { name: 'monetize', title: 'Monetize', version: '1.0.0' } as const;
+
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+/** `payout_limit` as a JSON integer (the REST parameter is a query-string integer). */
+const payoutLimit = z.number().int().min(0).max(50).default(10).describe('How many of the most recent payouts to return, 0 to 50.');
+
+export const ACCOUNT_TOOLS = {
+  whoami: { scope: 'profile:read', rest: 'GET /api/v1/me' },
+  list_my_apps: { scope: 'apps:read', rest: 'GET /api/v1/me/apps' },
+  get_my_earnings: { scope: 'earnings:read', rest: 'GET /api/v1/me/earnings' },
+  list_my_api_keys: { scope: 'api_keys:read', rest: 'GET /api/v1/me/api-keys' },
+} as const satisfies Record<string, { scope: Scope; rest: string }>;
+
+export type AccountToolName = keyof typeof ACCOUNT_TOOLS;
+
+function isAccountTool(name: unknown): name is AccountToolName {
+  return typeof name === 'string' && Object.hasOwn(ACCOUNT_TOOLS, name);
+}
+
+/**
+ * The scopes a token lacks for the tool calls in a request (MCP's step-up authorization): the
+ * route answers 403 `insufficient_scope` before any tool runs. Calls of unknown tools are left
+ * to the server, which answers them as JSON-RPC errors.
+ */
+export function missingScopes(principal: Principal, body: unknown): Scope[] {
+  const needed = new Set<Scope>();
+  for (const request of requestsIn(body)) {
+    if (request.method !== 'tools/call') continue;
+    const name = request.params?.name;
+    if (isAccountTool(name)) needed.add(ACCOUNT_TOOLS[name].scope);
+  }
+  return SCOPES.filter((s) => needed.has(s) && !principal.scopes.includes(s));
+}
+
+function structured(body: object): CallToolResult {
+  return { structuredContent: body as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/** A tool's failure as the tool's result (MCP: errors of the call itself, not of the protocol). */
+function failed(err: unknown): CallToolResult {
+  const message =
+    err instanceof ApiError ? `${err.code}: ${err.message}` : 'The account could not be read; try again, or authorize again if it persists.';
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+/** The account server for one request, bound to its caller. */
+export function accountServer(principal: Principal): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions:
+      'Read-only tools over the signed-in publisher’s Monetize account. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
+  });
+
+  const run = (name: AccountToolName, read: () => Promise<object>) => async (): Promise<CallToolResult> => {
+    // The route refused missing scopes already; checked again here so no path reaches the data without one.
+    if (!principal.scopes.includes(ACCOUNT_TOOLS[name].scope)) return failed(new ApiError('insufficient_scope', `This needs ${ACCOUNT_TOOLS[name].scope}.`));
+    try {
+      return structured(await read());
+    } catch (err) {
+      return failed(err);
+    }
+  };
+
+  server.registerTool(
+    'whoami',
+    {
+      title: 'Who am I',
+      description: 'The signed-in publisher’s profile: id, name, company, role, email. Scope profile:read; same as GET /api/v1/me.',
+      outputSchema: profileBody,
+      annotations: readOnly,
+    },
+    run('whoami', () => getProfile(principal)),
+  );
+  server.registerTool(
+    'list_my_apps',
+    {
+      title: 'List my apps',
+      description: 'The publisher’s apps and their ad placements with impressions, clicks and revenue. Scope apps:read; same as GET /api/v1/me/apps.',
+      inputSchema: { placement_status: appsQuery.shape.placement_status },
+      outputSchema: appsBody,
+      annotations: readOnly,
+    },
+    async (args) => run('list_my_apps', () => listApps(principal, args.placement_status))(),
+  );
+  server.registerTool(
+    'get_my_earnings',
+    {
+      title: 'Get my earnings',
+      description: 'Earnings totals and the most recent payouts. Scope earnings:read; same as GET /api/v1/me/earnings.',
+      inputSchema: { payout_limit: payoutLimit },
+      outputSchema: earningsBody,
+      annotations: readOnly,
+    },
+    async (args) => run('get_my_earnings', () => getEarnings(principal, args.payout_limit))(),
+  );
+  server.registerTool(
+    'list_my_api_keys',
+    {
+      title: 'List my API keys',
+      description: 'The publisher’s SDK API keys, masked: name, environment, status. Scope api_keys:read; same as GET /api/v1/me/api-keys.',
+      inputSchema: { environment: apiKeysQuery.shape.environment },
+      outputSchema: apiKeysBody,
+      annotations: readOnly,
+    },
+    async (args) => run('list_my_api_keys', () => listApiKeys(principal, args.environment))(),
+  );
+  return server;
+}

@@ -1,0 +1,252 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as mcp from '@/app/mcp/route';
+import { SANDBOX_PROFILE } from '@/lib/account/sandbox';
+import { createPublisher } from '@/lib/auth/users';
+import { useDatabase, type Engine } from '@/lib/db';
+import { asService } from '@/lib/db/service';
+import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
+import type { Scope } from '@/lib/oauth/scopes';
+import { resetOAuthSecrets } from '@/lib/oauth/secrets';
+import { ACCOUNT_ROUTES, get } from '../helpers/account';
+import { demoUsers, testEngines } from '../helpers/db';
+import { inProcessFetch } from '../helpers/in-process-fetch';
+import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from '../helpers/tokens';
+
+const BASE = 'http://localhost:3000';
+const METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
+const fetchRoutes = inProcessFetch({ '/mcp': mcp });
+
+async function connect(token?: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+    fetch: fetchRoutes,
+    requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : undefined,
+  });
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** A raw JSON-RPC POST, as a client without the SDK would send it. */
+async function post(body: unknown, token?: string, extra: Record<string, string> = {}) {
+  const res = await mcp.POST(
+    new Request(`${BASE}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        'x-forwarded-for': '192.0.2.90',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...extra,
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+    { params: Promise.resolve({}) },
+  );
+  const text = await res.text();
+  return { res, text, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+const call = (name: string, args: Record<string, unknown> = {}, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+/** The REST answer of the tool's twin, for the same caller and filter. */
+async function restTwin(tool: keyof typeof ACCOUNT_TOOLS, token: string, query = '') {
+  const route = ACCOUNT_ROUTES.find((r) => `GET ${r.path}` === ACCOUNT_TOOLS[tool].rest)!;
+  const { res, body } = await get(route.GET, `${route.path}${query}`, token);
+  expect(res.status).toBe(200);
+  return body;
+}
+
+for (const engine of testEngines()) {
+  describe(`MCP account tools at /mcp on ${engine.name}`, () => {
+    let db: Engine;
+    let users: { demo: string; demo2: string };
+    beforeAll(async () => {
+      db = await engine.open();
+      useDatabase(db);
+      useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
+      resetOAuthSecrets();
+      users = await demoUsers(db);
+    });
+    afterAll(async () => {
+      useDatabase(undefined);
+      useRateLimiter(undefined);
+      resetOAuthSecrets();
+      await db?.close();
+    });
+
+    it('answers a request without a token with 401 and the MCP resource metadata (discovery starts here)', async () => {
+      const { res, body } = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA}"`);
+      expect(body).toEqual({ error: { status: 401, code: 'invalid_token', message: expect.any(String) } });
+      expect(res.headers.get('ratelimit-policy')).toMatch(/q=\d+/);
+    });
+
+    it.each([
+      ['a malformed header', async () => 'Bearer not a token'],
+      ['a token signed by another key', async (u: string) => `Bearer ${await foreignSignedToken(u)}`],
+      ['an expired token', async (u: string) => `Bearer ${await expiredToken(u)}`],
+      ['a token of another issuer', async (u: string) => `Bearer ${await otherIssuerToken(u)}`],
+      ['a token issued only for the REST resource', async (u: string) => `Bearer ${await accessToken(u, { resources: ['api'] })}`],
+    ])('refuses %s with 401 invalid_token', async (_, make) => {
+      const { res, body } = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, undefined, { authorization: await make(users.demo) });
+      expect(res.status).toBe(401);
+      const challenge = res.headers.get('www-authenticate')!;
+      expect(challenge).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+"$/);
+      expect(challenge).toContain(`resource_metadata="${METADATA}"`);
+      expect(body).toEqual({ error: { status: 401, code: 'invalid_token', message: expect.any(String) } });
+    });
+
+    it('lists the four tools, each with an input and an output schema and marked read-only', async () => {
+      const client = await connect(await accessToken(users.demo, { resources: ['mcp'] }));
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_my_earnings', 'list_my_api_keys', 'list_my_apps', 'whoami']);
+      for (const tool of tools) {
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.outputSchema?.type).toBe('object');
+        expect(tool.annotations?.readOnlyHint).toBe(true);
+        expect(tool.description).toContain(ACCOUNT_TOOLS[tool.name as keyof typeof ACCOUNT_TOOLS].scope);
+      }
+      const earnings = tools.find((t) => t.name === 'get_my_earnings')!;
+      expect(earnings.inputSchema.properties?.payout_limit).toMatchObject({ type: 'integer', minimum: 0, maximum: 50, default: 10 });
+      const apps = tools.find((t) => t.name === 'list_my_apps')!;
+      expect(apps.inputSchema.properties?.placement_status).toMatchObject({ enum: ['all', 'active', 'paused'], default: 'all' });
+      await client.close();
+    });
+
+    it('answers every tool with the same body as its REST twin, read as the user', async () => {
+      const token = await accessToken(users.demo, { resources: ['mcp', 'api'] });
+      const client = await connect(token);
+      const cases: [keyof typeof ACCOUNT_TOOLS, Record<string, unknown>, string][] = [
+        ['whoami', {}, ''],
+        ['list_my_apps', {}, ''],
+        ['list_my_apps', { placement_status: 'paused' }, '?placement_status=paused'],
+        ['get_my_earnings', {}, ''],
+        ['get_my_earnings', { payout_limit: 2 }, '?payout_limit=2'],
+        ['list_my_api_keys', { environment: 'production' }, '?environment=production'],
+      ];
+      for (const [tool, args, query] of cases) {
+        const result = await client.callTool({ name: tool, arguments: args });
+        expect(result.isError ?? false).toBe(false);
+        expect(result.structuredContent).toEqual(await restTwin(tool, token, query));
+        // Clients without structured output read the same JSON as text.
+        expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
+      }
+      const me = await client.callTool({ name: 'whoami' });
+      expect(me.structuredContent).toMatchObject({ user_id: users.demo, email: 'demo@example.com' });
+      await client.close();
+    });
+
+    it('shows each user only their own account', async () => {
+      const mine = await connect(await accessToken(users.demo2, { resources: ['mcp'] }));
+      const me = await mine.callTool({ name: 'whoami' });
+      expect(me.structuredContent).toMatchObject({ user_id: users.demo2, email: 'demo2@example.com' });
+      const apps = (await mine.callTool({ name: 'list_my_apps' })).structuredContent as { apps: { id: string }[] };
+      const theirs = (await restTwin('list_my_apps', await accessToken(users.demo))) as { apps: { id: string }[] };
+      expect(apps.apps.length).toBeGreaterThan(0);
+      for (const app of theirs.apps) expect(apps.apps.map((a) => a.id)).not.toContain(app.id);
+      await mine.close();
+    });
+
+    it('works with the sandbox token, with the same demo data as REST', async () => {
+      const client = await connect('svc_sandbox');
+      const me = await client.callTool({ name: 'whoami' });
+      expect(me.structuredContent).toEqual({ ...(await restTwin('whoami', 'svc_sandbox')), sandbox: true });
+      expect(me.structuredContent).toMatchObject({ name: SANDBOX_PROFILE.name, sandbox: true });
+      const earnings = await client.callTool({ name: 'get_my_earnings', arguments: { payout_limit: 3 } });
+      expect(earnings.structuredContent).toEqual(await restTwin('get_my_earnings', 'svc_sandbox', '?payout_limit=3'));
+      await client.close();
+    });
+
+    describe('step-up authorization', () => {
+      const only = (scopes: Scope[]) => accessToken(users.demo, { scopes, resources: ['mcp'] });
+
+      it.each(Object.entries(ACCOUNT_TOOLS))('answers %s without its scope with 403 insufficient_scope naming it', async (tool, { scope }) => {
+        const other: Scope = scope === 'profile:read' ? 'apps:read' : 'profile:read';
+        const { res, body } = await post(call(tool), await only([other]));
+        expect(res.status).toBe(403);
+        const challenge = res.headers.get('www-authenticate')!;
+        expect(challenge).toMatch(/^Bearer error="insufficient_scope", error_description="[^"]+", scope="[^"]+", resource_metadata="[^"]+"$/);
+        // The scope asked for keeps what the token had, so re-authorizing with it loses nothing.
+        const asked = /scope="([^"]+)"/.exec(challenge)![1]!.split(' ');
+        expect(asked.sort()).toEqual([other, scope].sort());
+        expect(challenge).toContain(`resource_metadata="${METADATA}"`);
+        expect(body).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining(scope) } });
+      });
+
+      it('lets the tools the token has scopes for run, and lists every tool', async () => {
+        const client = await connect(await only(['profile:read']));
+        expect((await client.listTools()).tools).toHaveLength(4);
+        expect((await client.callTool({ name: 'whoami' })).structuredContent).toMatchObject({ user_id: users.demo });
+        const refused = await client.callTool({ name: 'list_my_apps' }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(StreamableHTTPError);
+        expect((refused as StreamableHTTPError).code).toBe(403);
+        await client.close();
+      });
+
+      it('refuses a JSON-RPC batch when any call in it lacks its scope, before any tool runs', async () => {
+        const { res } = await post([call('whoami', {}, 1), call('get_my_earnings', {}, 2)], await only(['profile:read']));
+        expect(res.status).toBe(403);
+        expect(res.headers.get('www-authenticate')).toContain('scope="profile:read earnings:read"');
+      });
+    });
+
+    it('answers invalid tool arguments as a tool error, without reading the account', async () => {
+      const client = await connect(await accessToken(users.demo, { resources: ['mcp'] }));
+      for (const args of [{ payout_limit: 51 }, { payout_limit: -1 }, { payout_limit: 1.5 }, { payout_limit: '5' }]) {
+        const result = await client.callTool({ name: 'get_my_earnings', arguments: args });
+        expect(result.isError).toBe(true);
+        expect(JSON.stringify(result.content)).toMatch(/payout_limit/);
+      }
+      const result = await client.callTool({ name: 'list_my_apps', arguments: { placement_status: 'archived' } });
+      expect(result.isError).toBe(true);
+      await client.close();
+    });
+
+    it('answers an unknown tool as a JSON-RPC error', async () => {
+      const { res, body } = await post(call('delete_everything'), await accessToken(users.demo, { resources: ['mcp'] }));
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(body)).toMatch(/delete_everything/);
+    });
+
+    it('answers a token whose user is gone with a tool error that names nothing internal', async () => {
+      const created = await createPublisher({ email: `gone-${Date.now()}@example.com`, password: 'a-long-password', name: 'Gone', company: '' }, db);
+      if (!created.ok) throw new Error(created.error);
+      const token = await accessToken(created.user.id, { resources: ['mcp'] });
+      expect((await (await connect(token)).callTool({ name: 'whoami' })).isError ?? false).toBe(false);
+      await asService((q) => q.query('delete from public.users where id = $1', [created.user.id]), db);
+      const client = await connect(token);
+      const result = await client.callTool({ name: 'whoami' });
+      expect(result.isError).toBe(true);
+      expect((result.content as { text: string }[])[0]!.text).toMatch(/^account_unavailable: /);
+      await client.close();
+    });
+
+    it('is stateless: GET and DELETE answer 405, and no session id is handed out', async () => {
+      const token = await accessToken(users.demo, { resources: ['mcp'] });
+      for (const m of ['GET', 'DELETE'] as const) {
+        const res = await mcp[m](new Request(`${BASE}/mcp`, { method: m, headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+      }
+      const { res } = await post(
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+        token,
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('mcp-session-id')).toBeNull();
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it('answers malformed JSON with a JSON-RPC parse error', async () => {
+      const { res, body } = await post('{"jsonrpc":', await accessToken(users.demo, { resources: ['mcp'] }));
+      expect(res.status).toBe(400);
+      expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+    });
+  });
+}
