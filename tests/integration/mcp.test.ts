@@ -243,6 +243,22 @@ for (const engine of testEngines()) {
       expect(res.headers.get('cache-control')).toBe('no-store');
     });
 
+    it('answers the request of the docs’ curl example (no initialize, no protocol-version header)', async () => {
+      const res = await mcp.POST(
+        new Request(`${BASE}/mcp`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer svc_sandbox', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(call('get_my_earnings', { payout_limit: 1 })),
+        }),
+        { params: Promise.resolve({}) },
+      );
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { jsonrpc: string; id: number; result: { structuredContent: Record<string, unknown>; content: { type: string; text: string }[] } };
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 1 });
+      expect(body.result.structuredContent).toEqual(await restTwin('get_my_earnings', 'svc_sandbox', '?payout_limit=1'));
+      expect(body.result.content).toEqual([{ type: 'text', text: JSON.stringify(body.result.structuredContent) }]);
+    });
+
     it('answers malformed JSON with a JSON-RPC parse error', async () => {
       const { res, body } = await post('{"jsonrpc":', await accessToken(users.demo, { resources: ['mcp'] }));
       expect(res.status).toBe(400);
