@@ -1,11 +1,12 @@
+import { agentRegistrationEnabled } from '../agent/identity';
 import { json, method, type RouteSpec } from '../http/kernel';
-import { authorizationServerMetadata, protectedResourceMetadata } from './metadata';
+import { authorizationServerMetadata, JWT_BEARER_GRANT, protectedResourceMetadata } from './metadata';
 import type { ResourceName } from './resources';
 import { requireOAuthSecrets } from './secrets';
 
-/** The grants /oauth/token answers. */
+/** The grants /oauth/token answers: the JWT-bearer grant only while agent registration is on. */
 export function supportedGrantTypes(): string[] {
-  return ['authorization_code'];
+  return agentRegistrationEnabled() ? ['authorization_code', JWT_BEARER_GRANT] : ['authorization_code'];
 }
 
 const DISCOVERY_CACHE = 'public, max-age=300';

@@ -1,21 +1,24 @@
 import { z } from 'zod';
+import { agentRegistrationEnabled, sandboxTokenBody, verifyIdentityAssertion } from '../agent/identity';
 import { OAuthError } from '../http/errors';
 import { json, method, type RouteSpec } from '../http/kernel';
 import { NO_STORE_HEADERS } from '../http/responses';
 import { lookupClient } from './client-lookup';
 import { secretMatches, type Client } from './clients';
 import { redeemCode } from './codes';
+import { supportedGrantTypes } from './discovery-routes';
+import { JWT_BEARER_GRANT } from './metadata';
 import { verifyPkce } from './pkce';
 import { parseResources } from './resources';
-import { scopeString } from './scopes';
+import { parseScopes, scopeString } from './scopes';
 import { requireOAuthSecrets, type OAuthSecrets } from './secrets';
 import { issueAccessToken } from './tokens';
 
 /**
  * POST /oauth/token (RFC 6749 §3.2, §4.1.3): client authentication by the registered method,
  * then the authorization_code grant with PKCE. No refresh tokens exist (spec: Token exchange).
+ * With agent registration on, also the JWT-bearer grant (RFC 7523 §2.1) for identity assertions.
  */
-
 
 function invalidClient(description: string, basicUsed: boolean): OAuthError {
   // RFC 6749 §5.2: 401, with a challenge for the scheme the client tried.
@@ -99,6 +102,26 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
   return json({ access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope }, { headers: NO_STORE_HEADERS });
 }
 
+/**
+ * RFC 7523 §2.1: an identity assertion from /agent/identity for the sandbox token. Client
+ * authentication is optional for this grant (RFC 7523 §3.1); credentials that are sent must be
+ * valid, so a client never learns that a wrong secret was silently ignored.
+ */
+async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets): Promise<Response> {
+  if (authorization !== null || form.client_id !== undefined || form.client_secret !== undefined) {
+    await authenticateClient(clientCredentials(form, authorization));
+  }
+  const { assertion } = form;
+  if (!assertion) throw new OAuthError('invalid_request', 'assertion is missing: send the identity_assertion from /agent/identity.');
+  // RFC 7521 §4.1: `scope` is optional. An unknown one is refused; any valid one gets the sandbox
+  // token, which always carries every scope, and the answer's `scope` says so (RFC 6749 §5.1).
+  if (form.scope !== undefined && !parseScopes(form.scope).ok) throw new OAuthError('invalid_scope', 'scope names an unknown scope.');
+  if (form.resource !== undefined && !parseResources([form.resource]).ok) throw new OAuthError('invalid_target', `Unknown resource ${form.resource}.`);
+  const checked = await verifyIdentityAssertion(assertion, secrets);
+  if (!checked.ok) throw new OAuthError('invalid_grant', checked.description);
+  return json(sandboxTokenBody(), { headers: { ...NO_STORE_HEADERS, 'Service-Sandbox': 'true' } });
+}
+
 export const tokenRoute: RouteSpec = {
   name: 'oauth-token',
   errors: 'oauth',
@@ -112,8 +135,11 @@ export const tokenRoute: RouteSpec = {
         const secrets = await requireOAuthSecrets();
         const grant = body.grant_type;
         if (!grant) throw new OAuthError('invalid_request', 'grant_type is missing.');
+        if (grant === JWT_BEARER_GRANT && agentRegistrationEnabled()) {
+          return jwtBearerGrant(body, request.headers.get('authorization'), secrets);
+        }
         if (grant !== 'authorization_code') {
-          throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported; use authorization_code.`);
+          throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported; use ${supportedGrantTypes().join(' or ')}.`);
         }
         const client = await authenticateClient(clientCredentials(body, request.headers.get('authorization')));
         return authorizationCodeGrant(body, client, secrets);

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { OAuthError } from '../http/errors';
+import { readBody } from '../http/input';
+import { json, method, type RouteSpec } from '../http/kernel';
+import { NO_STORE_HEADERS } from '../http/responses';
+import { requireOAuthSecrets } from '../oauth/secrets';
+import { agentRegistrationEnabled, issueIdentityAssertion, registrationBody, registrationType } from './identity';
+
+/**
+ * POST /agent/identity: anonymous agent registration. OAuth error style (`{error,
+ * error_description}`): the spec's error table names `service_auth_not_enabled` and
+ * `issuer_not_enabled` as codes of this endpoint, and its answer is a credential for the token
+ * endpoint. Rate limited although the spec's list leaves it out: it is unauthenticated and signs
+ * something on every call.
+ */
+export const agentIdentityRoute: RouteSpec = {
+  name: 'agent-identity',
+  errors: 'oauth',
+  rateLimit: true,
+  cors: 'public',
+  methods: {
+    POST: method({
+      handler: async ({ request, url }) => {
+        // Off: a 404 like an unknown path, before the body is read, whatever the body.
+        if (!agentRegistrationEnabled()) throw new OAuthError('not_found', `Nothing is served at ${url.pathname}.`, 404);
+        registrationType(await readBody(request, z.unknown(), 'json'));
+        const registration = await issueIdentityAssertion(await requireOAuthSecrets());
+        return json(registrationBody(registration), { status: 201, headers: NO_STORE_HEADERS });
+      },
+    }),
+  },
+};
