@@ -263,7 +263,7 @@ export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
       headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       if (method === 'OPTIONS') {
         headers.set('Access-Control-Allow-Methods', allow);
-        headers.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key, X-Api-Key, MCP-Protocol-Version, Mcp-Session-Id');
+        headers.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key, X-Api-Key, MCP-Protocol-Version, Mcp-Session-Id, A2A-Version, A2A-Extensions');
         headers.set('Access-Control-Max-Age', '600');
       }
     }

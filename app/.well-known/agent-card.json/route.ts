@@ -1,0 +1,5 @@
+import { defineRoute } from '@/lib/http/kernel';
+import { agentCardRoute } from '@/lib/a2a/routes';
+
+export const dynamic = 'force-dynamic';
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(agentCardRoute);

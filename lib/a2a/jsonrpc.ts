@@ -1,0 +1,103 @@
+import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
+import { A2A_ERROR_CODE, ContentTypeNotSupportedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  UnauthenticatedUser,
+  defaultServerCallContextBuilder,
+  validateVersion,
+} from '@a2a-js/sdk/server';
+import { log, describeError } from '../log';
+import { ApiError } from '../http/errors';
+import { readText } from '../http/input';
+import { json } from '../http/kernel';
+import { absoluteUrl } from '../http/responses';
+import { agentCard } from './card';
+import { MonetizeAgentExecutor, TaskBusManager } from './executor';
+import { RecentTaskStore } from './task-store';
+
+/**
+ * The A2A JSON-RPC binding for a route handler: what the SDK's Express `jsonRpcHandler` does,
+ * for a web `Request`. Every JSON-RPC answer, errors included, is HTTP 200 with a JSON-RPC body,
+ * except an internal error (500, saying nothing internal). Streaming methods answer the SDK's
+ * error at once: the card declares no streaming, so no stream is ever opened.
+ */
+
+type JsonRpcId = string | number | null;
+
+let agent: { base: string; transport: JsonRpcTransportHandler; handler: DefaultRequestHandler } | undefined;
+
+/** One agent per process (and per base URL, which tests change): its task store lives as long. */
+function theAgent() {
+  const base = absoluteUrl('');
+  if (agent?.base !== base) {
+    const handler = new DefaultRequestHandler(agentCard(), new RecentTaskStore(), new MonetizeAgentExecutor(), new TaskBusManager());
+    agent = { base, handler, transport: new JsonRpcTransportHandler(handler) };
+  }
+  return agent;
+}
+
+/** The card as the SDK serialises it (proto JSON: empty fields left out). */
+export async function agentCardJson(): Promise<unknown> {
+  return AgentCard.toJSON(await theAgent().handler.getAgentCard());
+}
+
+const rpcError = (id: JsonRpcId, error: { code: number; message: string; data?: unknown }, status = 200) =>
+  json({ jsonrpc: '2.0', id, error }, { status });
+
+function idOf(body: unknown): JsonRpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
+}
+
+/** Answers one POST /a2a. */
+export async function answerJsonRpc(request: Request): Promise<Response> {
+  const contentType = request.headers.get('content-type');
+  // As the SDK's Express guard: no Content-Type is read as JSON; another one is refused.
+  if (contentType && contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {
+    const error = new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; expected application/json.`);
+    return rpcError(null, JsonRpcTransportHandler.mapToJSONRPCError(error));
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await readText(request));
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // JSON-RPC 2.0 §5.1: invalid JSON is a parse error, and its id is null.
+    return rpcError(null, { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' });
+  }
+
+  const id = idOf(body);
+  try {
+    const { handler, transport } = theAgent();
+    const context = defaultServerCallContextBuilder({
+      extensions: Extensions.parseServiceParameter(request.headers.get(HTTP_EXTENSION_HEADER) ?? undefined),
+      user: new UnauthenticatedUser(),
+      headers: Object.fromEntries(request.headers),
+      // Absent, the SDK reads 0.3, which this agent does not speak: v1.0 clients send `A2A-Version: 1.0`.
+      requestedVersion: request.headers.get(A2A_VERSION_HEADER) || undefined,
+    });
+    validateVersion(context.requestedVersion, await handler.getAgentCard(), 'JSONRPC');
+    // The transport checks the shape (JSON-RPC 2.0 §4) and answers -32600 for anything else.
+    const answer = await transport.handle(body as Record<string, unknown>, context);
+    if (isAsyncIterable(answer)) {
+      // SendStreamingMessage and SubscribeToTask: the SDK refuses them on the first step, since
+      // the card declares no streaming. Should one ever produce an event, it is closed unread.
+      const events = answer[Symbol.asyncIterator]();
+      await events.next();
+      await events.return?.();
+      throw new UnsupportedOperationError('Streaming is not supported.');
+    }
+    const headers = context.activatedExtensions?.length ? { [HTTP_EXTENSION_HEADER]: context.activatedExtensions.join(',') } : undefined;
+    return json(answer, { headers });
+  } catch (err) {
+    const error = JsonRpcTransportHandler.mapToJSONRPCError(err);
+    if (error.code !== A2A_ERROR_CODE.INTERNAL_ERROR) return rpcError(id, error);
+    log.error('a2a: internal error', describeError(err));
+    return rpcError(id, { code: error.code, message: 'The agent could not complete the request.' }, 500);
+  }
+}
