@@ -91,16 +91,26 @@ export interface PricingAnswer extends Answer {
   pricing: PricingBody;
 }
 
-/** The answer of the pricing skill: one sentence per topic asked about, each citing its section. */
-export function pricingAnswer(question: string, pricing: PricingBody): PricingAnswer {
+/**
+ * The answer of the pricing skill: one sentence per topic asked about, each citing its section of
+ * the pricing page, then where the docs explain it further (`docs`: citations of /ask's answer).
+ */
+export function pricingAnswer(question: string, pricing: PricingBody, docs: readonly Citation[] = []): PricingAnswer {
   const topics = pricingTopics(question);
+  const citations = topics.map(pricingCitation);
   const sentences = topics.map((t, i) => `${statement(t, pricing)} [${i + 1}]`);
   sentences.push(
     pricing.live
       ? `These are the live values; GET ${absoluteUrl('/api/v1/pricing')} always has the current ones.`
       : 'The live values could not be read just now: these are the published defaults.',
   );
-  return { question, found: true, answer: sentences.join(' '), citations: topics.map(pricingCitation), pricing };
+  // One page of the docs on the same question, for how it works beyond the number.
+  const further = docs.find((c) => new URL(c.url).pathname.startsWith('/docs/') && !citations.some((p) => p.url === c.url));
+  if (further) {
+    citations.push(further);
+    sentences.push(`More in the docs: ${further.title}${further.section ? `, ${further.section}` : ''}. [${citations.length}]`);
+  }
+  return { question, found: true, answer: sentences.join(' '), citations, pricing };
 }
 
 export type SkillAnswer = (Answer & { skill: 'docs' }) | (PricingAnswer & { skill: 'pricing' });
@@ -114,6 +124,6 @@ export function replyText(answer: Answer): string {
 
 /** Answers a question with a skill; the pricing skill reads the live values (or the defaults). */
 export async function answerFor(question: string, skill: Skill): Promise<SkillAnswer> {
-  if (skill === 'pricing') return { skill, ...pricingAnswer(question, pricingFor(await loadLivePricing(), 'all')) };
+  if (skill === 'pricing') return { skill, ...pricingAnswer(question, pricingFor(await loadLivePricing(), 'all'), ask(question).citations) };
   return { skill, ...ask(question) };
 }

@@ -121,14 +121,19 @@ describe('SendMessage through the SDK client', () => {
     const cited = [...reply.matchAll(/https?:\/\/\S+/g)].map((m) => m[0]);
     expect(cited.length).toBeGreaterThan(0);
     for (const url of cited) expect(url.startsWith(`${base()}/`)).toBe(true);
-    expect(cited.some((u) => /\/(pricing|docs\/[a-z-]+)(#[a-z0-9-]+)?$/.test(u))).toBe(true);
+    expect(cited).toContain(`${base()}/pricing#minimum-payout`);
+    // …and a page of the docs that explains it.
+    expect(cited.some((u) => new RegExp(`^${base()}/docs/[a-z-]+#[a-z0-9-]+$`).test(u))).toBe(true);
 
     // The artifact carries the same text and the structured answer.
     const [artifact] = task.artifacts;
     expect(texts(artifact?.parts).join('\n')).toBe(reply);
     const [answer] = data(artifact?.parts);
     expect(answer).toMatchObject({ skill: 'pricing', question: 'What is the minimum payout?', found: true });
-    expect(answer!.citations).toEqual([expect.objectContaining({ title: 'Pricing', url: `${base()}/pricing#minimum-payout` })]);
+    expect(answer!.citations).toEqual([
+      expect.objectContaining({ title: 'Pricing', url: `${base()}/pricing#minimum-payout` }),
+      expect.objectContaining({ url: expect.stringMatching(new RegExp(`^${base()}/docs/`)) }),
+    ]);
     expect((answer!.pricing as { min_payout_usd: number }).min_payout_usd).toBe(50);
   });
 
