@@ -7,12 +7,14 @@ const nextConfig = {
   outputFileTracingIncludes: { '/**': ['./supabase/migrations/**/*.sql', './content/**/*.md'] },
   poweredByHeader: false,
   // Markdown twins (DESIGN.md): `<path>.md`, and any page asked for with `Accept: text/markdown`,
-  // are answered by app/markdown/[[...slug]]/route.ts. Next's router tests these rules on every
-  // request, API routes included, so they are kept to two (four cost ~7% of /api/v1/pricing's
-  // throughput in `npm run bench`).
+  // are answered by app/markdown/[[...slug]]/route.ts. `afterFiles`: Next tests these rules only
+  // when no route file matches the path exactly, so the API routes never pay for them (as
+  // `beforeFiles` they were tested on every request; four such rules cost ~7% of
+  // /api/v1/pricing's throughput in `npm run bench`). Site pages come from the catch-all page,
+  // which Next matches after these rules.
   async rewrites() {
     return {
-      beforeFiles: [
+      afterFiles: [
         // `/index.md` becomes /markdown/index, which the twin route reads as the home page.
         { source: '/:path((?!api/|markdown|_next/)[a-z0-9/-]+)\\.md', destination: '/markdown/:path' },
         {
