@@ -7,6 +7,7 @@ import type { Principal } from '../oauth/bearer';
 import { SCOPES, type Scope } from '../oauth/scopes';
 import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, earningsBody, profileBody } from '../schemas/account';
 import { requestsIn } from './http';
+import { READ_ONLY, structured, toolError } from './tools';
 
 /**
  * The account tools of `/mcp` (spec: Scope to operation map). Each is the REST operation of the
@@ -15,8 +16,6 @@ import { requestsIn } from './http';
  */
 
 export const SERVER_INFO = { name: 'monetize', title: 'Monetize', version: '1.0.0' } as const;
-
-const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 /** `payout_limit` as a JSON integer (the REST parameter is a query-string integer). */
 const payoutLimit = z.number().int().min(0).max(50).default(10).describe('How many of the most recent payouts to return, 0 to 50.');
@@ -49,15 +48,11 @@ export function missingScopes(principal: Principal, body: unknown): Scope[] {
   return SCOPES.filter((s) => needed.has(s) && !principal.scopes.includes(s));
 }
 
-function structured(body: object): CallToolResult {
-  return { structuredContent: body as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(body) }] };
-}
-
 /** A tool's failure as the tool's result (MCP: errors of the call itself, not of the protocol). */
 function failed(err: unknown): CallToolResult {
   const message =
     err instanceof ApiError ? `${err.code}: ${err.message}` : 'The account could not be read; try again, or authorize again if it persists.';
-  return { isError: true, content: [{ type: 'text', text: message }] };
+  return toolError(message);
 }
 
 /** The account server for one request, bound to its caller. */
@@ -83,7 +78,7 @@ export function accountServer(principal: Principal): McpServer {
       title: 'Who am I',
       description: 'The signed-in publisher’s profile: id, name, company, role, email. Scope profile:read; same as GET /api/v1/me.',
       outputSchema: profileBody,
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     run('whoami', () => getProfile(principal)),
   );
@@ -94,7 +89,7 @@ export function accountServer(principal: Principal): McpServer {
       description: 'The publisher’s apps and their ad placements with impressions, clicks and revenue. Scope apps:read; same as GET /api/v1/me/apps.',
       inputSchema: { placement_status: appsQuery.shape.placement_status },
       outputSchema: appsBody,
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     async (args) => run('list_my_apps', () => listApps(principal, args.placement_status))(),
   );
@@ -105,7 +100,7 @@ export function accountServer(principal: Principal): McpServer {
       description: 'Earnings totals and the most recent payouts. Scope earnings:read; same as GET /api/v1/me/earnings.',
       inputSchema: { payout_limit: payoutLimit },
       outputSchema: earningsBody,
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     async (args) => run('get_my_earnings', () => getEarnings(principal, args.payout_limit))(),
   );
@@ -116,7 +111,7 @@ export function accountServer(principal: Principal): McpServer {
       description: 'The publisher’s SDK API keys, masked: name, environment, status. Scope api_keys:read; same as GET /api/v1/me/api-keys.',
       inputSchema: { environment: apiKeysQuery.shape.environment },
       outputSchema: apiKeysBody,
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     async (args) => run('list_my_api_keys', () => listApiKeys(principal, args.environment))(),
   );

@@ -1,5 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { pageByPath, twinPath, type Page } from '../content/pages';
 import { absoluteUrl } from '../http/responses';
@@ -8,13 +7,12 @@ import { pricingBody, pricingQuery } from '../schemas/pricing';
 import { searchResult } from '../schemas/search';
 import { resultOf, searchPages } from '../search';
 import { env } from '../env';
+import { READ_ONLY, structured, toolError } from './tools';
 
 /**
  * The public docs server at `/docs/mcp`: the site's search, its pages as markdown and the live
  * pricing, for agents without an account. Each tool answers exactly what its REST twin does.
  */
-
-const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 const searchOutput = z.object({
   query: z.string(),
@@ -55,10 +53,6 @@ export function pageFor(ref: string): Page | undefined {
   return pageByPath(path);
 }
 
-function structured(body: object, text: string = JSON.stringify(body)): CallToolResult {
-  return { structuredContent: body as Record<string, unknown>, content: [{ type: 'text', text }] };
-}
-
 export function docsServer(): McpServer {
   const server = new McpServer(
     { name: 'monetize-docs', title: 'Monetize docs', version: '1.0.0' },
@@ -78,7 +72,7 @@ export function docsServer(): McpServer {
         limit: z.number().int().min(1).max(20).default(5).describe('How many results, 1 to 20.'),
       },
       outputSchema: searchOutput,
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     async ({ query, limit }) => {
       const hits = searchPages(query);
@@ -94,15 +88,12 @@ export function docsServer(): McpServer {
         'One public page as markdown (its markdown twin), by path (/docs/payouts), twin path (/docs/payouts.md) or URL. The text content is the markdown itself.',
       inputSchema: { path: z.string().min(1).max(2048).describe('A page path such as /docs/payouts, or a URL on this site.') },
       outputSchema: pageOutput,
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     async ({ path }) => {
       const page = pageFor(path);
       if (!page) {
-        return {
-          isError: true,
-          content: [{ type: 'text', text: `No public page at ${path}. search_docs finds pages; /llms.txt lists them all.` }],
-        };
+        return toolError(`No public page at ${path}. search_docs finds pages; /llms.txt lists them all.`);
       }
       const body = {
         path: page.path,
@@ -124,7 +115,7 @@ export function docsServer(): McpServer {
         'The live prices: revenue shares, advertiser CPMs, data-set prices, the minimum payout. Same as GET /api/v1/pricing; `live` is false when the defaults are shown.',
       inputSchema: { audience: pricingQuery.shape.audience },
       outputSchema: pricingBody,
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     async ({ audience }) => structured(pricingBody.parse(pricingFor(await loadLivePricing(), audience))),
   );

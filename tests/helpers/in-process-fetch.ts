@@ -1,7 +1,9 @@
+import { env } from '@/lib/env';
+
 /**
  * A `fetch` that answers from route handlers in this process, for protocol SDK clients (MCP, A2A)
  * that take a fetch function: each request goes through the same kernel as in production, with a
- * fixed client address, and never touches the network.
+ * fixed client address, and never touches the network. Only URLs of this service are routed.
  */
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
@@ -10,8 +12,8 @@ type RouteModule = Partial<Record<string, unknown>>;
 export function inProcessFetch(routes: Record<string, RouteModule>, options: { clientIp?: string } = {}): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input instanceof URL ? input.toString() : input, init);
-    const path = new URL(request.url).pathname;
-    const route = routes[path];
+    const url = new URL(request.url);
+    const route = url.origin === env().PUBLIC_BASE_URL ? routes[url.pathname] : undefined;
     if (!route) return new Response('not routed in this test', { status: 404 });
     const handler = route[request.method] as Handler | undefined;
     if (!handler) return new Response(null, { status: 405 });

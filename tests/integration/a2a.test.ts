@@ -11,6 +11,7 @@ import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { forgetLivePricing } from '@/lib/pricing';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { openPgliteCopy } from '../helpers/db';
+import { inProcessFetch as routeFetch } from '../helpers/in-process-fetch';
 
 /**
  * Issue 6, "It must show": the A2A SDK's own client reads the agent card and, asked "What is the
@@ -18,23 +19,8 @@ import { openPgliteCopy } from '../helpers/db';
  * route handlers in process, through a fetch that dispatches on the path (loopback only).
  */
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>;
-const routes: Record<string, Record<string, unknown>> = {
-  '/a2a': a2aHandlers,
-  '/.well-known/agent-card.json': cardHandlers,
-};
-
 /** The service's routes, called in process: what the A2A client's `fetch` reaches. */
-const inProcessFetch: typeof fetch = async (input, init) => {
-  const request = new Request(input, init);
-  const url = new URL(request.url);
-  const handlers = routes[url.pathname];
-  if (url.origin !== env().PUBLIC_BASE_URL || !handlers) return new Response('not here', { status: 404 });
-  const headers = new Headers(request.headers);
-  headers.set('x-forwarded-for', '192.0.2.61');
-  const routed = new Request(request, { headers });
-  return (handlers[request.method] as Handler)(routed, { params: Promise.resolve({}) });
-};
+const inProcessFetch = routeFetch({ '/a2a': a2aHandlers, '/.well-known/agent-card.json': cardHandlers }, { clientIp: '192.0.2.61' });
 
 const base = () => env().PUBLIC_BASE_URL;
 
