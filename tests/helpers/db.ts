@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { useDatabase } from '../../lib/db';
 import { openPglite, openPostgres, type Engine } from '../../lib/db/engine';
+import { MemoryRateLimiter, useRateLimiter } from '../../lib/http/rate-limit';
+import { resetOAuthSecrets } from '../../lib/oauth/secrets';
 
 /**
  * The engines an integration suite runs on: PGlite always, and the real PostgreSQL of
@@ -13,8 +16,11 @@ export interface TestEngine {
   open(): Promise<Engine>;
 }
 
+/** The embedded engine alone, for suites whose subject does not depend on the engine. */
+export const PGLITE: TestEngine = { name: 'pglite', open: () => openPgliteCopy() };
+
 export function testEngines(): TestEngine[] {
-  const engines: TestEngine[] = [{ name: 'pglite', open: openPgliteCopy }];
+  const engines: TestEngine[] = [PGLITE];
   const template = inject('postgresTemplate');
   if (template && process.env.TEST_DATABASE_URL) {
     engines.push({ name: 'postgres', open: () => openPostgresCopy(process.env.TEST_DATABASE_URL!, template) });
@@ -52,4 +58,27 @@ export async function demoUsers(engine: Engine): Promise<{ demo: string; demo2: 
   );
   const byEmail = Object.fromEntries(rows.map((r) => [r.email, r.id]));
   return { demo: byEmail['demo@example.com']!, demo2: byEmail['demo2@example.com']! };
+}
+
+/**
+ * A suite's database: a fresh copy of `engine` in use for the whole describe block, with fresh
+ * OAuth secrets and the ids of the demo publishers; closed and forgotten afterwards. `unlimited`
+ * lifts the rate limit, for suites whose many calls from one address are not what they test.
+ */
+export function suiteDatabase(engine: TestEngine, options: { unlimited?: boolean } = {}) {
+  const suite = {} as { db: Engine; users: { demo: string; demo2: string } };
+  beforeAll(async () => {
+    suite.db = await engine.open();
+    useDatabase(suite.db);
+    if (options.unlimited) useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
+    resetOAuthSecrets();
+    suite.users = await demoUsers(suite.db);
+  });
+  afterAll(async () => {
+    useDatabase(undefined);
+    if (options.unlimited) useRateLimiter(undefined);
+    resetOAuthSecrets();
+    await suite.db?.close();
+  });
+  return suite;
 }

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentCard, Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import * as a2aHandlers from '@/app/a2a/route';
 import * as cardHandlers from '@/app/.well-known/agent-card.json/route';
-import { useDatabase, type Engine } from '@/lib/db';
 import { asService } from '@/lib/db/service';
 import { env } from '@/lib/env';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { forgetLivePricing } from '@/lib/pricing';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
-import { openPgliteCopy } from '../helpers/db';
+import { PGLITE, suiteDatabase } from '../helpers/db';
 import { inProcessFetch as routeFetch } from '../helpers/in-process-fetch';
 
 /**
@@ -51,13 +50,10 @@ function asTask(result: Task | Message): Task {
   return result as Task;
 }
 
-let db: Engine;
+const suite = suiteDatabase(PGLITE, { unlimited: true });
 let client: Client;
 
 beforeAll(async () => {
-  db = await openPgliteCopy();
-  useDatabase(db);
-  useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl: inProcessFetch })],
@@ -65,11 +61,6 @@ beforeAll(async () => {
     }),
   );
   client = await factory.createFromUrl(base());
-});
-afterAll(async () => {
-  useRateLimiter(undefined);
-  useDatabase(undefined);
-  await db?.close();
 });
 beforeEach(() => forgetLivePricing());
 
@@ -124,7 +115,7 @@ describe('SendMessage through the SDK client', () => {
   });
 
   it('answers pricing questions with the live values', async () => {
-    await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 75, cpm_tooltip_usd = 4.5'), db);
+    await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 75, cpm_tooltip_usd = 4.5'), suite.db);
     try {
       const payout = asTask(await send(client, 'What is the minimum payout?'));
       expect(texts(payout.status?.message?.parts).join('\n')).toMatch(/minimum payout is 75 USD/);
@@ -134,7 +125,7 @@ describe('SendMessage through the SDK client', () => {
       expect(reply).toContain(`${base()}/pricing#advertiser-cpm-by-ad-format`);
       expect(reply).toMatch(/live values/);
     } finally {
-      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [DEFAULT_PRICING.min_payout_usd, DEFAULT_PRICING.advertiser_cpm_usd.tooltip]), db);
+      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [DEFAULT_PRICING.min_payout_usd, DEFAULT_PRICING.advertiser_cpm_usd.tooltip]), suite.db);
     }
   });
 

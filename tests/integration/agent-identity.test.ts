@@ -1,14 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import * as asMeta from '@/app/.well-known/oauth-authorization-server/route';
 import * as identity from '@/app/agent/identity/route';
 import * as me from '@/app/api/v1/me/route';
 import { IDENTITY_ASSERTION_TYP, issueIdentityAssertion } from '@/lib/agent/identity';
-import { useDatabase, type Engine } from '@/lib/db';
 import { resetEnv } from '@/lib/env';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { requireOAuthSecrets, resetOAuthSecrets } from '@/lib/oauth/secrets';
-import { demoUsers, testEngines } from '../helpers/db';
+import { testEngines, suiteDatabase } from '../helpers/db';
 import { BASE, exchange, publicClient } from '../helpers/oauth';
 import { accessToken } from '../helpers/tokens';
 
@@ -75,19 +74,7 @@ function setRegistration(value: 'on' | 'off' | undefined) {
 
 for (const engine of testEngines()) {
   describe(`anonymous agent registration on ${engine.name}`, () => {
-    let db: Engine;
-    let users: { demo: string; demo2: string };
-    beforeAll(async () => {
-      db = await engine.open();
-      useDatabase(db);
-      resetOAuthSecrets();
-      users = await demoUsers(db);
-    });
-    afterAll(async () => {
-      useDatabase(undefined);
-      resetOAuthSecrets();
-      await db?.close();
-    });
+    const suite = suiteDatabase(engine);
     // The default (unset: on), whatever the shell has set; tests that need another value set it.
     beforeEach(() => setRegistration(undefined));
     afterEach(() => {
@@ -228,7 +215,7 @@ for (const engine of testEngines()) {
         ['for another audience', () => serviceSigned({ aud: `${BASE}/api/v1` })],
         ['from another issuer', () => serviceSigned({ iss: 'https://another-deployment.example' })],
         ['of the access-token typ', () => serviceSigned({ typ: 'at+jwt' })],
-        ['an access token', () => accessToken(users.demo)],
+        ['an access token', () => accessToken(suite.users.demo)],
         ['the sandbox token itself', async () => 'svc_sandbox'],
         ['not a JWT', async () => 'not-a-jwt'],
       ])('refuses an assertion that is %s with invalid_grant', async (_what, make) => {

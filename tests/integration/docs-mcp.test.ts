@@ -6,10 +6,9 @@ import * as twin from '@/app/markdown/[[...slug]]/route';
 import * as pricing from '@/app/api/v1/pricing/route';
 import * as search from '@/app/api/v1/search/route';
 import { allPages } from '@/lib/content/pages';
-import { useDatabase, type Engine } from '@/lib/db';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { pageFor } from '@/lib/mcp/docs-tools';
-import { openPgliteCopy } from '../helpers/db';
+import { PGLITE, suiteDatabase } from '../helpers/db';
 import { inProcessFetch } from '../helpers/in-process-fetch';
 
 const BASE = 'http://localhost:3000';
@@ -34,19 +33,13 @@ async function restJson(handler: typeof pricing.GET, pathAndQuery: string) {
 }
 
 describe('the docs MCP server at /docs/mcp', () => {
-  let db: Engine;
+  suiteDatabase(PGLITE, { unlimited: true });
   let client: Client;
   beforeAll(async () => {
-    db = await openPgliteCopy();
-    useDatabase(db);
-    useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
     client = await connect();
   });
   afterAll(async () => {
     await client?.close();
-    useDatabase(undefined);
-    useRateLimiter(undefined);
-    await db?.close();
   });
 
   it('lists its three tools without a token, each with an input and an output schema', async () => {

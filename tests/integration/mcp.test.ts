@@ -1,17 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as mcp from '@/app/mcp/route';
 import { SANDBOX_PROFILE } from '@/lib/account/sandbox';
 import { createPublisher } from '@/lib/auth/users';
-import { useDatabase, type Engine } from '@/lib/db';
 import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
 import type { Scope } from '@/lib/oauth/scopes';
-import { resetOAuthSecrets } from '@/lib/oauth/secrets';
 import { ACCOUNT_ROUTES, get } from '../helpers/account';
-import { demoUsers, testEngines } from '../helpers/db';
+import { testEngines, suiteDatabase } from '../helpers/db';
 import { inProcessFetch } from '../helpers/in-process-fetch';
 import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from '../helpers/tokens';
 
@@ -62,21 +59,7 @@ async function restTwin(tool: keyof typeof ACCOUNT_TOOLS, token: string, query =
 
 for (const engine of testEngines()) {
   describe(`MCP account tools at /mcp on ${engine.name}`, () => {
-    let db: Engine;
-    let users: { demo: string; demo2: string };
-    beforeAll(async () => {
-      db = await engine.open();
-      useDatabase(db);
-      useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
-      resetOAuthSecrets();
-      users = await demoUsers(db);
-    });
-    afterAll(async () => {
-      useDatabase(undefined);
-      useRateLimiter(undefined);
-      resetOAuthSecrets();
-      await db?.close();
-    });
+    const suite = suiteDatabase(engine, { unlimited: true });
 
     it('answers a request without a token with 401 and the MCP resource metadata (discovery starts here)', async () => {
       const { res, body } = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -93,7 +76,7 @@ for (const engine of testEngines()) {
       ['a token of another issuer', async (u: string) => `Bearer ${await otherIssuerToken(u)}`],
       ['a token issued only for the REST resource', async (u: string) => `Bearer ${await accessToken(u, { resources: ['api'] })}`],
     ])('refuses %s with 401 invalid_token', async (_, make) => {
-      const { res, body } = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, undefined, { authorization: await make(users.demo) });
+      const { res, body } = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, undefined, { authorization: await make(suite.users.demo) });
       expect(res.status).toBe(401);
       const challenge = res.headers.get('www-authenticate')!;
       expect(challenge).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+"$/);
@@ -102,7 +85,7 @@ for (const engine of testEngines()) {
     });
 
     it('lists the four tools, each with an input and an output schema and marked read-only', async () => {
-      const client = await connect(await accessToken(users.demo, { resources: ['mcp'] }));
+      const client = await connect(await accessToken(suite.users.demo, { resources: ['mcp'] }));
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['get_my_earnings', 'list_my_api_keys', 'list_my_apps', 'whoami']);
       for (const tool of tools) {
@@ -119,7 +102,7 @@ for (const engine of testEngines()) {
     });
 
     it('answers every tool with the same body as its REST twin, read as the user', async () => {
-      const token = await accessToken(users.demo, { resources: ['mcp', 'api'] });
+      const token = await accessToken(suite.users.demo, { resources: ['mcp', 'api'] });
       const client = await connect(token);
       const cases: [keyof typeof ACCOUNT_TOOLS, Record<string, unknown>, string][] = [
         ['whoami', {}, ''],
@@ -137,16 +120,16 @@ for (const engine of testEngines()) {
         expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
       }
       const me = await client.callTool({ name: 'whoami' });
-      expect(me.structuredContent).toMatchObject({ user_id: users.demo, email: 'demo@example.com' });
+      expect(me.structuredContent).toMatchObject({ user_id: suite.users.demo, email: 'demo@example.com' });
       await client.close();
     });
 
     it('shows each user only their own account', async () => {
-      const mine = await connect(await accessToken(users.demo2, { resources: ['mcp'] }));
+      const mine = await connect(await accessToken(suite.users.demo2, { resources: ['mcp'] }));
       const me = await mine.callTool({ name: 'whoami' });
-      expect(me.structuredContent).toMatchObject({ user_id: users.demo2, email: 'demo2@example.com' });
+      expect(me.structuredContent).toMatchObject({ user_id: suite.users.demo2, email: 'demo2@example.com' });
       const apps = (await mine.callTool({ name: 'list_my_apps' })).structuredContent as { apps: { id: string }[] };
-      const theirs = (await restTwin('list_my_apps', await accessToken(users.demo))) as { apps: { id: string }[] };
+      const theirs = (await restTwin('list_my_apps', await accessToken(suite.users.demo))) as { apps: { id: string }[] };
       expect(apps.apps.length).toBeGreaterThan(0);
       for (const app of theirs.apps) expect(apps.apps.map((a) => a.id)).not.toContain(app.id);
       await mine.close();
@@ -163,7 +146,7 @@ for (const engine of testEngines()) {
     });
 
     describe('step-up authorization', () => {
-      const only = (scopes: Scope[]) => accessToken(users.demo, { scopes, resources: ['mcp'] });
+      const only = (scopes: Scope[]) => accessToken(suite.users.demo, { scopes, resources: ['mcp'] });
 
       it.each(Object.entries(ACCOUNT_TOOLS))('answers %s without its scope with 403 insufficient_scope naming it', async (tool, { scope }) => {
         const other: Scope = scope === 'profile:read' ? 'apps:read' : 'profile:read';
@@ -181,7 +164,7 @@ for (const engine of testEngines()) {
       it('lets the tools the token has scopes for run, and lists every tool', async () => {
         const client = await connect(await only(['profile:read']));
         expect((await client.listTools()).tools).toHaveLength(4);
-        expect((await client.callTool({ name: 'whoami' })).structuredContent).toMatchObject({ user_id: users.demo });
+        expect((await client.callTool({ name: 'whoami' })).structuredContent).toMatchObject({ user_id: suite.users.demo });
         const refused = await client.callTool({ name: 'list_my_apps' }).catch((e: unknown) => e);
         expect(refused).toBeInstanceOf(StreamableHTTPError);
         expect((refused as StreamableHTTPError).code).toBe(403);
@@ -196,7 +179,7 @@ for (const engine of testEngines()) {
     });
 
     it('answers invalid tool arguments as a tool error, without reading the account', async () => {
-      const client = await connect(await accessToken(users.demo, { resources: ['mcp'] }));
+      const client = await connect(await accessToken(suite.users.demo, { resources: ['mcp'] }));
       for (const args of [{ payout_limit: 51 }, { payout_limit: -1 }, { payout_limit: 1.5 }, { payout_limit: '5' }]) {
         const result = await client.callTool({ name: 'get_my_earnings', arguments: args });
         expect(result.isError).toBe(true);
@@ -208,17 +191,17 @@ for (const engine of testEngines()) {
     });
 
     it('answers an unknown tool as a JSON-RPC error', async () => {
-      const { res, body } = await post(call('delete_everything'), await accessToken(users.demo, { resources: ['mcp'] }));
+      const { res, body } = await post(call('delete_everything'), await accessToken(suite.users.demo, { resources: ['mcp'] }));
       expect(res.status).toBe(200);
       expect(JSON.stringify(body)).toMatch(/delete_everything/);
     });
 
     it('answers a token whose user is gone with a tool error that names nothing internal', async () => {
-      const created = await createPublisher({ email: `gone-${Date.now()}@example.com`, password: 'a-long-password', name: 'Gone', company: '' }, db);
+      const created = await createPublisher({ email: `gone-${Date.now()}@example.com`, password: 'a-long-password', name: 'Gone', company: '' }, suite.db);
       if (!created.ok) throw new Error(created.error);
       const token = await accessToken(created.user.id, { resources: ['mcp'] });
       expect((await (await connect(token)).callTool({ name: 'whoami' })).isError ?? false).toBe(false);
-      await asService((q) => q.query('delete from public.users where id = $1', [created.user.id]), db);
+      await asService((q) => q.query('delete from public.users where id = $1', [created.user.id]), suite.db);
       const client = await connect(token);
       const result = await client.callTool({ name: 'whoami' });
       expect(result.isError).toBe(true);
@@ -227,7 +210,7 @@ for (const engine of testEngines()) {
     });
 
     it('is stateless: GET and DELETE answer 405, and no session id is handed out', async () => {
-      const token = await accessToken(users.demo, { resources: ['mcp'] });
+      const token = await accessToken(suite.users.demo, { resources: ['mcp'] });
       for (const m of ['GET', 'DELETE'] as const) {
         const res = await mcp[m](new Request(`${BASE}/mcp`, { method: m, headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
         expect(res.status).toBe(405);
@@ -260,7 +243,7 @@ for (const engine of testEngines()) {
     });
 
     it('answers malformed JSON with a JSON-RPC parse error', async () => {
-      const { res, body } = await post('{"jsonrpc":', await accessToken(users.demo, { resources: ['mcp'] }));
+      const { res, body } = await post('{"jsonrpc":', await accessToken(suite.users.demo, { resources: ['mcp'] }));
       expect(res.status).toBe(400);
       expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
     });

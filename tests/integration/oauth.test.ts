@@ -1,15 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as asMetadata from '@/app/.well-known/oauth-authorization-server/route';
 import * as jwks from '@/app/.well-known/jwks.json/route';
 import * as prmApi from '@/app/.well-known/oauth-protected-resource/api/v1/route';
 import * as prmMcp from '@/app/.well-known/oauth-protected-resource/mcp/route';
-import { useDatabase, type Engine } from '@/lib/db';
 import { asService } from '@/lib/db/service';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { resetOAuthSecrets } from '@/lib/oauth/secrets';
 import { hashClientSecret } from '@/lib/oauth/clients';
-import { demoUsers, testEngines } from '../helpers/db';
+import { testEngines, suiteDatabase } from '../helpers/db';
 import {
   BASE,
   approve,
@@ -30,19 +28,7 @@ const get = (handler: typeof asMetadata.GET, path: string) => handler(new Reques
 
 for (const engine of testEngines()) {
   describe(`OAuth authorization server on ${engine.name}`, () => {
-    let db: Engine;
-    let users: { demo: string; demo2: string };
-    beforeAll(async () => {
-      db = await engine.open();
-      useDatabase(db);
-      resetOAuthSecrets();
-      users = await demoUsers(db);
-    });
-    afterAll(async () => {
-      useDatabase(undefined);
-      resetOAuthSecrets();
-      await db?.close();
-    });
+    const suite = suiteDatabase(engine);
     afterEach(() => useRateLimiter(undefined));
 
     describe('discovery', () => {
@@ -94,7 +80,7 @@ for (const engine of testEngines()) {
         expect(res.status).toBe(201);
         expect(res.headers.get('cache-control')).toBe('no-store');
         expect(body).toMatchObject({ client_id: expect.any(String), client_secret: expect.any(String), token_endpoint_auth_method: method });
-        const [row] = await asService((q) => q.query<{ client_secret_hash: string }>('select client_secret_hash from public.oauth_clients where client_id = $1', [body.client_id]), db);
+        const [row] = await asService((q) => q.query<{ client_secret_hash: string }>('select client_secret_hash from public.oauth_clients where client_id = $1', [body.client_id]), suite.db);
         expect(row!.client_secret_hash).toBe(hashClientSecret(body.client_secret!));
         expect(row!.client_secret_hash).not.toContain(body.client_secret!);
       });
@@ -130,10 +116,10 @@ for (const engine of testEngines()) {
         expect(again.res.status).toBe(201);
         expect(again.body).toEqual(first.body);
         expect(again.res.headers.get('idempotency-key')).toBe('reg-retry-1');
-        const [{ n }] = (await asService((q) => q.query<{ n: number }>("select count(*)::int as n from public.oauth_clients where client_name = 'Retry'"), db)) as [{ n: number }];
+        const [{ n }] = (await asService((q) => q.query<{ n: number }>("select count(*)::int as n from public.oauth_clients where client_name = 'Retry'"), suite.db)) as [{ n: number }];
         expect(n).toBe(1);
         // The stored answer is not readable without the key: no secret in clear in the table.
-        const rows = await asService((q) => q.query<{ response_body: string }>("select response_body from public.idempotency_records where scope = 'oauth_register'"), db);
+        const rows = await asService((q) => q.query<{ response_body: string }>("select response_body from public.idempotency_records where scope = 'oauth_register'"), suite.db);
         for (const r of rows) expect(r.response_body).not.toContain(first.body.client_secret!);
       });
 
@@ -169,7 +155,7 @@ for (const engine of testEngines()) {
 
       it('shows the consent page with the client name, the scopes and the redirect host, unframeable', async () => {
         const clientId = await publicClient(['http://127.0.0.1:8765/callback'], 'Earnings Tool');
-        const res = await openAuthorize(authorizeParams(clientId, { scope: 'profile:read earnings:read' }).toString(), await sessionCookie(users.demo));
+        const res = await openAuthorize(authorizeParams(clientId, { scope: 'profile:read earnings:read' }).toString(), await sessionCookie(suite.users.demo));
         expect(res.status).toBe(200);
         expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
         expect(res.headers.get('x-frame-options')).toBe('DENY');
@@ -185,7 +171,7 @@ for (const engine of testEngines()) {
       });
 
       it('redirects an approval with code, state and iss', async () => {
-        const location = await approve(await publicClient(), users.demo);
+        const location = await approve(await publicClient(), suite.users.demo);
         expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8765/callback');
         expect(location.searchParams.get('code')).toMatch(/^mac_/);
         expect(location.searchParams.get('state')).toBe('st-123');
@@ -194,7 +180,7 @@ for (const engine of testEngines()) {
 
       it('redirects a denial with access_denied, state and iss', async () => {
         const clientId = await publicClient();
-        const cookie = await sessionCookie(users.demo);
+        const cookie = await sessionCookie(suite.users.demo);
         const { request, csrf } = consentForm(await (await openAuthorize(authorizeParams(clientId).toString(), cookie)).text());
         const res = await decide({ request, csrf_token: csrf, decision: 'deny' }, cookie);
         expect(res.status).toBe(303);
@@ -206,7 +192,7 @@ for (const engine of testEngines()) {
       });
 
       it('accepts a registered loopback redirect URI on any port (RFC 8252 §7.3)', async () => {
-        const location = await approve(await publicClient(['http://127.0.0.1/callback']), users.demo, { redirect_uri: 'http://127.0.0.1:51234/callback' });
+        const location = await approve(await publicClient(['http://127.0.0.1/callback']), suite.users.demo, { redirect_uri: 'http://127.0.0.1:51234/callback' });
         expect(location.host).toBe('127.0.0.1:51234');
       });
 
@@ -222,7 +208,7 @@ for (const engine of testEngines()) {
           ['a query added', 'https://app.example/cb?next=evil'],
         ])('%s', async (_what, uri) => {
           const clientId = await publicClient(['https://app.example/cb']);
-          const res = await openAuthorize(authorizeParams(clientId, { redirect_uri: uri }).toString(), await sessionCookie(users.demo));
+          const res = await openAuthorize(authorizeParams(clientId, { redirect_uri: uri }).toString(), await sessionCookie(suite.users.demo));
           expect(res.status).toBe(400);
           expect(res.headers.get('location')).toBeNull();
           expect(res.headers.get('content-type')).toContain('text/html');
@@ -231,14 +217,14 @@ for (const engine of testEngines()) {
 
         it('127.1 for a registered 127.0.0.1', async () => {
           const clientId = await publicClient(['http://127.0.0.1:8765/callback']);
-          const res = await openAuthorize(authorizeParams(clientId, { redirect_uri: 'http://127.1:8765/callback' }).toString(), await sessionCookie(users.demo));
+          const res = await openAuthorize(authorizeParams(clientId, { redirect_uri: 'http://127.1:8765/callback' }).toString(), await sessionCookie(suite.users.demo));
           expect(res.status).toBe(400);
           expect(res.headers.get('location')).toBeNull();
         });
       });
 
       it('shows an unknown client on our own page, without redirecting', async () => {
-        const res = await openAuthorize(authorizeParams('mcl_AAAAAAAAAAAAAAAAAAAAAA').toString(), await sessionCookie(users.demo));
+        const res = await openAuthorize(authorizeParams('mcl_AAAAAAAAAAAAAAAAAAAAAA').toString(), await sessionCookie(suite.users.demo));
         expect(res.status).toBe(400);
         expect(res.headers.get('location')).toBeNull();
         expect(await res.text()).toContain('Unknown application');
@@ -246,7 +232,7 @@ for (const engine of testEngines()) {
 
       const redirected = async (extra: Record<string, string | null>) => {
         const clientId = await publicClient();
-        const res = await openAuthorize(authorizeParams(clientId, extra).toString(), await sessionCookie(users.demo));
+        const res = await openAuthorize(authorizeParams(clientId, extra).toString(), await sessionCookie(suite.users.demo));
         expect(res.status).toBe(302);
         const location = new URL(res.headers.get('location')!);
         expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8765/callback');
@@ -274,7 +260,7 @@ for (const engine of testEngines()) {
 
       it('refuses a consent POST without its CSRF token', async () => {
         const clientId = await publicClient();
-        const cookie = await sessionCookie(users.demo);
+        const cookie = await sessionCookie(suite.users.demo);
         const { request } = consentForm(await (await openAuthorize(authorizeParams(clientId).toString(), cookie)).text());
         const res = await decide({ request, decision: 'approve' }, cookie);
         expect(res.status).toBe(403);
@@ -283,14 +269,14 @@ for (const engine of testEngines()) {
 
       it('refuses a consent token minted for another user', async () => {
         const clientId = await publicClient();
-        const { request, csrf } = consentForm(await (await openAuthorize(authorizeParams(clientId).toString(), await sessionCookie(users.demo))).text());
-        const res = await decide({ request, csrf_token: csrf, decision: 'approve' }, await sessionCookie(users.demo2));
+        const { request, csrf } = consentForm(await (await openAuthorize(authorizeParams(clientId).toString(), await sessionCookie(suite.users.demo))).text());
+        const res = await decide({ request, csrf_token: csrf, decision: 'approve' }, await sessionCookie(suite.users.demo2));
         expect(res.status).toBe(403);
       });
 
       it('refuses a consent POST from another origin', async () => {
         const clientId = await publicClient();
-        const cookie = await sessionCookie(users.demo);
+        const cookie = await sessionCookie(suite.users.demo);
         const { request, csrf } = consentForm(await (await openAuthorize(authorizeParams(clientId).toString(), cookie)).text());
         const res = await decide({ request, csrf_token: csrf, decision: 'approve' }, cookie, { origin: 'https://evil.example' });
         expect(res.status).toBe(403);
@@ -298,7 +284,7 @@ for (const engine of testEngines()) {
 
       it('refuses a consent POST whose request was edited (the token is bound to it)', async () => {
         const clientId = await publicClient();
-        const cookie = await sessionCookie(users.demo);
+        const cookie = await sessionCookie(suite.users.demo);
         const { request, csrf } = consentForm(await (await openAuthorize(authorizeParams(clientId, { scope: 'profile:read' }).toString(), cookie)).text());
         const res = await decide({ request: request.replace('scope=profile%3Aread', 'scope=api_keys%3Aread'), csrf_token: csrf, decision: 'approve' }, cookie);
         expect(res.status).toBe(403);
@@ -308,7 +294,7 @@ for (const engine of testEngines()) {
     describe('token endpoint', () => {
       it('exchanges a code for an ES256 JWT the published key verifies, with no refresh token', async () => {
         const clientId = await publicClient();
-        const code = (await approve(clientId, users.demo, { scope: 'profile:read apps:read' })).searchParams.get('code')!;
+        const code = (await approve(clientId, suite.users.demo, { scope: 'profile:read apps:read' })).searchParams.get('code')!;
         const { res, body } = await exchange(codeGrant(clientId, code));
         expect(res.status).toBe(200);
         expect(res.headers.get('cache-control')).toBe('no-store');
@@ -319,21 +305,21 @@ for (const engine of testEngines()) {
           audience: `${BASE}/api/v1`,
         });
         expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
-        expect(payload).toMatchObject({ sub: users.demo, client_id: clientId, scope: 'profile:read apps:read', aud: [`${BASE}/api/v1`, `${BASE}/mcp`] });
+        expect(payload).toMatchObject({ sub: suite.users.demo, client_id: clientId, scope: 'profile:read apps:read', aud: [`${BASE}/api/v1`, `${BASE}/mcp`] });
         expect(payload.exp! - payload.iat!).toBe(3600);
         expect(payload.jti).toEqual(expect.any(String));
       });
 
       it('issues a token for the one resource the authorization named (RFC 8707)', async () => {
         const clientId = await publicClient();
-        const code = (await approve(clientId, users.demo, { resource: `${BASE}/mcp` })).searchParams.get('code')!;
+        const code = (await approve(clientId, suite.users.demo, { resource: `${BASE}/mcp` })).searchParams.get('code')!;
         const { body } = await exchange(codeGrant(clientId, code));
         expect(decodeJwt(body.access_token as string).aud).toBe(`${BASE}/mcp`);
       });
 
       it('refuses to widen the audience at the token endpoint', async () => {
         const clientId = await publicClient();
-        const code = (await approve(clientId, users.demo, { resource: `${BASE}/mcp` })).searchParams.get('code')!;
+        const code = (await approve(clientId, suite.users.demo, { resource: `${BASE}/mcp` })).searchParams.get('code')!;
         const { res, body } = await exchange(codeGrant(clientId, code, { resource: `${BASE}/api/v1` }));
         expect(res.status).toBe(400);
         expect(body.error).toBe('invalid_target');
@@ -341,7 +327,7 @@ for (const engine of testEngines()) {
 
       const grantError = async (mutate: (clientId: string, code: string) => Promise<Record<string, string>> | Record<string, string>) => {
         const clientId = await publicClient();
-        const code = (await approve(clientId, users.demo)).searchParams.get('code')!;
+        const code = (await approve(clientId, suite.users.demo)).searchParams.get('code')!;
         const { res, body } = await exchange(await mutate(clientId, code));
         expect(res.headers.get('cache-control')).toBe('no-store');
         return { status: res.status, body };
@@ -357,7 +343,7 @@ for (const engine of testEngines()) {
 
       it('answers an expired code with invalid_grant', async () => {
         const result = await grantError(async (clientId, code) => {
-          await asService((q) => q.query("update public.oauth_authorization_codes set expires_at = now() - interval '1 second' where client_id = $1", [clientId]), db);
+          await asService((q) => q.query("update public.oauth_authorization_codes set expires_at = now() - interval '1 second' where client_id = $1", [clientId]), suite.db);
           return codeGrant(clientId, code);
         });
         expect(result).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'The authorization code has expired.' } });
@@ -402,7 +388,7 @@ for (const engine of testEngines()) {
       describe('confidential clients', () => {
         const confidential = async (method: 'client_secret_basic' | 'client_secret_post') => {
           const { body } = await registerClient({ client_name: 'Server app', redirect_uris: ['http://127.0.0.1:8765/callback'], token_endpoint_auth_method: method });
-          const code = (await approve(body.client_id, users.demo)).searchParams.get('code')!;
+          const code = (await approve(body.client_id, suite.users.demo)).searchParams.get('code')!;
           return { clientId: body.client_id, secret: body.client_secret!, code };
         };
         const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
