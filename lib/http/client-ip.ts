@@ -10,10 +10,12 @@
  */
 export function clientIp(headers: Headers): string {
   const forwarded = headers.get('x-forwarded-for');
-  if (forwarded) {
-    const entries = forwarded.split(',').map((s) => s.trim()).filter(Boolean);
-    const last = entries.at(-1);
-    if (last) return normalizeIp(last);
+  if (!forwarded) return 'unknown';
+  // The last non-empty entry (a trailing comma leaves an empty one).
+  const entries = forwarded.split(',');
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!.trim();
+    if (entry) return normalizeIp(entry);
   }
   return 'unknown';
 }

@@ -9,13 +9,23 @@ function describeIssue(where: 'query parameter' | 'body field', issue: z.core.$Z
   return path ? `Invalid ${where} \`${path}\`: ${issue.message}` : `Invalid ${where === 'body field' ? 'body' : 'query'}: ${issue.message}`;
 }
 
+/** The parameter names an object schema declares (worked out once per schema, not per request). */
+const declaredNames = new WeakMap<z.ZodType, Set<string> | undefined>();
+
+function knownParameters(schema: z.ZodType): Set<string> | undefined {
+  if (declaredNames.has(schema)) return declaredNames.get(schema);
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  const names = shape ? new Set(Object.keys(shape)) : undefined;
+  declaredNames.set(schema, names);
+  return names;
+}
+
 /**
  * Query parameters: unknown ones are ignored (additive evolution), a known one given twice is
  * ambiguous and refused, and the values are validated by the route's schema.
  */
 export function parseQuery<S extends z.ZodType>(params: URLSearchParams, schema: S): z.output<S> {
-  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
-  const known = shape ? new Set(Object.keys(shape)) : undefined;
+  const known = knownParameters(schema);
   const raw: Record<string, string> = {};
   for (const [key, value] of params) {
     if (known && !known.has(key)) continue;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ApiError, ERROR_CODES, OAuthError } from './errors';
-import { defineRoute, json, method, isKernelHandler, API_VERSION } from './kernel';
+import { defineRoute, json, jsonText, jsonTextOf, method, isKernelHandler, API_VERSION } from './kernel';
 import { MemoryRateLimiter, useRateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
@@ -207,6 +207,51 @@ describe('route kernel', () => {
     expect(res.headers.get('Deprecation')).toBe('@1767225600');
     expect(res.headers.get('Sunset')).toBe('Mon, 01 Jun 2026 00:00:00 GMT');
     expect(res.headers.get('Link')).toBe('<https://example.com/migrate>; rel="deprecation"; type="text/html"');
+  });
+
+  it('sends a JSON answer as application/json, with headers the handler set on it afterwards', async () => {
+    const tagged = defineRoute({
+      name: 'tagged',
+      cors: 'public',
+      methods: {
+        GET: method({
+          handler: () => {
+            const response = jsonText('{"ok":true}');
+            response.headers.set('Service-Sandbox', 'true');
+            return response;
+          },
+        }),
+      },
+    });
+    const res = await tagged.GET(get('/t'), ctx);
+    expect(res.headers.get('Content-Type')).toBe('application/json');
+    expect(res.headers.get('Service-Sandbox')).toBe('true');
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it("passes a handler's own Response through with its body, type and cache policy", async () => {
+    const raw = defineRoute({
+      name: 'raw',
+      methods: {
+        GET: method({
+          cache: 'public, max-age=60',
+          handler: () => new Response('# Title', { headers: { 'Content-Type': 'text/markdown', 'Cache-Control': 'public, max-age=5' } }),
+        }),
+      },
+    });
+    const res = await raw.GET(get('/r'), ctx);
+    expect(res.headers.get('Content-Type')).toBe('text/markdown');
+    expect(res.headers.get('Cache-Control')).toBe('public, max-age=5');
+    expect(res.headers.get('X-Request-Id')).toMatch(/^req_/);
+    expect(await res.text()).toBe('# Title');
+  });
+
+  it('gives in-process callers the JSON text of a JSON answer, and nothing for other responses', () => {
+    expect(jsonTextOf(json({ a: 1 }, { status: 201 }))).toBe('{"a":1}');
+    expect(jsonTextOf(jsonText('[1]', { headers: { 'X-A': 'b' } }))).toBe('[1]');
+    expect(jsonTextOf(new Response('{"a":1}'))).toBeUndefined();
   });
 
   it('maps every code of the closed table to its status', () => {

@@ -22,8 +22,12 @@ export interface RateLimitResult {
 
 export interface RateLimiter {
   readonly config: RateLimitConfig;
-  /** Takes `cost` units from `key`'s budget, or none when they do not all fit. */
-  consume(key: string, cost?: number): Promise<RateLimitResult>;
+  /**
+   * Takes `cost` units from `key`'s budget, or none when they do not all fit. The in-memory
+   * limiter answers at once (no promise, so no microtask on every request); a shared one answers
+   * when its store has.
+   */
+  consume(key: string, cost?: number): RateLimitResult | Promise<RateLimitResult>;
 }
 
 export const POLICY_NAME = 'default';
@@ -42,7 +46,7 @@ export class MemoryRateLimiter implements RateLimiter {
     private readonly maxKeys = 100_000,
   ) {}
 
-  async consume(key: string, cost = 1): Promise<RateLimitResult> {
+  consume(key: string, cost = 1): RateLimitResult {
     const now = this.now();
     this.sweep(now);
     let w = this.windows.get(key);

@@ -1,6 +1,6 @@
 import { jsonText, method, type RouteSpec } from '../http/kernel';
 import { pricingBody, pricingQuery, type Audience } from '../schemas/pricing';
-import { loadLivePricing, pricingFor } from './index';
+import { livePricingNow, loadLivePricing, pricingFor } from './index';
 import type { PricingValues } from './defaults';
 import { badRequest } from '../http/responses';
 import { operationsOf } from '../openapi/operations';
@@ -32,7 +32,11 @@ export const pricingRoute: RouteSpec = {
     GET: method({
       query: pricingQuery,
       cache: 'public, max-age=60',
-      handler: async ({ query }) => jsonText(bodyFor(await loadLivePricing(), query.audience)),
+      handler: ({ query }) => {
+        const now = livePricingNow();
+        if (now) return jsonText(bodyFor(now.values, query.audience));
+        return loadLivePricing().then((values) => jsonText(bodyFor(values, query.audience)));
+      },
     }),
   },
 };
