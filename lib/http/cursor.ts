@@ -12,21 +12,37 @@ import { ApiError } from './errors';
  */
 
 let key: Promise<Buffer> | undefined;
+let loaded: Buffer | undefined;
 
 function cursorKey(): Promise<Buffer> {
-  key ??= serviceSecret('cursor_key', () => randomBytes(32).toString('base64url'))
+  if (key) return key;
+  const pending: Promise<Buffer> = serviceSecret('cursor_key', () => randomBytes(32).toString('base64url'))
     .then((v) => Buffer.from(v, 'base64url'))
     .catch((err) => {
       // Without the database, cursors still work, but only within this instance.
       log.warn('cursor key not stored; using a key of this process only', describeError(err));
       return randomBytes(32);
+    })
+    .then((k) => {
+      if (key === pending) loaded = k;
+      return k;
     });
-  return key;
+  key = pending;
+  return pending;
+}
+
+/**
+ * The signing key once it is loaded, else undefined. A caller that keeps answers containing
+ * cursors compares it with the key they were signed with: a different object is a different key.
+ */
+export function cursorKeyNow(): Buffer | undefined {
+  return loaded;
 }
 
 /** Tests: use this key instead of the stored one. */
 export function useCursorKey(k: Buffer | undefined): void {
   key = k ? Promise.resolve(k) : undefined;
+  loaded = k;
 }
 
 function bindingHash(binding: string): string {

@@ -287,7 +287,9 @@ export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
         const body = declared.body ? await readBody(request, declared.body, declared.bodyType ?? 'json') : undefined;
         // Next gives `params` only to routes with dynamic segments; awaiting nothing costs a tick.
         const params = context?.params ? await context.params : {};
-        response = await declared.handler({ request, url, query, body, params, requestId, clientIp: ip, charge, auth } as never);
+        const produced = declared.handler({ request, url, query, body, params, requestId, clientIp: ip, charge, auth } as never);
+        // A handler that answers at once (a cached answer) costs no microtask.
+        response = produced instanceof Promise ? await produced : produced;
         if (response.status < 400 && declared.cache && !request.headers.has('authorization')) cache = declared.cache;
       }
     } catch (err) {

@@ -11,6 +11,7 @@ export const searchQuery = z.object({
   limit: intParam(1, 20, 5).describe('Results per page, 1 to 20.'),
   cursor: cursorParam,
 });
+export type SearchQuery = z.output<typeof searchQuery>;
 
 export const searchResult = z.object({
   title: z.string(),
