@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ApiError, ERROR_CODES, OAuthError } from './errors';
-import { defineRoute, json, jsonText, jsonTextOf, method, isKernelHandler, API_VERSION } from './kernel';
+import { defineRoute, json, jsonText, jsonTextOf, method, isKernelHandler, newRequestId, API_VERSION } from './kernel';
 import { MemoryRateLimiter, useRateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
@@ -108,6 +108,17 @@ describe('route kernel', () => {
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.stringMatching(message) } });
+  });
+
+  it('decodes query parameters as a URL does (percent-encoding, plus as space)', async () => {
+    const res = await route.GET(get('/x?q=caf%C3%A9+au+lait&limit=%32'), ctx);
+    expect(await res.json()).toEqual({ limit: 2, q: 'café au lait' });
+  });
+
+  it('gives every request its own id', () => {
+    const ids = new Set(Array.from({ length: 1000 }, () => newRequestId()));
+    expect(ids.size).toBe(1000);
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{32}$/);
   });
 
   it('ignores unknown query parameters', async () => {
