@@ -4,7 +4,7 @@ import { useDatabase, type Engine } from '@/lib/db';
 import { asService } from '@/lib/db/service';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
-import { forgetLivePricing } from '@/lib/pricing';
+import { forgetLivePricing, livePricingNow, loadLivePricing } from '@/lib/pricing';
 import { testEngines } from '../helpers/db';
 
 const ctx = { params: Promise.resolve({}) };
@@ -48,6 +48,22 @@ for (const engine of testEngines()) {
         expect(body).toHaveProperty(f);
       }
       for (const f of absent) expect(body).not.toHaveProperty(f);
+    });
+
+    it('reuses a finished read without waiting, only while it is fresh', async () => {
+      const now = Date.now();
+      expect(livePricingNow(now)).toBeUndefined(); // nothing read yet
+      const pending = loadLivePricing(now);
+      expect(livePricingNow(now)).toBeUndefined(); // read under way
+      const values = await pending;
+      expect(livePricingNow(now)).toEqual({ values });
+      expect(livePricingNow(now + 14_000)?.values).toBe(values);
+      expect(livePricingNow(now + 15_000)).toBeUndefined(); // stale: the next request reads again
+      // The route answers the same either way.
+      const fresh = await (await GET(request(), ctx)).json();
+      const reused = await (await GET(request(), ctx)).json();
+      expect(reused).toEqual(fresh);
+      expect(fresh).toMatchObject({ live: true, min_payout_usd: values?.min_payout_usd });
     });
 
     it('refuses an unknown audience with 400 in the envelope', async () => {
