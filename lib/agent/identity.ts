@@ -8,6 +8,7 @@ import { OAUTH_PATHS } from '../oauth/metadata';
 import { issuer } from '../oauth/resources';
 import { SCOPES, scopeString, type Scope } from '../oauth/scopes';
 import { TOKEN_ALG, type OAuthSecrets } from '../oauth/secrets';
+import { isCompactJws } from '../oauth/tokens';
 
 /**
  * Anonymous agent registration (spec: Anonymous agent registration; DESIGN.md decision table).
@@ -117,7 +118,7 @@ export async function verifyIdentityAssertion(
   secrets: Pick<OAuthSecrets, 'verifyKey'>,
   now = Date.now(),
 ): Promise<AssertionCheck> {
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(assertion)) {
+  if (!isCompactJws(assertion)) {
     return { ok: false, reason: 'malformed', description: 'The assertion is not a JWT: send the identity_assertion from /agent/identity.' };
   }
   try {

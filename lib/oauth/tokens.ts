@@ -52,12 +52,17 @@ export type TokenFailure = 'malformed' | 'expired' | 'invalid';
  * Verifies signature, `typ`, `iss`, `aud` (the one resource asking) and `exp`. A token of another
  * deployment fails on the signature or the issuer; one for the other resource on the audience.
  */
+/** Compact JWS serialisation (RFC 7515 §7.1): three base64url parts joined by dots. */
+export function isCompactJws(value: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(value);
+}
+
 export async function verifyAccessToken(
   token: string,
   audience: string,
   secrets: Pick<OAuthSecrets, 'verifyKey'>,
 ): Promise<{ ok: true; token: VerifiedToken } | { ok: false; reason: TokenFailure; description: string }> {
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
+  if (!isCompactJws(token)) {
     return { ok: false, reason: 'malformed', description: 'The access token is not a JWT.' };
   }
   try {

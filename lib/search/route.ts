@@ -20,10 +20,11 @@ interface AnsweredPage {
   sent?: { key: Buffer | undefined; text: string };
 }
 const answered = new Lru<string, AnsweredPage>(500);
+const pageKey = (binding: string, offset: number) => `${binding}\n${offset}`;
 
 async function answer(binding: string, query: SearchQuery): Promise<Response> {
   const offset = query.cursor ? await decodeCursor(binding, query.cursor) : 0;
-  const key = `${binding}\n${offset}`;
+  const key = pageKey(binding, offset);
   let page = answered.get(key);
   if (page === undefined) {
     const hits = searchPages(query.q);
@@ -53,7 +54,7 @@ export const searchRoute: RouteSpec = {
         const binding = `search\n${query.q}\n${query.limit}`;
         // A first page already answered, under the key in force: nothing to compute or wait for.
         if (query.cursor === undefined) {
-          const sent = answered.get(`${binding}\n0`)?.sent;
+          const sent = answered.get(pageKey(binding, 0))?.sent;
           if (sent && sent.key === cursorKeyNow()) return jsonText(sent.text);
         }
         return answer(binding, query);
