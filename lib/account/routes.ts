@@ -11,6 +11,9 @@ import { getEarnings, getProfile, listApiKeys, listApps } from './index';
 
 const serialized = new WeakMap<object, string>();
 
+/** Marks the sandbox's answers (spec: Sandbox). */
+const SANDBOX_HEADERS: Readonly<Record<string, string>> = { 'Service-Sandbox': 'true' };
+
 function accountRoute<Q extends z.ZodObject | undefined>(
   name: string,
   scope: Scope,
@@ -37,9 +40,7 @@ function accountRoute<Q extends z.ZodObject | undefined>(
           // The sandbox's answers are fixed objects: serialise each once.
           let text = serialized.get(body);
           if (text === undefined) serialized.set(body, (text = JSON.stringify(body)));
-          const response = jsonText(text);
-          response.headers.set('Service-Sandbox', 'true');
-          return response;
+          return jsonText(text, { headers: SANDBOX_HEADERS });
         },
       }),
     },

@@ -1,9 +1,9 @@
-import { jsonText, method, type RouteSpec } from '../http/kernel';
+import { jsonText, method, type JsonAnswer, type RouteSpec } from '../http/kernel';
 import { askBody, askQuery, askRequest } from '../schemas/ask';
 import { ask } from './index';
 
 /** One answer, whichever way the question came; parsed through its schema so no field leaks. */
-function answer(question: string): Response {
+function answer(question: string): JsonAnswer {
   return jsonText(JSON.stringify(askBody.parse(ask(question))));
 }
 

@@ -3,7 +3,7 @@ import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account
 import { authenticate, bearerToken, SANDBOX_TOKEN } from '../oauth/bearer';
 import { pagesRoute } from '../content/routes';
 import { ApiError } from '../http/errors';
-import { defineRoute, internalGet, jsonText, jsonTextOf, method, type RouteHandler, type RouteSpec } from '../http/kernel';
+import { internalGet, internalRoute, jsonText, method, type Answer, type RouteSpec } from '../http/kernel';
 import { idempotencyKey, idempotentResponse, type StoredAnswer } from '../idempotency';
 import { env } from '../env';
 import { pricingRoute } from '../pricing/route';
@@ -28,9 +28,10 @@ const SPECS: Record<BatchPath, RouteSpec> = {
   '/api/v1/me/api-keys': apiKeysRoute,
 };
 
-let handlers: Record<BatchPath, RouteHandler> | undefined;
-function handlerFor(path: BatchPath): RouteHandler {
-  handlers ??= Object.fromEntries(BATCH_PATHS.map((p) => [p, defineRoute(SPECS[p]).GET])) as Record<BatchPath, RouteHandler>;
+type Dispatch = (request: Request) => Answer | Promise<Answer>;
+let handlers: Record<BatchPath, Dispatch> | undefined;
+function handlerFor(path: BatchPath): Dispatch {
+  handlers ??= Object.fromEntries(BATCH_PATHS.map((p) => [p, internalRoute(SPECS[p])])) as Record<BatchPath, Dispatch>;
   return handlers[path];
 }
 
@@ -64,21 +65,25 @@ export function planBatch(requests: { path: string; id?: string | number }[]): S
 }
 
 /** One sub-response as JSON text: `{"id":…,"status":…,"body":…}`, the body spliced in as sent. */
-async function dispatch(sub: SubRequest, authorization: string | null): Promise<string> {
-  const request = internalGet(`${env().PUBLIC_BASE_URL}${sub.path}`, new Headers(authorization === null ? undefined : { authorization }));
-  const response = await handlerFor(sub.route)(request, { params: Promise.resolve({}) });
-  // Handlers answer through json()/jsonText(), whose text the kernel keeps: no stream to read
-  // back and no second parse. Anything else is read and checked to be JSON.
-  let text = jsonTextOf(response);
-  if (text === undefined) {
+async function dispatch(sub: SubRequest, headers: Headers): Promise<string> {
+  const request = internalGet(`${env().PUBLIC_BASE_URL}${sub.path}`, headers);
+  const response = await handlerFor(sub.route)(request);
+  // Handlers answer through json()/jsonText(), whose text is taken as it is: no stream to read
+  // back and no second parse. A Response is read and checked to be JSON.
+  let text: string;
+  if (response instanceof Response) {
     const raw = await response.text();
     text = raw === '' ? 'null' : JSON.stringify(JSON.parse(raw));
+  } else {
+    text = response.jsonBody;
   }
   return `{"id":${JSON.stringify(sub.id)},"status":${response.status},"body":${text}}`;
 }
 
 export async function runBatch(subs: SubRequest[], authorization: string | null, sandbox: boolean): Promise<StoredAnswer> {
-  const responses = await Promise.all(subs.map((s) => dispatch(s, authorization)));
+  // One set of headers for every sub-request: handlers only read them.
+  const headers = new Headers(authorization === null ? undefined : { authorization });
+  const responses = await Promise.all(subs.map((s) => dispatch(s, headers)));
   return { status: 200, body: `{"responses":[${responses.join(',')}]${sandbox ? ',"sandbox":true' : ''}}` };
 }
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ApiError, ERROR_CODES, OAuthError } from './errors';
-import { defineRoute, json, jsonText, jsonTextOf, method, isKernelHandler, newRequestId, API_VERSION } from './kernel';
+import { defineRoute, internalGet, internalRoute, json, jsonText, jsonTextOf, method, isKernelHandler, newRequestId, API_VERSION, JsonAnswer } from './kernel';
 import { MemoryRateLimiter, useRateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
@@ -263,6 +263,110 @@ describe('route kernel', () => {
     expect(jsonTextOf(json({ a: 1 }, { status: 201 }))).toBe('{"a":1}');
     expect(jsonTextOf(jsonText('[1]', { headers: { 'X-A': 'b' } }))).toBe('[1]');
     expect(jsonTextOf(new Response('{"a":1}'))).toBeUndefined();
+  });
+
+  it('sends each header once, whatever case the handler wrote its own in', async () => {
+    const res = await route.GET(get('/x'), ctx);
+    const names = [...res.headers.keys()];
+    expect(new Set(names).size).toBe(names.length);
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    const options = await route.OPTIONS(new Request('http://localhost/x', { method: 'OPTIONS' }), ctx);
+    expect(options.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(options.headers.get('Allow')).toBe('GET, POST, HEAD, OPTIONS');
+    const cased = defineRoute({
+      name: 'cased',
+      cors: 'public',
+      methods: { GET: method({ handler: () => json({}, { headers: { 'Access-Control-Allow-Origin': 'https://evil.example', 'CACHE-CONTROL': 'private' } }) }) },
+    });
+    const own = await cased.GET(get('/c'), ctx);
+    expect(own.headers.get('Access-Control-Allow-Origin')).toBe('*'); // the kernel's CORS stands
+    expect(own.headers.get('Cache-Control')).toBe('private'); // the handler's cache policy stands
+  });
+
+  it('answers at once, without a promise, when nothing had to wait', async () => {
+    // Next passes no params to a route without dynamic segments.
+    const res = route.GET(get('/x?limit=3'));
+    expect(res).toBeInstanceOf(Response);
+    expect(await (res as Response).json()).toEqual({ limit: 3, q: null });
+    // A body must be read first: that answer comes later.
+    expect(route.POST(post('/x', '{"name":"Ada"}'))).toBeInstanceOf(Promise);
+  });
+
+  it('gives handlers a context they can destructure (url, charge), parsed only when read', async () => {
+    const seen: string[] = [];
+    const r = defineRoute({
+      name: 'ctx',
+      rateLimit: true,
+      methods: {
+        GET: method({
+          handler: async ({ url, charge, requestId, clientIp }) => {
+            await charge(1);
+            seen.push(url.pathname, url.searchParams.get('a') ?? '', requestId.slice(0, 4), clientIp);
+            return json({});
+          },
+        }),
+      },
+    });
+    expect((await r.GET(get('/p?a=1', { 'x-forwarded-for': '198.51.100.7' }), ctx)).status).toBe(200);
+    expect(seen).toEqual(['/p', '1', 'req_', '198.51.100.7']);
+  });
+
+  it('validates a query string once and gives the same frozen value for it again', async () => {
+    const values: unknown[] = [];
+    const r = defineRoute({
+      name: 'cached-query',
+      methods: {
+        GET: method({
+          query: z.object({ n: z.coerce.number().int().max(5), tags: z.string().optional() }),
+          handler: ({ query }) => {
+            values.push(query);
+            return json(query);
+          },
+        }),
+      },
+    });
+    await r.GET(get('/q?n=2&tags=a'), ctx);
+    const again = await r.GET(get('/q?n=2&tags=a'), ctx);
+    expect(await again.json()).toEqual({ n: 2, tags: 'a' });
+    expect(values[1]).toBe(values[0]);
+    expect(Object.isFrozen(values[0])).toBe(true);
+    // A refusal is never remembered as a value, and another string is validated on its own.
+    expect((await r.GET(get('/q?n=9'), ctx)).status).toBe(400);
+    expect((await r.GET(get('/q?n=9'), ctx)).status).toBe(400);
+    expect((await r.GET(get('/q?n=2&n=2'), ctx)).status).toBe(400);
+    expect(await (await r.GET(get('/q?n=3'), ctx)).json()).toEqual({ n: 3 });
+  });
+
+  it('dispatches in process without charging, answering as the handler did', async () => {
+    useRateLimiter(new MemoryRateLimiter({ max: 1, windowSeconds: 60 }));
+    const answer = internalRoute({
+      name: 'internal',
+      rateLimit: true,
+      methods: {
+        GET: method({
+          query: z.object({ n: z.coerce.number().int() }),
+          authorize: async (request) => {
+            if (request.headers.get('authorization') !== 'Bearer ok') throw new ApiError('invalid_token', 'No.');
+            return 'ok';
+          },
+          handler: ({ query, auth }) => json({ n: query.n, auth }),
+        }),
+      },
+    });
+    const ok = new Headers({ authorization: 'Bearer ok' });
+    for (let i = 0; i < 3; i++) {
+      const a = await answer(internalGet('http://localhost/i?n=4', ok));
+      expect(a).toBeInstanceOf(JsonAnswer);
+      expect(a.status).toBe(200);
+      expect(jsonTextOf(a)).toBe('{"n":4,"auth":"ok"}');
+    }
+    const refused = await answer(internalGet('http://localhost/i?n=4', new Headers()));
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(jsonTextOf(refused)!).error.code).toBe('invalid_token');
+    const invalid = await answer(internalGet('http://localhost/i?n=x', ok));
+    expect(invalid.status).toBe(400);
+    // The one unit of budget was not spent by any of them.
+    expect((await route.GET(get('/x'), ctx)).status).toBe(200);
   });
 
   it('maps every code of the closed table to its status', () => {

@@ -4,7 +4,7 @@ import { log, describeError } from '../log';
 import { clientIp } from './client-ip';
 import { ApiError, OAuthError } from './errors';
 import { parseQuery, readBody } from './input';
-import { rateLimiter, rateLimitHeaders, type RateLimitResult } from './rate-limit';
+import { rateLimiter, writeRateLimitHeaders, type RateLimiter, type RateLimitResult } from './rate-limit';
 
 /**
  * The route kernel: every route handler under app/ is made by `defineRoute`, which does the
@@ -64,7 +64,7 @@ export interface MethodSpec<QS extends z.ZodType | undefined, BS extends z.ZodTy
   cache?: string;
   handler: (
     ctx: RequestContext<QS extends z.ZodType ? z.output<QS> : undefined, BS extends z.ZodType ? z.output<BS> : undefined>,
-  ) => Promise<Response> | Response;
+  ) => Promise<Answer> | Answer;
 }
 
 export interface RouteSpec {
@@ -81,8 +81,10 @@ export interface RouteSpec {
   methods: Partial<Record<DeclarableMethod, MethodSpec<z.ZodType | undefined, z.ZodType | undefined>>>;
 }
 
-type NextContext = { params: Promise<Record<string, string | string[] | undefined>> };
-export type RouteHandler = ((request: Request, context: NextContext) => Promise<Response>) & { [KERNEL]: true };
+/** What Next passes a route handler: `params` only for routes with dynamic segments. */
+type NextContext = { params?: Promise<Record<string, string | string[] | undefined>> };
+/** Answers at once when nothing had to wait (a cached answer), else with a promise. */
+export type RouteHandler = ((request: Request, context?: NextContext) => Response | Promise<Response>) & { [KERNEL]: true };
 
 /** Helps inference: `method({ query: schema, handler: ({ query }) => … })`. */
 export function method<QS extends z.ZodType | undefined = undefined, BS extends z.ZodType | undefined = undefined>(
@@ -109,20 +111,17 @@ const EXPOSED_HEADERS = [
   'Service-Sandbox',
 ].join(', ');
 
-/** CORS of a `public` route's answers: any origin may read them, rate-limit headers included. */
-const PUBLIC_CORS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-};
-
-/** CORS of a `public` route's preflight answer. */
+/**
+ * What a `public` route's preflight answers adds to the CORS of every answer (any origin may
+ * read them, rate-limit headers included). Header names in the kernel's records are lowercase
+ * (see writeRateLimitHeaders).
+ */
 function publicPreflightCors(allow: string): Record<string, string> {
   return {
-    ...PUBLIC_CORS,
-    'Access-Control-Allow-Methods': allow,
-    'Access-Control-Allow-Headers':
+    'access-control-allow-methods': allow,
+    'access-control-allow-headers':
       'Authorization, Content-Type, Idempotency-Key, X-Api-Key, MCP-Protocol-Version, Mcp-Session-Id, A2A-Version, A2A-Extensions',
-    'Access-Control-Max-Age': '600',
+    'access-control-max-age': '600',
   };
 }
 
@@ -140,78 +139,86 @@ export function newRequestId(): string {
   return REQUEST_ID_PREFIX + requestCount.toString(16).padStart(16, '0');
 }
 
-/** The query parameters of a request URL, without parsing the whole URL. */
-function searchParamsOf(url: string): URLSearchParams {
+/** The query string of a request URL (without `?` and fragment), without parsing the whole URL. */
+function queryStringOf(url: string): string {
   const start = url.indexOf('?');
-  if (start === -1) return new URLSearchParams();
+  if (start === -1) return '';
   const end = url.indexOf('#', start);
-  return new URLSearchParams(url.slice(start + 1, end === -1 ? undefined : end));
+  return url.slice(start + 1, end === -1 ? undefined : end);
 }
 
 /**
- * Requests a batch dispatches after charging for them up front (DESIGN.md: a batch costs one
- * unit per sub-request): the kernel does not charge them again.
- */
-const prepaid = new WeakSet<Request>();
-
-export function markPrepaid(request: Request): Request {
-  prepaid.add(request);
-  return request;
-}
-
-/**
- * A GET request for in-process dispatch: what route handlers read of a request (its URL and
- * headers), without the cost of constructing a fetch Request (~8 µs each, 20 per batch).
+ * A GET request for in-process dispatch (`internalRoute`): what route handlers read of a request
+ * (its URL and headers), without the cost of constructing a fetch Request (~8 µs each, 20 per batch).
  */
 export function internalGet(url: string, headers: Headers): Request {
-  return markPrepaid({ url, method: 'GET', headers, body: null } as unknown as Request);
+  return { url, method: 'GET', headers, body: null } as unknown as Request;
 }
 
 /**
- * What `json` and `jsonText` answer: a Response with no body of its own that carries the JSON
- * text. The kernel builds the Response it sends from the text, and a batch takes the text as it
- * is, so no stream is made, read back and parsed only to be thrown away. (A subclass, not a
- * WeakMap beside it: two WeakMap entries per request made every young-generation GC measurably
- * slower under load.)
+ * What `json` and `jsonText` answer: a JSON text with its status and headers, not yet a
+ * Response. The kernel builds the one Response it sends from it, and a batch takes the text as
+ * it is, so no stream is made, read back and parsed only to be thrown away. (A plain object: a
+ * Response made only to be copied into another one cost 7–9 µs per request under load.)
+ *
+ * A handler answers with one of these or with a Response of its own.
  */
-class JsonAnswer extends Response {
+export class JsonAnswer {
+  private ownHeaders: Headers | undefined;
+
   constructor(
     readonly jsonBody: string,
-    init: ResponseInit,
-  ) {
-    super(null, init);
+    readonly status: number,
+    private readonly init: HeadersInit | undefined,
+  ) {}
+
+  /** Its headers (`Content-Type` is the kernel's); made when first read, to be added to. */
+  get headers(): Headers {
+    return (this.ownHeaders ??= new Headers(this.init));
+  }
+
+  /** True when it carries headers of its own. */
+  hasHeaders(): boolean {
+    if (this.ownHeaders) return !isEmpty(this.ownHeaders);
+    return this.init !== undefined;
+  }
+
+  /** Its headers, for the kernel to add its own to once the handler is done with it. */
+  headersToSend(): Headers {
+    return this.ownHeaders ?? new Headers(this.init);
   }
 }
 
-/** True when `headers` holds none (a handler may still have set some after making its answer). */
+/** The kernel's headers over a handler's: the handler's `Cache-Control` stands. */
+function withOwn(headers: Headers, own: Record<string, string>): Headers {
+  for (const name in own) if (name !== 'cache-control' || !headers.has(name)) headers.set(name, own[name]!);
+  return headers;
+}
+
+/** What a handler answers. */
+export type Answer = Response | JsonAnswer;
+
+/** True when `headers` holds none. */
 function isEmpty(headers: Headers): boolean {
   for (const _ of headers) return false;
   return true;
 }
 
-/** The JSON text of a response made by `json` or `jsonText` (in-process callers: batch). */
-export function jsonTextOf(response: Response): string | undefined {
-  return response instanceof JsonAnswer ? response.jsonBody : undefined;
+/** The JSON text of an answer made by `json` or `jsonText` (in-process callers: batch). */
+export function jsonTextOf(answer: Answer): string | undefined {
+  return answer instanceof JsonAnswer ? answer.jsonBody : undefined;
 }
 
-export function json(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Response {
+export function json(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): JsonAnswer {
   return jsonText(JSON.stringify(body), init);
 }
 
-/**
- * A JSON answer from its text (also for answers serialised ahead of time). Without
- * `init.headers` the Response has no headers either: building a Headers object here only for the
- * kernel to copy it again cost a few microseconds on every request (`npm run bench`). The kernel
- * sends it as `application/json`.
- */
-export function jsonText(text: string, init: { status?: number; headers?: HeadersInit } = {}): Response {
-  if (init.headers === undefined) return new JsonAnswer(text, { status: init.status });
-  const headers = new Headers(init.headers);
-  headers.set('Content-Type', 'application/json');
-  return new JsonAnswer(text, { status: init.status, headers });
+/** A JSON answer from its text (also for answers serialised ahead of time). */
+export function jsonText(text: string, init: { status?: number; headers?: HeadersInit } = {}): JsonAnswer {
+  return new JsonAnswer(text, init.status ?? 200, init.headers);
 }
 
-function errorResponse(err: unknown, style: ErrorStyle, requestId: string): Response {
+function errorResponse(err: unknown, style: ErrorStyle, requestId: string): JsonAnswer {
   if (style === 'oauth') {
     const e =
       err instanceof OAuthError
@@ -256,113 +263,203 @@ function httpDate(d: Date): string {
 export function deprecationHeaders(d: Deprecation): Record<string, string> {
   return {
     // RFC 9745: a structured-field date, `@` followed by Unix seconds.
-    Deprecation: `@${Math.floor(d.since.getTime() / 1000)}`,
-    Sunset: httpDate(d.sunset),
-    Link: `<${d.link}>; rel="deprecation"; type="text/html"`,
+    deprecation: `@${Math.floor(d.since.getTime() / 1000)}`,
+    sunset: httpDate(d.sunset),
+    link: `<${d.link}>; rel="deprecation"; type="text/html"`,
   };
 }
 
+/**
+ * One request's state, and the context its handler sees. A class rather than an object literal
+ * with closures: on the hot path the kernel allocates this one object per request.
+ */
+class Exchange implements RequestContext<unknown, unknown> {
+  readonly requestId = newRequestId();
+  readonly clientIp: string;
+  query: unknown = undefined;
+  body: unknown = undefined;
+  params: Record<string, string | string[] | undefined> = NO_PARAMS;
+  auth: unknown = undefined;
+  /** The last answer of the rate limiter, for the headers. */
+  limit: RateLimitResult | undefined = undefined;
+  cache = 'no-store';
+  private parsedUrl: URL | undefined = undefined;
+  private boundCharge: ((units: number) => Promise<void>) | undefined = undefined;
+
+  constructor(
+    readonly request: Request,
+    private readonly limiter: RateLimiter | undefined,
+  ) {
+    this.clientIp = clientIp(request.headers);
+  }
+
+  /** Parsed only for the few handlers that read it. */
+  get url(): URL {
+    return (this.parsedUrl ??= new URL(this.request.url));
+  }
+
+  /**
+   * Takes units from the budget. Returns a promise only when the limiter does (Upstash): the
+   * in-memory limiter answers at once, and a promise per request is measurable under load.
+   */
+  take(units: number): void | Promise<void> {
+    if (!this.limiter || units <= 0) return;
+    const result = this.limiter.consume(this.clientIp, units);
+    if (result instanceof Promise) return result.then((r) => this.settle(r));
+    this.settle(result);
+  }
+
+  private settle(result: RateLimitResult): void {
+    this.limit = result;
+    if (!result.allowed) {
+      throw new ApiError('rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.');
+    }
+  }
+
+  /** Bound, since handlers destructure it; made only for the handlers that read it. */
+  get charge(): (units: number) => Promise<void> {
+    return (this.boundCharge ??= async (units: number) => this.take(units));
+  }
+
+  /** The kernel's headers of every answer, lowercase (see writeRateLimitHeaders). */
+  kernelHeaders(spec: RouteSpec, method: HttpMethod, allow: string): Record<string, string> {
+    const h: Record<string, string> = { 'cache-control': this.cache, 'x-request-id': this.requestId };
+    if (spec.apiVersion) h['api-version'] = API_VERSION;
+    if (this.limit && this.limiter) writeRateLimitHeaders(h, this.limit, this.limiter.config, this.limit.at ?? Date.now());
+    if (spec.cors === 'public') {
+      h['access-control-allow-origin'] = '*';
+      h['access-control-expose-headers'] = EXPOSED_HEADERS;
+      if (method === 'OPTIONS') Object.assign(h, publicPreflightCors(allow));
+    }
+    if (spec.deprecated) Object.assign(h, deprecationHeaders(spec.deprecated));
+    return h;
+  }
+}
+
+const NO_PARAMS: Record<string, string | string[] | undefined> = Object.freeze({});
+
+type Declared = MethodSpec<z.ZodType | undefined, z.ZodType | undefined>;
+
 export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
+  return buildRoute(spec).handlers;
+}
+
+/**
+ * A route's GET for in-process dispatch (the batch endpoint): no rate-limit unit is taken, and
+ * the answer is the handler's own (a JSON answer's text is read with `jsonTextOf`).
+ */
+export function internalRoute(spec: RouteSpec): (request: Request) => Answer | Promise<Answer> {
+  return buildRoute(spec).answerInternally;
+}
+
+function buildRoute(spec: RouteSpec): {
+  handlers: Record<HttpMethod, RouteHandler>;
+  answerInternally: (request: Request) => Answer | Promise<Answer>;
+} {
   const style = spec.errors ?? 'api';
   const allow = allowed(spec).join(', ');
 
-  const handle = async (method: HttpMethod, request: Request, context: NextContext | undefined): Promise<Response> => {
-    const requestId = newRequestId();
-    const ip = clientIp(request.headers);
-    const limiter = spec.rateLimit ? rateLimiter() : undefined;
-    let limit: RateLimitResult | undefined;
+  // The request's steps, in order: rate limit, method, authorize (401 before 400), query, body,
+  // params, handler. Each step that can wait returns a promise only when it does wait, and the
+  // next step runs at once otherwise: a cached answer is produced without a single promise
+  // (every promise costs an async-context hook under Next, measurable in `npm run bench`).
 
-    // Takes units from the budget. Returns a promise only when the limiter does (Upstash): the
-    // in-memory limiter answers at once, and an await per request is measurable under load.
-    const take = (units: number): void | Promise<void> => {
-      if (!limiter || units <= 0) return;
-      const result = limiter.consume(ip, units);
-      if (result instanceof Promise) return result.then(settle);
-      settle(result);
-    };
-    const settle = (result: RateLimitResult): void => {
-      limit = result;
-      if (!result.allowed) {
-        throw new ApiError('rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.');
+  const respond = (x: Exchange, method: HttpMethod, context: NextContext | undefined): Answer | Promise<Answer> => {
+    if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow } });
+    // Preflights are the browser's, not the client's: only real requests are counted.
+    const pending = x.take(1);
+    if (pending) return pending.then(() => authorizeThen(x, method, context));
+    return authorizeThen(x, method, context);
+  };
+
+  const authorizeThen = (x: Exchange, method: HttpMethod, context: NextContext | undefined): Answer | Promise<Answer> => {
+    const declared = spec.methods[(method === 'HEAD' ? 'GET' : method) as DeclarableMethod];
+    if (!declared) {
+      throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}.`, { Allow: allow });
+    }
+    if (!declared.authorize) return inputsThen(x, declared, context);
+    return declared.authorize(x.request).then((auth) => {
+      x.auth = auth;
+      return inputsThen(x, declared, context);
+    });
+  };
+
+  const inputsThen = (x: Exchange, declared: Declared, context: NextContext | undefined): Answer | Promise<Answer> => {
+    if (declared.query) x.query = parseQuery(queryStringOf(x.request.url), declared.query);
+    // Next gives `params` only to routes with dynamic segments.
+    if (!declared.body && !context?.params) return call(x, declared);
+    return (async () => {
+      if (declared.body) x.body = await readBody(x.request, declared.body, declared.bodyType ?? 'json');
+      if (context?.params) x.params = await context.params;
+      return call(x, declared);
+    })();
+  };
+
+  const call = (x: Exchange, declared: Declared): Answer | Promise<Answer> => {
+    const produced = declared.handler(x as never);
+    if (produced instanceof Promise) return produced.then((response) => decided(x, declared, response));
+    return decided(x, declared, produced);
+  };
+
+  const decided = (x: Exchange, declared: Declared, response: Answer): Answer => {
+    if (response.status < 400 && declared.cache && !x.request.headers.has('authorization')) x.cache = declared.cache;
+    return response;
+  };
+
+  const finish = (x: Exchange, method: HttpMethod, response: Answer): Response => {
+    const own = x.kernelHeaders(spec, method, allow);
+    if (response instanceof JsonAnswer) {
+      const body = method === 'HEAD' ? null : response.jsonBody;
+      if (!response.hasHeaders()) {
+        // The common case: a JSON answer with no headers of its own. One record, one pass: a
+        // Response takes a record directly, where a Headers object would be walked twice.
+        own['content-type'] = 'application/json';
+        return new Response(body, { status: response.status, headers: own });
       }
-    };
-    const charge = async (units: number): Promise<void> => take(units);
+      const headers = response.headersToSend();
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      return new Response(body, { status: response.status, headers: withOwn(headers, own) });
+    }
+    const body = method === 'HEAD' ? null : response.body;
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: withOwn(new Headers(response.headers), own) });
+  };
 
-    let response: Response;
-    let cache = 'no-store';
+  const handle = (method: HttpMethod, request: Request, context: NextContext | undefined): Response | Promise<Response> => {
+    const x = new Exchange(request, spec.rateLimit ? rateLimiter() : undefined);
+    let produced: Answer | Promise<Answer>;
     try {
-      if (method === 'OPTIONS') {
-        response = new Response(null, { status: 204, headers: { Allow: allow } });
-      } else {
-        // Preflights are the browser's, not the client's: only real requests are counted.
-        if (!prepaid.has(request)) {
-          const pending = take(1);
-          if (pending) await pending;
-        }
-        const declared = spec.methods[(method === 'HEAD' ? 'GET' : method) as DeclarableMethod];
-        if (!declared) {
-          throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}.`, { Allow: allow });
-        }
-        const auth = declared.authorize ? await declared.authorize(request) : undefined;
-        const query = declared.query ? parseQuery(searchParamsOf(request.url), declared.query) : undefined;
-        const body = declared.body ? await readBody(request, declared.body, declared.bodyType ?? 'json') : undefined;
-        // Next gives `params` only to routes with dynamic segments; awaiting nothing costs a tick.
-        const params = context?.params ? await context.params : {};
-        let url: URL | undefined;
-        const ctx: RequestContext<unknown, unknown> = {
-          request,
-          // Parsed only for the few handlers that read it.
-          get url() {
-            return (url ??= new URL(request.url));
-          },
-          query,
-          body,
-          params,
-          requestId,
-          clientIp: ip,
-          charge,
-          auth,
-        };
-        const produced = declared.handler(ctx as never);
-        // A handler that answers at once (a cached answer) costs no microtask.
-        response = produced instanceof Promise ? await produced : produced;
-        if (response.status < 400 && declared.cache && !request.headers.has('authorization')) cache = declared.cache;
-      }
+      produced = respond(x, method, context);
     } catch (err) {
-      response = errorResponse(err, style, requestId);
+      produced = errorResponse(err, style, x.requestId);
     }
-
-    // A batch's sub-request: the batch takes only the status and the JSON text, and answers
-    // with its own headers, so the per-response decoration below would be thrown away.
-    if (prepaid.has(request)) return response;
-
-    // The kernel's headers, as one record: a Response takes a record in a single pass, where
-    // copying into a Headers object and setting each header again walks them twice.
-    const own: Record<string, string> = { 'X-Request-Id': requestId };
-    if (spec.apiVersion) own['API-Version'] = API_VERSION;
-    if (limit && limiter) Object.assign(own, rateLimitHeaders(limit, limiter.config));
-    if (spec.deprecated) Object.assign(own, deprecationHeaders(spec.deprecated));
-    if (spec.cors === 'public') Object.assign(own, method === 'OPTIONS' ? publicPreflightCors(allow) : PUBLIC_CORS);
-
-    const answer = response instanceof JsonAnswer ? response : undefined;
-    let headers: Record<string, string> | Headers;
-    if (answer && isEmpty(answer.headers)) {
-      // The common case: a JSON answer with no headers of its own.
-      headers = { 'Content-Type': 'application/json', 'Cache-Control': cache, ...own };
-    } else {
-      headers = new Headers(response.headers);
-      if (answer && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
-      if (!headers.has('Cache-Control')) headers.set('Cache-Control', cache);
-      for (const name in own) headers.set(name, own[name]!);
+    if (produced instanceof Promise) {
+      return produced.then(
+        (response) => finish(x, method, response),
+        (err: unknown) => finish(x, method, errorResponse(err, style, x.requestId)),
+      );
     }
-    const body = method === 'HEAD' ? null : (answer ? answer.jsonBody : response.body);
-    return new Response(body, { status: response.status, statusText: response.statusText, headers });
+    return finish(x, method, produced);
+  };
+
+  // A batch's sub-request (DESIGN.md: a batch pays one unit per sub-request, up front): not
+  // charged again, and answered as the handler answered. The batch takes only the status and
+  // the JSON text and sends its own headers, so the per-response decoration would be thrown away.
+  const answerInternally = (request: Request): Answer | Promise<Answer> => {
+    const x = new Exchange(request, undefined);
+    try {
+      const produced = authorizeThen(x, 'GET', undefined);
+      if (produced instanceof Promise) return produced.catch((err: unknown) => errorResponse(err, style, x.requestId));
+      return produced;
+    } catch (err) {
+      return errorResponse(err, style, x.requestId);
+    }
   };
 
   const make = (method: HttpMethod): RouteHandler =>
-    Object.assign((request: Request, context: NextContext) => handle(method, request, context), { [KERNEL]: true as const });
+    Object.assign((request: Request, context?: NextContext) => handle(method, request, context), { [KERNEL]: true as const });
 
-  return Object.fromEntries(HTTP_METHODS.map((m) => [m, make(m)])) as Record<HttpMethod, RouteHandler>;
+  const handlers = Object.fromEntries(HTTP_METHODS.map((m) => [m, make(m)])) as Record<HttpMethod, RouteHandler>;
+  return { handlers, answerInternally };
 }
 
 /** True when `fn` was made by the kernel (the route-enumeration test uses it). */

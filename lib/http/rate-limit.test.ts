@@ -37,23 +37,23 @@ describe('rate-limit headers', () => {
   it('match DESIGN.md to the character', () => {
     const h = rateLimitHeaders({ allowed: true, limit: 120, remaining: 117, resetAt: 1_700_000_042_500 }, config, 1_700_000_000_000);
     expect(h).toEqual({
-      'RateLimit-Policy': '"default";q=120;w=60',
-      RateLimit: '"default";r=117;t=43',
-      'X-RateLimit-Limit': '120',
-      'X-RateLimit-Remaining': '117',
-      'X-RateLimit-Reset': '1700000043',
+      'ratelimit-policy': '"default";q=120;w=60',
+      ratelimit: '"default";r=117;t=43',
+      'x-ratelimit-limit': '120',
+      'x-ratelimit-remaining': '117',
+      'x-ratelimit-reset': '1700000043',
     });
   });
 
   it('add Retry-After in whole seconds, at least 1, when refused', () => {
     const h = rateLimitHeaders({ allowed: false, limit: 120, remaining: 0, resetAt: 1_000 }, config, 1_000);
-    expect(h['Retry-After']).toBe('1');
+    expect(h['retry-after']).toBe('1');
     const later = rateLimitHeaders({ allowed: false, limit: 120, remaining: 0, resetAt: 31_200 }, config, 1_000);
-    expect(later['Retry-After']).toBe('31');
+    expect(later['retry-after']).toBe('31');
   });
 
   it('state the limit in force', () => {
     const h = rateLimitHeaders({ allowed: true, limit: 5, remaining: 4, resetAt: 10_000 }, { max: 5, windowSeconds: 10 }, 0);
-    expect(h['RateLimit-Policy']).toBe('"default";q=5;w=10');
+    expect(h['ratelimit-policy']).toBe('"default";q=5;w=10');
   });
 });

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import type { Engine } from '../db';
 import { asService } from '../db/service';
 import { ApiError } from '../http/errors';
-import { jsonText } from '../http/kernel';
+import { jsonText, type JsonAnswer } from '../http/kernel';
 import { IDEMPOTENCY_KEY } from '../schemas/common';
 
 /**
@@ -149,7 +149,7 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
  * the same key is a 400, a first attempt still running a 409. `what` names the operation in
  * those messages ("batch", "registration").
  */
-export async function idempotentResponse(options: IdempotencyOptions & { what: string; headers?: Record<string, string> }): Promise<Response> {
+export async function idempotentResponse(options: IdempotencyOptions & { what: string; headers?: Record<string, string> }): Promise<JsonAnswer> {
   const outcome = await idempotent(options);
   if (outcome.kind === 'mismatch') {
     throw new ApiError('invalid_request', `This Idempotency-Key was used with another ${options.what}: use a new key for a new ${options.what}.`);

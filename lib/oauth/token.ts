@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { agentRegistrationEnabled, sandboxTokenBody, verifyIdentityAssertion } from '../agent/identity';
 import { OAuthError } from '../http/errors';
-import { json, method, type RouteSpec } from '../http/kernel';
+import { json, method, type JsonAnswer, type RouteSpec } from '../http/kernel';
 import { NO_STORE_HEADERS } from '../http/responses';
 import { lookupClient } from './client-lookup';
 import { secretMatches, type Client } from './clients';
@@ -72,7 +72,7 @@ export async function authenticateClient(credentials: Credentials): Promise<Clie
   return client;
 }
 
-async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets): Promise<Response> {
+async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets): Promise<JsonAnswer> {
   const { code, redirect_uri: redirectUri, code_verifier: verifier } = form;
   if (!code) throw new OAuthError('invalid_request', 'code is missing.');
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is missing: send the one the authorization request used.');
@@ -107,7 +107,7 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
  * authentication is optional for this grant (RFC 7523 §3.1); credentials that are sent must be
  * valid, so a client never learns that a wrong secret was silently ignored.
  */
-async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets): Promise<Response> {
+async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets): Promise<JsonAnswer> {
   if (authorization !== null || form.client_id !== undefined || form.client_secret !== undefined) {
     await authenticateClient(clientCredentials(form, authorization));
   }

@@ -1,5 +1,5 @@
 import { Lru } from '../cache/lru';
-import { jsonText, method, type RouteSpec } from '../http/kernel';
+import { jsonText, method, type JsonAnswer, type RouteSpec } from '../http/kernel';
 import { cursorKeyNow, decodeCursor, paginationAt } from '../http/cursor';
 import { badRequest } from '../http/responses';
 import { operationsOf } from '../openapi/operations';
@@ -22,7 +22,7 @@ interface AnsweredPage {
 const answered = new Lru<string, AnsweredPage>(500);
 const pageKey = (binding: string, offset: number) => `${binding}\n${offset}`;
 
-async function answer(binding: string, query: SearchQuery): Promise<Response> {
+async function answer(binding: string, query: SearchQuery): Promise<JsonAnswer> {
   const offset = query.cursor ? await decodeCursor(binding, query.cursor) : 0;
   const key = pageKey(binding, offset);
   let page = answered.get(key);

@@ -8,7 +8,7 @@ import type { Scope } from '@/lib/oauth/scopes';
 
 /** The four account routes, their scopes, and helpers to call them as a client would. */
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>;
+type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Response | Promise<Response>;
 
 export const ACCOUNT_ROUTES: { path: string; scope: Scope; GET: Handler }[] = [
   { path: '/api/v1/me', scope: 'profile:read', GET: me.GET },

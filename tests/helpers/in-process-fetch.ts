@@ -6,7 +6,7 @@ import { env } from '@/lib/env';
  * fixed client address, and never touches the network. Only URLs of this service are routed.
  */
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Response | Promise<Response>;
 type RouteModule = Partial<Record<string, unknown>>;
 
 export function inProcessFetch(routes: Record<string, RouteModule>, options: { clientIp?: string } = {}): typeof fetch {

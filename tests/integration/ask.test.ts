@@ -9,7 +9,7 @@ import { askBody } from '@/lib/schemas/ask';
  * the docs alone (no database, no language model); bad questions are 400 in the error envelope.
  */
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>;
+type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Response | Promise<Response>;
 const ctx = () => ({ params: Promise.resolve({}) });
 const base = () => env().PUBLIC_BASE_URL;
 const headers = { 'x-forwarded-for': '192.0.2.62' };
