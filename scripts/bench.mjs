@@ -3,11 +3,16 @@
 // with autocannon next to a bare Next.js route handler (bench/baseline) measured in the same run,
 // so the ratio shows what our code costs on top of Next's own overhead (DESIGN.md, environment notes).
 //
-// Env: BENCH_DURATION (seconds per measurement, default 10), BENCH_CONNECTIONS (default 10),
-// BENCH_WARMUP (seconds of warm-up before each measurement, default 2), BENCH_ROUNDS (how many
-// times each endpoint is measured, each time just after the baseline; the median ratio is
-// reported, default 5), BENCH_SKIP_BUILD=1 to reuse the last builds, BENCH_ONLY=<text>[,<text>…] to
-// measure only the endpoints whose name contains one of the texts. Results: bench-results/<timestamp>.json and .md; server and build logs beside them.
+// How: each endpoint runs on freshly started servers (its target and the baseline), which take
+// turns under load in short slices (baseline, endpoint, endpoint, baseline, …), so a slow spell
+// of this shared machine weighs on both alike. The ratio is the endpoint's requests per second
+// over all its slices divided by the baseline's over theirs.
+//
+// Env: BENCH_SLICE (seconds per slice, default 2), BENCH_PAIRS (baseline/endpoint slice pairs per
+// endpoint, default 30), BENCH_CONNECTIONS (default 10), BENCH_WARMUP (seconds of warm-up of each
+// server before its first slice, default 3), BENCH_SKIP_BUILD=1 to reuse the last builds,
+// BENCH_ONLY=<text>[,<text>…] to measure only the endpoints whose name contains one of the texts.
+// Results: bench-results/<timestamp>.json and .md; server and build logs beside them.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -80,12 +85,13 @@ const TARGET_ENV = {
   UPSTASH_REDIS_REST_TOKEN: '',
 };
 
-const DURATION = positiveNumber('BENCH_DURATION', 10);
+const SLICE = positiveNumber('BENCH_SLICE', 2);
 const CONNECTIONS = Math.max(1, Math.round(positiveNumber('BENCH_CONNECTIONS', 10)));
-const WARMUP = positiveNumber('BENCH_WARMUP', 2);
-// One 10 s measurement on this 2-core machine varies by ±10% from run to run (the same build
-// measured 0.73x to 1.02x of the baseline): a median of rounds is what a target is judged on.
-const ROUNDS = Math.max(1, Math.round(positiveNumber('BENCH_ROUNDS', 5)));
+const WARMUP = positiveNumber('BENCH_WARMUP', 3);
+// This 2-core machine's speed drifts by ±20% over tens of seconds (the same build measured in
+// 10 s rounds read 0.73x to 1.02x of the baseline): short alternating slices see the same
+// conditions on both sides, and many of them narrow the spread.
+const PAIRS = Math.max(1, Math.round(positiveNumber('BENCH_PAIRS', 30)));
 const SKIP_BUILD = process.env.BENCH_SKIP_BUILD === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const SELECTED = ONLY.length === 0 ? ENDPOINTS : ENDPOINTS.filter((e) => ONLY.some((text) => e.name.includes(text)));
@@ -294,18 +300,16 @@ function load(url, headers, duration, request = {}) {
   return autocannon({ url, headers, connections: CONNECTIONS, duration, method: request.method ?? 'GET', body: request.body });
 }
 
-/** Warms the server and its route up (JIT, caches, connection pools), then measures. */
-async function measure(name, url, headers = {}, expect = 200, request = {}) {
-  process.stdout.write(`  ${name}: warm-up ${WARMUP} s, measuring ${DURATION} s ... `);
-  await load(url, headers, WARMUP, request);
-  const r = await load(url, headers, DURATION, request);
+/** One slice of load on one server. */
+async function measure(name, url, headers = {}, expect = 200, request = {}, duration = SLICE) {
+  const r = await load(url, headers, duration, request);
   const responses = Object.values(r.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
   const unexpected = responses - (r.statusCodeStats[expect]?.count ?? 0);
-  const run = {
+  return {
     name,
     url,
     expect,
-    reqPerSec: r.requests.average,
+    reqPerSec: r.requests.total / r.duration,
     requests: r.requests.total,
     latencyMs: { mean: r.latency.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
     non2xx: r.non2xx,
@@ -315,8 +319,28 @@ async function measure(name, url, headers = {}, expect = 200, request = {}) {
     statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count])),
     durationS: r.duration,
   };
-  console.log(`${Math.round(run.reqPerSec)} req/s`);
-  return run;
+}
+
+/** Slices of one server, summed: requests over time, latency weighted by requests. */
+function combine(name, slices) {
+  const requests = slices.reduce((s, r) => s + r.requests, 0);
+  const durationS = slices.reduce((s, r) => s + r.durationS, 0);
+  const sum = (key) => slices.reduce((s, r) => s + r[key], 0);
+  return {
+    name,
+    reqPerSec: requests / durationS,
+    requests,
+    durationS,
+    latencyMs: {
+      mean: slices.reduce((s, r) => s + r.latencyMs.mean * r.requests, 0) / Math.max(1, requests),
+      p99: median(slices.map((r) => r.latencyMs.p99)),
+    },
+    non2xx: sum('non2xx'),
+    unexpected: sum('unexpected'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    slices: slices.length,
+  };
 }
 
 const failed = (run) => run.errors > 0 || run.timeouts > 0 || run.unexpected > 0;
@@ -324,30 +348,27 @@ const failed = (run) => run.errors > 0 || run.timeouts > 0 || run.unexpected > 0
 // ---------------------------------------------------------------------------------------------
 // Reporting.
 
-function tableRows(baselineRuns, rows) {
-  const meanRps = baselineRuns.reduce((s, r) => s + r.reqPerSec, 0) / baselineRuns.length;
-  const baselineRow = {
-    endpoint: baselineRuns.length > 1 ? `${BASELINE.name} (mean of ${baselineRuns.length})` : BASELINE.name,
-    target: 'baseline',
-    reqPerSec: meanRps,
-    p99: Math.max(...baselineRuns.map((r) => r.latencyMs.p99)),
-    non2xx: baselineRuns.reduce((s, r) => s + r.non2xx, 0),
-    errors: baselineRuns.reduce((s, r) => s + r.errors + r.timeouts, 0),
-    ratio: 1,
-  };
-  return [
-    baselineRow,
-    ...rows.map(({ endpoint, run, baseline, ratios }) => ({
+function tableRows(measured) {
+  return measured.flatMap(({ endpoint, run, baseline, pairRatios }) => [
+    {
+      endpoint: `${BASELINE.name} (beside the next row)`,
+      target: 'baseline',
+      reqPerSec: baseline.reqPerSec,
+      p99: baseline.latencyMs.p99,
+      non2xx: baseline.non2xx,
+      errors: baseline.errors + baseline.timeouts,
+    },
+    {
       endpoint: endpoint.name,
       target: endpoint.target,
       reqPerSec: run.reqPerSec,
       p99: run.latencyMs.p99,
       non2xx: run.non2xx,
       errors: run.errors + run.timeouts,
-      ratio: run.reqPerSec / baseline.reqPerSec, // against the baseline run just before it
-      ratios,
-    })),
-  ];
+      ratio: run.reqPerSec / baseline.reqPerSec,
+      pairRatios,
+    },
+  ]);
 }
 
 const COLUMNS = [
@@ -357,30 +378,24 @@ const COLUMNS = [
   { title: 'p99 ms', value: (r) => String(r.p99), right: true },
   { title: 'non-2xx', value: (r) => String(r.non2xx), right: true },
   { title: 'errors', value: (r) => String(r.errors), right: true },
-  { title: 'vs baseline', value: (r) => `${r.ratio.toFixed(2)}x`, right: true },
-  { title: 'rounds', value: (r) => (r.ratios ? r.ratios.map((x) => x.toFixed(2)).join(' ') : ''), right: false },
+  { title: 'vs baseline', value: (r) => (r.ratio === undefined ? '' : `${r.ratio.toFixed(3)}x`), right: true },
+  {
+    title: 'slice pairs: median (middle half)',
+    value: (r) => (r.pairRatios ? `${quantile(r.pairRatios, 0.5).toFixed(2)} (${quantile(r.pairRatios, 0.25).toFixed(2)}–${quantile(r.pairRatios, 0.75).toFixed(2)})` : ''),
+    right: false,
+  },
 ];
 
-function median(values) {
+/** The q-quantile of `values`, interpolated between neighbours. */
+function quantile(values, q) {
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
 }
 
-/** For each endpoint, the round whose ratio to its baseline is the median (the lower of two middles). */
-function medianRounds(rows) {
-  const byName = new Map();
-  for (const row of rows) {
-    const list = byName.get(row.endpoint.name) ?? [];
-    list.push(row);
-    byName.set(row.endpoint.name, list);
-  }
-  return [...byName.values()].map((list) => {
-    const ratio = (r) => r.run.reqPerSec / r.baseline.reqPerSec;
-    const sorted = [...list].sort((a, b) => ratio(a) - ratio(b));
-    return { ...sorted[Math.floor((sorted.length - 1) / 2)], ratios: list.map(ratio) };
-  });
-}
+const median = (values) => quantile(values, 0.5);
 
 function textTable(rows) {
   const cells = [COLUMNS.map((c) => c.title), ...rows.map((r) => COLUMNS.map((c) => c.value(r)))];
@@ -402,9 +417,11 @@ function nextVersion() {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  const settings = { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS };
+  const settings = { sliceS: SLICE, pairs: PAIRS, warmupS: WARMUP, connections: CONNECTIONS };
   const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, next: nextVersion() };
-  console.log(`Bench: ${DURATION} s per endpoint, ${CONNECTIONS} connections, ${WARMUP} s warm-up; ${machine.cpus} CPUs, Node ${machine.node}, Next ${machine.next}`);
+  console.log(
+    `Bench: ${PAIRS} pairs of ${SLICE} s slices per endpoint, ${CONNECTIONS} connections, ${WARMUP} s warm-up; ${machine.cpus} CPUs, Node ${machine.node}, Next ${machine.next}`,
+  );
 
   if (SKIP_BUILD) {
     console.log('BENCH_SKIP_BUILD=1: reusing the last builds');
@@ -417,8 +434,7 @@ async function main() {
   }
 
   const baselineUrl = `http://127.0.0.1:${BASELINE.port}${BASELINE.path}`;
-  const baselineRuns = [];
-  const rows = [];
+  const measured = [];
   const seeded = new Set();
   // One endpoint at a time, each on freshly started servers (its target and the baseline): an
   // endpoint measured after another on the same process paid for the garbage the other left
@@ -446,31 +462,46 @@ async function main() {
       { ...TARGET_ENV, ...target.env, PORT: String(target.port) },
       target.ready,
     );
-    for (let round = 1; round <= ROUNDS; round++) {
-      // Baseline, then endpoint, one server loaded at a time: drift over the run affects both alike.
-      const baseline = await measure(`${BASELINE.name}${ROUNDS > 1 ? ` (round ${round})` : ''}`, baselineUrl);
-      baselineRuns.push(baseline);
-      const run = await measure(endpoint.name, `http://127.0.0.1:${target.port}${endpoint.path}`, endpoint.headers, endpoint.expect ?? 200, {
-        method: endpoint.method,
-        body: endpoint.body,
-      });
-      rows.push({ endpoint, run, baseline, round });
+    const url = `http://127.0.0.1:${target.port}${endpoint.path}`;
+    const request = { method: endpoint.method, body: endpoint.body };
+    const expect = endpoint.expect ?? 200;
+    process.stdout.write(`  ${endpoint.name}: warm-up ${WARMUP} s each, ${PAIRS} pairs of ${SLICE} s slices `);
+    // JIT, caches and connection pools of both servers warm before anything counts.
+    await measure(BASELINE.name, baselineUrl, {}, 200, {}, WARMUP);
+    await measure(endpoint.name, url, endpoint.headers, expect, request, WARMUP);
+    const pairs = [];
+    for (let i = 0; i < PAIRS; i++) {
+      // Baseline first in even pairs, the endpoint first in odd ones (B E E B …): a steady drift
+      // favours neither side.
+      const sides = [
+        () => measure(BASELINE.name, baselineUrl),
+        () => measure(endpoint.name, url, endpoint.headers, expect, request),
+      ];
+      const [first, second] = i % 2 === 0 ? sides : sides.reverse();
+      const a = await first();
+      const b = await second();
+      pairs.push(i % 2 === 0 ? { baseline: a, run: b } : { baseline: b, run: a });
+      process.stdout.write('.');
     }
     await stop(server);
     await stop(baselineServer);
+    const run = combine(endpoint.name, pairs.map((p) => p.run));
+    const baseline = combine(BASELINE.name, pairs.map((p) => p.baseline));
+    const pairRatios = pairs.map((p) => p.run.reqPerSec / p.baseline.reqPerSec);
+    console.log(` ${(run.reqPerSec / baseline.reqPerSec).toFixed(3)}x (${Math.round(run.reqPerSec)} vs ${Math.round(baseline.reqPerSec)} req/s)`);
+    measured.push({ endpoint, run, baseline, pairs, pairRatios });
   }
 
-  const measured = medianRounds(rows);
-  const table = tableRows(baselineRuns, measured);
+  const table = tableRows(measured);
   console.log(`\n${textTable(table)}\n`);
 
-  // Endpoints are measured minutes apart, on their own servers, and this machine's speed drifts
-  // by more than 10% over such spans (one run read a 2.7x batch/request latency ratio from a slow
-  // spell that the baseline showed too). So each latency is taken relative to the baseline run
-  // just before it, per round, and the median over rounds is compared.
+  // Each latency is taken relative to the baseline slice beside it, and the median over pairs is
+  // compared: endpoints are measured minutes apart, and this machine's speed drifts by more than
+  // 10% over such spans (one run read a 2.7x batch/request latency ratio from a slow spell that
+  // the baseline showed too).
   const relativeLatency = (name) => {
-    const values = rows.filter((r) => r.endpoint.name === name).map((r) => r.run.latencyMs.mean / r.baseline.latencyMs.mean);
-    return values.length === 0 ? undefined : median(values);
+    const m = measured.find((r) => r.endpoint.name === name);
+    return m ? median(m.pairs.map((p) => p.run.latencyMs.mean / p.baseline.latencyMs.mean)) : undefined;
   };
   const comparisons = COMPARISONS.map((c) => {
     const subject = measured.find((r) => r.endpoint.name === c.subject)?.run;
@@ -487,28 +518,28 @@ async function main() {
   );
   if (comparisonLines.length > 0) console.log(`${comparisonLines.join('\n')}\n`);
 
-  const failures = [...baselineRuns, ...rows.map((r) => r.run)].filter(failed);
+  const failures = measured.flatMap((m) => [m.baseline, m.run]).filter(failed);
   const report = {
     startedAt: stamp,
     settings,
     machine,
     table,
     comparisons,
-    runs: rows.map(({ endpoint, run, baseline, round }) => ({
+    endpoints: measured.map(({ endpoint, run, baseline, pairs }) => ({
       endpoint: endpoint.name,
       target: endpoint.target,
-      round,
       run,
       baseline,
       ratio: run.reqPerSec / baseline.reqPerSec,
+      pairs,
     })),
     ok: failures.length === 0,
   };
   const md = [
     `# Benchmark ${stamp}`,
     '',
-    `${DURATION} s per endpoint after ${WARMUP} s of warm-up, ${CONNECTIONS} connections; ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
-    `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`), measured just before each endpoint; "vs baseline" compares with that run. Each endpoint was measured ${ROUNDS} time(s), on its own freshly started servers (its target and the baseline); the row is the round with the median ratio, and "rounds" lists every round's ratio.`,
+    `${CONNECTIONS} connections; ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
+    `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`). Each endpoint ran on its own freshly started servers (its target and the baseline), which took turns under load in ${PAIRS} pairs of ${SLICE} s slices after ${WARMUP} s of warm-up each. "vs baseline" is the endpoint's requests per second over all its slices divided by the baseline's over theirs; the last column is the spread of the per-pair ratios.`,
     '',
     markdownTable(table),
     '',
@@ -520,7 +551,7 @@ async function main() {
   console.log(`Results: ${path.relative(root, path.join(resultsDir, `${stamp}.json`))} and .md`);
 
   for (const run of failures) {
-    console.error(`FAILED ${run.name}: ${run.errors} errors, ${run.timeouts} timeouts, ${run.unexpected} responses not ${run.expect} (${JSON.stringify(run.statusCodes)})`);
+    console.error(`FAILED ${run.name}: ${run.errors} errors, ${run.timeouts} timeouts, ${run.unexpected} responses not as expected`);
   }
   return failures.length === 0 ? 0 : 1;
 }
