@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ApiError, ERROR_CODES, OAuthError } from './errors';
-import { defineRoute, internalGet, internalRoute, json, jsonText, jsonTextOf, method, isKernelHandler, newRequestId, API_VERSION, JsonAnswer } from './kernel';
+import { defineRoute, internalGet, internalRoute, json, jsonText, method, isKernelHandler, newRequestId, API_VERSION, JsonAnswer } from './kernel';
 import { MemoryRateLimiter, useRateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
@@ -259,10 +259,11 @@ describe('route kernel', () => {
     expect(await res.text()).toBe('# Title');
   });
 
-  it('gives in-process callers the JSON text of a JSON answer, and nothing for other responses', () => {
-    expect(jsonTextOf(json({ a: 1 }, { status: 201 }))).toBe('{"a":1}');
-    expect(jsonTextOf(jsonText('[1]', { headers: { 'X-A': 'b' } }))).toBe('[1]');
-    expect(jsonTextOf(new Response('{"a":1}'))).toBeUndefined();
+  it('gives in-process callers the JSON text, status and headers of a JSON answer', () => {
+    const a = json({ a: 1 }, { status: 201 });
+    expect([a.jsonBody, a.status, a.hasHeaders()]).toEqual(['{"a":1}', 201, false]);
+    const b = jsonText('[1]', { headers: { 'X-A': 'b' } });
+    expect([b.jsonBody, b.status, b.headers.get('x-a')]).toEqual(['[1]', 200, 'b']);
   });
 
   it('sends each header once, whatever case the handler wrote its own in', async () => {
@@ -358,11 +359,11 @@ describe('route kernel', () => {
       const a = await answer(internalGet('http://localhost/i?n=4', ok));
       expect(a).toBeInstanceOf(JsonAnswer);
       expect(a.status).toBe(200);
-      expect(jsonTextOf(a)).toBe('{"n":4,"auth":"ok"}');
+      expect((a as JsonAnswer).jsonBody).toBe('{"n":4,"auth":"ok"}');
     }
     const refused = await answer(internalGet('http://localhost/i?n=4', new Headers()));
     expect(refused.status).toBe(401);
-    expect(JSON.parse(jsonTextOf(refused)!).error.code).toBe('invalid_token');
+    expect(JSON.parse((refused as JsonAnswer).jsonBody).error.code).toBe('invalid_token');
     const invalid = await answer(internalGet('http://localhost/i?n=x', ok));
     expect(invalid.status).toBe(400);
     // The one unit of budget was not spent by any of them.

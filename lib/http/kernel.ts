@@ -204,11 +204,6 @@ function isEmpty(headers: Headers): boolean {
   return true;
 }
 
-/** The JSON text of an answer made by `json` or `jsonText` (in-process callers: batch). */
-export function jsonTextOf(answer: Answer): string | undefined {
-  return answer instanceof JsonAnswer ? answer.jsonBody : undefined;
-}
-
 export function json(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): JsonAnswer {
   return jsonText(JSON.stringify(body), init);
 }
@@ -346,7 +341,7 @@ export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
 
 /**
  * A route's GET for in-process dispatch (the batch endpoint): no rate-limit unit is taken, and
- * the answer is the handler's own (a JSON answer's text is read with `jsonTextOf`).
+ * the answer is the handler's own (a JsonAnswer's text is its `jsonBody`).
  */
 export function internalRoute(spec: RouteSpec): (request: Request) => Answer | Promise<Answer> {
   return buildRoute(spec).answerInternally;

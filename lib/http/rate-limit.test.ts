@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, rateLimitHeaders } from './rate-limit';
+import { MemoryRateLimiter, writeRateLimitHeaders, type RateLimitConfig, type RateLimitResult } from './rate-limit';
+
+function rateLimitHeaders(r: RateLimitResult, config: RateLimitConfig, now: number): Record<string, string> {
+  const headers: Record<string, string> = {};
+  writeRateLimitHeaders(headers, r, config, now);
+  return headers;
+}
 
 describe('memory rate limiter', () => {
   it('allows max requests per window, refuses the next, and opens a new window after reset', async () => {

@@ -159,12 +159,6 @@ export function writeRateLimitHeaders(target: Record<string, string>, r: RateLim
   if (!r.allowed) target['retry-after'] = String(Math.max(1, secondsLeft));
 }
 
-export function rateLimitHeaders(r: RateLimitResult, config: RateLimitConfig, now = Date.now()): Record<string, string> {
-  const headers: Record<string, string> = {};
-  writeRateLimitHeaders(headers, r, config, now);
-  return headers;
-}
-
 /** The two values that depend only on the configuration, made once per configuration. */
 let lastConfig: RateLimitConfig | undefined;
 let lastFixed = { policy: '', limit: '' };
