@@ -213,7 +213,7 @@ export function jsonText(text: string, init: { status?: number; headers?: Header
   return new JsonAnswer(text, init.status ?? 200, init.headers);
 }
 
-function errorResponse(err: unknown, style: ErrorStyle, requestId: string): JsonAnswer {
+function errorAnswer(err: unknown, style: ErrorStyle, requestId: string): JsonAnswer {
   if (style === 'oauth') {
     const e =
       err instanceof OAuthError
@@ -317,21 +317,30 @@ class Exchange implements RequestContext<unknown, unknown> {
   }
 
   /** The kernel's headers of every answer, lowercase (see writeRateLimitHeaders). */
-  kernelHeaders(spec: RouteSpec, method: HttpMethod, allow: string): Record<string, string> {
+  kernelHeaders(route: RouteHeaders, method: HttpMethod): Record<string, string> {
     const h: Record<string, string> = { 'cache-control': this.cache, 'x-request-id': this.requestId };
-    if (spec.apiVersion) h['api-version'] = API_VERSION;
+    if (route.apiVersion) h['api-version'] = API_VERSION;
     if (this.limit && this.limiter) writeRateLimitHeaders(h, this.limit, this.limiter.config, this.limit.at ?? Date.now());
-    if (spec.cors === 'public') {
+    if (route.cors) {
       h['access-control-allow-origin'] = '*';
       h['access-control-expose-headers'] = EXPOSED_HEADERS;
-      if (method === 'OPTIONS') Object.assign(h, publicPreflightCors(allow));
+      if (method === 'OPTIONS') Object.assign(h, route.preflight);
     }
-    if (spec.deprecated) Object.assign(h, deprecationHeaders(spec.deprecated));
+    if (route.deprecation) Object.assign(h, route.deprecation);
     return h;
   }
 }
 
 const NO_PARAMS: Record<string, string | string[] | undefined> = Object.freeze({});
+
+/** What a route's answers carry besides each request's own values, worked out once per route. */
+interface RouteHeaders {
+  apiVersion: boolean;
+  /** Public CORS, and what its preflight answers add. */
+  cors: boolean;
+  preflight: Record<string, string>;
+  deprecation: Record<string, string> | undefined;
+}
 
 type Declared = MethodSpec<z.ZodType | undefined, z.ZodType | undefined>;
 
@@ -353,6 +362,12 @@ function buildRoute(spec: RouteSpec): {
 } {
   const style = spec.errors ?? 'api';
   const allow = allowed(spec).join(', ');
+  const routeHeaders: RouteHeaders = {
+    apiVersion: spec.apiVersion === true,
+    cors: spec.cors === 'public',
+    preflight: publicPreflightCors(allow),
+    deprecation: spec.deprecated ? deprecationHeaders(spec.deprecated) : undefined,
+  };
 
   // The request's steps, in order: rate limit, method, authorize (401 before 400), query, body,
   // params, handler. Each step that can wait returns a promise only when it does wait, and the
@@ -402,7 +417,7 @@ function buildRoute(spec: RouteSpec): {
   };
 
   const finish = (x: Exchange, method: HttpMethod, response: Answer): Response => {
-    const own = x.kernelHeaders(spec, method, allow);
+    const own = x.kernelHeaders(routeHeaders, method);
     if (response instanceof JsonAnswer) {
       const body = method === 'HEAD' ? null : response.jsonBody;
       if (!response.hasHeaders()) {
@@ -425,12 +440,12 @@ function buildRoute(spec: RouteSpec): {
     try {
       produced = respond(x, method, context);
     } catch (err) {
-      produced = errorResponse(err, style, x.requestId);
+      produced = errorAnswer(err, style, x.requestId);
     }
     if (produced instanceof Promise) {
       return produced.then(
         (response) => finish(x, method, response),
-        (err: unknown) => finish(x, method, errorResponse(err, style, x.requestId)),
+        (err: unknown) => finish(x, method, errorAnswer(err, style, x.requestId)),
       );
     }
     return finish(x, method, produced);
@@ -443,10 +458,10 @@ function buildRoute(spec: RouteSpec): {
     const x = new Exchange(request, undefined);
     try {
       const produced = authorizeThen(x, 'GET', undefined);
-      if (produced instanceof Promise) return produced.catch((err: unknown) => errorResponse(err, style, x.requestId));
+      if (produced instanceof Promise) return produced.catch((err: unknown) => errorAnswer(err, style, x.requestId));
       return produced;
     } catch (err) {
-      return errorResponse(err, style, x.requestId);
+      return errorAnswer(err, style, x.requestId);
     }
   };
 

@@ -16,7 +16,7 @@ interface AnsweredPage {
   end: number;
   /** The `results` array, serialised. */
   results: string;
-  /** The whole answer as last sent, and the key its cursor was signed with. */
+  /** A first page's whole answer as last sent, and the key its cursor was signed with. */
   sent?: { key: Buffer | undefined; text: string };
 }
 const answered = new Lru<string, AnsweredPage>(500);
@@ -35,8 +35,9 @@ async function answer(binding: string, query: SearchQuery): Promise<JsonAnswer> 
   }
   const pagination = await paginationAt(binding, page.end, page.count, query.limit);
   const text = `{"query":${JSON.stringify(query.q)},"count":${page.count},"results":${page.results},"pagination":${JSON.stringify(pagination)}}`;
-  // Kept with the key the cursor was signed with (loaded by now: paginationAt waited for it).
-  page.sent = { key: cursorKeyNow(), text };
+  // A first page is kept with the key its cursor was signed with (loaded by now: paginationAt
+  // waited for it), for the handler to send again; only first pages are looked up that way.
+  if (offset === 0) page.sent = { key: cursorKeyNow(), text };
   return jsonText(text);
 }
 
