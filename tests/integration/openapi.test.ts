@@ -231,7 +231,7 @@ describe('deprecation: one flag on the route drives the headers and the document
     expect(sunset).toBe('Wed, 15 Jul 2026 00:00:00 GMT');
     expect(Date.parse(sunset)).toBe(deprecated.sunset.getTime());
     expect(res.headers.get('Link')).toBe(`<${deprecated.link}>; rel="deprecation"; type="text/html"`);
-    expect(res.headers.get('Access-Control-Expose-Headers')).toMatch(/\bDeprecation\b.*\bSunset\b.*\bLink\b/);
+    expect(res.headers.get('Access-Control-Expose-Headers')).toBe('*');
   };
 
   it('the flag is at least 90 days ahead of the sunset (spec, Versioning 4)', () => {
