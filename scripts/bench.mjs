@@ -3,20 +3,21 @@
 // with autocannon next to a bare Next.js route handler (bench/baseline) measured in the same run,
 // so the ratio shows what our code costs on top of Next's own overhead (DESIGN.md, environment notes).
 //
-// How: each endpoint runs on freshly started servers (its target and the baseline), which take
-// turns under load in short slices (baseline, endpoint, endpoint, baseline, …), so a slow spell
-// of this shared machine weighs on both alike. The ratio is the endpoint's requests per second
+// How: each endpoint runs in rounds, each on freshly started servers (its target and the
+// baseline), which take turns under load in short slices (baseline, endpoint, endpoint,
+// baseline, …), so a slow spell of this shared machine weighs on both alike. The ratio is the endpoint's requests per second
 // over all its slices divided by the baseline's over theirs.
 //
 // Env: BENCH_SLICE (seconds per slice, default 2), BENCH_PAIRS (baseline/endpoint slice pairs per
-// endpoint, default 30), BENCH_CONNECTIONS (default 10), BENCH_WARMUP (seconds of warm-up of each
-// server before its first slice, default 3), BENCH_SKIP_BUILD=1 to reuse the last builds,
+// endpoint, default 30), BENCH_ROUNDS (fresh server pairs per endpoint the pairs are spread over,
+// default 3), BENCH_CONNECTIONS (default 10), BENCH_WARMUP (seconds of warm-up of each server
+// before its first slice in each round, default 3), BENCH_SKIP_BUILD=1 to reuse the last builds,
 // BENCH_ONLY=<text>[,<text>…] to measure only the endpoints whose name contains one of the texts.
 // Results: bench-results/<timestamp>.json and .md; server and build logs beside them.
 //
-// Each ratio comes with a 95% interval (a bootstrap over its slice pairs), and an endpoint with a
-// `target` is reported as met only when the whole interval clears it: one run here is good to
-// about ±3% (slices of the same server two slices apart differ by 6–10%).
+// Each ratio comes with a 95% interval (a bootstrap over its rounds and slice pairs), and an
+// endpoint with a `target` is reported as met only when the whole interval clears it: one run
+// here is good to about ±3% (slices of the same server two slices apart differ by 6–10%).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -97,6 +98,11 @@ const WARMUP = positiveNumber('BENCH_WARMUP', 3);
 // 10 s rounds read 0.73x to 1.02x of the baseline): short alternating slices see the same
 // conditions on both sides, and many of them narrow the spread.
 const PAIRS = Math.max(1, Math.round(positiveNumber('BENCH_PAIRS', 30)));
+// Two fresh server processes of the same build differ by more than the noise within one of
+// them: ten single-round runs of pricing today read 0.90x to 0.98x, each with a 95% interval
+// about ±0.03 wide. So each endpoint's pairs are spread over several rounds, each on freshly
+// started servers, and the interval resamples rounds as well as pairs.
+const ROUNDS = Math.min(PAIRS, Math.max(1, Math.round(positiveNumber('BENCH_ROUNDS', 3))));
 const SKIP_BUILD = process.env.BENCH_SKIP_BUILD === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const SELECTED = ONLY.length === 0 ? ENDPOINTS : ENDPOINTS.filter((e) => ONLY.some((text) => e.name.includes(text)));
@@ -288,13 +294,14 @@ async function waitReady(child, url) {
   throw new Error(`${child.benchName} ${why}; log: ${logPath(child.benchName)}`);
 }
 
-async function startServer(name, port, args, env, readyPath) {
+/** Starts a server and waits until it answers; `quiet` prints nothing (it ends a progress line). */
+async function startServer(name, port, args, env, readyPath, quiet = false) {
   await assertPortFree(port);
   const started = Date.now();
-  process.stdout.write(`Starting ${name} on port ${port} ... `);
+  if (!quiet) process.stdout.write(`Starting ${name} on port ${port} ... `);
   const child = launch(`server-${name}`, args, env);
   await waitReady(child, `http://127.0.0.1:${port}${readyPath}`);
-  console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (!quiet) console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return child;
 }
 
@@ -420,8 +427,10 @@ function pairsRatio(pairs) {
 }
 
 /**
- * A 95% interval for the ratio: the pairs resampled with replacement (a percentile bootstrap),
- * from a fixed seed so the same measurements always give the same interval.
+ * A 95% interval for the ratio (a percentile bootstrap in two stages): rounds resampled with
+ * replacement, then pairs within each chosen round, so both the noise between slices and the
+ * difference between server processes widen it. A fixed seed: the same measurements always give
+ * the same interval.
  */
 function bootstrapInterval(pairs, resamples = 4000) {
   let seed = 0x9e3779b9;
@@ -432,9 +441,17 @@ function bootstrapInterval(pairs, resamples = 4000) {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const byRound = new Map();
+  for (const p of pairs) byRound.set(p.round, [...(byRound.get(p.round) ?? []), p]);
+  const rounds = [...byRound.values()];
   const ratios = [];
   for (let i = 0; i < resamples; i++) {
-    const sample = Array.from({ length: pairs.length }, () => pairs[Math.floor(random() * pairs.length)]);
+    const sample = [];
+    for (let r = 0; r < rounds.length; r++) {
+      const round = pick(rounds);
+      for (let j = 0; j < round.length; j++) sample.push(pick(round));
+    }
     ratios.push(pairsRatio(sample));
   }
   return { low: quantile(ratios, 0.025), high: quantile(ratios, 0.975) };
@@ -467,10 +484,10 @@ function nextVersion() {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  const settings = { sliceS: SLICE, pairs: PAIRS, warmupS: WARMUP, connections: CONNECTIONS };
+  const settings = { sliceS: SLICE, pairs: PAIRS, rounds: ROUNDS, warmupS: WARMUP, connections: CONNECTIONS };
   const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, next: nextVersion() };
   console.log(
-    `Bench: ${PAIRS} pairs of ${SLICE} s slices per endpoint, ${CONNECTIONS} connections, ${WARMUP} s warm-up; ${machine.cpus} CPUs, Node ${machine.node}, Next ${machine.next}`,
+    `Bench: ${PAIRS} pairs of ${SLICE} s slices per endpoint over ${ROUNDS} rounds of fresh servers, ${CONNECTIONS} connections, ${WARMUP} s warm-up; ${machine.cpus} CPUs, Node ${machine.node}, Next ${machine.next}`,
   );
 
   if (SKIP_BUILD) {
@@ -498,43 +515,50 @@ async function main() {
       for (const dir of target.freshDirs ?? []) fs.rmSync(path.join(root, dir), { recursive: true, force: true });
       seeded.add(endpoint.target);
     }
-    const baselineServer = await startServer(
-      'baseline',
-      BASELINE.port,
-      [NEXT_BIN, 'start', BASELINE.dir, '-p', String(BASELINE.port)],
-      { NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
-      BASELINE.path,
-    );
-    const server = await startServer(
-      endpoint.target,
-      target.port,
-      [path.join(root, 'scripts/serve.mjs')],
-      { ...TARGET_ENV, ...target.env, PORT: String(target.port) },
-      target.ready,
-    );
     const url = `http://127.0.0.1:${target.port}${endpoint.path}`;
     const request = { method: endpoint.method, body: endpoint.body };
     const expect = endpoint.expect ?? 200;
-    process.stdout.write(`  ${endpoint.name}: warm-up ${WARMUP} s each, ${PAIRS} pairs of ${SLICE} s slices `);
-    // JIT, caches and connection pools of both servers warm before anything counts.
-    await measure(BASELINE.name, baselineUrl, {}, 200, {}, WARMUP);
-    await measure(endpoint.name, url, endpoint.headers, expect, request, WARMUP);
+    process.stdout.write(`  ${endpoint.name}: ${ROUNDS} rounds of fresh servers, warm-up ${WARMUP} s each, ${PAIRS} pairs of ${SLICE} s slices `);
     const pairs = [];
-    for (let i = 0; i < PAIRS; i++) {
-      // Baseline first in even pairs, the endpoint first in odd ones (B E E B …): a steady drift
-      // favours neither side.
-      const sides = [
-        () => measure(BASELINE.name, baselineUrl),
-        () => measure(endpoint.name, url, endpoint.headers, expect, request),
-      ];
-      const [first, second] = i % 2 === 0 ? sides : sides.reverse();
-      const a = await first();
-      const b = await second();
-      pairs.push(i % 2 === 0 ? { baseline: a, run: b } : { baseline: b, run: a });
-      process.stdout.write('.');
+    for (let round = 0; round < ROUNDS; round++) {
+      const baselineServer = await startServer(
+        'baseline',
+        BASELINE.port,
+        [NEXT_BIN, 'start', BASELINE.dir, '-p', String(BASELINE.port)],
+        { NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+        BASELINE.path,
+        true,
+      );
+      const server = await startServer(
+        endpoint.target,
+        target.port,
+        [path.join(root, 'scripts/serve.mjs')],
+        { ...TARGET_ENV, ...target.env, PORT: String(target.port) },
+        target.ready,
+        true,
+      );
+      // JIT, caches and connection pools of both servers warm before anything counts.
+      await measure(BASELINE.name, baselineUrl, {}, 200, {}, WARMUP);
+      await measure(endpoint.name, url, endpoint.headers, expect, request, WARMUP);
+      // This round's share of the pairs (the first rounds take any remainder).
+      const share = Math.floor(PAIRS / ROUNDS) + (round < PAIRS % ROUNDS ? 1 : 0);
+      for (let i = 0; i < share; i++) {
+        // Baseline first in even pairs, the endpoint first in odd ones (B E E B …): a steady drift
+        // favours neither side.
+        const sides = [
+          () => measure(BASELINE.name, baselineUrl),
+          () => measure(endpoint.name, url, endpoint.headers, expect, request),
+        ];
+        const [first, second] = i % 2 === 0 ? sides : sides.reverse();
+        const a = await first();
+        const b = await second();
+        pairs.push(i % 2 === 0 ? { round, baseline: a, run: b } : { round, baseline: b, run: a });
+        process.stdout.write('.');
+      }
+      await stop(server);
+      await stop(baselineServer);
+      if (round < ROUNDS - 1) process.stdout.write('|');
     }
-    await stop(server);
-    await stop(baselineServer);
     const run = combine(endpoint.name, pairs.map((p) => p.run));
     const baseline = combine(BASELINE.name, pairs.map((p) => p.baseline));
     const pairRatios = pairs.map((p) => p.run.reqPerSec / p.baseline.reqPerSec);
@@ -609,7 +633,7 @@ async function main() {
     `# Benchmark ${stamp}`,
     '',
     `${CONNECTIONS} connections; ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
-    `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`). Each endpoint ran on its own freshly started servers (its target and the baseline), which took turns under load in ${PAIRS} pairs of ${SLICE} s slices after ${WARMUP} s of warm-up each. "vs baseline" is the endpoint's requests per second over all its slices divided by the baseline's over theirs, with a 95% interval from a bootstrap over the slice pairs; the last column is the spread of the per-pair ratios.`,
+    `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`). Each endpoint ran in ${ROUNDS} rounds, each on freshly started servers (its target and the baseline), which took turns under load in ${PAIRS} pairs of ${SLICE} s slices in all, after ${WARMUP} s of warm-up each per round. "vs baseline" is the endpoint's requests per second over all its slices divided by the baseline's over theirs, with a 95% interval from a bootstrap over the rounds and their slice pairs; the last column is the spread of the per-pair ratios.`,
     '',
     markdownTable(table),
     '',
