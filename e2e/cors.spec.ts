@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 
 /**
  * Browser code on another origin reads the API's headers: Chromium enforces CORS, so this is the
@@ -7,18 +7,23 @@ import { expect, test } from '@playwright/test';
  * http://localhost:<port>: two origins, both on loopback, so no local-network rule gets in the way.
  */
 
-test('a page on another origin reads the rate-limit, version and request-id headers', async ({ page, baseURL }) => {
+/** Opens a docs page on the other origin; answers the API's origin, for the page to call. */
+async function fromOtherOrigin(page: Page, baseURL: string | undefined): Promise<string> {
   const api = new URL(baseURL!);
-  const otherOrigin = new URL(baseURL!);
-  otherOrigin.hostname = '127.0.0.1';
-  expect(otherOrigin.origin).not.toBe(api.origin);
-  await page.goto(`${otherOrigin.origin}/docs`);
+  const other = new URL(baseURL!);
+  other.hostname = '127.0.0.1';
+  expect(other.origin).not.toBe(api.origin);
+  await page.goto(`${other.origin}/docs`);
+  return api.origin;
+}
 
+test('a page on another origin reads the rate-limit, version and request-id headers', async ({ page, baseURL }) => {
+  const api = await fromOtherOrigin(page, baseURL);
   const read = await page.evaluate(async (url) => {
     const res = await fetch(url);
     const names = ['api-version', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'cache-control'];
     return { status: res.status, headers: Object.fromEntries(names.map((n) => [n, res.headers.get(n)])) };
-  }, `${api.origin}/api/v1/pricing`);
+  }, `${api}/api/v1/pricing`);
 
   expect(read.status).toBe(200);
   expect(read.headers['api-version']).toBe('1');
@@ -32,16 +37,12 @@ test('a page on another origin reads the rate-limit, version and request-id head
 });
 
 test('a bearer call from another origin passes the preflight and reads the challenge', async ({ page, baseURL }) => {
-  const api = new URL(baseURL!);
-  const otherOrigin = new URL(baseURL!);
-  otherOrigin.hostname = '127.0.0.1';
-  await page.goto(`${otherOrigin.origin}/docs`);
-
+  const api = await fromOtherOrigin(page, baseURL);
   // `Authorization` makes this a non-simple request: Chromium sends an OPTIONS preflight first.
   const read = await page.evaluate(async (url) => {
     const res = await fetch(url, { headers: { authorization: 'Bearer not-a-real-token' } });
     return { status: res.status, challenge: res.headers.get('www-authenticate'), requestId: res.headers.get('x-request-id'), body: await res.json() };
-  }, `${api.origin}/api/v1/me`);
+  }, `${api}/api/v1/me`);
 
   expect(read.status).toBe(401);
   expect(read.challenge).toMatch(/^Bearer /);

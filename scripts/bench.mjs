@@ -5,8 +5,8 @@
 //
 // How: each endpoint runs in rounds, each on freshly started servers (its target and the
 // baseline), which take turns under load in short slices (baseline, endpoint, endpoint,
-// baseline, …), so a slow spell of this shared machine weighs on both alike. The ratio is the endpoint's requests per second
-// over all its slices divided by the baseline's over theirs.
+// baseline, …), so a slow spell of this shared machine weighs on both alike. The ratio is the
+// endpoint's requests per second over all its slices divided by the baseline's over theirs.
 //
 // Env: BENCH_SLICE (seconds per slice, default 2), BENCH_PAIRS (baseline/endpoint slice pairs per
 // endpoint, default 30), BENCH_ROUNDS (fresh server pairs per endpoint the pairs are spread over,
@@ -99,9 +99,9 @@ const WARMUP = positiveNumber('BENCH_WARMUP', 3);
 // conditions on both sides, and many of them narrow the spread.
 const PAIRS = Math.max(1, Math.round(positiveNumber('BENCH_PAIRS', 30)));
 // Two fresh server processes of the same build differ by more than the noise within one of
-// them: ten single-round runs of pricing today read 0.90x to 0.98x, each with a 95% interval
-// about ±0.03 wide. So each endpoint's pairs are spread over several rounds, each on freshly
-// started servers, and the interval resamples rounds as well as pairs.
+// them: ten single-round runs of pricing read 0.90x to 0.98x, while each one's interval from its
+// own pairs was only about ±0.015. So each endpoint's pairs are spread over several rounds, each
+// on freshly started servers, and the interval resamples rounds as well as pairs.
 const ROUNDS = Math.min(PAIRS, Math.max(1, Math.round(positiveNumber('BENCH_ROUNDS', 3))));
 const SKIP_BUILD = process.env.BENCH_SKIP_BUILD === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -442,9 +442,8 @@ function bootstrapInterval(pairs, resamples = 4000) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const pick = (list) => list[Math.floor(random() * list.length)];
-  const byRound = new Map();
-  for (const p of pairs) byRound.set(p.round, [...(byRound.get(p.round) ?? []), p]);
-  const rounds = [...byRound.values()];
+  const rounds = [];
+  for (const p of pairs) (rounds[p.round] ??= []).push(p);
   const ratios = [];
   for (let i = 0; i < resamples; i++) {
     const sample = [];
@@ -461,7 +460,7 @@ function bootstrapInterval(pairs, resamples = 4000) {
 function verdict(interval, atLeast) {
   if (interval.low >= atLeast) return 'met';
   if (interval.high < atLeast) return 'NOT met';
-  return 'not settled (the interval spans the target: run again with more BENCH_PAIRS)';
+  return 'not settled (the interval spans the target: run again with more BENCH_PAIRS or BENCH_ROUNDS)';
 }
 
 function textTable(rows) {
