@@ -3,7 +3,7 @@ import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account
 import { authenticate, bearerToken, SANDBOX_TOKEN } from '../oauth/bearer';
 import { pagesRoute } from '../content/routes';
 import { ApiError } from '../http/errors';
-import { internalGet, internalRoute, jsonText, method, type Answer, type RouteSpec } from '../http/kernel';
+import { internalGet, internalRoute, jsonText, method, type InternalHandler, type RouteSpec } from '../http/kernel';
 import { idempotencyKey, idempotentResponse, type StoredAnswer } from '../idempotency';
 import { env } from '../env';
 import { pricingRoute } from '../pricing/route';
@@ -28,10 +28,9 @@ const SPECS: Record<BatchPath, RouteSpec> = {
   '/api/v1/me/api-keys': apiKeysRoute,
 };
 
-type Dispatch = (request: Request) => Answer | Promise<Answer>;
-let handlers: Record<BatchPath, Dispatch> | undefined;
-function handlerFor(path: BatchPath): Dispatch {
-  handlers ??= Object.fromEntries(BATCH_PATHS.map((p) => [p, internalRoute(SPECS[p])])) as Record<BatchPath, Dispatch>;
+let handlers: Record<BatchPath, InternalHandler> | undefined;
+function handlerFor(path: BatchPath): InternalHandler {
+  handlers ??= Object.fromEntries(BATCH_PATHS.map((p) => [p, internalRoute(SPECS[p])])) as Record<BatchPath, InternalHandler>;
   return handlers[path];
 }
 

@@ -246,7 +246,7 @@ function httpDate(d: Date): string {
   return d.toUTCString();
 }
 
-export function deprecationHeaders(d: Deprecation): Record<string, string> {
+function deprecationHeaders(d: Deprecation): Record<string, string> {
   return {
     // RFC 9745: a structured-field date, `@` followed by Unix seconds.
     deprecation: `@${Math.floor(d.since.getTime() / 1000)}`,
@@ -339,17 +339,20 @@ export function defineRoute(spec: RouteSpec): Record<HttpMethod, RouteHandler> {
   return buildRoute(spec).handlers;
 }
 
+/** A route's GET as `internalRoute` makes it: the handler's own answer, no decoration. */
+export type InternalHandler = (request: Request) => Answer | Promise<Answer>;
+
 /**
  * A route's GET for in-process dispatch (the batch endpoint): no rate-limit unit is taken, and
  * the answer is the handler's own (a JsonAnswer's text is its `jsonBody`).
  */
-export function internalRoute(spec: RouteSpec): (request: Request) => Answer | Promise<Answer> {
+export function internalRoute(spec: RouteSpec): InternalHandler {
   return buildRoute(spec).answerInternally;
 }
 
 function buildRoute(spec: RouteSpec): {
   handlers: Record<HttpMethod, RouteHandler>;
-  answerInternally: (request: Request) => Answer | Promise<Answer>;
+  answerInternally: InternalHandler;
 } {
   const style = spec.errors ?? 'api';
   const allow = allowed(spec).join(', ');
@@ -445,7 +448,7 @@ function buildRoute(spec: RouteSpec): {
   // A batch's sub-request (DESIGN.md: a batch pays one unit per sub-request, up front): not
   // charged again, and answered as the handler answered. The batch takes only the status and
   // the JSON text and sends its own headers, so the per-response decoration would be thrown away.
-  const answerInternally = (request: Request): Answer | Promise<Answer> => {
+  const answerInternally: InternalHandler = (request) => {
     const x = new Exchange(request, undefined);
     try {
       const produced = authorizeThen(x, 'GET', undefined);
