@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { startCallbackServer } from './helpers/callback-server';
 
 /**
- * Issue 6: the official MCP SDK client, given nothing but the URL of /mcp, follows the 401 through
+ * Interoperability: the official MCP SDK client, given nothing but the URL of /mcp, follows the 401 through
  * discovery (RFC 9728, RFC 8414), dynamic registration (RFC 7591), consent in Chromium and the
  * token exchange with `resource` set to the MCP resource (RFC 8707), then uses the account tools.
  */

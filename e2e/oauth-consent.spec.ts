@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { startCallbackServer } from './helpers/callback-server';
 
 /**
- * Issue 4, end to end in Chromium: a new publisher signs up, signs in, sees the consent page
+ * End to end in Chromium: a new publisher signs up, signs in, sees the consent page
  * (the client's name, the scopes, the redirect host), approves, and lands on the client's
  * redirect URI with a code. The consent page's screenshot is kept with the test output.
  */

@@ -4,7 +4,7 @@ import * as client from 'openid-client';
 import { startCallbackServer } from './helpers/callback-server';
 
 /**
- * Issue 4, interoperability: openid-client (a certified relying-party library) discovers the
+ * Interoperability: openid-client (a certified relying-party library) discovers the
  * server (RFC 8414), registers (RFC 7591), sends the browser through sign-in and consent, and
  * exchanges the code with PKCE; the token verifies against the published JWKS.
  */

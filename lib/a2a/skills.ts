@@ -1,12 +1,12 @@
-import { ask, type Answer, type Citation } from '../ask';
+import { ask, type Answer, type Citation } from '../ask/answer';
 import { passagesOf } from '../ask/passages';
 import { pageByPath } from '../content/pages';
 import { absoluteUrl } from '../http/responses';
-import { loadLivePricing, pricingFor } from '../pricing';
+import { loadLivePricing, pricingFor } from '../pricing/settings';
 import type { PricingBody } from '../schemas/pricing';
 
 /**
- * The agent's two skills (DESIGN.md, "/a2a"): `docs` answers from the docs' passages, as /ask
+ * The agent's two skills (content/docs/agents.md): `docs` answers from the docs' passages, as /ask
  * does; `pricing` answers with the live pricing values and cites the pricing page. Everything
  * here but `answerFor` is pure.
  */

@@ -67,7 +67,7 @@ afterAll(() => {
   resetEnv();
 });
 
-describe('registrationType (spec: Anonymous agent registration)', () => {
+describe('registrationType: only anonymous is offered', () => {
   it('accepts anonymous, ignoring other fields', () => {
     expect(registrationType({ type: 'anonymous' })).toBe('anonymous');
     expect(registrationType({ type: 'anonymous', name: 'my agent' })).toBe('anonymous');
@@ -124,7 +124,7 @@ describe('identity assertions', () => {
     expect(decodeJwt(a.assertion).jti).not.toBe(decodeJwt(b.assertion).jti);
   });
 
-  it('make the registration body of the spec', async () => {
+  it('make the documented 201 body: id, type, assertion, expiry, pre-claim scopes', async () => {
     const r = await issueIdentityAssertion(keys, Date.UTC(2030, 0, 1));
     expect(registrationBody(r)).toEqual({
       registration_id: r.registrationId,

@@ -11,7 +11,7 @@ import { TOKEN_ALG, type OAuthSecrets } from '../oauth/secrets';
 import { isCompactJws } from '../oauth/tokens';
 
 /**
- * Anonymous agent registration (spec: Anonymous agent registration; DESIGN.md decision table).
+ * Anonymous agent registration, as content/docs/agents.md documents it.
  * `POST /agent/identity` hands out a service-signed identity assertion; the JWT-bearer grant
  * (RFC 7523) at /oauth/token exchanges it for the sandbox token, as often as wanted until it
  * expires. Stateless: nothing is stored, and a registration is never linked to a user, so it
@@ -25,12 +25,12 @@ import { isCompactJws } from '../oauth/tokens';
  */
 export const IDENTITY_ASSERTION_TYP = 'agent-identity+jwt';
 
-/** Spec, Limits: an identity assertion lives 24 hours. */
+/** An identity assertion lives 24 hours (content/docs/rate-limits.md, the limits table). */
 export const IDENTITY_ASSERTION_TTL_S = 24 * 3600;
 
 /**
  * What a registration reaches before any claim: the sandbox token, which grants every scope
- * (spec: Sandbox) over fixed demo data. Since nothing can be claimed, this never grows.
+ * over fixed demo data (content/docs/sandbox.md). Since nothing can be claimed, this never grows.
  */
 export const PRE_CLAIM_SCOPES: readonly Scope[] = SCOPES;
 
@@ -48,7 +48,8 @@ export function assertionAudience(): string {
 
 /**
  * The registration type of a `POST /agent/identity` body. Only `anonymous` is offered; the two
- * other types the spec names answer its own codes (spec: Errors); anything else is malformed.
+ * other types of the public interface answer their own 400 codes (content/docs/errors.md);
+ * anything else is malformed.
  */
 export function registrationType(body: unknown): 'anonymous' {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -111,7 +112,7 @@ export type AssertionCheck =
 /**
  * RFC 7523 §3: checks signature (our key, ES256 only), `typ`, `iss` (us), `aud` (our token
  * endpoint), `exp`, and the registration claims. No state: an assertion verifies as often as it
- * is presented until it expires (spec: "can be reused until it expires").
+ * is presented until it expires, as content/docs/agents.md promises ("Reuse").
  */
 export async function verifyIdentityAssertion(
   assertion: string,
@@ -148,7 +149,7 @@ export async function verifyIdentityAssertion(
 }
 
 /**
- * The token response of the JWT-bearer grant (spec: Anonymous agent registration): the sandbox
+ * The token response of the JWT-bearer grant (content/docs/agents.md, step 2): the sandbox
  * token, every scope, marked as sandbox. No `expires_in`: the sandbox token does not expire
  * (RFC 6749 §5.1 makes `expires_in` optional).
  */

@@ -10,7 +10,7 @@ import { allowAttempt } from './throttle';
 import { checkPassword, userForIdentity } from './users';
 
 /**
- * next-auth (v4, JWT sessions) for the publisher's sign-in (DESIGN.md, Tokens and sign-in):
+ * next-auth (v4, JWT sessions) for the publisher's sign-in (ARCHITECTURE.md, Tokens and sign-in):
  * email and password, plus GitHub and Google when their client id and secret are configured.
  * The session cookie only says who is signed in here; access tokens for third parties come
  * from /oauth/token, never from this session.

@@ -1,7 +1,7 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
- * Password hashes: scrypt from node:crypto (DESIGN.md, Tokens and sign-in), stored as
+ * Password hashes: scrypt from node:crypto (ARCHITECTURE.md, Tokens and sign-in), stored as
  * `scrypt$<N>$<r>$<p>$<salt b64url>$<hash b64url>` so the cost can rise without a migration.
  */
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * One SQL path, two engines (DESIGN.md, Data): embedded PGlite by default, a real PostgreSQL
+ * One SQL path, two engines (ARCHITECTURE.md, Data): embedded PGlite by default, a real PostgreSQL
  * through the `postgres` driver when DATABASE_URL is set. Both return values of the same JS
  * types, so no caller can tell them apart.
  */

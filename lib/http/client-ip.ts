@@ -1,6 +1,7 @@
 /**
- * The client's address for rate limiting (DESIGN.md, Rate limits): the address our own platform
- * appended to `X-Forwarded-For`, never a value the client chose.
+ * The client's address for rate limiting: the address our own platform appended to
+ * `X-Forwarded-For`, never a value the client chose, so a client cannot pick the address it is
+ * counted by.
  *
  * - On Vercel the platform overwrites `X-Forwarded-For` with the client's address.
  * - Locally, `scripts/serve.mjs` (our platform for `npm run dev` and `npm start`) appends the

@@ -40,7 +40,7 @@ describe('memory rate limiter', () => {
 describe('rate-limit headers', () => {
   const config = { max: 120, windowSeconds: 60 };
 
-  it('match DESIGN.md to the character', () => {
+  it('match the documented RateLimit-Policy, RateLimit and X-RateLimit-* headers to the character', () => {
     const h = rateLimitHeaders({ allowed: true, limit: 120, remaining: 117, resetAt: 1_700_000_042_500 }, config, 1_700_000_000_000);
     expect(h).toEqual({
       'ratelimit-policy': '"default";q=120;w=60',

@@ -3,8 +3,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { readText } from '../http/input';
 
 /**
- * One MCP POST over Streamable HTTP, stateless (DESIGN.md, environment notes): a new server and
- * transport for each request, JSON answers instead of an SSE stream, nothing kept afterwards.
+ * One MCP POST over Streamable HTTP, stateless: a new server and transport for each request,
+ * JSON answers instead of an SSE stream, nothing kept afterwards, so any instance can answer any
+ * request (ARCHITECTURE.md, Running beyond one machine).
  * The SDK's transport speaks the protocol (Accept and Content-Type checks, parse errors,
  * JSON-RPC); this module only reads the body once, within our size limit, so a route can look
  * at the messages first (step-up authorization, batch cost).

@@ -8,10 +8,11 @@ import { verifyAccessToken } from './tokens';
 /**
  * Bearer verification for every protected surface (REST account routes, batch, MCP): three small
  * steps, as in the MCP SDK: read the credential, verify it for this resource, check the scope.
- * Failures are the challenges of the spec (Errors table; RFC 6750 §3, RFC 9728 §5.1).
+ * Failures are 401 or 403 with a `WWW-Authenticate` challenge naming the resource metadata
+ * (RFC 6750 §3, RFC 9728 §5.1), as content/docs/errors.md lists them.
  */
 
-/** The fixed public token of the sandbox (spec: Sandbox): every scope, demo data only. */
+/** The fixed public token of the sandbox (content/docs/sandbox.md): every scope, demo data only. */
 export const SANDBOX_TOKEN = 'svc_sandbox';
 
 export type Principal =
@@ -32,8 +33,9 @@ export function bearerToken(request: Request): { present: false } | { present: t
 }
 
 /**
- * Who is calling, for `resource`; throws the 401 of the spec. `required: false` lets a caller
- * without a credential through (the index and batch), but a bad credential is still refused.
+ * Who is calling, for `resource`; throws 401 `invalid_token` with a challenge. `required: false`
+ * lets a caller without a credential through (the index and batch), but a bad credential is
+ * still refused.
  */
 export async function authenticate(request: Request, resource: ResourceName): Promise<Principal>;
 export async function authenticate(request: Request, resource: ResourceName, options: { required: false }): Promise<Principal | null>;

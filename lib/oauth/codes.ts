@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../crypto';
-import type { Engine } from '../db';
+import type { Engine } from '../db/database';
 import { asService } from '../db/service';
 
 /**
- * Authorization codes (RFC 6749 §4.1.2, spec: codes live 60 s and work once): random, stored as
+ * Authorization codes (RFC 6749 §4.1.2: short-lived, single use; ours live 60 s): random, stored as
  * a SHA-256, bound to the client, the exact redirect URI, the PKCE challenge, the scopes, the
  * resources and the user.
  */

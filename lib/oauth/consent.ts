@@ -7,8 +7,9 @@ import { SCOPE_DESCRIPTIONS } from './scopes';
 import { escapeHtml, htmlPage } from '../html/page';
 
 /**
- * The consent page (DESIGN.md: client name, each scope in plain words, the redirect host, a
- * warning for unverified clients and loopback redirects, Approve and Deny) and its CSRF token.
+ * The consent page (ARCHITECTURE.md, Tokens and sign-in) and its CSRF token. The page shows the
+ * client name, each scope in plain words, the redirect host, a warning for unverified clients
+ * and loopback redirects, and Approve and Deny.
  *
  * The token is an HMAC over the signed-in user and the exact authorization request, with a
  * time: stateless, and useless for any other user or request (RFC 9700 §4.7 asks for CSRF

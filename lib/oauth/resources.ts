@@ -2,7 +2,7 @@ import { absoluteUrl } from '../http/responses';
 import { env } from '../env';
 
 /**
- * The protected resources (RFC 8707, DESIGN.md Audience): the REST API and the MCP endpoint.
+ * The protected resources (RFC 8707 §2): the REST API and the MCP endpoint.
  * A token's `aud` names the ones it was issued for; each surface accepts only its own.
  */
 
@@ -25,8 +25,9 @@ export function issuer(): string {
 }
 
 /**
- * The `resource` parameters of an authorization or token request. None: both resources
- * (DESIGN.md). Anything else than our two URIs is `invalid_target` (RFC 8707 §2).
+ * The `resource` parameters of an authorization or token request. None: both resources, so a
+ * client that knows nothing of RFC 8707 still gets a token that works on REST and MCP. Anything
+ * else than our two URIs is `invalid_target` (RFC 8707 §2).
  */
 export function parseResources(values: readonly string[]): { ok: true; resources: string[] } | { ok: false; unknown: string } {
   const known = RESOURCE_NAMES.map(resourceUri);

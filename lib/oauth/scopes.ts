@@ -2,7 +2,7 @@ import { SCOPES, type Scope } from '../schemas/account';
 
 export { SCOPES, type Scope };
 
-/** What each scope lets a client read, in the words the consent page uses (spec: Authorization). */
+/** What each scope lets a client read, in the words the consent page uses (content/docs/scopes.md). */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'profile:read': 'Your name, company, role and email address',
   'apps:read': 'Your apps and ad placements, with their impressions, clicks and revenue',
@@ -16,7 +16,7 @@ export function isScope(value: string): value is Scope {
 
 /**
  * The `scope` parameter (RFC 6749 §3.3: space-delimited, case-sensitive). Omitted or empty means
- * all four (spec: Authorization). Any unknown scope makes the whole request `invalid_scope`.
+ * all four (content/docs/authentication.md). Any unknown scope makes the whole request `invalid_scope`.
  */
 export function parseScopes(value: string | null | undefined): { ok: true; scopes: Scope[] } | { ok: false; unknown: string[] } {
   const words = (value ?? '').split(' ').filter((w) => w !== '');

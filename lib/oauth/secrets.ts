@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, importPKCS8, calculateJwkThumbprint, type CryptoKey, type JWK } from 'jose';
-import type { Engine } from '../db';
+import type { Engine } from '../db/database';
 import { serviceSecret } from '../db/service-secrets';
 import { env } from '../env';
 import { OAuthError } from '../http/errors';
 
 /**
  * The secrets OAuth needs: the ES256 key that signs access tokens and the session secret of
- * sign-in (DESIGN.md, Tokens and sign-in). Production takes both from configuration and, lacking
- * either, OAuth answers 503 `temporarily_unavailable`. Development generates them on first start
- * and keeps them in `service_secrets`, so tokens survive a restart.
+ * sign-in (ARCHITECTURE.md, Tokens and sign-in). Production takes both from configuration and,
+ * lacking either, OAuth answers 503 `temporarily_unavailable`. Development generates them on
+ * first start and keeps them in `service_secrets`, so tokens survive a restart.
  */
 
 export const TOKEN_ALG = 'ES256';
@@ -90,7 +90,7 @@ export function resetOAuthSecrets(): void {
   cached = undefined;
 }
 
-/** For /oauth/* handlers: the secrets, or the 503 of the spec when the deployment lacks them. */
+/** For /oauth/* handlers: the secrets, or 503 `temporarily_unavailable` when the deployment lacks them. */
 export async function requireOAuthSecrets(): Promise<OAuthSecrets> {
   const secrets = await oauthSecrets();
   if (!secrets) {

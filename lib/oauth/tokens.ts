@@ -4,7 +4,7 @@ import { TOKEN_ALG, type OAuthSecrets } from './secrets';
 import { issuer } from './resources';
 
 /**
- * Access tokens: JWTs in the RFC 9068 shape, signed ES256 (DESIGN.md, Tokens and sign-in).
+ * Access tokens: JWTs in the RFC 9068 shape, signed ES256 (ARCHITECTURE.md, Tokens and sign-in).
  * Verification needs only the public key: no database round trip per request.
  */
 

@@ -5,7 +5,7 @@ export const QUESTION_MAX = 500;
 
 const RANGE = `must be a string of 1 to ${QUESTION_MAX} characters`;
 
-/** A question: trimmed, then 1 to 500 characters (DESIGN.md, "/ask"; search `q` allows 200). */
+/** A question: trimmed, then 1 to 500 characters (a question may be longer than the 200 of search `q`). */
 const question = z
   .string({ message: RANGE })
   .trim()

@@ -36,5 +36,5 @@ export const apiErrorBody = z.object({
   }),
 });
 
-/** `Idempotency-Key` (spec: Limits): 1 to 255 visible ASCII characters (0x21 to 0x7E). */
+/** `Idempotency-Key`: 1 to 255 visible ASCII characters (0x21 to 0x7E), as content/docs/rate-limits.md says. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

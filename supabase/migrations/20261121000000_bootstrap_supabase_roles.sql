@@ -1,4 +1,4 @@
--- Supabase compatibility (DESIGN.md, Data): on Supabase the roles `anon`, `authenticated`,
+-- Supabase compatibility (ARCHITECTURE.md, Data): on Supabase the roles `anon`, `authenticated`,
 -- `service_role` and the function `auth.uid()` already exist, and this migration changes nothing.
 -- On PGlite or a plain PostgreSQL it creates the same, and only what is absent.
 

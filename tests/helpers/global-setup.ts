@@ -7,7 +7,8 @@ import { seed } from '../../lib/db/seed';
 
 /**
  * Prepares one migrated and seeded database per engine for the whole run; each test file then
- * starts from a copy (DESIGN.md: dump a migrated data directory once, load it per test file).
+ * starts from a copy (a dumped PGlite data directory, or a PostgreSQL template database), so
+ * migrations and the seed run once per run and no file sees another's writes.
  */
 
 declare module 'vitest' {

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { RedisConnection, RespError, type RespArg, type RespValue } from './redis';
 
 /**
- * An Upstash-Redis-REST-compatible bridge in front of a real Redis, for tests only (DESIGN.md,
- * Rate limits: no Upstash service is reachable from our machines). It implements what
+ * An Upstash-Redis-REST-compatible bridge in front of a real Redis, for tests only (no Upstash
+ * service is reachable from our machines). It implements what
  * @upstash/redis 1.39 sends:
  *
  * - `POST /` with one command as a JSON array (`["evalsha", sha, 2, k1, k2, …]`) answers

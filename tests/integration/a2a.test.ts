@@ -7,13 +7,13 @@ import * as cardHandlers from '@/app/.well-known/agent-card.json/route';
 import { asService } from '@/lib/db/service';
 import { env } from '@/lib/env';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { forgetLivePricing } from '@/lib/pricing';
+import { forgetLivePricing } from '@/lib/pricing/settings';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { PGLITE, suiteDatabase } from '../helpers/db';
 import { inProcessFetch as routeFetch } from '../helpers/in-process-fetch';
 
 /**
- * Issue 6, "It must show": the A2A SDK's own client reads the agent card and, asked "What is the
+ * Interoperability: the A2A SDK's own client reads the agent card and, asked "What is the
  * minimum payout?", gets an answer that cites a docs URL of the service. The client talks to the
  * route handlers in process, through a fetch that dispatches on the path (loopback only).
  */

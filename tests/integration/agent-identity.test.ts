@@ -12,8 +12,9 @@ import { BASE, exchange, publicClient } from '../helpers/oauth';
 import { accessToken } from '../helpers/tokens';
 
 /**
- * Issue 6, anonymous agent registration: POST /agent/identity, the JWT-bearer grant at
- * /oauth/token (RFC 7523), the sandbox token it yields, and the AGENT_REGISTRATION off switch.
+ * Anonymous agent registration through the route handlers: POST /agent/identity, the JWT-bearer
+ * grant at /oauth/token (RFC 7523), the sandbox token it yields, and the AGENT_REGISTRATION off
+ * switch.
  */
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -85,7 +86,7 @@ for (const engine of testEngines()) {
     });
 
     describe('POST /agent/identity', () => {
-      it('registers anonymously: 201, the fields of the spec, a 24-hour service-signed assertion, no-store', async () => {
+      it('registers anonymously: 201, the documented fields, a 24-hour service-signed assertion, no-store', async () => {
         const before = Date.now();
         const { res, body } = await register();
         expect(res.status).toBe(201);

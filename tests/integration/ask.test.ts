@@ -5,7 +5,7 @@ import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { askBody } from '@/lib/schemas/ask';
 
 /**
- * Issue 6, "It must show": `/ask` answers "What is the minimum payout?" with a citation, from
+ * `/ask` answers "What is the minimum payout?" with a citation, from
  * the docs alone (no database, no language model); bad questions are 400 in the error envelope.
  */
 

@@ -2,13 +2,13 @@ import { mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { database, useDatabase } from '@/lib/db';
+import { database, useDatabase } from '@/lib/db/database';
 import { readMigrations } from '@/lib/db/migrate';
 import { resetEnv } from '@/lib/env';
 import { log } from '@/lib/log';
 
 /**
- * Issue 2, "It must show" 1, in-process: the embedded database is created, migrated and seeded on
+ * In-process: the embedded database is created, migrated and seeded on
  * first open, and a restart reuses it without seeding again or failing.
  */
 describe('embedded database across restarts', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db';
+import type { Engine } from '@/lib/db/database';
 import { migrate, readMigrations } from '@/lib/db/migrate';
 import { seed, DEMO_PASSWORD } from '@/lib/db/seed';
 import { verifyPassword } from '@/lib/auth/password';
@@ -43,7 +43,7 @@ for (const engine of testEngines()) {
       expect(after).toEqual(before);
     });
 
-    it('demo@example.com has the data the issue asks for', async () => {
+    it('demo@example.com has 2 apps, every format, active and paused placements, every payout status and a revoked key', async () => {
       const { demo } = await demoUsers(db);
       const apps = await db.query('select id from public.apps where user_id = $1', [demo]);
       expect(apps).toHaveLength(2);

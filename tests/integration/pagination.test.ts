@@ -3,17 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as pagesHandlers from '@/app/api/v1/pages/route';
 import * as searchHandlers from '@/app/api/v1/search/route';
 import { allPages } from '@/lib/content/pages';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
 import { useCursorKey } from '@/lib/http/cursor';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { searchBody } from '@/lib/schemas/search';
-import { searchPages } from '@/lib/search';
+import { searchPages } from '@/lib/search/engine';
 import { openPgliteCopy } from '../helpers/db';
 
 /**
- * Cursor pagination (spec: Pagination object, Limits; DESIGN.md, REST conventions): following
+ * Cursor pagination (content/docs/rest-api.md): following
  * `next_cursor` visits every item exactly once, and a cursor that was edited, forged or issued
  * for another query, limit or endpoint is a 400.
  */

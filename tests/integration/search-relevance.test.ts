@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allPages } from '@/lib/content/pages';
-import { searchPages, snippetOf } from '@/lib/search';
+import { searchPages, snippetOf } from '@/lib/search/engine';
 
 /**
- * Issue 3, "It must show" 2: questions a publisher or an agent would ask, each with the page
- * that answers it. Every one must have its page in the top 3; the report says how many are first.
+ * Questions a publisher or an agent would ask, each with the page that answers it. Every one
+ * must have its page in the top 3; the log says how many are first.
  */
 
 interface Question {
@@ -33,7 +33,7 @@ describe('search relevance', () => {
     const first = ranks.filter((r) => r.rank === 1).length;
     const top3 = ranks.filter((r) => r.rank >= 1 && r.rank <= 3).length;
     const misses = ranks.filter((r) => r.rank === 0 || r.rank > 3);
-    // The figures the closing note of issue 3 reports.
+    // The relevance figures, in the test log, so a change to ranking shows its effect.
     console.info(`search relevance: ${first}/${ranks.length} first, ${top3}/${ranks.length} in the top 3`);
     for (const m of ranks.filter((r) => r.rank !== 1)) {
       console.info(`  rank ${m.rank || 'none'}: "${m.q}" → ${m.page} (first: ${searchPages(m.q)[0]?.path ?? 'nothing'})`);

@@ -8,15 +8,15 @@ import * as markdownHandlers from '@/app/markdown/[[...slug]]/route';
 import * as robotsHandlers from '@/app/robots.txt/route';
 import * as sitemapHandlers from '@/app/sitemap.xml/route';
 import { allPages, contentDir, pageByPath, parseFrontMatter, pathForFile, renderMarkdown, twinPath } from '@/lib/content/pages';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { openPgliteCopy } from '../helpers/db';
 
 /**
- * The public site and its machine-readable twins (DESIGN.md, "Markdown twin of a page"): every
- * listed page has a markdown twin, llms.txt, llms-full.txt and the sitemap list exactly the
+ * The public site and its machine-readable twins (content/docs/search.md): every listed page has
+ * a markdown twin (`<path>.md`), llms.txt, llms-full.txt and the sitemap list exactly the
  * public pages, and nothing behind a credential or a consent screen is listed anywhere.
  */
 
@@ -29,7 +29,7 @@ const get = (handler: unknown, url: string, params: Params = {}) =>
     params: Promise.resolve(params),
   });
 
-/** Paths that are never public pages (spec: account, OAuth and machine surfaces). */
+/** Paths that are never public pages: account, OAuth and machine surfaces. */
 const NOT_PUBLIC = ['/oauth', '/signin', '/signup', '/dashboard', '/api', '/markdown'];
 
 /** The slug the `[[...slug]]` route receives for a page path: none for home. */

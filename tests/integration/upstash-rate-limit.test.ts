@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
 import { UpstashRateLimiter, useRateLimiter, type RateLimitConfig } from '@/lib/http/rate-limit';
 import { log } from '@/lib/log';
@@ -10,7 +10,7 @@ import { findRedis, freePort, RedisConnection } from '../helpers/redis';
 import { startUpstashBridge, type UpstashBridge } from '../helpers/upstash-bridge';
 
 /**
- * The Upstash limiter (DESIGN.md, Rate limits) with the real @upstash/ratelimit and
+ * The Upstash limiter (lib/http/rate-limit.ts) with the real @upstash/ratelimit and
  * @upstash/redis, against a real redis-server behind the test-only REST bridge: instances that
  * share one Redis share one budget, and an unreachable Redis lets requests through.
  */
