@@ -1,7 +1,7 @@
-import type { ApiKeyRow, AppRow, PayoutRow, PlacementRow, ProfileRow } from './views';
+import type { ApiKeyRow, AppRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
 
 /**
- * The sandbox account (spec: Sandbox): fixed demo data, the same in every REST route, in batch
+ * The sandbox account: fixed demo data, the same in every REST route, in batch
  * and in the MCP tools, never read from or written to the database. Totals are not written down
  * here: the views compute them from these rows, so they always agree.
  */

@@ -1,66 +1,29 @@
-import { appsBody, apiKeysBody, earningsBody, profileBody, type PAYOUT_STATUSES } from '../schemas/account';
 import type { z } from 'zod';
+import {
+  appsBody,
+  apiKeysBody,
+  earningsBody,
+  profileBody,
+  type apiKeysQuery,
+  type ApiKeyRow,
+  type AppRow,
+  type appsQuery,
+  type PayoutRow,
+  type PlacementRow,
+  type ProfileRow,
+} from '../schemas/account';
 import { maskApiKey } from '../sdk/api-key';
 import { fillRate, roundUsd, rpmUsd, sumUsd } from './money';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
  * REST, MCP and the sandbox can never disagree on a shape or a sum. Every body is parsed by its
- * schema on the way out: a column added to a query cannot leak.
+ * schema on the way out: a column added to a query cannot leak. The row types are inferred from
+ * the row schemas of lib/schemas/account.ts, the filters from the query schemas.
  */
 
-export type ProfileRow = {
-  id: string;
-  email: string | null;
-  name: string | null;
-  company: string | null;
-  role: string | null;
-  created_at: Date | null;
-};
-
-export type AppRow = {
-  id: string;
-  name: string;
-  slug: string;
-  description: string;
-  category: string[];
-  created_at: Date;
-};
-
-export type PlacementRow = {
-  id: string;
-  app_id: string;
-  name: string;
-  format: 'floating_video' | 'tooltip' | 'sponsored_card' | 'inline_text';
-  status: 'active' | 'paused' | 'archived';
-  impressions: number;
-  clicks: number;
-  revenue_usd: number;
-  ad_requests: number;
-  created_at: Date;
-};
-
-export type PayoutRow = {
-  period: string;
-  amount_usd: number;
-  status: (typeof PAYOUT_STATUSES)[number];
-  paid_at: Date | null;
-  requested_at: Date;
-};
-
-export type ApiKeyRow = {
-  id: string;
-  name: string;
-  environment: 'development' | 'production';
-  status: 'active' | 'revoked';
-  key_prefix: string;
-  key_last4: string;
-  created_at: Date;
-  last_used_at: Date | null;
-};
-
-export type PlacementFilter = 'all' | 'active' | 'paused';
-export type EnvironmentFilter = 'all' | 'development' | 'production';
+export type PlacementFilter = z.output<typeof appsQuery.shape.placement_status>;
+export type EnvironmentFilter = z.output<typeof apiKeysQuery.shape.environment>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,5 +1,6 @@
 import { hashPassword } from '../auth/password';
-import { generateApiKey, type KeyEnvironment } from '../sdk/api-key';
+import { generateApiKey } from '../sdk/api-key';
+import type { KeyEnvironment, PayoutStatus, PlacementFormat, PlacementStatus } from '../schemas/account';
 import type { Engine, Transaction } from './engine';
 import { DEFAULT_PRICING } from '../pricing/defaults';
 
@@ -11,10 +12,6 @@ import { DEFAULT_PRICING } from '../pricing/defaults';
 
 export const DEMO_PASSWORD = 'demo-password';
 export const DEMO_EMAILS = ['demo@example.com', 'demo2@example.com'] as const;
-
-type Format = 'floating_video' | 'tooltip' | 'sponsored_card' | 'inline_text';
-type PlacementStatus = 'active' | 'paused' | 'archived';
-type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed';
 
 interface PublisherSeed {
   email: string;
@@ -28,7 +25,7 @@ interface PublisherSeed {
     slug: string;
     description: string;
     category: string[];
-    placements: { name: string; format: Format; status: PlacementStatus; dailyImpressions: number }[];
+    placements: { name: string; format: PlacementFormat; status: PlacementStatus; dailyImpressions: number }[];
     keys: { name: string; environment: KeyEnvironment; revoked?: boolean }[];
   }[];
   payouts: { months: number; unusual: Partial<Record<number, PayoutStatus>> };
@@ -105,8 +102,8 @@ export const PUBLISHERS: PublisherSeed[] = [
 ];
 
 const STATS_DAYS = 90;
-const CTR: Record<Format, number> = { floating_video: 0.009, tooltip: 0.014, sponsored_card: 0.021, inline_text: 0.011 };
-const CPM_KEY: Record<Format, keyof typeof DEFAULT_PRICING.advertiser_cpm_usd> = {
+const CTR: Record<PlacementFormat, number> = { floating_video: 0.009, tooltip: 0.014, sponsored_card: 0.021, inline_text: 0.011 };
+const CPM_KEY: Record<PlacementFormat, keyof typeof DEFAULT_PRICING.advertiser_cpm_usd> = {
   floating_video: 'floating_video',
   tooltip: 'tooltip',
   sponsored_card: 'sponsored_card',

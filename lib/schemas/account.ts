@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { intParam } from './common';
 
-/** The account API (spec: Resources and their fields; DESIGN.md for what the spec leaves open). */
+/**
+ * The account API: its query parameters and bodies (what the handlers validate with and the OpenAPI
+ * document is generated from), the enumerations of the data model, and the rows the reads return.
+ */
 
 export const SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -19,12 +22,32 @@ export const profileBody = z.object({
   sandbox,
 });
 
+/**
+ * The enumerations of the data model, each written once. The database's CHECK constraints list
+ * the same values (supabase/migrations/), and an integration test fails when the two differ.
+ */
 export const PLACEMENT_FORMATS = ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'] as const;
 export const PLACEMENT_STATUSES = ['active', 'paused', 'archived'] as const;
+export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed'] as const;
+export const KEY_ENVIRONMENTS = ['development', 'production'] as const;
+export const KEY_STATUSES = ['active', 'revoked'] as const;
+
+export type PlacementFormat = (typeof PLACEMENT_FORMATS)[number];
+export type PlacementStatus = (typeof PLACEMENT_STATUSES)[number];
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
+/** The `placement_status` filter: archived placements are never listed. */
+export const PLACEMENT_FILTERS = ['all', 'active', 'paused'] as const satisfies readonly ('all' | PlacementStatus)[];
+/** The `environment` filter of the API keys. */
+export const ENVIRONMENT_FILTERS = ['all', ...KEY_ENVIRONMENTS] as const;
+
+const oneOf = (values: readonly string[]) => ({ message: `must be one of ${values.join(', ')}` });
 
 export const appsQuery = z.object({
   placement_status: z
-    .enum(['all', 'active', 'paused'], { message: 'must be one of all, active, paused' })
+    .enum(PLACEMENT_FILTERS, oneOf(PLACEMENT_FILTERS))
     .default('all')
     .describe('Which placements to return.'),
 });
@@ -58,8 +81,6 @@ export const earningsQuery = z.object({
   payout_limit: intParam(0, 50, 10).describe('How many of the most recent payouts to return, 0 to 50.'),
 });
 
-export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed'] as const;
-
 export const payout = z.object({
   period: z.string().describe('The month paid for, YYYY-MM.'),
   amount_usd: z.number(),
@@ -82,7 +103,7 @@ export const earningsBody = z.object({
 
 export const apiKeysQuery = z.object({
   environment: z
-    .enum(['all', 'development', 'production'], { message: 'must be one of all, development, production' })
+    .enum(ENVIRONMENT_FILTERS, oneOf(ENVIRONMENT_FILTERS))
     .default('all')
     .describe('Which keys to return, by environment label.'),
 });
@@ -90,11 +111,75 @@ export const apiKeysQuery = z.object({
 export const apiKey = z.object({
   id: z.string(),
   name: z.string(),
-  environment: z.enum(['development', 'production']),
-  status: z.enum(['active', 'revoked']),
+  environment: z.enum(KEY_ENVIRONMENTS),
+  status: z.enum(KEY_STATUSES),
   masked_key: z.string().describe('The prefix and the last 4 characters only.'),
   created_at: dateTime,
   last_used_at: dateTime.nullable(),
 });
 
 export const apiKeysBody = z.object({ api_keys: z.array(apiKey), sandbox });
+
+/**
+ * Rows as the account reads receive them, and as the sandbox writes them down: the one
+ * definition of their types. A timestamp arrives as a Date from a column of its own and as an
+ * ISO 8601 string from inside `json_agg` (PostgreSQL's JSON output of timestamptz); both become
+ * a Date. bigint and numeric arrive as numbers either way (the engines' parsers, and JSON).
+ */
+const timestamp = z.union([z.date(), z.iso.datetime({ offset: true }).transform((s) => new Date(s))]);
+
+export const profileRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  company: z.string().nullable(),
+  role: z.string().nullable(),
+  created_at: timestamp,
+});
+
+export const appRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  description: z.string(),
+  category: z.array(z.string()),
+  created_at: timestamp,
+});
+
+export const placementRow = z.object({
+  id: z.string(),
+  app_id: z.string(),
+  name: z.string(),
+  format: z.enum(PLACEMENT_FORMATS),
+  status: z.enum(PLACEMENT_STATUSES),
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+  revenue_usd: z.number(),
+  ad_requests: z.number().int(),
+  created_at: timestamp,
+});
+
+export const payoutRow = z.object({
+  period: z.string(),
+  amount_usd: z.number(),
+  status: z.enum(PAYOUT_STATUSES),
+  paid_at: timestamp.nullable(),
+  requested_at: timestamp,
+});
+
+export const apiKeyRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  environment: z.enum(KEY_ENVIRONMENTS),
+  status: z.enum(KEY_STATUSES),
+  key_prefix: z.string(),
+  key_last4: z.string(),
+  created_at: timestamp,
+  last_used_at: timestamp.nullable(),
+});
+
+export type ProfileRow = z.output<typeof profileRow>;
+export type AppRow = z.output<typeof appRow>;
+export type PlacementRow = z.output<typeof placementRow>;
+export type PayoutRow = z.output<typeof payoutRow>;
+export type ApiKeyRow = z.output<typeof apiKeyRow>;

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../crypto';
+import type { KeyEnvironment } from '../schemas/account';
 
 /**
  * Publishable SDK keys: `pk_live_…` (production) or `pk_test_…` (development), 32 random
  * base62 characters after the tag. Shown once; we keep a lookup prefix, the last 4 characters
- * and a SHA-256 of the whole key (DESIGN.md: secrets stored hashed).
+ * and a SHA-256 of the whole key: secrets are stored hashed, never in the clear.
  */
 
-export type KeyEnvironment = 'development' | 'production';
+export type { KeyEnvironment };
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BODY_LENGTH = 32;

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asAnonymous, asUser, type Engine, type Queryable } from '@/lib/db';
+import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
+import { asAnonymous, asUser, useDatabase, type Engine, type Queryable } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
+import { SCOPES } from '@/lib/schemas/account';
 import { demoUsers, testEngines } from '../helpers/db';
 
 /**
  * Row-level security, on every engine the run has: for every table that holds a user's data,
- * a user sees and changes only their own rows, and that holds with the application's own
- * `where user_id = …` filter dropped (RLS alone). Issue 2, "It must show" 4.
+ * a user sees and changes only their own rows. Nothing else keeps tenants apart: the account
+ * reads name no user in their SQL, so what they return is exactly what RLS lets through.
  */
 
 interface UserTable {
@@ -135,6 +137,7 @@ for (const engine of testEngines()) {
 
     beforeAll(async () => {
       db = await engine.open();
+      useDatabase(db);
       users = await demoUsers(db);
       await asService(async (q) => {
         for (const id of [users.demo, users.demo2]) {
@@ -157,6 +160,7 @@ for (const engine of testEngines()) {
     });
 
     afterAll(async () => {
+      useDatabase(undefined);
       await db?.close();
     });
 
@@ -226,6 +230,60 @@ for (const engine of testEngines()) {
         }
       });
     }
+
+    describe('the account reads', () => {
+      const readAs = <R extends AccountRead>(userId: string, read: R) => readAccount({ userId, clientId: 'rls-test', scopes: [...SCOPES] }, read);
+      const sorted = (values: string[]) => [...values].sort();
+
+      /** A user's rows as the service sees them (RLS bypassed, filtered by owner): ids, and payout periods. */
+      const owned = (userId: string) =>
+        asService(async (q) => {
+          const column = async (sql: string) => sorted((await q.query<{ v: string }>(sql, [userId])).map((r) => r.v));
+          return {
+            apps: await column('select id::text as v from public.apps where user_id = $1'),
+            placements: await column('select id::text as v from public.placements where user_id = $1'),
+            payouts: await column('select period as v from public.payouts where user_id = $1'),
+            api_keys: await column('select id::text as v from public.api_keys where user_id = $1'),
+          };
+        }, db);
+
+      it('name no user: no parameter, no user id, no auth.uid(), no WHERE in their SQL', () => {
+        for (const { sql } of Object.values(ACCOUNT_READS)) expect(sql).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);
+      });
+
+      it("return the caller's rows, all of them and nothing else", async () => {
+        for (const [me, other] of [
+          [users.demo, users.demo2],
+          [users.demo2, users.demo],
+        ] as const) {
+          const [mine, theirs] = [await owned(me), await owned(other)];
+          const profile = await readAs(me, 'profile');
+          const apps = await readAs(me, 'apps');
+          const earnings = await readAs(me, 'earnings');
+          const keys = await readAs(me, 'apiKeys');
+          expect([profile.id, apps.id, earnings.id, keys.id]).toEqual([me, me, me, me]);
+          const seen = {
+            apps: sorted(apps.apps.map((a) => a.id)),
+            placements: sorted(apps.placements.map((p) => p.id)),
+            payouts: sorted(earnings.payouts.map((p) => p.period)),
+            api_keys: sorted(keys.api_keys.map((k) => k.id)),
+          };
+          expect(seen).toEqual(mine);
+          expect(sorted(earnings.placements.map((p) => p.id))).toEqual(mine.placements);
+          for (const kind of ['apps', 'placements', 'api_keys'] as const) {
+            expect(seen[kind].filter((id) => theirs[kind].includes(id)), kind).toEqual([]);
+          }
+        }
+      });
+
+      it('are statements that, with RLS bypassed, would see every publisher', async () => {
+        // The service role bypasses RLS: run as the service, the same statements filter nothing.
+        for (const { sql } of Object.values(ACCOUNT_READS)) {
+          const rows = await asService((q) => q.query<{ id: string }>(sql), db);
+          expect(rows.map((r) => r.id)).toEqual(expect.arrayContaining([users.demo, users.demo2]));
+        }
+      });
+    });
 
     it("the other user's rows are all still there after the attempts", async () => {
       const counts = await asService(

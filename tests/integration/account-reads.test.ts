@@ -1,0 +1,293 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/operations';
+import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
+import * as views from '@/lib/account/views';
+import { useDatabase, type Engine, type Transaction } from '@/lib/db/database';
+import { asService } from '@/lib/db/service';
+import { log } from '@/lib/log';
+import { accountServer } from '@/lib/mcp/account-tools';
+import type { Principal } from '@/lib/oauth/bearer';
+import { SCOPES } from '@/lib/schemas/account';
+import { ACCOUNT_ROUTES, get } from '../helpers/account';
+import { suiteDatabase, testEngines } from '../helpers/db';
+import { accessToken } from '../helpers/tokens';
+
+/**
+ * The account reads, on every engine the run has: one data statement each after the claims,
+ * the same JS types on both engines, the order of the lists, and which failures are the 502
+ * `account_unavailable` (the database's) and which are the 500 `internal_error` (our own bugs).
+ */
+
+/** An engine that records the statements of each transaction. */
+function recording(engine: Engine) {
+  const transactions: string[][] = [];
+  const wrapped: Engine = {
+    ...engine,
+    transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
+      const statements: string[] = [];
+      transactions.push(statements);
+      return engine.transaction((tx) =>
+        fn({
+          ...tx,
+          query: ((text: string, params?: unknown[]) => {
+            statements.push(text);
+            return tx.query(text, params as never);
+          }) as Transaction['query'],
+        }),
+      );
+    },
+  };
+  return { engine: wrapped, transactions };
+}
+
+const principal = (userId: string): Principal => ({
+  kind: 'user',
+  userId,
+  clientId: 'test-client',
+  scopes: [...SCOPES],
+  expiresAt: new Date(Date.now() + 3600_000),
+});
+
+const route = (path: string) => ACCOUNT_ROUTES.find((r) => r.path === path)!;
+
+const reader = (userId: string) => ({ userId, clientId: 'test-client', scopes: [...SCOPES] });
+
+for (const engine of testEngines()) {
+  describe(`account reads on ${engine.name}`, () => {
+    const suite = suiteDatabase(engine, { unlimited: true });
+    let probe: ReturnType<typeof recording>;
+    beforeAll(() => {
+      probe = recording(suite.db);
+      useDatabase(probe.engine);
+    });
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    describe('round trips', () => {
+      const operations = {
+        profile: (p: Principal) => getProfile(p),
+        apps: (p: Principal) => listApps(p, 'all'),
+        earnings: (p: Principal) => getEarnings(p, 50),
+        apiKeys: (p: Principal) => listApiKeys(p, 'all'),
+      } satisfies Record<AccountRead, (p: Principal) => Promise<object>>;
+
+      it.each(Object.keys(operations) as AccountRead[])('%s: one transaction, the claims and one SELECT', async (read) => {
+        const before = probe.transactions.length;
+        await operations[read](principal(suite.users.demo));
+        const transactions = probe.transactions.slice(before);
+        expect(transactions).toHaveLength(1);
+        expect(transactions[0]).toHaveLength(2);
+        expect(transactions[0]![0]).toMatch(/set_config\('request\.jwt\.claims'.*set_config\('role', 'authenticated'/s);
+        expect(transactions[0]![1]).toBe(ACCOUNT_READS[read].sql);
+      });
+    });
+
+    describe('values and order', () => {
+      /** The same rows read column by column, as the service, in the order the API promises. */
+      const direct = async (userId: string) =>
+        asService(async (q) => {
+          const mine = [userId];
+          return {
+            profile: (await q.query('select id, email, name, company, role, created_at from public.users where id = $1', mine))[0],
+            apps: await q.query('select id, name, slug, description, category, created_at from public.apps where user_id = $1 order by created_at, id', mine),
+            placements: await q.query(
+              `select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, created_at
+               from public.placements where user_id = $1 order by created_at, id`,
+              mine,
+            ),
+            payouts: await q.query('select period, amount_usd, status, paid_at, requested_at from public.payouts where user_id = $1 order by period desc', mine),
+            api_keys: await q.query(
+              `select id, name, environment, status, key_prefix, key_last4, created_at, last_used_at
+               from public.api_keys where user_id = $1 order by created_at, id`,
+              mine,
+            ),
+          };
+        }, suite.db);
+
+      it('the lists aggregated in the database equal the rows read column by column, types and order included', async () => {
+        for (const userId of [suite.users.demo, suite.users.demo2]) {
+          const expected = await direct(userId);
+          const r = reader(userId);
+          const [profile, apps, earnings, keys] = [
+            await readAccount(r, 'profile'),
+            await readAccount(r, 'apps'),
+            await readAccount(r, 'earnings'),
+            await readAccount(r, 'apiKeys'),
+          ];
+          expect(profile).toEqual(expected.profile);
+          expect(apps).toEqual({ id: userId, apps: expected.apps, placements: expected.placements });
+          expect(earnings).toEqual({ id: userId, placements: expected.placements, payouts: expected.payouts });
+          expect(keys).toEqual({ id: userId, api_keys: expected.api_keys });
+        }
+      });
+
+      it('timestamps are Dates and counters and money are numbers', async () => {
+        const { apps, placements } = await readAccount(reader(suite.users.demo), 'apps');
+        const { payouts } = await readAccount(reader(suite.users.demo), 'earnings');
+        const { api_keys } = await readAccount(reader(suite.users.demo), 'apiKeys');
+        expect(apps.length).toBeGreaterThan(0);
+        for (const a of apps) expect(a.created_at).toBeInstanceOf(Date);
+        for (const p of placements) {
+          expect(p.created_at).toBeInstanceOf(Date);
+          for (const n of [p.impressions, p.clicks, p.revenue_usd, p.ad_requests]) expect(typeof n).toBe('number');
+        }
+        // Some payouts are paid (paid_at set), some are not: both forms are exercised.
+        expect(new Set(payouts.map((p) => p.paid_at === null))).toEqual(new Set([true, false]));
+        for (const p of payouts) {
+          expect(typeof p.amount_usd).toBe('number');
+          expect(p.requested_at).toBeInstanceOf(Date);
+          if (p.paid_at !== null) expect(p.paid_at).toBeInstanceOf(Date);
+        }
+        for (const k of api_keys) expect(k.created_at).toBeInstanceOf(Date);
+      });
+
+      it('money with cents and sub-cent digits keeps its value through the JSON aggregate', async () => {
+        const { placements } = await readAccount(reader(suite.users.demo), 'apps');
+        const [raw] = await asService((q) => q.query<{ revenue_usd: string }>('select revenue_usd::text from public.placements where id = $1', [placements[0]!.id]), suite.db);
+        expect(placements[0]!.revenue_usd).toBe(Number(raw!.revenue_usd));
+      });
+    });
+
+    describe('failures', () => {
+      it('a privilege the schema forgot to grant is a 500 internal_error, logged under the request id, and only that read fails', async () => {
+        const token = await accessToken(suite.users.demo);
+        const earningsRoute = route('/api/v1/me/earnings');
+        const logged = vi.spyOn(log, 'error');
+        // A real error of the engine (SQLSTATE 42501, permission denied) on the earnings read: a
+        // bug of our schema, not an unavailable database, so not "authorize again".
+        await suite.db.exec('revoke select on public.payouts from authenticated');
+        try {
+          const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
+          expect(res.status).toBe(500);
+          expect(body).toEqual({ error: { status: 500, code: 'internal_error', message: expect.stringMatching(/request id/) } });
+          expect(text).not.toMatch(/permission|payouts|42501/);
+          const requestId = /request id ([^)\s]+)/.exec((body as { error: { message: string } }).error.message)?.[1];
+          expect(requestId).toBeTruthy();
+          expect(res.headers.get('x-request-id')).toBe(requestId);
+          expect(logged).toHaveBeenCalledWith(
+            'unhandled error in route',
+            expect.objectContaining({ request_id: requestId, reason: expect.stringContaining('permission denied') }),
+          );
+          expect(logged).not.toHaveBeenCalledWith('account read failed', expect.anything());
+          for (const r of ACCOUNT_ROUTES.filter((r) => r !== earningsRoute)) expect((await get(r.GET, r.path, token)).res.status, r.path).toBe(200);
+        } finally {
+          await suite.db.exec('grant select on public.payouts to authenticated');
+        }
+        expect((await get(earningsRoute.GET, earningsRoute.path, token)).res.status).toBe(200);
+      });
+
+      // PostgreSQL only: PGlite runs one transaction at a time, so a read there would wait for
+      // the lock's holder instead of timing out.
+      if (engine.name === 'postgres') it('a lock the read cannot get in time (55P03, the database is busy) is the 502 account_unavailable', async () => {
+        const token = await accessToken(suite.users.demo);
+        const earningsRoute = route('/api/v1/me/earnings');
+        const keysRoute = route('/api/v1/me/api-keys');
+        const logged = vi.spyOn(log, 'error');
+        let locked!: () => void;
+        let release!: () => void;
+        const isLocked = new Promise<void>((resolve) => (locked = resolve));
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const holding = suite.db.transaction(async (tx) => {
+          await tx.exec('lock table public.payouts in access exclusive mode');
+          locked();
+          await released;
+        });
+        await isLocked;
+        // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would.
+        useDatabase({
+          ...suite.db,
+          transaction: (fn) =>
+            suite.db.transaction(async (tx) => {
+              await tx.exec("set local lock_timeout = '50ms'");
+              return fn(tx);
+            }),
+        });
+        try {
+          const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
+          expect(res.status).toBe(502);
+          expect(body).toEqual({ error: { status: 502, code: 'account_unavailable', message: expect.stringContaining('authorize again') } });
+          expect(text).not.toMatch(/lock|payouts|55P03/);
+          expect(logged).toHaveBeenCalledWith('account read failed', expect.objectContaining({ user_id: suite.users.demo, read: 'earnings' }));
+          // A read that does not touch the locked table is not held up.
+          expect((await get(keysRoute.GET, keysRoute.path, token)).res.status).toBe(200);
+        } finally {
+          useDatabase(probe.engine);
+          release();
+          await holding;
+        }
+        expect((await get(earningsRoute.GET, earningsRoute.path, token)).res.status).toBe(200);
+      });
+
+      it('a bug in the view code is a 500 internal_error that does not show the cause, which is logged', async () => {
+        const token = await accessToken(suite.users.demo);
+        const appsRoute = ACCOUNT_ROUTES[1]!;
+        const secret = 'Cannot read properties of undefined (reading "view-bug-4711")';
+        vi.spyOn(views, 'appsView').mockImplementation(() => {
+          throw new TypeError(secret);
+        });
+        const logged = vi.spyOn(log, 'error');
+        const { res, body, text } = await get(appsRoute.GET, appsRoute.path, token);
+        expect(res.status).toBe(500);
+        expect(body).toEqual({ error: { status: 500, code: 'internal_error', message: expect.stringMatching(/request id/) } });
+        expect(text).not.toContain('view-bug-4711');
+        // Logged as what it is, under the request id, and not as an unavailable database.
+        const calls = JSON.stringify(logged.mock.calls);
+        expect(calls).toContain('view-bug-4711');
+        expect(logged).not.toHaveBeenCalledWith('account read failed', expect.anything());
+        const requestId = /request id ([^)\s]+)/.exec((body as { error: { message: string } }).error.message)?.[1];
+        expect(requestId).toBeTruthy();
+        expect(calls).toContain(requestId);
+      });
+
+      it('a policy that lets other profiles through is a 500 that shows none of them', async () => {
+        const token = await accessToken(suite.users.demo);
+        await suite.db.exec(`create policy "Everyone can read every profile" on public.users for select to authenticated using (true)`);
+        try {
+          for (const r of ACCOUNT_ROUTES) {
+            const { res, body, text } = await get(r.GET, r.path, token);
+            expect(res.status, r.path).toBe(500);
+            expect((body as { error: { code: string } }).error.code).toBe('internal_error');
+            expect(text).not.toContain(suite.users.demo2);
+          }
+        } finally {
+          await suite.db.exec(`drop policy "Everyone can read every profile" on public.users`);
+        }
+        expect((await get(ACCOUNT_ROUTES[0]!.GET, ACCOUNT_ROUTES[0]!.path, token)).res.status).toBe(200);
+      });
+
+      it('a bug reaches the caller of the account operation unchanged (REST, MCP and batch alike), logged as nothing else', async () => {
+        const logged = vi.spyOn(log, 'error');
+        vi.spyOn(views, 'apiKeysView').mockImplementation(() => {
+          throw new RangeError('view-bug-0815');
+        });
+        await expect(listApiKeys(principal(suite.users.demo), 'all')).rejects.toThrow(RangeError);
+        expect(logged).not.toHaveBeenCalled();
+      });
+
+      it('a bug reached through an MCP tool is logged with its cause, and the tool answers only the generic message', async () => {
+        const logged = vi.spyOn(log, 'error');
+        vi.spyOn(views, 'apiKeysView').mockImplementation(() => {
+          throw new RangeError('view-bug-0816');
+        });
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        const server = accountServer(principal(suite.users.demo));
+        const client = new Client({ name: 'account-reads-test', version: '1.0.0' });
+        await server.connect(serverSide);
+        await client.connect(clientSide);
+        try {
+          const result = await client.callTool({ name: 'list_my_api_keys', arguments: {} });
+          expect(result.isError).toBe(true);
+          expect(result.content).toEqual([{ type: 'text', text: 'The account could not be read; try again, or authorize again if it persists.' }]);
+          expect(logged).toHaveBeenCalledWith(expect.any(String), expect.objectContaining({ error: 'RangeError', reason: 'view-bug-0816' }));
+          expect(logged).not.toHaveBeenCalledWith('account read failed', expect.anything());
+        } finally {
+          await client.close();
+          await server.close();
+        }
+      });
+    });
+  });
+}
