@@ -1,0 +1,814 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as openApiRoute from '@/app/api/v1/openapi.json/route';
+import { useDatabase } from '@/lib/db/database';
+// Renamed: the React hooks lint rule takes any `use…` call for a hook.
+import { MemoryRateLimiter, useRateLimiter as setRateLimiter } from '@/lib/http/rate-limit';
+import { instrumented } from '../helpers/account';
+import { suiteDatabase, testEngines } from '../helpers/db';
+import { accessToken, expiredToken } from '../helpers/tokens';
+
+/**
+ * The published OpenAPI document against what the service really answers. Every operation the
+ * document lists is called in process through its route module under app/, with the success
+ * answers, the credentials it accepts and refuses, bad parameters, and (for batch) bodies good
+ * and bad; each answer must have a documented status, the documented content type, a body valid
+ * under the documented schema (checked by Ajv, an implementation independent of the zod schemas
+ * the document is generated from) and the documented headers.
+ *
+ * Cases are derived from the document where it says enough (credentials from `security`, values
+ * from the parameter schemas) and written out where it cannot (request bodies, follow-up pages).
+ * An operation of the document that no case gets a success answer from fails the coverage test.
+ */
+
+type Json = Record<string, unknown>;
+interface Ref {
+  $ref?: string;
+}
+interface HeaderObject extends Ref {
+  required?: boolean;
+  schema?: Json;
+}
+interface MediaType {
+  schema?: Json;
+}
+interface ResponseObject extends Ref {
+  headers?: Record<string, HeaderObject>;
+  content?: Record<string, MediaType>;
+}
+interface Parameter extends Ref {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Json;
+}
+type SecurityRequirement = Record<string, string[]>;
+interface Operation {
+  parameters?: Parameter[];
+  requestBody?: Ref & { required?: boolean; content?: Record<string, MediaType> };
+  responses: Record<string, ResponseObject>;
+  security?: SecurityRequirement[];
+}
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, Operation> & Ref>;
+  security?: SecurityRequirement[];
+  components?: {
+    headers?: Record<string, HeaderObject>;
+    securitySchemes?: Record<string, { type: string; scheme?: string }>;
+  };
+}
+
+const HTTP_VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const ORIGIN = 'http://localhost:3000';
+const CLIENT_IP = '192.0.2.91';
+const SANDBOX = 'svc_sandbox';
+const ctx = () => ({ params: Promise.resolve({}) });
+
+// ---------------------------------------------------------------------------------------------
+// The published document, fetched through its real route handler before the cases are made
+// (they are derived from it).
+
+type Handler = (request: Request, context: { params: Promise<Record<string, never>> }) => Response | Promise<Response>;
+
+async function fetchPublished() {
+  setRateLimiter(new MemoryRateLimiter({ max: 1_000, windowSeconds: 60 }));
+  try {
+    const res = await (openApiRoute.GET as unknown as Handler)(
+      new Request(`${ORIGIN}/api/v1/openapi.json`, { headers: { 'x-forwarded-for': CLIENT_IP } }),
+      ctx(),
+    );
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.status}: ${text.slice(0, 500)}`);
+    return { status: res.status, contentType: res.headers.get('content-type'), doc: JSON.parse(text) as Doc };
+  } finally {
+    setRateLimiter(undefined);
+  }
+}
+
+const published = await fetchPublished();
+const doc = published.doc;
+
+// ---------------------------------------------------------------------------------------------
+// JSON pointers into the document, and Ajv validators that resolve them.
+
+const escapeToken = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const unescapeToken = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+const pointer = (...tokens: string[]) => tokens.map((t) => `/${escapeToken(t)}`).join('');
+
+function at(ptr: string): unknown {
+  let node: unknown = doc;
+  for (const token of ptr.split('/').slice(1).map(unescapeToken)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Json)[token];
+  }
+  return node;
+}
+
+/** Follows local `$ref`s (OpenAPI Reference Objects) to the object and its pointer. */
+function resolve<T extends Ref>(ptr: string): { ptr: string; value: T } {
+  let value = at(ptr) as T | undefined;
+  for (let hops = 0; value && typeof value.$ref === 'string'; hops++) {
+    if (!value.$ref.startsWith('#/') || hops > 20) throw new Error(`${ptr}: unsupported $ref ${value.$ref}`);
+    ptr = value.$ref.slice(1);
+    value = at(ptr) as T | undefined;
+  }
+  if (value === undefined) throw new Error(`${ptr}: nothing at this pointer in the document`);
+  return { ptr, value };
+}
+
+const DOC_ID = 'openapi';
+// Not strict: the document's own fields (`openapi`, `paths`, `example`…) are not schema keywords.
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+addFormats(ajv);
+// The whole document is one schema resource, so the `#/components/...` references inside it resolve.
+ajv.addSchema({ ...(doc as unknown as Json), $id: DOC_ID });
+
+const validators = new Map<string, ValidateFunction>();
+function validatorAt(ptr: string): ValidateFunction {
+  let v = validators.get(ptr);
+  if (!v) {
+    const fragment = ptr
+      .split('/')
+      .map((t) => encodeURIComponent(t))
+      .join('/');
+    v = ajv.compile({ $ref: `${DOC_ID}#${fragment}` });
+    validators.set(ptr, v);
+  }
+  return v;
+}
+
+function ajvErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? [])
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)} [schema ${e.schemaPath}]`)
+    .join('; ');
+}
+
+/** Validates `value` against the schema at `ptr`: the Ajv errors, or null. */
+function validate(ptr: string, value: unknown): string | null {
+  const v = validatorAt(ptr);
+  return v(value) ? null : ajvErrors(v.errors);
+}
+
+/** A header or query value as its schema's type would read it (they travel as text). */
+function coerce(raw: string, schemaPtr: string): unknown {
+  const schema = resolve<Json & Ref>(schemaPtr).value;
+  const types = ([] as unknown[]).concat(schema.type ?? []);
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
+
+const mediaType = (contentType: string | null) => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+
+// ---------------------------------------------------------------------------------------------
+// The operations of the document.
+
+interface Op {
+  key: string;
+  path: string;
+  method: string;
+  ptr: string;
+  op: Operation;
+}
+
+const OPERATIONS: Op[] = Object.entries(doc.paths).flatMap(([p, item]) =>
+  Object.entries(item)
+    .filter(([verb]) => HTTP_VERBS.includes(verb))
+    .map(([verb, op]) => ({ key: `${verb.toUpperCase()} ${p}`, path: p, method: verb.toUpperCase(), ptr: pointer('paths', p, verb), op: op as Operation })),
+);
+
+function parametersOf(op: Op): { ptr: string; value: Parameter }[] {
+  return (op.op.parameters ?? []).map((_, i) => resolve<Parameter>(`${op.ptr}/parameters/${i}`));
+}
+
+/** The documented response for a status: exact, then `4XX`-style, then `default`. */
+function documentedResponse(op: Op, status: number): string | null {
+  const responses = op.op.responses ?? {};
+  for (const k of [String(status), `${String(status)[0]}XX`, 'default']) if (k in responses) return k;
+  return null;
+}
+
+/** Every OAuth scope the document declares. */
+const ALL_SCOPES = [
+  ...new Set(
+    Object.values((doc.components?.securitySchemes ?? {}) as Record<string, { flows?: Record<string, { scopes?: Json }> }>).flatMap((s) =>
+      Object.values(s.flows ?? {}).flatMap((f) => Object.keys(f.scopes ?? {})),
+    ),
+  ),
+];
+
+/** Which security schemes an operation takes, by the schemes' types. */
+function securityOf(op: Op) {
+  const requirements = op.op.security ?? doc.security ?? [];
+  const schemes = doc.components?.securitySchemes ?? {};
+  const named = (test: (s: { type: string; scheme?: string }) => boolean) =>
+    requirements.flatMap((r) => Object.keys(r)).filter((name) => schemes[name] && test(schemes[name]!));
+  const oauth = named((s) => s.type === 'oauth2');
+  return {
+    /** No credential needed (no requirement, or an empty one). */
+    anonymous: requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0),
+    userTokens: oauth.length > 0,
+    sandbox: named((s) => s.type === 'http' && s.scheme?.toLowerCase() === 'bearer').length > 0,
+    scopes: [...new Set(requirements.flatMap((r) => oauth.flatMap((name) => r[name] ?? [])))],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Route modules and calls.
+
+const routeModules = new Map<string, Promise<Record<string, Handler>>>();
+
+/** `/api/v1/me/apps` → `@/app/api/v1/me/apps/route`; `{id}` → `[id]`. */
+function routeModule(urlPath: string): Promise<Record<string, Handler>> {
+  let mod = routeModules.get(urlPath);
+  if (!mod) {
+    const dir = urlPath.replace(/\{([^}]+)\}/g, '[$1]');
+    mod = import(/* @vite-ignore */ `@/app${dir}/route`) as Promise<Record<string, Handler>>;
+    routeModules.set(urlPath, mod);
+  }
+  return mod;
+}
+
+interface CallInit {
+  /** Path and query; the operation's path by default. */
+  url?: string;
+  /** A bearer token (or a whole Authorization value when it holds a space). */
+  token?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  contentType?: string;
+}
+
+interface Answered {
+  request: { method: string; url: string; headers: Record<string, string>; body?: string; what: string };
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+interface Tools {
+  call(init?: CallInit): Promise<Answered>;
+  /** A real access token of a demo publisher. */
+  user(scopes?: readonly string[], who?: 'demo' | 'demo2'): Promise<string>;
+  expired(): Promise<string>;
+  /** A real token whose audience is the MCP resource only. */
+  mcpOnly(): Promise<string>;
+  /** Runs `fn` while every database transaction fails. */
+  outage<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` with a budget of `max` requests. */
+  budget<T>(max: number, fn: () => Promise<T>): Promise<T>;
+}
+
+interface Case {
+  label: string;
+  /** The status each call of the case is there to draw, in order (checks the case itself). */
+  expect: number[];
+  run(t: Tools): Promise<void>;
+}
+
+const query = (params: Record<string, string>) => {
+  const qs = new URLSearchParams(params).toString();
+  return qs ? `?${qs}` : '';
+};
+
+// ---------------------------------------------------------------------------------------------
+// Cases derived from the document: credentials from `security`, values from the parameter schemas.
+
+interface ParamSchema {
+  type?: string | string[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  default?: unknown;
+  example?: unknown;
+}
+
+const typeOf = (s: ParamSchema) => ([] as string[]).concat(s.type ?? [])[0];
+
+/** A value the schema allows, for a required parameter. */
+function sampleValue(s: ParamSchema): string {
+  if (s.example !== undefined) return String(s.example);
+  if (s.default !== undefined) return String(s.default);
+  if (s.enum?.length) return String(s.enum[0]);
+  if (typeOf(s) === 'integer' || typeOf(s) === 'number') return String(s.minimum ?? 1);
+  return 'a'.repeat(Math.max(1, s.minLength ?? 1));
+}
+
+/** Allowed values worth a call each: every enum value, the integer bounds. */
+function validValues(s: ParamSchema): string[] {
+  if (s.enum?.length) return s.enum.map(String);
+  if (typeOf(s) === 'integer' || typeOf(s) === 'number') return [s.minimum, s.maximum].filter((v) => v !== undefined).map(String);
+  return [];
+}
+
+/** Values the schema refuses. */
+function invalidValues(s: ParamSchema): string[] {
+  if (s.enum?.length) return ['bogus', ''];
+  if (typeOf(s) === 'integer' || typeOf(s) === 'number') {
+    const out = ['abc', '1.5'];
+    if (s.minimum !== undefined) out.push(String(s.minimum - 1));
+    if (s.maximum !== undefined) out.push(String(s.maximum + 1));
+    return out;
+  }
+  const out: string[] = [];
+  if ((s.minLength ?? 0) >= 1) out.push('');
+  if (s.maxLength !== undefined) out.push('a'.repeat(s.maxLength + 1));
+  return out;
+}
+
+function derivedCases(op: Op): Case[] {
+  // Operations with a request body have their cases written out below.
+  if (op.op.requestBody) return [];
+  const sec = securityOf(op);
+  const params = parametersOf(op)
+    .filter(({ value }) => value.in === 'query')
+    .map(({ ptr, value }) => ({ name: value.name, required: value.required === true, schema: resolve<ParamSchema & Ref>(`${ptr}/schema`).value }));
+  const base: Record<string, string> = Object.fromEntries(params.filter((p) => p.required).map((p) => [p.name, sampleValue(p.schema)]));
+  const scopes = sec.scopes;
+  const scopeText = scopes.length ? scopes.join(' ') : 'every scope';
+  /** The credential the parameter cases use: none when none is needed. */
+  const good = async (t: Tools) => (sec.anonymous ? undefined : sec.userTokens ? t.user(scopes.length ? scopes : undefined) : SANDBOX);
+  const cases: Case[] = [];
+  const success = (label: string, token: (t: Tools) => Promise<string | undefined>, params = base): Case => ({
+    label,
+    expect: [200],
+    run: async (t) => void (await t.call({ url: op.path + query(params), token: await token(t) })),
+  });
+
+  if (sec.anonymous) cases.push(success('no token', async () => undefined));
+  if (sec.sandbox) cases.push(success('the sandbox token', async () => SANDBOX));
+  if (sec.userTokens) {
+    cases.push(success(`a user token with ${scopeText}`, (t) => t.user(scopes.length ? scopes : undefined)));
+    cases.push(success(`another publisher's token with ${scopeText}`, (t) => t.user(scopes.length ? scopes : undefined, 'demo2')));
+  }
+  for (const p of params) {
+    for (const v of validValues(p.schema)) {
+      if (base[p.name] === v) continue;
+      cases.push(success(`${p.name}=${v}`, good, { ...base, [p.name]: v }));
+    }
+    for (const v of invalidValues(p.schema)) {
+      cases.push({
+        label: `bad parameter ${p.name}=${v.length > 20 ? `${v.slice(0, 8)}…(${v.length} chars)` : JSON.stringify(v)}`,
+        expect: [400],
+        run: async (t) => void (await t.call({ url: op.path + query({ ...base, [p.name]: v }), token: await good(t) })),
+      });
+    }
+  }
+  if (sec.userTokens || sec.sandbox) {
+    const refused = (label: string, token: (t: Tools) => Promise<string | undefined>): Case => ({
+      label,
+      expect: [401],
+      run: async (t) => void (await t.call({ url: op.path + query(base), token: await token(t) })),
+    });
+    if (!sec.anonymous) cases.push(refused('no token', async () => undefined));
+    cases.push(refused('a malformed Authorization header', async () => 'Bearer not a token'));
+    cases.push(refused('a token that is not a JWT', async () => 'not-a-jwt'));
+    cases.push(refused('another scheme (Basic)', async () => 'Basic dXNlcjpwYXNz'));
+    if (sec.userTokens) cases.push(refused('an expired token', (t) => t.expired()));
+    if (sec.userTokens && scopes.length) {
+      cases.push({
+        label: `a token without ${scopeText} (insufficient scope)`,
+        expect: [403],
+        run: async (t) => {
+          const token = await t.user(ALL_SCOPES.filter((s) => !scopes.includes(s)));
+          await t.call({ url: op.path + query(base), token });
+        },
+      });
+    }
+    // An operation that needs a scope reads the user's data: a database outage must answer its 502.
+    if (sec.userTokens && scopes.length) {
+      cases.push({
+        label: 'a user token while the database is down',
+        expect: [502],
+        run: async (t) => {
+          const token = await t.user(scopes.length ? scopes : undefined);
+          await t.outage(() => t.call({ url: op.path + query(base), token }));
+        },
+      });
+    }
+  }
+  cases.push({
+    label: 'over the rate limit',
+    expect: [429],
+    run: async (t) => {
+      const token = await good(t);
+      await t.budget(0, () => t.call({ url: op.path + query(base), token }));
+    },
+  });
+  return cases;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases written out: follow-up pages, and every batch case (its body is not derived).
+
+const batchBody = (requests: unknown[]) => JSON.stringify({ requests });
+const PUBLIC_SUBS = [{ path: '/api/v1/search?q=payout', id: 'search' }, { path: '/api/v1/pricing?audience=publisher' }, { path: '/api/v1/pages?limit=2' }];
+const ACCOUNT_SUBS = [
+  { path: '/api/v1/me', id: 'me' },
+  { path: '/api/v1/me/apps?placement_status=active' },
+  { path: '/api/v1/me/earnings?payout_limit=3', id: 7 },
+  { path: '/api/v1/me/api-keys?environment=all' },
+];
+
+function nextPage(first: string): Case {
+  return {
+    label: `${first.split('?')[1]}, then the next page by its cursor`,
+    expect: [200, 200],
+    run: async (t) => {
+      const a = await t.call({ url: first });
+      const cursor = (JSON.parse(a.text) as { pagination?: { next_cursor?: string | null } }).pagination?.next_cursor;
+      if (!cursor) throw new Error(`${first} gave no next_cursor: ${a.text.slice(0, 300)}`);
+      await t.call({ url: `${first}&cursor=${encodeURIComponent(cursor)}` });
+    },
+  };
+}
+
+const WRITTEN: Record<string, Case[]> = {
+  'GET /api/v1': [
+    { label: 'a token for the MCP resource only', expect: [401], run: async (t) => void (await t.call({ token: await t.mcpOnly() })) },
+  ],
+  'GET /api/v1/search': [
+    nextPage('/api/v1/search?q=payout&limit=2'),
+    { label: 'a cursor this API did not issue', expect: [400], run: async (t) => void (await t.call({ url: '/api/v1/search?q=payout&cursor=forged.cursor' })) },
+    { label: 'q given twice', expect: [400], run: async (t) => void (await t.call({ url: '/api/v1/search?q=payout&q=ads' })) },
+  ],
+  'GET /api/v1/pages': [
+    nextPage('/api/v1/pages?limit=5'),
+    { label: 'a cursor this API did not issue', expect: [400], run: async (t) => void (await t.call({ url: '/api/v1/pages?cursor=forged.cursor' })) },
+  ],
+  'POST /api/v1/batch': [
+    {
+      label: 'a valid body of public sub-requests, no token',
+      expect: [200],
+      run: async (t) => void (await t.call({ body: batchBody(PUBLIC_SUBS) })),
+    },
+    {
+      label: 'a valid body of account and public sub-requests, a user token',
+      expect: [200],
+      run: async (t) => void (await t.call({ body: batchBody([...ACCOUNT_SUBS, ...PUBLIC_SUBS]), token: await t.user() })),
+    },
+    {
+      label: 'a sandbox batch (svc_sandbox)',
+      expect: [200],
+      run: async (t) => void (await t.call({ body: batchBody([...ACCOUNT_SUBS, ...PUBLIC_SUBS]), token: SANDBOX })),
+    },
+    {
+      label: 'sub-requests that fail (bad parameters, no token for account paths)',
+      expect: [200],
+      run: async (t) => void (await t.call({ body: batchBody([{ path: '/api/v1/search?q=' }, { path: '/api/v1/pages?limit=101' }, ...ACCOUNT_SUBS]) })),
+    },
+    {
+      label: 'a token that is not a JWT, no Idempotency-Key (the sub-requests answer 401)',
+      expect: [200],
+      run: async (t) => void (await t.call({ body: batchBody(ACCOUNT_SUBS), token: 'not-a-jwt' })),
+    },
+    {
+      label: 'a token without apps:read (the sub-request answers 403)',
+      expect: [200],
+      run: async (t) => void (await t.call({ body: batchBody(ACCOUNT_SUBS), token: await t.user(['profile:read', 'earnings:read', 'api_keys:read']) })),
+    },
+    {
+      label: 'a user token while the database is down (the account sub-requests answer 502)',
+      expect: [200],
+      run: async (t) => {
+        const token = await t.user();
+        await t.outage(() => t.call({ body: batchBody(ACCOUNT_SUBS), token }));
+      },
+    },
+    { label: 'an invalid body: no requests', expect: [400], run: async (t) => void (await t.call({ body: batchBody([]) })) },
+    { label: 'an invalid body: {}', expect: [400], run: async (t) => void (await t.call({ body: '{}' })) },
+    { label: 'an invalid body: not JSON', expect: [400], run: async (t) => void (await t.call({ body: '{"requests": [' })) },
+    {
+      label: 'an invalid body: 21 requests',
+      expect: [400],
+      run: async (t) => void (await t.call({ body: batchBody(Array.from({ length: 21 }, () => ({ path: '/api/v1/pricing' }))) })),
+    },
+    {
+      label: 'an invalid body: a path batch may not call',
+      expect: [400],
+      run: async (t) => void (await t.call({ body: batchBody([{ path: '/api/v1/openapi.json' }]) })),
+    },
+    {
+      label: 'an invalid body: method POST',
+      expect: [400],
+      run: async (t) => void (await t.call({ body: batchBody([{ path: '/api/v1/pricing', method: 'POST' }]) })),
+    },
+    {
+      label: 'a text/plain body',
+      expect: [415],
+      run: async (t) => void (await t.call({ body: batchBody(PUBLIC_SUBS), contentType: 'text/plain' })),
+    },
+    {
+      label: 'a body over 64 KiB',
+      expect: [413],
+      run: async (t) => void (await t.call({ body: batchBody([{ path: `/api/v1/search?q=${'a'.repeat(70_000)}` }]) })),
+    },
+    {
+      label: 'an Idempotency-Key replay (same key, same body, a user token)',
+      expect: [200, 200],
+      run: async (t) => {
+        const token = await t.user();
+        const init = { body: batchBody([...ACCOUNT_SUBS, ...PUBLIC_SUBS]), token, headers: { 'idempotency-key': `replay-${Math.random()}` } };
+        await t.call(init);
+        await t.call(init);
+      },
+    },
+    {
+      label: 'an Idempotency-Key replay with the sandbox token',
+      expect: [200, 200],
+      run: async (t) => {
+        const init = { body: batchBody(ACCOUNT_SUBS), token: SANDBOX, headers: { 'idempotency-key': `sandbox-${Math.random()}` } };
+        await t.call(init);
+        await t.call(init);
+      },
+    },
+    {
+      label: 'an Idempotency-Key reused with another body',
+      expect: [200, 400],
+      run: async (t) => {
+        const headers = { 'idempotency-key': `reuse-${Math.random()}` };
+        await t.call({ body: batchBody(PUBLIC_SUBS), headers });
+        await t.call({ body: batchBody(PUBLIC_SUBS.slice(1)), headers });
+      },
+    },
+    {
+      label: 'an Idempotency-Key that is not visible ASCII',
+      expect: [400],
+      run: async (t) => void (await t.call({ body: batchBody(PUBLIC_SUBS), headers: { 'idempotency-key': 'has space' } })),
+    },
+    {
+      label: 'an Idempotency-Key with a token that is not a JWT',
+      expect: [401],
+      run: async (t) => void (await t.call({ body: batchBody(ACCOUNT_SUBS), token: 'not-a-jwt', headers: { 'idempotency-key': `bad-token-${Math.random()}` } })),
+    },
+    {
+      label: 'over the rate limit (no budget left)',
+      expect: [429],
+      run: async (t) => void (await t.budget(0, () => t.call({ body: batchBody(PUBLIC_SUBS) }))),
+    },
+    {
+      label: 'over the rate limit (a budget of 2, a batch of 3 sub-requests)',
+      expect: [429],
+      run: async (t) => void (await t.budget(2, () => t.call({ body: batchBody(PUBLIC_SUBS) }))),
+    },
+  ],
+};
+
+const TABLE = OPERATIONS.map((op) => ({ op, cases: [...derivedCases(op), ...(WRITTEN[op.key] ?? [])] }));
+
+// ---------------------------------------------------------------------------------------------
+// What an answer must be to match the document.
+
+/** The document's verdict on one answer: a list of problems, empty when it conforms. */
+function check(op: Op, a: Answered): string[] {
+  const problems: string[] = [];
+  const status = documentedResponse(op, a.status);
+  if (status === null) {
+    problems.push(`status ${a.status} is not documented (documented: ${Object.keys(op.op.responses).join(', ')}); body: ${a.text.slice(0, 300)}`);
+    return problems;
+  }
+  const { ptr: responsePtr, value: response } = resolve<ResponseObject>(`${op.ptr}/responses/${escapeToken(status)}`);
+
+  // Content type and body.
+  const content = response.content ?? {};
+  const types = Object.keys(content);
+  const got = mediaType(a.headers.get('content-type'));
+  if (types.length === 0) {
+    if (a.text !== '') problems.push(`no content is documented for ${status}, yet the answer has a body (${got})`);
+  } else if (!types.map((m) => m.toLowerCase()).includes(got)) {
+    problems.push(`content-type ${JSON.stringify(a.headers.get('content-type'))} is not documented for ${status} (documented: ${types.join(', ')})`);
+  } else {
+    const mediaKey = types.find((m) => m.toLowerCase() === got)!;
+    if (content[mediaKey]!.schema) {
+      let body: unknown;
+      try {
+        body = JSON.parse(a.text);
+      } catch {
+        problems.push(`the body is not JSON: ${a.text.slice(0, 200)}`);
+      }
+      if (body !== undefined) {
+        const errors = validate(`${responsePtr}/content/${escapeToken(mediaKey)}/schema`, body);
+        if (errors) problems.push(`the body does not match the documented ${status} schema: ${errors}`);
+        if (op.key === 'POST /api/v1/batch' && a.status === 200 && Array.isArray((body as { responses?: unknown } | null)?.responses)) {
+          problems.push(...checkSubResponses(a, body));
+        }
+      }
+    }
+  }
+
+  // Headers: the common ones on every answer, the required ones, and every documented one sent.
+  const documented = Object.keys(response.headers ?? {});
+  for (const name of Object.keys(doc.components?.headers ?? {})) {
+    if (!a.headers.has(name)) problems.push(`the common header ${name} is missing`);
+    if (!documented.some((d) => d.toLowerCase() === name.toLowerCase())) problems.push(`the common header ${name} is not documented on ${status}`);
+  }
+  for (const name of documented) {
+    const { ptr: headerPtr, value: header } = resolve<HeaderObject>(`${responsePtr}/headers/${escapeToken(name)}`);
+    const raw = a.headers.get(name);
+    if (raw === null) {
+      if (header.required) problems.push(`the required header ${name} is missing`);
+      continue;
+    }
+    if (header.schema) {
+      const errors = validate(`${headerPtr}/schema`, coerce(raw, `${headerPtr}/schema`));
+      if (errors) problems.push(`header ${name}: ${JSON.stringify(raw)} does not match its schema: ${errors}`);
+    }
+  }
+
+  // A request the service accepted must be one the document allows.
+  if (a.status >= 200 && a.status < 300) problems.push(...checkAcceptedRequest(op, a));
+  return problems;
+}
+
+/** Batch answers each sub-request as its route would: each must match that route's documentation. */
+function checkSubResponses(a: Answered, body: unknown): string[] {
+  const problems: string[] = [];
+  const subs = (JSON.parse(a.request.body ?? '{}') as { requests: { path: string }[] }).requests;
+  const answers = (body as { responses: { status: number; body: unknown }[] }).responses;
+  if (answers.length !== subs.length) problems.push(`${subs.length} sub-requests, ${answers.length} sub-responses`);
+  answers.forEach((sub, i) => {
+    const pathname = new URL(subs[i]?.path ?? '/', ORIGIN).pathname;
+    const subOp = OPERATIONS.find((o) => o.method === 'GET' && o.path === pathname);
+    if (!subOp) return void problems.push(`responses[${i}]: no GET ${pathname} in the document`);
+    const status = documentedResponse(subOp, sub.status);
+    if (status === null) return void problems.push(`responses[${i}] (GET ${subs[i]!.path.slice(0, 80)}): status ${sub.status} is not documented for ${subOp.key}`);
+    const { ptr, value } = resolve<ResponseObject>(`${subOp.ptr}/responses/${escapeToken(status)}`);
+    if (!value.content?.['application/json']?.schema) return;
+    const errors = validate(`${ptr}/content/${escapeToken('application/json')}/schema`, sub.body);
+    if (errors) problems.push(`responses[${i}] (GET ${subs[i]!.path.slice(0, 80)}, ${sub.status}) does not match the ${subOp.key} ${status} schema: ${errors}`);
+  });
+  return problems;
+}
+
+function checkAcceptedRequest(op: Op, a: Answered): string[] {
+  const problems: string[] = [];
+  const url = new URL(a.request.url);
+  for (const { ptr, value: p } of parametersOf(op)) {
+    const raw = p.in === 'query' ? url.searchParams.get(p.name) : p.in === 'header' ? (a.request.headers[p.name.toLowerCase()] ?? null) : null;
+    if (raw === null) {
+      if (p.required && (p.in === 'query' || p.in === 'header')) problems.push(`accepted without the required ${p.in} parameter ${p.name}`);
+      continue;
+    }
+    if (!p.schema) continue;
+    const errors = validate(`${ptr}/schema`, coerce(raw, `${ptr}/schema`));
+    if (errors) problems.push(`accepted the ${p.in} parameter ${p.name}=${JSON.stringify(raw.slice(0, 60))}, which its documented schema refuses: ${errors}`);
+  }
+  if (op.op.requestBody) {
+    const { ptr, value: rb } = resolve<NonNullable<Operation['requestBody']>>(`${op.ptr}/requestBody`);
+    const type = mediaType(a.request.headers['content-type'] ?? null);
+    const key = Object.keys(rb.content ?? {}).find((m) => m.toLowerCase() === type);
+    if (!key) problems.push(`accepted a ${type || 'untyped'} body; documented: ${Object.keys(rb.content ?? {}).join(', ')}`);
+    else if (rb.content![key]!.schema) {
+      let body: unknown;
+      try {
+        body = JSON.parse(a.request.body ?? '');
+      } catch {
+        problems.push('accepted a body that is not JSON');
+      }
+      const errors = body === undefined ? null : validate(`${ptr}/content/${escapeToken(key)}/schema`, body);
+      if (errors) problems.push(`accepted a body the documented request schema refuses: ${errors}`);
+    }
+  }
+  return problems;
+}
+
+function describeRequest(r: Answered['request']): string {
+  const body = r.body === undefined ? '' : ` body ${r.body.length > 160 ? `${r.body.slice(0, 160)}…(${r.body.length} bytes)` : r.body}`;
+  return `${r.method} ${r.url.slice(ORIGIN.length, ORIGIN.length + 120)} [${r.what}]${body}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the published document', () => {
+  it('is served as JSON, OpenAPI 3.1, with operations to check', () => {
+    expect(published.status).toBe(200);
+    expect(mediaType(published.contentType)).toBe('application/json');
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(OPERATIONS.length).toBeGreaterThan(0);
+  });
+
+  it('compiles: every response schema and header schema resolves under Ajv', () => {
+    for (const op of OPERATIONS) {
+      for (const status of Object.keys(op.op.responses)) {
+        const { ptr, value } = resolve<ResponseObject>(`${op.ptr}/responses/${escapeToken(status)}`);
+        for (const [m, media] of Object.entries(value.content ?? {})) if (media.schema) expect(() => validatorAt(`${ptr}/content/${escapeToken(m)}/schema`), `${op.key} ${status} ${m}`).not.toThrow();
+        for (const h of Object.keys(value.headers ?? {})) {
+          const header = resolve<HeaderObject>(`${ptr}/headers/${escapeToken(h)}`);
+          if (header.value.schema) expect(() => validatorAt(`${header.ptr}/schema`), `${op.key} ${status} header ${h}`).not.toThrow();
+        }
+      }
+    }
+  });
+});
+
+for (const engine of testEngines()) {
+  describe(`what the service answers matches the document, on ${engine.name}`, () => {
+    const suite = suiteDatabase(engine, { unlimited: true });
+    let probe: ReturnType<typeof instrumented>;
+    const generous = () => new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 });
+    /** The statuses each operation answered, by operation. */
+    const drawn = new Map<string, number[]>();
+
+    beforeAll(() => {
+      probe = instrumented(suite.db);
+      useDatabase(probe.engine);
+    });
+    afterEach(() => {
+      probe.state.failing = false;
+      setRateLimiter(generous());
+    });
+
+    const tokens = new Map<string, string>();
+    const tokenNames = new Map<string, string>();
+
+    function toolsFor(op: Op, answered: Answered[]): Tools {
+      return {
+        async call(init = {}) {
+          const url = `${ORIGIN}${init.url ?? op.path}`;
+          const headers: Record<string, string> = { 'x-forwarded-for': CLIENT_IP };
+          let what = 'no token';
+          if (init.token !== undefined) {
+            headers.authorization = init.token.includes(' ') ? init.token : `Bearer ${init.token}`;
+            what = `Authorization: ${tokenNames.get(init.token) ?? headers.authorization}`;
+          }
+          if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
+          for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
+          if (init.headers?.['idempotency-key']) what += `, Idempotency-Key: ${init.headers['idempotency-key']}`;
+          if (init.contentType) what += `, Content-Type: ${init.contentType}`;
+          const mod = await routeModule(op.path);
+          const handler = mod[op.method];
+          if (!handler) throw new Error(`${op.key}: the route module exports no ${op.method}`);
+          const res = await handler(new Request(url, { method: op.method, headers, body: init.body }), ctx());
+          const a: Answered = { request: { method: op.method, url, headers, body: init.body, what }, status: res.status, headers: res.headers, text: await res.text() };
+          answered.push(a);
+          return a;
+        },
+        async user(scopes, who = 'demo') {
+          const id = `${who} ${scopes ? scopes.join(' ') : '*'}`;
+          let token = tokens.get(id);
+          if (!token) {
+            token = await accessToken(suite.users[who], scopes ? { scopes } : {});
+            tokens.set(id, token);
+            tokenNames.set(token, `Bearer <${who}'s token, scopes: ${scopes ? scopes.join(' ') || '(none)' : 'all'}>`);
+          }
+          return token;
+        },
+        async expired() {
+          const token = await expiredToken(suite.users.demo);
+          tokenNames.set(token, "Bearer <demo's expired token>");
+          return token;
+        },
+        async mcpOnly() {
+          const token = await accessToken(suite.users.demo, { resources: ['mcp'] });
+          tokenNames.set(token, "Bearer <demo's token for the MCP resource only>");
+          return token;
+        },
+        async outage(fn) {
+          probe.state.failing = true;
+          try {
+            return await fn();
+          } finally {
+            probe.state.failing = false;
+          }
+        },
+        async budget(max, fn) {
+          setRateLimiter(new MemoryRateLimiter({ max, windowSeconds: 60 }));
+          try {
+            return await fn();
+          } finally {
+            setRateLimiter(generous());
+          }
+        },
+      };
+    }
+
+    for (const { op, cases } of TABLE) {
+      describe(op.key, () => {
+        for (const c of cases) {
+          it(c.label, async () => {
+            const answered: Answered[] = [];
+            await c.run(toolsFor(op, answered));
+            drawn.set(op.key, [...(drawn.get(op.key) ?? []), ...answered.map((a) => a.status)]);
+            const problems: string[] = [];
+            if (answered.length !== c.expect.length) problems.push(`the case made ${answered.length} calls, meant ${c.expect.length}`);
+            answered.forEach((a, i) => {
+              const where = `${describeRequest(a.request)} → ${a.status}`;
+              if (c.expect[i] !== undefined && a.status !== c.expect[i]) problems.push(`${where}: the case is there to draw ${c.expect[i]}; body: ${a.text.slice(0, 300)}`);
+              for (const p of check(op, a)) problems.push(`${where}: ${p}`);
+            });
+            expect(problems, `${op.key}, ${c.label}:\n  ${problems.join('\n  ')}`).toEqual([]);
+          });
+        }
+      });
+    }
+
+    it('exercised every operation of the document with a success status', () => {
+      const missing = OPERATIONS.filter((op) => !(drawn.get(op.key) ?? []).some((s) => s >= 200 && s < 300)).map((op) => op.key);
+      expect(missing, 'operations never answered 2xx here: add cases for them').toEqual([]);
+    });
+  });
+}
