@@ -10,12 +10,12 @@ const config = [
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/db/service', '@/lib/db/service'], message: 'Account reads run as the user: use asUser from lib/db.' }] },
+        { patterns: [{ group: ['**/db/service', '@/lib/db/service'], message: 'Account reads run as the user: use asUser from lib/db/database.' }] },
       ],
     },
   },
   {
-    ignores: ['node_modules/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
+    ignores: ['node_modules/**', '.bench-before/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
   },
 ];
 

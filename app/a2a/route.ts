@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { a2aRoute } from '@/lib/a2a/routes';
+import { a2aRoute } from '@/lib/a2a/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(a2aRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = a2aRoute;

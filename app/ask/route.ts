@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { askRoute } from '@/lib/ask/route';
+import { askRoute } from '@/lib/ask/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(askRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = askRoute;

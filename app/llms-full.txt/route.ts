@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { llmsFullTxtRoute } from '@/lib/content/routes';
+import { llmsFullTxtRoute } from '@/lib/content/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(llmsFullTxtRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = llmsFullTxtRoute;

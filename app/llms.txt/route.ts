@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { llmsTxtRoute } from '@/lib/content/routes';
+import { llmsTxtRoute } from '@/lib/content/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(llmsTxtRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = llmsTxtRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { mcpRoute } from '@/lib/mcp/routes';
+import { mcpRoute } from '@/lib/mcp/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(mcpRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = mcpRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { robotsRoute } from '@/lib/content/routes';
+import { robotsRoute } from '@/lib/content/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(robotsRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = robotsRoute;

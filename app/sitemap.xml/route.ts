@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { sitemapRoute } from '@/lib/content/routes';
+import { sitemapRoute } from '@/lib/content/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(sitemapRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = sitemapRoute;

@@ -10,7 +10,7 @@ import {
 import { log, describeError } from '../log';
 import { ApiError } from '../http/errors';
 import { readText } from '../http/input';
-import { json, type JsonAnswer } from '../http/kernel';
+import { json, type JsonReply } from '../http/kernel';
 import { absoluteUrl } from '../http/responses';
 import { agentCard } from './card';
 import { MonetizeAgentExecutor, TaskBusManager } from './executor';
@@ -55,7 +55,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /** Answers one POST /a2a. */
-export async function answerJsonRpc(request: Request): Promise<JsonAnswer> {
+export async function answerJsonRpc(request: Request): Promise<JsonReply> {
   const contentType = request.headers.get('content-type');
   // As the SDK's Express guard: no Content-Type is read as JSON; another one is refused.
   if (contentType && contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {

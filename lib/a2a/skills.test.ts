@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Role, type Message } from '@a2a-js/sdk';
 import { env } from '../env';
 import { DEFAULT_PRICING, type PricingValues } from '../pricing/defaults';
-import { pricingFor } from '../pricing';
+import { pricingFor } from '../pricing/settings';
 import { agentCard } from './card';
 import { questionOf, refusalOf, textPart } from './executor';
 import { chooseSkill, pricingAnswer, pricingTopics, replyText } from './skills';

@@ -1,5 +1,5 @@
 import { decode } from 'next-auth/jwt';
-import type { Engine } from '../db';
+import type { Engine } from '../db/database';
 import type { OAuthSecrets } from '../oauth/secrets';
 import { sessionCookieName } from './options';
 import { findUser, type SignedInUser } from './users';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Engine } from '../db';
+import type { Engine } from '../db/database';
 import { asService } from '../db/service';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 

@@ -1,4 +1,4 @@
-import { database, type Engine, type Queryable } from './index';
+import { database, type Engine, type Queryable } from './database';
 
 /**
  * Service access: the SDK surface, OAuth bookkeeping, idempotency records and seeding reach

@@ -6,9 +6,9 @@ import { log, describeError } from '../log';
 import { ApiError } from './errors';
 
 /**
- * Pagination cursors (DESIGN.md, REST conventions): opaque, tamper-evident (HMAC-SHA256) and
- * bound to the list and the query they came from, so an edited cursor or one from another query,
- * limit or endpoint is a 400.
+ * Pagination cursors: opaque, tamper-evident (HMAC-SHA256) and bound to the list and the query
+ * they came from, so an edited cursor or one from another query, limit or endpoint is a 400. The
+ * key is generated once and kept in `service_secrets`, so every instance and restart accepts it.
  */
 
 let key: Promise<Buffer> | undefined;
@@ -59,7 +59,7 @@ function sign(k: Buffer, payload: string): string {
  * the same cursor: signing it again (a SHA-256 and an HMAC, about a third of a cached search's
  * cost in `npm run bench`) would only repeat the work.
  */
-const issued = new Lru<string, string>(1000);
+const issued = new Lru<string, string>('cursors', 1000);
 let issuedWith: Buffer | undefined;
 
 /** `binding` names what the cursor belongs to: the list, and the query and limit it pages. */
@@ -98,13 +98,13 @@ export async function decodeCursor(binding: string, cursor: string): Promise<num
   return o;
 }
 
-/** The pagination object of the spec for a page that ends at `end` of `total` items. */
+/** The `pagination` object (`next_cursor`, `has_more`, `limit`) of a page ending at `end` of `total`. */
 export async function paginationAt(binding: string, end: number, total: number, limit: number) {
   const hasMore = end < total;
   return { next_cursor: hasMore ? await encodeCursor(binding, end) : null, has_more: hasMore, limit };
 }
 
-/** One page of `items` from `offset`, with the pagination object of the spec. */
+/** One page of `items` from `offset`, with its `pagination` object. */
 export async function paginate<T>(items: readonly T[], offset: number, limit: number, binding: string) {
   const page = items.slice(offset, offset + limit);
   return { page, pagination: await paginationAt(binding, offset + page.length, items.length, limit) };

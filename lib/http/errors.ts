@@ -1,6 +1,7 @@
 /**
- * The closed table of API error codes (DESIGN.md, REST conventions), shared by the runtime and
- * the OpenAPI document. Add a code here, never ad hoc in a handler.
+ * The closed table of API error codes, each with its one status, shared by the runtime, the
+ * OpenAPI document and content/docs/errors.md (a test holds the page to this table). Add a code
+ * here, never ad hoc in a handler.
  */
 export const ERROR_CODES = {
   invalid_request: 400,
@@ -45,8 +46,9 @@ export class ApiError extends Error {
 }
 
 /**
- * RFC 6749 §5.2 error codes, plus those of RFC 7591 §3.2.2 (registration) and the
- * agent-registration codes of the spec. OAuth endpoints answer `{error, error_description}`.
+ * RFC 6749 §5.2 error codes, plus those of RFC 7591 §3.2.2 (registration), RFC 8707 §2
+ * (`invalid_target`) and agent registration's own two. OAuth endpoints answer
+ * `{error, error_description}`.
  */
 export const OAUTH_ERROR_CODES = [
   'invalid_request',

@@ -37,7 +37,7 @@ export function parseQuery<S extends z.ZodType>(query: string, schema: S): z.out
   if (cached !== undefined) return cached as z.output<S>;
   const value = validateQuery(new URLSearchParams(query), schema);
   if (query.length <= QUERY_CACHE_MAX_LENGTH && value !== null && typeof value === 'object') {
-    if (!cache) parsedQueries.set(schema, (cache = new Lru(QUERY_CACHE_ENTRIES)));
+    if (!cache) parsedQueries.set(schema, (cache = new Lru('queries', QUERY_CACHE_ENTRIES)));
     cache.set(query, Object.freeze(value));
   }
   return value;

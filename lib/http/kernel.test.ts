@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ApiError, ERROR_CODES, OAuthError } from './errors';
-import { defineRoute, internalGet, internalRoute, json, jsonText, method, isKernelHandler, newRequestId, API_VERSION, JsonAnswer } from './kernel';
+import type { RouteDeclaration } from './declaration';
+import { OAuthError } from './errors';
+import { defineRoute, declarationOf, json, jsonText, newRequestId, API_VERSION, type JsonReply } from './kernel';
 import { MemoryRateLimiter, useRateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
@@ -9,49 +10,50 @@ const get = (url: string, headers: Record<string, string> = {}) => new Request(`
 const post = (url: string, body: string, contentType = 'application/json') =>
   new Request(`http://localhost${url}`, { method: 'POST', body, headers: { 'content-type': contentType } });
 
-const route = defineRoute({
-  name: 'test',
-  rateLimit: true,
-  cors: 'public',
-  apiVersion: true,
-  methods: {
-    GET: method({
-      query: z.object({ limit: z.coerce.number().int().min(1).max(20).default(5), q: z.string().min(1).optional() }),
-      cache: 'public, max-age=60',
-      handler: ({ query }) => json({ limit: query.limit, q: query.q ?? null }),
-    }),
-    POST: method({
-      body: z.object({ name: z.string().min(1) }),
-      handler: ({ body }) => json({ hello: body.name }, { status: 201 }),
-    }),
-  },
-});
+/** A route of the API surface; tests override what they need. */
+const API = { errors: 'api', rateLimit: false, cors: 'none', apiVersion: false } as const satisfies Omit<RouteDeclaration, 'path' | 'methods'>;
+const NONE = { kind: 'none' } as const;
 
-const oauthRoute = defineRoute({
-  name: 'oauth-test',
-  errors: 'oauth',
-  methods: {
-    POST: method({
-      bodyType: 'form',
-      body: z.object({ grant_type: z.string() }),
-      handler: ({ body }) => {
-        if (body.grant_type === 'boom') throw new Error('database password is hunter2');
-        throw new OAuthError('unsupported_grant_type', 'Only authorization_code is supported.');
+const route = defineRoute(
+  {
+    ...API,
+    path: '/x',
+    rateLimit: true,
+    cors: 'public',
+    apiVersion: true,
+    methods: {
+      GET: {
+        credential: NONE,
+        query: z.object({ limit: z.coerce.number().int().min(1).max(20).default(5), q: z.string().min(1).optional() }),
+        cache: 'public, max-age=60',
       },
-    }),
+      POST: { credential: NONE, body: z.object({ name: z.string().min(1) }) },
+    },
   },
-});
+  {
+    GET: ({ query }) => json({ limit: query.limit, q: query.q ?? null }),
+    POST: ({ body }) => json({ hello: body.name }, { status: 201 }),
+  },
+);
 
-const failing = defineRoute({
-  name: 'failing',
-  methods: {
-    GET: method({
-      handler: () => {
-        throw new Error('connection to 10.0.0.5 refused: secret detail');
-      },
-    }),
+const oauthRoute = defineRoute(
+  { ...API, path: '/t', errors: 'oauth', methods: { POST: { credential: NONE, bodyType: 'form', body: z.object({ grant_type: z.string() }) } } },
+  {
+    POST: ({ body }) => {
+      if (body.grant_type === 'boom') throw new Error('database password is hunter2');
+      throw new OAuthError('unsupported_grant_type', 'Only authorization_code is supported.');
+    },
   },
-});
+);
+
+const failing = defineRoute(
+  { ...API, path: '/boom', methods: { GET: { credential: NONE } } },
+  {
+    GET: () => {
+      throw new Error('connection to 10.0.0.5 refused: secret detail');
+    },
+  },
+);
 
 beforeEach(() => {
   useRateLimiter(new MemoryRateLimiter({ max: 1000, windowSeconds: 60 }));
@@ -59,9 +61,9 @@ beforeEach(() => {
 afterEach(() => useRateLimiter(undefined));
 
 describe('route kernel', () => {
-  it('brands every handler it makes, for every method', () => {
-    for (const fn of Object.values(route)) expect(isKernelHandler(fn)).toBe(true);
-    expect(isKernelHandler(() => new Response())).toBe(false);
+  it('marks every handler it makes with the declaration it runs', () => {
+    for (const m of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) expect(declarationOf(route[m])?.path).toBe('/x');
+    expect(declarationOf(() => new Response())).toBeUndefined();
   });
 
   it('answers a declared method with the common headers', async () => {
@@ -167,7 +169,7 @@ describe('route kernel', () => {
     spy.mockRestore();
   });
 
-  it('rate limits with the headers of DESIGN.md and a 429 with Retry-After', async () => {
+  it('rate limits with the documented headers and a 429 with Retry-After', async () => {
     useRateLimiter(new MemoryRateLimiter({ max: 3, windowSeconds: 60 }));
     const headers = { 'x-forwarded-for': '198.51.100.1' };
     for (let i = 0; i < 3; i++) expect((await route.GET(get('/x', headers), ctx)).status).toBe(200);
@@ -184,19 +186,15 @@ describe('route kernel', () => {
 
   it('lets a handler charge more units (a batch pays per sub-request)', async () => {
     useRateLimiter(new MemoryRateLimiter({ max: 3, windowSeconds: 60 }));
-    const batch = defineRoute({
-      name: 'batch-like',
-      rateLimit: true,
-      methods: {
-        POST: method({
-          body: z.object({ n: z.number().int() }),
-          handler: async ({ body, charge }) => {
-            await charge(body.n - 1);
-            return json({ ran: body.n });
-          },
-        }),
+    const batch = defineRoute(
+      { ...API, path: '/b', rateLimit: true, methods: { POST: { credential: NONE, body: z.object({ n: z.number().int() }) } } },
+      {
+        POST: async ({ body, charge }) => {
+          await charge(body.n - 1);
+          return json({ ran: body.n });
+        },
       },
-    });
+    );
     const req = (n: number) => post('/b', JSON.stringify({ n }));
     expect((await batch.POST(req(3), ctx)).status).toBe(200);
     const refused = await batch.POST(req(1), ctx);
@@ -209,31 +207,26 @@ describe('route kernel', () => {
   });
 
   it('marks a deprecated route with Deprecation, Sunset and Link headers', async () => {
-    const old = defineRoute({
-      name: 'old',
-      deprecated: { since: new Date('2026-01-01T00:00:00Z'), sunset: new Date('2026-06-01T00:00:00Z'), link: 'https://example.com/migrate' },
-      methods: { GET: method({ handler: () => json({}) }) },
-    });
+    const old = defineRoute(
+      {
+        ...API,
+        path: '/old',
+        deprecated: { since: new Date('2026-01-01T00:00:00Z'), sunset: new Date('2026-06-01T00:00:00Z'), link: 'https://example.com/migrate' },
+        methods: { GET: { credential: NONE } },
+      },
+      { GET: () => json({}) },
+    );
     const res = await old.GET(get('/old'), ctx);
     expect(res.headers.get('Deprecation')).toBe('@1767225600');
     expect(res.headers.get('Sunset')).toBe('Mon, 01 Jun 2026 00:00:00 GMT');
     expect(res.headers.get('Link')).toBe('<https://example.com/migrate>; rel="deprecation"; type="text/html"');
   });
 
-  it('sends a JSON answer as application/json, with headers the handler set on it afterwards', async () => {
-    const tagged = defineRoute({
-      name: 'tagged',
-      cors: 'public',
-      methods: {
-        GET: method({
-          handler: () => {
-            const response = jsonText('{"ok":true}');
-            response.headers.set('Service-Sandbox', 'true');
-            return response;
-          },
-        }),
-      },
-    });
+  it('sends a JSON answer as application/json, with the headers the handler gave it', async () => {
+    const tagged = defineRoute(
+      { ...API, path: '/t', cors: 'public', methods: { GET: { credential: NONE } } },
+      { GET: () => jsonText('{"ok":true}', { headers: { 'Service-Sandbox': 'true' } }) },
+    );
     const res = await tagged.GET(get('/t'), ctx);
     expect(res.headers.get('Content-Type')).toBe('application/json');
     expect(res.headers.get('Service-Sandbox')).toBe('true');
@@ -243,15 +236,10 @@ describe('route kernel', () => {
   });
 
   it("passes a handler's own Response through with its body, type and cache policy", async () => {
-    const raw = defineRoute({
-      name: 'raw',
-      methods: {
-        GET: method({
-          cache: 'public, max-age=60',
-          handler: () => new Response('# Title', { headers: { 'Content-Type': 'text/markdown', 'Cache-Control': 'public, max-age=5' } }),
-        }),
-      },
-    });
+    const raw = defineRoute(
+      { ...API, path: '/r', methods: { GET: { credential: NONE, cache: 'public, max-age=60' } } },
+      { GET: () => new Response('# Title', { headers: { 'Content-Type': 'text/markdown', 'Cache-Control': 'public, max-age=5' } }) },
+    );
     const res = await raw.GET(get('/r'), ctx);
     expect(res.headers.get('Content-Type')).toBe('text/markdown');
     expect(res.headers.get('Cache-Control')).toBe('public, max-age=5');
@@ -259,121 +247,71 @@ describe('route kernel', () => {
     expect(await res.text()).toBe('# Title');
   });
 
-  it('gives in-process callers the JSON text, status and headers of a JSON answer', () => {
-    const a = json({ a: 1 }, { status: 201 });
-    expect([a.jsonBody, a.status, a.hasHeaders()]).toEqual(['{"a":1}', 201, false]);
-    const b = jsonText('[1]', { headers: { 'X-A': 'b' } });
-    expect([b.jsonBody, b.status, b.headers.get('x-a')]).toEqual(['[1]', 200, 'b']);
-  });
-
-  it('sends each header once, whatever case the handler wrote its own in', async () => {
-    const res = await route.GET(get('/x'), ctx);
-    const names = [...res.headers.keys()];
-    expect(new Set(names).size).toBe(names.length);
-    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+  it("keeps the kernel's headers over a handler's, whatever case the handler wrote them in (but not its Cache-Control)", async () => {
     const options = await route.OPTIONS(new Request('http://localhost/x', { method: 'OPTIONS' }), ctx);
     expect(options.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(options.headers.get('Allow')).toBe('GET, POST, HEAD, OPTIONS');
-    const cased = defineRoute({
-      name: 'cased',
-      cors: 'public',
-      methods: { GET: method({ handler: () => json({}, { headers: { 'Access-Control-Allow-Origin': 'https://evil.example', 'CACHE-CONTROL': 'private' } }) }) },
-    });
+    const cased = defineRoute(
+      { ...API, path: '/c', cors: 'public', methods: { GET: { credential: NONE } } },
+      { GET: () => json({}, { headers: { 'ACCESS-CONTROL-ALLOW-ORIGIN': 'https://evil.example', 'X-Request-Id': 'mine', 'CACHE-CONTROL': 'private' } }) },
+    );
     const own = await cased.GET(get('/c'), ctx);
+    // One value each, not the two merged ("https://evil.example, *").
     expect(own.headers.get('Access-Control-Allow-Origin')).toBe('*'); // the kernel's CORS stands
+    expect(own.headers.get('X-Request-Id')).toMatch(/^req_[0-9a-f]{32}$/);
     expect(own.headers.get('Cache-Control')).toBe('private'); // the handler's cache policy stands
   });
 
-  it('answers at once, without a promise, when nothing had to wait', async () => {
-    // Next passes no params to a route without dynamic segments.
-    const res = route.GET(get('/x?limit=3'));
-    expect(res).toBeInstanceOf(Response);
-    expect(await (res as Response).json()).toEqual({ limit: 3, q: null });
-    // A body must be read first: that answer comes later.
-    expect(route.POST(post('/x', '{"name":"Ada"}'))).toBeInstanceOf(Promise);
-  });
-
-  it('gives handlers a context they can destructure (url, charge), parsed only when read', async () => {
+  it('gives handlers a context they can destructure (url, charge, request id, client address)', async () => {
     const seen: string[] = [];
-    const r = defineRoute({
-      name: 'ctx',
-      rateLimit: true,
-      methods: {
-        GET: method({
-          handler: async ({ url, charge, requestId, clientIp }) => {
-            await charge(1);
-            seen.push(url.pathname, url.searchParams.get('a') ?? '', requestId.slice(0, 4), clientIp);
-            return json({});
-          },
-        }),
+    const r = defineRoute(
+      { ...API, path: '/p', rateLimit: true, methods: { GET: { credential: NONE } } },
+      {
+        GET: async ({ url, charge, requestId, clientIp }) => {
+          await charge(1);
+          seen.push(url.pathname, url.searchParams.get('a') ?? '', requestId.slice(0, 4), clientIp);
+          return json({});
+        },
       },
-    });
+    );
     expect((await r.GET(get('/p?a=1', { 'x-forwarded-for': '198.51.100.7' }), ctx)).status).toBe(200);
     expect(seen).toEqual(['/p', '1', 'req_', '198.51.100.7']);
   });
 
-  it('validates a query string once and gives the same frozen value for it again', async () => {
-    const values: unknown[] = [];
-    const r = defineRoute({
-      name: 'cached-query',
-      methods: {
-        GET: method({
-          query: z.object({ n: z.coerce.number().int().max(5), tags: z.string().optional() }),
-          handler: ({ query }) => {
-            values.push(query);
-            return json(query);
-          },
-        }),
-      },
-    });
-    await r.GET(get('/q?n=2&tags=a'), ctx);
-    const again = await r.GET(get('/q?n=2&tags=a'), ctx);
-    expect(await again.json()).toEqual({ n: 2, tags: 'a' });
-    expect(values[1]).toBe(values[0]);
-    expect(Object.isFrozen(values[0])).toBe(true);
-    // A refusal is never remembered as a value, and another string is validated on its own.
-    expect((await r.GET(get('/q?n=9'), ctx)).status).toBe(400);
-    expect((await r.GET(get('/q?n=9'), ctx)).status).toBe(400);
-    expect((await r.GET(get('/q?n=2&n=2'), ctx)).status).toBe(400);
-    expect(await (await r.GET(get('/q?n=3'), ctx)).json()).toEqual({ n: 3 });
-  });
-
-  it('dispatches in process without charging, answering as the handler did', async () => {
+  it('dispatches a real Request in process without charging, answering as the handler did', async () => {
     useRateLimiter(new MemoryRateLimiter({ max: 1, windowSeconds: 60 }));
-    const answer = internalRoute({
-      name: 'internal',
-      rateLimit: true,
-      methods: {
-        GET: method({
-          query: z.object({ n: z.coerce.number().int() }),
-          authorize: async (request) => {
-            if (request.headers.get('authorization') !== 'Bearer ok') throw new ApiError('invalid_token', 'No.');
-            return 'ok';
-          },
-          handler: ({ query, auth }) => json({ n: query.n, auth }),
-        }),
+    const inner = defineRoute(
+      {
+        ...API,
+        path: '/i',
+        rateLimit: true,
+        methods: { GET: { credential: { kind: 'optional-bearer', resource: 'api' }, query: z.object({ n: z.coerce.number().int() }) } },
       },
-    });
-    const ok = new Headers({ authorization: 'Bearer ok' });
+      // The handler may read anything of a Request: its signal, a clone.
+      { GET: ({ query, request }) => json({ n: query.n, aborted: request.signal.aborted, cloned: request.clone().url }) },
+    );
     for (let i = 0; i < 3; i++) {
-      const a = await answer(internalGet('http://localhost/i?n=4', ok));
-      expect(a).toBeInstanceOf(JsonAnswer);
+      const a = (await inner.dispatch(new Request('http://localhost/i?n=4'))) as JsonReply;
       expect(a.status).toBe(200);
-      expect((a as JsonAnswer).jsonBody).toBe('{"n":4,"auth":"ok"}');
+      expect(JSON.parse(a.text)).toEqual({ n: 4, aborted: false, cloned: 'http://localhost/i?n=4' });
     }
-    const refused = await answer(internalGet('http://localhost/i?n=4', new Headers()));
+    const refused = (await inner.dispatch(new Request('http://localhost/i?n=4', { headers: { authorization: 'Basic x' } }))) as JsonReply;
     expect(refused.status).toBe(401);
-    expect(JSON.parse((refused as JsonAnswer).jsonBody).error.code).toBe('invalid_token');
-    const invalid = await answer(internalGet('http://localhost/i?n=x', ok));
+    expect(JSON.parse(refused.text).error.code).toBe('invalid_token');
+    const invalid = await inner.dispatch(new Request('http://localhost/i?n=x'));
     expect(invalid.status).toBe(400);
     // The one unit of budget was not spent by any of them.
     expect((await route.GET(get('/x'), ctx)).status).toBe(200);
   });
 
-  it('maps every code of the closed table to its status', () => {
-    for (const [code, status] of Object.entries(ERROR_CODES)) {
-      const e = new ApiError(code as keyof typeof ERROR_CODES, 'm');
-      expect(e.body()).toEqual({ error: { status, code, message: 'm' } });
-    }
+  it('adds fields beside `error` when the route asks for them', async () => {
+    const listed = defineRoute(
+      { ...API, path: '/l', methods: { GET: { credential: { kind: 'optional-bearer', resource: 'api' } } } },
+      { GET: () => json({}) },
+      { errorExtra: (e) => (e.status === 401 ? { endpoints: ['/l'] } : undefined) },
+    );
+    const res = await listed.GET(get('/l', { authorization: 'Basic x' }), ctx);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ endpoints: ['/l'], error: { status: 401, code: 'invalid_token', message: expect.any(String) } });
   });
 });

@@ -2,7 +2,7 @@ import { env } from '../env';
 import { log, describeError } from '../log';
 
 /**
- * Rate limiting (DESIGN.md, Rate limits): 120 requests per 60 s per client IP by default, one
+ * Rate limiting (content/docs/rate-limits.md): 120 requests per 60 s per client IP by default, one
  * budget across every rate-limited surface. In process memory unless Upstash is configured,
  * then `@upstash/ratelimit` (sliding window) over `@upstash/redis`, shared by all instances.
  */
@@ -113,7 +113,7 @@ export class UpstashRateLimiter implements RateLimiter {
       if (r.reason === 'timeout') throw new Error('Upstash rate limiter timed out');
       return { allowed: r.success, limit: this.config.max, remaining: Math.max(0, r.remaining), resetAt: r.reset };
     } catch (err) {
-      // Failing open: the limit is a ceiling, not a guarantee (spec, Limits); an outage of
+      // Failing open: the limit protects the service, it is not a promise to callers; an outage of
       // Redis must not take the API down with it.
       log.error('rate limiter unavailable', describeError(err));
       return { allowed: true, limit: this.config.max, remaining: this.config.max, resetAt: Date.now() + this.config.windowSeconds * 1000 };
@@ -144,9 +144,10 @@ export function useRateLimiter(limiter: RateLimiter | undefined): void {
 }
 
 /**
- * The headers of DESIGN.md, to the character, written into `target`; `Retry-After` only when
- * refused. Names are lowercase, as they go on the wire: a Headers object stores names that are
- * already lowercase without converting them (about 5 µs less per response in `npm run bench`).
+ * The headers content/docs/rate-limits.md documents, to the character, written into `target`;
+ * `Retry-After` only when refused. Names are lowercase, as they go on the wire: a Headers object
+ * stores names that are already lowercase without converting them (about 5 µs less per response
+ * in `npm run bench`).
  */
 export function writeRateLimitHeaders(target: Record<string, string>, r: RateLimitResult, config: RateLimitConfig, now: number): void {
   const secondsLeft = Math.max(0, Math.ceil((r.resetAt - now) / 1000));

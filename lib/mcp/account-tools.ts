@@ -1,18 +1,21 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { getEarnings, getProfile, listApiKeys, listApps } from '../account';
+import { getEarnings, getProfile, listApiKeys, listApps } from '../account/operations';
 import { ApiError } from '../http/errors';
+import { describeError, log } from '../log';
 import type { Principal } from '../oauth/bearer';
-import { SCOPES, type Scope } from '../oauth/scopes';
+import { protectedOperations } from '../registry';
+import { SCOPES, type Scope } from '../schemas/account';
 import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, earningsBody, profileBody } from '../schemas/account';
 import { requestsIn } from './http';
 import { READ_ONLY, structured, toolError } from './tools';
 
 /**
- * The account tools of `/mcp` (spec: Scope to operation map). Each is the REST operation of the
- * same scope: the same account module answers both, the inputs are the REST query parameters
- * (as JSON values) and the output is the REST body, as `structuredContent` under its schema.
+ * The account tools of `/mcp`. Each is the REST operation that names it in the registry (its
+ * `mcpTool`), with that operation's scope: the same account module answers both, the inputs
+ * are the REST query parameters (as JSON values) and the output is the REST body, as
+ * `structuredContent` under its schema.
  */
 
 export const SERVER_INFO = { name: 'monetize', title: 'Monetize', version: '1.0.0' } as const;
@@ -20,14 +23,14 @@ export const SERVER_INFO = { name: 'monetize', title: 'Monetize', version: '1.0.
 /** `payout_limit` as a JSON integer (the REST parameter is a query-string integer). */
 const payoutLimit = z.number().int().min(0).max(50).default(10).describe('How many of the most recent payouts to return, 0 to 50.');
 
-export const ACCOUNT_TOOLS = {
-  whoami: { scope: 'profile:read', rest: 'GET /api/v1/me' },
-  list_my_apps: { scope: 'apps:read', rest: 'GET /api/v1/me/apps' },
-  get_my_earnings: { scope: 'earnings:read', rest: 'GET /api/v1/me/earnings' },
-  list_my_api_keys: { scope: 'api_keys:read', rest: 'GET /api/v1/me/api-keys' },
-} as const satisfies Record<string, { scope: Scope; rest: string }>;
+/** Each tool's scope and REST operation, read from the registry. */
+export const ACCOUNT_TOOLS: Readonly<Record<string, { scope: Scope; rest: string }>> = Object.fromEntries(
+  protectedOperations().flatMap(({ method, path, credential, declaration }) =>
+    declaration.mcpTool && credential.scope ? [[declaration.mcpTool, { scope: credential.scope, rest: `${method} ${path}` }]] : [],
+  ),
+);
 
-export type AccountToolName = keyof typeof ACCOUNT_TOOLS;
+export type AccountToolName = string;
 
 function isAccountTool(name: unknown): name is AccountToolName {
   return typeof name === 'string' && Object.hasOwn(ACCOUNT_TOOLS, name);
@@ -43,16 +46,20 @@ export function missingScopes(principal: Principal, body: unknown): Scope[] {
   for (const request of requestsIn(body)) {
     if (request.method !== 'tools/call') continue;
     const name = request.params?.name;
-    if (isAccountTool(name)) needed.add(ACCOUNT_TOOLS[name].scope);
+    if (isAccountTool(name)) needed.add(ACCOUNT_TOOLS[name]!.scope);
   }
   return SCOPES.filter((s) => needed.has(s) && !principal.scopes.includes(s));
 }
 
-/** A tool's failure as the tool's result (MCP: errors of the call itself, not of the protocol). */
+/**
+ * A tool's failure as the tool's result (MCP: errors of the call itself, not of the protocol).
+ * An ApiError is an answer the caller can act on; anything else is a bug, logged with its cause
+ * (the caller sees only the generic message), so that one reached through MCP leaves a trace.
+ */
 function failed(err: unknown): CallToolResult {
-  const message =
-    err instanceof ApiError ? `${err.code}: ${err.message}` : 'The account could not be read; try again, or authorize again if it persists.';
-  return toolError(message);
+  if (err instanceof ApiError) return toolError(`${err.code}: ${err.message}`);
+  log.error('unhandled error in account tool', describeError(err));
+  return toolError('The account could not be read; try again, or authorize again if it persists.');
 }
 
 /** The account server for one request, bound to its caller. */
@@ -64,7 +71,9 @@ export function accountServer(principal: Principal): McpServer {
 
   const run = (name: AccountToolName, read: () => Promise<object>) => async (): Promise<CallToolResult> => {
     // The route refused missing scopes already; checked again here so no path reaches the data without one.
-    if (!principal.scopes.includes(ACCOUNT_TOOLS[name].scope)) return failed(new ApiError('insufficient_scope', `This needs ${ACCOUNT_TOOLS[name].scope}.`));
+    const scope = ACCOUNT_TOOLS[name]?.scope;
+    if (!scope) throw new Error(`No REST operation in the registry names the MCP tool ${name}`);
+    if (!principal.scopes.includes(scope)) return failed(new ApiError('insufficient_scope', `This needs ${scope}.`));
     try {
       return structured(await read());
     } catch (err) {

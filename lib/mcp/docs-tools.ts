@@ -2,10 +2,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { pageByPath, twinPath, type Page } from '../content/pages';
 import { absoluteUrl } from '../http/responses';
-import { loadLivePricing, pricingFor } from '../pricing';
+import { loadLivePricing, pricingFor } from '../pricing/settings';
 import { pricingBody, pricingQuery } from '../schemas/pricing';
 import { searchResult } from '../schemas/search';
-import { resultOf, searchPages } from '../search';
+import { resultOf, searchPages } from '../search/engine';
 import { env } from '../env';
 import { READ_ONLY, structured, toolError } from './tools';
 

@@ -1,4 +1,4 @@
-import type { Engine } from '../db';
+import type { Engine } from '../db/database';
 import { findRegisteredClient, type Client } from './clients';
 import { fetchClientMetadata, looksLikeMetadataUrl } from './client-metadata';
 

@@ -179,7 +179,7 @@ export function parseClientMetadataDocument(clientId: string, body: string): Cli
   };
 }
 
-const cache = new Lru<string, { client: Client; until: number }>(500);
+const cache = new Lru<string, { client: Client; until: number }>('client-metadata', 500);
 
 export type MetadataLookup = { ok: true; client: Client } | { ok: false; reason: string };
 

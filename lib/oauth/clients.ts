@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sameText, sha256Hex } from '../crypto';
-import type { Engine } from '../db';
+import type { Engine } from '../db/database';
 import { asService } from '../db/service';
 import { OAuthError } from '../http/errors';
 import { AUTH_METHODS, type TokenEndpointAuthMethod } from './metadata';

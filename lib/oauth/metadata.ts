@@ -1,3 +1,4 @@
+import { agentRegistrationEnabled } from '../agent/identity';
 import { absoluteUrl } from '../http/responses';
 import { issuer, resourceUri, type ResourceName } from './resources';
 import { SCOPES } from './scopes';
@@ -11,6 +12,11 @@ export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'
 export type TokenEndpointAuthMethod = (typeof AUTH_METHODS)[number];
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** The grants /oauth/token answers: the JWT-bearer grant only while agent registration is on. */
+export function supportedGrantTypes(): string[] {
+  return agentRegistrationEnabled() ? ['authorization_code', JWT_BEARER_GRANT] : ['authorization_code'];
+}
 
 export const OAUTH_PATHS = {
   authorize: '/oauth/authorize',

@@ -1,84 +1,43 @@
 import { z } from 'zod';
-import { indexOperations } from '../api/index';
-import { pagesOperations } from '../content/routes';
 import { env } from '../env';
+import type { Credential, ResponseDoc } from '../http/declaration';
 import { ERROR_CODES } from '../http/errors';
+import { MAX_BODY_BYTES } from '../http/input';
 import { API_VERSION } from '../http/kernel';
-import { pricingOperations } from '../pricing/route';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes';
-import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account/routes';
-import { batchRoute } from '../batch/route';
-import type { RouteSpec } from '../http/kernel';
-import { SCOPES, appsBody, apiKeysBody, earningsBody, profileBody } from '../schemas/account';
-import { batchBody, idempotencyKeyHeader } from '../schemas/batch';
+import { operations, type Operation } from '../registry';
 import { apiErrorBody } from '../schemas/common';
-import { searchOperations } from '../search/route';
-import { operationsOf, type ApiOperation, type ResponseDoc } from './operations';
-import { openApiOperations } from './route';
 
 /**
- * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas the handlers validate
- * with (DESIGN.md, REST conventions). Built once per process.
+ * The OpenAPI 3.1 document of /api/v1, built from the route registry: the same zod schemas the
+ * kernel validates with, the credential each operation declares, and the errors the kernel
+ * itself answers (401/403 of a credential, 400 of a query or body, 413 and 415 of a body, 429).
  */
 
 type Json = Record<string, unknown>;
 
+const error = (description: string, headers?: Record<string, string>): ResponseDoc => ({ description, schema: apiErrorBody, headers });
+const CHALLENGE = { 'WWW-Authenticate': 'A Bearer challenge (RFC 6750) with `resource_metadata` (RFC 9728).' };
 
-const accountError = (description: string): ResponseDoc => ({ description, schema: apiErrorBody });
-const challenged = (description: string): ResponseDoc => ({
-  ...accountError(description),
-  headers: { 'WWW-Authenticate': 'A Bearer challenge (RFC 6750) with `resource_metadata` (RFC 9728).' },
-});
-
-/**
- * Account operations share their errors: 401, 403, 502 (spec, Account operations). The query
- * schema is the one the route validates with (operationsOf reads it from the route).
- */
-function accountOperation(
-  path: string,
-  route: RouteSpec,
-  operationId: string,
-  summary: string,
-  scope: (typeof SCOPES)[number],
-  body: z.ZodType,
-): ApiOperation {
-  const query = route.methods.GET?.query;
-  const responses: Record<number, ResponseDoc> = {
-      200: { description: 'The data of the user who approved the token (sandbox data for `svc_sandbox`).', schema: body },
-      401: challenged('No token, or an invalid, expired or foreign one: run discovery and the flow again.'),
-      403: challenged(`The token lacks the \`${scope}\` scope: \`error="insufficient_scope"\`, \`scope="${scope}"\`.`),
-      502: accountError('The account data could not be loaded (`account_unavailable`): authorize again.'),
-  };
-  if (query) responses[400] = accountError('An invalid filter parameter.');
-  return operationsOf(path, route, { GET: { operationId, summary, tags: ['Account'], security: 'bearer', scope, responses } })[0]!;
-}
-
-export const ACCOUNT_OPERATIONS: ApiOperation[] = [
-  accountOperation('/api/v1/me', profileRoute, 'getProfile', "The user's profile", 'profile:read', profileBody),
-  accountOperation('/api/v1/me/apps', appsRoute, 'listApps', "The user's apps and ad placements", 'apps:read', appsBody),
-  accountOperation('/api/v1/me/earnings', earningsRoute, 'getEarnings', "The user's earnings and recent payouts", 'earnings:read', earningsBody),
-  accountOperation('/api/v1/me/api-keys', apiKeysRoute, 'listApiKeys', "The user's API keys, masked", 'api_keys:read', apiKeysBody),
-];
-
-export const [BATCH_OPERATION] = operationsOf('/api/v1/batch', batchRoute, {
-  POST: {
-    operationId: 'batch',
-    summary: 'Run up to 20 GET requests in one call',
-    description:
-      'Sub-requests run in parallel through the same handlers, with the caller’s Authorization header; answers come back in request order. Each sub-request costs one unit of rate limit.',
-    tags: ['Batch'],
-    security: 'optional-bearer',
-    requestHeaders: [{ name: 'Idempotency-Key', schema: idempotencyKeyHeader, description: 'A retry with the same key and body returns the original result.' }],
-    responses: {
-      200: { description: 'The sub-responses in request order.', schema: batchBody, headers: { 'Idempotency-Key': 'The key, echoed.' } },
-      400: { description: 'A malformed batch, or a reused Idempotency-Key with another body.', schema: apiErrorBody },
-      409: { description: 'A request with the same Idempotency-Key is still running.', schema: apiErrorBody },
-    },
-  },
-}) as [ApiOperation];
-
-export function allOperations(): ApiOperation[] {
-  return [...indexOperations, ...searchOperations, ...pricingOperations, ...pagesOperations, ...openApiOperations, ...ACCOUNT_OPERATIONS, BATCH_OPERATION];
+/** What the kernel answers for this operation besides what it documents itself. */
+function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc> {
+  const out: Record<number, ResponseDoc> = {};
+  const credential: Credential = declaration.credential;
+  if (credential.kind === 'bearer') {
+    out[401] = error('No token, or an invalid, expired or foreign one: run discovery and the flow again.', CHALLENGE);
+    if (credential.scope) {
+      out[403] = error(`The token lacks the \`${credential.scope}\` scope: \`error="insufficient_scope"\`, \`scope="${credential.scope}"\`.`, CHALLENGE);
+    }
+  }
+  if (credential.kind === 'optional-bearer') out[401] = error('The presented token is invalid.', CHALLENGE);
+  if (declaration.query) out[400] = error('An invalid or missing parameter.');
+  if (declaration.body) {
+    out[400] = error('A malformed or invalid body.');
+    out[413] = error(`The body is larger than ${MAX_BODY_BYTES} bytes (\`payload_too_large\`).`);
+    out[415] = error(`The body is not sent as ${declaration.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json'} (\`unsupported_media_type\`).`);
+  }
+  out[429] = error('Rate limit exceeded: wait `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
+  return out;
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
@@ -96,27 +55,22 @@ const COMMON_HEADERS: Record<string, Json> = {
   'X-RateLimit-Reset': { description: 'When the window resets (Unix seconds).', schema: { type: 'integer' } },
 };
 
-function headerRefs(): Json {
-  return Object.fromEntries(Object.keys(COMMON_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }]));
-}
-
 function response(doc: ResponseDoc): Json {
-  const headers: Json = headerRefs();
-  for (const [name, description] of Object.entries(doc.headers ?? {})) headers[name] = { description, schema: { type: 'string' } };
+  const headers: Json = Object.fromEntries(Object.keys(COMMON_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+  for (const [name, description] of Object.entries(doc.headers ?? {})) {
+    headers[name] = { description, schema: { type: name === 'Retry-After' ? 'integer' : 'string' } };
+  }
   const out: Json = { description: doc.description, headers };
   if (doc.schema) {
-    out.content = {
-      [doc.contentType ?? 'application/json']: {
-        schema: doc.schema === apiErrorBody ? { $ref: '#/components/schemas/Error' } : jsonSchema(doc.schema, 'output'),
-      },
-    };
+    const schema = doc.schema === apiErrorBody ? { $ref: '#/components/schemas/Error' } : jsonSchema(doc.schema, 'output');
+    out.content = { [doc.contentType ?? 'application/json']: { schema } };
   }
   return out;
 }
 
-function parameters(op: ApiOperation): Json[] {
+function parameters({ declaration }: Operation): Json[] {
   const params: Json[] = [];
-  for (const [name, field] of Object.entries(op.query?.shape ?? {}) as [string, z.ZodType][]) {
+  for (const [name, field] of Object.entries(declaration.query?.shape ?? {}) as [string, z.ZodType][]) {
     const schema = jsonSchema(field, 'input');
     const meta = z.globalRegistry.get(field) as { default?: unknown; description?: string } | undefined;
     if (meta?.default !== undefined && schema.default === undefined) schema.default = meta.default;
@@ -124,48 +78,52 @@ function parameters(op: ApiOperation): Json[] {
     delete schema.description;
     params.push({ name, in: 'query', required: !field.safeParse(undefined).success, description, schema });
   }
-  for (const h of op.requestHeaders ?? []) {
+  for (const h of declaration.doc?.requestHeaders ?? []) {
     params.push({ name: h.name, in: 'header', required: false, description: h.description, schema: jsonSchema(h.schema, 'input') });
   }
   return params;
 }
 
-function security(op: ApiOperation): Json[] | undefined {
-  const scopes = op.scope ? [op.scope] : [];
-  const bearer = [{ oauth2: scopes }, { sandbox: [] }];
-  if (op.security === 'none') return [];
-  if (op.security === 'bearer') return bearer;
-  return [{}, ...bearer];
+function security(credential: Credential): Json[] {
+  if (credential.kind === 'none') return [];
+  const bearer = [{ oauth2: credential.kind === 'bearer' && credential.scope ? [credential.scope] : [] }, { sandbox: [] }];
+  return credential.kind === 'bearer' ? bearer : [{}, ...bearer];
 }
 
-function operation(op: ApiOperation): Json {
+function operation(op: Operation): Json {
+  const { declaration, route } = op;
+  const doc = declaration.doc;
+  if (!doc) throw new Error(`${op.method} ${op.path} has no OpenAPI description in the registry`);
   const responses: Json = {};
-  for (const [status, doc] of Object.entries(op.responses)) responses[status] = response(doc);
-  responses['429'] = {
-    ...response({ description: 'Rate limit exceeded: wait `Retry-After` seconds.', schema: apiErrorBody }),
-  };
-  (responses['429'] as { headers: Json }).headers['Retry-After'] = { description: 'Seconds to wait.', schema: { type: 'integer' } };
+  for (const [status, r] of Object.entries({ ...kernelResponses(op), ...doc.responses })) responses[status] = response(r);
   const out: Json = {
-    operationId: op.operationId,
-    summary: op.summary,
-    tags: op.tags,
+    operationId: doc.operationId,
+    summary: doc.summary,
+    tags: doc.tags,
     parameters: parameters(op),
     responses,
+    security: security(declaration.credential),
   };
-  if (op.description) out.description = op.description;
-  const sec = security(op);
-  if (sec) out.security = sec;
-  if (op.body) out.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } };
-  if (op.deprecated) out.deprecated = true;
+  if (doc.description) out.description = doc.description;
+  if (declaration.body) {
+    const type = declaration.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    out.requestBody = { required: true, content: { [type]: { schema: jsonSchema(declaration.body, 'input') } } };
+  }
+  if (route.deprecated) out.deprecated = true;
   return out;
 }
 
-export function buildOpenApiDocument(operations: ApiOperation[] = allOperations()): Json {
+/** The REST operations of the registry: every route that sends `API-Version`. */
+export function restOperations(): Operation[] {
+  return operations().filter((op) => op.route.apiVersion);
+}
+
+export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json {
   const base = env().PUBLIC_BASE_URL;
   const paths: Record<string, Json> = {};
-  for (const op of operations) {
+  for (const op of ops) {
     paths[op.path] ??= {};
-    paths[op.path]![op.method] = operation(op);
+    paths[op.path]![op.method.toLowerCase()] = operation(op);
   }
   return {
     openapi: '3.1.0',
@@ -209,8 +167,9 @@ export function buildOpenApiDocument(operations: ApiOperation[] = allOperations(
   };
 }
 
-let cached: Json | undefined;
+let built: Json | undefined;
+/** The document of this deployment; it depends only on the code and PUBLIC_BASE_URL. */
 export function openApiDocument(): Json {
-  cached ??= buildOpenApiDocument();
-  return cached;
+  built ??= buildOpenApiDocument();
+  return built;
 }

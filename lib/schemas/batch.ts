@@ -1,16 +1,6 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY } from './common';
 
-export const BATCH_PATHS = [
-  '/api/v1/search',
-  '/api/v1/pricing',
-  '/api/v1/pages',
-  '/api/v1/me',
-  '/api/v1/me/apps',
-  '/api/v1/me/earnings',
-  '/api/v1/me/api-keys',
-] as const;
-
 export const batchRequest = z.object({
   requests: z
     .array(
@@ -32,6 +22,7 @@ export const batchBody = z.object({
       body: z.unknown(),
     }),
   ),
+  sandbox: z.literal(true).optional().describe('Present, and true, when the sandbox token was presented.'),
 });
 
 export const idempotencyKeyHeader = z

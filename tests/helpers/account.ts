@@ -1,21 +1,17 @@
-import * as me from '@/app/api/v1/me/route';
-import * as apps from '@/app/api/v1/me/apps/route';
-import * as earnings from '@/app/api/v1/me/earnings/route';
-import * as apiKeys from '@/app/api/v1/me/api-keys/route';
-import * as batch from '@/app/api/v1/batch/route';
-import type { Engine, Transaction } from '@/lib/db';
+import type { Engine, Transaction } from '@/lib/db/database';
+import type { RouteHandler } from '@/lib/http/kernel';
 import type { Scope } from '@/lib/oauth/scopes';
+import { protectedOperations, type RoutePath } from '@/lib/registry';
+import { handlersOf } from './routes';
 
-/** The four account routes, their scopes, and helpers to call them as a client would. */
+/** The account routes of the registry (each needs a token with a scope), and helpers to call them as a client would. */
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Response | Promise<Response>;
 
-export const ACCOUNT_ROUTES: { path: string; scope: Scope; GET: Handler }[] = [
-  { path: '/api/v1/me', scope: 'profile:read', GET: me.GET },
-  { path: '/api/v1/me/apps', scope: 'apps:read', GET: apps.GET },
-  { path: '/api/v1/me/earnings', scope: 'earnings:read', GET: earnings.GET },
-  { path: '/api/v1/me/api-keys', scope: 'api_keys:read', GET: apiKeys.GET },
-];
+/** Every REST operation that needs an access token with a scope: the shared bad-credential matrix runs on each. */
+export const ACCOUNT_ROUTES: { path: RoutePath; scope: Scope; GET: RouteHandler }[] = protectedOperations()
+  .filter((op) => op.route.apiVersion && op.method === 'GET' && op.credential.scope)
+  .map((op) => ({ path: op.path, scope: op.credential.scope!, GET: handlersOf(op.path).GET }));
 
 const ctx = () => ({ params: Promise.resolve({}) });
 
@@ -29,7 +25,7 @@ export async function get(handler: Handler, path: string, token?: string) {
 }
 
 export async function postBatch(body: unknown, init: { token?: string; key?: string; raw?: string } = {}) {
-  const res = await batch.POST(
+  const res = await handlersOf('/api/v1/batch').POST(
     new Request('http://localhost:3000/api/v1/batch', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers(init.token), ...(init.key === undefined ? {} : { 'idempotency-key': init.key }) },
@@ -50,7 +46,8 @@ export function instrumented(engine: Engine) {
   const wrapped: Engine = {
     ...engine,
     transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
-      if (state.failing) return Promise.reject(new Error('connection refused (simulated outage)'));
+      // What the driver throws when the server is down: a socket error with its errno code.
+      if (state.failing) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (simulated outage)'), { code: 'ECONNREFUSED' }));
       return engine.transaction((tx) =>
         fn({
           ...tx,

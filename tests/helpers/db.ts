@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { useDatabase } from '../../lib/db';
+import { useDatabase } from '../../lib/db/database';
 import { openPglite, openPostgres, type Engine } from '../../lib/db/engine';
 import { MemoryRateLimiter, useRateLimiter } from '../../lib/http/rate-limit';
 import { resetOAuthSecrets } from '../../lib/oauth/secrets';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as pricing from '@/app/api/v1/pricing/route';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
 import { resetOAuthSecrets } from '@/lib/oauth/secrets';

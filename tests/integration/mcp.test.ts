@@ -51,7 +51,7 @@ const call = (name: string, args: Record<string, unknown> = {}, id = 1) => ({ js
 
 /** The REST answer of the tool's twin, for the same caller and filter. */
 async function restTwin(tool: keyof typeof ACCOUNT_TOOLS, token: string, query = '') {
-  const route = ACCOUNT_ROUTES.find((r) => `GET ${r.path}` === ACCOUNT_TOOLS[tool].rest)!;
+  const route = ACCOUNT_ROUTES.find((r) => `GET ${r.path}` === ACCOUNT_TOOLS[tool]!.rest)!;
   const { res, body } = await get(route.GET, `${route.path}${query}`, token);
   expect(res.status).toBe(200);
   return body;
@@ -92,7 +92,7 @@ for (const engine of testEngines()) {
         expect(tool.inputSchema.type).toBe('object');
         expect(tool.outputSchema?.type).toBe('object');
         expect(tool.annotations?.readOnlyHint).toBe(true);
-        expect(tool.description).toContain(ACCOUNT_TOOLS[tool.name as keyof typeof ACCOUNT_TOOLS].scope);
+        expect(tool.description).toContain(ACCOUNT_TOOLS[tool.name]!.scope);
       }
       const earnings = tools.find((t) => t.name === 'get_my_earnings')!;
       expect(earnings.inputSchema.properties?.payout_limit).toMatchObject({ type: 'integer', minimum: 0, maximum: 50, default: 10 });

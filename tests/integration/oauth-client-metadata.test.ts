@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
 import { clearClientMetadataCache, fetchClientMetadata, FETCH_TIMEOUT_MS } from '@/lib/oauth/client-metadata';
 import { resetOAuthSecrets } from '@/lib/oauth/secrets';

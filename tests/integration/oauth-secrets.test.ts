@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT, importJWK } from 'jose';
-import type { Engine } from '@/lib/db';
+import type { Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
 import { OAuthError } from '@/lib/http/errors';
 import { oauthSecrets, requireOAuthSecrets, resetOAuthSecrets } from '@/lib/oauth/secrets';
 import { openPgliteCopy } from '../helpers/db';
-import { useDatabase } from '@/lib/db';
+import { useDatabase } from '@/lib/db/database';
 
 const saved = { ...process.env };
 function setEnv(vars: Record<string, string | undefined>) {

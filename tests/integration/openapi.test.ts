@@ -5,17 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as openApiHandlers from '@/app/api/v1/openapi.json/route';
 import * as indexHandlers from '@/app/api/v1/route';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
-import { defineRoute, json, method, type RouteSpec } from '@/lib/http/kernel';
+import type { RouteDeclaration } from '@/lib/http/declaration';
+import { defineRoute, json } from '@/lib/http/kernel';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { allOperations, buildOpenApiDocument } from '@/lib/openapi/document';
-import { operationsOf } from '@/lib/openapi/operations';
+import { buildOpenApiDocument, restOperations } from '@/lib/openapi/document';
+import type { Operation as RegistryOperation, RoutePath } from '@/lib/registry';
 import { apiErrorBody, intParam } from '@/lib/schemas/common';
 import { openPgliteCopy } from '../helpers/db';
 
 /**
- * The OpenAPI 3.1 document (DESIGN.md, REST conventions; spec, Versioning): valid, complete
+ * The OpenAPI 3.1 document (content/docs/versioning.md): valid, complete
  * against the route files, faithful to the zod schemas the handlers validate with, and driven by
  * the route's deprecation flag.
  */
@@ -134,12 +135,12 @@ describe('GET /api/v1/openapi.json', () => {
     expect(sdkKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
   });
 
-  it('marks no real operation deprecated (spec, Versioning 6: none is)', () => {
+  it('marks no real operation deprecated (none is today)', () => {
     expect(operations().filter(({ op }) => op.deprecated).map(({ key }) => key)).toEqual([]);
   });
 });
 
-describe('documented query parameters match the spec and the zod schemas the handlers validate with', () => {
+describe('documented query parameters match the published limits and the zod schemas the handlers validate with', () => {
   type IntRow = { path: string; name: string; kind: 'int'; min: number; max: number; fallback: number };
   type EnumRow = { path: string; name: string; kind: 'enum'; values: string[]; fallback: string };
   type StringRow = { path: string; name: string; kind: 'string'; required: boolean; minLength: number; maxLength: number };
@@ -159,8 +160,8 @@ describe('documented query parameters match the spec and the zod schemas the han
 
   const documented = (p: string, name: string) => doc.paths[p]?.get?.parameters.find((x) => x.in === 'query' && x.name === name);
   const validator = (p: string, name: string) => {
-    const op = allOperations().find((o) => o.path === p && o.method === 'get');
-    return op?.query?.shape[name] as z.ZodType | undefined;
+    const op = restOperations().find((o) => o.path === p && o.method === 'GET');
+    return op?.declaration.query?.shape[name] as z.ZodType | undefined;
   };
 
   it.each(['/api/v1', '/api/v1/search', '/api/v1/pages', '/api/v1/pricing', '/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/api-keys'])(
@@ -206,21 +207,28 @@ describe('deprecation: one flag on the route drives the headers and the document
     sunset: new Date('2026-07-15T00:00:00Z'),
     link: 'https://example.com/docs/versioning#test-deprecated',
   };
-  const spec: RouteSpec = {
-    name: 'test-deprecated',
+  const declaration = {
+    path: '/api/v1/test-deprecated',
+    errors: 'api',
     rateLimit: true,
     cors: 'public',
     apiVersion: true,
     deprecated,
     methods: {
-      GET: method({
+      GET: {
+        credential: { kind: 'none' },
         query: z.object({ n: intParam(1, 10, 1).describe('A number, 1 to 10.') }),
         cache: 'public, max-age=60',
-        handler: ({ query }) => json({ n: query.n }),
-      }),
+        doc: {
+          operationId: 'testDeprecated',
+          summary: 'A deprecated operation (test only)',
+          tags: ['Public'],
+          responses: { 200: { description: 'The number.', schema: z.object({ n: z.number().int() }) } },
+        },
+      },
     },
-  };
-  const handlers = defineRoute(spec);
+  } as const satisfies RouteDeclaration;
+  const handlers = defineRoute(declaration, { GET: ({ query }) => json({ n: query.n }) });
 
   const expectDeprecationHeaders = (res: Response) => {
     expect(res.headers.get('Deprecation')).toBe(`@${Math.floor(deprecated.since.getTime() / 1000)}`);
@@ -234,7 +242,7 @@ describe('deprecation: one flag on the route drives the headers and the document
     expect(res.headers.get('Access-Control-Expose-Headers')).toBe('*');
   };
 
-  it('the flag is at least 90 days ahead of the sunset (spec, Versioning 4)', () => {
+  it('the flag is at least 90 days ahead of the sunset, as the versioning policy promises', () => {
     expect(deprecated.sunset.getTime() - deprecated.since.getTime()).toBeGreaterThanOrEqual(90 * 86_400_000);
   });
 
@@ -263,17 +271,8 @@ describe('deprecation: one flag on the route drives the headers and the document
   });
 
   it('the document marks that operation deprecated: true, no other, and still validates', async () => {
-    const extra = operationsOf('/api/v1/test-deprecated', spec, {
-      GET: {
-        operationId: 'testDeprecated',
-        summary: 'A deprecated operation (test only)',
-        tags: ['Public'],
-        security: 'none',
-        responses: { 200: { description: 'The number.', schema: z.object({ n: z.number().int() }) } },
-      },
-    });
-    expect(extra.map((o) => o.deprecated)).toEqual([true]);
-    const built = buildOpenApiDocument([...allOperations(), ...extra]) as unknown as Doc;
+    const extra: RegistryOperation = { method: 'GET', path: declaration.path as RoutePath, route: declaration, declaration: declaration.methods.GET };
+    const built = buildOpenApiDocument([...restOperations(), extra]) as unknown as Doc;
     expect(built.paths['/api/v1/test-deprecated']?.get?.deprecated).toBe(true);
     const others = Object.entries(built.paths)
       .filter(([p]) => p !== '/api/v1/test-deprecated')

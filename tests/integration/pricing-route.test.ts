@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GET } from '@/app/api/v1/pricing/route';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
-import { forgetLivePricing, livePricingNow, loadLivePricing } from '@/lib/pricing';
+import { forgetLivePricing, loadLivePricing } from '@/lib/pricing/settings';
 import { testEngines } from '../helpers/db';
 
 const ctx = { params: Promise.resolve({}) };
@@ -50,15 +50,12 @@ for (const engine of testEngines()) {
       for (const f of absent) expect(body).not.toHaveProperty(f);
     });
 
-    it('reuses a finished read without waiting, only while it is fresh', async () => {
+    it('reuses a read of the settings for 15 seconds, then reads again', async () => {
       const now = Date.now();
-      expect(livePricingNow(now)).toBeUndefined(); // nothing read yet
-      const pending = loadLivePricing(now);
-      expect(livePricingNow(now)).toBeUndefined(); // read under way
-      const values = await pending;
-      expect(livePricingNow(now)).toEqual({ values });
-      expect(livePricingNow(now + 14_000)?.values).toBe(values);
-      expect(livePricingNow(now + 15_000)).toBeUndefined(); // stale: the next request reads again
+      const first = loadLivePricing(now);
+      expect(loadLivePricing(now + 14_000)).toBe(first);
+      const values = await first;
+      expect(loadLivePricing(now + 15_000)).not.toBe(first); // stale: read again
       // The route answers the same either way.
       const fresh = await (await GET(request(), ctx)).json();
       const reused = await (await GET(request(), ctx)).json();
@@ -96,7 +93,7 @@ for (const engine of testEngines()) {
     });
 
     it('reuses a read for a few seconds, then reads the table again', async () => {
-      const { loadLivePricing } = await import('@/lib/pricing');
+      const { loadLivePricing } = await import('@/lib/pricing/settings');
       const t0 = Date.now();
       const first = await loadLivePricing(t0);
       await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 99'), db);

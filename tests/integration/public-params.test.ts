@@ -4,20 +4,21 @@ import * as openApiHandlers from '@/app/api/v1/openapi.json/route';
 import * as pagesHandlers from '@/app/api/v1/pages/route';
 import * as pricingHandlers from '@/app/api/v1/pricing/route';
 import * as searchHandlers from '@/app/api/v1/search/route';
-import { indexBody, PUBLIC_ENDPOINTS } from '@/lib/api/index';
+import { publicEndpoints } from '@/lib/api/handlers';
+import { indexBody } from '@/lib/schemas/api';
 import { allPages } from '@/lib/content/pages';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { forgetLivePricing } from '@/lib/pricing';
+import { forgetLivePricing } from '@/lib/pricing/settings';
 import { pagesBody } from '@/lib/schemas/pages';
 import { AUDIENCES, pricingBody, type Audience } from '@/lib/schemas/pricing';
 import { searchBody } from '@/lib/schemas/search';
-import { searchPages } from '@/lib/search';
+import { searchPages } from '@/lib/search/engine';
 import { openPgliteCopy } from '../helpers/db';
 
 /**
- * Every parameter of every public endpoint (spec: Endpoints, Limits; DESIGN.md, REST conventions):
+ * Every parameter of every public endpoint, as content/docs/rest-api.md and rate-limits.md state:
  * bounds, defaults, wrong types, repeats and empties, each row asserting the exact status, the
  * body (parsed with the documented schema, or the exact 400 envelope) and the common headers.
  */
@@ -34,7 +35,7 @@ function call(handlers: Handlers, path: string, query = '', init: { method?: key
   return handlers[method](new Request(url, { method, headers: { 'x-forwarded-for': '192.0.2.44', ...init.headers } }), ctx());
 }
 
-/** The headers every REST answer carries (spec: Endpoints, Limits; DESIGN.md, REST conventions). */
+/** The headers every REST answer carries (content/docs/rest-api.md, content/docs/rate-limits.md). */
 function expectCommonHeaders(res: Response, cacheControl: string) {
   expect(res.headers.get('API-Version')).toBe('1');
   expect(res.headers.get('X-Request-Id')).toMatch(/^req_[0-9a-f]{32}$/);
@@ -274,7 +275,16 @@ describe('GET /api/v1', () => {
     expect(body.version).toBe('1');
     expect(body.openapi).toBe(`${base()}/api/v1/openapi.json`);
     expect(body.auth).toBe(`${base()}/.well-known/oauth-authorization-server`);
-    expect(body.public_endpoints).toEqual(PUBLIC_ENDPOINTS.map((e) => ({ ...e })));
+    expect(body.public_endpoints).toEqual(publicEndpoints());
+    expect(body.public_endpoints.map((e) => `${e.method} ${e.path}`)).toEqual([
+      'GET /api/v1',
+      'GET /api/v1/search',
+      'GET /api/v1/pricing',
+      'GET /api/v1/pages',
+      'GET /api/v1/openapi.json',
+      'POST /api/v1/batch',
+    ]);
+    expect(body.public_endpoints.find((e) => e.path === '/api/v1/search')?.description).toBe('Search the docs and product pages (q, limit, cursor).');
     expect(body.account_endpoints.map((e) => e.path)).toEqual(['/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/api-keys']);
   };
 
@@ -303,7 +313,7 @@ describe('GET /api/v1', () => {
       expect(body.error).toEqual({ status: 401, code: 'invalid_token', message: expect.any(String) });
       expect(body.error.message.length).toBeGreaterThan(0);
       expect(body.public_endpoints.length).toBeGreaterThan(0);
-      expect(body.public_endpoints).toEqual(PUBLIC_ENDPOINTS.map((e) => ({ ...e })));
+      expect(body.public_endpoints).toEqual(publicEndpoints());
       expect(body).not.toHaveProperty('token');
     },
   );

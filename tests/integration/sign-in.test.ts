@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
-import { useDatabase, type Engine } from '@/lib/db';
+import { useDatabase, type Engine } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
 import { authOptions, sessionCookieName } from '@/lib/auth/options';
 import { sessionUser } from '@/lib/auth/session';

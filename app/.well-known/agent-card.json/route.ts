@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { agentCardRoute } from '@/lib/a2a/routes';
+import { agentCardRoute } from '@/lib/a2a/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(agentCardRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = agentCardRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { jwksRoute } from '@/lib/oauth/discovery-routes';
+import { jwksRoute } from '@/lib/oauth/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(jwksRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = jwksRoute;

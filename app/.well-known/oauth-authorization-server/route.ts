@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { authorizationServerMetadataRoute } from '@/lib/oauth/discovery-routes';
+import { authorizationServerMetadataRoute } from '@/lib/oauth/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(authorizationServerMetadataRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = authorizationServerMetadataRoute;

@@ -1,5 +1,4 @@
-import { agentIdentityRoute } from '@/lib/agent/route';
-import { defineRoute } from '@/lib/http/kernel';
+import { agentIdentityRoute } from '@/lib/agent/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(agentIdentityRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = agentIdentityRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { indexRoute } from '@/lib/api/index';
+import { indexRoute } from '@/lib/api/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(indexRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = indexRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { docsMcpRoute } from '@/lib/mcp/routes';
+import { docsMcpRoute } from '@/lib/mcp/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(docsMcpRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = docsMcpRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { markdownTwinRoute } from '@/lib/content/routes';
+import { markdownTwinRoute } from '@/lib/content/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(markdownTwinRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = markdownTwinRoute;

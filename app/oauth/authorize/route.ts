@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { authorizeRoute } from '@/lib/oauth/authorize-route';
+import { authorizeRoute } from '@/lib/oauth/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(authorizeRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = authorizeRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { registerRoute } from '@/lib/oauth/register-route';
+import { registerRoute } from '@/lib/oauth/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(registerRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = registerRoute;

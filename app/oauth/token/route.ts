@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { tokenRoute } from '@/lib/oauth/token';
+import { tokenRoute } from '@/lib/oauth/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(tokenRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = tokenRoute;

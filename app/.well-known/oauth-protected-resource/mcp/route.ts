@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { protectedResourceMetadataRoute } from '@/lib/oauth/discovery-routes';
+import { mcpResourceMetadataRoute } from '@/lib/oauth/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(protectedResourceMetadataRoute('mcp'));
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = mcpResourceMetadataRoute;

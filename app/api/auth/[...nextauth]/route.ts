@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { nextAuthRoute } from '@/lib/auth/route';
+import { nextAuthRoute } from '@/lib/auth/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(nextAuthRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = nextAuthRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { batchRoute } from '@/lib/batch/route';
+import { batchRoute } from '@/lib/batch/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(batchRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = batchRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { profileRoute } from '@/lib/account/routes';
+import { profileRoute } from '@/lib/account/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(profileRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = profileRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { openApiRoute } from '@/lib/openapi/route';
+import { openApiRoute } from '@/lib/openapi/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(openApiRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = openApiRoute;

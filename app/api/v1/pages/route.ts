@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { pagesRoute } from '@/lib/content/routes';
+import { pagesRoute } from '@/lib/content/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(pagesRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = pagesRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { pricingRoute } from '@/lib/pricing/route';
+import { pricingRoute } from '@/lib/pricing/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(pricingRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = pricingRoute;

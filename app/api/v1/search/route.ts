@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { searchRoute } from '@/lib/search/route';
+import { searchRoute } from '@/lib/search/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(searchRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = searchRoute;

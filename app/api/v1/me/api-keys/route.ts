@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { apiKeysRoute } from '@/lib/account/routes';
+import { apiKeysRoute } from '@/lib/account/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(apiKeysRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiKeysRoute;

@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { appsRoute } from '@/lib/account/routes';
+import { appsRoute } from '@/lib/account/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(appsRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = appsRoute;

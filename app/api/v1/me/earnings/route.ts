@@ -1,5 +1,4 @@
-import { defineRoute } from '@/lib/http/kernel';
-import { earningsRoute } from '@/lib/account/routes';
+import { earningsRoute } from '@/lib/account/handlers';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = defineRoute(earningsRoute);
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = earningsRoute;

@@ -61,7 +61,7 @@ export interface UserClaims {
 
 /**
  * Runs `fn` as the given user: a transaction whose `request.jwt.claims` carry the user and whose
- * role is `authenticated`, so RLS policies decide what is visible (DESIGN.md, Run as the user).
+ * role is `authenticated`, so RLS policies decide what is visible (ARCHITECTURE.md, Data).
  * Both settings are transaction-local (`set_config(..., true)`): PGlite is one session for the
  * whole process, and nothing may leak into the next transaction.
  */

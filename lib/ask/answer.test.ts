@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allPages, pageByPath, type Page } from '../content/pages';
 import { env } from '../env';
-import { ask, NOT_FOUND_ANSWER, quotedSentences, selectHits, sentencesOf, termsOf, termsRequired } from './index';
+import { ask, NOT_FOUND_ANSWER, quotedSentences, selectHits, sentencesOf, termsOf, termsRequired } from './answer';
 import { markdownToText } from '../content/pages';
 import { passagesOf } from './passages';
 

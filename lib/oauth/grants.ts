@@ -1,13 +1,11 @@
-import { z } from 'zod';
 import { agentRegistrationEnabled, sandboxTokenBody, verifyIdentityAssertion } from '../agent/identity';
 import { OAuthError } from '../http/errors';
-import { json, method, type JsonAnswer, type RouteSpec } from '../http/kernel';
+import { json, type JsonReply } from '../http/kernel';
 import { NO_STORE_HEADERS } from '../http/responses';
 import { lookupClient } from './client-lookup';
 import { secretMatches, type Client } from './clients';
 import { redeemCode } from './codes';
-import { supportedGrantTypes } from './discovery-routes';
-import { JWT_BEARER_GRANT } from './metadata';
+import { JWT_BEARER_GRANT, supportedGrantTypes } from './metadata';
 import { verifyPkce } from './pkce';
 import { parseResources } from './resources';
 import { parseScopes, scopeString } from './scopes';
@@ -16,7 +14,8 @@ import { issueAccessToken } from './tokens';
 
 /**
  * POST /oauth/token (RFC 6749 §3.2, §4.1.3): client authentication by the registered method,
- * then the authorization_code grant with PKCE. No refresh tokens exist (spec: Token exchange).
+ * then the authorization_code grant with PKCE. No refresh tokens are issued: a client runs the
+ * flow again when its one-hour token expires (content/docs/authentication.md).
  * With agent registration on, also the JWT-bearer grant (RFC 7523 §2.1) for identity assertions.
  */
 
@@ -72,7 +71,7 @@ export async function authenticateClient(credentials: Credentials): Promise<Clie
   return client;
 }
 
-async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets): Promise<JsonAnswer> {
+async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets): Promise<JsonReply> {
   const { code, redirect_uri: redirectUri, code_verifier: verifier } = form;
   if (!code) throw new OAuthError('invalid_request', 'code is missing.');
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is missing: send the one the authorization request used.');
@@ -107,7 +106,7 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
  * authentication is optional for this grant (RFC 7523 §3.1); credentials that are sent must be
  * valid, so a client never learns that a wrong secret was silently ignored.
  */
-async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets): Promise<JsonAnswer> {
+async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets): Promise<JsonReply> {
   if (authorization !== null || form.client_id !== undefined || form.client_secret !== undefined) {
     await authenticateClient(clientCredentials(form, authorization));
   }
@@ -122,28 +121,15 @@ async function jwtBearerGrant(form: Record<string, string>, authorization: strin
   return json(sandboxTokenBody(), { headers: { ...NO_STORE_HEADERS, 'Service-Sandbox': 'true' } });
 }
 
-export const tokenRoute: RouteSpec = {
-  name: 'oauth-token',
-  errors: 'oauth',
-  rateLimit: true,
-  cors: 'public',
-  methods: {
-    POST: method({
-      body: z.record(z.string(), z.string()),
-      bodyType: 'form',
-      handler: async ({ request, body }) => {
-        const secrets = await requireOAuthSecrets();
-        const grant = body.grant_type;
-        if (!grant) throw new OAuthError('invalid_request', 'grant_type is missing.');
-        if (grant === JWT_BEARER_GRANT && agentRegistrationEnabled()) {
-          return jwtBearerGrant(body, request.headers.get('authorization'), secrets);
-        }
-        if (grant !== 'authorization_code') {
-          throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported; use ${supportedGrantTypes().join(' or ')}.`);
-        }
-        const client = await authenticateClient(clientCredentials(body, request.headers.get('authorization')));
-        return authorizationCodeGrant(body, client, secrets);
-      },
-    }),
-  },
-};
+/** A token request (RFC 6749 §4.1.3, RFC 7523 §2.1): the grant it names, for the client it authenticates. */
+export async function answerTokenRequest(form: Record<string, string>, authorization: string | null): Promise<JsonReply> {
+  const secrets = await requireOAuthSecrets();
+  const grant = form.grant_type;
+  if (!grant) throw new OAuthError('invalid_request', 'grant_type is missing.');
+  if (grant === JWT_BEARER_GRANT && agentRegistrationEnabled()) return jwtBearerGrant(form, authorization, secrets);
+  if (grant !== 'authorization_code') {
+    throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported; use ${supportedGrantTypes().join(' or ')}.`);
+  }
+  const client = await authenticateClient(clientCredentials(form, authorization));
+  return authorizationCodeGrant(form, client, secrets);
+}

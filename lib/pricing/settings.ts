@@ -1,4 +1,5 @@
-import { asAnonymous, type Queryable } from '../db';
+import { cacheOff } from '../cache/lru';
+import { asAnonymous, type Queryable } from '../db/database';
 import { env } from '../env';
 import { log, describeError } from '../log';
 import type { Audience, PricingBody } from '../schemas/pricing';
@@ -58,39 +59,19 @@ export async function readPricingSettings(db: Queryable): Promise<PricingValues 
  */
 const LIVE_TTL_MS = 15_000;
 const FAILED_TTL_MS = 2_000;
-interface Memo {
-  at: number;
-  ttl: number;
-  value: Promise<PricingValues | null>;
-  /** The value once the read has finished, so a caller can take it without awaiting. */
-  settled?: { values: PricingValues | null };
-}
-let memo: Memo | undefined;
+let memo: { at: number; ttl: number; value: Promise<PricingValues | null> } | undefined;
 
 /** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
 export function loadLivePricing(now = Date.now()): Promise<PricingValues | null> {
-  if (memo && now - memo.at < memo.ttl) return memo.value;
-  const entry: Memo = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve<PricingValues | null>(null) };
-  entry.value = asAnonymous(readPricingSettings)
-    .catch((err) => {
-      log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
-      entry.ttl = FAILED_TTL_MS;
-      return null;
-    })
-    .then((values) => {
-      entry.settled = { values };
-      return values;
-    });
+  if (memo && now - memo.at < memo.ttl && !cacheOff('pricing')) return memo.value;
+  const entry = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve<PricingValues | null>(null) };
+  entry.value = asAnonymous(readPricingSettings).catch((err) => {
+    log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
+    entry.ttl = FAILED_TTL_MS;
+    return null;
+  });
   memo = entry;
   return entry.value;
-}
-
-/**
- * What `loadLivePricing` would answer, when it can answer without waiting (a finished read still
- * in use); `undefined` otherwise. Spares the hot path a promise per request.
- */
-export function livePricingNow(now = Date.now()): { values: PricingValues | null } | undefined {
-  return memo && now - memo.at < memo.ttl ? memo.settled : undefined;
 }
 
 /** Forget the reused read (tests, and after an operator changes the settings in-process). */

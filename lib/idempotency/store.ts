@@ -1,15 +1,15 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Engine } from '../db';
+import type { Engine } from '../db/database';
 import { asService } from '../db/service';
 import { ApiError } from '../http/errors';
-import { jsonText, type JsonAnswer } from '../http/kernel';
+import { jsonText, type JsonReply } from '../http/kernel';
 import { IDEMPOTENCY_KEY } from '../schemas/common';
 
 /**
- * `Idempotency-Key` (spec: Limits; DESIGN.md, REST conventions): the first request with a key
- * runs and its answer is kept for 24 h; a retry with the same key and body gets that answer
- * unchanged; the same key with another body is refused; a retry while the first still runs
- * waits for it, then gives up with a conflict.
+ * `Idempotency-Key` (ARCHITECTURE.md, Decisions the interface leaves open): the first request
+ * with a key runs and its answer is kept for 24 h; a retry with the same key and body gets that
+ * answer unchanged; the same key with another body is refused; a retry while the first still
+ * runs waits for it, then gives up with a conflict.
  *
  * The table never holds a usable secret: the key is stored as its SHA-256, and the answer (which
  * may carry a client secret) is encrypted under a key derived from the Idempotency-Key and the
@@ -149,7 +149,7 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
  * the same key is a 400, a first attempt still running a 409. `what` names the operation in
  * those messages ("batch", "registration").
  */
-export async function idempotentResponse(options: IdempotencyOptions & { what: string; headers?: Record<string, string> }): Promise<JsonAnswer> {
+export async function idempotentResponse(options: IdempotencyOptions & { what: string; headers?: Record<string, string> }): Promise<JsonReply> {
   const outcome = await idempotent(options);
   if (outcome.kind === 'mismatch') {
     throw new ApiError('invalid_request', `This Idempotency-Key was used with another ${options.what}: use a new key for a new ${options.what}.`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OAuthError } from '../http/errors';
-import { clientCredentials } from './token';
+import { clientCredentials } from './grants';
 
 const basic = (userPass: string) => `Basic ${Buffer.from(userPass, 'utf8').toString('base64')}`;
 

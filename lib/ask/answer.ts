@@ -2,12 +2,12 @@ import MiniSearch, { type SearchResult } from 'minisearch';
 import { Lru } from '../cache/lru';
 import { allPages } from '../content/pages';
 import { absoluteUrl } from '../http/responses';
-import { normalizeTerm, snippetAround } from '../search';
+import { normalizeTerm, snippetAround } from '../search/engine';
 import { passagesOf, type Passage } from './passages';
 
 /**
  * /ask: an answer composed from the passages of the docs that best match a question, each cited
- * by its page and section URL (DESIGN.md, "/ask"). No language model: the answer is the
+ * by its page and section URL (content/docs/agents.md). No language model: the answer is the
  * passages' own most relevant sentences, in the docs' own words, so every claim can be checked
  * against the citation it carries.
  */
@@ -209,7 +209,7 @@ export function compose(question: string, hits: Hit[], terms: string[]): Answer 
 }
 
 /** Answers already given: the docs do not change while the process runs. */
-const answered = new Lru<string, Answer>(500);
+const answered = new Lru<string, Answer>('ask-answers', 500);
 
 /** The answer to a question (already trimmed and within QUESTION_MAX). */
 export function ask(question: string): Answer {

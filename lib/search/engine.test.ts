@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeTerm, snippetAround } from './index';
+import { normalizeTerm, snippetAround } from './engine';
 
 describe('search terms', () => {
   it.each([

@@ -139,7 +139,7 @@ export function snippetAround(text: string, terms: readonly string[], max = SNIP
  * Recent queries and their hits. The index never changes while the process runs, so a repeated
  * query (the next page of results, a popular question) need not be searched again.
  */
-const recent = new Lru<string, SearchHit[]>(500);
+const recent = new Lru<string, SearchHit[]>('search-hits', 500);
 
 /** Every page matching `query`, best first (ties by path, so pages of results are stable). */
 export function searchPages(query: string): SearchHit[] {

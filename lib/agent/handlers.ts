@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { OAuthError } from '../http/errors';
+import { readBody } from '../http/input';
+import { defineRoute, json } from '../http/kernel';
+import { NO_STORE_HEADERS } from '../http/responses';
+import { requireOAuthSecrets } from '../oauth/secrets';
+import { ROUTES } from '../registry';
+import { agentRegistrationEnabled, issueIdentityAssertion, registrationBody, registrationType } from './identity';
+
+/**
+ * POST /agent/identity: anonymous agent registration. OAuth error style (`{error,
+ * error_description}`): its codes `service_auth_not_enabled` and `issuer_not_enabled` are
+ * OAuth-style codes, and its answer is a credential for the token endpoint.
+ */
+export const agentIdentityRoute = defineRoute(ROUTES['/agent/identity'], {
+  POST: async ({ request, url }) => {
+    // Off: a 404 like an unknown path, before the body is read, whatever the body.
+    if (!agentRegistrationEnabled()) throw new OAuthError('not_found', `Nothing is served at ${url.pathname}.`, 404);
+    registrationType(await readBody(request, z.unknown(), 'json'));
+    const registration = await issueIdentityAssertion(await requireOAuthSecrets());
+    return json(registrationBody(registration), { status: 201, headers: NO_STORE_HEADERS });
+  },
+});

@@ -1,0 +1,51 @@
+import { defineRoute, json, API_VERSION } from '../http/kernel';
+import { absoluteUrl } from '../http/responses';
+import { operations, ROUTES } from '../registry';
+import { indexBody } from '../schemas/api';
+
+/** GET /api/v1: what the API offers, and (with a token) what the token is. */
+
+/** The REST operations anyone may call, each with its summary and its query parameters. */
+export function publicEndpoints(): { method: string; path: string; description: string }[] {
+  return operations()
+    .filter((op) => op.route.apiVersion && op.declaration.credential.kind !== 'bearer')
+    .map(({ method, path, declaration }) => {
+      const parameters = Object.keys(declaration.query?.shape ?? {});
+      const summary = declaration.doc?.summary ?? path;
+      return { method, path, description: parameters.length > 0 ? `${summary} (${parameters.join(', ')}).` : `${summary}.` };
+    });
+}
+
+/** The REST operations that need an access token, each with the scope it needs. */
+export function accountEndpoints(): { method: string; path: string; scope: string }[] {
+  return operations().flatMap(({ method, path, route, declaration: { credential } }) =>
+    route.apiVersion && credential.kind === 'bearer' && credential.scope ? [{ method, path, scope: credential.scope }] : [],
+  );
+}
+
+export function indexDocument() {
+  return {
+    name: 'Monetize API',
+    version: API_VERSION,
+    openapi: absoluteUrl('/api/v1/openapi.json'),
+    auth: absoluteUrl('/.well-known/oauth-authorization-server'),
+    public_endpoints: publicEndpoints(),
+    account_endpoints: accountEndpoints(),
+  };
+}
+
+export const indexRoute = defineRoute(
+  ROUTES['/api/v1'],
+  {
+    GET: ({ principal }) => {
+      if (!principal) return json(indexBody.parse(indexDocument()));
+      // The sandbox token does not expire; an hour ahead keeps clients that renew by it working.
+      const expiresAt = principal.kind === 'user' ? principal.expiresAt.getTime() : Date.now() + 3600_000;
+      const body = { ...indexDocument(), token: { scopes: principal.scopes, expires_at: Math.floor(expiresAt / 1000) } };
+      if (principal.kind === 'sandbox') return json(indexBody.parse({ ...body, sandbox: true }), { headers: { 'Service-Sandbox': 'true' } });
+      return json(indexBody.parse(body));
+    },
+  },
+  // The 401 of an invalid token still lists what works without one.
+  { errorExtra: (error) => (error.status === 401 ? indexDocument() : undefined) },
+);

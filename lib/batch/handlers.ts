@@ -1,0 +1,102 @@
+import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account/handlers';
+import { pagesRoute } from '../content/handlers';
+import { sha256Hex } from '../crypto';
+import { env } from '../env';
+import { ApiError } from '../http/errors';
+import { defineRoute, jsonText, type Route } from '../http/kernel';
+import { idempotencyKey, idempotentResponse, type StoredAnswer } from '../idempotency/store';
+import { authenticate, bearerToken, SANDBOX_TOKEN } from '../oauth/bearer';
+import { pricingRoute } from '../pricing/handlers';
+import { batchPaths, ROUTES, type BatchPath } from '../registry';
+import { searchRoute } from '../search/handlers';
+
+/**
+ * POST /api/v1/batch: 1 to 20 GET sub-requests, dispatched in process and in parallel to the
+ * very routes their paths name, each with the caller's Authorization, answered in request order.
+ * A batch saves round trips, not quota: one unit of rate limit per sub-request.
+ */
+
+/** The route of every path the registry lets a batch run (its type makes the list complete). */
+const TARGETS: Record<BatchPath, Route> = {
+  '/api/v1/search': searchRoute,
+  '/api/v1/pricing': pricingRoute,
+  '/api/v1/pages': pagesRoute,
+  '/api/v1/me': profileRoute,
+  '/api/v1/me/apps': appsRoute,
+  '/api/v1/me/earnings': earningsRoute,
+  '/api/v1/me/api-keys': apiKeysRoute,
+};
+
+/** The paths a batch dispatches to, for a test to compare with the registry. */
+export const BATCH_TARGETS: readonly string[] = Object.keys(TARGETS);
+
+export interface SubRequest {
+  id: string | number;
+  /** The path and query as given. */
+  path: string;
+  route: BatchPath;
+}
+
+/** Checks every sub-request's path: an API v1 path this endpoint may dispatch to. */
+export function planBatch(requests: { path: string; id?: string | number }[]): SubRequest[] {
+  const allowed: string[] = batchPaths();
+  return requests.map((r, index) => {
+    const where = `requests[${index}].path`;
+    if (!r.path.startsWith('/api/v1/') && r.path !== '/api/v1') {
+      throw new ApiError('invalid_request', `${where} must be an API v1 path such as /api/v1/me/apps.`);
+    }
+    let url: URL;
+    try {
+      url = new URL(r.path, 'http://batch.invalid');
+    } catch {
+      throw new ApiError('invalid_request', `${where} is not a valid path.`);
+    }
+    if (url.origin !== 'http://batch.invalid' || r.path.includes('#')) throw new ApiError('invalid_request', `${where} must be a path, not a URL.`);
+    if (!allowed.includes(url.pathname)) {
+      throw new ApiError('invalid_request', `${where} may not be ${url.pathname}; allowed: ${allowed.join(', ')}.`);
+    }
+    return { id: r.id ?? index, path: `${url.pathname}${url.search}`, route: url.pathname as BatchPath };
+  });
+}
+
+/** One sub-response as JSON text: `{"id":…,"status":…,"body":…}`, the body spliced in as answered. */
+async function dispatch(sub: SubRequest, authorization: string | null): Promise<string> {
+  const request = new Request(`${env().PUBLIC_BASE_URL}${sub.path}`, { headers: authorization === null ? {} : { authorization } });
+  const answer = await TARGETS[sub.route].dispatch(request);
+  // A Response (no batchable route answers one today) is read and checked to be JSON.
+  const text = answer instanceof Response ? JSON.stringify(JSON.parse((await answer.text()) || 'null')) : answer.text;
+  return `{"id":${JSON.stringify(sub.id)},"status":${answer.status},"body":${text}}`;
+}
+
+export async function runBatch(subs: SubRequest[], authorization: string | null, sandbox: boolean): Promise<StoredAnswer> {
+  const responses = await Promise.all(subs.map((s) => dispatch(s, authorization)));
+  return { status: 200, body: `{"responses":[${responses.join(',')}]${sandbox ? ',"sandbox":true' : ''}}` };
+}
+
+export const batchRoute = defineRoute(ROUTES['/api/v1/batch'], {
+  POST: async ({ request, body, clientIp, charge }) => {
+    const key = idempotencyKey(request);
+    const subs = planBatch(body.requests);
+    // The request itself paid one unit; the others are paid here, before anything runs.
+    await charge(subs.length - 1);
+    const authorization = request.headers.get('authorization');
+    const credential = bearerToken(request);
+    const sandbox = credential.present && credential.token === SANDBOX_TOKEN;
+    const headers: Record<string, string> = sandbox ? { 'Service-Sandbox': 'true' } : {};
+    if (key === null) return jsonText((await runBatch(subs, authorization, sandbox)).body, { headers });
+
+    // With a key, a credential that is present must be valid (else the 401 of the account
+    // routes): a stored answer is never replayed to an expired or forged token.
+    await authenticate(request, 'api', { required: false });
+    return idempotentResponse({
+      scope: 'batch',
+      // Keys belong to a credential (or, without one, to an address): never shared across callers.
+      principal: sha256Hex(authorization ?? `anonymous ${clientIp}`),
+      key,
+      fingerprint: JSON.stringify(subs.map((s) => [s.id, s.path])),
+      run: () => runBatch(subs, authorization, sandbox),
+      what: 'batch',
+      headers,
+    });
+  },
+});

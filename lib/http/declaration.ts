@@ -1,0 +1,97 @@
+import type { z } from 'zod';
+import type { ResourceName } from '../oauth/resources';
+import type { Scope } from '../schemas/account';
+
+/**
+ * What a route declaration says: everything about a route except the code that answers it.
+ * The registry (lib/registry.ts) holds one declaration per route file under app/; the kernel
+ * (lib/http/kernel.ts) runs a declaration with its handlers; the OpenAPI document, the
+ * `/api/v1` index, the batch allowlist, the MCP tools' scopes and the markdown-twin rewrite
+ * read the declarations, so none of them can drift from the routes.
+ */
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+/** The methods a route declares; HEAD follows GET, and OPTIONS is the kernel's. */
+export type DeclarableMethod = Exclude<HttpMethod, 'HEAD' | 'OPTIONS'>;
+
+/**
+ * Who may call an operation, checked by the kernel before the query and body are read (so a
+ * caller without a valid credential learns nothing about the parameters: 401 before 400).
+ *
+ * - `none`: anyone.
+ * - `bearer`: an access token for `resource` (or the sandbox token); with `scope`, a token
+ *   without it is a 403 `insufficient_scope`.
+ * - `optional-bearer`: no credential is fine, but one that is sent must be valid.
+ * - `forwarded-bearer`: the kernel checks nothing; the handler hands `Authorization` on to
+ *   the operations it runs (the batch endpoint), and each of those checks it.
+ */
+export type Credential =
+  | { kind: 'none' }
+  | { kind: 'bearer'; resource: ResourceName; scope?: Scope }
+  | { kind: 'optional-bearer'; resource: ResourceName }
+  | { kind: 'forwarded-bearer'; resource: ResourceName };
+
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  /** Response headers beyond the ones every REST answer carries, by name. */
+  headers?: Record<string, string>;
+  contentType?: string;
+}
+
+/** What the OpenAPI document says of an operation beyond what the declaration already does. */
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  requestHeaders?: { name: string; schema: z.ZodType; description: string }[];
+  /**
+   * The success answers and the errors particular to the operation. The kernel's own errors
+   * (401/403 of the credential, 400 of a query or body, 413 and 415 of a body, 429) are added
+   * by the document builder from the rest of the declaration.
+   */
+  responses: Record<number, ResponseDoc>;
+}
+
+export interface OperationDeclaration {
+  credential: Credential;
+  /** The query parameters, validated before the handler runs; unknown ones are ignored. */
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** How the body is encoded; `json` by default. */
+  bodyType?: 'json' | 'form';
+  /** Cache-Control of a successful answer; `no-store` by default and whenever a credential was sent. */
+  cache?: string;
+  /** Documented in the OpenAPI document (every `/api/v1` operation is). */
+  doc?: OperationDoc;
+  /** May be a sub-request of `POST /api/v1/batch`. */
+  batch?: true;
+  /** The MCP account tool (of `/mcp`) that runs the same read. */
+  mcpTool?: string;
+}
+
+export interface Deprecation {
+  /** When the route was deprecated (RFC 9745 `Deprecation`). */
+  since: Date;
+  /** When it goes away (RFC 8594 `Sunset`), at least 90 days after `since`. */
+  sunset: Date;
+  /** Migration notes (`Link: <…>; rel="deprecation"`). */
+  link: string;
+}
+
+export interface RouteDeclaration {
+  /** The route file's path under app/, e.g. `/api/v1/me/apps` or `/markdown/[[...slug]]`. */
+  path: string;
+  /** Which error shape the route speaks: the API envelope, or RFC 6749 for OAuth endpoints. */
+  errors: 'api' | 'oauth';
+  /** Counts requests against the client's budget. */
+  rateLimit: boolean;
+  /** `public`: any origin may read (no cookies are involved). `none`: same-origin only. */
+  cors: 'public' | 'none';
+  /** Sends `API-Version` (REST routes). */
+  apiVersion: boolean;
+  deprecated?: Deprecation;
+  methods: Partial<Record<DeclarableMethod, OperationDeclaration>>;
+}

@@ -1,0 +1,43 @@
+import { ApiError } from '../http/errors';
+import { defineRoute } from '../http/kernel';
+import { bearerChallenge } from '../oauth/challenge';
+import { ROUTES } from '../registry';
+import { SCOPES } from '../schemas/account';
+import { accountServer, missingScopes } from './account-tools';
+import { docsServer } from './docs-tools';
+import { readMcpRequest, requestsIn, type McpExchange } from './http';
+
+/**
+ * POST /mcp (account tools, bearer token for the MCP resource) and POST /docs/mcp (public).
+ * Stateless Streamable HTTP: GET and DELETE, which open a stream or end a session, answer 405.
+ */
+
+/** A JSON-RPC batch costs what its requests would cost sent one by one (as /api/v1/batch does). */
+async function chargeBatch(charge: (units: number) => Promise<void>, exchange: McpExchange): Promise<void> {
+  if (Array.isArray(exchange.body)) await charge(requestsIn(exchange.body).length - 1);
+}
+
+export const mcpRoute = defineRoute(ROUTES['/mcp'], {
+  POST: async ({ request, principal, charge }) => {
+    const exchange = await readMcpRequest(request);
+    await chargeBatch(charge, exchange);
+    const missing = missingScopes(principal, exchange.body);
+    if (missing.length > 0) {
+      // MCP step-up authorization: name what is missing, and keep what the token already has,
+      // so that authorizing again with this list loses nothing.
+      const scope = SCOPES.filter((s) => principal.scopes.includes(s) || missing.includes(s)).join(' ');
+      throw new ApiError('insufficient_scope', `This tool call needs the ${missing.join(' and ')} scope: authorize again asking for it.`, {
+        'WWW-Authenticate': bearerChallenge({ resource: 'mcp', error: 'insufficient_scope', scope, description: `The ${missing.join(', ')} scope is required` }),
+      });
+    }
+    return exchange.answer(accountServer(principal));
+  },
+});
+
+export const docsMcpRoute = defineRoute(ROUTES['/docs/mcp'], {
+  POST: async ({ request, charge }) => {
+    const exchange = await readMcpRequest(request);
+    await chargeBatch(charge, exchange);
+    return exchange.answer(docsServer());
+  },
+});

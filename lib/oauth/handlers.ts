@@ -1,0 +1,126 @@
+import { sessionUser } from '../auth/session';
+import { env } from '../env';
+import { defineRoute, json } from '../http/kernel';
+import { absoluteUrl, NO_STORE_HEADERS } from '../http/responses';
+import { idempotencyKey, idempotentResponse } from '../idempotency/store';
+import { ROUTES } from '../registry';
+import { MAX_AUTHORIZATION_REQUEST } from '../schemas/oauth';
+import { authorizationResponseUrl, checkAuthorizationRequest, type AuthorizeCheck } from './authorize';
+import { lookupClient } from './client-lookup';
+import { registerClient, validateRegistration } from './clients';
+import { issueCode } from './codes';
+import { checkConsentToken, consentPage, consentToken, errorPage, PAGE_HEADERS } from './consent';
+import { authorizationServerMetadata, protectedResourceMetadata, supportedGrantTypes } from './metadata';
+import { requireOAuthSecrets } from './secrets';
+import { answerTokenRequest } from './grants';
+
+/** The authorization server's routes: authorize (consent), token, registration, discovery. */
+
+function html(status: number, body: string): Response {
+  return new Response(body, { status, headers: PAGE_HEADERS });
+}
+
+function redirect(location: string, status = 302): Response {
+  return new Response(null, { status, headers: { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } });
+}
+
+function notValid(check: Exclude<AuthorizeCheck, { kind: 'valid' }>, status: number): Response {
+  return check.kind === 'redirect' ? redirect(check.location, status) : html(400, errorPage(check.title, check.message));
+}
+
+function sameOrigin(request: Request): boolean {
+  // Browsers send Origin on form POSTs; a foreign one is a cross-site submission.
+  const origin = request.headers.get('origin');
+  return origin === null || origin === new URL(env().PUBLIC_BASE_URL).origin;
+}
+
+/**
+ * GET /oauth/authorize shows the consent page (after sign-in); POST /oauth/authorize is the
+ * publisher's decision. Both check the whole request again: the form carries it verbatim.
+ */
+export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
+  GET: async ({ request, url }) => {
+    const secrets = await requireOAuthSecrets();
+    // The request as received, without a leading `?`: what the consent form carries back.
+    const raw = url.search.replace(/^\?/, '');
+    if (raw.length > MAX_AUTHORIZATION_REQUEST) return html(400, errorPage('Invalid request', 'The authorization request is too long.'));
+    const check = await checkAuthorizationRequest(url.searchParams, (id) => lookupClient(id));
+    if (check.kind !== 'valid') return notValid(check, 302);
+    const user = await sessionUser(request, secrets);
+    if (!user) return redirect(absoluteUrl(`/signin?callbackUrl=${encodeURIComponent(`/oauth/authorize?${raw}`)}`));
+    const csrf = consentToken(secrets.sessionSecret, user.id, raw);
+    return html(200, consentPage({ request: check.request, rawRequest: raw, user, csrf }));
+  },
+  POST: async ({ request, body }) => {
+    const secrets = await requireOAuthSecrets();
+    const user = await sessionUser(request, secrets);
+    if (!user) return html(403, errorPage('Signed out', 'You are no longer signed in, so nothing was approved.'));
+    if (!sameOrigin(request) || !checkConsentToken(secrets.sessionSecret, user.id, body.request, body.csrf_token)) {
+      return html(403, errorPage('Consent not accepted', 'This approval did not come from a consent page we showed you, or the page was open too long.'));
+    }
+    const check = await checkAuthorizationRequest(new URLSearchParams(body.request), (id) => lookupClient(id));
+    // 303: the browser follows with a GET, never re-posting the form to the client.
+    if (check.kind !== 'valid') return notValid(check, 303);
+    const { request: req } = check;
+    if (body.decision === 'deny') {
+      return redirect(
+        authorizationResponseUrl(req.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: req.state }),
+        303,
+      );
+    }
+    const code = await issueCode({
+      clientId: req.client.clientId,
+      userId: user.id,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      scopes: req.scopes,
+      resources: req.resources,
+    });
+    return redirect(authorizationResponseUrl(req.redirectUri, { code, state: req.state }), 303);
+  },
+});
+
+/** POST /oauth/token (RFC 6749 §3.2). */
+export const tokenRoute = defineRoute(ROUTES['/oauth/token'], {
+  POST: ({ request, body }) => answerTokenRequest(body, request.headers.get('authorization')),
+});
+
+/**
+ * POST /oauth/register: dynamic client registration (RFC 7591 §3). With `Idempotency-Key`, a
+ * retry with the same body returns the same client (and secret); another body is refused.
+ */
+export const registerRoute = defineRoute(ROUTES['/oauth/register'], {
+  POST: async ({ request, body, clientIp }) => {
+    await requireOAuthSecrets();
+    const key = idempotencyKey(request);
+    const input = validateRegistration(body);
+    if (key === null) return json(await registerClient(input), { status: 201, headers: NO_STORE_HEADERS });
+    return idempotentResponse({
+      scope: 'oauth_register',
+      principal: clientIp,
+      key,
+      fingerprint: JSON.stringify(input),
+      run: async () => ({ status: 201, body: JSON.stringify(await registerClient(input)) }),
+      what: 'registration',
+      headers: NO_STORE_HEADERS,
+    });
+  },
+});
+
+/** GET /.well-known/oauth-authorization-server (RFC 8414 §3). */
+export const authorizationServerMetadataRoute = defineRoute(ROUTES['/.well-known/oauth-authorization-server'], {
+  GET: () => json(authorizationServerMetadata({ grantTypes: supportedGrantTypes() })),
+});
+
+/** GET /.well-known/oauth-protected-resource/{api/v1,mcp} (RFC 9728 §3). */
+export const apiResourceMetadataRoute = defineRoute(ROUTES['/.well-known/oauth-protected-resource/api/v1'], {
+  GET: () => json(protectedResourceMetadata('api')),
+});
+export const mcpResourceMetadataRoute = defineRoute(ROUTES['/.well-known/oauth-protected-resource/mcp'], {
+  GET: () => json(protectedResourceMetadata('mcp')),
+});
+
+/** GET /.well-known/jwks.json: the public key that verifies our access tokens (RFC 7517). */
+export const jwksRoute = defineRoute(ROUTES['/.well-known/jwks.json'], {
+  GET: async () => json({ keys: [(await requireOAuthSecrets()).publicJwk] }),
+});

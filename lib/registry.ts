@@ -1,0 +1,344 @@
+import { z } from 'zod';
+import type { Credential, DeclarableMethod, OperationDeclaration, RouteDeclaration } from './http/declaration';
+import type { ResourceName } from './oauth/resources';
+import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, earningsBody, earningsQuery, profileBody, type Scope } from './schemas/account';
+import { indexBody } from './schemas/api';
+import { askQuery, askRequest } from './schemas/ask';
+import { batchBody, batchRequest, idempotencyKeyHeader } from './schemas/batch';
+import { apiErrorBody } from './schemas/common';
+import { consentDecisionForm, registrationRequest, tokenForm } from './schemas/oauth';
+import { pagesBody, pagesQuery } from './schemas/pages';
+import { pricingBody, pricingQuery } from './schemas/pricing';
+import { searchBody, searchQuery } from './schemas/search';
+
+/**
+ * Every route of the service, declared once: one entry per route file under app/, keyed by its
+ * path. An entry says how the route is reached (credential, scope, query and body schemas), how
+ * it answers (error shape, CORS, rate limit, cache, deprecation) and how it is documented. The
+ * code that answers lives in the domain's `handlers.ts`, bound to its entry by `defineRoute`.
+ *
+ * Everything else that lists routes reads this table: the OpenAPI document, the endpoint lists
+ * of `GET /api/v1`, the batch allowlist, the scopes of the MCP account tools, the paths the
+ * markdown-twin rewrite leaves alone, and the shared bad-credential test matrix
+ * (lib/registry.test.ts proves each equals what the table says).
+ */
+
+/** The REST API: the error envelope, `API-Version`, rate limited, readable from any origin. */
+const REST = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: true } as const;
+/** Agent surfaces (MCP, A2A, /ask): rate limited like the API, without its version header. */
+const AGENT = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: false } as const;
+/** OAuth endpoints answer RFC 6749 errors (`{error, error_description}`). */
+const OAUTH = { errors: 'oauth', rateLimit: false, cors: 'public', apiVersion: false } as const;
+/** Public documents for crawlers and language models. */
+const SITE = { errors: 'api', rateLimit: false, cors: 'public', apiVersion: false } as const;
+
+const NONE = { kind: 'none' } as const;
+const bearer = (resource: ResourceName, scope?: Scope) => ({ kind: 'bearer', resource, scope }) as const satisfies Credential;
+
+const DOCS_CACHE = 'public, max-age=300';
+
+const ACCOUNT_200 = 'The data of the user who approved the token (sandbox data for `svc_sandbox`).';
+const ACCOUNT_502 = { description: 'The account data could not be loaded (`account_unavailable`): authorize again.', schema: apiErrorBody };
+
+/** An account read: the user's own data through row-level security, or the sandbox's. */
+function accountRead(options: {
+  scope: Scope;
+  operationId: string;
+  summary: string;
+  body: z.ZodType;
+  mcpTool: string;
+}) {
+  return {
+    credential: bearer('api', options.scope),
+    batch: true,
+    mcpTool: options.mcpTool,
+    doc: {
+      operationId: options.operationId,
+      summary: options.summary,
+      tags: ['Account'],
+      responses: { 200: { description: ACCOUNT_200, schema: options.body }, 502: ACCOUNT_502 },
+    },
+  } as const satisfies OperationDeclaration;
+}
+
+function declare<T extends Record<string, Omit<RouteDeclaration, 'path'>>>(routes: T): { [P in keyof T & string]: T[P] & { path: P } } {
+  return Object.fromEntries(Object.entries(routes).map(([path, route]) => [path, { ...route, path }])) as never;
+}
+
+export const ROUTES = declare({
+  // ── REST: /api/v1 ──────────────────────────────────────────────────────────────────────────
+  '/api/v1': {
+    ...REST,
+    methods: {
+      GET: {
+        credential: { kind: 'optional-bearer', resource: 'api' },
+        cache: DOCS_CACHE,
+        doc: {
+          operationId: 'getIndex',
+          summary: 'What the API offers, and what the presented token is',
+          tags: ['Public'],
+          responses: {
+            200: { description: 'The index; `token` describes the presented token.', schema: indexBody },
+            401: {
+              description: 'The presented token is invalid. The body is an Error and still lists the public endpoints.',
+              schema: indexBody.required({ error: true }),
+              headers: { 'WWW-Authenticate': 'A Bearer challenge with `resource_metadata`.' },
+            },
+          },
+        },
+      },
+    },
+  },
+  '/api/v1/search': {
+    ...REST,
+    methods: {
+      GET: {
+        credential: NONE,
+        query: searchQuery,
+        cache: DOCS_CACHE,
+        batch: true,
+        doc: {
+          operationId: 'searchDocs',
+          summary: 'Search the docs and product pages',
+          tags: ['Public'],
+          responses: { 200: { description: 'Matching pages, best first.', schema: searchBody } },
+        },
+      },
+    },
+  },
+  '/api/v1/pricing': {
+    ...REST,
+    methods: {
+      GET: {
+        credential: NONE,
+        query: pricingQuery,
+        cache: 'public, max-age=60',
+        batch: true,
+        doc: {
+          operationId: 'getPricing',
+          summary: 'Current pricing',
+          description:
+            '`audience` narrows the optional fields: `publisher` adds `min_payout_usd`; `advertiser` adds `advertiser_cpm_usd`; `data_buyer` adds `dataset_prices_usd` and `exclusive_license_multiplier`; `all` (default) adds all of them.',
+          tags: ['Public'],
+          responses: {
+            200: { description: 'The live values, or the defaults with `live: false` when they could not be read.', schema: pricingBody },
+          },
+        },
+      },
+    },
+  },
+  '/api/v1/pages': {
+    ...REST,
+    methods: {
+      GET: {
+        credential: NONE,
+        query: pagesQuery,
+        cache: DOCS_CACHE,
+        batch: true,
+        doc: {
+          operationId: 'listPages',
+          summary: 'List the public pages and their markdown twins',
+          tags: ['Public'],
+          responses: { 200: { description: 'One page of the list.', schema: pagesBody } },
+        },
+      },
+    },
+  },
+  '/api/v1/openapi.json': {
+    ...REST,
+    methods: {
+      GET: {
+        credential: NONE,
+        cache: DOCS_CACHE,
+        doc: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This OpenAPI 3.1 description of the API',
+          tags: ['Public'],
+          responses: { 200: { description: 'The OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) } },
+        },
+      },
+    },
+  },
+  '/api/v1/me': {
+    ...REST,
+    methods: {
+      GET: accountRead({
+        scope: 'profile:read',
+        operationId: 'getProfile',
+        summary: "The user's profile",
+        body: profileBody,
+        mcpTool: 'whoami',
+      }),
+    },
+  },
+  '/api/v1/me/apps': {
+    ...REST,
+    methods: {
+      GET: {
+        query: appsQuery,
+        ...accountRead({
+          scope: 'apps:read',
+          operationId: 'listApps',
+          summary: "The user's apps and ad placements",
+          body: appsBody,
+          mcpTool: 'list_my_apps',
+        }),
+      },
+    },
+  },
+  '/api/v1/me/earnings': {
+    ...REST,
+    methods: {
+      GET: {
+        query: earningsQuery,
+        ...accountRead({
+          scope: 'earnings:read',
+          operationId: 'getEarnings',
+          summary: "The user's earnings and recent payouts",
+          body: earningsBody,
+          mcpTool: 'get_my_earnings',
+        }),
+      },
+    },
+  },
+  '/api/v1/me/api-keys': {
+    ...REST,
+    methods: {
+      GET: {
+        query: apiKeysQuery,
+        ...accountRead({
+          scope: 'api_keys:read',
+          operationId: 'listApiKeys',
+          summary: "The user's API keys, masked",
+          body: apiKeysBody,
+          mcpTool: 'list_my_api_keys',
+        }),
+      },
+    },
+  },
+  '/api/v1/batch': {
+    ...REST,
+    methods: {
+      POST: {
+        credential: { kind: 'forwarded-bearer', resource: 'api' },
+        body: batchRequest,
+        doc: {
+          operationId: 'batch',
+          summary: 'Run up to 20 GET requests in one call',
+          description:
+            'Sub-requests run in parallel through the same handlers, with the caller’s Authorization header; answers come back in request order. Each sub-request costs one unit of rate limit.',
+          tags: ['Batch'],
+          requestHeaders: [
+            { name: 'Idempotency-Key', schema: idempotencyKeyHeader, description: 'A retry with the same key and body returns the original result.' },
+          ],
+          responses: {
+            200: { description: 'The sub-responses in request order.', schema: batchBody, headers: { 'Idempotency-Key': 'The key, echoed.' } },
+            400: { description: 'A malformed batch, or a reused Idempotency-Key with another body.', schema: apiErrorBody },
+            401: {
+              description: 'With an Idempotency-Key, a credential that is sent must be valid.',
+              schema: apiErrorBody,
+              headers: { 'WWW-Authenticate': 'A Bearer challenge with `resource_metadata`.' },
+            },
+            409: { description: 'A request with the same Idempotency-Key is still running.', schema: apiErrorBody },
+          },
+        },
+      },
+    },
+  },
+
+  // ── OAuth 2.0 authorization server ───────────────────────────────────────────────────────
+  '/oauth/authorize': {
+    ...OAUTH,
+    cors: 'none',
+    methods: {
+      GET: { credential: NONE },
+      POST: { credential: NONE, body: consentDecisionForm, bodyType: 'form' },
+    },
+  },
+  '/oauth/token': { ...OAUTH, rateLimit: true, methods: { POST: { credential: NONE, body: tokenForm, bodyType: 'form' } } },
+  '/oauth/register': { ...OAUTH, rateLimit: true, methods: { POST: { credential: NONE, body: registrationRequest } } },
+  '/.well-known/oauth-authorization-server': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  '/.well-known/oauth-protected-resource/api/v1': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  '/.well-known/oauth-protected-resource/mcp': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  '/.well-known/jwks.json': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  /** next-auth's own endpoints: sign-in callbacks, CSRF token, session, sign-out. */
+  '/api/auth/[...nextauth]': { ...OAUTH, cors: 'none', methods: { GET: { credential: NONE }, POST: { credential: NONE } } },
+
+  // ── Agents ───────────────────────────────────────────────────────────────────────────────
+  /** The account tools; each tool's scope is checked per call (MCP step-up authorization). */
+  '/mcp': { ...AGENT, methods: { POST: { credential: bearer('mcp') } } },
+  '/docs/mcp': { ...AGENT, methods: { POST: { credential: NONE } } },
+  '/ask': {
+    ...AGENT,
+    methods: {
+      // The answer depends only on the docs, which change with a deployment.
+      GET: { credential: NONE, query: askQuery, cache: DOCS_CACHE },
+      POST: { credential: NONE, body: askRequest },
+    },
+  },
+  '/a2a': { ...AGENT, methods: { POST: { credential: NONE } } },
+  '/.well-known/agent-card.json': { ...SITE, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  /**
+   * Anonymous agent registration, in the OAuth error shape (its answer is a credential for the
+   * token endpoint). Rate limited: it is unauthenticated and signs something on every call. The
+   * body is read by the handler, after the on/off check, so that "off" is a 404 whatever the body.
+   */
+  '/agent/identity': { ...OAUTH, rateLimit: true, methods: { POST: { credential: NONE } } },
+
+  // ── The public site's machine-readable documents ────────────────────────────────────────
+  /** Markdown twins: `<path>.md` and `Accept: text/markdown` are rewritten here (next.config.ts). */
+  '/markdown/[[...slug]]': { ...SITE, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  '/llms.txt': { ...SITE, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  '/llms-full.txt': { ...SITE, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  '/sitemap.xml': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
+  '/robots.txt': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'public, max-age=3600' } } },
+});
+
+export type Routes = typeof ROUTES;
+export type RoutePath = keyof Routes;
+
+/** One operation of the table: a route's method. */
+export interface Operation {
+  method: DeclarableMethod;
+  path: RoutePath;
+  route: RouteDeclaration;
+  declaration: OperationDeclaration;
+}
+
+export function operations(): Operation[] {
+  return Object.values(ROUTES).flatMap((route: RouteDeclaration) =>
+    (Object.entries(route.methods) as [DeclarableMethod, OperationDeclaration][]).map(([method, declaration]) => ({
+      method,
+      path: route.path as RoutePath,
+      route,
+      declaration,
+    })),
+  );
+}
+
+/** The GET operations a batch may run (in table order). */
+export type BatchPath = {
+  [P in RoutePath]: Routes[P]['methods'] extends { GET: { batch: true } } ? P : never;
+}[RoutePath];
+
+export function batchPaths(): BatchPath[] {
+  return operations()
+    .filter((op) => op.method === 'GET' && op.declaration.batch)
+    .map((op) => op.path as BatchPath);
+}
+
+/** Operations that need an access token (the shared bad-credential matrix runs on each). */
+export function protectedOperations(): (Operation & { credential: Extract<Credential, { kind: 'bearer' }> })[] {
+  return operations().flatMap((op) => (op.declaration.credential.kind === 'bearer' ? [{ ...op, credential: op.declaration.credential }] : []));
+}
+
+/**
+ * The paths the markdown-twin rewrite leaves alone (next.config.ts): every route's path and the
+ * paths below it, a dynamic route's from its static part on (`/api/auth/[...nextauth]` is
+ * `/api/auth`). Paths with a dot are left out: the rewrite never matches a dot.
+ */
+export function nonPagePaths(): string[] {
+  return Object.keys(ROUTES)
+    .map((p) => p.replace(/\/\[.*$/, ''))
+    .filter((p) => !p.includes('.'));
+}

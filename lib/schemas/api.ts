@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** `GET /api/v1`: what the API offers, and what the presented token is. */
+
+const sandbox = z.literal(true).optional().describe('Present, and true, when the sandbox token was presented.');
+
+export const indexBody = z.object({
+  name: z.string(),
+  version: z.string(),
+  openapi: z.string().url(),
+  auth: z.string().url().describe('The authorization server metadata (RFC 8414).'),
+  public_endpoints: z.array(z.object({ method: z.string(), path: z.string(), description: z.string() })),
+  account_endpoints: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string() })),
+  token: z.object({ scopes: z.array(z.string()), expires_at: z.number().int() }).optional().describe('Describes the presented token.'),
+  error: z.object({ status: z.number().int(), code: z.string(), message: z.string() }).optional().describe('Present on a 401.'),
+  sandbox,
+});

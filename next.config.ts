@@ -1,0 +1,38 @@
+import type { NextConfig } from 'next';
+import { nonPagePaths } from './lib/registry';
+
+/**
+ * Markdown twins: `<path>.md`, and any page asked for with `Accept: text/markdown`, are answered
+ * by app/markdown/[[...slug]]/route.ts. The rewrites leave alone every path the route registry
+ * declares (and the paths below it) and Next's own `_next/`. They run `afterFiles`: Next tests
+ * them only when no route file matches the path exactly, so the API routes never pay for them.
+ * Site pages come from the catch-all page, which Next matches after these rules.
+ */
+const notPages = `(?!(?:${[...nonPagePaths().map((p) => p.slice(1)), '_next'].join('|')})(?:[/.]|$))`;
+
+const nextConfig: NextConfig = {
+  // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
+  serverExternalPackages: ['@electric-sql/pglite'],
+  // The migrator reads the SQL files at run time; ship them with every server function.
+  outputFileTracingIncludes: { '/**': ['./supabase/migrations/**/*.sql', './content/**/*.md'] },
+  poweredByHeader: false,
+  async rewrites() {
+    return {
+      afterFiles: [
+        // `/index.md` becomes /markdown/index, which the twin route reads as the home page.
+        { source: `/:path(${notPages}[a-z0-9/-]+)\\.md`, destination: '/markdown/:path' },
+        {
+          source: `/:path(${notPages}[a-z0-9/-]*)`,
+          has: [{ type: 'header', key: 'accept', value: '(.*)text/markdown(.*)' }],
+          destination: '/markdown/:path',
+        },
+      ],
+    };
+  },
+  reactStrictMode: true,
+  // Tests, e2e runs and benchmarks build into their own folder so they never
+  // fight a developer's `npm run dev` over `.next/`.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
+};
+
+export default nextConfig;

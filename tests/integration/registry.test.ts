@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import nextConfig from '@/next.config';
+import { accountEndpoints, publicEndpoints } from '@/lib/api/handlers';
+import { BATCH_TARGETS } from '@/lib/batch/handlers';
+import { HTTP_METHODS } from '@/lib/http/declaration';
+import { declarationOf } from '@/lib/http/kernel';
+import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
+import { buildOpenApiDocument } from '@/lib/openapi/document';
+import { batchPaths, operations, protectedOperations, ROUTES } from '@/lib/registry';
+import { ACCOUNT_ROUTES } from '../helpers/account';
+import { ROUTE_FILES } from '../helpers/routes';
+
+/**
+ * The route registry (lib/registry.ts) is the one list of routes: every route file runs its
+ * entry through the kernel, every entry has its file, and every other list of routes in the
+ * code equals what the registry says.
+ */
+
+describe('route files and the registry', () => {
+  it('finds the route files', () => {
+    expect(ROUTE_FILES.length).toBeGreaterThan(20);
+  });
+
+  it.each(ROUTE_FILES.map((f) => [f.path, f]))('%s runs its registry entry through the kernel, for every method', (_, { path, module }) => {
+    const entry = (ROUTES as Record<string, unknown>)[path];
+    expect(entry, `no registry entry for ${path}: declare it in lib/registry.ts`).toBeDefined();
+    for (const m of HTTP_METHODS) {
+      // Every method is exported, so an undeclared one gets the kernel's 405 and not Next's.
+      expect(declarationOf(module[m]), `${m} is not a kernel handler of ${path}`).toBe(entry);
+    }
+    const strays = Object.entries(module).filter(([k, v]) => typeof v === 'function' && declarationOf(v) === undefined && k !== 'generateStaticParams');
+    expect(strays.map(([k]) => k)).toEqual([]);
+  });
+
+  it('has a route file for every entry', () => {
+    expect(Object.keys(ROUTES).sort()).toEqual(ROUTE_FILES.map((f) => f.path).sort());
+  });
+});
+
+describe('lists derived from the registry', () => {
+  const rest = operations().filter((op) => op.route.apiVersion);
+
+  it('the OpenAPI document has exactly the REST operations', () => {
+    const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`));
+    expect(documented.sort()).toEqual(rest.map((op) => `${op.method} ${op.path}`).sort());
+  });
+
+  it("the index lists every REST operation: the public ones, and the account ones with their scope", () => {
+    expect(publicEndpoints().map((e) => `${e.method} ${e.path}`)).toEqual(
+      rest.filter((op) => op.declaration.credential.kind !== 'bearer').map((op) => `${op.method} ${op.path}`),
+    );
+    expect(accountEndpoints()).toEqual(
+      rest.flatMap((op) => (op.declaration.credential.kind === 'bearer' ? [{ method: op.method, path: op.path, scope: op.declaration.credential.scope }] : [])),
+    );
+    expect(publicEndpoints().length + accountEndpoints().length).toBe(rest.length);
+  });
+
+  it('the batch dispatches to exactly the GET operations marked batchable', () => {
+    expect([...BATCH_TARGETS].sort()).toEqual([...batchPaths()].sort());
+    expect(batchPaths()).toEqual(expect.arrayContaining(['/api/v1/search', '/api/v1/me/apps']));
+    for (const p of batchPaths()) expect(ROUTES[p].methods).toHaveProperty('GET');
+  });
+
+  it('each MCP account tool has the scope and REST operation of the entry that names it', () => {
+    const named = operations().filter((op) => op.declaration.mcpTool);
+    expect(Object.keys(ACCOUNT_TOOLS).sort()).toEqual(named.map((op) => op.declaration.mcpTool).sort());
+    for (const op of named) {
+      const credential = op.declaration.credential;
+      expect(ACCOUNT_TOOLS[op.declaration.mcpTool!]).toEqual({ scope: credential.kind === 'bearer' ? credential.scope : undefined, rest: `${op.method} ${op.path}` });
+    }
+  });
+
+  it('the bad-credential matrix runs on every REST operation that needs a scoped token', () => {
+    expect(ACCOUNT_ROUTES.map((r) => [r.path, r.scope])).toEqual(
+      protectedOperations()
+        .filter((op) => op.route.apiVersion)
+        .map((op) => [op.path, op.credential.scope]),
+    );
+    expect(ACCOUNT_ROUTES.length).toBeGreaterThan(0);
+  });
+
+  describe('the markdown-twin rewrites leave every route alone and rewrite site pages', async () => {
+    const rewrites = (await nextConfig.rewrites!()) as { afterFiles: { source: string; destination: string }[] };
+    // Next compiles `/:path(<regex>)…` sources with path-to-regexp; the regex is what decides.
+    const regexOf = (source: string) => new RegExp(`^${source.replace('/:path(', '/(')}$`);
+    const [twin, accept] = rewrites.afterFiles.map((r) => regexOf(r.source)) as [RegExp, RegExp];
+    const routes = Object.keys(ROUTES).map((p) => p.replace(/\/\[.*$/, '/anything'));
+
+    it.each(routes)('%s and the paths below it', (p) => {
+      for (const path of [p, `${p}/below`]) {
+        expect(accept.test(path), path).toBe(false);
+        expect(twin.test(`${path}.md`), `${path}.md`).toBe(false);
+      }
+    });
+
+    it.each(['/', '/docs', '/docs/quickstart', '/pricing', '/docs/mcp-servers', '/askew', '/mcpx'])('rewrites the site page %s', (p) => {
+      expect(accept.test(p)).toBe(true);
+      if (p !== '/') expect(twin.test(`${p}.md`)).toBe(true);
+    });
+  });
+});
