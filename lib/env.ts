@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 /**
- * The one place that reads `process.env` (DESIGN.md, habits). Everything else imports `env()`.
+ * The one place that reads `process.env`, so every variable is validated once and documented
+ * here. Everything else imports `env()`.
  * Parsed once, lazily, so a test can set variables before first use and call `resetEnv()`.
  */
 
@@ -30,7 +31,7 @@ const schema = z
     UPSTASH_REDIS_REST_TOKEN: optionalString,
     /** ES256 private key (PKCS#8 PEM or a JWK as JSON) that signs access tokens. Required in production. */
     OAUTH_SIGNING_KEY: optionalString,
-    /** Secret for sign-in sessions and cursor signatures. Required in production; at least 32 characters. */
+    /** Secret for sign-in sessions and the consent page's CSRF tokens. Required in production; at least 32 characters. */
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32).optional()),
     GITHUB_CLIENT_ID: optionalString,
     GITHUB_CLIENT_SECRET: optionalString,
@@ -46,6 +47,11 @@ const schema = z
     AGENT_REGISTRATION: z.enum(['on', 'off']).default('on'),
     /** Log level of the server log. */
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** In-process caches to turn off, by name (lib/cache/lru.ts): how `npm run bench` measures what each is worth. */
+    CACHES_OFF: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
   })
   .superRefine((v, ctx) => {
     if ((v.UPSTASH_REDIS_REST_URL === undefined) !== (v.UPSTASH_REDIS_REST_TOKEN === undefined)) {

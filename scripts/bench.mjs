@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: builds and starts the production server, then load-tests chosen endpoints
 // with autocannon next to a bare Next.js route handler (bench/baseline) measured in the same run,
-// so the ratio shows what our code costs on top of Next's own overhead (DESIGN.md, environment notes).
+// so the ratio shows what our code costs on top of Next's own overhead, whatever the machine.
 //
 // How: each endpoint runs in rounds, each on freshly started servers (its target and the
 // baseline), which take turns under load in short slices (baseline, endpoint, endpoint,
@@ -12,19 +12,23 @@
 // endpoint, default 30), BENCH_ROUNDS (fresh server pairs per endpoint the pairs are spread over,
 // default 3), BENCH_CONNECTIONS (default 10), BENCH_WARMUP (seconds of warm-up of each server
 // before its first slice in each round, default 3), BENCH_SKIP_BUILD=1 to reuse the last builds,
-// BENCH_ONLY=<text>[,<text>…] to measure only the endpoints whose name contains one of the texts.
+// BENCH_ONLY=<text>[,<text>…] to measure only the endpoints whose name contains one of the texts
+// (`cache`: the cache variants and the endpoints they are compared with), BENCH_POSTGRES_URL for
+// the PostgreSQL target's server (default postgres://postgres@127.0.0.1:5432/postgres).
 // Results: bench-results/<timestamp>.json and .md; server and build logs beside them.
 //
 // Each ratio comes with a 95% interval (a bootstrap over its rounds and slice pairs), and an
 // endpoint with a `target` is reported as met only when the whole interval clears it: one run
 // here is good to about ±3% (slices of the same server two slices apart differ by 6–10%).
-import { spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NEXT_BIN = path.join(root, 'node_modules/next/dist/bin/next');
@@ -33,44 +37,114 @@ const APP_DIST_DIR = '.next-bench'; // not `.next`, so a developer's build or de
 /**
  * Servers the endpoints run on. A target is a server configuration; endpoints name theirs.
  * Only one target server runs at a time, on its port, started before its endpoints are measured.
- * A PostgreSQL target would be one more entry, e.g.
- *   postgres: { port: 3302, env: { DATABASE_URL: process.env.BENCH_DATABASE_URL }, ready: '/api/v1/pricing' },
- * with its endpoints listed below (and skipped when the variable is unset).
+ * Each target's database is made fresh (created, migrated, seeded) before its first endpoint.
+ * The PostgreSQL target uses a database `monetize_bench` on BENCH_POSTGRES_URL (default: the
+ * local server), created anew; when no server answers there, its endpoints are skipped.
  */
+const POSTGRES_SERVER = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const TARGETS = {
   pglite: {
     port: 3300,
     // DATABASE_URL blank: the embedded database even if the shell points at a real one.
     env: { PGLITE_DATA_DIR: '.data/bench', DATABASE_URL: '' },
-    freshDirs: ['.data/bench'], // deleted first, so each run starts from a freshly seeded database
     ready: '/api/v1/pricing', // polled until 200 before measuring
+  },
+  postgres: {
+    port: 3302,
+    env: { DATABASE_URL: databaseOn(POSTGRES_SERVER, 'monetize_bench') },
+    ready: '/api/v1/pricing',
+    /** Creates the database anew; false when no PostgreSQL answers. */
+    async create() {
+      const admin = postgres(POSTGRES_SERVER, { max: 1, connect_timeout: 5, onnotice: () => {} });
+      try {
+        await admin.unsafe('drop database if exists monetize_bench with (force)');
+        await admin.unsafe('create database monetize_bench');
+        return true;
+      } catch (err) {
+        console.log(`  (no PostgreSQL at ${new URL(POSTGRES_SERVER).host}: ${err.message}; its endpoints are skipped)`);
+        return false;
+      } finally {
+        await admin.end({ timeout: 1 });
+      }
+    },
   },
 };
 
 /**
+ * BENCH_BEFORE=<git revision>: the same endpoints measured on that revision too, built from a
+ * checkout of it in `.bench-before/` (sharing our node_modules), in the same run: what a change
+ * did, on the same machine in the same hour. Its embedded database is its own, seeded on start.
+ */
+const BEFORE = process.env.BENCH_BEFORE?.trim() || undefined;
+const BEFORE_DIR = path.join(root, '.bench-before');
+if (BEFORE) {
+  TARGETS.before = {
+    port: 3303,
+    cwd: BEFORE_DIR,
+    env: { PGLITE_DATA_DIR: '.data/bench', DATABASE_URL: '' },
+    ready: '/api/v1/pricing',
+    async create() {
+      fs.rmSync(path.join(BEFORE_DIR, '.data/bench'), { recursive: true, force: true });
+      return true;
+    },
+    // The server seeds its own database on first start; no token is needed for what it measures.
+    fresh: false,
+  };
+}
+
+function databaseOn(serverUrl, name) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
  * What is measured, in this order. `target` names an entry of TARGETS; `headers` are sent with
  * every request; `expect` is the status every response must have (default 200); `atLeast` is the
- * ratio to the baseline the endpoint must reach (issue 3: 0.9 for pricing and search).
+ * ratio to the baseline the endpoint must reach (0.9 for pricing and search: the public reads may
+ * cost at most a tenth of a bare route's throughput).
  */
 const SANDBOX = { authorization: 'Bearer svc_sandbox' };
 const SANDBOX_PATHS = ['/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/api-keys'];
-const ENDPOINTS = [
-  { name: 'GET /api/v1/pricing', target: 'pglite', path: '/api/v1/pricing', atLeast: 0.9 },
-  { name: 'GET /api/v1/search?q=payout', target: 'pglite', path: '/api/v1/search?q=payout', atLeast: 0.9 },
-  { name: 'GET /api/v1/me/apps (sandbox)', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX },
+/**
+ * Account reads with a real access token, as a client that went through the browser flow
+ * sends them: the token of the demo publisher, minted with the server's signing key. 50
+ * connections, as many clients at once would: the reads wait for the database, and a few
+ * connections would measure the wait, not the throughput.
+ */
+const REAL_TOKEN = { token: true, connections: 50 };
+const MAIN_ENDPOINTS = [
+  { name: 'GET /api/v1/pricing', target: 'pglite', path: '/api/v1/pricing', atLeast: 0.9, compareBefore: true },
+  { name: 'GET /api/v1/search?q=payout', target: 'pglite', path: '/api/v1/search?q=payout', atLeast: 0.9, compareBefore: true },
+  { name: 'GET /api/v1/me/apps (sandbox)', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX, compareBefore: true },
   {
     name: 'POST /api/v1/batch, 20 sandbox sub-requests',
+    compareBefore: true,
     target: 'pglite',
     path: '/api/v1/batch',
     method: 'POST',
     headers: { ...SANDBOX, 'content-type': 'application/json' },
     body: JSON.stringify({ requests: Array.from({ length: 20 }, (_, i) => ({ path: SANDBOX_PATHS[i % SANDBOX_PATHS.length] })) }),
   },
+  { name: 'GET /api/v1/me/apps (token, PGlite)', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.4 },
+  { name: 'GET /api/v1/me/apps (token, PostgreSQL)', target: 'postgres', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.6 },
+  // What each in-process cache is worth: the same endpoint with the cache turned off
+  // (CACHES_OFF, lib/cache/lru.ts). BENCH_ONLY=cache measures only these and their endpoints.
+  { name: 'GET /api/v1/pricing [cache: pricing off]', target: 'pglite', path: '/api/v1/pricing', env: { CACHES_OFF: 'pricing' } },
+  { name: 'GET /api/v1/search?q=payout [cache: search-pages off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'search-pages' } },
+  { name: 'GET /api/v1/search?q=payout [cache: search-hits off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'search-hits' } },
+  { name: 'GET /api/v1/search?q=payout [cache: cursors off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'cursors' } },
+  { name: 'GET /api/v1/search?q=payout [cache: queries off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'queries' } },
+  { name: 'GET /api/v1/me/apps (sandbox) [cache: sandbox off]', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX, env: { CACHES_OFF: 'sandbox' } },
 ];
+// With BENCH_BEFORE, each endpoint marked `compareBefore` is measured on that revision right after.
+const ENDPOINTS = MAIN_ENDPOINTS.flatMap((e) =>
+  BEFORE && e.compareBefore ? [e, { ...e, name: `${e.name} [before ${BEFORE}]`, target: 'before', atLeast: undefined }] : [e],
+);
 
 /**
- * Latency comparisons reported beside the table (issue 5: a batch of 20 sandbox sub-requests
- * must take less than twice the time of one request).
+ * Latency comparisons reported beside the table (a batch of 20 sandbox sub-requests must take
+ * less than twice the time of one request: its sub-requests run in parallel, not in turn).
  */
 const COMPARISONS = [
   { name: 'batch of 20 sandbox sub-requests vs one sandbox request (mean latency)', subject: 'POST /api/v1/batch, 20 sandbox sub-requests', reference: 'GET /api/v1/me/apps (sandbox)', limit: 2 },
@@ -82,6 +156,9 @@ const BASELINE = { name: 'baseline GET /api/ping', port: 3301, path: '/api/ping'
 /** Variables every target server gets, on top of its own `env`. */
 const TARGET_ENV = {
   NODE_ENV: 'production',
+  // Production needs both for OAuth; the bench makes its own, and signs its tokens with the key.
+  OAUTH_SIGNING_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
   NEXT_DIST_DIR: APP_DIST_DIR,
   NEXT_TELEMETRY_DISABLED: '1',
   LOG_LEVEL: 'warn', // a log line per request would measure logging, not serving
@@ -105,7 +182,12 @@ const PAIRS = Math.max(1, Math.round(positiveNumber('BENCH_PAIRS', 30)));
 const ROUNDS = Math.min(PAIRS, Math.max(1, Math.round(positiveNumber('BENCH_ROUNDS', 3))));
 const SKIP_BUILD = process.env.BENCH_SKIP_BUILD === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const SELECTED = ONLY.length === 0 ? ENDPOINTS : ENDPOINTS.filter((e) => ONLY.some((text) => e.name.includes(text)));
+const selectedByName = (text) => ENDPOINTS.filter((e) => e.name.includes(text));
+// `cache` also selects the endpoints the cache variants are compared with.
+const SELECTED =
+  ONLY.length === 0
+    ? ENDPOINTS
+    : ENDPOINTS.filter((e) => ONLY.some((text) => e.name.includes(text) || (text === 'cache' && selectedByName('[cache:').some((c) => c.name.startsWith(`${e.name} [`)))));
 if (SELECTED.length === 0) {
   console.error(`BENCH_ONLY=${JSON.stringify(process.env.BENCH_ONLY)} matches no endpoint; names: ${ENDPOINTS.map((e) => e.name).join('; ')}`);
   process.exit(2);
@@ -142,11 +224,11 @@ let interrupted = false;
  * spawned (`next start` may fork a worker), and a terminal's Ctrl-C reaches only us: we stop it.
  * Output goes to a log file, read back when something fails.
  */
-function launch(name, args, env) {
+function launch(name, args, env, cwd = root) {
   if (interrupted) throw new Error('interrupted'); // cleanup has begun: start nothing new
   const log = fs.openSync(logPath(name), 'a');
   const child = spawn(process.execPath, args, {
-    cwd: root,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log],
     detached: true,
@@ -247,10 +329,10 @@ process.on('exit', () => {
 // ---------------------------------------------------------------------------------------------
 // Building and serving.
 
-async function build(name, args, env) {
+async function build(name, args, env, cwd = root) {
   const started = Date.now();
   process.stdout.write(`Building ${name} ... `);
-  const child = launch(`build-${name}`, [NEXT_BIN, 'build', ...args], { NEXT_TELEMETRY_DISABLED: '1', ...env });
+  const child = launch(`build-${name}`, [NEXT_BIN, 'build', ...args], { NEXT_TELEMETRY_DISABLED: '1', ...env }, cwd);
   const { code, signal, error } = await child.exited;
   if (code !== 0) {
     if (interrupted) throw new Error('interrupted');
@@ -295,11 +377,11 @@ async function waitReady(child, url) {
 }
 
 /** Starts a server and waits until it answers; `quiet` prints nothing (it ends a progress line). */
-async function startServer(name, port, args, env, readyPath, quiet = false) {
+async function startServer(name, port, args, env, readyPath, quiet = false, cwd = root) {
   await assertPortFree(port);
   const started = Date.now();
   if (!quiet) process.stdout.write(`Starting ${name} on port ${port} ... `);
-  const child = launch(`server-${name}`, args, env);
+  const child = launch(`server-${name}`, args, env, cwd);
   await waitReady(child, `http://127.0.0.1:${port}${readyPath}`);
   if (!quiet) console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return child;
@@ -308,13 +390,16 @@ async function startServer(name, port, args, env, readyPath, quiet = false) {
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
-function load(url, headers, duration, request = {}) {
-  return autocannon({ url, headers, connections: CONNECTIONS, duration, method: request.method ?? 'GET', body: request.body });
-}
-
-/** One slice of load on one server. */
+/** One slice of load on one server. `request`: method, body, connections. */
 async function measure(name, url, headers = {}, expect = 200, request = {}, duration = SLICE) {
-  const r = await load(url, headers, duration, request);
+  const r = await autocannon({
+    url,
+    headers,
+    connections: request.connections ?? CONNECTIONS,
+    duration,
+    method: request.method ?? 'GET',
+    body: request.body,
+  });
   const responses = Object.values(r.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
   const unexpected = responses - (r.statusCodeStats[expect]?.count ?? 0);
   return {
@@ -480,6 +565,33 @@ function nextVersion() {
   return JSON.parse(fs.readFileSync(path.join(root, 'node_modules/next/package.json'), 'utf8')).version;
 }
 
+/** A fresh checkout of BENCH_BEFORE in `.bench-before/`, using our node_modules. */
+function checkOutBefore() {
+  const git = (...args) => {
+    const r = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr.trim()}`);
+  };
+  spawnSync('git', ['worktree', 'remove', '--force', BEFORE_DIR], { cwd: root }); // from a run before, if any
+  fs.rmSync(BEFORE_DIR, { recursive: true, force: true });
+  git('worktree', 'prune');
+  git('worktree', 'add', '--detach', BEFORE_DIR, BEFORE);
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(BEFORE_DIR, 'node_modules'));
+}
+
+/**
+ * An access token for the demo publisher, from scripts/bench-token.ts run with the server's
+ * environment (`fresh`: it first makes the database fresh).
+ */
+function mintToken(serverEnv, fresh) {
+  const r = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/bench-token.ts', ...(fresh ? ['fresh'] : [])], {
+    cwd: root,
+    env: { ...process.env, ...serverEnv },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`scripts/bench-token.ts failed: ${r.stderr || r.stdout}`);
+  return r.stdout.trim();
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
@@ -497,11 +609,15 @@ async function main() {
     snapshotRewrittenFiles();
     await build('app', [], { NEXT_DIST_DIR: APP_DIST_DIR });
     restoreRewrittenFiles();
+    if (BEFORE) {
+      checkOutBefore();
+      await build(`app at ${BEFORE}`, [], { NEXT_DIST_DIR: APP_DIST_DIR }, BEFORE_DIR);
+    }
   }
 
   const baselineUrl = `http://127.0.0.1:${BASELINE.port}${BASELINE.path}`;
   const measured = [];
-  const seeded = new Set();
+  const prepared = new Map();
   // One endpoint at a time, each on freshly started servers (its target and the baseline): an
   // endpoint measured after another on the same process paid for the garbage the other left
   // behind (pricing after the batch endpoint read 0.89x on the same build that reads 0.92x
@@ -509,13 +625,17 @@ async function main() {
   for (const endpoint of SELECTED) {
     const target = TARGETS[endpoint.target];
     if (!target) throw new Error(`unknown target ${endpoint.target}`);
-    if (!seeded.has(endpoint.target)) {
-      // A fresh database once per run; later servers of the same target reopen it.
-      for (const dir of target.freshDirs ?? []) fs.rmSync(path.join(root, dir), { recursive: true, force: true });
-      seeded.add(endpoint.target);
-    }
+    const serverEnv = { ...TARGET_ENV, ...target.env, ...endpoint.env, PORT: String(target.port), PUBLIC_BASE_URL: `http://127.0.0.1:${target.port}` };
+    if (!prepared.has(endpoint.target)) prepared.set(endpoint.target, target.create ? await target.create() : true);
+    if (!prepared.get(endpoint.target)) continue;
+    // A fresh database once per target and run (later servers reopen it), and a token of an hour
+    // for each endpoint that needs one: minted while no server holds the embedded database.
+    const fresh = target.fresh !== false && !prepared.has(`${endpoint.target} fresh`);
+    prepared.set(`${endpoint.target} fresh`, true);
+    const token = endpoint.token || fresh ? mintToken(serverEnv, fresh) : undefined;
+    const headers = endpoint.token ? { ...endpoint.headers, authorization: `Bearer ${token}` } : endpoint.headers;
     const url = `http://127.0.0.1:${target.port}${endpoint.path}`;
-    const request = { method: endpoint.method, body: endpoint.body };
+    const request = { method: endpoint.method, body: endpoint.body, connections: endpoint.connections };
     const expect = endpoint.expect ?? 200;
     process.stdout.write(`  ${endpoint.name}: ${ROUNDS} rounds of fresh servers, warm-up ${WARMUP} s each, ${PAIRS} pairs of ${SLICE} s slices `);
     const pairs = [];
@@ -528,25 +648,19 @@ async function main() {
         BASELINE.path,
         true,
       );
-      const server = await startServer(
-        endpoint.target,
-        target.port,
-        [path.join(root, 'scripts/serve.mjs')],
-        { ...TARGET_ENV, ...target.env, PORT: String(target.port) },
-        target.ready,
-        true,
-      );
+      const dir = target.cwd ?? root;
+      const server = await startServer(endpoint.target, target.port, [path.join(dir, 'scripts/serve.mjs')], serverEnv, target.ready, true, dir);
       // JIT, caches and connection pools of both servers warm before anything counts.
-      await measure(BASELINE.name, baselineUrl, {}, 200, {}, WARMUP);
-      await measure(endpoint.name, url, endpoint.headers, expect, request, WARMUP);
+      await measure(BASELINE.name, baselineUrl, {}, 200, { connections: request.connections }, WARMUP);
+      await measure(endpoint.name, url, headers, expect, request, WARMUP);
       // This round's share of the pairs (the first rounds take any remainder).
       const share = Math.floor(PAIRS / ROUNDS) + (round < PAIRS % ROUNDS ? 1 : 0);
       for (let i = 0; i < share; i++) {
         // Baseline first in even pairs, the endpoint first in odd ones (B E E B …): a steady drift
         // favours neither side.
         const sides = [
-          () => measure(BASELINE.name, baselineUrl),
-          () => measure(endpoint.name, url, endpoint.headers, expect, request),
+          () => measure(BASELINE.name, baselineUrl, {}, 200, { connections: request.connections }),
+          () => measure(endpoint.name, url, headers, expect, request),
         ];
         const [first, second] = i % 2 === 0 ? sides : sides.reverse();
         const a = await first();
@@ -631,7 +745,7 @@ async function main() {
   const md = [
     `# Benchmark ${stamp}`,
     '',
-    `${CONNECTIONS} connections; ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
+    `${CONNECTIONS} connections (50 for the account reads with a real token, and for their baseline slices); ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
     `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`). Each endpoint ran in ${ROUNDS} rounds, each on freshly started servers (its target and the baseline), which took turns under load in ${PAIRS} pairs of ${SLICE} s slices in all, after ${WARMUP} s of warm-up each per round. "vs baseline" is the endpoint's requests per second over all its slices divided by the baseline's over theirs, with a 95% interval from a bootstrap over the rounds and their slice pairs; the last column is the spread of the per-pair ratios.`,
     '',
     markdownTable(table),

