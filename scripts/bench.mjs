@@ -135,6 +135,7 @@ const MAIN_ENDPOINTS = [
   { name: 'GET /api/v1/search?q=payout [cache: search-hits off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'search-hits' } },
   { name: 'GET /api/v1/search?q=payout [cache: cursors off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'cursors' } },
   { name: 'GET /api/v1/search?q=payout [cache: queries off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'queries' } },
+  { name: 'GET /api/v1/me/apps (token, PGlite) [cache: tokens off]', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, env: { CACHES_OFF: 'tokens' } },
   { name: 'GET /api/v1/me/apps (sandbox) [cache: sandbox off]', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX, env: { CACHES_OFF: 'sandbox' } },
 ];
 // With BENCH_BEFORE, each endpoint marked `compareBefore` is measured on that revision right after.

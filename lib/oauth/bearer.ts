@@ -1,3 +1,4 @@
+import { Lru } from '../cache/lru';
 import { ApiError } from '../http/errors';
 import { bearerChallenge } from './challenge';
 import { resourceUri, type ResourceName } from './resources';
@@ -50,6 +51,10 @@ export async function authenticate(request: Request, resource: ResourceName, opt
     throw unauthorized(resource, 'The Authorization header must be `Bearer <access token>`.', 'invalid_token', 'The credential is malformed');
   }
   if (credential.token === SANDBOX_TOKEN) return { kind: 'sandbox', scopes: [...SCOPES] };
+  const key = `${resource} ${credential.token}`;
+  const known = verified.get(key);
+  // A token verified before needs no second signature check until it expires.
+  if (known && known.expiresAt.getTime() > Date.now()) return known;
   const secrets = await requireOAuthSecrets().catch(() => {
     throw new ApiError('unavailable', 'Access tokens cannot be checked on this deployment right now; retry later.');
   });
@@ -58,8 +63,18 @@ export async function authenticate(request: Request, resource: ResourceName, opt
     throw unauthorized(resource, `${result.description} Run the authorization flow again.`, 'invalid_token', result.description.replace(/\.$/, ''));
   }
   const t = result.token;
-  return { kind: 'user', userId: t.sub, clientId: t.clientId, scopes: t.scopes, expiresAt: t.expiresAt };
+  const principal: Principal = { kind: 'user', userId: t.sub, clientId: t.clientId, scopes: t.scopes, expiresAt: t.expiresAt };
+  verified.set(key, principal);
+  return principal;
 }
+
+/**
+ * Access tokens already verified, by resource and token, with what they say. A token is a signed,
+ * immutable statement, so verifying the same one again (an ES256 signature check, about a tenth
+ * of an account read) can only repeat the answer; its expiry is still checked on every use.
+ * Only valid tokens are kept, at most 1,000.
+ */
+const verified = new Lru<string, Extract<Principal, { kind: 'user' }>>('tokens', 1000);
 
 /** 403 `insufficient_scope` naming the scope to ask for (RFC 6750 §3.1; MCP step-up). */
 export function requireScope(principal: Principal, scope: Scope, resource: ResourceName): void {

@@ -137,14 +137,8 @@ export const profileRow = z.object({
   created_at: timestamp,
 });
 
-export const appRow = z.object({
-  id: z.string(),
-  name: z.string(),
-  slug: z.string(),
-  description: z.string(),
-  category: z.array(z.string()),
-  created_at: timestamp,
-});
+/** An app as the database has it: the answer's fields, with its time as a Date. */
+export const appRow = app.extend({ created_at: timestamp });
 
 export const placementRow = z.object({
   id: z.string(),

@@ -43,11 +43,17 @@ export async function postBatch(body: unknown, init: { token?: string; key?: str
  */
 export function instrumented(engine: Engine) {
   const state = { userReads: 0, failing: false };
+  // What the driver throws when the server is down: a socket error with its errno code.
+  const outage = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (simulated outage)'), { code: 'ECONNREFUSED' }));
   const wrapped: Engine = {
     ...engine,
+    pipeline: (statements) => {
+      if (state.failing) return outage();
+      if (statements.some((s) => s.text.includes("set_config('role', 'authenticated'"))) state.userReads++;
+      return engine.pipeline(statements);
+    },
     transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
-      // What the driver throws when the server is down: a socket error with its errno code.
-      if (state.failing) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (simulated outage)'), { code: 'ECONNREFUSED' }));
+      if (state.failing) return outage();
       return engine.transaction((tx) =>
         fn({
           ...tx,

@@ -5,6 +5,7 @@ import { getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/op
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
 import * as views from '@/lib/account/views';
 import { useDatabase, type Engine, type Transaction } from '@/lib/db/database';
+import { isDatabaseError } from '@/lib/db/errors';
 import { asService } from '@/lib/db/service';
 import { log } from '@/lib/log';
 import { accountServer } from '@/lib/mcp/account-tools';
@@ -20,7 +21,10 @@ import { accessToken } from '../helpers/tokens';
  * `account_unavailable` (the database's) and which are the 500 `internal_error` (our own bugs).
  */
 
-/** An engine that records the statements of each transaction. */
+/**
+ * An engine that records the statements of each transaction: those run in `transaction`, and
+ * those sent together by `pipeline`, which is one transaction too.
+ */
 function recording(engine: Engine) {
   const transactions: string[][] = [];
   const wrapped: Engine = {
@@ -37,6 +41,10 @@ function recording(engine: Engine) {
           }) as Transaction['query'],
         }),
       );
+    },
+    pipeline: (statements) => {
+      transactions.push(statements.map((s) => s.text));
+      return engine.pipeline(statements);
     },
   };
   return { engine: wrapped, transactions };
@@ -196,14 +204,17 @@ for (const engine of testEngines()) {
           await released;
         });
         await isLocked;
-        // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would.
+        // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would:
+        // the setting opens every transaction, whether run in turn or sent as one pipeline.
+        const lockTimeout = "set local lock_timeout = '50ms'";
         useDatabase({
           ...suite.db,
           transaction: (fn) =>
             suite.db.transaction(async (tx) => {
-              await tx.exec("set local lock_timeout = '50ms'");
+              await tx.exec(lockTimeout);
               return fn(tx);
             }),
+          pipeline: async (statements) => (await suite.db.pipeline([{ text: lockTimeout }, ...statements])).slice(1),
         });
         try {
           const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
@@ -242,17 +253,62 @@ for (const engine of testEngines()) {
         expect(calls).toContain(requestId);
       });
 
+      /** No trace of the other publisher: neither their id nor their email. */
+      const showsNoOtherProfile = (text: string) => {
+        expect(text).not.toContain(suite.users.demo2);
+        expect(text).not.toContain('demo2@example.com');
+      };
+
       it('a policy that lets other profiles through is a 500 that shows none of them', async () => {
         const token = await accessToken(suite.users.demo);
+        const logged = vi.spyOn(log, 'error');
         await suite.db.exec(`create policy "Everyone can read every profile" on public.users for select to authenticated using (true)`);
         try {
+          // Every read function sees both profiles and refuses to pick one: cardinality_violation
+          // (SQLSTATE 21000), an error of our schema, not of an unavailable database.
+          for (const read of Object.keys(ACCOUNT_READS) as AccountRead[]) {
+            const failure = await readAccount(reader(suite.users.demo), read).then(
+              () => undefined,
+              (err: unknown) => err,
+            );
+            expect(failure, read).toMatchObject({ code: '21000' });
+            expect(isDatabaseError(failure), read).toBe(false);
+          }
           for (const r of ACCOUNT_ROUTES) {
+            logged.mockClear();
             const { res, body, text } = await get(r.GET, r.path, token);
             expect(res.status, r.path).toBe(500);
-            expect((body as { error: { code: string } }).error.code).toBe('internal_error');
-            expect(text).not.toContain(suite.users.demo2);
+            expect(body, r.path).toEqual({ error: { status: 500, code: 'internal_error', message: expect.stringMatching(/request id/) } });
+            showsNoOtherProfile(text);
+            expect(logged).toHaveBeenCalledWith('unhandled error in route', expect.objectContaining({ reason: expect.stringMatching(/more than one row/) }));
+            expect(logged).not.toHaveBeenCalledWith('account read failed', expect.anything());
           }
         } finally {
+          await suite.db.exec(`drop policy "Everyone can read every profile" on public.users`);
+        }
+        expect((await get(ACCOUNT_ROUTES[0]!.GET, ACCOUNT_ROUTES[0]!.path, token)).res.status).toBe(200);
+      });
+
+      it("a policy that shows another profile instead of the caller's is a 500 that shows none of it", async () => {
+        const token = await accessToken(suite.users.demo);
+        const logged = vi.spyOn(log, 'error');
+        // Every profile but the caller's own: exactly one, the other publisher's, reaches the read.
+        await suite.db.exec(`create policy "Everyone can read every profile" on public.users for select to authenticated using (true)`);
+        await suite.db.exec(
+          `create policy "Nobody can read their own profile" on public.users as restrictive for select to authenticated using (id is distinct from auth.uid())`,
+        );
+        try {
+          for (const r of ACCOUNT_ROUTES) {
+            logged.mockClear();
+            const { res, body, text } = await get(r.GET, r.path, token);
+            expect(res.status, r.path).toBe(500);
+            expect(body, r.path).toEqual({ error: { status: 500, code: 'internal_error', message: expect.stringMatching(/request id/) } });
+            showsNoOtherProfile(text);
+            expect(logged).toHaveBeenCalledWith('unhandled error in route', expect.objectContaining({ reason: expect.stringMatching(/row-level security let another profile through/) }));
+            expect(logged).not.toHaveBeenCalledWith('account read failed', expect.anything());
+          }
+        } finally {
+          await suite.db.exec(`drop policy "Nobody can read their own profile" on public.users`);
           await suite.db.exec(`drop policy "Everyone can read every profile" on public.users`);
         }
         expect((await get(ACCOUNT_ROUTES[0]!.GET, ACCOUNT_ROUTES[0]!.path, token)).res.status).toBe(200);

@@ -128,12 +128,38 @@ async function attempt(fn: () => Promise<unknown[]>): Promise<{ ok: true; rows: 
 
 const DENIED = /row-level security|permission denied/;
 
+/** What each account read sends: the call of one read function, and nothing else. */
+const READ_CALL = /^select public\.(account_[a-z_]+)\(\) as account$/;
+
+/** The read functions, named by the statements. */
+const READ_FUNCTIONS = Object.values(ACCOUNT_READS).map(({ sql }) => READ_CALL.exec(sql)?.[1] ?? sql);
+
+type ReadFunction = {
+  proname: string;
+  pronargs: number;
+  prosrc: string;
+  prosecdef: boolean;
+  proconfig: string[] | null;
+  anon: boolean;
+  authenticated: boolean;
+};
+
 for (const engine of testEngines()) {
   describe(`row-level security on ${engine.name}`, () => {
     let db: Engine;
     let users: { demo: string; demo2: string };
     const refs: Record<string, Refs> = {};
     const as = <T>(userId: string, fn: (q: Queryable) => Promise<T>) => asUser({ sub: userId }, fn, db);
+    /** The read functions as the catalog has them, with who may execute them. */
+    const readFunctions = () =>
+      db.query<ReadFunction>(
+        `select p.proname, p.pronargs::int as pronargs, p.prosrc, p.prosecdef, p.proconfig,
+                has_function_privilege('anon', p.oid, 'execute') as anon,
+                has_function_privilege('authenticated', p.oid, 'execute') as authenticated
+         from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+         where n.nspname = 'public' and p.proname = any($1::text[])`,
+        [READ_FUNCTIONS],
+      );
 
     beforeAll(async () => {
       db = await engine.open();
@@ -247,8 +273,38 @@ for (const engine of testEngines()) {
           };
         }, db);
 
-      it('name no user: no parameter, no user id, no auth.uid(), no WHERE in their SQL', () => {
-        for (const { sql } of Object.values(ACCOUNT_READS)) expect(sql).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);
+      it('name no user: no parameter, no user id, no auth.uid(), no WHERE in their SQL', async () => {
+        // The statements the application sends: a bare call of one read function each.
+        for (const { sql } of Object.values(ACCOUNT_READS)) {
+          expect(sql).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);
+          expect(sql).toMatch(READ_CALL);
+        }
+        // The functions, as the database has them: no argument, and a body that names no user
+        // either (nor reads the claims, which would be naming one).
+        const functions = await readFunctions();
+        expect(functions.map((f) => f.proname).sort()).toEqual([...READ_FUNCTIONS].sort());
+        for (const f of functions) {
+          expect(f.pronargs, f.proname).toBe(0);
+          expect(f.prosrc, f.proname).toMatch(/\bfrom public\.users\b/);
+          expect(f.prosrc, f.proname).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b|current_setting|request\.jwt/i);
+        }
+      });
+
+      it('are functions that run as their caller, for signed-in callers only', async () => {
+        const functions = await readFunctions();
+        expect(functions).toHaveLength(READ_FUNCTIONS.length);
+        for (const f of functions) {
+          // security invoker: row-level security applies to the caller, not to the function's owner.
+          expect(f.prosecdef, f.proname).toBe(false);
+          // No setting of the function's own changes who runs it (only its search_path is fixed).
+          for (const setting of f.proconfig ?? []) expect(setting, f.proname).toMatch(/^search_path=/);
+          expect({ name: f.proname, anon: f.anon, authenticated: f.authenticated }).toEqual({ name: f.proname, anon: false, authenticated: true });
+        }
+        // And the refusal holds when an anonymous caller tries.
+        for (const { sql } of Object.values(ACCOUNT_READS)) {
+          const result = await attempt(() => asAnonymous((q) => q.query(sql), db));
+          expect(result, sql).toEqual({ ok: false, error: expect.stringMatching(/permission denied for function account_/) });
+        }
       });
 
       it("return the caller's rows, all of them and nothing else", async () => {
@@ -277,11 +333,38 @@ for (const engine of testEngines()) {
       });
 
       it('are statements that, with RLS bypassed, would see every publisher', async () => {
-        // The service role bypasses RLS: run as the service, the same statements filter nothing.
+        // The service role bypasses RLS: run as the service, the same statements filter nothing, so
+        // each function finds every profile and fails rather than pick one (cardinality_violation).
+        // The service role may not execute them: the grant is made in the same transaction, which
+        // the failure rolls back.
+        const serviceMayExecute = () =>
+          db.query<{ f: string; granted: boolean }>(
+            `select f, has_function_privilege('service_role', 'public.' || f || '()', 'execute') as granted from unnest($1::text[]) f order by f`,
+            [READ_FUNCTIONS],
+          );
+        const before = await serviceMayExecute();
         for (const { sql } of Object.values(ACCOUNT_READS)) {
-          const rows = await asService((q) => q.query<{ id: string }>(sql), db);
-          expect(rows.map((r) => r.id)).toEqual(expect.arrayContaining([users.demo, users.demo2]));
+          const fn = READ_CALL.exec(sql)![1]!;
+          const granting: Engine = {
+            ...db,
+            transaction: (run) =>
+              db.transaction(async (tx) => {
+                await tx.exec(`grant execute on function public.${fn}() to service_role`);
+                return run(tx);
+              }),
+          };
+          const failure = await asService((q) => q.query(sql), granting).then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+          expect(failure, sql).toMatchObject({ code: '21000' });
+          expect((failure as Error).message, sql).toMatch(/more than one row/);
         }
+        // Nothing of the grants outlived their transactions.
+        expect(await serviceMayExecute()).toEqual(before);
+        // And the profiles they found were those of both publishers.
+        const profiles = await asService((q) => q.query<{ id: string }>('select id from public.users'), db);
+        expect(profiles.map((r) => r.id)).toEqual(expect.arrayContaining([users.demo, users.demo2]));
       });
     });
 
