@@ -15,7 +15,7 @@ const config = [
     },
   },
   {
-    ignores: ['node_modules/**', '.bench-before/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
+    ignores: ['node_modules/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
   },
 ];
 

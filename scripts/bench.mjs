@@ -14,7 +14,8 @@
 // before its first slice in each round, default 3), BENCH_SKIP_BUILD=1 to reuse the last builds,
 // BENCH_ONLY=<text>[,<text>…] to measure only the endpoints whose name contains one of the texts
 // (`cache`: the cache variants and the endpoints they are compared with), BENCH_POSTGRES_URL for
-// the PostgreSQL target's server (default postgres://postgres@127.0.0.1:5432/postgres).
+// the PostgreSQL target's server (default postgres://postgres@127.0.0.1:5432/postgres),
+// BENCH_SKIP=<text>[,<text>…] to leave out the endpoints whose name contains one of the texts.
 // Results: bench-results/<timestamp>.json and .md; server and build logs beside them.
 //
 // Each ratio comes with a 95% interval (a bootstrap over its rounds and slice pairs), and an
@@ -72,11 +73,13 @@ const TARGETS = {
 
 /**
  * BENCH_BEFORE=<git revision>: the same endpoints measured on that revision too, built from a
- * checkout of it in `.bench-before/` (sharing our node_modules), in the same run: what a change
+ * checkout of it in the system's temporary folder (our node_modules, hard-linked), in the same run: what a change
  * did, on the same machine in the same hour. Its embedded database is its own, seeded on start.
  */
 const BEFORE = process.env.BENCH_BEFORE?.trim() || undefined;
-const BEFORE_DIR = path.join(root, '.bench-before');
+// Outside this folder: a checkout inside it would see our lockfile and node_modules above its own,
+// and the build would mix the two (two copies of React).
+const BEFORE_DIR = path.join(os.tmpdir(), 'monetize-bench-before');
 if (BEFORE) {
   TARGETS.before = {
     port: 3303,
@@ -132,9 +135,6 @@ const MAIN_ENDPOINTS = [
   // (CACHES_OFF, lib/cache/lru.ts). BENCH_ONLY=cache measures only these and their endpoints.
   { name: 'GET /api/v1/pricing [cache: pricing off]', target: 'pglite', path: '/api/v1/pricing', env: { CACHES_OFF: 'pricing' } },
   { name: 'GET /api/v1/search?q=payout [cache: search-pages off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'search-pages' } },
-  { name: 'GET /api/v1/search?q=payout [cache: search-hits off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'search-hits' } },
-  { name: 'GET /api/v1/search?q=payout [cache: cursors off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'cursors' } },
-  { name: 'GET /api/v1/search?q=payout [cache: queries off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'queries' } },
   { name: 'GET /api/v1/me/apps (token, PGlite) [cache: tokens off]', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, env: { CACHES_OFF: 'tokens' } },
   { name: 'GET /api/v1/me/apps (sandbox) [cache: sandbox off]', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX, env: { CACHES_OFF: 'sandbox' } },
 ];
@@ -185,10 +185,12 @@ const SKIP_BUILD = process.env.BENCH_SKIP_BUILD === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const selectedByName = (text) => ENDPOINTS.filter((e) => e.name.includes(text));
 // `cache` also selects the endpoints the cache variants are compared with.
-const SELECTED =
+const SKIP = (process.env.BENCH_SKIP ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+const SELECTED = (
   ONLY.length === 0
     ? ENDPOINTS
-    : ENDPOINTS.filter((e) => ONLY.some((text) => e.name.includes(text) || (text === 'cache' && selectedByName('[cache:').some((c) => c.name.startsWith(`${e.name} [`)))));
+    : ENDPOINTS.filter((e) => ONLY.some((text) => e.name.includes(text) || (text === 'cache' && selectedByName('[cache:').some((c) => c.name.startsWith(`${e.name} [`)))))
+).filter((e) => !SKIP.some((text) => e.name.includes(text)));
 if (SELECTED.length === 0) {
   console.error(`BENCH_ONLY=${JSON.stringify(process.env.BENCH_ONLY)} matches no endpoint; names: ${ENDPOINTS.map((e) => e.name).join('; ')}`);
   process.exit(2);
@@ -333,7 +335,8 @@ process.on('exit', () => {
 async function build(name, args, env, cwd = root) {
   const started = Date.now();
   process.stdout.write(`Building ${name} ... `);
-  const child = launch(`build-${name}`, [NEXT_BIN, 'build', ...args], { NEXT_TELEMETRY_DISABLED: '1', ...env }, cwd);
+  // The checkout's own Next: one copy of Next and React per build.
+  const child = launch(`build-${name}`, [path.join(cwd, 'node_modules/next/dist/bin/next'), 'build', ...args], { NEXT_TELEMETRY_DISABLED: '1', ...env }, cwd);
   const { code, signal, error } = await child.exited;
   if (code !== 0) {
     if (interrupted) throw new Error('interrupted');
@@ -566,7 +569,7 @@ function nextVersion() {
   return JSON.parse(fs.readFileSync(path.join(root, 'node_modules/next/package.json'), 'utf8')).version;
 }
 
-/** A fresh checkout of BENCH_BEFORE in `.bench-before/`, using our node_modules. */
+/** A fresh checkout of BENCH_BEFORE in BEFORE_DIR, with our node_modules. */
 function checkOutBefore() {
   const git = (...args) => {
     const r = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
@@ -576,7 +579,9 @@ function checkOutBefore() {
   fs.rmSync(BEFORE_DIR, { recursive: true, force: true });
   git('worktree', 'prune');
   git('worktree', 'add', '--detach', BEFORE_DIR, BEFORE);
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(BEFORE_DIR, 'node_modules'));
+  // Hard links, not a symlink: Turbopack resolves nothing outside the project's own folder.
+  const copy = spawnSync('cp', ['-al', path.join(root, 'node_modules'), path.join(BEFORE_DIR, 'node_modules')]);
+  if (copy.status !== 0) throw new Error(`could not link node_modules into ${BEFORE_DIR}: ${copy.stderr}`);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { defineRoute, json, type JsonReply } from '../http/kernel';
+import { Lru } from '../cache/lru';
+import { defineRoute, json, jsonText, type JsonReply } from '../http/kernel';
 import type { Principal } from '../oauth/bearer';
 import { ROUTES } from '../registry';
 import { getEarnings, getProfile, listApiKeys, listApps } from './operations';
@@ -8,23 +9,34 @@ import { getEarnings, getProfile, listApiKeys, listApps } from './operations';
  * its scope (before the parameters); the read runs as the user, or on the sandbox's demo data.
  */
 
-function reply(principal: Principal, body: object): JsonReply {
-  // Sandbox answers are marked in the body (`sandbox: true`) and by this header.
-  return json(body, principal.kind === 'sandbox' ? { headers: { 'Service-Sandbox': 'true' } } : {});
+/**
+ * The sandbox's answers, as sent: its data never changes, so each read and filter is built and
+ * serialised once (a few dozen answers at most).
+ */
+const sandboxReplies = new Lru<string, string>('sandbox', 100);
+
+/** Sandbox answers are marked in the body (`sandbox: true`) and by this header. */
+const SANDBOX_HEADERS = { 'Service-Sandbox': 'true' };
+
+async function reply(principal: Principal, key: string, read: () => Promise<object>): Promise<JsonReply> {
+  if (principal.kind !== 'sandbox') return json(await read());
+  let text = sandboxReplies.get(key);
+  if (text === undefined) sandboxReplies.set(key, (text = JSON.stringify(await read())));
+  return jsonText(text, { headers: SANDBOX_HEADERS });
 }
 
 export const profileRoute = defineRoute(ROUTES['/api/v1/me'], {
-  GET: async ({ principal }) => reply(principal, await getProfile(principal)),
+  GET: ({ principal }) => reply(principal, 'me', () => getProfile(principal)),
 });
 
 export const appsRoute = defineRoute(ROUTES['/api/v1/me/apps'], {
-  GET: async ({ principal, query }) => reply(principal, await listApps(principal, query.placement_status)),
+  GET: ({ principal, query }) => reply(principal, `apps ${query.placement_status}`, () => listApps(principal, query.placement_status)),
 });
 
 export const earningsRoute = defineRoute(ROUTES['/api/v1/me/earnings'], {
-  GET: async ({ principal, query }) => reply(principal, await getEarnings(principal, query.payout_limit)),
+  GET: ({ principal, query }) => reply(principal, `earnings ${query.payout_limit}`, () => getEarnings(principal, query.payout_limit)),
 });
 
 export const apiKeysRoute = defineRoute(ROUTES['/api/v1/me/api-keys'], {
-  GET: async ({ principal, query }) => reply(principal, await listApiKeys(principal, query.environment)),
+  GET: ({ principal, query }) => reply(principal, `api-keys ${query.environment}`, () => listApiKeys(principal, query.environment)),
 });

@@ -9,7 +9,7 @@ afterEach(() => {
 
 describe('Lru', () => {
   it('keeps at most max entries, dropping the least recently used', () => {
-    const lru = new Lru<string, number>('search-hits', 2);
+    const lru = new Lru<string, number>('search-pages', 2);
     lru.set('a', 1);
     lru.set('b', 2);
     expect(lru.get('a')).toBe(1); // a is now the most recent
@@ -21,7 +21,7 @@ describe('Lru', () => {
   });
 
   it('forgets everything on clear', () => {
-    const lru = new Lru<string, number>('search-hits', 2);
+    const lru = new Lru<string, number>('search-pages', 2);
     lru.set('a', 1);
     lru.clear();
     expect(lru.get('a')).toBeUndefined();
@@ -33,10 +33,10 @@ describe('Lru', () => {
   });
 
   it('keeps nothing when CACHES_OFF names it, and other caches go on', () => {
-    process.env.CACHES_OFF = 'cursors, queries';
+    process.env.CACHES_OFF = 'sandbox, tokens';
     resetEnv();
-    const off = new Lru<string, number>('cursors', 2);
-    const on = new Lru<string, number>('search-hits', 2);
+    const off = new Lru<string, number>('tokens', 2);
+    const on = new Lru<string, number>('search-pages', 2);
     off.set('a', 1);
     on.set('a', 1);
     expect([off.get('a'), off.size, on.get('a')]).toEqual([undefined, 0, 1]);

@@ -5,7 +5,7 @@ import { env } from '../env';
  * at least 5% faster with it than without it in the same run; `CACHES_OFF=<name>[,<name>…]` turns
  * caches off, which is how the bench measures them (and a way to rule one out when debugging).
  */
-export const CACHE_NAMES = ['search-hits', 'search-pages', 'cursors', 'queries', 'pricing', 'sandbox', 'tokens', 'ask-answers', 'client-metadata'] as const;
+export const CACHE_NAMES = ['search-pages', 'pricing', 'sandbox', 'tokens', 'ask-answers', 'client-metadata'] as const;
 export type CacheName = (typeof CACHE_NAMES)[number];
 
 /** True when configuration turned the named cache off. */

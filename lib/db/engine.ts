@@ -19,21 +19,17 @@ export interface Transaction extends Queryable {
   exec(sql: string): Promise<void>;
 }
 
-export interface Statement {
-  text: string;
-  params?: readonly unknown[];
-}
-
 export interface Engine extends Transaction {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
-   * Runs the statements in one transaction and answers each one's rows. Nothing is decided
-   * between them, so they go to the server together: on PostgreSQL, begin, the statements and
-   * commit in one round trip instead of one each. Any failure rolls the whole back and is thrown.
+   * Runs statements without parameters, `;`-separated, as one message (the simple query
+   * protocol) and answers each one's rows. PostgreSQL runs such a message as one transaction:
+   * a setting made with `set_config(..., true)` holds for the statements after it and ends with
+   * them, a failure rolls the whole back, and it costs one round trip and no begin or commit.
    */
-  pipeline(statements: readonly Statement[]): Promise<Row[][]>;
+  script(text: string): Promise<Row[][]>;
   close(): Promise<void>;
 }
 
@@ -86,13 +82,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
     // PGlite is one session for the whole process; its transaction() holds an exclusive lock,
     // so two concurrent transactions never interleave (and never see each other's settings).
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    // In process, there is no round trip to save: the statements run in turn.
-    pipeline: (statements) =>
-      db.transaction(async (tx) => {
-        const results: Row[][] = [];
-        for (const s of statements) results.push((await tx.query<Row>(s.text, s.params ? [...s.params] : undefined)).rows);
-        return results;
-      }),
+    script: async (text) => (await db.exec(text)).map((r) => r.rows as Row[]),
     close: () => db.close(),
     dump: async () => db.dumpDataDir('none'),
   };
@@ -134,20 +124,11 @@ export async function openPostgres(url: string): Promise<Engine> {
     query: self.query,
     exec: self.exec,
     transaction: async <T>(fn: (tx: Transaction) => Promise<T>) => (await sql.begin((tx) => fn(wrap(tx)))) as T,
-    pipeline: async (statements) => {
-      const connection = await sql.reserve();
-      try {
-        // Every message is written before any answer is read. After a failure the server refuses
-        // the rest of the transaction (25P02) and turns the commit into a rollback, so nothing of
-        // it stays, and no setting made in it outlives it.
-        const sent = [connection.unsafe('begin'), ...statements.map((st) => connection.unsafe(st.text, st.params ? ([...st.params] as never[]) : undefined)), connection.unsafe('commit')];
-        const settled = await Promise.allSettled(sent);
-        const failed = settled.find((r) => r.status === 'rejected');
-        if (failed) throw failed.reason;
-        return settled.slice(1, -1).map((r) => [...((r as PromiseFulfilledResult<unknown>).value as Row[])]);
-      } finally {
-        connection.release();
-      }
+    script: async (text) => {
+      const results = (await sql.unsafe(text).simple()) as unknown as Row[] | Row[][];
+      // One statement answers its rows; several answer a list of them.
+      const all = results.length > 0 && Array.isArray(results[0]) ? (results as Row[][]) : [results as Row[]];
+      return all.map((rows) => [...rows]);
     },
     close: () => sql.end({ timeout: 5 }),
   };

@@ -1,5 +1,4 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { Lru } from '../cache/lru';
 import { sameText } from '../crypto';
 import { serviceSecret } from '../db/service-secrets';
 import { log, describeError } from '../log';
@@ -12,37 +11,21 @@ import { ApiError } from './errors';
  */
 
 let key: Promise<Buffer> | undefined;
-let loaded: Buffer | undefined;
 
 function cursorKey(): Promise<Buffer> {
-  if (key) return key;
-  const pending: Promise<Buffer> = serviceSecret('cursor_key', () => randomBytes(32).toString('base64url'))
+  key ??= serviceSecret('cursor_key', () => randomBytes(32).toString('base64url'))
     .then((v) => Buffer.from(v, 'base64url'))
     .catch((err) => {
       // Without the database, cursors still work, but only within this instance.
       log.warn('cursor key not stored; using a key of this process only', describeError(err));
       return randomBytes(32);
-    })
-    .then((k) => {
-      if (key === pending) loaded = k;
-      return k;
     });
-  key = pending;
-  return pending;
-}
-
-/**
- * The signing key once it is loaded, else undefined. A caller that keeps answers containing
- * cursors compares it with the key they were signed with: a different object is a different key.
- */
-export function cursorKeyNow(): Buffer | undefined {
-  return loaded;
+  return key;
 }
 
 /** Tests: use this key instead of the stored one. */
 export function useCursorKey(k: Buffer | undefined): void {
   key = k ? Promise.resolve(k) : undefined;
-  loaded = k;
 }
 
 function bindingHash(binding: string): string {
@@ -53,30 +36,11 @@ function sign(k: Buffer, payload: string): string {
   return createHmac('sha256', k).update(payload).digest('base64url');
 }
 
-/**
- * Cursors already issued, by offset and binding, under the key they were signed with. A cursor is
- * a pure function of the key, the binding and the offset, so the same page of the same list gets
- * the same cursor: signing it again (a SHA-256 and an HMAC, about a third of a cached search's
- * cost in `npm run bench`) would only repeat the work.
- */
-const issued = new Lru<string, string>('cursors', 1000);
-let issuedWith: Buffer | undefined;
-
 /** `binding` names what the cursor belongs to: the list, and the query and limit it pages. */
 export async function encodeCursor(binding: string, offset: number): Promise<string> {
   const k = await cursorKey();
-  if (k !== issuedWith) {
-    issued.clear();
-    issuedWith = k;
-  }
-  const id = `${offset}\n${binding}`;
-  let cursor = issued.get(id);
-  if (cursor === undefined) {
-    const payload = Buffer.from(JSON.stringify({ b: bindingHash(binding), o: offset })).toString('base64url');
-    cursor = `${payload}.${sign(k, payload)}`;
-    issued.set(id, cursor);
-  }
-  return cursor;
+  const payload = Buffer.from(JSON.stringify({ b: bindingHash(binding), o: offset })).toString('base64url');
+  return `${payload}.${sign(k, payload)}`;
 }
 
 const INVALID = 'Invalid query parameter `cursor`: it was not issued for this query; start again without a cursor.';

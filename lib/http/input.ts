@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { Lru } from '../cache/lru';
 import { ApiError } from './errors';
 
 /** Request bodies above this are refused before parsing (no endpoint needs more). */
@@ -25,27 +24,10 @@ function knownParameters(schema: z.ZodType): Set<string> | undefined {
  * Query parameters: unknown ones are ignored (additive evolution), a known one given twice is
  * ambiguous and refused, and the values are validated by the route's schema. `query` is the raw
  * query string, without `?`.
- *
- * The outcome is a pure function of the string and the schema, so valid strings seen recently
- * are answered from a small cache per schema (validating `q=payout` again was about 5% of a
- * cached search's cost in `npm run bench`). Cached values are frozen: a handler cannot change
- * what the next request is given. Long strings are not cached, and refusals never are.
  */
 export function parseQuery<S extends z.ZodType>(query: string, schema: S): z.output<S> {
-  let cache = parsedQueries.get(schema);
-  const cached = cache?.get(query);
-  if (cached !== undefined) return cached as z.output<S>;
-  const value = validateQuery(new URLSearchParams(query), schema);
-  if (query.length <= QUERY_CACHE_MAX_LENGTH && value !== null && typeof value === 'object') {
-    if (!cache) parsedQueries.set(schema, (cache = new Lru('queries', QUERY_CACHE_ENTRIES)));
-    cache.set(query, Object.freeze(value));
-  }
-  return value;
+  return validateQuery(new URLSearchParams(query), schema);
 }
-
-const QUERY_CACHE_ENTRIES = 256;
-const QUERY_CACHE_MAX_LENGTH = 512;
-const parsedQueries = new WeakMap<z.ZodType, Lru<string, unknown>>();
 
 function validateQuery<S extends z.ZodType>(params: URLSearchParams, schema: S): z.output<S> {
   const known = knownParameters(schema);

@@ -129,12 +129,15 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     const handler = (handlers as Record<DeclarableMethod, Handler<OperationDeclaration> | undefined>)[name];
     if (!operation || !handler) throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}.`, { Allow: allow });
     const principal = await checkCredential(operation.credential, x.request);
-    const url = new URL(x.request.url);
-    const query = operation.query ? parseQuery(url.search.slice(1), operation.query) : undefined;
+    const query = operation.query ? parseQuery(queryStringOf(x.request.url), operation.query) : undefined;
     const body = operation.body ? await readBody(x.request, operation.body, operation.bodyType ?? 'json') : undefined;
+    let url: URL | undefined;
     const answer = await handler({
       request: x.request,
-      url,
+      // Parsed for the few handlers that read it.
+      get url() {
+        return (url ??= new URL(x.request.url));
+      },
       requestId: x.requestId,
       clientIp: x.clientIp,
       principal,
@@ -172,32 +175,46 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     return json(new ApiError('internal_error', `The server could not complete the request (request id ${requestId}).`).body(), { status: 500 });
   }
 
-  /** The kernel's headers, over the answer's own, except that a handler's Cache-Control stands. */
-  function send(x: Exchange, method: HttpMethod, answer: Answer): Response {
-    const headers = new Headers(answer.headers);
-    if (!(answer instanceof Response) && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    if (!headers.has('cache-control')) headers.set('cache-control', x.cacheControl);
-    headers.set('x-request-id', x.requestId);
-    if (declaration.apiVersion) headers.set('api-version', API_VERSION);
+  /** The kernel's own headers of every answer, errors included. Names are lowercase here. */
+  function kernelHeaders(x: Exchange, method: HttpMethod): Record<string, string> {
+    const h: Record<string, string> = { 'x-request-id': x.requestId };
+    if (declaration.apiVersion) h['api-version'] = API_VERSION;
     if (x.limit && x.limiter) {
       const limitHeaders: Record<string, string> = {};
       writeRateLimitHeaders(limitHeaders, x.limit, x.limiter.config, x.limit.at ?? Date.now());
-      for (const [name, value] of Object.entries(limitHeaders)) headers.set(name, value);
+      for (const name in limitHeaders) h[name.toLowerCase()] = limitHeaders[name]!;
     }
     if (declaration.cors === 'public') {
-      headers.set('access-control-allow-origin', '*');
+      h['access-control-allow-origin'] = '*';
       // Every header is readable by any origin: for requests without credentials `*` means
       // exactly that (Fetch standard, CORS protocol), and no cookies reach these routes.
-      headers.set('access-control-expose-headers', '*');
+      h['access-control-expose-headers'] = '*';
       if (method === 'OPTIONS') {
-        headers.set('access-control-allow-methods', allow);
-        headers.set('access-control-allow-headers', ALLOWED_REQUEST_HEADERS);
-        headers.set('access-control-max-age', '600');
+        h['access-control-allow-methods'] = allow;
+        h['access-control-allow-headers'] = ALLOWED_REQUEST_HEADERS;
+        h['access-control-max-age'] = '600';
       }
     }
-    if (declaration.deprecated) for (const [name, value] of deprecationHeaders(declaration.deprecated)) headers.set(name, value);
-    const body = method === 'HEAD' ? null : answer instanceof Response ? answer.body : answer.text;
-    return new Response(body, { status: answer.status, statusText: answer instanceof Response ? answer.statusText : undefined, headers });
+    if (declaration.deprecated) for (const [name, value] of deprecationHeaders(declaration.deprecated)) h[name] = value;
+    return h;
+  }
+
+  /** The answer with the kernel's headers over its own, except that a handler's Cache-Control stands. */
+  function send(x: Exchange, method: HttpMethod, answer: Answer): Response {
+    const own = kernelHeaders(x, method);
+    if (answer instanceof Response) {
+      // Copied as Headers, which keep repeated headers (several Set-Cookie) apart.
+      const headers = new Headers(answer.headers);
+      if (!headers.has('cache-control')) headers.set('cache-control', x.cacheControl);
+      for (const name in own) headers.set(name, own[name]!);
+      return new Response(method === 'HEAD' ? null : answer.body, { status: answer.status, statusText: answer.statusText, headers });
+    }
+    // A JSON reply's headers are one record, names in lowercase so that the kernel's replace the
+    // handler's whatever case it wrote them in: a Response takes a record in one pass.
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': x.cacheControl };
+    for (const name in answer.headers) headers[name.toLowerCase()] = answer.headers[name]!;
+    Object.assign(headers, own);
+    return new Response(method === 'HEAD' ? null : answer.text, { status: answer.status, headers });
   }
 
   async function handle(method: HttpMethod, request: Request, context: NextContext | undefined): Promise<Response> {
@@ -231,6 +248,14 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     Object.assign((request: Request, context?: NextContext) => handle(method, request, context), { [KERNEL]: declaration });
   const route = Object.fromEntries(HTTP_METHODS.map((m) => [m, make(m)])) as Record<HttpMethod, RouteHandler>;
   return Object.assign(route, { declaration, dispatch });
+}
+
+/** The query string of a URL, without `?` and fragment. */
+function queryStringOf(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1) return '';
+  const end = url.indexOf('#', start);
+  return url.slice(start + 1, end === -1 ? undefined : end);
 }
 
 function logUnexpected(err: unknown, requestId: string): void {

@@ -2,7 +2,7 @@ import { cacheOff } from '../cache/lru';
 import { asAnonymous, type Queryable } from '../db/database';
 import { env } from '../env';
 import { log, describeError } from '../log';
-import type { Audience, PricingBody } from '../schemas/pricing';
+import { pricingBody, type Audience, type PricingBody } from '../schemas/pricing';
 import { DEFAULT_PRICING, type PricingValues } from './defaults';
 
 /** Which optional fields concern which audience (documented on the pricing page). */
@@ -52,26 +52,46 @@ export async function readPricingSettings(db: Queryable): Promise<PricingValues 
 }
 
 /**
- * How long a read of the pricing settings is reused. Prices change by hand and rarely; reading
- * them once per request would make a public, cacheable endpoint cost a database transaction
- * (measured: a third of the baseline's throughput on PGlite). A failed read is reused for less,
- * so recovery shows quickly.
+ * How long a read of the pricing settings, and the answers made from it, are reused (cache
+ * 'pricing'). Prices change by hand and rarely; reading them once per request would make a
+ * public, cacheable endpoint cost a database transaction. A failed read is reused for less, so
+ * recovery shows quickly.
  */
 const LIVE_TTL_MS = 15_000;
 const FAILED_TTL_MS = 2_000;
-let memo: { at: number; ttl: number; value: Promise<PricingValues | null> } | undefined;
+interface Memo {
+  at: number;
+  ttl: number;
+  value: Promise<PricingValues | null>;
+  /** The JSON of GET /api/v1/pricing made from this read, by audience. */
+  answers: Map<Audience, string>;
+}
+let memo: Memo | undefined;
 
-/** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
-export function loadLivePricing(now = Date.now()): Promise<PricingValues | null> {
-  if (memo && now - memo.at < memo.ttl && !cacheOff('pricing')) return memo.value;
-  const entry = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve<PricingValues | null>(null) };
+function currentRead(now: number): Memo {
+  if (memo && now - memo.at < memo.ttl && !cacheOff('pricing')) return memo;
+  const entry: Memo = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve(null), answers: new Map() };
   entry.value = asAnonymous(readPricingSettings).catch((err) => {
     log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
     entry.ttl = FAILED_TTL_MS;
     return null;
   });
   memo = entry;
-  return entry.value;
+  return entry;
+}
+
+/** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
+export function loadLivePricing(now = Date.now()): Promise<PricingValues | null> {
+  return currentRead(now).value;
+}
+
+/** The body of GET /api/v1/pricing for `audience`, as JSON, made once per read of the settings. */
+export async function pricingAnswer(audience: Audience, now = Date.now()): Promise<string> {
+  const read = currentRead(now);
+  const values = await read.value;
+  let text = read.answers.get(audience);
+  if (text === undefined) read.answers.set(audience, (text = JSON.stringify(pricingBody.parse(pricingFor(values, audience)))));
+  return text;
 }
 
 /** Forget the reused read (tests, and after an operator changes the settings in-process). */

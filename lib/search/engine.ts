@@ -1,5 +1,4 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
-import { Lru } from '../cache/lru';
 import { allPages, type Page } from '../content/pages';
 import { absoluteUrl } from '../http/responses';
 
@@ -135,22 +134,8 @@ export function snippetAround(text: string, terms: readonly string[], max = SNIP
   return `${lead}${flat.slice(start, end).trimEnd()}${tail}`;
 }
 
-/**
- * Recent queries and their hits. The index never changes while the process runs, so a repeated
- * query (the next page of results, a popular question) need not be searched again.
- */
-const recent = new Lru<string, SearchHit[]>('search-hits', 500);
-
 /** Every page matching `query`, best first (ties by path, so pages of results are stable). */
 export function searchPages(query: string): SearchHit[] {
-  const known = recent.get(query);
-  if (known) return known;
-  const hits = runSearch(query);
-  recent.set(query, hits);
-  return hits;
-}
-
-function runSearch(query: string): SearchHit[] {
   const { search, pages } = searchIndex();
   const results: SearchResult[] = search.search(query);
   return results

@@ -47,10 +47,10 @@ export function instrumented(engine: Engine) {
   const outage = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (simulated outage)'), { code: 'ECONNREFUSED' }));
   const wrapped: Engine = {
     ...engine,
-    pipeline: (statements) => {
+    script: (text) => {
       if (state.failing) return outage();
-      if (statements.some((s) => s.text.includes("set_config('role', 'authenticated'"))) state.userReads++;
-      return engine.pipeline(statements);
+      if (text.includes("set_config('role', 'authenticated'")) state.userReads++;
+      return engine.script(text);
     },
     transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
       if (state.failing) return outage();

@@ -42,9 +42,10 @@ function recording(engine: Engine) {
         }),
       );
     },
-    pipeline: (statements) => {
-      transactions.push(statements.map((s) => s.text));
-      return engine.pipeline(statements);
+    // A script is one message, which PostgreSQL runs as one transaction: its statements, split.
+    script: (text) => {
+      transactions.push(text.split('; '));
+      return engine.script(text);
     },
   };
   return { engine: wrapped, transactions };
@@ -205,16 +206,16 @@ for (const engine of testEngines()) {
         });
         await isLocked;
         // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would:
-        // the setting opens every transaction, whether run in turn or sent as one pipeline.
-        const lockTimeout = "set local lock_timeout = '50ms'";
+        // the setting opens every transaction, whether run in turn or sent as one script.
+        const lockTimeout = "select set_config('lock_timeout', '50ms', true)";
         useDatabase({
           ...suite.db,
           transaction: (fn) =>
             suite.db.transaction(async (tx) => {
-              await tx.exec(lockTimeout);
+              await tx.query(lockTimeout);
               return fn(tx);
             }),
-          pipeline: async (statements) => (await suite.db.pipeline([{ text: lockTimeout }, ...statements])).slice(1),
+          script: async (text) => (await suite.db.script(`${lockTimeout}; ${text}`)).slice(1),
         });
         try {
           const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
