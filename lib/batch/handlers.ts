@@ -37,9 +37,11 @@ export interface SubRequest {
   route: BatchPath;
 }
 
+const ALLOWED: readonly string[] = batchPaths();
+
 /** Checks every sub-request's path: an API v1 path this endpoint may dispatch to. */
 export function planBatch(requests: { path: string; id?: string | number }[]): SubRequest[] {
-  const allowed: string[] = batchPaths();
+  const allowed = ALLOWED;
   return requests.map((r, index) => {
     const where = `requests[${index}].path`;
     if (!r.path.startsWith('/api/v1/') && r.path !== '/api/v1') {

@@ -12,7 +12,11 @@ import { ApiError } from './errors';
 
 let key: Promise<Buffer> | undefined;
 
-function cursorKey(): Promise<Buffer> {
+/**
+ * The key cursors are signed with. An answer kept with a cursor in it is kept with this key
+ * beside it: under another key (tests swap it) the answer is made again.
+ */
+export function cursorKey(): Promise<Buffer> {
   key ??= serviceSecret('cursor_key', () => randomBytes(32).toString('base64url'))
     .then((v) => Buffer.from(v, 'base64url'))
     .catch((err) => {

