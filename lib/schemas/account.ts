@@ -140,18 +140,8 @@ export const profileRow = z.object({
 /** An app as the database has it: the answer's fields, with its time as a Date. */
 export const appRow = app.extend({ created_at: timestamp });
 
-export const placementRow = z.object({
-  id: z.string(),
-  app_id: z.string(),
-  name: z.string(),
-  format: z.enum(PLACEMENT_FORMATS),
-  status: z.enum(PLACEMENT_STATUSES),
-  impressions: z.number().int(),
-  clicks: z.number().int(),
-  revenue_usd: z.number(),
-  ad_requests: z.number().int(),
-  created_at: timestamp,
-});
+/** A placement as the database has it: the answer's own columns, its ad requests (for the fill rate), its time as a Date. */
+export const placementRow = placement.omit({ fill_rate: true, rpm_usd: true }).extend({ ad_requests: z.number().int(), created_at: timestamp });
 
 export const payoutRow = z.object({
   period: z.string(),

@@ -166,7 +166,7 @@ create table public.oauth_authorization_codes (
 create index oauth_authorization_codes_expires_at on public.oauth_authorization_codes (expires_at);
 
 -- Idempotency-Key records (batch, client registration): the key, a hash of the request body,
--- and the stored answer, kept at least 24 h (DESIGN.md, REST conventions).
+-- and the stored answer, kept at least 24 h (ARCHITECTURE.md, Idempotency records).
 create table public.idempotency_records (
   scope            text not null,
   principal        text not null,
