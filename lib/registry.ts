@@ -316,6 +316,11 @@ export function operations(): Operation[] {
   );
 }
 
+/** The REST operations: every route that sends `API-Version` (the OpenAPI document's, the index's). */
+export function restOperations(): Operation[] {
+  return operations().filter((op) => op.route.apiVersion);
+}
+
 /** The GET operations a batch may run (in table order). */
 export type BatchPath = {
   [P in RoutePath]: Routes[P]['methods'] extends { GET: { batch: true } } ? P : never;

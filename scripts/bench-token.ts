@@ -10,7 +10,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { openPglite, openPostgres } from '../lib/db/engine';
-import { migrate } from '../lib/db/migrate';
+import { dropMigratedSchema, migrate } from '../lib/db/migrate';
 import { seed } from '../lib/db/seed';
 import { env } from '../lib/env';
 import { resourceUri } from '../lib/oauth/resources';
@@ -23,11 +23,8 @@ async function main(fresh: boolean): Promise<void> {
   if (fresh && !DATABASE_URL) rmSync(path.resolve(PGLITE_DATA_DIR), { recursive: true, force: true });
   const engine = DATABASE_URL ? await openPostgres(DATABASE_URL) : await openPglite({ dataDir: PGLITE_DATA_DIR });
   try {
-    if (fresh && DATABASE_URL) {
-      // Drops what the migrations made, as `npm run db:reset` does.
-      await engine.exec('drop schema if exists public cascade; create schema public; grant usage on schema public to public; drop schema if exists supabase_migrations cascade;');
-    }
     if (fresh) {
+      if (DATABASE_URL) await dropMigratedSchema(engine);
       await migrate(engine);
       await seed(engine);
     }

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { openPglite, openPostgres, type Engine } from '../lib/db/engine';
-import { migrate } from '../lib/db/migrate';
+import { dropMigratedSchema, migrate } from '../lib/db/migrate';
 import { seed } from '../lib/db/seed';
 import { env } from '../lib/env';
 
@@ -25,13 +25,7 @@ async function main(command: string | undefined): Promise<void> {
     const { DATABASE_URL, PGLITE_DATA_DIR } = env();
     if (DATABASE_URL) {
       const engine = await openPostgres(DATABASE_URL);
-      // Drops what the migrations made; roles (shared with the rest of the cluster) stay.
-      await engine.exec(`
-        drop schema if exists public cascade;
-        create schema public;
-        grant usage on schema public to public;
-        drop schema if exists supabase_migrations cascade;
-      `);
+      await dropMigratedSchema(engine);
       await engine.close();
     } else {
       rmSync(path.resolve(PGLITE_DATA_DIR), { recursive: true, force: true });

@@ -1,14 +1,14 @@
 import { defineRoute, json, API_VERSION } from '../http/kernel';
 import { absoluteUrl } from '../http/responses';
-import { operations, ROUTES } from '../registry';
+import { restOperations, ROUTES } from '../registry';
 import { indexBody } from '../schemas/api';
 
 /** GET /api/v1: what the API offers, and (with a token) what the token is. */
 
 /** The REST operations anyone may call, each with its summary and its query parameters. */
 export function publicEndpoints(): { method: string; path: string; description: string }[] {
-  return operations()
-    .filter((op) => op.route.apiVersion && op.declaration.credential.kind !== 'bearer')
+  return restOperations()
+    .filter((op) => op.declaration.credential.kind !== 'bearer')
     .map(({ method, path, declaration }) => {
       const parameters = Object.keys(declaration.query?.shape ?? {});
       const summary = declaration.doc?.summary ?? path;
@@ -18,8 +18,8 @@ export function publicEndpoints(): { method: string; path: string; description: 
 
 /** The REST operations that need an access token, each with the scope it needs. */
 export function accountEndpoints(): { method: string; path: string; scope: string }[] {
-  return operations().flatMap(({ method, path, route, declaration: { credential } }) =>
-    route.apiVersion && credential.kind === 'bearer' && credential.scope ? [{ method, path, scope: credential.scope }] : [],
+  return restOperations().flatMap(({ method, path, declaration: { credential } }) =>
+    credential.kind === 'bearer' && credential.scope ? [{ method, path, scope: credential.scope }] : [],
   );
 }
 

@@ -63,3 +63,17 @@ export async function migrate(engine: Engine, migrations = readMigrations()): Pr
     return applied;
   });
 }
+
+/**
+ * Drops what the migrations made on a PostgreSQL, for `npm run db:reset` and the bench; the roles,
+ * shared with the rest of the cluster, stay. (The embedded database is reset by deleting its
+ * directory.)
+ */
+export async function dropMigratedSchema(engine: Engine): Promise<void> {
+  await engine.exec(`
+    drop schema if exists public cascade;
+    create schema public;
+    grant usage on schema public to public;
+    drop schema if exists supabase_migrations cascade;
+  `);
+}

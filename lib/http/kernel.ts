@@ -112,6 +112,10 @@ interface Exchange {
   cacheControl: string;
 }
 
+function exchange(request: Request, limiter: RateLimiter | undefined): Exchange {
+  return { request, requestId: newRequestId(), clientIp: clientIp(request.headers), limiter, cacheControl: 'no-store' };
+}
+
 export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers: Handlers<R>, options: RouteOptions = {}): Route<R> {
   const declared = Object.keys(declaration.methods) as DeclarableMethod[];
   const allow = [...declared, ...(declared.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
@@ -218,8 +222,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
   }
 
   async function handle(method: HttpMethod, request: Request, context: NextContext | undefined): Promise<Response> {
-    const limiter = declaration.rateLimit ? rateLimiter() : undefined;
-    const x: Exchange = { request, requestId: newRequestId(), clientIp: clientIp(request.headers), limiter, cacheControl: 'no-store' };
+    const x = exchange(request, declaration.rateLimit ? rateLimiter() : undefined);
     let answer: Answer;
     try {
       if (method === 'OPTIONS') {
@@ -236,7 +239,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
   }
 
   async function dispatch(request: Request): Promise<Answer> {
-    const x: Exchange = { request, requestId: newRequestId(), clientIp: clientIp(request.headers), limiter: undefined, cacheControl: 'no-store' };
+    const x = exchange(request, undefined);
     try {
       return await run(x, 'GET', undefined);
     } catch (err) {

@@ -30,9 +30,8 @@ export const ACCOUNT_TOOLS: Readonly<Record<string, { scope: Scope; rest: string
   ),
 );
 
-export type AccountToolName = string;
-
-function isAccountTool(name: unknown): name is AccountToolName {
+/** A tool name from a request; own keys only, never an inherited `toString`. */
+function isAccountTool(name: unknown): name is string {
   return typeof name === 'string' && Object.hasOwn(ACCOUNT_TOOLS, name);
 }
 
@@ -69,7 +68,7 @@ export function accountServer(principal: Principal): McpServer {
       'Read-only tools over the signed-in publisher’s Monetize account. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
   });
 
-  const run = (name: AccountToolName, read: () => Promise<object>) => async (): Promise<CallToolResult> => {
+  const run = (name: string, read: () => Promise<object>) => async (): Promise<CallToolResult> => {
     // The route refused missing scopes already; checked again here so no path reaches the data without one.
     const scope = ACCOUNT_TOOLS[name]?.scope;
     if (!scope) throw new Error(`No REST operation in the registry names the MCP tool ${name}`);

@@ -5,7 +5,7 @@ import { ERROR_CODES } from '../http/errors';
 import { MAX_BODY_BYTES } from '../http/input';
 import { API_VERSION } from '../http/kernel';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes';
-import { operations, type Operation } from '../registry';
+import { restOperations, type Operation } from '../registry';
 import { apiErrorBody } from '../schemas/common';
 
 /**
@@ -111,11 +111,6 @@ function operation(op: Operation): Json {
   }
   if (route.deprecated) out.deprecated = true;
   return out;
-}
-
-/** The REST operations of the registry: every route that sends `API-Version`. */
-export function restOperations(): Operation[] {
-  return operations().filter((op) => op.route.apiVersion);
 }
 
 export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json {

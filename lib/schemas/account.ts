@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intParam } from './common';
+import { intParam, sandboxMarker } from './common';
 
 /**
  * The account API: its query parameters and bodies (what the handlers validate with and the OpenAPI
@@ -9,7 +9,6 @@ import { intParam } from './common';
 export const SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-const sandbox = z.literal(true).optional().describe('Present, and true, on answers to the sandbox token.');
 const dateTime = z.string().datetime({ offset: true });
 
 export const profileBody = z.object({
@@ -19,7 +18,7 @@ export const profileBody = z.object({
   company: z.string().nullable(),
   role: z.string().nullable(),
   member_since: dateTime.nullable(),
-  sandbox,
+  sandbox: sandboxMarker,
 });
 
 /**
@@ -75,7 +74,7 @@ export const placement = z.object({
   created_at: dateTime,
 });
 
-export const appsBody = z.object({ apps: z.array(app), placements: z.array(placement), sandbox });
+export const appsBody = z.object({ apps: z.array(app), placements: z.array(placement), sandbox: sandboxMarker });
 
 export const earningsQuery = z.object({
   payout_limit: intParam(0, 50, 10).describe('How many of the most recent payouts to return, 0 to 50.'),
@@ -98,7 +97,7 @@ export const earningsBody = z.object({
   payouts_pending_usd: z.number(),
   payouts: z.array(payout),
   note: z.string(),
-  sandbox,
+  sandbox: sandboxMarker,
 });
 
 export const apiKeysQuery = z.object({
@@ -118,7 +117,7 @@ export const apiKey = z.object({
   last_used_at: dateTime.nullable(),
 });
 
-export const apiKeysBody = z.object({ api_keys: z.array(apiKey), sandbox });
+export const apiKeysBody = z.object({ api_keys: z.array(apiKey), sandbox: sandboxMarker });
 
 /**
  * Rows as the account reads receive them, and as the sandbox writes them down: the one

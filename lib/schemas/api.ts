@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { sandboxMarker } from './common';
 
 /** `GET /api/v1`: what the API offers, and what the presented token is. */
 
-const sandbox = z.literal(true).optional().describe('Present, and true, when the sandbox token was presented.');
 
 export const indexBody = z.object({
   name: z.string(),
@@ -13,5 +13,5 @@ export const indexBody = z.object({
   account_endpoints: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string() })),
   token: z.object({ scopes: z.array(z.string()), expires_at: z.number().int() }).optional().describe('Describes the presented token.'),
   error: z.object({ status: z.number().int(), code: z.string(), message: z.string() }).optional().describe('Present on a 401.'),
-  sandbox,
+  sandbox: sandboxMarker,
 });

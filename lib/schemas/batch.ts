@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY } from './common';
+import { IDEMPOTENCY_KEY, sandboxMarker } from './common';
 
 export const batchRequest = z.object({
   requests: z
@@ -22,7 +22,7 @@ export const batchBody = z.object({
       body: z.unknown(),
     }),
   ),
-  sandbox: z.literal(true).optional().describe('Present, and true, when the sandbox token was presented.'),
+  sandbox: sandboxMarker,
 });
 
 export const idempotencyKeyHeader = z

@@ -28,6 +28,9 @@ export const pagination = z.object({
   limit: z.number().int().describe('The page size applied.'),
 });
 
+/** The field that marks answers to the sandbox token. */
+export const sandboxMarker = z.literal(true).optional().describe('Present, and true, on answers to the sandbox token.');
+
 export const apiErrorBody = z.object({
   error: z.object({
     status: z.number().int(),

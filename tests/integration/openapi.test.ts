@@ -10,8 +10,8 @@ import { env } from '@/lib/env';
 import type { RouteDeclaration } from '@/lib/http/declaration';
 import { defineRoute, json } from '@/lib/http/kernel';
 import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { buildOpenApiDocument, restOperations } from '@/lib/openapi/document';
-import type { Operation as RegistryOperation, RoutePath } from '@/lib/registry';
+import { buildOpenApiDocument } from '@/lib/openapi/document';
+import { restOperations, type Operation as RegistryOperation, type RoutePath } from '@/lib/registry';
 import { apiErrorBody, intParam } from '@/lib/schemas/common';
 import { openPgliteCopy } from '../helpers/db';
 

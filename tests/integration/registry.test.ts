@@ -6,7 +6,7 @@ import { HTTP_METHODS } from '@/lib/http/declaration';
 import { declarationOf } from '@/lib/http/kernel';
 import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
 import { buildOpenApiDocument } from '@/lib/openapi/document';
-import { batchPaths, operations, protectedOperations, ROUTES } from '@/lib/registry';
+import { batchPaths, operations, protectedOperations, restOperations, ROUTES } from '@/lib/registry';
 import { ACCOUNT_ROUTES } from '../helpers/account';
 import { ROUTE_FILES } from '../helpers/routes';
 
@@ -38,7 +38,7 @@ describe('route files and the registry', () => {
 });
 
 describe('lists derived from the registry', () => {
-  const rest = operations().filter((op) => op.route.apiVersion);
+  const rest = restOperations();
 
   it('the OpenAPI document has exactly the REST operations', () => {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
