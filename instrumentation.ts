@@ -5,8 +5,10 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   if (process.env.NEXT_PHASE === 'phase-production-build') return;
-  const { database } = await import('./lib/db/database');
+  const { services } = await import('./lib/services');
   const { log, describeError } = await import('./lib/log');
   // A database that cannot open now is retried on the first request that needs it.
-  await database().catch((err) => log.error('database did not open at start', describeError(err)));
+  await services()
+    .database()
+    .catch((err: unknown) => log.error('database did not open at start', describeError(err)));
 }

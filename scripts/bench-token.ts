@@ -15,7 +15,7 @@ import { seed } from '../lib/db/seed';
 import { env } from '../lib/env';
 import { resourceUri } from '../lib/oauth/resources';
 import { SCOPES } from '../lib/oauth/scopes';
-import { oauthSecrets } from '../lib/oauth/secrets';
+import { loadOAuthSecrets } from '../lib/oauth/secrets';
 import { issueAccessToken } from '../lib/oauth/tokens';
 
 async function main(fresh: boolean): Promise<void> {
@@ -29,7 +29,7 @@ async function main(fresh: boolean): Promise<void> {
       await seed(engine);
     }
     const [user] = await engine.query<{ id: string }>("select id from public.users where email = 'demo@example.com'");
-    const secrets = await oauthSecrets(engine);
+    const secrets = await loadOAuthSecrets(async () => engine);
     if (!user || !secrets) throw new Error('no demo publisher, or no signing key configured');
     const { token } = await issueAccessToken(
       { sub: user.id, client_id: 'mcl_bench000000000000000', scope: SCOPES.join(' '), aud: [resourceUri('api')] },

@@ -5,6 +5,7 @@ import { redirect } from 'next/navigation';
 import { safeCallbackUrl } from '@/lib/auth/messages';
 import { MIN_PASSWORD } from '@/lib/auth/users';
 import { signUpFromForm } from '@/lib/auth/signup';
+import { services } from '@/lib/services';
 
 export const metadata: Metadata = { title: 'Create an account', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -14,7 +15,7 @@ const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) 
 
 async function signUp(form: FormData) {
   'use server';
-  redirect(await signUpFromForm(form, await headers()));
+  redirect(await signUpFromForm(form, await headers(), services()));
 }
 
 export default async function SignUpPage({ searchParams }: { searchParams: Search }) {

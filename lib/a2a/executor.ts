@@ -8,6 +8,7 @@ import {
   type ExecutionEventBusManager,
   type RequestContext,
 } from '@a2a-js/sdk/server';
+import type { LivePricing } from '../pricing/settings';
 import { QUESTION_MAX } from '../schemas/ask';
 import { answerFor, chooseSkill, replyText, type SkillAnswer } from './skills';
 
@@ -52,6 +53,8 @@ export function answerArtifact(answer: SkillAnswer): Artifact {
 }
 
 export class MonetizeAgentExecutor implements AgentExecutor {
+  constructor(private readonly pricing: LivePricing) {}
+
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = request;
     const task: Task = { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [userMessage], metadata: {} };
@@ -64,7 +67,7 @@ export class MonetizeAgentExecutor implements AgentExecutor {
       this.finish(bus, taskId, contextId, TaskState.TASK_STATE_REJECTED, refusal);
       return;
     }
-    const answer = await answerFor(question, chooseSkill(question, userMessage.metadata?.skill));
+    const answer = await answerFor(question, chooseSkill(question, userMessage.metadata?.skill), this.pricing);
     bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: answerArtifact(answer), append: false, lastChunk: true, metadata: undefined }));
     this.finish(bus, taskId, contextId, TaskState.TASK_STATE_COMPLETED, replyText(answer));
   }

@@ -12,6 +12,7 @@ import { ApiError } from '../http/errors';
 import { readText } from '../http/input';
 import { json, type JsonReply } from '../http/kernel';
 import { absoluteUrl } from '../http/responses';
+import type { LivePricing } from '../pricing/settings';
 import { agentCard } from './card';
 import { MonetizeAgentExecutor, TaskBusManager } from './executor';
 import { RecentTaskStore } from './task-store';
@@ -25,21 +26,26 @@ import { RecentTaskStore } from './task-store';
 
 type JsonRpcId = string | number | null;
 
-let agent: { base: string; transport: JsonRpcTransportHandler; handler: DefaultRequestHandler } | undefined;
+type Agent = { base: string; transport: JsonRpcTransportHandler; handler: DefaultRequestHandler };
+const agents = new WeakMap<LivePricing, Agent>();
 
-/** One agent per process (and per base URL, which tests change): its task store lives as long. */
-function theAgent() {
+/**
+ * One agent per process (per set of services, and per base URL, which tests change): its task
+ * store lives as long.
+ */
+function theAgent(pricing: LivePricing): Agent {
   const base = absoluteUrl('');
+  let agent = agents.get(pricing);
   if (agent?.base !== base) {
-    const handler = new DefaultRequestHandler(agentCard(), new RecentTaskStore(), new MonetizeAgentExecutor(), new TaskBusManager());
-    agent = { base, handler, transport: new JsonRpcTransportHandler(handler) };
+    const handler = new DefaultRequestHandler(agentCard(), new RecentTaskStore(), new MonetizeAgentExecutor(pricing), new TaskBusManager());
+    agents.set(pricing, (agent = { base, handler, transport: new JsonRpcTransportHandler(handler) }));
   }
   return agent;
 }
 
 /** The card as the SDK serialises it (proto JSON: empty fields left out). */
-export async function agentCardJson(): Promise<unknown> {
-  return AgentCard.toJSON(await theAgent().handler.getAgentCard());
+export async function agentCardJson(pricing: LivePricing): Promise<unknown> {
+  return AgentCard.toJSON(await theAgent(pricing).handler.getAgentCard());
 }
 
 const rpcError = (id: JsonRpcId, error: { code: number; message: string; data?: unknown }, status = 200) =>
@@ -55,7 +61,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /** Answers one POST /a2a. */
-export async function answerJsonRpc(request: Request): Promise<JsonReply> {
+export async function answerJsonRpc(request: Request, pricing: LivePricing): Promise<JsonReply> {
   const contentType = request.headers.get('content-type');
   // As the SDK's Express guard: no Content-Type is read as JSON; another one is refused.
   if (contentType && contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {
@@ -73,7 +79,7 @@ export async function answerJsonRpc(request: Request): Promise<JsonReply> {
 
   const id = idOf(body);
   try {
-    const { handler, transport } = theAgent();
+    const { handler, transport } = theAgent(pricing);
     const context = defaultServerCallContextBuilder({
       extensions: Extensions.parseServiceParameter(request.headers.get(HTTP_EXTENSION_HEADER) ?? undefined),
       user: new UnauthenticatedUser(),

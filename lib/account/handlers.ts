@@ -27,17 +27,20 @@ async function reply(principal: Principal, key: string, read: () => Promise<obje
 }
 
 export const profileRoute = defineRoute(ROUTES['/api/v1/me'], {
-  GET: ({ principal }) => reply(principal, 'me', () => getProfile(principal)),
+  GET: ({ principal, services }) => reply(principal, 'me', () => getProfile(principal, services.database)),
 });
 
 export const appsRoute = defineRoute(ROUTES['/api/v1/me/apps'], {
-  GET: ({ principal, query }) => reply(principal, `apps ${query.placement_status}`, () => listApps(principal, query.placement_status)),
+  GET: ({ principal, query, services }) =>
+    reply(principal, `apps ${query.placement_status}`, () => listApps(principal, services.database, query.placement_status)),
 });
 
 export const earningsRoute = defineRoute(ROUTES['/api/v1/me/earnings'], {
-  GET: ({ principal, query }) => reply(principal, `earnings ${query.payout_limit}`, () => getEarnings(principal, query.payout_limit)),
+  GET: ({ principal, query, services }) =>
+    reply(principal, `earnings ${query.payout_limit}`, () => getEarnings(principal, services.database, query.payout_limit)),
 });
 
 export const apiKeysRoute = defineRoute(ROUTES['/api/v1/me/api-keys'], {
-  GET: ({ principal, query }) => reply(principal, `api-keys ${query.environment}`, () => listApiKeys(principal, query.environment)),
+  GET: ({ principal, query, services }) =>
+    reply(principal, `api-keys ${query.environment}`, () => listApiKeys(principal, services.database, query.environment)),
 });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Engine } from '../db/database';
 import type { Principal } from '../oauth/bearer';
 import type { apiKeysBody, appsBody, earningsBody, profileBody } from '../schemas/account';
 import { readAccount, type AccountReader } from './reads';
@@ -19,25 +20,27 @@ function reader(principal: Extract<Principal, { kind: 'user' }>): AccountReader 
 
 const sandboxed = <T extends object>(body: T): Sandboxed<T> => ({ ...body, sandbox: true });
 
+/** The database, opened only for a user: the sandbox never touches it. */
+export type Database = () => Promise<Engine>;
 
-export async function getProfile(principal: Principal): Promise<Sandboxed<z.infer<typeof profileBody>>> {
+export async function getProfile(principal: Principal, database: Database): Promise<Sandboxed<z.infer<typeof profileBody>>> {
   if (principal.kind === 'sandbox') return sandboxed(profileView(SANDBOX_PROFILE));
-  return profileView(await readAccount(reader(principal), 'profile'));
+  return profileView(await readAccount(await database(), reader(principal), 'profile'));
 }
 
-export async function listApps(principal: Principal, filter: PlacementFilter): Promise<Sandboxed<z.infer<typeof appsBody>>> {
+export async function listApps(principal: Principal, database: Database, filter: PlacementFilter): Promise<Sandboxed<z.infer<typeof appsBody>>> {
   if (principal.kind === 'sandbox') return sandboxed(appsView(SANDBOX_APPS, SANDBOX_PLACEMENTS, filter));
-  const { apps, placements } = await readAccount(reader(principal), 'apps');
+  const { apps, placements } = await readAccount(await database(), reader(principal), 'apps');
   return appsView(apps, placements, filter);
 }
 
-export async function getEarnings(principal: Principal, payoutLimit: number): Promise<Sandboxed<z.infer<typeof earningsBody>>> {
+export async function getEarnings(principal: Principal, database: Database, payoutLimit: number): Promise<Sandboxed<z.infer<typeof earningsBody>>> {
   if (principal.kind === 'sandbox') return sandboxed(earningsView(SANDBOX_PLACEMENTS, SANDBOX_PAYOUTS, payoutLimit));
-  const { placements, payouts } = await readAccount(reader(principal), 'earnings');
+  const { placements, payouts } = await readAccount(await database(), reader(principal), 'earnings');
   return earningsView(placements, payouts, payoutLimit);
 }
 
-export async function listApiKeys(principal: Principal, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {
+export async function listApiKeys(principal: Principal, database: Database, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {
   if (principal.kind === 'sandbox') return sandboxed(apiKeysView(SANDBOX_API_KEYS, environment));
-  return apiKeysView((await readAccount(reader(principal), 'apiKeys')).api_keys, environment);
+  return apiKeysView((await readAccount(await database(), reader(principal), 'apiKeys')).api_keys, environment);
 }

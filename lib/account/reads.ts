@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readAsUser } from '../db/database';
+import { readAsUser, type Engine } from '../db/database';
 import { isDatabaseError } from '../db/errors';
 import { ApiError } from '../http/errors';
 import { describeError, log } from '../log';
@@ -51,11 +51,11 @@ const unavailable = () => new ApiError('account_unavailable', 'The account data 
  * `account_unavailable` (the client should authorize again). Any other error is a bug and goes
  * on unchanged, for the route to answer 500 and log.
  */
-export async function readAccount<R extends AccountRead>(reader: AccountReader, read: R): Promise<AccountRow<R>> {
+export async function readAccount<R extends AccountRead>(db: Engine, reader: AccountReader, read: R): Promise<AccountRow<R>> {
   const { sql, row } = ACCOUNT_READS[read];
   let account: unknown;
   try {
-    const [found] = await readAsUser<{ account: unknown }>({ sub: reader.userId, scope: reader.scopes.join(' '), client_id: reader.clientId }, sql);
+    const [found] = await readAsUser<{ account: unknown }>(db, { sub: reader.userId, scope: reader.scopes.join(' '), client_id: reader.clientId }, sql);
     account = found?.account;
   } catch (err) {
     if (!isDatabaseError(err)) throw err;

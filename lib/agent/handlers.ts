@@ -13,11 +13,11 @@ import { agentRegistrationEnabled, issueIdentityAssertion, registrationBody, reg
  * OAuth-style codes, and its answer is a credential for the token endpoint.
  */
 export const agentIdentityRoute = defineRoute(ROUTES['/agent/identity'], {
-  POST: async ({ request, url }) => {
+  POST: async ({ request, url, services }) => {
     // Off: a 404 like an unknown path, before the body is read, whatever the body.
     if (!agentRegistrationEnabled()) throw new OAuthError('not_found', `Nothing is served at ${url.pathname}.`, 404);
     registrationType(await readBody(request, z.unknown(), 'json'));
-    const registration = await issueIdentityAssertion(await requireOAuthSecrets());
+    const registration = await issueIdentityAssertion(await requireOAuthSecrets(services), services.now());
     return json(registrationBody(registration), { status: 201, headers: NO_STORE_HEADERS });
   },
 });

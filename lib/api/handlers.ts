@@ -37,10 +37,10 @@ export function indexDocument() {
 export const indexRoute = defineRoute(
   ROUTES['/api/v1'],
   {
-    GET: ({ principal }) => {
+    GET: ({ principal, services }) => {
       if (!principal) return json(indexBody.parse(indexDocument()));
       // The sandbox token does not expire; an hour ahead keeps clients that renew by it working.
-      const expiresAt = principal.kind === 'user' ? principal.expiresAt.getTime() : Date.now() + 3600_000;
+      const expiresAt = principal.kind === 'user' ? principal.expiresAt.getTime() : services.now() + 3600_000;
       const body = { ...indexDocument(), token: { scopes: principal.scopes, expires_at: Math.floor(expiresAt / 1000) } };
       if (principal.kind === 'sandbox') return json(indexBody.parse({ ...body, sandbox: true }), { headers: { 'Service-Sandbox': 'true' } });
       return json(indexBody.parse(body));

@@ -9,8 +9,8 @@ import { authOptions } from './options';
  * behind the kernel like every route. Options are built per request because the session
  * secret may come from the database (development).
  */
-async function nextAuth({ request, params }: Pick<Context<{ credential: { kind: 'none' } }>, 'request' | 'params'>): Promise<Response> {
-  return (await NextAuth(request as NextRequest, { params: Promise.resolve(params as { nextauth: string[] }) }, await authOptions())) as Response;
+async function nextAuth({ request, params, services }: Pick<Context<{ credential: { kind: 'none' } }>, 'request' | 'params' | 'services'>): Promise<Response> {
+  return (await NextAuth(request as NextRequest, { params: Promise.resolve(params as { nextauth: string[] }) }, await authOptions(services))) as Response;
 }
 
 export const nextAuthRoute = defineRoute(ROUTES['/api/auth/[...nextauth]'], { GET: nextAuth, POST: nextAuth });

@@ -5,7 +5,8 @@ import GoogleProvider from 'next-auth/providers/google';
 import { env } from '../env';
 import { clientIp } from '../http/client-ip';
 import { log } from '../log';
-import { requireOAuthSecrets, type OAuthSecrets } from '../oauth/secrets';
+import { requireOAuthSecrets } from '../oauth/secrets';
+import type { Services } from '../services';
 import { allowAttempt } from './throttle';
 import { checkPassword, userForIdentity } from './users';
 
@@ -35,16 +36,17 @@ export function sessionCookieName(): string {
   return `${usesSecureCookies() ? '__Secure-' : ''}next-auth.session-token`;
 }
 
-/** Built once per set of secrets: every /api/auth request and consent page asks for them. */
-let built: { secrets: OAuthSecrets; options: AuthOptions } | undefined;
+/** Built once per set of services: every /api/auth request asks for them. */
+const built = new WeakMap<Services, AuthOptions>();
 
-export async function authOptions(): Promise<AuthOptions> {
-  const secrets = await requireOAuthSecrets();
-  if (built?.secrets !== secrets) built = { secrets, options: buildOptions(secrets.sessionSecret) };
-  return built.options;
+export async function authOptions(services: Services): Promise<AuthOptions> {
+  const secrets = await requireOAuthSecrets(services);
+  let options = built.get(services);
+  if (!options) built.set(services, (options = buildOptions(services, secrets.sessionSecret)));
+  return options;
 }
 
-function buildOptions(sessionSecret: string): AuthOptions {
+function buildOptions(services: Services, sessionSecret: string): AuthOptions {
   const e = env();
   // next-auth reads its own origin from NEXTAUTH_URL; ours is PUBLIC_BASE_URL (lib/env.ts).
   process.env.NEXTAUTH_URL ??= e.PUBLIC_BASE_URL;
@@ -59,12 +61,12 @@ function buildOptions(sessionSecret: string): AuthOptions {
         const password = String(credentials?.password ?? '').slice(0, 1000);
         if (!email || !password) return null;
         const ip = clientIp(new Headers(Object.entries((req?.headers ?? {}) as Record<string, string>)));
-        const attempt = await allowAttempt('signin', email, ip);
+        const attempt = await allowAttempt(services.attempts, 'signin', email, ip, services.now());
         if (!attempt.allowed) {
           log.warn('sign-in throttled', { ip });
           throw new Error('TooManyAttempts');
         }
-        const user = await checkPassword(email, password);
+        const user = await checkPassword(email, password, await services.database());
         return user ? { id: user.id, email: user.email, name: user.name } : null;
       },
     }),
@@ -92,12 +94,10 @@ function buildOptions(sessionSecret: string): AuthOptions {
         if (!account || account.provider === 'credentials') return true;
         const provider = account.provider === 'github' ? 'github' : account.provider === 'google' ? 'google' : null;
         if (!provider) return false;
-        const result = await userForIdentity({
-          provider,
-          providerUserId: account.providerAccountId,
-          email: user.email ?? null,
-          name: user.name ?? null,
-        });
+        const result = await userForIdentity(
+          { provider, providerUserId: account.providerAccountId, email: user.email ?? null, name: user.name ?? null },
+          await services.database(),
+        );
         if (!result.ok) return '/signin?error=IdentityRefused';
         // From here on the session names our user, not the provider's account.
         user.id = result.user.id;

@@ -1,4 +1,5 @@
 import { clientIp } from '../http/client-ip';
+import type { Services } from '../services';
 import { allowAttempt } from './throttle';
 import { createPublisher, signUpInput } from './users';
 import { safeCallbackUrl } from './messages';
@@ -7,7 +8,7 @@ import { safeCallbackUrl } from './messages';
  * The sign-up form's submission: a new publisher account, then on to sign-in. Answers with the
  * page to go to (the form works without JavaScript: a server action that redirects).
  */
-export async function signUpFromForm(form: FormData, headers: Headers): Promise<string> {
+export async function signUpFromForm(form: FormData, headers: Headers, services: Services): Promise<string> {
   const field = (name: string) => {
     const v = form.get(name);
     return typeof v === 'string' ? v : '';
@@ -18,9 +19,9 @@ export async function signUpFromForm(form: FormData, headers: Headers): Promise<
 
   const parsed = signUpInput.safeParse({ email: field('email'), password: field('password'), name: field('name'), company: field('company') });
   if (!parsed.success) return back(parsed.error.issues[0]!.message);
-  const attempt = await allowAttempt('signup', parsed.data.email, clientIp(headers));
+  const attempt = await allowAttempt(services.attempts, 'signup', parsed.data.email, clientIp(headers), services.now());
   if (!attempt.allowed) return back('Too many attempts from here. Wait 15 minutes, then try again.');
-  const result = await createPublisher(parsed.data);
+  const result = await createPublisher(parsed.data, await services.database());
   if (!result.ok) return back(result.error);
   return `/signin?${new URLSearchParams({ created: '1', email: parsed.data.email, callbackUrl })}`;
 }

@@ -18,30 +18,37 @@ export const ATTEMPTS_PER_IP = 50;
 /** Guesses at one account from anywhere: a ceiling on distributed guessing. */
 export const ATTEMPTS_PER_ACCOUNT = 100;
 
-type Limiters = { pair: RateLimiter; ip: RateLimiter; account: RateLimiter };
-let limiters: Limiters | undefined;
+export interface AttemptLimiters {
+  pair: RateLimiter;
+  ip: RateLimiter;
+  account: RateLimiter;
+}
 
-function get(): Limiters {
+/** The three budgets, in the same store as the API rate limit. */
+export function createAttemptLimiters(): AttemptLimiters {
   const window = SIGN_IN_WINDOW_S;
-  limiters ??= {
+  return {
     pair: createRateLimiter({ max: ATTEMPTS_PER_ACCOUNT_AND_IP, windowSeconds: window }, 'monetize:signin:pair'),
     ip: createRateLimiter({ max: ATTEMPTS_PER_IP, windowSeconds: window }, 'monetize:signin:ip'),
     account: createRateLimiter({ max: ATTEMPTS_PER_ACCOUNT, windowSeconds: window }, 'monetize:signin:account'),
   };
-  return limiters;
 }
 
 /** Counts one attempt; false when the pair, the address or the account has used up its attempts. */
-export async function allowAttempt(kind: 'signin' | 'signup', email: string, ip: string): Promise<{ allowed: boolean; retryAfterS: number }> {
-  const { pair, ip: byIp, account } = get();
+export async function allowAttempt(
+  limiters: AttemptLimiters,
+  kind: 'signin' | 'signup',
+  email: string,
+  ip: string,
+  now = Date.now(),
+): Promise<{ allowed: boolean; retryAfterS: number }> {
   const who = email.trim().toLowerCase();
-  const results = await Promise.all([pair.consume(`${kind}:${who}:${ip}`), byIp.consume(`${kind}:${ip}`), account.consume(`${kind}:${who}`)]);
+  const results = await Promise.all([
+    limiters.pair.consume(`${kind}:${who}:${ip}`),
+    limiters.ip.consume(`${kind}:${ip}`),
+    limiters.account.consume(`${kind}:${who}`),
+  ]);
   const refused = results.filter((r) => !r.allowed);
   const resetAt = Math.max(0, ...refused.map((r) => r.resetAt));
-  return { allowed: refused.length === 0, retryAfterS: refused.length === 0 ? 0 : Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)) };
-}
-
-/** Tests: start counting afresh. */
-export function resetThrottle(): void {
-  limiters = undefined;
+  return { allowed: refused.length === 0, retryAfterS: refused.length === 0 ? 0 : Math.max(1, Math.ceil((resetAt - now) / 1000)) };
 }

@@ -35,9 +35,9 @@ export type SignUpInput = z.infer<typeof signUpInput>;
 
 export type SignUpResult = { ok: true; user: SignedInUser } | { ok: false; error: string };
 
-export async function createPublisher(input: SignUpInput, engine?: Engine): Promise<SignUpResult> {
+export async function createPublisher(input: SignUpInput, engine: Engine): Promise<SignUpResult> {
   const hash = await hashPassword(input.password);
-  return asService(async (db) => {
+  return asService(engine, async (db) => {
     const [user] = await db.query<SignedInUser>(
       `insert into public.users (email, name, company, role) values ($1, $2, $3, 'Publisher')
        on conflict (email) do nothing returning id, email, name`,
@@ -46,29 +46,27 @@ export async function createPublisher(input: SignUpInput, engine?: Engine): Prom
     if (!user) return { ok: false, error: 'An account with this email address already exists. Sign in instead.' };
     await db.query('insert into public.user_credentials (user_id, password_hash) values ($1, $2)', [user.id, hash]);
     return { ok: true, user };
-  }, engine);
+  });
 }
 
 /** The user whose password this is, or null. Spends the same time whether or not the email exists. */
-export async function checkPassword(email: string, password: string, engine?: Engine): Promise<SignedInUser | null> {
+export async function checkPassword(email: string, password: string, engine: Engine): Promise<SignedInUser | null> {
   const normalized = email.trim().toLowerCase();
-  const [row] = await asService(
-    (db) =>
-      db.query<SignedInUser & { password_hash: string | null }>(
-        `select u.id, u.email, u.name, c.password_hash
-         from public.users u left join public.user_credentials c on c.user_id = u.id where u.email = $1`,
-        [normalized],
-      ),
-    engine,
+  const [row] = await asService(engine, (db) =>
+    db.query<SignedInUser & { password_hash: string | null }>(
+      `select u.id, u.email, u.name, c.password_hash
+       from public.users u left join public.user_credentials c on c.user_id = u.id where u.email = $1`,
+      [normalized],
+    ),
   );
   const ok = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
   if (!row || !row.password_hash || !ok) return null;
   return { id: row.id, email: row.email, name: row.name };
 }
 
-export async function findUser(id: string, engine?: Engine): Promise<SignedInUser | null> {
+export async function findUser(id: string, engine: Engine): Promise<SignedInUser | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
-  const [row] = await asService((db) => db.query<SignedInUser>('select id, email, name from public.users where id = $1', [id]), engine);
+  const [row] = await asService(engine, (db) => db.query<SignedInUser>('select id, email, name from public.users where id = $1', [id]));
   return row ?? null;
 }
 
@@ -78,9 +76,9 @@ export async function findUser(id: string, engine?: Engine): Promise<SignedInUse
  */
 export async function userForIdentity(
   identity: { provider: 'github' | 'google'; providerUserId: string; email: string | null; name: string | null },
-  engine?: Engine,
+  engine: Engine,
 ): Promise<SignUpResult> {
-  return asService(async (db) => {
+  return asService(engine, async (db) => {
     const [linked] = await db.query<SignedInUser>(
       `select u.id, u.email, u.name from public.user_identities i join public.users u on u.id = i.user_id
        where i.provider = $1 and i.provider_user_id = $2`,
@@ -99,5 +97,5 @@ export async function userForIdentity(
       user.id,
     ]);
     return { ok: true, user };
-  }, engine);
+  });
 }

@@ -9,6 +9,7 @@ import { authenticate, bearerToken, SANDBOX_TOKEN } from '../oauth/bearer';
 import { pricingRoute } from '../pricing/handlers';
 import { batchPaths, ROUTES, type BatchPath } from '../registry';
 import { searchRoute } from '../search/handlers';
+import type { Services } from '../services';
 
 /**
  * POST /api/v1/batch: 1 to 20 GET sub-requests, dispatched in process and in parallel to the
@@ -62,41 +63,49 @@ export function planBatch(requests: { path: string; id?: string | number }[]): S
 }
 
 /** One sub-response as JSON text: `{"id":…,"status":…,"body":…}`, the body spliced in as answered. */
-async function dispatch(sub: SubRequest, authorization: string | null): Promise<string> {
-  const request = new Request(`${env().PUBLIC_BASE_URL}${sub.path}`, { headers: authorization === null ? {} : { authorization } });
-  const answer = await TARGETS[sub.route].dispatch(request);
+async function dispatch(sub: SubRequest, from: Caller, services: Services): Promise<string> {
+  const answer = await TARGETS[sub.route].dispatch({ url: `${env().PUBLIC_BASE_URL}${sub.path}`, headers: from.headers, clientIp: from.clientIp }, services);
   // A Response (no batchable route answers one today) is read and checked to be JSON.
   const text = answer instanceof Response ? JSON.stringify(JSON.parse((await answer.text()) || 'null')) : answer.text;
   return `{"id":${JSON.stringify(sub.id)},"status":${answer.status},"body":${text}}`;
 }
 
-export async function runBatch(subs: SubRequest[], authorization: string | null, sandbox: boolean): Promise<StoredAnswer> {
-  const responses = await Promise.all(subs.map((s) => dispatch(s, authorization)));
+/** Who sent the batch: its sub-requests carry the caller's Authorization, and nothing else of theirs. */
+interface Caller {
+  headers: Headers;
+  clientIp: string;
+}
+
+export async function runBatch(subs: SubRequest[], from: Caller, sandbox: boolean, services: Services): Promise<StoredAnswer> {
+  const responses = await Promise.all(subs.map((s) => dispatch(s, from, services)));
   return { status: 200, body: `{"responses":[${responses.join(',')}]${sandbox ? ',"sandbox":true' : ''}}` };
 }
 
 export const batchRoute = defineRoute(ROUTES['/api/v1/batch'], {
-  POST: async ({ request, body, clientIp, charge }) => {
+  POST: async ({ request, body, clientIp, charge, services }) => {
     const key = idempotencyKey(request);
     const subs = planBatch(body.requests);
     // The request itself paid one unit; the others are paid here, before anything runs.
     await charge(subs.length - 1);
     const authorization = request.headers.get('authorization');
+    const from = { headers: new Headers(authorization === null ? {} : { authorization }), clientIp };
     const credential = bearerToken(request);
     const sandbox = credential.present && credential.token === SANDBOX_TOKEN;
     const headers: Record<string, string> = sandbox ? { 'Service-Sandbox': 'true' } : {};
-    if (key === null) return jsonText((await runBatch(subs, authorization, sandbox)).body, { headers });
+    if (key === null) return jsonText((await runBatch(subs, from, sandbox, services)).body, { headers });
 
     // With a key, a credential that is present must be valid (else the 401 of the account
     // routes): a stored answer is never replayed to an expired or forged token.
-    await authenticate(request, 'api', { required: false });
+    await authenticate(request, 'api', services, { required: false });
     return idempotentResponse({
+      engine: await services.database(),
+      now: services.now,
       scope: 'batch',
       // Keys belong to a credential (or, without one, to an address): never shared across callers.
       principal: sha256Hex(authorization ?? `anonymous ${clientIp}`),
       key,
       fingerprint: JSON.stringify(subs.map((s) => [s.id, s.path])),
-      run: () => runBatch(subs, authorization, sandbox),
+      run: () => runBatch(subs, from, sandbox, services),
       what: 'batch',
       headers,
     });

@@ -8,11 +8,12 @@ import { allPages, pageByPath, twinPath } from './pages';
 
 /** GET /api/v1/pages: every public, indexable page with its markdown twin. */
 export const pagesRoute = defineRoute(ROUTES['/api/v1/pages'], {
-  GET: async ({ query }) => {
+  GET: async ({ query, services }) => {
+    const key = await services.cursorKey();
     const binding = `pages\n${query.limit}`;
-    const offset = query.cursor ? await decodeCursor(binding, query.cursor) : 0;
+    const offset = query.cursor ? decodeCursor(key, binding, query.cursor) : 0;
     const pages = allPages();
-    const { page, pagination } = await paginate(pages, offset, query.limit, binding);
+    const { page, pagination } = paginate(key, pages, offset, query.limit, binding);
     return json(
       pagesBody.parse({
         count: page.length,

@@ -7,18 +7,11 @@ import { seed } from './seed';
 export type { Engine, Queryable, Transaction, Row } from './engine';
 
 /**
- * The process's database: PGlite under PGLITE_DATA_DIR, or DATABASE_URL. Opened once, migrated
- * on open; the embedded database is seeded with the demo accounts the first time.
- *
- * Kept on globalThis because Next's dev server re-evaluates modules on change, and a second
- * PGlite on the same directory would corrupt it.
+ * The database the environment names: PGlite under PGLITE_DATA_DIR, or DATABASE_URL; migrated
+ * on open, and the embedded one seeded with the demo accounts the first time. The process opens
+ * it once (lib/services.ts).
  */
-
-const KEY = Symbol.for('monetize.database');
-type Holder = { [KEY]?: Promise<Engine> };
-const holder = globalThis as Holder;
-
-async function open(): Promise<Engine> {
+export async function openDatabase(): Promise<Engine> {
   const { DATABASE_URL, PGLITE_DATA_DIR } = env();
   const started = Date.now();
   const engine = DATABASE_URL ? await openPostgres(DATABASE_URL) : await openPglite({ dataDir: PGLITE_DATA_DIR });
@@ -32,23 +25,6 @@ async function open(): Promise<Engine> {
     ms: Date.now() - started,
   });
   return engine;
-}
-
-export function database(): Promise<Engine> {
-  if (!holder[KEY]) {
-    holder[KEY] = open();
-    // A failed open is not cached: the next request tries again.
-    holder[KEY].catch(() => {
-      delete holder[KEY];
-    });
-  }
-  return holder[KEY];
-}
-
-/** Tests and scripts: use this engine instead of opening one from the environment. */
-export function useDatabase(engine: Engine | undefined): void {
-  if (engine) holder[KEY] = Promise.resolve(engine);
-  else delete holder[KEY];
 }
 
 /** The claims of the request, and the role `authenticated`, for the rest of the transaction only. */
@@ -68,8 +44,7 @@ export interface UserClaims {
  * Both settings are transaction-local (`set_config(..., true)`): PGlite is one session for the
  * whole process, and nothing may leak into the next transaction.
  */
-export async function asUser<T>(claims: UserClaims, fn: (db: Queryable) => Promise<T>, engine?: Engine): Promise<T> {
-  const db = engine ?? (await database());
+export async function asUser<T>(db: Engine, claims: UserClaims, fn: (db: Queryable) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.query(SET_USER, [JSON.stringify({ ...claims, role: 'authenticated' })]);
     return fn({ query: tx.query });
@@ -81,8 +56,7 @@ export async function asUser<T>(claims: UserClaims, fn: (db: Queryable) => Promi
  * claims as one message (`Engine.script`): one round trip, no begin or commit. The path of every
  * account read, where the round trips to the database were most of the cost.
  */
-export async function readAsUser<T extends Row>(claims: UserClaims, text: string, engine?: Engine): Promise<T[]> {
-  const db = engine ?? (await database());
+export async function readAsUser<T extends Row>(db: Engine, claims: UserClaims, text: string): Promise<T[]> {
   const json = JSON.stringify({ ...claims, role: 'authenticated' });
   const results = await db.script(`select set_config('request.jwt.claims', ${jsonLiteral(json)}, true), set_config('role', 'authenticated', true); ${text}`);
   return results[results.length - 1] as T[];
@@ -97,8 +71,7 @@ export function jsonLiteral(json: string): string {
 }
 
 /** Public data (pricing) read as `anon`: RLS applies, and no user is named. */
-export async function asAnonymous<T>(fn: (db: Queryable) => Promise<T>, engine?: Engine): Promise<T> {
-  const db = engine ?? (await database());
+export async function asAnonymous<T>(db: Engine, fn: (db: Queryable) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.query("select set_config('role', 'anon', true)");
     return fn({ query: tx.query });

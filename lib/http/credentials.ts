@@ -1,4 +1,4 @@
-import { authenticate, requireScope, type Principal } from '../oauth/bearer';
+import { authenticate, requireScope, type Principal, type TokenCheck } from '../oauth/bearer';
 import type { Credential } from './declaration';
 
 /**
@@ -14,15 +14,15 @@ export type PrincipalOf<C extends Credential> = C extends { kind: 'bearer' }
     : undefined;
 
 /** Throws the 401 or 403 of the credential (RFC 6750 §3.1); answers the caller's principal. */
-export async function checkCredential(credential: Credential, request: Request): Promise<Principal | null | undefined> {
+export async function checkCredential(credential: Credential, request: { headers: Headers }, check: TokenCheck): Promise<Principal | null | undefined> {
   switch (credential.kind) {
     case 'none':
     case 'forwarded-bearer':
       return undefined;
     case 'optional-bearer':
-      return authenticate(request, credential.resource, { required: false });
+      return authenticate(request, credential.resource, check, { required: false });
     case 'bearer': {
-      const principal = await authenticate(request, credential.resource);
+      const principal = await authenticate(request, credential.resource, check);
       if (credential.scope) requireScope(principal, credential.scope, credential.resource);
       return principal;
     }

@@ -2,10 +2,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { RouteDeclaration } from './declaration';
 import { OAuthError } from './errors';
-import { defineRoute, declarationOf, json, jsonText, newRequestId, API_VERSION, type JsonReply } from './kernel';
-import { MemoryRateLimiter, useRateLimiter } from './rate-limit';
+import { bound, makeServices, testServices, setTestServices } from '../../tests/helpers/services';
+import { defineRoute as define, declarationOf, routeOf, json, jsonText, newRequestId, API_VERSION, type Handlers, type JsonReply, type RouteOptions } from './kernel';
+import { MemoryRateLimiter, type RateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
+
+/** A route whose handlers run with the test's services (and their rate limiter). */
+function defineRoute<R extends RouteDeclaration>(declaration: R, handlers: Handlers<R>, options?: RouteOptions) {
+  return Object.assign(bound(define(declaration, handlers, options)), { declaration });
+}
+
+function useRateLimiter(limiter: RateLimiter | undefined): void {
+  setTestServices(limiter ? makeServices({ rateLimiter: limiter }) : undefined);
+}
 const get = (url: string, headers: Record<string, string> = {}) => new Request(`http://localhost${url}`, { headers });
 const post = (url: string, body: string, contentType = 'application/json') =>
   new Request(`http://localhost${url}`, { method: 'POST', body, headers: { 'content-type': contentType } });
@@ -61,9 +71,23 @@ beforeEach(() => {
 afterEach(() => useRateLimiter(undefined));
 
 describe('route kernel', () => {
-  it('marks every handler it makes with the declaration it runs', () => {
-    for (const m of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) expect(declarationOf(route[m])?.path).toBe('/x');
+  it('marks every handler it makes with the route it belongs to, bound to services or not', () => {
+    const made = define(route.declaration, { GET: () => json({}), POST: () => json({}) });
+    const rebound = made.with(makeServices());
+    for (const m of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
+      expect(declarationOf(made[m])?.path).toBe('/x');
+      expect(routeOf(rebound[m])?.declaration).toBe(route.declaration);
+    }
     expect(declarationOf(() => new Response())).toBeUndefined();
+  });
+
+  it('runs a handler with the services it is bound to', async () => {
+    const seen: unknown[] = [];
+    const made = define({ ...API, path: '/s', methods: { GET: { credential: NONE } } }, { GET: ({ services }) => (seen.push(services), json({})) });
+    const mine = makeServices();
+    await made.with(mine).GET(get('/s'), ctx);
+    await made.dispatch({ url: 'http://localhost/s', headers: new Headers(), clientIp: '198.51.100.1' }, mine);
+    expect(seen).toEqual([mine, mine]);
   });
 
   it('answers a declared method with the common headers', async () => {
@@ -278,7 +302,7 @@ describe('route kernel', () => {
     expect(seen).toEqual(['/p', '1', 'req_', '198.51.100.7']);
   });
 
-  it('dispatches a real Request in process without charging, answering as the handler did', async () => {
+  it('dispatches a sub-request in process without charging, giving the handler a real Request', async () => {
     useRateLimiter(new MemoryRateLimiter({ max: 1, windowSeconds: 60 }));
     const inner = defineRoute(
       {
@@ -287,18 +311,22 @@ describe('route kernel', () => {
         rateLimit: true,
         methods: { GET: { credential: { kind: 'optional-bearer', resource: 'api' }, query: z.object({ n: z.coerce.number().int() }) } },
       },
-      // The handler may read anything of a Request: its signal, a clone.
-      { GET: ({ query, request }) => json({ n: query.n, aborted: request.signal.aborted, cloned: request.clone().url }) },
+      // The handler may read anything of a Request: its signal, a clone, its headers.
+      {
+        GET: ({ query, request, clientIp }) =>
+          json({ n: query.n, aborted: request.signal.aborted, cloned: request.clone().url, auth: request.headers.get('authorization'), clientIp }),
+      },
     );
+    const sub = (url: string, headers: Record<string, string> = {}) => ({ url, headers: new Headers(headers), clientIp: '198.51.100.9' });
     for (let i = 0; i < 3; i++) {
-      const a = (await inner.dispatch(new Request('http://localhost/i?n=4'))) as JsonReply;
+      const a = (await inner.dispatch(sub('http://localhost/i?n=4', { authorization: 'Bearer svc_sandbox' }), testServices())) as JsonReply;
       expect(a.status).toBe(200);
-      expect(JSON.parse(a.text)).toEqual({ n: 4, aborted: false, cloned: 'http://localhost/i?n=4' });
+      expect(JSON.parse(a.text)).toEqual({ n: 4, aborted: false, cloned: 'http://localhost/i?n=4', auth: 'Bearer svc_sandbox', clientIp: '198.51.100.9' });
     }
-    const refused = (await inner.dispatch(new Request('http://localhost/i?n=4', { headers: { authorization: 'Basic x' } }))) as JsonReply;
+    const refused = (await inner.dispatch(sub('http://localhost/i?n=4', { authorization: 'Basic x' }), testServices())) as JsonReply;
     expect(refused.status).toBe(401);
     expect(JSON.parse(refused.text).error.code).toBe('invalid_token');
-    const invalid = await inner.dispatch(new Request('http://localhost/i?n=x'));
+    const invalid = await inner.dispatch(sub('http://localhost/i?n=x'), testServices());
     expect(invalid.status).toBe(400);
     // The one unit of budget was not spent by any of them.
     expect((await route.GET(get('/x'), ctx)).status).toBe(200);

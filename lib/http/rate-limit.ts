@@ -131,18 +131,6 @@ export function createRateLimiter(override?: RateLimitConfig, prefix?: string): 
   return new MemoryRateLimiter(config);
 }
 
-let shared: RateLimiter | undefined;
-
-export function rateLimiter(): RateLimiter {
-  shared ??= createRateLimiter();
-  return shared;
-}
-
-/** Tests: replace the process's limiter (undefined: build a new one from the environment). */
-export function useRateLimiter(limiter: RateLimiter | undefined): void {
-  shared = limiter;
-}
-
 /**
  * The headers content/docs/rate-limits.md documents, to the character, written into `target`;
  * `Retry-After` only when refused. Names are lowercase, as they go on the wire: a Headers object

@@ -50,7 +50,9 @@ export interface IdempotencyOptions {
   run: () => Promise<StoredAnswer>;
   /** How long a retry waits for a running first attempt. */
   waitMs?: number;
-  engine?: Engine;
+  engine: Engine;
+  /** Milliseconds since the epoch (Services.now). */
+  now?: () => number;
 }
 
 function sha256(text: string): Buffer {
@@ -75,26 +77,25 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function idempotent(options: IdempotencyOptions): Promise<IdempotentOutcome> {
   const { scope, principal, engine } = options;
+  const now = options.now ?? Date.now;
   const keyHash = sha256(`key\n${options.key}`).toString('hex');
   const requestHash = sha256(`request\n${options.fingerprint}`).toString('hex');
   const secret = sha256(`answer\n${options.key}\n${options.fingerprint}`);
 
   // Claim the key, or take over a record that expired or was abandoned mid-run.
-  const claimed = await asService(
-    (db) =>
-      db.query(
-        `insert into public.idempotency_records (scope, principal, idempotency_key, request_hash)
-         values ($1, $2, $3, $4)
-         on conflict (scope, principal, idempotency_key) do update
-           set request_hash = excluded.request_hash, state = 'running', response_status = null,
-               response_body = null, created_at = now(), expires_at = now() + interval '24 hours'
-           where idempotency_records.expires_at < now()
-              or (idempotency_records.state = 'running'
-                  and idempotency_records.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_S}))
-         returning 1 as claimed`,
-        [scope, principal, keyHash, requestHash],
-      ),
-    engine,
+  const claimed = await asService(engine, (db) =>
+    db.query(
+      `insert into public.idempotency_records (scope, principal, idempotency_key, request_hash)
+       values ($1, $2, $3, $4)
+       on conflict (scope, principal, idempotency_key) do update
+         set request_hash = excluded.request_hash, state = 'running', response_status = null,
+             response_body = null, created_at = now(), expires_at = now() + interval '24 hours'
+         where idempotency_records.expires_at < now()
+            or (idempotency_records.state = 'running'
+                and idempotency_records.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_S}))
+       returning 1 as claimed`,
+      [scope, principal, keyHash, requestHash],
+    ),
   );
 
   if (claimed.length === 1) {
@@ -103,34 +104,29 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
       answer = await options.run();
     } catch (err) {
       // Nothing was answered: forget the claim so that a retry runs again.
-      await asService(
-        (db) => db.query('delete from public.idempotency_records where scope = $1 and principal = $2 and idempotency_key = $3', [scope, principal, keyHash]),
-        engine,
+      await asService(engine, (db) =>
+        db.query('delete from public.idempotency_records where scope = $1 and principal = $2 and idempotency_key = $3', [scope, principal, keyHash]),
       );
       throw err;
     }
-    await asService(
-      (db) =>
-        db.query(
-          `update public.idempotency_records set state = 'done', response_status = $4, response_body = $5
-           where scope = $1 and principal = $2 and idempotency_key = $3`,
-          [scope, principal, keyHash, answer.status, encrypt(answer.body, secret)],
-        ),
-      engine,
+    await asService(engine, (db) =>
+      db.query(
+        `update public.idempotency_records set state = 'done', response_status = $4, response_body = $5
+         where scope = $1 and principal = $2 and idempotency_key = $3`,
+        [scope, principal, keyHash, answer.status, encrypt(answer.body, secret)],
+      ),
     );
     return { kind: 'ran', answer };
   }
 
-  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  const deadline = now() + (options.waitMs ?? 10_000);
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const [record] = await asService(
-      (db) =>
-        db.query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
-          `select request_hash, state, response_status, response_body from public.idempotency_records
-           where scope = $1 and principal = $2 and idempotency_key = $3`,
-          [scope, principal, keyHash],
-        ),
-      engine,
+    const [record] = await asService(engine, (db) =>
+      db.query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
+        `select request_hash, state, response_status, response_body from public.idempotency_records
+         where scope = $1 and principal = $2 and idempotency_key = $3`,
+        [scope, principal, keyHash],
+      ),
     );
     // The first attempt failed and let go of the key meanwhile: run it now.
     if (!record) return idempotent(options);
@@ -138,7 +134,7 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
     if (record.state === 'done' && record.response_status !== null && record.response_body !== null) {
       return { kind: 'replayed', answer: { status: record.response_status, body: decrypt(record.response_body, secret) } };
     }
-    if (Date.now() >= deadline) return { kind: 'in_progress' };
+    if (now() >= deadline) return { kind: 'in_progress' };
     await sleep(delay);
   }
 }

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { getEarnings, getProfile, listApiKeys, listApps } from '../account/operations';
+import { getEarnings, getProfile, listApiKeys, listApps, type Database } from '../account/operations';
 import { ApiError } from '../http/errors';
 import { describeError, log } from '../log';
 import type { Principal } from '../oauth/bearer';
@@ -61,8 +61,8 @@ function failed(err: unknown): CallToolResult {
   return toolError('The account could not be read; try again, or authorize again if it persists.');
 }
 
-/** The account server for one request, bound to its caller. */
-export function accountServer(principal: Principal): McpServer {
+/** The account server for one request, bound to its caller and the database it reads. */
+export function accountServer(principal: Principal, database: Database): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
       'Read-only tools over the signed-in publisher’s Monetize account. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
@@ -88,7 +88,7 @@ export function accountServer(principal: Principal): McpServer {
       outputSchema: profileBody,
       annotations: READ_ONLY,
     },
-    run('whoami', () => getProfile(principal)),
+    run('whoami', () => getProfile(principal, database)),
   );
   server.registerTool(
     'list_my_apps',
@@ -99,7 +99,7 @@ export function accountServer(principal: Principal): McpServer {
       outputSchema: appsBody,
       annotations: READ_ONLY,
     },
-    async (args) => run('list_my_apps', () => listApps(principal, args.placement_status))(),
+    async (args) => run('list_my_apps', () => listApps(principal, database, args.placement_status))(),
   );
   server.registerTool(
     'get_my_earnings',
@@ -110,7 +110,7 @@ export function accountServer(principal: Principal): McpServer {
       outputSchema: earningsBody,
       annotations: READ_ONLY,
     },
-    async (args) => run('get_my_earnings', () => getEarnings(principal, args.payout_limit))(),
+    async (args) => run('get_my_earnings', () => getEarnings(principal, database, args.payout_limit))(),
   );
   server.registerTool(
     'list_my_api_keys',
@@ -121,7 +121,7 @@ export function accountServer(principal: Principal): McpServer {
       outputSchema: apiKeysBody,
       annotations: READ_ONLY,
     },
-    async (args) => run('list_my_api_keys', () => listApiKeys(principal, args.environment))(),
+    async (args) => run('list_my_api_keys', () => listApiKeys(principal, database, args.environment))(),
   );
   return server;
 }

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { pageByPath, twinPath, type Page } from '../content/pages';
 import { absoluteUrl } from '../http/responses';
-import { loadLivePricing, pricingFor } from '../pricing/settings';
+import { pricingFor, type LivePricing } from '../pricing/settings';
 import { pricingBody, pricingQuery } from '../schemas/pricing';
 import { searchResult } from '../schemas/search';
 import { resultOf, searchPages } from '../search/engine';
@@ -53,7 +53,7 @@ export function pageFor(ref: string): Page | undefined {
   return pageByPath(path);
 }
 
-export function docsServer(): McpServer {
+export function docsServer(pricing: LivePricing): McpServer {
   const server = new McpServer(
     { name: 'monetize-docs', title: 'Monetize docs', version: '1.0.0' },
     {
@@ -117,7 +117,7 @@ export function docsServer(): McpServer {
       outputSchema: pricingBody,
       annotations: READ_ONLY,
     },
-    async ({ audience }) => structured(pricingBody.parse(pricingFor(await loadLivePricing(), audience))),
+    async ({ audience }) => structured(pricingBody.parse(pricingFor(await pricing.values(), audience))),
   );
   return server;
 }

@@ -18,7 +18,7 @@ async function chargeBatch(charge: (units: number) => Promise<void>, exchange: M
 }
 
 export const mcpRoute = defineRoute(ROUTES['/mcp'], {
-  POST: async ({ request, principal, charge }) => {
+  POST: async ({ request, principal, charge, services }) => {
     const exchange = await readMcpRequest(request);
     await chargeBatch(charge, exchange);
     const missing = missingScopes(principal, exchange.body);
@@ -30,14 +30,14 @@ export const mcpRoute = defineRoute(ROUTES['/mcp'], {
         'WWW-Authenticate': bearerChallenge({ resource: 'mcp', error: 'insufficient_scope', scope, description: `The ${missing.join(', ')} scope is required` }),
       });
     }
-    return exchange.answer(accountServer(principal));
+    return exchange.answer(accountServer(principal, services.database));
   },
 });
 
 export const docsMcpRoute = defineRoute(ROUTES['/docs/mcp'], {
-  POST: async ({ request, charge }) => {
+  POST: async ({ request, charge, services }) => {
     const exchange = await readMcpRequest(request);
     await chargeBatch(charge, exchange);
-    return exchange.answer(docsServer());
+    return exchange.answer(docsServer(services.pricing));
   },
 });

@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors';
 import { bearerChallenge } from './challenge';
 import { resourceUri, type ResourceName } from './resources';
 import { SCOPES, type Scope } from './scopes';
-import { requireOAuthSecrets } from './secrets';
+import { requireOAuthSecrets, type OAuthSecrets } from './secrets';
 import { verifyAccessToken } from './tokens';
 
 /**
@@ -25,7 +25,7 @@ function unauthorized(resource: ResourceName, message: string, error?: 'invalid_
 }
 
 /** The credential of the request: absent, or the token of a well-formed `Bearer` header. */
-export function bearerToken(request: Request): { present: false } | { present: true; token: string | null } {
+export function bearerToken(request: { headers: Headers }): { present: false } | { present: true; token: string | null } {
   const header = request.headers.get('authorization');
   if (header === null) return { present: false };
   // RFC 6750 §2.1: `Bearer` (case-insensitive scheme) then the token68 credential.
@@ -38,9 +38,15 @@ export function bearerToken(request: Request): { present: false } | { present: t
  * lets a caller without a credential through (the index and batch), but a bad credential is
  * still refused.
  */
-export async function authenticate(request: Request, resource: ResourceName): Promise<Principal>;
-export async function authenticate(request: Request, resource: ResourceName, options: { required: false }): Promise<Principal | null>;
-export async function authenticate(request: Request, resource: ResourceName, options?: { required: false }): Promise<Principal | null> {
+/** What verifying a token needs: the signing key's public half, and the time. */
+export interface TokenCheck {
+  oauthSecrets(): Promise<OAuthSecrets | null>;
+  now(): number;
+}
+
+export async function authenticate(request: { headers: Headers }, resource: ResourceName, check: TokenCheck): Promise<Principal>;
+export async function authenticate(request: { headers: Headers }, resource: ResourceName, check: TokenCheck, options: { required: false }): Promise<Principal | null>;
+export async function authenticate(request: { headers: Headers }, resource: ResourceName, check: TokenCheck, options?: { required: false }): Promise<Principal | null> {
   const credential = bearerToken(request);
   if (!credential.present) {
     if (options?.required === false) return null;
@@ -54,8 +60,8 @@ export async function authenticate(request: Request, resource: ResourceName, opt
   const key = `${resource} ${credential.token}`;
   const known = verified.get(key);
   // A token verified before needs no second signature check until it expires.
-  if (known && known.expiresAt.getTime() > Date.now()) return known;
-  const secrets = await requireOAuthSecrets().catch(() => {
+  if (known && known.expiresAt.getTime() > check.now()) return known;
+  const secrets = await requireOAuthSecrets(check).catch(() => {
     throw new ApiError('unavailable', 'Access tokens cannot be checked on this deployment right now; retry later.');
   });
   const result = await verifyAccessToken(credential.token, resourceUri(resource), secrets);

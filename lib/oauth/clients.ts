@@ -95,17 +95,15 @@ export interface RegisteredClient {
 }
 
 /** Creates the client; the secret exists only in the answer, the database keeps its hash. */
-export async function registerClient(input: RegistrationInput, engine?: Engine): Promise<RegisteredClient> {
+export async function registerClient(input: RegistrationInput, engine: Engine): Promise<RegisteredClient> {
   const clientId = `mcl_${randomBytes(16).toString('base64url')}`;
   const secret = input.token_endpoint_auth_method === 'none' ? undefined : `mcs_${randomBytes(32).toString('base64url')}`;
-  const [row] = await asService(
-    (db) =>
-      db.query<{ created_at: Date }>(
-        `insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
-         values ($1, $2, $3, $4, $5) returning created_at`,
-        [clientId, input.client_name, input.redirect_uris, input.token_endpoint_auth_method, secret ? hashClientSecret(secret) : null],
-      ),
-    engine,
+  const [row] = await asService(engine, (db) =>
+    db.query<{ created_at: Date }>(
+      `insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
+       values ($1, $2, $3, $4, $5) returning created_at`,
+      [clientId, input.client_name, input.redirect_uris, input.token_endpoint_auth_method, secret ? hashClientSecret(secret) : null],
+    ),
   );
   return {
     client_id: clientId,
@@ -119,16 +117,14 @@ export async function registerClient(input: RegistrationInput, engine?: Engine):
   };
 }
 
-export async function findRegisteredClient(clientId: string, engine?: Engine): Promise<Client | null> {
+export async function findRegisteredClient(clientId: string, engine: Engine): Promise<Client | null> {
   if (!/^mcl_[A-Za-z0-9_-]{22}$/.test(clientId)) return null;
-  const [row] = await asService(
-    (db) =>
-      db.query<{ client_id: string; client_name: string; redirect_uris: string[]; token_endpoint_auth_method: TokenEndpointAuthMethod; client_secret_hash: string | null }>(
-        `select client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash
-         from public.oauth_clients where client_id = $1`,
-        [clientId],
-      ),
-    engine,
+  const [row] = await asService(engine, (db) =>
+    db.query<{ client_id: string; client_name: string; redirect_uris: string[]; token_endpoint_auth_method: TokenEndpointAuthMethod; client_secret_hash: string | null }>(
+      `select client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash
+       from public.oauth_clients where client_id = $1`,
+      [clientId],
+    ),
   );
   if (!row) return null;
   return {

@@ -20,9 +20,9 @@ export interface CodeBinding {
   resources: string[];
 }
 
-export async function issueCode(binding: CodeBinding, engine?: Engine): Promise<string> {
+export async function issueCode(binding: CodeBinding, engine: Engine): Promise<string> {
   const code = `mac_${randomBytes(32).toString('base64url')}`;
-  await asService(async (db) => {
+  await asService(engine, async (db) => {
     // Codes long past their minute are of no use to anyone: sweep them as new ones are made.
     await db.query("delete from public.oauth_authorization_codes where expires_at < now() - interval '1 hour'");
     await db.query(
@@ -31,7 +31,7 @@ export async function issueCode(binding: CodeBinding, engine?: Engine): Promise<
        values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => ${CODE_TTL_S}))`,
       [sha256Hex(code), binding.clientId, binding.userId, binding.redirectUri, binding.codeChallenge, binding.scopes, binding.resources],
     );
-  }, engine);
+  });
   return code;
 }
 
@@ -42,25 +42,23 @@ export type Redeemed = { ok: true; binding: CodeBinding } | { ok: false; reason:
  * of two concurrent redemptions only one sees `used_at is null`. A code is spent even when the
  * rest of the request then fails (a wrong verifier gets no second try).
  */
-export async function redeemCode(code: string, engine?: Engine): Promise<Redeemed> {
+export async function redeemCode(code: string, engine: Engine): Promise<Redeemed> {
   if (!/^mac_[A-Za-z0-9_-]{43}$/.test(code)) return { ok: false, reason: 'unknown' };
-  const [row] = await asService(
-    (db) =>
-      db.query<{
-        client_id: string;
-        user_id: string;
-        redirect_uri: string;
-        code_challenge: string;
-        scopes: string[];
-        resources: string[];
-        expired: boolean;
-      }>(
-        `update public.oauth_authorization_codes set used_at = now()
-         where code_hash = $1 and used_at is null
-         returning client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at <= now() as expired`,
-        [sha256Hex(code)],
-      ),
-    engine,
+  const [row] = await asService(engine, (db) =>
+    db.query<{
+      client_id: string;
+      user_id: string;
+      redirect_uri: string;
+      code_challenge: string;
+      scopes: string[];
+      resources: string[];
+      expired: boolean;
+    }>(
+      `update public.oauth_authorization_codes set used_at = now()
+       where code_hash = $1 and used_at is null
+       returning client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at <= now() as expired`,
+      [sha256Hex(code)],
+    ),
   );
   if (!row) return { ok: false, reason: 'unknown' };
   if (row.expired) return { ok: false, reason: 'expired' };

@@ -9,6 +9,8 @@ import { JWT_BEARER_GRANT, supportedGrantTypes } from './metadata';
 import { verifyPkce } from './pkce';
 import { parseResources } from './resources';
 import { parseScopes, scopeString } from './scopes';
+import type { Engine } from '../db/database';
+import type { Services } from '../services';
 import { requireOAuthSecrets, type OAuthSecrets } from './secrets';
 import { issueAccessToken } from './tokens';
 
@@ -55,10 +57,10 @@ export function clientCredentials(form: Record<string, string>, authorization: s
 }
 
 /** The client, authenticated exactly the way it registered. */
-export async function authenticateClient(credentials: Credentials): Promise<Client> {
+export async function authenticateClient(credentials: Credentials, db: Engine): Promise<Client> {
   const basicUsed = credentials.via === 'basic';
   if (!credentials.clientId) throw invalidClient('client_id is missing.', basicUsed);
-  const found = await lookupClient(credentials.clientId);
+  const found = await lookupClient(credentials.clientId, db);
   if (!found.ok) throw invalidClient('Unknown client.', basicUsed);
   const client = found.client;
   const expected = client.authMethod === 'client_secret_basic' ? 'basic' : client.authMethod === 'client_secret_post' ? 'post' : 'none';
@@ -71,7 +73,7 @@ export async function authenticateClient(credentials: Credentials): Promise<Clie
   return client;
 }
 
-async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets): Promise<JsonReply> {
+async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets, db: Engine): Promise<JsonReply> {
   const { code, redirect_uri: redirectUri, code_verifier: verifier } = form;
   if (!code) throw new OAuthError('invalid_request', 'code is missing.');
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is missing: send the one the authorization request used.');
@@ -79,7 +81,7 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
   const requested = form.resource !== undefined ? parseResources([form.resource]) : null;
   if (requested && !requested.ok) throw new OAuthError('invalid_target', `Unknown resource ${requested.unknown}.`);
 
-  const redeemed = await redeemCode(code);
+  const redeemed = await redeemCode(code, db);
   if (!redeemed.ok) {
     throw new OAuthError('invalid_grant', redeemed.reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is invalid or was already used.');
   }
@@ -106,9 +108,9 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
  * authentication is optional for this grant (RFC 7523 §3.1); credentials that are sent must be
  * valid, so a client never learns that a wrong secret was silently ignored.
  */
-async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets): Promise<JsonReply> {
+async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets, db: Engine): Promise<JsonReply> {
   if (authorization !== null || form.client_id !== undefined || form.client_secret !== undefined) {
-    await authenticateClient(clientCredentials(form, authorization));
+    await authenticateClient(clientCredentials(form, authorization), db);
   }
   const { assertion } = form;
   if (!assertion) throw new OAuthError('invalid_request', 'assertion is missing: send the identity_assertion from /agent/identity.');
@@ -122,14 +124,15 @@ async function jwtBearerGrant(form: Record<string, string>, authorization: strin
 }
 
 /** A token request (RFC 6749 §4.1.3, RFC 7523 §2.1): the grant it names, for the client it authenticates. */
-export async function answerTokenRequest(form: Record<string, string>, authorization: string | null): Promise<JsonReply> {
-  const secrets = await requireOAuthSecrets();
+export async function answerTokenRequest(form: Record<string, string>, authorization: string | null, services: Services): Promise<JsonReply> {
+  const secrets = await requireOAuthSecrets(services);
+  const db = await services.database();
   const grant = form.grant_type;
   if (!grant) throw new OAuthError('invalid_request', 'grant_type is missing.');
-  if (grant === JWT_BEARER_GRANT && agentRegistrationEnabled()) return jwtBearerGrant(form, authorization, secrets);
+  if (grant === JWT_BEARER_GRANT && agentRegistrationEnabled()) return jwtBearerGrant(form, authorization, secrets, db);
   if (grant !== 'authorization_code') {
     throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported; use ${supportedGrantTypes().join(' or ')}.`);
   }
-  const client = await authenticateClient(clientCredentials(form, authorization));
-  return authorizationCodeGrant(form, client, secrets);
+  const client = await authenticateClient(clientCredentials(form, authorization), db);
+  return authorizationCodeGrant(form, client, secrets, db);
 }

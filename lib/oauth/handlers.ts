@@ -39,26 +39,28 @@ function sameOrigin(request: Request): boolean {
  * publisher's decision. Both check the whole request again: the form carries it verbatim.
  */
 export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
-  GET: async ({ request, url }) => {
-    const secrets = await requireOAuthSecrets();
+  GET: async ({ request, url, services }) => {
+    const secrets = await requireOAuthSecrets(services);
+    const db = await services.database();
     // The request as received, without a leading `?`: what the consent form carries back.
     const raw = url.search.replace(/^\?/, '');
     if (raw.length > MAX_AUTHORIZATION_REQUEST) return html(400, errorPage('Invalid request', 'The authorization request is too long.'));
-    const check = await checkAuthorizationRequest(url.searchParams, (id) => lookupClient(id));
+    const check = await checkAuthorizationRequest(url.searchParams, (id) => lookupClient(id, db));
     if (check.kind !== 'valid') return notValid(check, 302);
-    const user = await sessionUser(request, secrets);
+    const user = await sessionUser(request, secrets, db);
     if (!user) return redirect(absoluteUrl(`/signin?callbackUrl=${encodeURIComponent(`/oauth/authorize?${raw}`)}`));
     const csrf = consentToken(secrets.sessionSecret, user.id, raw);
     return html(200, consentPage({ request: check.request, rawRequest: raw, user, csrf }));
   },
-  POST: async ({ request, body }) => {
-    const secrets = await requireOAuthSecrets();
-    const user = await sessionUser(request, secrets);
+  POST: async ({ request, body, services }) => {
+    const secrets = await requireOAuthSecrets(services);
+    const db = await services.database();
+    const user = await sessionUser(request, secrets, db);
     if (!user) return html(403, errorPage('Signed out', 'You are no longer signed in, so nothing was approved.'));
     if (!sameOrigin(request) || !checkConsentToken(secrets.sessionSecret, user.id, body.request, body.csrf_token)) {
       return html(403, errorPage('Consent not accepted', 'This approval did not come from a consent page we showed you, or the page was open too long.'));
     }
-    const check = await checkAuthorizationRequest(new URLSearchParams(body.request), (id) => lookupClient(id));
+    const check = await checkAuthorizationRequest(new URLSearchParams(body.request), (id) => lookupClient(id, db));
     // 303: the browser follows with a GET, never re-posting the form to the client.
     if (check.kind !== 'valid') return notValid(check, 303);
     const { request: req } = check;
@@ -68,21 +70,15 @@ export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
         303,
       );
     }
-    const code = await issueCode({
-      clientId: req.client.clientId,
-      userId: user.id,
-      redirectUri: req.redirectUri,
-      codeChallenge: req.codeChallenge,
-      scopes: req.scopes,
-      resources: req.resources,
-    });
+    const binding = { clientId: req.client.clientId, userId: user.id, redirectUri: req.redirectUri, codeChallenge: req.codeChallenge, scopes: req.scopes, resources: req.resources };
+    const code = await issueCode(binding, db);
     return redirect(authorizationResponseUrl(req.redirectUri, { code, state: req.state }), 303);
   },
 });
 
 /** POST /oauth/token (RFC 6749 §3.2). */
 export const tokenRoute = defineRoute(ROUTES['/oauth/token'], {
-  POST: ({ request, body }) => answerTokenRequest(body, request.headers.get('authorization')),
+  POST: ({ request, body, services }) => answerTokenRequest(body, request.headers.get('authorization'), services),
 });
 
 /**
@@ -90,17 +86,20 @@ export const tokenRoute = defineRoute(ROUTES['/oauth/token'], {
  * retry with the same body returns the same client (and secret); another body is refused.
  */
 export const registerRoute = defineRoute(ROUTES['/oauth/register'], {
-  POST: async ({ request, body, clientIp }) => {
-    await requireOAuthSecrets();
+  POST: async ({ request, body, clientIp, services }) => {
+    await requireOAuthSecrets(services);
+    const db = await services.database();
     const key = idempotencyKey(request);
     const input = validateRegistration(body);
-    if (key === null) return json(await registerClient(input), { status: 201, headers: NO_STORE_HEADERS });
+    if (key === null) return json(await registerClient(input, db), { status: 201, headers: NO_STORE_HEADERS });
     return idempotentResponse({
+      engine: db,
+      now: services.now,
       scope: 'oauth_register',
       principal: clientIp,
       key,
       fingerprint: JSON.stringify(input),
-      run: async () => ({ status: 201, body: JSON.stringify(await registerClient(input)) }),
+      run: async () => ({ status: 201, body: JSON.stringify(await registerClient(input, db)) }),
       what: 'registration',
       headers: NO_STORE_HEADERS,
     });
@@ -122,5 +121,5 @@ export const mcpResourceMetadataRoute = defineRoute(ROUTES['/.well-known/oauth-p
 
 /** GET /.well-known/jwks.json: the public key that verifies our access tokens (RFC 7517). */
 export const jwksRoute = defineRoute(ROUTES['/.well-known/jwks.json'], {
-  GET: async () => json({ keys: [(await requireOAuthSecrets()).publicJwk] }),
+  GET: async ({ services }) => json({ keys: [(await requireOAuthSecrets(services)).publicJwk] }),
 });

@@ -51,7 +51,8 @@ async function finish(key: { privateKey: CryptoKey; publicJwk: JWK }, sessionSec
   return { signingKey: key.privateKey, verifyKey, publicJwk: { ...key.publicJwk, kid, alg: TOKEN_ALG, use: 'sig' }, sessionSecret };
 }
 
-async function load(engine?: Engine): Promise<OAuthSecrets | null> {
+/** The secrets, or null when OAuth is not configured (production only). */
+export async function loadOAuthSecrets(database: () => Promise<Engine>): Promise<OAuthSecrets | null> {
   const e = env();
   if (e.NODE_ENV === 'production') {
     if (!e.OAUTH_SIGNING_KEY || !e.NEXTAUTH_SECRET) return null;
@@ -65,34 +66,15 @@ async function load(engine?: Engine): Promise<OAuthSecrets | null> {
         const { privateKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
         return JSON.stringify(await exportJWK(privateKey));
       },
-      engine,
+      await database(),
     ));
-  const session = e.NEXTAUTH_SECRET ?? (await serviceSecret('session_secret', async () => randomBytes(32).toString('base64url'), engine));
+  const session = e.NEXTAUTH_SECRET ?? (await serviceSecret('session_secret', async () => randomBytes(32).toString('base64url'), await database()));
   return finish(await parseSigningKey(signing), session);
 }
 
-let cached: Promise<OAuthSecrets | null> | undefined;
-
-/** The secrets, or null when OAuth is not configured (production only). */
-export function oauthSecrets(engine?: Engine): Promise<OAuthSecrets | null> {
-  if (engine) return load(engine);
-  if (!cached) {
-    cached = load();
-    cached.catch(() => {
-      cached = undefined;
-    });
-  }
-  return cached;
-}
-
-/** Tests: forget what was loaded. */
-export function resetOAuthSecrets(): void {
-  cached = undefined;
-}
-
 /** For /oauth/* handlers: the secrets, or 503 `temporarily_unavailable` when the deployment lacks them. */
-export async function requireOAuthSecrets(): Promise<OAuthSecrets> {
-  const secrets = await oauthSecrets();
+export async function requireOAuthSecrets(services: { oauthSecrets(): Promise<OAuthSecrets | null> }): Promise<OAuthSecrets> {
+  const secrets = await services.oauthSecrets();
   if (!secrets) {
     throw new OAuthError(
       'temporarily_unavailable',

@@ -1,8 +1,7 @@
 import { defineRoute, jsonText } from '../http/kernel';
 import { ROUTES } from '../registry';
-import { pricingAnswer } from './settings';
 
 /** GET /api/v1/pricing: the live values, or the defaults with `live: false` (still 200). */
 export const pricingRoute = defineRoute(ROUTES['/api/v1/pricing'], {
-  GET: async ({ query }) => jsonText(await pricingAnswer(query.audience)),
+  GET: async ({ query, services }) => jsonText(await services.pricing.answer(query.audience)),
 });

@@ -1,5 +1,5 @@
 import { cacheOff } from '../cache/lru';
-import { asAnonymous, type Queryable } from '../db/database';
+import { asAnonymous, type Engine, type Queryable } from '../db/database';
 import { env } from '../env';
 import { log, describeError } from '../log';
 import { pricingBody, type Audience, type PricingBody } from '../schemas/pricing';
@@ -59,44 +59,51 @@ export async function readPricingSettings(db: Queryable): Promise<PricingValues 
  */
 const LIVE_TTL_MS = 15_000;
 const FAILED_TTL_MS = 2_000;
-interface Memo {
+interface Read {
   at: number;
   ttl: number;
   value: Promise<PricingValues | null>;
   /** The JSON of GET /api/v1/pricing made from this read, by audience. */
   answers: Map<Audience, string>;
 }
-let memo: Memo | undefined;
 
-function currentRead(now: number): Memo {
-  if (memo && now - memo.at < memo.ttl && !cacheOff('pricing')) return memo;
-  const entry: Memo = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve(null), answers: new Map() };
-  entry.value = asAnonymous(readPricingSettings).catch((err) => {
-    log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
-    entry.ttl = FAILED_TTL_MS;
-    return null;
-  });
-  memo = entry;
-  return entry;
-}
+/** The pricing settings of one database, read as `anon` and reused for LIVE_TTL_MS. */
+export class LivePricing {
+  private last: Read | undefined;
 
-/** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
-export function loadLivePricing(now = Date.now()): Promise<PricingValues | null> {
-  return currentRead(now).value;
-}
+  constructor(
+    private readonly database: () => Promise<Engine>,
+    private readonly now: () => number,
+  ) {}
 
-/** The body of GET /api/v1/pricing for `audience`, as JSON, made once per read of the settings. */
-export async function pricingAnswer(audience: Audience, now = Date.now()): Promise<string> {
-  const read = currentRead(now);
-  const values = await read.value;
-  let text = read.answers.get(audience);
-  if (text === undefined) read.answers.set(audience, (text = JSON.stringify(pricingBody.parse(pricingFor(values, audience)))));
-  return text;
-}
+  private current(): Read {
+    const now = this.now();
+    if (this.last && now - this.last.at < this.last.ttl && !cacheOff('pricing')) return this.last;
+    const read: Read = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve(null), answers: new Map() };
+    read.value = this.database()
+      .then((db) => asAnonymous(db, readPricingSettings))
+      .catch((err) => {
+        log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
+        read.ttl = FAILED_TTL_MS;
+        return null;
+      });
+    this.last = read;
+    return read;
+  }
 
-/** Forget the reused read (tests, and after an operator changes the settings in-process). */
-export function forgetLivePricing(): void {
-  memo = undefined;
+  /** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
+  values(): Promise<PricingValues | null> {
+    return this.current().value;
+  }
+
+  /** The body of GET /api/v1/pricing for `audience`, as JSON, made once per read of the settings. */
+  async answer(audience: Audience): Promise<string> {
+    const read = this.current();
+    const values = await read.value;
+    let text = read.answers.get(audience);
+    if (text === undefined) read.answers.set(audience, (text = JSON.stringify(pricingBody.parse(pricingFor(values, audience)))));
+    return text;
+  }
 }
 
 export function pricingFor(values: PricingValues | null, audience: Audience): PricingBody {

@@ -1,5 +1,5 @@
 import { Lru } from '../cache/lru';
-import { cursorKey, decodeCursor, paginationAt } from '../http/cursor';
+import { decodeCursor, paginationAt } from '../http/cursor';
 import { defineRoute, jsonText } from '../http/kernel';
 import { ROUTES } from '../registry';
 import { searchBody } from '../schemas/search';
@@ -16,17 +16,17 @@ const answered = new Lru<string, { key: Buffer; text: string }>('search-pages', 
 
 /** GET /api/v1/search: public docs search, paged by cursors bound to the query and limit. */
 export const searchRoute = defineRoute(ROUTES['/api/v1/search'], {
-  GET: async ({ query }) => {
+  GET: async ({ query, services }) => {
+    const key = await services.cursorKey();
     const binding = `search\n${query.q}\n${query.limit}`;
-    const offset = query.cursor ? await decodeCursor(binding, query.cursor) : 0;
+    const offset = query.cursor ? decodeCursor(key, binding, query.cursor) : 0;
     const id = `${binding}\n${offset}`;
-    const key = await cursorKey();
     const known = answered.get(id);
     if (known && known.key === key) return jsonText(known.text);
     const hits = searchPages(query.q);
     const slice = hits.slice(offset, offset + query.limit);
     const results = JSON.stringify(searchBody.shape.results.parse(slice.map(resultOf)));
-    const pagination = await paginationAt(binding, offset + slice.length, hits.length, query.limit);
+    const pagination = paginationAt(key, binding, offset + slice.length, hits.length, query.limit);
     const text = `{"query":${JSON.stringify(query.q)},"count":${hits.length},"results":${results},"pagination":${JSON.stringify(pagination)}}`;
     answered.set(id, { key, text });
     return jsonText(text);

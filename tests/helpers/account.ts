@@ -1,15 +1,14 @@
 import type { Engine, Transaction } from '@/lib/db/database';
-import type { RouteHandler } from '@/lib/http/kernel';
 import type { Scope } from '@/lib/oauth/scopes';
 import { protectedOperations, type RoutePath } from '@/lib/registry';
-import { handlersOf } from './routes';
+import { handlersOf, type TestHandler } from './routes';
 
 /** The account routes of the registry (each needs a token with a scope), and helpers to call them as a client would. */
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Response | Promise<Response>;
 
 /** Every REST operation that needs an access token with a scope: the shared bad-credential matrix runs on each. */
-export const ACCOUNT_ROUTES: { path: RoutePath; scope: Scope; GET: RouteHandler }[] = protectedOperations()
+export const ACCOUNT_ROUTES: { path: RoutePath; scope: Scope; GET: TestHandler }[] = protectedOperations()
   .filter((op) => op.route.apiVersion && op.method === 'GET' && op.credential.scope)
   .map((op) => ({ path: op.path, scope: op.credential.scope!, GET: handlersOf(op.path).GET }));
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { useDatabase } from '../../lib/db/database';
 import { openPglite, openPostgres, type Engine } from '../../lib/db/engine';
-import { MemoryRateLimiter, useRateLimiter } from '../../lib/http/rate-limit';
-import { resetOAuthSecrets } from '../../lib/oauth/secrets';
+import { MemoryRateLimiter } from '../../lib/http/rate-limit';
+import type { Services } from '../../lib/services';
+import { makeServices, setTestServices } from './services';
 
 /**
  * The engines an integration suite runs on: PGlite always, and the real PostgreSQL of
@@ -60,24 +60,25 @@ export async function demoUsers(engine: Engine): Promise<{ demo: string; demo2: 
   return { demo: byEmail['demo@example.com']!, demo2: byEmail['demo2@example.com']! };
 }
 
+/** A rate limit no test reaches, for suites whose many calls from one address are not what they test. */
+export const UNLIMITED = () => new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 });
+
 /**
- * A suite's database: a fresh copy of `engine` in use for the whole describe block, with fresh
- * OAuth secrets and the ids of the demo publishers; closed and forgotten afterwards. `unlimited`
- * lifts the rate limit, for suites whose many calls from one address are not what they test.
+ * A suite's database: a fresh copy of `engine` for the whole describe block, with services of its
+ * own (fresh OAuth secrets and cursor key, its own rate limiter) that the suite's routes run
+ * with, and the ids of the demo publishers; closed and forgotten afterwards. `unlimited` lifts
+ * the rate limit.
  */
 export function suiteDatabase(engine: TestEngine, options: { unlimited?: boolean } = {}) {
-  const suite = {} as { db: Engine; users: { demo: string; demo2: string } };
+  const suite = {} as { db: Engine; services: Services; users: { demo: string; demo2: string } };
   beforeAll(async () => {
     suite.db = await engine.open();
-    useDatabase(suite.db);
-    if (options.unlimited) useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
-    resetOAuthSecrets();
+    suite.services = makeServices({ database: suite.db, rateLimiter: options.unlimited ? UNLIMITED() : undefined });
+    setTestServices(suite.services);
     suite.users = await demoUsers(suite.db);
   });
   afterAll(async () => {
-    useDatabase(undefined);
-    if (options.unlimited) useRateLimiter(undefined);
-    resetOAuthSecrets();
+    setTestServices(undefined);
     await suite.db?.close();
   });
   return suite;

@@ -1,10 +1,9 @@
 import { encode } from 'next-auth/jwt';
-import * as authorize from '@/app/oauth/authorize/route';
-import * as register from '@/app/oauth/register/route';
-import * as token from '@/app/oauth/token/route';
 import { sessionCookieName } from '@/lib/auth/options';
 import { s256 } from '@/lib/oauth/pkce';
 import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { handlersOf } from './routes';
+import { testServices } from './services';
 
 /**
  * Drives the OAuth endpoints through their route handlers, the way a browser and a client would:
@@ -12,6 +11,9 @@ import { requireOAuthSecrets } from '@/lib/oauth/secrets';
  */
 
 export const BASE = 'http://localhost:3000';
+const authorize = handlersOf('/oauth/authorize');
+const register = handlersOf('/oauth/register');
+const token = handlersOf('/oauth/token');
 const ctx = { params: Promise.resolve({}) };
 let peer = 0;
 /** Each request from its own address, so no test spends another's rate-limit budget. */
@@ -38,7 +40,7 @@ export async function publicClient(redirectUris = ['http://127.0.0.1:8765/callba
 }
 
 export async function sessionCookie(userId: string): Promise<string> {
-  const { sessionSecret } = await requireOAuthSecrets();
+  const { sessionSecret } = await requireOAuthSecrets(testServices());
   return `${sessionCookieName()}=${await encode({ token: { sub: userId }, secret: sessionSecret })}`;
 }
 

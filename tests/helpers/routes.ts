@@ -1,6 +1,10 @@
 /// <reference types="vite/client" />
-import { declarationOf, type RouteHandler } from '@/lib/http/kernel';
+import { declarationOf, routeOf } from '@/lib/http/kernel';
 import type { RoutePath } from '@/lib/registry';
+import type { Services } from '@/lib/services';
+import { bound } from './services';
+
+export type { TestHandler } from './services';
 
 /**
  * Every route file under app/ (the glob skips dot folders unless named), loaded, with the URL path its place in app/ gives it:
@@ -27,10 +31,13 @@ export const ROUTE_FILES: RouteFile[] = Object.entries(modules).map(([file, modu
   module,
 }));
 
-/** The handlers a registry path's route file exports, e.g. `handlersOf('/api/v1/me').GET`. */
-export function handlersOf(path: RoutePath): Record<'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS', RouteHandler> {
+/**
+ * The handlers a registry path's route file exports, e.g. `handlersOf('/api/v1/me').GET`, each
+ * running with `services` or, by default, the test's services at the time of the call.
+ */
+export function handlersOf(path: RoutePath, services?: Services): ReturnType<typeof bound> {
   const found = ROUTE_FILES.find((f) => f.path === path);
   if (!found) throw new Error(`No route file for ${path}`);
   if (declarationOf(found.module.GET)?.path !== path) throw new Error(`${found.file} does not run the registry's ${path}`);
-  return found.module as never;
+  return bound(routeOf(found.module.GET)!, services);
 }

@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentCard, Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import * as a2aHandlers from '@/app/a2a/route';
-import * as cardHandlers from '@/app/.well-known/agent-card.json/route';
 import { asService } from '@/lib/db/service';
 import { env } from '@/lib/env';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { forgetLivePricing } from '@/lib/pricing/settings';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
-import { PGLITE, suiteDatabase } from '../helpers/db';
+import { PGLITE, suiteDatabase, UNLIMITED } from '../helpers/db';
 import { inProcessFetch as routeFetch } from '../helpers/in-process-fetch';
+import { makeServices, setTestServices } from '../helpers/services';
 
 /**
  * Interoperability: the A2A SDK's own client reads the agent card and, asked "What is the
@@ -19,7 +17,7 @@ import { inProcessFetch as routeFetch } from '../helpers/in-process-fetch';
  */
 
 /** The service's routes, called in process: what the A2A client's `fetch` reaches. */
-const inProcessFetch = routeFetch({ '/a2a': a2aHandlers, '/.well-known/agent-card.json': cardHandlers }, { clientIp: '192.0.2.61' });
+const inProcessFetch = routeFetch(['/a2a', '/.well-known/agent-card.json'], { clientIp: '192.0.2.61' });
 
 const base = () => env().PUBLIC_BASE_URL;
 
@@ -62,7 +60,8 @@ beforeAll(async () => {
   );
   client = await factory.createFromUrl(base());
 });
-beforeEach(() => forgetLivePricing());
+// Fresh services for each test: no pricing read reused from another test.
+beforeEach(() => setTestServices(makeServices({ database: suite.db, rateLimiter: UNLIMITED() })));
 
 describe('the agent card', () => {
   it('is read by the SDK client: name, skills docs and pricing, one JSON-RPC interface at /a2a', async () => {
@@ -115,7 +114,7 @@ describe('SendMessage through the SDK client', () => {
   });
 
   it('answers pricing questions with the live values', async () => {
-    await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 75, cpm_tooltip_usd = 4.5'), suite.db);
+    await asService(suite.db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75, cpm_tooltip_usd = 4.5'));
     try {
       const payout = asTask(await send(client, 'What is the minimum payout?'));
       expect(texts(payout.status?.message?.parts).join('\n')).toMatch(/minimum payout is 75 USD/);
@@ -125,7 +124,7 @@ describe('SendMessage through the SDK client', () => {
       expect(reply).toContain(`${base()}/pricing#advertiser-cpm-by-ad-format`);
       expect(reply).toMatch(/live values/);
     } finally {
-      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [DEFAULT_PRICING.min_payout_usd, DEFAULT_PRICING.advertiser_cpm_usd.tooltip]), suite.db);
+      await asService(suite.db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [DEFAULT_PRICING.min_payout_usd, DEFAULT_PRICING.advertiser_cpm_usd.tooltip]));
     }
   });
 
@@ -255,7 +254,7 @@ describe('JSON-RPC over HTTP at /a2a', () => {
   });
 
   it('is rate limited: the 121st request in the window is 429 with Retry-After', async () => {
-    useRateLimiter(new MemoryRateLimiter({ max: 120, windowSeconds: 60 }));
+    setTestServices(makeServices({ database: suite.db, rateLimiter: new MemoryRateLimiter({ max: 120, windowSeconds: 60 }) }));
     try {
       for (let i = 0; i < 120; i++) expect((await post(rpc('GetTask', { id: randomUUID() }))).status).toBe(200);
       const refused = await post(rpc('GetTask', { id: randomUUID() }));
@@ -263,7 +262,7 @@ describe('JSON-RPC over HTTP at /a2a', () => {
       expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
       expect(refused.headers.get('RateLimit-Policy')).toBe('"default";q=120;w=60');
     } finally {
-      useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
+      setTestServices(makeServices({ database: suite.db, rateLimiter: UNLIMITED() }));
     }
   });
 });

@@ -1,16 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import * as index from '@/app/api/v1/route';
 import { SANDBOX_APPS } from '@/lib/account/sandbox';
 import { createPublisher } from '@/lib/auth/users';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { openPglite, openPostgres } from '@/lib/db/engine';
 import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
-import { resetOAuthSecrets } from '@/lib/oauth/secrets';
 import { apiKeysBody, appsBody, earningsBody, profileBody } from '@/lib/schemas/account';
+import type { Services } from '@/lib/services';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';
 import { demoUsers, testEngines } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from '../helpers/tokens';
 
 const METADATA = 'http://localhost:3000/.well-known/oauth-protected-resource/api/v1';
@@ -26,6 +27,7 @@ async function unreachable(kind: 'pglite' | 'postgres'): Promise<Engine> {
   await closed.close();
   return closed;
 }
+const index = handlersOf('/api/v1');
 const SCHEMAS = { '/api/v1/me': profileBody, '/api/v1/me/apps': appsBody, '/api/v1/me/earnings': earningsBody, '/api/v1/me/api-keys': apiKeysBody };
 
 for (const engine of testEngines()) {
@@ -33,24 +35,23 @@ for (const engine of testEngines()) {
     let db: Engine;
     let users: { demo: string; demo2: string };
     let probe: ReturnType<typeof instrumented>;
+    /** The suite's services, on the instrumented database. */
+    let services: Services;
     beforeAll(async () => {
       db = await engine.open();
       probe = instrumented(db);
-      useDatabase(probe.engine);
       // Hundreds of calls from one test address: the budget is not what is tested here.
-      useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
-      resetOAuthSecrets();
+      services = makeServices({ database: probe.engine, rateLimiter: new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }) });
+      setTestServices(services);
       users = await demoUsers(db);
     });
     afterAll(async () => {
-      useDatabase(undefined);
-      useRateLimiter(undefined);
-      resetOAuthSecrets();
+      setTestServices(undefined);
       await db?.close();
     });
     afterEach(() => {
       probe.state.failing = false;
-      useDatabase(probe.engine);
+      setTestServices(services);
     });
 
     describe.each(ACCOUNT_ROUTES)('the bad-credential matrix on $path', ({ path, scope, GET }) => {
@@ -173,15 +174,13 @@ for (const engine of testEngines()) {
       };
       const idsOf = async (userId: string) => {
         const ids = new Set<string>([userId]);
-        const rows = await asService(
-          (q) =>
-            q.query<{ id: string }>(
-              `select id::text from public.apps where user_id = $1 union all select id::text from public.placements where user_id = $1
+        const rows = await asService(db, (q) =>
+          q.query<{ id: string }>(
+            `select id::text from public.apps where user_id = $1 union all select id::text from public.placements where user_id = $1
                union all select id::text from public.api_keys where user_id = $1 union all select email from public.users where id = $1
                union all select key_prefix from public.api_keys where user_id = $1`,
-              [userId],
-            ),
-          db,
+            [userId],
+          ),
         );
         for (const r of rows) ids.add(r.id);
         return ids;
@@ -205,7 +204,7 @@ for (const engine of testEngines()) {
         if (!created.ok) throw new Error(created.error);
         const token = await accessToken(created.user.id);
         expect((await get(ACCOUNT_ROUTES[0]!.GET, '/api/v1/me', token)).res.status).toBe(200);
-        await asService((q) => q.query('delete from public.users where id = $1', [created.user.id]), db);
+        await asService(db, (q) => q.query('delete from public.users where id = $1', [created.user.id]));
         for (const r of ACCOUNT_ROUTES) {
           const { res, body } = await get(r.GET, r.path, token);
           expect(res.status).toBe(502);
@@ -217,7 +216,8 @@ for (const engine of testEngines()) {
         const token = await accessToken(users.demo);
         const down = await unreachable(engine.name);
         try {
-          useDatabase(down);
+          // The same running services (their secrets already loaded), their database gone.
+          setTestServices({ ...services, database: () => Promise.resolve(down) });
           for (const r of ACCOUNT_ROUTES) {
             const { res, body } = await get(r.GET, r.path, token);
             expect(res.status).toBe(502);
@@ -225,7 +225,7 @@ for (const engine of testEngines()) {
             expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|PGlite/);
           }
         } finally {
-          useDatabase(probe.engine);
+          setTestServices(services);
           await down.close().catch(() => {});
         }
         for (const r of ACCOUNT_ROUTES) expect((await get(r.GET, r.path, token)).res.status).toBe(200);

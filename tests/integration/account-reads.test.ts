@@ -4,15 +4,17 @@ import { afterEach, beforeAll, describe, expect, it, vi, type MockInstance } fro
 import { getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/operations';
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
 import * as views from '@/lib/account/views';
-import { useDatabase, type Engine, type Transaction } from '@/lib/db/database';
+import type { Engine, Transaction } from '@/lib/db/database';
 import { isDatabaseError } from '@/lib/db/errors';
 import { asService } from '@/lib/db/service';
 import { log } from '@/lib/log';
 import { accountServer } from '@/lib/mcp/account-tools';
 import type { Principal } from '@/lib/oauth/bearer';
 import { SCOPES } from '@/lib/schemas/account';
+import type { Services } from '@/lib/services';
 import { ACCOUNT_ROUTES, get } from '../helpers/account';
-import { suiteDatabase, testEngines } from '../helpers/db';
+import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
+import { makeServices, setTestServices } from '../helpers/services';
 import { accessToken } from '../helpers/tokens';
 
 /**
@@ -67,9 +69,14 @@ for (const engine of testEngines()) {
   describe(`account reads on ${engine.name}`, () => {
     const suite = suiteDatabase(engine, { unlimited: true });
     let probe: ReturnType<typeof recording>;
+    /** The suite's services, on the recording database. */
+    let services: Services;
+    /** The recording database, as the account operations are given it. */
+    const database = () => services.database();
     beforeAll(() => {
       probe = recording(suite.db);
-      useDatabase(probe.engine);
+      services = makeServices({ database: probe.engine, rateLimiter: UNLIMITED() });
+      setTestServices(services);
     });
     afterEach(() => {
       vi.restoreAllMocks();
@@ -77,10 +84,10 @@ for (const engine of testEngines()) {
 
     describe('round trips', () => {
       const operations = {
-        profile: (p: Principal) => getProfile(p),
-        apps: (p: Principal) => listApps(p, 'all'),
-        earnings: (p: Principal) => getEarnings(p, 50),
-        apiKeys: (p: Principal) => listApiKeys(p, 'all'),
+        profile: (p: Principal) => getProfile(p, database),
+        apps: (p: Principal) => listApps(p, database, 'all'),
+        earnings: (p: Principal) => getEarnings(p, database, 50),
+        apiKeys: (p: Principal) => listApiKeys(p, database, 'all'),
       } satisfies Record<AccountRead, (p: Principal) => Promise<object>>;
 
       it.each(Object.keys(operations) as AccountRead[])('%s: one transaction, the claims and one SELECT', async (read) => {
@@ -97,7 +104,7 @@ for (const engine of testEngines()) {
     describe('values and order', () => {
       /** The same rows read column by column, as the service, in the order the API promises. */
       const direct = async (userId: string) =>
-        asService(async (q) => {
+        asService(suite.db, async (q) => {
           const mine = [userId];
           return {
             profile: (await q.query('select id, email, name, company, role, created_at from public.users where id = $1', mine))[0],
@@ -114,17 +121,17 @@ for (const engine of testEngines()) {
               mine,
             ),
           };
-        }, suite.db);
+        });
 
       it('the lists aggregated in the database equal the rows read column by column, types and order included', async () => {
         for (const userId of [suite.users.demo, suite.users.demo2]) {
           const expected = await direct(userId);
           const r = reader(userId);
           const [profile, apps, earnings, keys] = [
-            await readAccount(r, 'profile'),
-            await readAccount(r, 'apps'),
-            await readAccount(r, 'earnings'),
-            await readAccount(r, 'apiKeys'),
+            await readAccount(probe.engine, r, 'profile'),
+            await readAccount(probe.engine, r, 'apps'),
+            await readAccount(probe.engine, r, 'earnings'),
+            await readAccount(probe.engine, r, 'apiKeys'),
           ];
           expect(profile).toEqual(expected.profile);
           expect(apps).toEqual({ id: userId, apps: expected.apps, placements: expected.placements });
@@ -134,9 +141,9 @@ for (const engine of testEngines()) {
       });
 
       it('timestamps are Dates and counters and money are numbers', async () => {
-        const { apps, placements } = await readAccount(reader(suite.users.demo), 'apps');
-        const { payouts } = await readAccount(reader(suite.users.demo), 'earnings');
-        const { api_keys } = await readAccount(reader(suite.users.demo), 'apiKeys');
+        const { apps, placements } = await readAccount(probe.engine, reader(suite.users.demo), 'apps');
+        const { payouts } = await readAccount(probe.engine, reader(suite.users.demo), 'earnings');
+        const { api_keys } = await readAccount(probe.engine, reader(suite.users.demo), 'apiKeys');
         expect(apps.length).toBeGreaterThan(0);
         for (const a of apps) expect(a.created_at).toBeInstanceOf(Date);
         for (const p of placements) {
@@ -154,8 +161,8 @@ for (const engine of testEngines()) {
       });
 
       it('money with cents and sub-cent digits keeps its value through the JSON aggregate', async () => {
-        const { placements } = await readAccount(reader(suite.users.demo), 'apps');
-        const [raw] = await asService((q) => q.query<{ revenue_usd: string }>('select revenue_usd::text from public.placements where id = $1', [placements[0]!.id]), suite.db);
+        const { placements } = await readAccount(probe.engine, reader(suite.users.demo), 'apps');
+        const [raw] = await asService(suite.db, (q) => q.query<{ revenue_usd: string }>('select revenue_usd::text from public.placements where id = $1', [placements[0]!.id]));
         expect(placements[0]!.revenue_usd).toBe(Number(raw!.revenue_usd));
       });
     });
@@ -208,7 +215,7 @@ for (const engine of testEngines()) {
         // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would:
         // the setting opens every transaction, whether run in turn or sent as one script.
         const lockTimeout = "select set_config('lock_timeout', '50ms', true)";
-        useDatabase({
+        const impatient: Engine = {
           ...suite.db,
           transaction: (fn) =>
             suite.db.transaction(async (tx) => {
@@ -216,7 +223,8 @@ for (const engine of testEngines()) {
               return fn(tx);
             }),
           script: async (text) => (await suite.db.script(`${lockTimeout}; ${text}`)).slice(1),
-        });
+        };
+        setTestServices({ ...services, database: () => Promise.resolve(impatient) });
         try {
           const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
           expect(res.status).toBe(502);
@@ -226,7 +234,7 @@ for (const engine of testEngines()) {
           // A read that does not touch the locked table is not held up.
           expect((await get(keysRoute.GET, keysRoute.path, token)).res.status).toBe(200);
         } finally {
-          useDatabase(probe.engine);
+          setTestServices(services);
           release();
           await holding;
         }
@@ -281,7 +289,7 @@ for (const engine of testEngines()) {
           // Every read function sees both profiles and refuses to pick one: cardinality_violation
           // (SQLSTATE 21000), an error of our schema, not of an unavailable database.
           for (const read of Object.keys(ACCOUNT_READS) as AccountRead[]) {
-            const failure = await readAccount(reader(suite.users.demo), read).then(
+            const failure = await readAccount(probe.engine, reader(suite.users.demo), read).then(
               () => undefined,
               (err: unknown) => err,
             );
@@ -317,7 +325,7 @@ for (const engine of testEngines()) {
         vi.spyOn(views, 'apiKeysView').mockImplementation(() => {
           throw new RangeError('view-bug-0815');
         });
-        await expect(listApiKeys(principal(suite.users.demo), 'all')).rejects.toThrow(RangeError);
+        await expect(listApiKeys(principal(suite.users.demo), database, 'all')).rejects.toThrow(RangeError);
         expect(logged).not.toHaveBeenCalled();
       });
 
@@ -327,7 +335,7 @@ for (const engine of testEngines()) {
           throw new RangeError('view-bug-0816');
         });
         const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-        const server = accountServer(principal(suite.users.demo));
+        const server = accountServer(principal(suite.users.demo), database);
         const client = new Client({ name: 'account-reads-test', version: '1.0.0' });
         await server.connect(serverSide);
         await client.connect(clientSide);

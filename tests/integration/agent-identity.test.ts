@@ -1,14 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
-import * as asMeta from '@/app/.well-known/oauth-authorization-server/route';
-import * as identity from '@/app/agent/identity/route';
-import * as me from '@/app/api/v1/me/route';
 import { IDENTITY_ASSERTION_TYP, issueIdentityAssertion } from '@/lib/agent/identity';
 import { resetEnv } from '@/lib/env';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { requireOAuthSecrets, resetOAuthSecrets } from '@/lib/oauth/secrets';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { requireOAuthSecrets } from '@/lib/oauth/secrets';
 import { testEngines, suiteDatabase } from '../helpers/db';
 import { BASE, exchange, publicClient } from '../helpers/oauth';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, testServices, setTestServices } from '../helpers/services';
 import { accessToken } from '../helpers/tokens';
 
 /**
@@ -19,6 +18,9 @@ import { accessToken } from '../helpers/tokens';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ALL_SCOPES = 'profile:read apps:read earnings:read api_keys:read';
+const asMeta = handlersOf('/.well-known/oauth-authorization-server');
+const identity = handlersOf('/agent/identity');
+const me = handlersOf('/api/v1/me');
 const ctx = { params: Promise.resolve({}) };
 let peer = 0;
 const forwarded = () => ({ 'x-forwarded-for': `203.0.113.${(peer++ % 250) + 1}` });
@@ -55,7 +57,7 @@ async function metadataGrants(): Promise<string[]> {
 
 /** An assertion signed with the service's own key, with one thing changed. */
 async function serviceSigned(change: { aud?: string; iss?: string; typ?: string }): Promise<string> {
-  const secrets = await requireOAuthSecrets();
+  const secrets = await requireOAuthSecrets(testServices());
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ registration_type: 'anonymous', scope: ALL_SCOPES })
     .setProtectedHeader({ alg: 'ES256', typ: change.typ ?? IDENTITY_ASSERTION_TYP, kid: secrets.publicJwk.kid })
@@ -81,8 +83,7 @@ for (const engine of testEngines()) {
     afterEach(() => {
       vi.unstubAllEnvs();
       resetEnv();
-      resetOAuthSecrets();
-      useRateLimiter(undefined);
+      setTestServices(suite.services);
     });
 
     describe('POST /agent/identity', () => {
@@ -146,11 +147,12 @@ for (const engine of testEngines()) {
       });
 
       it('is rate limited: 429 with Retry-After', async () => {
-        useRateLimiter(new (class extends MemoryRateLimiter {
+        const everyone = new (class extends MemoryRateLimiter {
           override consume(_key: string, cost?: number) {
             return super.consume('everyone', cost);
           }
-        })({ max: 1, windowSeconds: 60 }));
+        })({ max: 1, windowSeconds: 60 });
+        setTestServices(makeServices({ database: suite.db, rateLimiter: everyone }));
         expect((await register()).res.status).toBe(201);
         const { res, body } = await register();
         expect(res.status).toBe(429);
@@ -163,7 +165,7 @@ for (const engine of testEngines()) {
         vi.stubEnv('OAUTH_SIGNING_KEY', undefined);
         vi.stubEnv('NEXTAUTH_SECRET', undefined);
         resetEnv();
-        resetOAuthSecrets();
+        setTestServices(makeServices({ database: suite.db })); // nothing loaded yet: the secrets are read under these settings
         const { res, body } = await register();
         expect(res.status).toBe(503);
         expect(body.error).toBe('temporarily_unavailable');
@@ -194,7 +196,7 @@ for (const engine of testEngines()) {
       });
 
       it('refuses an expired assertion with invalid_grant', async () => {
-        const secrets = await requireOAuthSecrets();
+        const secrets = await requireOAuthSecrets(testServices());
         const { assertion } = await issueIdentityAssertion(secrets, Date.now() - 25 * 3600_000);
         const { res, body } = await grant(assertion);
         expect(res.status).toBe(400);
@@ -210,7 +212,7 @@ for (const engine of testEngines()) {
         }],
         ['signed by another key', async () => {
           const { privateKey } = await generateKeyPair('ES256');
-          const secrets = await requireOAuthSecrets();
+          const secrets = await requireOAuthSecrets(testServices());
           return (await issueIdentityAssertion({ signingKey: privateKey, publicJwk: secrets.publicJwk })).assertion;
         }],
         ['for another audience', () => serviceSigned({ aud: `${BASE}/api/v1` })],

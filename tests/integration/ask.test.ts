@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ask from '@/app/ask/route';
 import { env } from '@/lib/env';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { askBody } from '@/lib/schemas/ask';
+import { UNLIMITED } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 
 /**
  * `/ask` answers "What is the minimum payout?" with a citation, from
  * the docs alone (no database, no language model); bad questions are 400 in the error envelope.
  */
 
+const ask = handlersOf('/ask');
 type Handler = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Response | Promise<Response>;
 const ctx = () => ({ params: Promise.resolve({}) });
 const base = () => env().PUBLIC_BASE_URL;
@@ -18,8 +21,8 @@ const post = (body: string, contentType = 'application/json') =>
   (ask.POST as Handler)(new Request(`${base()}/ask`, { method: 'POST', headers: { ...headers, 'content-type': contentType }, body }), ctx());
 const get = (query: string) => (ask.GET as Handler)(new Request(`${base()}/ask${query}`, { headers }), ctx());
 
-beforeAll(() => useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 })));
-afterAll(() => useRateLimiter(undefined));
+beforeAll(() => setTestServices(makeServices({ rateLimiter: UNLIMITED() })));
+afterAll(() => setTestServices(undefined));
 
 async function expectAnswerToMinimumPayout(res: Response) {
   expect(res.status).toBe(200);
@@ -137,7 +140,7 @@ describe('the surface', () => {
   });
 
   it('is rate limited: the 121st request in the window is 429 with Retry-After', async () => {
-    useRateLimiter(new MemoryRateLimiter({ max: 120, windowSeconds: 60 }));
+    setTestServices(makeServices({ rateLimiter: new MemoryRateLimiter({ max: 120, windowSeconds: 60 }) }));
     try {
       for (let i = 0; i < 120; i++) expect((await get('?q=payout')).status).toBe(200);
       const refused = await post(JSON.stringify({ question: 'What is the minimum payout?' }));
@@ -145,7 +148,7 @@ describe('the surface', () => {
       expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
       expect(await refused.json()).toEqual({ error: { status: 429, code: 'rate_limited', message: expect.any(String) } });
     } finally {
-      useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
+      setTestServices(makeServices({ rateLimiter: UNLIMITED() }));
     }
   });
 

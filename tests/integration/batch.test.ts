@@ -1,12 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import * as pricing from '@/app/api/v1/pricing/route';
-import { useDatabase, type Engine } from '@/lib/db/database';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/db/database';
+import { MemoryRateLimiter, type RateLimiter } from '@/lib/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
-import { resetOAuthSecrets } from '@/lib/oauth/secrets';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';
 import { demoUsers, testEngines } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from '../helpers/tokens';
+
+const pricing = handlersOf('/api/v1/pricing');
 
 for (const engine of testEngines()) {
   describe(`POST /api/v1/batch on ${engine.name}`, () => {
@@ -14,21 +16,19 @@ for (const engine of testEngines()) {
     let users: { demo: string; demo2: string };
     let probe: ReturnType<typeof instrumented>;
     const generous = () => new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 });
+    /** Services on the instrumented database, with `rateLimiter` as the API budget. */
+    const limitedBy = (rateLimiter: RateLimiter) => makeServices({ database: probe.engine, rateLimiter });
     beforeAll(async () => {
       db = await engine.open();
       probe = instrumented(db);
-      useDatabase(probe.engine);
-      resetOAuthSecrets();
+      setTestServices(limitedBy(generous()));
       users = await demoUsers(db);
-      useRateLimiter(generous());
     });
     afterAll(async () => {
-      useDatabase(undefined);
-      useRateLimiter(undefined);
-      resetOAuthSecrets();
+      setTestServices(undefined);
       await db?.close();
     });
-    afterEach(() => useRateLimiter(generous()));
+    afterEach(() => setTestServices(limitedBy(generous())));
 
     it('answers in request order, ids defaulting to the index, each exactly as the route alone would', async () => {
       const token = await accessToken(users.demo);
@@ -44,7 +44,7 @@ for (const engine of testEngines()) {
         [7, 200],
       ]);
       expect(body.responses[0]!.body).toEqual((await get(ACCOUNT_ROUTES[2]!.GET, '/api/v1/me/earnings?payout_limit=2', token)).body);
-      expect(body.responses[1]!.body).toEqual((await get(pricing.GET as never, '/api/v1/pricing?audience=publisher')).body);
+      expect(body.responses[1]!.body).toEqual((await get(pricing.GET, '/api/v1/pricing?audience=publisher')).body);
       expect(body.responses[2]!.body).toEqual((await get(ACCOUNT_ROUTES[0]!.GET, '/api/v1/me', token)).body);
     });
 
@@ -109,7 +109,7 @@ for (const engine of testEngines()) {
 
     describe('rate limit', () => {
       it('charges one unit per sub-request', async () => {
-        useRateLimiter(new MemoryRateLimiter({ max: 5, windowSeconds: 60 }));
+        setTestServices(limitedBy(new MemoryRateLimiter({ max: 5, windowSeconds: 60 })));
         const { res } = await postBatch({ requests: Array.from({ length: 5 }, () => ({ path: '/api/v1/pricing' })) });
         expect(res.status).toBe(200);
         expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -119,7 +119,7 @@ for (const engine of testEngines()) {
       });
 
       it('refuses a batch bigger than the budget left, running none of it', async () => {
-        useRateLimiter(new MemoryRateLimiter({ max: 5, windowSeconds: 60 }));
+        setTestServices(limitedBy(new MemoryRateLimiter({ max: 5, windowSeconds: 60 })));
         const before = probe.state.userReads;
         const { res } = await postBatch({ requests: Array.from({ length: 6 }, () => ({ path: '/api/v1/me' })) }, { token: await accessToken(users.demo) });
         expect(res.status).toBe(429);

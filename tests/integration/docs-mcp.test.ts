@@ -1,21 +1,23 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as docsMcp from '@/app/docs/mcp/route';
-import * as twin from '@/app/markdown/[[...slug]]/route';
-import * as pricing from '@/app/api/v1/pricing/route';
-import * as search from '@/app/api/v1/search/route';
 import { allPages } from '@/lib/content/pages';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { pageFor } from '@/lib/mcp/docs-tools';
 import { PGLITE, suiteDatabase } from '../helpers/db';
 import { inProcessFetch } from '../helpers/in-process-fetch';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 
 const BASE = 'http://localhost:3000';
+const docsMcp = handlersOf('/docs/mcp');
+const twin = handlersOf('/markdown/[[...slug]]');
+const pricing = handlersOf('/api/v1/pricing');
+const search = handlersOf('/api/v1/search');
 
 async function connect(): Promise<Client> {
   const client = new Client({ name: 'docs-mcp-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/docs/mcp`), { fetch: inProcessFetch({ '/docs/mcp': docsMcp }) }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/docs/mcp`), { fetch: inProcessFetch(['/docs/mcp']) }));
   return client;
 }
 
@@ -33,7 +35,7 @@ async function restJson(handler: typeof pricing.GET, pathAndQuery: string) {
 }
 
 describe('the docs MCP server at /docs/mcp', () => {
-  suiteDatabase(PGLITE, { unlimited: true });
+  const suite = suiteDatabase(PGLITE, { unlimited: true });
   let client: Client;
   beforeAll(async () => {
     client = await connect();
@@ -102,7 +104,7 @@ describe('the docs MCP server at /docs/mcp', () => {
   });
 
   it('is rate limited like the other surfaces, and stateless (GET and DELETE answer 405)', async () => {
-    useRateLimiter(new MemoryRateLimiter({ max: 2, windowSeconds: 60 }));
+    setTestServices(makeServices({ database: suite.db, rateLimiter: new MemoryRateLimiter({ max: 2, windowSeconds: 60 }) }));
     try {
       const send = () =>
         docsMcp.POST(
@@ -120,7 +122,7 @@ describe('the docs MCP server at /docs/mcp', () => {
       expect(third.status).toBe(429);
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
-      useRateLimiter(new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 }));
+      setTestServices(suite.services);
     }
     for (const m of ['GET', 'DELETE'] as const) {
       const res = await docsMcp[m](new Request(`${BASE}/docs/mcp`, { method: m }), { params: Promise.resolve({}) });

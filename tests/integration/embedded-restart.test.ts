@@ -2,10 +2,10 @@ import { mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { database, useDatabase } from '@/lib/db/database';
 import { readMigrations } from '@/lib/db/migrate';
 import { resetEnv } from '@/lib/env';
 import { log } from '@/lib/log';
+import { createServices } from '@/lib/services';
 
 /**
  * In-process: the embedded database is created, migrated and seeded on
@@ -19,7 +19,6 @@ describe('embedded database across restarts', () => {
     if (saved === undefined) delete process.env.PGLITE_DATA_DIR;
     else process.env.PGLITE_DATA_DIR = saved;
     resetEnv();
-    useDatabase(undefined);
     rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 
@@ -28,15 +27,15 @@ describe('embedded database across restarts', () => {
     resetEnv();
     const info = vi.spyOn(log, 'info');
 
-    useDatabase(undefined);
-    const first = await database();
+    // The services a process makes from its environment, as on a start.
+    const first = await createServices().database();
     expect(existsSync(dir)).toBe(true);
     const [{ n: users } = { n: 0 }] = await first.query<{ n: number }>('select count(*)::int as n from public.users');
     expect(users).toBe(2);
     await first.close();
 
-    useDatabase(undefined); // a restart: a new process would open the directory afresh
-    const second = await database();
+    // A restart: a new process makes its services afresh and opens the directory again.
+    const second = await createServices().database();
     const [{ n: again } = { n: 0 }] = await second.query<{ n: number }>('select count(*)::int as n from public.users');
     expect(again).toBe(2);
     await second.close();

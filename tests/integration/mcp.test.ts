@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import * as mcp from '@/app/mcp/route';
 import { SANDBOX_PROFILE } from '@/lib/account/sandbox';
 import { createPublisher } from '@/lib/auth/users';
 import { asService } from '@/lib/db/service';
@@ -10,11 +9,13 @@ import type { Scope } from '@/lib/oauth/scopes';
 import { ACCOUNT_ROUTES, get } from '../helpers/account';
 import { testEngines, suiteDatabase } from '../helpers/db';
 import { inProcessFetch } from '../helpers/in-process-fetch';
+import { handlersOf } from '../helpers/routes';
 import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from '../helpers/tokens';
 
 const BASE = 'http://localhost:3000';
 const METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
-const fetchRoutes = inProcessFetch({ '/mcp': mcp });
+const mcp = handlersOf('/mcp');
+const fetchRoutes = inProcessFetch(['/mcp']);
 
 async function connect(token?: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
@@ -201,7 +202,7 @@ for (const engine of testEngines()) {
       if (!created.ok) throw new Error(created.error);
       const token = await accessToken(created.user.id, { resources: ['mcp'] });
       expect((await (await connect(token)).callTool({ name: 'whoami' })).isError ?? false).toBe(false);
-      await asService((q) => q.query('delete from public.users where id = $1', [created.user.id]), suite.db);
+      await asService(suite.db, (q) => q.query('delete from public.users where id = $1', [created.user.id]));
       const client = await connect(token);
       const result = await client.callTool({ name: 'whoami' });
       expect(result.isError).toBe(true);

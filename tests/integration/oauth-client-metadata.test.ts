@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
 import { clearClientMetadataCache, fetchClientMetadata, FETCH_TIMEOUT_MS } from '@/lib/oauth/client-metadata';
-import { resetOAuthSecrets } from '@/lib/oauth/secrets';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
 import { approve, codeGrant, exchange, authorizeParams, openAuthorize, sessionCookie } from '../helpers/oauth';
+import { makeServices, setTestServices } from '../helpers/services';
 
 /**
  * Client ID Metadata Documents against a real HTTP server on the loopback interface, which only
@@ -47,14 +47,12 @@ describe('client ID metadata documents', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     db = await openPgliteCopy();
-    useDatabase(db);
-    resetOAuthSecrets();
+    setTestServices(makeServices({ database: db }));
   });
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
-    useDatabase(undefined);
-    resetOAuthSecrets();
+    setTestServices(undefined);
     await db.close();
   });
   beforeEach(() => {

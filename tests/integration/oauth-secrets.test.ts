@@ -3,34 +3,38 @@ import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT, importJWK } from 'jos
 import type { Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
 import { OAuthError } from '@/lib/http/errors';
-import { oauthSecrets, requireOAuthSecrets, resetOAuthSecrets } from '@/lib/oauth/secrets';
+import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import type { Services } from '@/lib/services';
 import { openPgliteCopy } from '../helpers/db';
-import { useDatabase } from '@/lib/db/database';
+import { handlersOf } from '../helpers/routes';
+import { makeServices } from '../helpers/services';
 
 const saved = { ...process.env };
+let db: Engine;
+/** The services under test; new ones are a restart: nothing in memory, the same database. */
+let services: Services;
+const restart = () => (services = makeServices({ database: db }));
 function setEnv(vars: Record<string, string | undefined>) {
   for (const [k, v] of Object.entries(vars)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
   resetEnv();
-  resetOAuthSecrets();
+  restart();
 }
 
 describe('OAuth secrets', () => {
-  let db: Engine;
   beforeAll(async () => {
     db = await openPgliteCopy();
-    useDatabase(db);
+    restart();
   });
   afterAll(async () => {
-    useDatabase(undefined);
     await db.close();
   });
   afterEach(() => {
     process.env = { ...saved };
     resetEnv();
-    resetOAuthSecrets();
+    restart();
   });
 
   it('in production, without a signing key or a session secret, OAuth answers 503 temporarily_unavailable', async () => {
@@ -39,8 +43,8 @@ describe('OAuth secrets', () => {
       { OAUTH_SIGNING_KEY: undefined, NEXTAUTH_SECRET: 'x'.repeat(32) },
     ]) {
       setEnv({ NODE_ENV: 'production', ...vars });
-      expect(await oauthSecrets()).toBeNull();
-      const err = await requireOAuthSecrets().catch((e: unknown) => e);
+      expect(await services.oauthSecrets()).toBeNull();
+      const err = await requireOAuthSecrets(services).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OAuthError);
       expect((err as OAuthError).status).toBe(503);
       expect((err as OAuthError).body()).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
@@ -52,11 +56,11 @@ describe('OAuth secrets', () => {
     const ctx = { params: Promise.resolve({}) };
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const calls: [string, () => Promise<Response>][] = [
-      ['GET /oauth/authorize', async () => (await import('@/app/oauth/authorize/route')).GET(new Request('http://localhost/oauth/authorize?client_id=x'), ctx)],
-      ['POST /oauth/authorize', async () => (await import('@/app/oauth/authorize/route')).POST(new Request('http://localhost/oauth/authorize', { method: 'POST', headers: form, body: 'request=a&decision=approve' }), ctx)],
-      ['POST /oauth/token', async () => (await import('@/app/oauth/token/route')).POST(new Request('http://localhost/oauth/token', { method: 'POST', headers: form, body: 'grant_type=authorization_code' }), ctx)],
-      ['POST /oauth/register', async () => (await import('@/app/oauth/register/route')).POST(new Request('http://localhost/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), ctx)],
-      ['GET /.well-known/jwks.json', async () => (await import('@/app/.well-known/jwks.json/route')).GET(new Request('http://localhost/.well-known/jwks.json'), ctx)],
+      ['GET /oauth/authorize', async () => handlersOf('/oauth/authorize', services).GET(new Request('http://localhost/oauth/authorize?client_id=x'), ctx)],
+      ['POST /oauth/authorize', async () => handlersOf('/oauth/authorize', services).POST(new Request('http://localhost/oauth/authorize', { method: 'POST', headers: form, body: 'request=a&decision=approve' }), ctx)],
+      ['POST /oauth/token', async () => handlersOf('/oauth/token', services).POST(new Request('http://localhost/oauth/token', { method: 'POST', headers: form, body: 'grant_type=authorization_code' }), ctx)],
+      ['POST /oauth/register', async () => handlersOf('/oauth/register', services).POST(new Request('http://localhost/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), ctx)],
+      ['GET /.well-known/jwks.json', async () => handlersOf('/.well-known/jwks.json', services).GET(new Request('http://localhost/.well-known/jwks.json'), ctx)],
     ];
     for (const [name, call] of calls) {
       const res = await call();
@@ -69,7 +73,7 @@ describe('OAuth secrets', () => {
   it('in production, a configured PEM key signs tokens that its published JWK verifies', async () => {
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
     setEnv({ NODE_ENV: 'production', OAUTH_SIGNING_KEY: await exportPKCS8(privateKey), NEXTAUTH_SECRET: 's'.repeat(40) });
-    const secrets = await requireOAuthSecrets();
+    const secrets = await requireOAuthSecrets(services);
     expect(secrets.publicJwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.any(String) });
     expect(secrets.publicJwk).not.toHaveProperty('d');
     const token = await new SignJWT({ sub: 'u' }).setProtectedHeader({ alg: 'ES256', kid: secrets.publicJwk.kid }).sign(secrets.signingKey);
@@ -79,9 +83,9 @@ describe('OAuth secrets', () => {
 
   it('in development, generates both once, keeps them in the database, and reuses them after a restart', async () => {
     setEnv({ NODE_ENV: 'development', OAUTH_SIGNING_KEY: undefined, NEXTAUTH_SECRET: undefined });
-    const first = await requireOAuthSecrets();
-    resetOAuthSecrets(); // a restart: nothing in memory
-    const second = await requireOAuthSecrets();
+    const first = await requireOAuthSecrets(services);
+    restart(); // a restart: nothing in memory
+    const second = await requireOAuthSecrets(services);
     expect(second.publicJwk.kid).toBe(first.publicJwk.kid);
     expect(second.sessionSecret).toBe(first.sessionSecret);
     expect(first.sessionSecret.length).toBeGreaterThanOrEqual(32);

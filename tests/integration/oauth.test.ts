@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
-import * as asMetadata from '@/app/.well-known/oauth-authorization-server/route';
-import * as jwks from '@/app/.well-known/jwks.json/route';
-import * as prmApi from '@/app/.well-known/oauth-protected-resource/api/v1/route';
-import * as prmMcp from '@/app/.well-known/oauth-protected-resource/mcp/route';
 import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { hashClientSecret } from '@/lib/oauth/clients';
 import { testEngines, suiteDatabase } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 import {
   BASE,
   approve,
@@ -23,13 +21,17 @@ import {
   VERIFIER,
 } from '../helpers/oauth';
 
+const asMetadata = handlersOf('/.well-known/oauth-authorization-server');
+const jwks = handlersOf('/.well-known/jwks.json');
+const prmApi = handlersOf('/.well-known/oauth-protected-resource/api/v1');
+const prmMcp = handlersOf('/.well-known/oauth-protected-resource/mcp');
 const ctx = { params: Promise.resolve({}) };
 const get = (handler: typeof asMetadata.GET, path: string) => handler(new Request(`${BASE}${path}`), ctx);
 
 for (const engine of testEngines()) {
   describe(`OAuth authorization server on ${engine.name}`, () => {
     const suite = suiteDatabase(engine);
-    afterEach(() => useRateLimiter(undefined));
+    afterEach(() => setTestServices(suite.services));
 
     describe('discovery', () => {
       it('publishes RFC 8414 metadata with the issuer at the root', async () => {
@@ -80,7 +82,7 @@ for (const engine of testEngines()) {
         expect(res.status).toBe(201);
         expect(res.headers.get('cache-control')).toBe('no-store');
         expect(body).toMatchObject({ client_id: expect.any(String), client_secret: expect.any(String), token_endpoint_auth_method: method });
-        const [row] = await asService((q) => q.query<{ client_secret_hash: string }>('select client_secret_hash from public.oauth_clients where client_id = $1', [body.client_id]), suite.db);
+        const [row] = await asService(suite.db, (q) => q.query<{ client_secret_hash: string }>('select client_secret_hash from public.oauth_clients where client_id = $1', [body.client_id]));
         expect(row!.client_secret_hash).toBe(hashClientSecret(body.client_secret!));
         expect(row!.client_secret_hash).not.toContain(body.client_secret!);
       });
@@ -116,10 +118,10 @@ for (const engine of testEngines()) {
         expect(again.res.status).toBe(201);
         expect(again.body).toEqual(first.body);
         expect(again.res.headers.get('idempotency-key')).toBe('reg-retry-1');
-        const [{ n }] = (await asService((q) => q.query<{ n: number }>("select count(*)::int as n from public.oauth_clients where client_name = 'Retry'"), suite.db)) as [{ n: number }];
+        const [{ n }] = (await asService(suite.db, (q) => q.query<{ n: number }>("select count(*)::int as n from public.oauth_clients where client_name = 'Retry'"))) as [{ n: number }];
         expect(n).toBe(1);
         // The stored answer is not readable without the key: no secret in clear in the table.
-        const rows = await asService((q) => q.query<{ response_body: string }>("select response_body from public.idempotency_records where scope = 'oauth_register'"), suite.db);
+        const rows = await asService(suite.db, (q) => q.query<{ response_body: string }>("select response_body from public.idempotency_records where scope = 'oauth_register'"));
         for (const r of rows) expect(r.response_body).not.toContain(first.body.client_secret!);
       });
 
@@ -343,7 +345,7 @@ for (const engine of testEngines()) {
 
       it('answers an expired code with invalid_grant', async () => {
         const result = await grantError(async (clientId, code) => {
-          await asService((q) => q.query("update public.oauth_authorization_codes set expires_at = now() - interval '1 second' where client_id = $1", [clientId]), suite.db);
+          await asService(suite.db, (q) => q.query("update public.oauth_authorization_codes set expires_at = now() - interval '1 second' where client_id = $1", [clientId]));
           return codeGrant(clientId, code);
         });
         expect(result).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'The authorization code has expired.' } });
@@ -379,7 +381,7 @@ for (const engine of testEngines()) {
       });
 
       it('refuses a JSON body: the token endpoint is form-encoded', async () => {
-        const { POST } = await import('@/app/oauth/token/route');
+        const { POST } = handlersOf('/oauth/token');
         const res = await POST(new Request(`${BASE}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), ctx);
         expect(res.status).toBe(415);
         expect(await res.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
@@ -443,11 +445,12 @@ for (const engine of testEngines()) {
         ['/oauth/register', () => registerClient({})],
       ])('limits %s with 429 and Retry-After', async (_path, call) => {
         // The helpers send each call from a new address; this limiter counts them all as one client.
-        useRateLimiter(new (class extends MemoryRateLimiter {
+        const everyone = new (class extends MemoryRateLimiter {
           override consume(_key: string, cost?: number) {
             return super.consume('everyone', cost);
           }
-        })({ max: 1, windowSeconds: 60 }));
+        })({ max: 1, windowSeconds: 60 });
+        setTestServices(makeServices({ database: suite.db, rateLimiter: everyone }));
         await call();
         const { res, body } = await call();
         expect(res.status).toBe(429);

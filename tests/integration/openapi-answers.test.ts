@@ -1,12 +1,14 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import * as openApiRoute from '@/app/api/v1/openapi.json/route';
-import { useDatabase } from '@/lib/db/database';
-// Renamed: the React hooks lint rule takes any `use…` call for a hook.
-import { MemoryRateLimiter, useRateLimiter as setRateLimiter } from '@/lib/http/rate-limit';
+import { routeOf, type HttpMethod } from '@/lib/http/kernel';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Services } from '@/lib/services';
 import { instrumented } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+// Renamed: the React hooks lint rule takes any `use…` call for a hook.
+import { makeServices, testServices, setTestServices } from '../helpers/services';
 import { accessToken, expiredToken } from '../helpers/tokens';
 
 /**
@@ -73,18 +75,11 @@ const ctx = () => ({ params: Promise.resolve({}) });
 type Handler = (request: Request, context: { params: Promise<Record<string, never>> }) => Response | Promise<Response>;
 
 async function fetchPublished() {
-  setRateLimiter(new MemoryRateLimiter({ max: 1_000, windowSeconds: 60 }));
-  try {
-    const res = await (openApiRoute.GET as unknown as Handler)(
-      new Request(`${ORIGIN}/api/v1/openapi.json`, { headers: { 'x-forwarded-for': CLIENT_IP } }),
-      ctx(),
-    );
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.status}: ${text.slice(0, 500)}`);
-    return { status: res.status, contentType: res.headers.get('content-type'), doc: JSON.parse(text) as Doc };
-  } finally {
-    setRateLimiter(undefined);
-  }
+  const openApiRoute = handlersOf('/api/v1/openapi.json', makeServices({ rateLimiter: new MemoryRateLimiter({ max: 1_000, windowSeconds: 60 }) }));
+  const res = await openApiRoute.GET(new Request(`${ORIGIN}/api/v1/openapi.json`, { headers: { 'x-forwarded-for': CLIENT_IP } }), ctx());
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.status}: ${text.slice(0, 500)}`);
+  return { status: res.status, contentType: res.headers.get('content-type'), doc: JSON.parse(text) as Doc };
 }
 
 const published = await fetchPublished();
@@ -710,16 +705,20 @@ for (const engine of testEngines()) {
     const suite = suiteDatabase(engine, { unlimited: true });
     let probe: ReturnType<typeof instrumented>;
     const generous = () => new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 60 });
+    /** The suite's services on the instrumented database; `limitedBy` gives them another budget. */
+    let services: Services;
+    const limitedBy = (rateLimiter: MemoryRateLimiter): Services => ({ ...services, rateLimiter });
     /** The statuses each operation answered, by operation. */
     const drawn = new Map<string, number[]>();
 
     beforeAll(() => {
       probe = instrumented(suite.db);
-      useDatabase(probe.engine);
+      services = makeServices({ database: probe.engine, rateLimiter: generous() });
+      setTestServices(services);
     });
     afterEach(() => {
       probe.state.failing = false;
-      setRateLimiter(generous());
+      setTestServices(limitedBy(generous()));
     });
 
     const tokens = new Map<string, string>();
@@ -740,8 +739,9 @@ for (const engine of testEngines()) {
           if (init.headers?.['idempotency-key']) what += `, Idempotency-Key: ${init.headers['idempotency-key']}`;
           if (init.contentType) what += `, Content-Type: ${init.contentType}`;
           const mod = await routeModule(op.path);
-          const handler = mod[op.method];
-          if (!handler) throw new Error(`${op.key}: the route module exports no ${op.method}`);
+          if (!mod[op.method]) throw new Error(`${op.key}: the route module exports no ${op.method}`);
+          // The module's handler, run with the test's services (the suite's database and budget).
+          const handler: Handler = routeOf(mod[op.method])!.with(testServices())[op.method as HttpMethod];
           const res = await handler(new Request(url, { method: op.method, headers, body: init.body }), ctx());
           const a: Answered = { request: { method: op.method, url, headers, body: init.body, what }, status: res.status, headers: res.headers, text: await res.text() };
           answered.push(a);
@@ -776,11 +776,11 @@ for (const engine of testEngines()) {
           }
         },
         async budget(max, fn) {
-          setRateLimiter(new MemoryRateLimiter({ max, windowSeconds: 60 }));
+          setTestServices(limitedBy(new MemoryRateLimiter({ max, windowSeconds: 60 })));
           try {
             return await fn();
           } finally {
-            setRateLimiter(generous());
+            setTestServices(limitedBy(generous()));
           }
         },
       };

@@ -3,17 +3,17 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import * as openApiHandlers from '@/app/api/v1/openapi.json/route';
-import * as indexHandlers from '@/app/api/v1/route';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
 import type { RouteDeclaration } from '@/lib/http/declaration';
-import { defineRoute, json } from '@/lib/http/kernel';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { defineRoute, json, routeOf } from '@/lib/http/kernel';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { buildOpenApiDocument } from '@/lib/openapi/document';
 import { restOperations, type Operation as RegistryOperation, type RoutePath } from '@/lib/registry';
 import { apiErrorBody, intParam } from '@/lib/schemas/common';
 import { openPgliteCopy } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, testServices, setTestServices } from '../helpers/services';
 
 /**
  * The OpenAPI 3.1 document (content/docs/versioning.md): valid, complete
@@ -24,7 +24,9 @@ import { openPgliteCopy } from '../helpers/db';
 type Json = Record<string, unknown>;
 type Operation = { parameters: { name: string; in: string; required: boolean; schema: Json }[]; responses: Record<string, Json>; deprecated?: boolean };
 type Doc = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, Json> } };
-type Get = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>;
+
+const openApiHandlers = handlersOf('/api/v1/openapi.json');
+const indexHandlers = handlersOf('/api/v1');
 
 const ctx = () => ({ params: Promise.resolve({}) });
 const req = (url: string, method = 'GET') => new Request(`http://localhost${url}`, { method, headers: { 'x-forwarded-for': '192.0.2.88' } });
@@ -55,16 +57,14 @@ let doc: Doc;
 
 beforeAll(async () => {
   db = await openPgliteCopy();
-  useDatabase(db);
-  useRateLimiter(new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }));
-  const res = await (openApiHandlers.GET as unknown as Get)(req('/api/v1/openapi.json'), ctx());
+  setTestServices(makeServices({ database: db, rateLimiter: new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }) }));
+  const res = await openApiHandlers.GET(req('/api/v1/openapi.json'), ctx());
   expect(res.status).toBe(200);
   expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
   doc = (await res.json()) as Doc;
 });
 afterAll(async () => {
-  useRateLimiter(undefined);
-  useDatabase(undefined);
+  setTestServices(undefined);
   await db?.close();
 });
 
@@ -87,9 +87,11 @@ describe('GET /api/v1/openapi.json', () => {
     const missing: string[] = [];
     for (const file of files) {
       const urlPath = urlPathOf(file);
-      const mod = (await import(file)) as Record<string, Get>;
-      // OPTIONS answers the kernel's Allow list without running a handler.
-      const allow = (await mod.OPTIONS!(req(urlPath, 'OPTIONS'), ctx())).headers.get('Allow') ?? '';
+      const mod = (await import(file)) as Record<string, unknown>;
+      // The file's handlers, run with the test's services: OPTIONS answers the kernel's Allow list without running a handler.
+      const route = routeOf(mod.OPTIONS);
+      expect(route, `${urlPath} exports the kernel's handlers`).toBeDefined();
+      const allow = (await route!.with(testServices()).OPTIONS(req(urlPath, 'OPTIONS'), ctx())).headers.get('Allow') ?? '';
       const declared = allow.split(/,\s*/).filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS');
       expect(declared.length, `${urlPath} declares a method`).toBeGreaterThan(0);
       for (const m of declared) {
@@ -228,7 +230,9 @@ describe('deprecation: one flag on the route drives the headers and the document
       },
     },
   } as const satisfies RouteDeclaration;
-  const handlers = defineRoute(declaration, { GET: ({ query }) => json({ n: query.n }) });
+  const route = defineRoute(declaration, { GET: ({ query }) => json({ n: query.n }) });
+  /** The route's handlers, run with the test's services. */
+  const handlers = { GET: (request: Request, context: ReturnType<typeof ctx>) => route.with(testServices()).GET(request, context) };
 
   const expectDeprecationHeaders = (res: Response) => {
     expect(res.headers.get('Deprecation')).toBe(`@${Math.floor(deprecated.since.getTime() / 1000)}`);
@@ -264,7 +268,7 @@ describe('deprecation: one flag on the route drives the headers and the document
     ['/api/v1', indexHandlers.GET],
     ['/api/v1/openapi.json', openApiHandlers.GET],
   ])('a real route (%s) sends no deprecation headers', async (url, get) => {
-    const res = await (get as unknown as Get)(req(url), ctx());
+    const res = await get(req(url), ctx());
     expect(res.status).toBe(200);
     for (const h of ['Deprecation', 'Sunset']) expect(res.headers.get(h)).toBeNull();
     expect(res.headers.get('Link') ?? '').not.toContain('rel="deprecation"');

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as pagesHandlers from '@/app/api/v1/pages/route';
-import * as searchHandlers from '@/app/api/v1/search/route';
 import { allPages } from '@/lib/content/pages';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
-import { useCursorKey } from '@/lib/http/cursor';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { searchBody } from '@/lib/schemas/search';
 import { searchPages } from '@/lib/search/engine';
+import type { Services } from '@/lib/services';
 import { openPgliteCopy } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 
 /**
  * Cursor pagination (content/docs/rest-api.md): following
@@ -19,8 +19,8 @@ import { openPgliteCopy } from '../helpers/db';
  */
 
 type Get = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>;
-const searchGet = searchHandlers.GET as unknown as Get;
-const pagesGet = pagesHandlers.GET as unknown as Get;
+const searchGet: Get = handlersOf('/api/v1/search').GET;
+const pagesGet: Get = handlersOf('/api/v1/pages').GET;
 
 const CURSOR_KEY = Buffer.alloc(32, 7);
 const base = () => env().PUBLIC_BASE_URL;
@@ -47,16 +47,17 @@ async function expectInvalidCursor(res: Response) {
 }
 
 let db: Engine;
+/** The suite's services: its database, a rate limit no walk reaches, cursors signed with the stored key. */
+let services: Services;
+/** The suite's services, with cursors signed with `key` instead of the stored one. */
+const signingWith = (key: Buffer): Services => ({ ...services, cursorKey: () => Promise.resolve(key) });
 beforeAll(async () => {
   db = await openPgliteCopy();
-  useDatabase(db);
-  useCursorKey(CURSOR_KEY);
-  useRateLimiter(new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }));
+  services = makeServices({ database: db, rateLimiter: new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }) });
+  setTestServices(signingWith(CURSOR_KEY));
 });
 afterAll(async () => {
-  useCursorKey(undefined);
-  useRateLimiter(undefined);
-  useDatabase(undefined);
+  setTestServices(undefined);
   await db?.close();
 });
 
@@ -254,18 +255,18 @@ describe('tampered, forged and foreign cursors are a 400', () => {
   });
 
   it('a cursor signed with another key (another deployment) is refused', async () => {
-    useCursorKey(Buffer.alloc(32, 9));
+    setTestServices(signingWith(Buffer.alloc(32, 9)));
     let foreign: string;
     try {
       foreign = await searchCursor('api', 2);
     } finally {
-      useCursorKey(CURSOR_KEY);
+      setTestServices(signingWith(CURSOR_KEY));
     }
     await expectInvalidCursor(await search({ q: 'api', limit: 2, cursor: foreign }));
   });
 
   it('with the stored key (service_secrets), a cursor issued by one call is accepted by the next', async () => {
-    useCursorKey(undefined);
+    setTestServices(services);
     try {
       const c = await searchCursor('token', 2);
       const body = searchBody.parse(await json200(await search({ q: 'token', limit: 2, cursor: c })));
@@ -273,7 +274,7 @@ describe('tampered, forged and foreign cursors are a 400', () => {
       const rows = await db.query<{ count: number }>("select count(*)::int as count from public.service_secrets where name = 'cursor_key'");
       expect(rows[0]?.count).toBe(1);
     } finally {
-      useCursorKey(CURSOR_KEY);
+      setTestServices(signingWith(CURSOR_KEY));
     }
   });
 });

@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GET } from '@/app/api/v1/pricing/route';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
-import { forgetLivePricing, loadLivePricing } from '@/lib/pricing/settings';
 import { testEngines } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 
+const { GET } = handlersOf('/api/v1/pricing');
 const ctx = { params: Promise.resolve({}) };
 /** A request as our platform forwards it: whatever the client sent, then the peer address. */
 const request = (query = '', peer = '192.0.2.10', sentByClient?: string) =>
@@ -19,22 +20,23 @@ for (const engine of testEngines()) {
     let db: Engine;
     beforeAll(async () => {
       db = await engine.open();
-      useDatabase(db);
     });
     afterAll(async () => {
-      useDatabase(undefined);
+      setTestServices(undefined);
       await db?.close();
     });
-    afterEach(() => useRateLimiter(undefined));
-    beforeEach(() => forgetLivePricing());
+    // Fresh services for each test: no pricing read reused from another test, a fresh rate limit.
+    const freshServices = () => setTestServices(makeServices({ database: db }));
+    beforeEach(freshServices);
+    afterEach(() => setTestServices(undefined));
 
     it('answers the live values from the pricing settings table', async () => {
-      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 75'), db);
+      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75'));
       const res = await GET(request(), ctx);
       expect(res.status).toBe(200);
       const body = await res.json();
       expect(body).toMatchObject({ currency: 'USD', live: true, min_payout_usd: 75, markdown: expect.stringMatching(/\/pricing\.md$/) });
-      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]), db);
+      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
     });
 
     it.each([
@@ -51,11 +53,15 @@ for (const engine of testEngines()) {
     });
 
     it('reuses a read of the settings for 15 seconds, then reads again', async () => {
-      const now = Date.now();
-      const first = loadLivePricing(now);
-      expect(loadLivePricing(now + 14_000)).toBe(first);
+      let now = Date.now();
+      const services = makeServices({ database: db, now: () => now });
+      setTestServices(services);
+      const first = services.pricing.values();
+      now += 14_000;
+      expect(services.pricing.values()).toBe(first);
       const values = await first;
-      expect(loadLivePricing(now + 15_000)).not.toBe(first); // stale: read again
+      now += 1_000;
+      expect(services.pricing.values()).not.toBe(first); // stale: read again
       // The route answers the same either way.
       const fresh = await (await GET(request(), ctx)).json();
       const reused = await (await GET(request(), ctx)).json();
@@ -88,34 +94,36 @@ for (const engine of testEngines()) {
       } finally {
         await db.query('grant select on public.pricing_settings to anon');
       }
-      forgetLivePricing();
+      freshServices(); // nothing kept from the failed read
       expect((await (await GET(request(), ctx)).json()).live).toBe(true);
     });
 
     it('reuses a read for a few seconds, then reads the table again', async () => {
-      const { loadLivePricing } = await import('@/lib/pricing/settings');
       const t0 = Date.now();
-      const first = await loadLivePricing(t0);
-      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = 99'), db);
-      expect((await loadLivePricing(t0 + 1_000))?.min_payout_usd).toBe(first?.min_payout_usd);
-      expect((await loadLivePricing(t0 + 16_000))?.min_payout_usd).toBe(99);
-      await asService((q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]), db);
+      let now = t0;
+      const { pricing } = makeServices({ database: db, now: () => now });
+      const first = await pricing.values();
+      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 99'));
+      now = t0 + 1_000;
+      expect((await pricing.values())?.min_payout_usd).toBe(first?.min_payout_usd);
+      now = t0 + 16_000;
+      expect((await pricing.values())?.min_payout_usd).toBe(99);
+      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
     });
 
     it('answers the defaults with live: false when the database is down, and live values after recovery', async () => {
       const down = new Error('connection refused');
-      useDatabase({ ...db, transaction: () => Promise.reject(down), query: () => Promise.reject(down) });
+      setTestServices(makeServices({ database: { ...db, transaction: () => Promise.reject(down), query: () => Promise.reject(down) } }));
       try {
         await expectDefaults();
       } finally {
-        useDatabase(db);
+        freshServices(); // the database is back; nothing kept from the failed read
       }
-      forgetLivePricing();
       expect((await (await GET(request(), ctx)).json()).live).toBe(true);
     });
 
     it('the 121st request in the window is refused, and a client-sent X-Forwarded-For does not reset it', async () => {
-      useRateLimiter(new MemoryRateLimiter({ max: 120, windowSeconds: 60 }));
+      setTestServices(makeServices({ database: db, rateLimiter: new MemoryRateLimiter({ max: 120, windowSeconds: 60 }) }));
       for (let i = 0; i < 120; i++) {
         // Each request claims another address; the platform's entry (the peer) stays the same.
         const res = await GET(request('', '192.0.2.77', `10.0.${i >> 8}.${i & 255}`), ctx);

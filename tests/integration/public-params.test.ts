@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as indexHandlers from '@/app/api/v1/route';
-import * as openApiHandlers from '@/app/api/v1/openapi.json/route';
-import * as pagesHandlers from '@/app/api/v1/pages/route';
-import * as pricingHandlers from '@/app/api/v1/pricing/route';
-import * as searchHandlers from '@/app/api/v1/search/route';
 import { publicEndpoints } from '@/lib/api/handlers';
 import { indexBody } from '@/lib/schemas/api';
 import { allPages } from '@/lib/content/pages';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
-import { forgetLivePricing } from '@/lib/pricing/settings';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { AUDIENCES, pricingBody, type Audience } from '@/lib/schemas/pricing';
 import { searchBody } from '@/lib/schemas/search';
 import { searchPages } from '@/lib/search/engine';
 import { openPgliteCopy } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 
 /**
  * Every parameter of every public endpoint, as content/docs/rest-api.md and rate-limits.md state:
@@ -24,6 +20,12 @@ import { openPgliteCopy } from '../helpers/db';
  */
 
 type Handlers = Record<'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>>;
+
+const indexHandlers: Handlers = handlersOf('/api/v1');
+const openApiHandlers: Handlers = handlersOf('/api/v1/openapi.json');
+const pagesHandlers: Handlers = handlersOf('/api/v1/pages');
+const pricingHandlers: Handlers = handlersOf('/api/v1/pricing');
+const searchHandlers: Handlers = handlersOf('/api/v1/search');
 
 const ctx = () => ({ params: Promise.resolve({}) });
 const base = () => env().PUBLIC_BASE_URL;
@@ -61,13 +63,11 @@ const Q201 = `${Q200}x`;
 let db: Engine;
 beforeAll(async () => {
   db = await openPgliteCopy();
-  useDatabase(db);
-  forgetLivePricing();
-  useRateLimiter(new MemoryRateLimiter({ max: RATE_LIMIT_MAX, windowSeconds: 60 }));
+  // Fresh services: their own pricing cache (nothing remembered from another suite) and rate limit.
+  setTestServices(makeServices({ database: db, rateLimiter: new MemoryRateLimiter({ max: RATE_LIMIT_MAX, windowSeconds: 60 }) }));
 });
 afterAll(async () => {
-  useRateLimiter(undefined);
-  useDatabase(undefined);
+  setTestServices(undefined);
   await db?.close();
 });
 
@@ -79,7 +79,7 @@ async function nextCursor(handlers: Handlers, path: string, query: string): Prom
 }
 
 describe('GET /api/v1/search', () => {
-  const search = searchHandlers as unknown as Handlers;
+  const search = searchHandlers;
 
   /** What a 200 must say for query `q` at `limit` from `offset`. */
   const expectPage = (q: string, limit: number, offset = 0) => (raw: unknown) => {
@@ -158,7 +158,7 @@ describe('GET /api/v1/search', () => {
 });
 
 describe('GET /api/v1/pricing', () => {
-  const pricing = pricingHandlers as unknown as Handlers;
+  const pricing = pricingHandlers;
   const OPTIONAL: Record<Audience, string[]> = {
     all: ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd'],
     publisher: ['min_payout_usd'],
@@ -203,7 +203,7 @@ describe('GET /api/v1/pricing', () => {
 });
 
 describe('GET /api/v1/pages', () => {
-  const pages = pagesHandlers as unknown as Handlers;
+  const pages = pagesHandlers;
 
   const expectPage = (limit: number, offset = 0) => (raw: unknown) => {
     const body = pagesBody.parse(raw);
@@ -266,7 +266,7 @@ describe('GET /api/v1/pages', () => {
 });
 
 describe('GET /api/v1', () => {
-  const index = indexHandlers as unknown as Handlers;
+  const index = indexHandlers;
 
   const expectIndex = (raw: unknown) => {
     const body = indexBody.parse(raw);
@@ -321,11 +321,11 @@ describe('GET /api/v1', () => {
 
 describe('methods other than GET on the public endpoints', () => {
   const endpoints: [string, Handlers][] = [
-    ['/api/v1', indexHandlers as unknown as Handlers],
-    ['/api/v1/search', searchHandlers as unknown as Handlers],
-    ['/api/v1/pricing', pricingHandlers as unknown as Handlers],
-    ['/api/v1/pages', pagesHandlers as unknown as Handlers],
-    ['/api/v1/openapi.json', openApiHandlers as unknown as Handlers],
+    ['/api/v1', indexHandlers],
+    ['/api/v1/search', searchHandlers],
+    ['/api/v1/pricing', pricingHandlers],
+    ['/api/v1/pages', pagesHandlers],
+    ['/api/v1/openapi.json', openApiHandlers],
   ];
   const rows = endpoints.flatMap(([path, handlers]) =>
     (['POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) => ({ path, handlers, method })),

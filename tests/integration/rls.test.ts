@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
-import { asAnonymous, asUser, useDatabase, type Engine, type Queryable } from '@/lib/db/database';
+import { asAnonymous, asUser, type Engine, type Queryable } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
 import { SCOPES } from '@/lib/schemas/account';
 import { demoUsers, testEngines } from '../helpers/db';
@@ -149,7 +149,7 @@ for (const engine of testEngines()) {
     let db: Engine;
     let users: { demo: string; demo2: string };
     const refs: Record<string, Refs> = {};
-    const as = <T>(userId: string, fn: (q: Queryable) => Promise<T>) => asUser({ sub: userId }, fn, db);
+    const as = <T>(userId: string, fn: (q: Queryable) => Promise<T>) => asUser(db, { sub: userId }, fn);
     /** The read functions as the catalog has them, with who may execute them. */
     const readFunctions = () =>
       db.query<ReadFunction>(
@@ -163,9 +163,8 @@ for (const engine of testEngines()) {
 
     beforeAll(async () => {
       db = await engine.open();
-      useDatabase(db);
       users = await demoUsers(db);
-      await asService(async (q) => {
+      await asService(db, async (q) => {
         for (const id of [users.demo, users.demo2]) {
           const [p] = await q.query<{ app_id: string; id: string }>(
             'select app_id, id from public.placements where user_id = $1 order by created_at limit 1',
@@ -182,22 +181,21 @@ for (const engine of testEngines()) {
             [`hash-${id}`, id],
           );
         }
-      }, db);
+      });
     });
 
     afterAll(async () => {
-      useDatabase(undefined);
       await db?.close();
     });
 
     it('the demo data has rows for both users in every user table', async () => {
-      await asService(async (q) => {
+      await asService(db, async (q) => {
         for (const t of USER_TABLES) {
           const rows = await q.query<{ owner: string }>(`select distinct ${t.owner} as owner from public.${t.table}`);
           const owners = rows.map((r) => r.owner);
           expect(owners, t.table).toEqual(expect.arrayContaining([users.demo, users.demo2]));
         }
-      }, db);
+      });
     });
 
     for (const t of USER_TABLES) {
@@ -258,12 +256,12 @@ for (const engine of testEngines()) {
     }
 
     describe('the account reads', () => {
-      const readAs = <R extends AccountRead>(userId: string, read: R) => readAccount({ userId, clientId: 'rls-test', scopes: [...SCOPES] }, read);
+      const readAs = <R extends AccountRead>(userId: string, read: R) => readAccount(db, { userId, clientId: 'rls-test', scopes: [...SCOPES] }, read);
       const sorted = (values: string[]) => [...values].sort();
 
       /** A user's rows as the service sees them (RLS bypassed, filtered by owner): ids, and payout periods. */
       const owned = (userId: string) =>
-        asService(async (q) => {
+        asService(db, async (q) => {
           const column = async (sql: string) => sorted((await q.query<{ v: string }>(sql, [userId])).map((r) => r.v));
           return {
             apps: await column('select id::text as v from public.apps where user_id = $1'),
@@ -271,7 +269,7 @@ for (const engine of testEngines()) {
             payouts: await column('select period as v from public.payouts where user_id = $1'),
             api_keys: await column('select id::text as v from public.api_keys where user_id = $1'),
           };
-        }, db);
+        });
 
       it('name no user: no parameter, no user id, no auth.uid(), no WHERE in their SQL', async () => {
         // The statements the application sends: a bare call of one read function each.
@@ -302,7 +300,7 @@ for (const engine of testEngines()) {
         }
         // And the refusal holds when an anonymous caller tries.
         for (const { sql } of Object.values(ACCOUNT_READS)) {
-          const result = await attempt(() => asAnonymous((q) => q.query(sql), db));
+          const result = await attempt(() => asAnonymous(db, (q) => q.query(sql)));
           expect(result, sql).toEqual({ ok: false, error: expect.stringMatching(/permission denied for function account_/) });
         }
       });
@@ -353,7 +351,7 @@ for (const engine of testEngines()) {
                 return run(tx);
               }),
           };
-          const failure = await asService((q) => q.query(sql), granting).then(
+          const failure = await asService(granting, (q) => q.query(sql)).then(
             () => undefined,
             (err: unknown) => err,
           );
@@ -363,15 +361,14 @@ for (const engine of testEngines()) {
         // Nothing of the grants outlived their transactions.
         expect(await serviceMayExecute()).toEqual(before);
         // And the profiles they found were those of both publishers.
-        const profiles = await asService((q) => q.query<{ id: string }>('select id from public.users'), db);
+        const profiles = await asService(db, (q) => q.query<{ id: string }>('select id from public.users'));
         expect(profiles.map((r) => r.id)).toEqual(expect.arrayContaining([users.demo, users.demo2]));
       });
     });
 
     it("the other user's rows are all still there after the attempts", async () => {
-      const counts = await asService(
-        (q) => q.query<{ n: number }>("select count(*)::int as n from public.apps where user_id = $1 and name <> 'Intruder app'", [users.demo2]),
-        db,
+      const counts = await asService(db, (q) =>
+        q.query<{ n: number }>("select count(*)::int as n from public.apps where user_id = $1 and name <> 'Intruder app'", [users.demo2]),
       );
       const apps = await as(users.demo2, (q) => q.query('select id from public.apps'));
       expect(apps).toHaveLength(counts[0]!.n);
@@ -398,17 +395,17 @@ for (const engine of testEngines()) {
 
     it('an anonymous caller sees no user data, and reads pricing', async () => {
       for (const t of USER_TABLES) {
-        const result = await attempt(() => asAnonymous((q) => q.query(`select ${t.owner} from public.${t.table}`), db));
+        const result = await attempt(() => asAnonymous(db, (q) => q.query(`select ${t.owner} from public.${t.table}`)));
         if (result.ok) expect(result.rows, t.table).toHaveLength(0);
         else expect(result.error).toMatch(DENIED);
       }
-      const pricing = await asAnonymous((q) => q.query('select publisher_ad_revenue_share from public.pricing_settings'), db);
+      const pricing = await asAnonymous(db, (q) => q.query('select publisher_ad_revenue_share from public.pricing_settings'));
       expect(pricing).toHaveLength(1);
     });
 
     it('service-only tables are closed to users and anonymous callers', async () => {
       for (const table of SERVICE_ONLY_TABLES) {
-        for (const run of [(fn: (q: Queryable) => Promise<unknown[]>) => as(users.demo, fn), (fn: (q: Queryable) => Promise<unknown[]>) => asAnonymous(fn, db)]) {
+        for (const run of [(fn: (q: Queryable) => Promise<unknown[]>) => as(users.demo, fn), (fn: (q: Queryable) => Promise<unknown[]>) => asAnonymous(db, fn)]) {
           const result = await attempt(() => run((q) => q.query(`select * from public.${table}`)));
           if (result.ok) expect(result.rows, table).toHaveLength(0);
           else expect(result.error).toMatch(DENIED);

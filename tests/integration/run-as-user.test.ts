@@ -27,16 +27,16 @@ describe.each(testEngines())('readAsUser on $name', (engine) => {
   it.each(hostile)('passes %j through as a claim, and the statement runs as authenticated', async (value) => {
     const claims = { sub: '00000000-0000-0000-0000-000000000001', client_id: value, scope: value };
     const [row] = await readAsUser<{ claims: string; role: string }>(
+      db,
       claims,
       "select current_setting('request.jwt.claims') as claims, current_user as role",
-      db,
     );
     expect(JSON.parse(row!.claims)).toEqual({ ...claims, role: 'authenticated' });
     expect(row!.role).toBe('authenticated');
   });
 
   it('leaves nothing set for the statements after it', async () => {
-    await readAsUser({ sub: '00000000-0000-0000-0000-000000000001' }, 'select 1', db);
+    await readAsUser(db, { sub: '00000000-0000-0000-0000-000000000001' }, 'select 1');
     const [row] = await db.query<{ claims: string | null; role: string }>("select current_setting('request.jwt.claims', true) as claims, current_user as role");
     expect(row!.claims ?? '').toBe('');
     expect(row!.role).not.toBe('authenticated');

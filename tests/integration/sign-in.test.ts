@@ -1,20 +1,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
 import { authOptions, sessionCookieName } from '@/lib/auth/options';
 import { sessionUser } from '@/lib/auth/session';
 import { signUpFromForm } from '@/lib/auth/signup';
-import { ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP, resetThrottle } from '@/lib/auth/throttle';
-import { useRateLimiter } from '@/lib/http/rate-limit';
-import { requireOAuthSecrets, resetOAuthSecrets } from '@/lib/oauth/secrets';
+import { ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP } from '@/lib/auth/throttle';
+import { requireOAuthSecrets } from '@/lib/oauth/secrets';
 import { DEMO_PASSWORD } from '@/lib/db/seed';
+import type { Services } from '@/lib/services';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
+import { makeServices } from '../helpers/services';
 
 type Authorize = (credentials: Record<string, string>, req: { headers: Record<string, string> }) => Promise<{ id: string } | null>;
 
-async function credentialsAuthorize(): Promise<Authorize> {
-  const options = await authOptions();
+async function credentialsAuthorize(services: Services): Promise<Authorize> {
+  const options = await authOptions(services);
   const provider = options.providers.find((p) => p.id === 'credentials') as unknown as { options: { authorize: Authorize } };
   return provider.options.authorize;
 }
@@ -22,20 +23,19 @@ const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
 
 describe('sign-up and sign-in', () => {
   let db: Engine;
+  let services: Services;
   let authorize: Authorize;
   beforeAll(async () => {
     db = await openPgliteCopy();
-    useDatabase(db);
-    resetOAuthSecrets();
-    authorize = await credentialsAuthorize();
   });
   afterAll(async () => {
-    useDatabase(undefined);
-    useRateLimiter(undefined);
-    resetOAuthSecrets();
     await db.close();
   });
-  beforeEach(() => resetThrottle());
+  // Fresh services for each test: the sign-in and sign-up attempts are counted afresh.
+  beforeEach(async () => {
+    services = makeServices({ database: db });
+    authorize = await credentialsAuthorize(services);
+  });
 
   it('signs in with the right password, and not with a wrong one or an unknown email', async () => {
     const { demo } = await demoUsers(db);
@@ -64,21 +64,19 @@ describe('sign-up and sign-in', () => {
   it('creates a publisher with a hashed password, then refuses the same email again', async () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ email: 'New.Publisher@Example.com', password: 'a-long-password', name: 'New Publisher', company: 'Acme', callbackUrl: '/oauth/authorize?x=1' })) form.set(k, v);
-    const next = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' })), 'http://localhost');
+    const next = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services), 'http://localhost');
     expect(next.pathname).toBe('/signin');
     expect(Object.fromEntries(next.searchParams)).toEqual({ created: '1', email: 'new.publisher@example.com', callbackUrl: '/oauth/authorize?x=1' });
-    const [row] = await asService(
-      (q) =>
-        q.query<{ name: string; company: string; password_hash: string }>(
-          "select u.name, u.company, c.password_hash from public.users u join public.user_credentials c on c.user_id = u.id where u.email = 'new.publisher@example.com'",
-        ),
-      db,
+    const [row] = await asService(db, (q) =>
+      q.query<{ name: string; company: string; password_hash: string }>(
+        "select u.name, u.company, c.password_hash from public.users u join public.user_credentials c on c.user_id = u.id where u.email = 'new.publisher@example.com'",
+      ),
     );
     expect(row).toMatchObject({ name: 'New Publisher', company: 'Acme', password_hash: expect.stringMatching(/^scrypt\$/) });
     expect(row!.password_hash).not.toContain('a-long-password');
     expect(await authorize({ email: 'new.publisher@example.com', password: 'a-long-password' }, from('192.0.2.51'))).not.toBeNull();
 
-    const again = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' })), 'http://localhost');
+    const again = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services), 'http://localhost');
     expect(again.pathname).toBe('/signup');
     expect(again.searchParams.get('error')).toMatch(/already exists/);
   });
@@ -90,7 +88,7 @@ describe('sign-up and sign-in', () => {
   ])('sends the form back with %s, keeping what was typed but not the password', async (_what, change, message) => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ email: 'x@example.com', password: 'a-long-password', name: 'X', company: '', ...change })) form.set(k, v);
-    const next = new URL(await signUpFromForm(form, new Headers()), 'http://localhost');
+    const next = new URL(await signUpFromForm(form, new Headers(), services), 'http://localhost');
     expect(next.pathname).toBe('/signup');
     expect(next.searchParams.get('error')).toMatch(message);
     expect(next.searchParams.has('password')).toBe(false);
@@ -99,7 +97,7 @@ describe('sign-up and sign-in', () => {
   it('refuses to send the browser off-site after sign-up', async () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ email: 'y@example.com', password: 'a-long-password', name: 'Y', company: '', callbackUrl: '//evil.example/x' })) form.set(k, v);
-    const next = new URL(await signUpFromForm(form, new Headers()), 'http://localhost');
+    const next = new URL(await signUpFromForm(form, new Headers(), services), 'http://localhost');
     expect(next.searchParams.get('callbackUrl')).toBe('/');
   });
 
@@ -108,30 +106,30 @@ describe('sign-up and sign-in', () => {
 
     it('names the signed-in user', async () => {
       const { demo } = await demoUsers(db);
-      const secrets = await requireOAuthSecrets();
+      const secrets = await requireOAuthSecrets(services);
       const cookie = `${sessionCookieName()}=${await encode({ token: { sub: demo }, secret: secrets.sessionSecret })}`;
-      expect(await sessionUser(request(cookie), secrets)).toMatchObject({ id: demo, email: 'demo@example.com' });
+      expect(await sessionUser(request(cookie), secrets, db)).toMatchObject({ id: demo, email: 'demo@example.com' });
     });
 
     it('signs in nobody when it was made with another secret, or was edited', async () => {
       const { demo } = await demoUsers(db);
-      const secrets = await requireOAuthSecrets();
+      const secrets = await requireOAuthSecrets(services);
       const foreign = await encode({ token: { sub: demo }, secret: 'another-deployment-secret-another-deployment' });
-      expect(await sessionUser(request(`${sessionCookieName()}=${foreign}`), secrets)).toBeNull();
+      expect(await sessionUser(request(`${sessionCookieName()}=${foreign}`), secrets, db)).toBeNull();
       const real = await encode({ token: { sub: demo }, secret: secrets.sessionSecret });
-      expect(await sessionUser(request(`${sessionCookieName()}=${real.slice(0, -4)}AAAA`), secrets)).toBeNull();
+      expect(await sessionUser(request(`${sessionCookieName()}=${real.slice(0, -4)}AAAA`), secrets, db)).toBeNull();
     });
 
     it('signs in nobody once the account is deleted', async () => {
       const form = new FormData();
       for (const [k, v] of Object.entries({ email: 'gone@example.com', password: 'a-long-password', name: 'Gone', company: '' })) form.set(k, v);
-      await signUpFromForm(form, new Headers());
-      const [{ id }] = (await asService((q) => q.query<{ id: string }>("select id from public.users where email = 'gone@example.com'"), db)) as [{ id: string }];
-      const secrets = await requireOAuthSecrets();
+      await signUpFromForm(form, new Headers(), services);
+      const [{ id }] = (await asService(db, (q) => q.query<{ id: string }>("select id from public.users where email = 'gone@example.com'"))) as [{ id: string }];
+      const secrets = await requireOAuthSecrets(services);
       const cookie = `${sessionCookieName()}=${await encode({ token: { sub: id }, secret: secrets.sessionSecret })}`;
-      expect(await sessionUser(request(cookie), secrets)).not.toBeNull();
-      await asService((q) => q.query('delete from public.users where id = $1', [id]), db);
-      expect(await sessionUser(request(cookie), secrets)).toBeNull();
+      expect(await sessionUser(request(cookie), secrets, db)).not.toBeNull();
+      await asService(db, (q) => q.query('delete from public.users where id = $1', [id]));
+      expect(await sessionUser(request(cookie), secrets, db)).toBeNull();
     });
   });
 });

@@ -1,24 +1,27 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as pagesHandlers from '@/app/api/v1/pages/route';
-import * as llmsFullHandlers from '@/app/llms-full.txt/route';
-import * as llmsHandlers from '@/app/llms.txt/route';
-import * as markdownHandlers from '@/app/markdown/[[...slug]]/route';
-import * as robotsHandlers from '@/app/robots.txt/route';
-import * as sitemapHandlers from '@/app/sitemap.xml/route';
 import { allPages, contentDir, pageByPath, parseFrontMatter, pathForFile, renderMarkdown, twinPath } from '@/lib/content/pages';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { env } from '@/lib/env';
-import { MemoryRateLimiter, useRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { openPgliteCopy } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices, setTestServices } from '../helpers/services';
 
 /**
  * The public site and its machine-readable twins (content/docs/search.md): every listed page has
  * a markdown twin (`<path>.md`), llms.txt, llms-full.txt and the sitemap list exactly the
  * public pages, and nothing behind a credential or a consent screen is listed anywhere.
  */
+
+const pagesHandlers = handlersOf('/api/v1/pages');
+const llmsFullHandlers = handlersOf('/llms-full.txt');
+const llmsHandlers = handlersOf('/llms.txt');
+const markdownHandlers = handlersOf('/markdown/[[...slug]]');
+const robotsHandlers = handlersOf('/robots.txt');
+const sitemapHandlers = handlersOf('/sitemap.xml');
 
 type Params = Record<string, string | string[] | undefined>;
 type Get = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response>;
@@ -51,8 +54,7 @@ let listed: { path: string; url: string; title: string; description: string; mar
 
 beforeAll(async () => {
   db = await openPgliteCopy();
-  useDatabase(db);
-  useRateLimiter(new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }));
+  setTestServices(makeServices({ database: db, rateLimiter: new MemoryRateLimiter({ max: 100_000, windowSeconds: 60 }) }));
   // Walk the whole listing at the largest page size.
   let cursor: string | null = null;
   do {
@@ -65,8 +67,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   listed = [];
-  useRateLimiter(undefined);
-  useDatabase(undefined);
+  setTestServices(undefined);
   await db?.close();
 });
 

@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { useDatabase, type Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
-import { UpstashRateLimiter, useRateLimiter, type RateLimitConfig } from '@/lib/http/rate-limit';
+import { UpstashRateLimiter, type RateLimitConfig } from '@/lib/http/rate-limit';
 import { log } from '@/lib/log';
 import { openPgliteCopy } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { makeServices } from '../helpers/services';
 import { findRedis, freePort, RedisConnection } from '../helpers/redis';
 import { startUpstashBridge, type UpstashBridge } from '../helpers/upstash-bridge';
 
@@ -131,9 +133,8 @@ describe.skipIf(!redisServer)(
       let engine: Engine;
 
       beforeAll(async () => {
-        // lib/db keeps the database on globalThis, so both module graphs below use this one.
+        // One database for both instances below.
         engine = await openPgliteCopy();
-        useDatabase(engine);
         process.env.UPSTASH_REDIS_REST_URL = bridge.url;
         process.env.UPSTASH_REDIS_REST_TOKEN = bridge.token;
         process.env.RATE_LIMIT_MAX = '10';
@@ -146,24 +147,22 @@ describe.skipIf(!redisServer)(
           else process.env[v] = saved[v];
         }
         resetEnv();
-        useRateLimiter(undefined);
-        useDatabase(undefined);
-        vi.resetModules();
         await engine?.close();
       });
 
-      /** A fresh module graph: its own env cache, kernel and limiter singleton, as in another process. */
-      async function appInstance() {
-        vi.resetModules();
-        const route = await import('@/app/api/v1/pricing/route');
-        const rateLimit = await import('@/lib/http/rate-limit');
-        return { route, rateLimit };
+      /**
+       * An app instance: services of its own, made as a process makes them, with the rate limiter
+       * the environment names (only the database is this suite's), and the route bound to them.
+       */
+      function appInstance() {
+        const services = makeServices({ database: engine });
+        return { services, route: handlersOf('/api/v1/pricing', services) };
       }
 
       it('the 11th request across both instances is refused with 429 and Retry-After', async () => {
-        const first = await appInstance();
-        const second = await appInstance();
-        expect(second.route.GET).not.toBe(first.route.GET);
+        const first = appInstance();
+        const second = appInstance();
+        expect(second.services).not.toBe(first.services);
 
         const get = (instance: typeof first) =>
           instance.route.GET(new Request('http://localhost/api/v1/pricing', { headers: { 'x-forwarded-for': CLIENT_IP } }), {
@@ -191,9 +190,9 @@ describe.skipIf(!redisServer)(
         expect(windowOf(60)).toBe(window);
 
         // Each instance built its own limiter from the environment, and both are Upstash ones.
-        const limiters = [first, second].map(({ rateLimit }) => rateLimit.rateLimiter());
-        expect(limiters[0]).toBeInstanceOf(first.rateLimit.UpstashRateLimiter);
-        expect(limiters[1]).toBeInstanceOf(second.rateLimit.UpstashRateLimiter);
+        const limiters = [first, second].map(({ services }) => services.rateLimiter);
+        expect(limiters[0]).toBeInstanceOf(UpstashRateLimiter);
+        expect(limiters[1]).toBeInstanceOf(UpstashRateLimiter);
         expect(limiters[0]).not.toBe(limiters[1]);
         expect(String(await redis.command('GET', `monetize:ratelimit:${CLIENT_IP}:${window}`))).toBe('10');
       });
