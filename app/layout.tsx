@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { AccountMenu } from './_components/account-menu';
 import { SearchBox } from './_components/search-box';
 import './globals.css';
 
@@ -36,6 +37,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             ))}
           </nav>
           <SearchBox />
+          <AccountMenu />
         </header>
         <main id="main">{children}</main>
         <footer className="site-footer">

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { allPages, pageByPath, twinPath } from '@/lib/content/pages';
+import { absoluteUrl } from '@/lib/http/responses';
 
 /** Every public page, rendered from content/ at build time; its markdown twin is linked. */
 
@@ -23,7 +24,7 @@ export async function generateMetadata({ params }: { params: Promise<Params> }):
   return {
     title: page.path === '/' ? { absolute: page.title } : page.title,
     description: page.description,
-    alternates: { canonical: page.path, types: { 'text/markdown': twinPath(page.path) } },
+    alternates: { canonical: absoluteUrl(page.path), types: { 'text/markdown': absoluteUrl(twinPath(page.path)) } },
   };
 }
 

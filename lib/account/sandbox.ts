@@ -64,7 +64,7 @@ export const SANDBOX_PAYOUTS: PayoutRow[] = [
 ];
 
 export const SANDBOX_API_KEYS: ApiKeyRow[] = [
-  { id: '00000000-0000-4000-8000-00000000c001', name: 'Writer production', environment: 'production', status: 'active', key_prefix: 'pk_live_SANDBOX1', key_last4: 'W1x9', created_at: at('2025-09-03T11:00:00.000Z'), last_used_at: at('2026-11-20T18:42:00.000Z') },
-  { id: '00000000-0000-4000-8000-00000000c002', name: 'Writer development', environment: 'development', status: 'active', key_prefix: 'pk_test_SANDBOX2', key_last4: 'D2k4', created_at: at('2025-09-03T11:05:00.000Z'), last_used_at: at('2026-11-18T09:10:00.000Z') },
-  { id: '00000000-0000-4000-8000-00000000c003', name: 'Tutor production (retired)', environment: 'production', status: 'revoked', key_prefix: 'pk_live_SANDBOX3', key_last4: 'T3q7', created_at: at('2025-10-14T11:00:00.000Z'), last_used_at: at('2026-03-02T14:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000c001', app_id: WRITER, name: 'Writer production', environment: 'production', status: 'active', key_prefix: 'pk_live_SANDBOX1', key_last4: 'W1x9', created_at: at('2025-09-03T11:00:00.000Z'), last_used_at: at('2026-11-20T18:42:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000c002', app_id: WRITER, name: 'Writer development', environment: 'development', status: 'active', key_prefix: 'pk_test_SANDBOX2', key_last4: 'D2k4', created_at: at('2025-09-03T11:05:00.000Z'), last_used_at: at('2026-11-18T09:10:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000c003', app_id: TUTOR, name: 'Tutor production (retired)', environment: 'production', status: 'revoked', key_prefix: 'pk_live_SANDBOX3', key_last4: 'T3q7', created_at: at('2025-10-14T11:00:00.000Z'), last_used_at: at('2026-03-02T14:00:00.000Z') },
 ];

@@ -95,6 +95,7 @@ export function apiKeysView(keys: ApiKeyRow[], environment: EnvironmentFilter): 
       .filter((k) => environment === 'all' || k.environment === environment)
       .map((k) => ({
         id: k.id,
+        app_id: k.app_id,
         name: k.name,
         environment: k.environment,
         status: k.status,

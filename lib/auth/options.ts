@@ -1,18 +1,16 @@
 import type { AuthOptions } from 'next-auth';
-import CredentialsProvider from 'next-auth/providers/credentials';
 import GitHubProvider from 'next-auth/providers/github';
 import GoogleProvider from 'next-auth/providers/google';
 import { env } from '../env';
-import { clientIp } from '../http/client-ip';
 import { log } from '../log';
 import { requireOAuthSecrets } from '../oauth/secrets';
 import type { Services } from '../services';
-import { allowAttempt } from './throttle';
-import { checkPassword, userForIdentity } from './users';
+import { userForIdentity } from './users';
 
 /**
  * next-auth (v4, JWT sessions) for the publisher's sign-in (ARCHITECTURE.md, Tokens and sign-in):
- * email and password, plus GitHub and Google when their client id and secret are configured.
+ * GitHub and Google when their client id and secret are configured, the session endpoint and
+ * sign-out. Email and password is our own form (lib/auth/signin.ts), writing the same cookie.
  * The session cookie only says who is signed in here; access tokens for third parties come
  * from /oauth/token, never from this session.
  */
@@ -51,26 +49,9 @@ function buildOptions(services: Services, sessionSecret: string): AuthOptions {
   // next-auth reads its own origin from NEXTAUTH_URL; ours is PUBLIC_BASE_URL (lib/env.ts).
   process.env.NEXTAUTH_URL ??= e.PUBLIC_BASE_URL;
 
-  const providers: AuthOptions['providers'] = [
-    CredentialsProvider({
-      id: 'credentials',
-      name: 'Email and password',
-      credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-      async authorize(credentials, req) {
-        const email = String(credentials?.email ?? '').slice(0, 254);
-        const password = String(credentials?.password ?? '').slice(0, 1000);
-        if (!email || !password) return null;
-        const ip = clientIp(new Headers(Object.entries((req?.headers ?? {}) as Record<string, string>)));
-        const attempt = await allowAttempt(services.attempts, 'signin', email, ip, services.now());
-        if (!attempt.allowed) {
-          log.warn('sign-in throttled', { ip });
-          throw new Error('TooManyAttempts');
-        }
-        const user = await checkPassword(email, password, await services.database());
-        return user ? { id: user.id, email: user.email, name: user.name } : null;
-      },
-    }),
-  ];
+  // Email and password sign-in is our own server action (lib/auth/signin.ts), which writes the
+  // same session cookie; next-auth keeps the external providers, the session and sign-out.
+  const providers: AuthOptions['providers'] = [];
   if (e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET) {
     providers.push(GitHubProvider({ clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET }));
   }

@@ -75,7 +75,9 @@ export function renderMarkdown(markdown: string): { html: string; headings: Head
       },
     },
   });
-  const html = marked.parse(markdown, { async: false });
+  // Code blocks and tables scroll sideways on narrow screens: focusable, so a keyboard can
+  // scroll them too (WCAG 2.1.1; axe's scrollable-region-focusable).
+  const html = marked.parse(markdown, { async: false }).replaceAll('<pre>', '<pre tabindex="0">').replaceAll('<table>', '<table tabindex="0">');
   return { html, headings };
 }
 

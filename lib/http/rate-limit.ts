@@ -30,6 +30,10 @@ export interface RateLimiter {
    * when its store has.
    */
   consume(key: string, cost?: number): RateLimitResult | Promise<RateLimitResult>;
+  /** Gives back `units` that `key` consumed in this window (an attempt that turned out not to count). */
+  refund(key: string, units: number): void | Promise<void>;
+  /** Forgets everything `key` has consumed. */
+  reset(key: string): void | Promise<void>;
 }
 
 export const POLICY_NAME = 'default';
@@ -59,6 +63,15 @@ export class MemoryRateLimiter implements RateLimiter {
     const allowed = w.used + cost <= this.config.max;
     if (allowed) w.used += cost;
     return { allowed, limit: this.config.max, remaining: Math.max(0, this.config.max - w.used), resetAt: w.resetAt, at: now };
+  }
+
+  refund(key: string, units: number): void {
+    const w = this.windows.get(key);
+    if (w) w.used = Math.max(0, w.used - units);
+  }
+
+  reset(key: string): void {
+    this.windows.delete(key);
   }
 
   private sweep(now: number): void {
@@ -118,6 +131,24 @@ export class UpstashRateLimiter implements RateLimiter {
       log.error('rate limiter unavailable', describeError(err));
       return { allowed: true, limit: this.config.max, remaining: this.config.max, resetAt: Date.now() + this.config.windowSeconds * 1000 };
     }
+  }
+
+  // The sliding window script takes a negative rate as units given back (it refuses only positive ones).
+  refund(key: string, units: number): Promise<void> {
+    return quietly('refund', async () => (await this.load()).limit(key, { rate: -units }));
+  }
+
+  reset(key: string): Promise<void> {
+    return quietly('reset', async () => (await this.load()).resetUsedTokens(key));
+  }
+}
+
+/** A Redis failure while giving back is logged and ignored: the budget then errs on the strict side. */
+async function quietly(what: string, run: () => Promise<unknown>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    log.error(`rate limiter could not ${what}`, describeError(err));
   }
 }
 

@@ -109,6 +109,7 @@ export const apiKeysQuery = z.object({
 
 export const apiKey = z.object({
   id: z.string(),
+  app_id: z.string().describe('The app the key belongs to; it reaches only that app.'),
   name: z.string(),
   environment: z.enum(KEY_ENVIRONMENTS),
   status: z.enum(KEY_STATUSES),
@@ -152,6 +153,7 @@ export const payoutRow = z.object({
 
 export const apiKeyRow = z.object({
   id: z.string(),
+  app_id: z.string(),
   name: z.string(),
   environment: z.enum(KEY_ENVIRONMENTS),
   status: z.enum(KEY_STATUSES),

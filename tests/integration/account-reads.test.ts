@@ -116,7 +116,7 @@ for (const engine of testEngines()) {
             ),
             payouts: await q.query('select period, amount_usd, status, paid_at, requested_at from public.payouts where user_id = $1 order by period desc', mine),
             api_keys: await q.query(
-              `select id, name, environment, status, key_prefix, key_last4, created_at, last_used_at
+              `select id, app_id, name, environment, status, key_prefix, key_last4, created_at, last_used_at
                from public.api_keys where user_id = $1 order by created_at, id`,
               mine,
             ),

@@ -2,29 +2,31 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
 import type { Engine } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
-import { authOptions, sessionCookieName } from '@/lib/auth/options';
+import { sessionCookieName } from '@/lib/auth/options';
+import { hashPassword } from '@/lib/auth/password';
+import { signInFromForm } from '@/lib/auth/signin';
 import { sessionUser } from '@/lib/auth/session';
 import { signUpFromForm } from '@/lib/auth/signup';
-import { ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP } from '@/lib/auth/throttle';
+import { ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP, ATTEMPTS_PER_IP } from '@/lib/auth/throttle';
 import { requireOAuthSecrets } from '@/lib/oauth/secrets';
 import { DEMO_PASSWORD } from '@/lib/db/seed';
 import type { Services } from '@/lib/services';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
 import { makeServices } from '../helpers/services';
 
-type Authorize = (credentials: Record<string, string>, req: { headers: Record<string, string> }) => Promise<{ id: string } | null>;
-
-async function credentialsAuthorize(services: Services): Promise<Authorize> {
-  const options = await authOptions(services);
-  const provider = options.providers.find((p) => p.id === 'credentials') as unknown as { options: { authorize: Authorize } };
-  return provider.options.authorize;
+/** Signs in through the form's server action, from `ip`; the user it signed in, or null (and the error code the page shows). */
+async function signIn(services: Services, email: string, password: string, ip: string) {
+  const form = new FormData();
+  form.set('email', email);
+  form.set('password', password);
+  form.set('callbackUrl', '/dashboard');
+  const outcome = await signInFromForm(form, new Headers({ 'x-forwarded-for': ip }), services);
+  return outcome.ok ? { user: outcome.user, error: null } : { user: null, error: new URL(outcome.location, 'http://localhost').searchParams.get('error') };
 }
-const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
 
 describe('sign-up and sign-in', () => {
   let db: Engine;
   let services: Services;
-  let authorize: Authorize;
   beforeAll(async () => {
     db = await openPgliteCopy();
   });
@@ -34,31 +36,79 @@ describe('sign-up and sign-in', () => {
   // Fresh services for each test: the sign-in and sign-up attempts are counted afresh.
   beforeEach(async () => {
     services = makeServices({ database: db });
-    authorize = await credentialsAuthorize(services);
   });
 
   it('signs in with the right password, and not with a wrong one or an unknown email', async () => {
     const { demo } = await demoUsers(db);
-    expect(await authorize({ email: 'Demo@Example.com', password: DEMO_PASSWORD }, from('192.0.2.1'))).toMatchObject({ id: demo });
-    expect(await authorize({ email: 'demo@example.com', password: 'wrong-password' }, from('192.0.2.1'))).toBeNull();
-    expect(await authorize({ email: 'nobody@example.com', password: DEMO_PASSWORD }, from('192.0.2.1'))).toBeNull();
+    expect((await signIn(services, 'Demo@Example.com', DEMO_PASSWORD, '192.0.2.1')).user).toMatchObject({ id: demo });
+    expect(await signIn(services, 'demo@example.com', 'wrong-password', '192.0.2.1')).toEqual({ user: null, error: 'CredentialsSignin' });
+    expect(await signIn(services, 'nobody@example.com', DEMO_PASSWORD, '192.0.2.1')).toEqual({ user: null, error: 'CredentialsSignin' });
   });
 
-  it(`stops guessing after ${ATTEMPTS_PER_ACCOUNT_AND_IP} attempts at one account from one address, even with the right password`, async () => {
+  it('sets the session cookie next-auth reads, and goes back where the visitor was going', async () => {
+    const { demo } = await demoUsers(db);
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ email: 'demo@example.com', password: DEMO_PASSWORD, callbackUrl: '/dashboard?app=1' })) form.set(k, v);
+    const outcome = await signInFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.2' }), services);
+    if (!outcome.ok) throw new Error(outcome.location);
+    expect(outcome.location).toBe('/dashboard?app=1');
+    expect(outcome.cookie).toMatchObject({ name: sessionCookieName(), options: { httpOnly: true, sameSite: 'lax', path: '/' } });
+    const secrets = await requireOAuthSecrets(services);
+    const request = new Request('http://localhost/dashboard', { headers: { cookie: `${outcome.cookie.name}=${outcome.cookie.value}` } });
+    expect(await sessionUser(request, secrets, db)).toMatchObject({ id: demo });
+  });
+
+  it('sends a refused sign-in back with the email but never the password, and never off-site', async () => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ email: 'demo@example.com', password: 'wrong-password', callbackUrl: '//evil.example/x' })) form.set(k, v);
+    const outcome = await signInFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.3' }), services);
+    expect(outcome.ok).toBe(false);
+    const back = new URL(outcome.location, 'http://localhost');
+    expect(back.pathname).toBe('/signin');
+    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'CredentialsSignin', email: 'demo@example.com', callbackUrl: '/' });
+  });
+
+  it(`refuses the ${ATTEMPTS_PER_ACCOUNT_AND_IP + 1}th wrong password for one account from one address, even with the right password`, async () => {
     for (let i = 0; i < ATTEMPTS_PER_ACCOUNT_AND_IP; i++) {
-      expect(await authorize({ email: 'demo2@example.com', password: `guess-${i}` }, from('192.0.2.10'))).toBeNull();
+      expect((await signIn(services, 'demo2@example.com', `guess-${i}`, '192.0.2.10')).error).toBe('CredentialsSignin');
     }
-    await expect(authorize({ email: 'demo2@example.com', password: DEMO_PASSWORD }, from('192.0.2.10'))).rejects.toThrow('TooManyAttempts');
+    expect(await signIn(services, 'demo2@example.com', 'guess-again', '192.0.2.10')).toEqual({ user: null, error: 'TooManyAttempts' });
+    expect(await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.10')).toEqual({ user: null, error: 'TooManyAttempts' });
     // The owner, elsewhere, is not locked out by a stranger's guesses; another account is untouched.
-    expect(await authorize({ email: 'demo2@example.com', password: DEMO_PASSWORD }, from('192.0.2.11'))).not.toBeNull();
-    expect(await authorize({ email: 'demo@example.com', password: DEMO_PASSWORD }, from('192.0.2.12'))).not.toBeNull();
+    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.11')).user).not.toBeNull();
+    expect((await signIn(services, 'demo@example.com', DEMO_PASSWORD, '192.0.2.10')).user).not.toBeNull();
   });
 
-  it(`locks an account after ${ATTEMPTS_PER_ACCOUNT} attempts from many addresses`, async () => {
-    for (let i = 0; i < ATTEMPTS_PER_ACCOUNT; i++) {
-      expect(await authorize({ email: 'demo2@example.com', password: `guess-${i}` }, from(`198.18.${i >> 8}.${i & 255}`))).toBeNull();
+  it('forgets the failures of an account from an address after it signs in', async () => {
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < ATTEMPTS_PER_ACCOUNT_AND_IP - 1; i++) await signIn(services, 'demo@example.com', `typo-${i}`, '192.0.2.20');
+      expect((await signIn(services, 'demo@example.com', DEMO_PASSWORD, '192.0.2.20')).user).not.toBeNull();
     }
-    await expect(authorize({ email: 'demo2@example.com', password: DEMO_PASSWORD }, from('192.0.2.99'))).rejects.toThrow('TooManyAttempts');
+  });
+
+  it(`signs in ${ATTEMPTS_PER_IP + 10} different accounts from one address in one window`, async () => {
+    const password = 'a-long-password';
+    const emails = Array.from({ length: ATTEMPTS_PER_IP + 10 }, (_, i) => `office-${i}@example.com`);
+    await asService(db, async (q) => {
+      const hash = await hashPassword(password);
+      for (const email of emails) {
+        const [u] = await q.query<{ id: string }>("insert into public.users (email, name, role) values ($1, 'Office', 'Publisher') returning id", [email]);
+        await q.query('insert into public.user_credentials (user_id, password_hash) values ($1, $2)', [u!.id, hash]);
+      }
+    });
+    for (const email of emails) expect((await signIn(services, email, password, '203.0.113.5')).user, email).not.toBeNull();
+  });
+
+  it(`refuses further attempts from an address after ${ATTEMPTS_PER_IP} failures at any accounts`, async () => {
+    for (let i = 0; i < ATTEMPTS_PER_IP; i++) expect((await signIn(services, `stranger-${i}@example.com`, 'guess', '203.0.113.9')).error).toBe('CredentialsSignin');
+    expect((await signIn(services, 'demo@example.com', DEMO_PASSWORD, '203.0.113.9')).error).toBe('TooManyAttempts');
+  });
+
+  it(`locks an account after ${ATTEMPTS_PER_ACCOUNT} failures from many addresses`, async () => {
+    for (let i = 0; i < ATTEMPTS_PER_ACCOUNT; i++) {
+      expect((await signIn(services, 'demo2@example.com', `guess-${i}`, `198.18.${i >> 8}.${i & 255}`)).error).toBe('CredentialsSignin');
+    }
+    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.99')).error).toBe('TooManyAttempts');
   });
 
   it('creates a publisher with a hashed password, then refuses the same email again', async () => {
@@ -74,7 +124,7 @@ describe('sign-up and sign-in', () => {
     );
     expect(row).toMatchObject({ name: 'New Publisher', company: 'Acme', password_hash: expect.stringMatching(/^scrypt\$/) });
     expect(row!.password_hash).not.toContain('a-long-password');
-    expect(await authorize({ email: 'new.publisher@example.com', password: 'a-long-password' }, from('192.0.2.51'))).not.toBeNull();
+    expect((await signIn(services, 'new.publisher@example.com', 'a-long-password', '192.0.2.51')).user).not.toBeNull();
 
     const again = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services), 'http://localhost');
     expect(again.pathname).toBe('/signup');

@@ -270,9 +270,16 @@ describe('lib/content/pages', () => {
       const { html } = renderMarkdown('See [the docs](/docs) and *this*.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n');
       expect(html).toContain('<a href="/docs">the docs</a>');
       expect(html).toContain('<em>this</em>');
-      expect(html).toContain('<table>');
+      expect(html).toContain('<table tabindex="0">');
       expect(html).toContain('<li>one</li>');
       expect(html).not.toMatch(/&lt;(a|em|table|li)\b/);
+    });
+
+    it('makes code blocks and tables focusable, so a keyboard can scroll them', () => {
+      const { html } = renderMarkdown('```json\n{"a": 1}\n```\n\n| a |\n|---|\n| 1 |\n');
+      expect(html).toMatch(/<pre tabindex="0"><code class="language-json">/);
+      expect(html).toContain('<table tabindex="0">');
+      expect(html).not.toMatch(/<(pre|table)>/);
     });
 
     it('escapes markup inside code once, and ampersands in text once', () => {

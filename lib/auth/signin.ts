@@ -1,0 +1,59 @@
+import { encode } from 'next-auth/jwt';
+import { clientIp } from '../http/client-ip';
+import { log } from '../log';
+import { requireOAuthSecrets } from '../oauth/secrets';
+import type { Services } from '../services';
+import { safeCallbackUrl } from './messages';
+import { SESSION_MAX_AGE_S, sessionCookieName, usesSecureCookies } from './options';
+import { allowAttempt, settleSignIn } from './throttle';
+import { checkPassword, type SignedInUser } from './users';
+
+/**
+ * The sign-in form's submission, as a server action: it works as a plain form post before (or
+ * without) the page's script, and Next checks that the post came from our own origin. A
+ * success sets the same session cookie next-auth issues (an encrypted JWT naming the user), so
+ * next-auth's session and sign-out endpoints, the consent page and the console all read it.
+ */
+
+export interface SessionCookie {
+  name: string;
+  value: string;
+  options: { httpOnly: true; sameSite: 'lax'; secure: boolean; path: '/'; maxAge: number };
+}
+
+export type SignInOutcome = { ok: true; user: SignedInUser; cookie: SessionCookie; location: string } | { ok: false; location: string };
+
+export async function signInFromForm(form: FormData, headers: Headers, services: Services): Promise<SignInOutcome> {
+  const field = (name: string) => {
+    const v = form.get(name);
+    return typeof v === 'string' ? v : '';
+  };
+  const email = field('email').trim().slice(0, 254);
+  const password = field('password').slice(0, 1000);
+  const callbackUrl = safeCallbackUrl(field('callbackUrl'));
+  // The email comes back to the form; the password never does.
+  const back = (error: string) => ({ ok: false as const, location: `/signin?${new URLSearchParams({ error, email, callbackUrl })}` });
+  if (!email || !password) return back('CredentialsSignin');
+
+  const ip = clientIp(headers);
+  const attempt = await allowAttempt(services.attempts, 'signin', email, ip, services.now());
+  if (!attempt.allowed) {
+    log.warn('sign-in throttled', { ip });
+    return back('TooManyAttempts');
+  }
+  const user = await checkPassword(email, password, await services.database());
+  await settleSignIn(services.attempts, email, ip, user !== null);
+  if (!user) return back('CredentialsSignin');
+  return { ok: true, user, cookie: await sessionCookie(user, services), location: callbackUrl };
+}
+
+/** The session cookie of `user`, as next-auth writes it (JWT strategy, `SESSION_MAX_AGE_S`). */
+export async function sessionCookie(user: SignedInUser, services: Services): Promise<SessionCookie> {
+  const { sessionSecret } = await requireOAuthSecrets(services);
+  const value = await encode({ token: { sub: user.id, email: user.email, name: user.name }, secret: sessionSecret, maxAge: SESSION_MAX_AGE_S });
+  return {
+    name: sessionCookieName(),
+    value,
+    options: { httpOnly: true, sameSite: 'lax', secure: usesSecureCookies(), path: '/', maxAge: SESSION_MAX_AGE_S },
+  };
+}

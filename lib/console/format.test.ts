@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from './format';
+
+describe('console formats', () => {
+  it('writes money in dollars and cents, counts with separators, fractions as percentages', () => {
+    expect(formatUsd(1493.605)).toBe('$1,493.61');
+    expect(formatUsd(0)).toBe('$0.00');
+    expect(formatCount(182400)).toBe('182,400');
+    expect(formatPercent(0.0512)).toBe('5.1%');
+    expect(formatPercent(1)).toBe('100.0%');
+  });
+
+  it('writes times in UTC, and a missing time as never', () => {
+    expect(formatDay('2025-09-03T23:30:00.000Z')).toBe('Sep 3, 2025');
+    expect(formatMoment('2026-11-20T18:42:00.000Z')).toBe('Nov 20, 2026, 06:42 PM UTC');
+    expect(formatMoment(null)).toBe('never');
+  });
+
+  it('gives a click-through rate of 0 without impressions', () => {
+    expect(clickThroughRate(5, 100)).toBe(0.05);
+    expect(clickThroughRate(0, 0)).toBe(0);
+  });
+});
