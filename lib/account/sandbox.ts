@@ -24,6 +24,7 @@ export const SANDBOX_APPS: AppRow[] = [
     slug: 'sandbox-writer',
     description: 'A demo AI writing assistant.',
     category: ['writing', 'productivity'],
+    allowed_origins: ['https://writer.sandbox.example'],
     created_at: at('2025-09-03T09:00:00.000Z'),
   },
   {
@@ -32,6 +33,7 @@ export const SANDBOX_APPS: AppRow[] = [
     slug: 'sandbox-tutor',
     description: 'A demo study companion for students.',
     category: ['education'],
+    allowed_origins: [],
     created_at: at('2025-10-14T09:00:00.000Z'),
   },
 ];

@@ -66,7 +66,7 @@ export function appsView(apps: AppRow[], placements: PlacementRow[], filter: Pla
 }
 
 export const EARNINGS_NOTE =
-  'ad_revenue_tracked_usd, impressions and clicks cover all placements since they were created (revenue_usd of every placement in /api/v1/me/apps, summed). payouts_pending_usd counts payouts pending or processing; failed payouts are retried in the next payout run.';
+  'ad_revenue_tracked_usd, impressions and clicks cover all placements since they were created (revenue_usd of every placement in /api/v1/me/apps, summed, and of the placements of archived apps, which it no longer lists). payouts_pending_usd counts payouts pending or processing; failed payouts are retried in the next payout run.';
 
 /** `placements` are all of the user's placements; `payouts` all payouts, newest first. */
 export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number): z.infer<typeof earningsBody> {

@@ -75,3 +75,15 @@ export function isDatabaseError(err: unknown): boolean {
   }
   return code === undefined && PGLITE_UNAVAILABLE.has(err.message);
 }
+
+/**
+ * The constraint a statement broke (SQLSTATE class 23, integrity constraint violation), by name,
+ * or undefined for any other error. postgres.js names it `constraint_name`, PGlite `constraint`.
+ */
+export function violatedConstraint(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const { code, constraint, constraint_name: constraintName } = err as Error & { code?: unknown; constraint?: unknown; constraint_name?: unknown };
+  if (typeof code !== 'string' || !code.startsWith('23')) return undefined;
+  const name = constraintName ?? constraint;
+  return typeof name === 'string' ? name : undefined;
+}

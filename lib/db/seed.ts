@@ -240,6 +240,13 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
     }
   }
 
+  // A client each publisher approved a while ago, listed under connected apps in the console.
+  await tx.query(
+    `insert into public.oauth_consents (user_id, client_id, client_name, scopes, approved_at)
+     values ($1, 'https://reports.example/client.json', 'Reports Example (demo)', '{profile:read,earnings:read}', $2)`,
+    [userId, new Date(now.getTime() - 12 * 86400_000)],
+  );
+
   const payouts = [];
   for (let m = 0; m < p.payouts.months; m++) {
     const { period, requested } = monthPeriod(now, m + 1);

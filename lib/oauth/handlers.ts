@@ -13,6 +13,7 @@ import { checkConsentToken, consentPage, consentToken, errorPage, PAGE_HEADERS }
 import { authorizationServerMetadata, protectedResourceMetadata, supportedGrantTypes } from './metadata';
 import { requireOAuthSecrets } from './secrets';
 import { answerTokenRequest } from './grants';
+import { recordApproval } from './approvals';
 
 /** The authorization server's routes: authorize (consent), token, registration, discovery. */
 
@@ -72,6 +73,8 @@ export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
     }
     const binding = { clientId: req.client.clientId, userId: user.id, redirectUri: req.redirectUri, codeChallenge: req.codeChallenge, scopes: req.scopes, resources: req.resources };
     const code = await issueCode(binding, db);
+    // What the console lists under connected apps, and lets the publisher withdraw.
+    await recordApproval(db, user.id, req.client, req.scopes);
     return redirect(authorizationResponseUrl(req.redirectUri, { code, state: req.state }), 303);
   },
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { asService } from '@/lib/db/service';
 import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { listApprovals } from '@/lib/oauth/approvals';
 import { hashClientSecret } from '@/lib/oauth/clients';
 import { testEngines, suiteDatabase } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
@@ -178,6 +179,18 @@ for (const engine of testEngines()) {
         expect(location.searchParams.get('code')).toMatch(/^mac_/);
         expect(location.searchParams.get('state')).toBe('st-123');
         expect(location.searchParams.get('iss')).toBe(BASE);
+      });
+
+      it('records an approval for the console, with the client and the scopes approved, and not a denial', async () => {
+        const approved = await publicClient(undefined, 'Recorded Client');
+        await approve(approved, suite.users.demo2);
+        const denied = await publicClient(undefined, 'Denied Client');
+        const cookie = await sessionCookie(suite.users.demo2);
+        const { request, csrf } = consentForm(await (await openAuthorize(authorizeParams(denied).toString(), cookie)).text());
+        await decide({ request, csrf_token: csrf, decision: 'deny' }, cookie);
+        const approvals = await listApprovals(suite.db, suite.users.demo2);
+        expect(approvals.find((a) => a.client_id === approved)).toMatchObject({ client_name: 'Recorded Client', scopes: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] });
+        expect(approvals.map((a) => a.client_id)).not.toContain(denied);
       });
 
       it('redirects a denial with access_denied, state and iss', async () => {

@@ -104,6 +104,14 @@ const USER_TABLES: UserTable[] = [
     deletable: true,
   },
   { table: 'oauth_authorization_codes', owner: 'user_id', columns: 'user_id', deletable: true },
+  {
+    table: 'oauth_consents',
+    owner: 'user_id',
+    columns: 'user_id, client_id, scopes',
+    insert: (userId) => ({ user_id: userId, client_id: 'https://intruder.example/client.json', client_name: 'Intruder', scopes: ['profile:read'] }),
+    update: { column: 'scopes', value: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] },
+    deletable: true,
+  },
 ];
 
 /** Tables with no user in them: only the service may read them (pricing is public). */
@@ -271,7 +279,7 @@ for (const engine of testEngines()) {
           };
         });
 
-      it('name no user: no parameter, no user id, no auth.uid(), no WHERE in their SQL', async () => {
+      it('name no user: no parameter, no user id, no auth.uid(), no condition on the owner in their SQL', async () => {
         // The statements the application sends: a bare call of one read function each.
         for (const { sql } of Object.values(ACCOUNT_READS)) {
           expect(sql).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);
@@ -284,7 +292,9 @@ for (const engine of testEngines()) {
         for (const f of functions) {
           expect(f.pronargs, f.proname).toBe(0);
           expect(f.prosrc, f.proname).toMatch(/\bfrom public\.users\b/);
-          expect(f.prosrc, f.proname).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b|current_setting|request\.jwt/i);
+          expect(f.prosrc, f.proname).not.toMatch(/\$\d|user_id|auth\.uid|current_setting|request\.jwt/i);
+          // The only condition a read may have is about the rows themselves (archived apps), never who owns them.
+          for (const condition of f.prosrc.match(/\bwhere\b[^)]*/gi) ?? []) expect(condition.trim(), f.proname).toMatch(/^where (a\.)?archived_at is null$/i);
         }
       });
 
@@ -376,14 +386,52 @@ for (const engine of testEngines()) {
     });
 
     it('a user can still manage their own rows (the policies are not simply deny-all)', async () => {
-      const created = await as(users.demo, async (q) => {
-        const [sql, params] = insertSql('apps', { user_id: users.demo, name: 'Own new app', slug: 'own-new-app' });
+      const done = await as(users.demo, async (q) => {
+        const [sql, params] = insertSql('apps', { user_id: users.demo, name: 'Own new app', slug: 'own-new-app', allowed_origins: ['https://own.example'] });
         await q.query(sql, params);
-        const renamed = await q.query("update public.apps set name = 'Own renamed app' where slug = 'own-new-app' returning id");
-        const deleted = await q.query("delete from public.apps where slug = 'own-new-app' returning id");
-        return { renamed: renamed.length, deleted: deleted.length };
+        const [app] = await q.query<{ id: string }>("select id from public.apps where slug = 'own-new-app'");
+        const renamed = await q.query("update public.apps set name = 'Own renamed app', archived_at = now() where id = $1 returning id", [app!.id]);
+        const [keySql, keyParams] = insertSql('api_keys', {
+          app_id: app!.id,
+          user_id: users.demo,
+          name: 'Own key',
+          environment: 'development',
+          key_prefix: 'pk_test_ownkey00',
+          key_last4: 'wxyz',
+          key_hash: 'e'.repeat(64),
+        });
+        await q.query(keySql, keyParams);
+        const revoked = await q.query("update public.api_keys set status = 'revoked', revoked_at = now() where key_prefix = 'pk_test_ownkey00' returning id");
+        const [consentSql, consentParams] = insertSql('oauth_consents', { user_id: users.demo, client_id: 'https://own.example/client.json', client_name: 'Own', scopes: ['profile:read'] });
+        await q.query(consentSql, consentParams);
+        const renewed = await q.query("update public.oauth_consents set scopes = '{apps:read}' where client_id = 'https://own.example/client.json' returning client_id");
+        const withdrawn = await q.query("delete from public.oauth_consents where client_id = 'https://own.example/client.json' returning client_id");
+        const deleted = await q.query('delete from public.apps where id = $1 returning id', [app!.id]);
+        return { renamed: renamed.length, revoked: revoked.length, renewed: renewed.length, withdrawn: withdrawn.length, deleted: deleted.length };
       });
-      expect(created).toEqual({ renamed: 1, deleted: 1 });
+      expect(done).toEqual({ renamed: 1, revoked: 1, renewed: 1, withdrawn: 1, deleted: 1 });
+    });
+
+    it('a key cannot be created for another user’s app, even with the own user id', async () => {
+      const [sql, params] = insertSql('api_keys', {
+        app_id: refs[users.demo2]!.appId,
+        user_id: users.demo,
+        name: 'Borrowed app',
+        environment: 'production',
+        key_prefix: 'pk_live_borrowed',
+        key_last4: 'abcd',
+        key_hash: 'd'.repeat(64),
+      });
+      const result = await attempt(() => as(users.demo, (q) => q.query(sql, params)));
+      expect(result.ok).toBe(false);
+    });
+
+    it('every table with a policy for signed-in users is in this suite', async () => {
+      const rows = await db.query<{ tablename: string }>(
+        "select distinct tablename from pg_policies where schemaname = 'public' and 'authenticated' = any(roles)",
+      );
+      const covered = new Set([...USER_TABLES.map((t) => t.table), 'pricing_settings']);
+      for (const r of rows) expect(covered.has(r.tablename), `${r.tablename} has policies the suite does not exercise`).toBe(true);
     });
 
     it('secrets are not readable even on the own row: no hash columns for authenticated', async () => {

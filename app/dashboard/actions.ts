@@ -1,0 +1,65 @@
+'use server';
+
+import { revalidatePath } from 'next/cache';
+import { redirect } from 'next/navigation';
+import type { SignedInUser } from '@/lib/auth/users';
+import {
+  archiveAppForm,
+  changePlacementForm,
+  createApiKeyForm,
+  createAppForm,
+  createPlacementForm,
+  revokeApiKeyForm,
+  updateAppForm,
+  withdrawApprovalForm,
+  type FormState,
+} from '@/lib/console/forms';
+import { services } from '@/lib/services';
+import { requirePublisher } from './publisher';
+
+/**
+ * The console's server actions: each checks the session (Next has checked that the post came
+ * from our origin), runs its form as the signed-in publisher, and refreshes the console.
+ */
+
+async function asPublisher(back: string, run: (user: SignedInUser) => Promise<FormState>): Promise<FormState> {
+  const state = await run(await requirePublisher(back));
+  if (!state.error) revalidatePath('/dashboard', 'layout');
+  return state;
+}
+
+export async function createAppAction(_: FormState, form: FormData): Promise<FormState> {
+  const state = await asPublisher('/dashboard', (user) => createAppForm(form, user, services()));
+  if (state.id) redirect(`/dashboard/apps/${state.id}`);
+  return state;
+}
+
+export async function updateAppAction(appId: string, _: FormState, form: FormData): Promise<FormState> {
+  return asPublisher(`/dashboard/apps/${appId}`, (user) => updateAppForm(appId, form, user, services()));
+}
+
+export async function archiveAppAction(_: FormState, form: FormData): Promise<FormState> {
+  const state = await asPublisher('/dashboard', (user) => archiveAppForm(form, user, services()));
+  if (!state.error) redirect('/dashboard');
+  return state;
+}
+
+export async function createPlacementAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard', (user) => createPlacementForm(form, user, services()));
+}
+
+export async function changePlacementAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard', (user) => changePlacementForm(form, user, services()));
+}
+
+export async function createApiKeyAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard', (user) => createApiKeyForm(form, user, services()));
+}
+
+export async function revokeApiKeyAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard', (user) => revokeApiKeyForm(form, user, services()));
+}
+
+export async function withdrawApprovalAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard/connected', (user) => withdrawApprovalForm(form, user, services()));
+}

@@ -1,0 +1,56 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { formatMoment } from '@/lib/console/format';
+import { listApprovals } from '@/lib/oauth/approvals';
+import { services } from '@/lib/services';
+import { withdrawApprovalAction } from '../actions';
+import { ConfirmButton } from '../forms';
+import { requirePublisher } from '../publisher';
+import { ScrollTable } from '../tables';
+
+export const metadata: Metadata = { title: 'Connected apps', robots: { index: false, follow: false } };
+export const dynamic = 'force-dynamic';
+
+export default async function ConnectedAppsPage() {
+  const user = await requirePublisher('/dashboard/connected');
+  const approvals = await listApprovals(await services().database(), user.id);
+  return (
+    <div className="console">
+      <h1>Connected apps</h1>
+      <nav aria-label="Console" className="console-nav">
+        <Link href="/dashboard">Overview</Link>
+        <Link href="/dashboard/connected" aria-current="page">
+          Connected apps
+        </Link>
+      </nav>
+      <p>
+        The apps and agents you allowed to read your account, with what you allowed. Withdrawing an approval means the app must ask you again. An access token it
+        already holds keeps working until it expires, at most one hour after it was issued.
+      </p>
+      {approvals.length === 0 ? (
+        <p>You have not approved any app.</p>
+      ) : (
+        <ScrollTable label="Connected apps" head={['App', 'Client id', 'Scopes', 'Approved', 'Withdraw']}>
+          {approvals.map((a) => (
+            <tr key={a.client_id}>
+              <th scope="row">{a.client_name}</th>
+              <td>
+                <code>{a.client_id}</code>
+              </td>
+              <td>{a.scopes.join(', ')}</td>
+              <td>{formatMoment(a.approved_at.toISOString())}</td>
+              <td>
+                <ConfirmButton
+                  action={withdrawApprovalAction}
+                  fields={{ client_id: a.client_id }}
+                  label={`Withdraw ${a.client_name}`}
+                  question={`Withdraw your approval of ${a.client_name}? It must ask you again to read your account.`}
+                />
+              </td>
+            </tr>
+          ))}
+        </ScrollTable>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,74 @@
+import type { ReactNode } from 'react';
+import type { z } from 'zod';
+import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/console/format';
+import type { apiKey, placement } from '@/lib/schemas/account';
+
+type Placement = z.infer<typeof placement>;
+type ApiKey = z.infer<typeof apiKey>;
+
+/** A table that scrolls sideways on a narrow screen, reachable by keyboard. */
+export function ScrollTable({ label, head, children }: { label: string; head: string[]; children: ReactNode }) {
+  return (
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={label}>
+      <table>
+        <thead>
+          <tr>
+            {head.map((h) => (
+              <th key={h} scope="col" className={NUMERIC.has(h) ? 'num' : undefined}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+const NUMERIC = new Set(['Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', 'Amount']);
+
+/** Placements with their figures; `actions` adds a last column (the app page's buttons). */
+export function PlacementTable({ label, placements, actions }: { label: string; placements: Placement[]; actions?: (p: Placement) => ReactNode }) {
+  const head = ['Name', 'Format', 'Status', 'Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', ...(actions ? ['Actions'] : [])];
+  return (
+    <ScrollTable label={label} head={head}>
+      {placements.map((p) => (
+        <tr key={p.id}>
+          <th scope="row">{p.name}</th>
+          <td>{p.format}</td>
+          <td>{p.status}</td>
+          <td className="num">{formatCount(p.impressions)}</td>
+          <td className="num">{formatCount(p.clicks)}</td>
+          <td className="num">{formatPercent(clickThroughRate(p.clicks, p.impressions))}</td>
+          <td className="num">{formatUsd(p.revenue_usd)}</td>
+          <td className="num">{formatPercent(p.fill_rate)}</td>
+          <td className="num">{formatUsd(p.rpm_usd)}</td>
+          {actions && <td>{actions(p)}</td>}
+        </tr>
+      ))}
+    </ScrollTable>
+  );
+}
+
+/** Keys, masked, with their last use; `actions` adds a last column. */
+export function KeyTable({ label, keys, actions }: { label: string; keys: ApiKey[]; actions?: (k: ApiKey) => ReactNode }) {
+  const head = ['Name', 'Key', 'Environment', 'Status', 'Created', 'Last used', ...(actions ? ['Actions'] : [])];
+  return (
+    <ScrollTable label={label} head={head}>
+      {keys.map((k) => (
+        <tr key={k.id}>
+          <th scope="row">{k.name}</th>
+          <td>
+            <code>{k.masked_key}</code>
+          </td>
+          <td>{k.environment}</td>
+          <td>{k.status}</td>
+          <td>{formatDay(k.created_at)}</td>
+          <td>{formatMoment(k.last_used_at)}</td>
+          {actions && <td>{actions(k)}</td>}
+        </tr>
+      ))}
+    </ScrollTable>
+  );
+}

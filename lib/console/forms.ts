@@ -1,0 +1,103 @@
+import type { z } from 'zod';
+import type { SignedInUser } from '../auth/users';
+import { withdrawApproval } from '../oauth/approvals';
+import { apiKeyInput, apiKeyRevocation, appArchival, appInput, approvalWithdrawal, placementAction, placementInput } from '../schemas/console';
+import type { Services } from '../services';
+import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, updateApp, type WriteResult } from './writes';
+
+/**
+ * The console's forms, from submitted fields to the state the form shows next: a message for
+ * bad input or a refused write, with what the publisher typed (never a secret) so that nothing
+ * is lost, or what succeeded. The server actions in app/dashboard call these with the
+ * signed-in publisher; the schemas are the ones the rest of the service validates with.
+ */
+
+export interface FormState {
+  /** What went wrong, in words for the form. */
+  error?: string;
+  /** The fields as submitted, to fill the form again after an error. */
+  values?: Record<string, string>;
+  /** What was done. */
+  notice?: string;
+  /** A key just created: the only time its full value is shown. */
+  createdKey?: { name: string; key: string; masked_key: string };
+  /** The id of what was created, for the page to go to. */
+  id?: string;
+}
+
+function fields(form: FormData): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of form) if (typeof value === 'string' && !name.startsWith('$')) out[name] = value;
+  return out;
+}
+
+/** The first problem zod found, as the form shows it. */
+function firstIssue(error: z.ZodError): string {
+  return error.issues[0]?.message ?? 'Check the form and try again.';
+}
+
+type Parsed<S extends z.ZodType> = { ok: true; data: z.output<S> } | { ok: false; state: FormState };
+
+function parse<S extends z.ZodType>(schema: S, form: FormData): Parsed<S> {
+  const values = fields(form);
+  const result = schema.safeParse(values);
+  return result.success ? { ok: true, data: result.data } : { ok: false, state: { error: firstIssue(result.error), values } };
+}
+
+function settle(result: WriteResult<unknown>, form: FormData, notice: string): FormState {
+  return result.ok ? { notice } : { error: result.error, values: fields(form) };
+}
+
+export async function createAppForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(appInput, form);
+  if (!input.ok) return input.state;
+  const result = await createApp(await services.database(), user.id, input.data);
+  return result.ok ? { notice: `Created ${input.data.name}.`, id: result.value.id } : { error: result.error, values: fields(form) };
+}
+
+export async function updateAppForm(appId: string, form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(appInput, form);
+  if (!input.ok) return input.state;
+  return settle(await updateApp(await services.database(), user.id, appId, input.data), form, 'Saved.');
+}
+
+export async function archiveAppForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(appArchival, form);
+  if (!input.ok) return input.state;
+  return settle(await archiveApp(await services.database(), user.id, input.data.id), form, 'The app is archived and its keys are revoked.');
+}
+
+export async function createPlacementForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(placementInput, form);
+  if (!input.ok) return input.state;
+  const result = await createPlacement(await services.database(), user.id, input.data);
+  return result.ok ? { notice: `Created the placement ${input.data.name}.`, id: result.value.id } : { error: result.error, values: fields(form) };
+}
+
+export async function changePlacementForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(placementAction, form);
+  if (!input.ok) return input.state;
+  const done = { pause: 'Paused.', resume: 'Resumed.', archive: 'Archived.' }[input.data.action];
+  return settle(await changePlacement(await services.database(), user.id, input.data.id, input.data.action), form, done);
+}
+
+export async function createApiKeyForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(apiKeyInput, form);
+  if (!input.ok) return input.state;
+  const result = await createApiKey(await services.database(), user.id, input.data);
+  if (!result.ok) return { error: result.error, values: fields(form) };
+  return { notice: `Created the key ${input.data.name}.`, createdKey: { name: input.data.name, key: result.value.key, masked_key: result.value.masked_key } };
+}
+
+export async function revokeApiKeyForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(apiKeyRevocation, form);
+  if (!input.ok) return input.state;
+  return settle(await revokeApiKey(await services.database(), user.id, input.data.id), form, 'Revoked. The key is refused from now on.');
+}
+
+export async function withdrawApprovalForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(approvalWithdrawal, form);
+  if (!input.ok) return input.state;
+  const withdrawn = await withdrawApproval(await services.database(), user.id, input.data.client_id);
+  return withdrawn ? { notice: 'Withdrawn. The app must ask you again.' } : { error: 'That approval does not exist.' };
+}

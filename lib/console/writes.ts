@@ -1,0 +1,128 @@
+import { asUser, type Engine, type Queryable } from '../db/database';
+import { violatedConstraint } from '../db/errors';
+import type { ApiKeyInput, AppInput, PlacementInput } from '../schemas/console';
+import type { PLACEMENT_ACTIONS } from '../schemas/console';
+import { generateApiKey, maskApiKey } from '../sdk/api-key';
+
+/**
+ * The console's writes. Each runs as the publisher (role `authenticated`, the user in the
+ * claims) in one transaction: row-level security decides which rows it may touch, so another
+ * publisher's app, placement, key or approval is simply not there ("not found"), whatever id a
+ * form sends. Inputs arrive parsed by the console's zod schemas (lib/schemas/console.ts);
+ * what only the database knows (a slug already taken) comes back as a message for the form.
+ */
+
+export type WriteResult<T = undefined> = { ok: true; value: T } | { ok: false; error: string };
+
+const ok = <T>(value: T): WriteResult<T> => ({ ok: true, value });
+const refused = (error: string): WriteResult<never> => ({ ok: false, error });
+
+function asPublisher<T>(db: Engine, userId: string, fn: (q: Queryable) => Promise<T>): Promise<T> {
+  return asUser(db, { sub: userId, client_id: 'console' }, fn);
+}
+
+const SLUG_TAKEN = 'apps_slug_unique_per_user';
+const slugTaken = (slug: string) => refused(`You already have an app with the slug “${slug}”. Choose another.`);
+
+export async function createApp(db: Engine, userId: string, input: AppInput): Promise<WriteResult<{ id: string }>> {
+  try {
+    const [row] = await asPublisher(db, userId, (q) =>
+      q.query<{ id: string }>(
+        `insert into public.apps (user_id, name, slug, description, category, allowed_origins)
+         values ($1, $2, $3, $4, $5, $6) returning id`,
+        [userId, input.name, input.slug, input.description, input.category, input.allowed_origins],
+      ),
+    );
+    return ok({ id: row!.id });
+  } catch (err) {
+    if (violatedConstraint(err) === SLUG_TAKEN) return slugTaken(input.slug);
+    throw err;
+  }
+}
+
+export async function updateApp(db: Engine, userId: string, id: string, input: AppInput): Promise<WriteResult> {
+  try {
+    const rows = await asPublisher(db, userId, (q) =>
+      q.query(
+        `update public.apps set name = $2, slug = $3, description = $4, category = $5, allowed_origins = $6
+         where id = $1 and archived_at is null returning id`,
+        [id, input.name, input.slug, input.description, input.category, input.allowed_origins],
+      ),
+    );
+    return rows.length === 1 ? ok(undefined) : refused('That app does not exist, or is archived.');
+  } catch (err) {
+    if (violatedConstraint(err) === SLUG_TAKEN) return slugTaken(input.slug);
+    throw err;
+  }
+}
+
+/** Archives an app: kept for its history, listed nowhere, served nothing; its keys are revoked. */
+export async function archiveApp(db: Engine, userId: string, id: string): Promise<WriteResult> {
+  const archived = await asPublisher(db, userId, async (q) => {
+    const rows = await q.query('update public.apps set archived_at = now() where id = $1 and archived_at is null returning id', [id]);
+    if (rows.length === 1) {
+      await q.query("update public.api_keys set status = 'revoked', revoked_at = now() where app_id = $1 and status = 'active'", [id]);
+    }
+    return rows.length === 1;
+  });
+  return archived ? ok(undefined) : refused('That app does not exist, or is archived already.');
+}
+
+/** True when `appId` is one of the publisher's apps and not archived (RLS hides everyone else's). */
+async function activeApp(q: Queryable, appId: string): Promise<boolean> {
+  const rows = await q.query('select 1 from public.apps where id = $1 and archived_at is null', [appId]);
+  return rows.length === 1;
+}
+
+const NO_APP = 'That app does not exist, or is archived.';
+
+export async function createPlacement(db: Engine, userId: string, input: PlacementInput): Promise<WriteResult<{ id: string }>> {
+  const id = await asPublisher(db, userId, async (q) => {
+    if (!(await activeApp(q, input.app_id))) return null;
+    const [row] = await q.query<{ id: string }>(
+      'insert into public.placements (app_id, user_id, name, format) values ($1, $2, $3, $4) returning id',
+      [input.app_id, userId, input.name, input.format],
+    );
+    return row!.id;
+  });
+  return id ? ok({ id }) : refused(NO_APP);
+}
+
+type PlacementAction = (typeof PLACEMENT_ACTIONS)[number];
+
+/** Each action: the status it sets, and the statuses it applies to. Archived is for good. */
+const MOVES: Record<PlacementAction, { to: string; from: string[] }> = {
+  pause: { to: 'paused', from: ['active'] },
+  resume: { to: 'active', from: ['paused'] },
+  archive: { to: 'archived', from: ['active', 'paused'] },
+};
+
+export async function changePlacement(db: Engine, userId: string, id: string, action: PlacementAction): Promise<WriteResult> {
+  const move = MOVES[action];
+  const rows = await asPublisher(db, userId, (q) =>
+    q.query('update public.placements set status = $2 where id = $1 and status = any($3::text[]) returning id', [id, move.to, move.from]),
+  );
+  return rows.length === 1 ? ok(undefined) : refused(`That placement does not exist, or cannot be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'archived'} now.`);
+}
+
+/** A new key: the full key is in the answer and nowhere else; the database keeps its hash. */
+export async function createApiKey(db: Engine, userId: string, input: ApiKeyInput): Promise<WriteResult<{ id: string; key: string; masked_key: string }>> {
+  const key = generateApiKey(input.environment);
+  const id = await asPublisher(db, userId, async (q) => {
+    if (!(await activeApp(q, input.app_id))) return null;
+    const [row] = await q.query<{ id: string }>(
+      `insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
+       values ($1, $2, $3, $4, $5, $6, $7) returning id`,
+      [input.app_id, userId, input.name, input.environment, key.prefix, key.last4, key.hash],
+    );
+    return row!.id;
+  });
+  return id ? ok({ id, key: key.key, masked_key: maskApiKey(key.prefix, key.last4) }) : refused(NO_APP);
+}
+
+export async function revokeApiKey(db: Engine, userId: string, id: string): Promise<WriteResult> {
+  const rows = await asPublisher(db, userId, (q) =>
+    q.query("update public.api_keys set status = 'revoked', revoked_at = now() where id = $1 and status = 'active' returning id", [id]),
+  );
+  return rows.length === 1 ? ok(undefined) : refused('That key does not exist, or is revoked already.');
+}
