@@ -15,6 +15,16 @@ const config = [
     },
   },
   {
+    // The SDK key lookup runs as `anon` (public.sdk_key): knowing the key is the authorization.
+    files: ['lib/sdk/keys.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/db/service', '@/lib/db/service'], message: 'The key lookup runs as anon: use asAnonymous and public.sdk_key.' }] },
+      ],
+    },
+  },
+  {
     ignores: ['node_modules/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
   },
 ];

@@ -10,6 +10,7 @@ import { consentDecisionForm, registrationRequest, tokenForm } from './schemas/o
 import { pagesBody, pagesQuery } from './schemas/pages';
 import { pricingBody, pricingQuery } from './schemas/pricing';
 import { searchBody, searchQuery } from './schemas/search';
+import { validateKeyBody } from './schemas/sdk';
 
 /**
  * Every route of the service, declared once: one entry per route file under app/, keyed by its
@@ -25,6 +26,11 @@ import { searchBody, searchQuery } from './schemas/search';
 
 /** The REST API: the error envelope, `API-Version`, rate limited, readable from any origin. */
 const REST = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: true } as const;
+/**
+ * The SDK surface, called by publishers' apps, web pages included: as the REST API. Any origin
+ * may call it (keys are publishable, no cookie is involved), and the preflight allows `X-Api-Key`.
+ */
+const SDK = REST;
 /** Agent surfaces (MCP, A2A, /ask): rate limited like the API, without its version header. */
 const AGENT = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: false } as const;
 /** OAuth endpoints answer RFC 6749 errors (`{error, error_description}`). */
@@ -33,6 +39,7 @@ const OAUTH = { errors: 'oauth', rateLimit: false, cors: 'public', apiVersion: f
 const SITE = { errors: 'api', rateLimit: false, cors: 'public', apiVersion: false } as const;
 
 const NONE = { kind: 'none' } as const;
+const API_KEY = { kind: 'api-key' } as const satisfies Credential;
 const bearer = (resource: ResourceName, scope?: Scope) => ({ kind: 'bearer', resource, scope }) as const satisfies Credential;
 
 const DOCS_CACHE = 'public, max-age=300';
@@ -246,6 +253,24 @@ export const ROUTES = declare({
     },
   },
 
+  // ── The SDK surface: /functions/v1, authenticated by an app's key in x-api-key ──────────────
+  '/functions/v1/validate-key': {
+    ...SDK,
+    methods: {
+      GET: {
+        credential: API_KEY,
+        doc: {
+          operationId: 'validateKey',
+          summary: 'Check an API key, and see which app it belongs to',
+          description:
+            'Call it at start-up or in CI to catch a wrong or revoked key early. A missing, malformed or unknown key is a 401 `invalid_token`; a revoked key, or a key of an archived app, is a 403 `forbidden`.',
+          tags: ['SDK'],
+          responses: { 200: { description: 'The key is valid: its app, and the key, masked.', schema: validateKeyBody } },
+        },
+      },
+    },
+  },
+
   // ── OAuth 2.0 authorization server ───────────────────────────────────────────────────────
   '/oauth/authorize': {
     ...OAUTH,
@@ -335,6 +360,11 @@ export function batchPaths(): BatchPath[] {
 /** Operations that need an access token (the shared bad-credential matrix runs on each). */
 export function protectedOperations(): (Operation & { credential: Extract<Credential, { kind: 'bearer' }> })[] {
   return operations().flatMap((op) => (op.declaration.credential.kind === 'bearer' ? [{ ...op, credential: op.declaration.credential }] : []));
+}
+
+/** Operations that need an app's SDK key (the shared bad-key matrix runs on each). */
+export function apiKeyOperations(): Operation[] {
+  return operations().filter((op) => op.declaration.credential.kind === 'api-key');
 }
 
 /**

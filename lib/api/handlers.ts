@@ -1,19 +1,29 @@
 import { defineRoute, json, API_VERSION } from '../http/kernel';
 import { absoluteUrl } from '../http/responses';
-import { restOperations, ROUTES } from '../registry';
+import { restOperations, ROUTES, type Operation } from '../registry';
 import { indexBody } from '../schemas/api';
 
 /** GET /api/v1: what the API offers, and (with a token) what the token is. */
 
+/** An operation as the index lists it: its summary, and its query parameters. */
+function described({ method, path, declaration }: Operation): { method: string; path: string; description: string } {
+  const parameters = Object.keys(declaration.query?.shape ?? {});
+  const summary = declaration.doc?.summary ?? path;
+  return { method, path, description: parameters.length > 0 ? `${summary} (${parameters.join(', ')}).` : `${summary}.` };
+}
+
 /** The REST operations anyone may call, each with its summary and its query parameters. */
 export function publicEndpoints(): { method: string; path: string; description: string }[] {
   return restOperations()
-    .filter((op) => op.declaration.credential.kind !== 'bearer')
-    .map(({ method, path, declaration }) => {
-      const parameters = Object.keys(declaration.query?.shape ?? {});
-      const summary = declaration.doc?.summary ?? path;
-      return { method, path, description: parameters.length > 0 ? `${summary} (${parameters.join(', ')}).` : `${summary}.` };
-    });
+    .filter((op) => op.declaration.credential.kind !== 'bearer' && op.declaration.credential.kind !== 'api-key')
+    .map(described);
+}
+
+/** The SDK operations: each needs an app's key in `x-api-key`. */
+export function sdkEndpoints(): { method: string; path: string; description: string }[] {
+  return restOperations()
+    .filter((op) => op.declaration.credential.kind === 'api-key')
+    .map(described);
 }
 
 /** The REST operations that need an access token, each with the scope it needs. */
@@ -31,6 +41,7 @@ export function indexDocument() {
     auth: absoluteUrl('/.well-known/oauth-authorization-server'),
     public_endpoints: publicEndpoints(),
     account_endpoints: accountEndpoints(),
+    sdk_endpoints: sdkEndpoints(),
   };
 }
 

@@ -25,12 +25,16 @@ export type DeclarableMethod = Exclude<HttpMethod, 'HEAD' | 'OPTIONS'>;
  * - `optional-bearer`: no credential is fine, but one that is sent must be valid.
  * - `forwarded-bearer`: the kernel checks nothing; the handler hands `Authorization` on to
  *   the operations it runs (the batch endpoint), and each of those checks it.
+ * - `api-key`: an app's publishable SDK key in `x-api-key` (the SDK surface, `/functions/v1/*`).
+ *   Missing, malformed or unknown is a 401 `invalid_token`; a revoked key, or a key of an
+ *   archived app, is a 403 `forbidden`.
  */
 export type Credential =
   | { kind: 'none' }
   | { kind: 'bearer'; resource: ResourceName; scope?: Scope }
   | { kind: 'optional-bearer'; resource: ResourceName }
-  | { kind: 'forwarded-bearer'; resource: ResourceName };
+  | { kind: 'forwarded-bearer'; resource: ResourceName }
+  | { kind: 'api-key' };
 
 export interface ResponseDoc {
   description: string;

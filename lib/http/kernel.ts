@@ -211,8 +211,8 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     const body = operation.body ? await readBody(x.request, operation.body, operation.bodyType ?? 'json') : undefined;
     const context = new HandlerContext(x, principal, query, body, params ? await params : {}, (units) => take(x, units));
     const answer = await handler(context);
-    // A credentialed answer is never stored by a shared cache.
-    if (answer.status < 400 && operation.cache && !x.headers.has('authorization')) x.cacheControl = operation.cache;
+    // A credentialed answer (a token, or an SDK key) is never stored by a shared cache.
+    if (answer.status < 400 && operation.cache && !x.headers.has('authorization') && !x.headers.has('x-api-key')) x.cacheControl = operation.cache;
     return answer;
   }
 

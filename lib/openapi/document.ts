@@ -9,9 +9,10 @@ import { restOperations, type Operation } from '../registry';
 import { apiErrorBody } from '../schemas/common';
 
 /**
- * The OpenAPI 3.1 document of /api/v1, built from the route registry: the same zod schemas the
- * kernel validates with, the credential each operation declares, and the errors the kernel
- * itself answers (401/403 of a credential, 400 of a query or body, 413 and 415 of a body, 429).
+ * The OpenAPI 3.1 document of /api/v1 and the SDK surface, built from the route registry: the same
+ * zod schemas the kernel validates with, the credential each operation declares, and the errors
+ * the kernel itself answers (401/403 of a credential, 503 of a key that cannot be checked, 400 of
+ * a query or body, 413 and 415 of a body, 429).
  */
 
 type Json = Record<string, unknown>;
@@ -30,6 +31,11 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
     }
   }
   if (credential.kind === 'optional-bearer') out[401] = error('The presented token is invalid.', CHALLENGE);
+  if (credential.kind === 'api-key') {
+    out[401] = error('No `x-api-key` header, or one that holds no key or an unknown key (`invalid_token`).');
+    out[403] = error('The key has been revoked, or its app archived (`forbidden`): switch to another key.');
+    out[503] = error('Keys cannot be checked right now (`unavailable`): retry later.');
+  }
   if (declaration.query) out[400] = error('An invalid or missing parameter.');
   if (declaration.body) {
     out[400] = error('A malformed or invalid body.');
@@ -86,6 +92,7 @@ function parameters({ declaration }: Operation): Json[] {
 
 function security(credential: Credential): Json[] {
   if (credential.kind === 'none') return [];
+  if (credential.kind === 'api-key') return [{ sdkKey: [] }];
   const bearer = [{ oauth2: credential.kind === 'bearer' && credential.scope ? [credential.scope] : [] }, { sandbox: [] }];
   return credential.kind === 'bearer' ? bearer : [{}, ...bearer];
 }
@@ -126,13 +133,14 @@ export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json 
       title: 'Monetize API',
       version: API_VERSION,
       description:
-        'Public reads (search, pricing, pages), read-only account data with the user’s consent (OAuth 2.0 with PKCE), and batch. Errors use the envelope `{"error": {"status", "code", "message"}}`.',
+        'Public reads (search, pricing, pages), read-only account data with the user’s consent (OAuth 2.0 with PKCE), batch, and the SDK surface, authenticated by an app’s publishable key. Errors use the envelope `{"error": {"status", "code", "message"}}`.',
     },
     servers: [{ url: base }],
     tags: [
       { name: 'Public', description: 'No credential needed.' },
       { name: 'Account', description: 'A bearer token with the listed scope, or the sandbox token.' },
       { name: 'Batch', description: 'Several GET requests in one call.' },
+      { name: 'SDK', description: 'What a publisher’s app calls at run time, with the app’s API key in `x-api-key`.' },
     ],
     paths,
     components: {
@@ -156,7 +164,12 @@ export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json 
           },
         },
         sandbox: { type: 'http', scheme: 'bearer', description: 'The public sandbox token `svc_sandbox`: every scope, fixed demo data.' },
-        sdkKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A publishable SDK key, for /functions/v1/* only.' },
+        sdkKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'An app’s publishable SDK key (`pk_live_…` or `pk_test_…`), for /functions/v1/* only.',
+        },
       },
     },
   };

@@ -11,6 +11,9 @@ export const indexBody = z.object({
   auth: z.string().url().describe('The authorization server metadata (RFC 8414).'),
   public_endpoints: z.array(z.object({ method: z.string(), path: z.string(), description: z.string() })),
   account_endpoints: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string() })),
+  sdk_endpoints: z
+    .array(z.object({ method: z.string(), path: z.string(), description: z.string() }))
+    .describe('The SDK endpoints: each needs an app’s API key in `x-api-key`.'),
   token: z.object({ scopes: z.array(z.string()), expires_at: z.number().int() }).optional().describe('Describes the presented token.'),
   error: z.object({ status: z.number().int(), code: z.string(), message: z.string() }).optional().describe('Present on a 401.'),
   sandbox: sandboxMarker,

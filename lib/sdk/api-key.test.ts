@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeApiKey, generateApiKey, hashApiKey, maskApiKey } from './api-key';
+import { API_KEY_PATTERN, describeApiKey, generateApiKey, hashApiKey, keyTag, maskApiKey } from './api-key';
 
 describe('SDK API keys', () => {
   it('are tagged by environment, random, and described by prefix, last 4 and hash', () => {
@@ -12,6 +12,17 @@ describe('SDK API keys', () => {
     expect(live.last4).toBe(live.key.slice(-4));
     expect(live.hash).toBe(hashApiKey(live.key));
     expect(describeApiKey(live.key)).toEqual({ prefix: live.prefix, last4: live.last4, hash: live.hash });
+  });
+
+  it('have one shape, which every generated key has and nothing else', () => {
+    for (const environment of ['production', 'development'] as const) {
+      for (let i = 0; i < 50; i++) expect(generateApiKey(environment).key).toMatch(API_KEY_PATTERN);
+    }
+    const body = 'A'.repeat(32);
+    expect(API_KEY_PATTERN.test(keyTag('production') + body)).toBe(true);
+    for (const bad of ['', 'pk_live_', `pk_live_${'A'.repeat(31)}`, `pk_live_${'A'.repeat(33)}`, `pk_prod_${body}`, `PK_LIVE_${body}`, `pk_live_${'A'.repeat(31)}-`, ` pk_live_${body}`, `pk_live_${body}\n`, 'svc_sandbox']) {
+      expect(API_KEY_PATTERN.test(bad), JSON.stringify(bad)).toBe(false);
+    }
   });
 
   it('are masked to the prefix and the last 4 characters only', () => {

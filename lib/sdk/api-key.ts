@@ -29,6 +29,9 @@ export function keyTag(environment: KeyEnvironment): string {
   return environment === 'production' ? 'pk_live_' : 'pk_test_';
 }
 
+/** Every key this module generates, and nothing else: the tag of an environment, then 32 base62 characters. */
+export const API_KEY_PATTERN = new RegExp(`^pk_(?:live|test)_[A-Za-z0-9]{${BODY_LENGTH}}$`);
+
 export function hashApiKey(key: string): string {
   return sha256Hex(key);
 }

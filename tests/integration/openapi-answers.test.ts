@@ -1,12 +1,14 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { archiveApp, revokeApiKey } from '@/lib/console/writes';
 import { routeOf, type HttpMethod } from '@/lib/http/kernel';
 import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import type { Services } from '@/lib/services';
 import { instrumented } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
+import { newApp, newKey } from '../helpers/sdk';
 // Renamed: the React hooks lint rule takes any `use…` call for a hook.
 import { makeServices, testServices, setTestServices } from '../helpers/services';
 import { accessToken, expiredToken } from '../helpers/tokens';
@@ -46,6 +48,12 @@ interface Parameter extends Ref {
   schema?: Json;
 }
 type SecurityRequirement = Record<string, string[]>;
+interface SecurityScheme {
+  type: string;
+  scheme?: string;
+  in?: string;
+  name?: string;
+}
 interface Operation {
   parameters?: Parameter[];
   requestBody?: Ref & { required?: boolean; content?: Record<string, MediaType> };
@@ -58,7 +66,7 @@ interface Doc {
   security?: SecurityRequirement[];
   components?: {
     headers?: Record<string, HeaderObject>;
-    securitySchemes?: Record<string, { type: string; scheme?: string }>;
+    securitySchemes?: Record<string, SecurityScheme>;
   };
 }
 
@@ -198,7 +206,7 @@ const ALL_SCOPES = [
 function securityOf(op: Op) {
   const requirements = op.op.security ?? doc.security ?? [];
   const schemes = doc.components?.securitySchemes ?? {};
-  const named = (test: (s: { type: string; scheme?: string }) => boolean) =>
+  const named = (test: (s: SecurityScheme) => boolean) =>
     requirements.flatMap((r) => Object.keys(r)).filter((name) => schemes[name] && test(schemes[name]!));
   const oauth = named((s) => s.type === 'oauth2');
   return {
@@ -207,6 +215,8 @@ function securityOf(op: Op) {
     userTokens: oauth.length > 0,
     sandbox: named((s) => s.type === 'http' && s.scheme?.toLowerCase() === 'bearer').length > 0,
     scopes: [...new Set(requirements.flatMap((r) => oauth.flatMap((name) => r[name] ?? [])))],
+    /** The header an SDK key goes in, when the operation takes one (an `apiKey` scheme in a header). */
+    keyHeader: named((s) => s.type === 'apiKey' && s.in === 'header').map((name) => schemes[name]!.name!)[0],
   };
 }
 
@@ -254,6 +264,8 @@ interface Tools {
   outage<T>(fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` with a budget of `max` requests. */
   budget<T>(max: number, fn: () => Promise<T>): Promise<T>;
+  /** An SDK key of a demo publisher, made in the console: working, revoked, or of an archived app. */
+  sdkKey(state: 'active' | 'revoked' | 'archived-app', who?: 'demo' | 'demo2', environment?: 'production' | 'development'): Promise<string>;
 }
 
 interface Case {
@@ -326,12 +338,15 @@ function derivedCases(op: Op): Case[] {
   const scopes = sec.scopes;
   const scopeText = scopes.length ? scopes.join(' ') : 'every scope';
   /** The credential the parameter cases use: none when none is needed. */
-  const good = async (t: Tools) => (sec.anonymous ? undefined : sec.userTokens ? t.user(scopes.length ? scopes : undefined) : SANDBOX);
+  const good = async (t: Tools) => (sec.anonymous ? undefined : sec.userTokens ? t.user(scopes.length ? scopes : undefined) : sec.sandbox ? SANDBOX : undefined);
+  /** The SDK key the parameter cases send, for an operation that takes one. */
+  const key = sec.keyHeader;
+  const goodKey = async (t: Tools): Promise<Record<string, string>> => (key ? { [key]: await t.sdkKey('active') } : {});
   const cases: Case[] = [];
   const success = (label: string, token: (t: Tools) => Promise<string | undefined>, params = base): Case => ({
     label,
     expect: [200],
-    run: async (t) => void (await t.call({ url: op.path + query(params), token: await token(t) })),
+    run: async (t) => void (await t.call({ url: op.path + query(params), token: await token(t), headers: await goodKey(t) })),
   });
 
   if (sec.anonymous) cases.push(success('no token', async () => undefined));
@@ -349,7 +364,7 @@ function derivedCases(op: Op): Case[] {
       cases.push({
         label: `bad parameter ${p.name}=${v.length > 20 ? `${v.slice(0, 8)}…(${v.length} chars)` : JSON.stringify(v)}`,
         expect: [400],
-        run: async (t) => void (await t.call({ url: op.path + query({ ...base, [p.name]: v }), token: await good(t) })),
+        run: async (t) => void (await t.call({ url: op.path + query({ ...base, [p.name]: v }), token: await good(t), headers: await goodKey(t) })),
       });
     }
   }
@@ -386,12 +401,42 @@ function derivedCases(op: Op): Case[] {
       });
     }
   }
+  if (key) {
+    const sent = (label: string, status: number, headers: (t: Tools) => Promise<Record<string, string>>, token?: string): Case => ({
+      label,
+      expect: [status],
+      run: async (t) => void (await t.call({ url: op.path + query(base), token, headers: await headers(t) })),
+    });
+    cases.push(sent(`a production key in ${key}`, 200, async (t) => ({ [key]: await t.sdkKey('active') })));
+    cases.push(sent(`another publisher's development key in ${key}`, 200, async (t) => ({ [key]: await t.sdkKey('active', 'demo2', 'development') })));
+    cases.push(sent(`no ${key}`, 401, async () => ({})));
+    cases.push(sent(`an empty ${key}`, 401, async () => ({ [key]: '' })));
+    cases.push(sent(`a malformed ${key}`, 401, async () => ({ [key]: 'pk_live_short' })));
+    cases.push(sent(`an unknown key in ${key}`, 401, async () => ({ [key]: `pk_live_${'Z'.repeat(32)}` })));
+    cases.push(sent(`the sandbox token in ${key}`, 401, async () => ({ [key]: SANDBOX })));
+    cases.push({
+      label: 'a working key as a Bearer token instead',
+      expect: [401],
+      run: async (t) => void (await t.call({ url: op.path + query(base), token: await t.sdkKey('active') })),
+    });
+    cases.push(sent(`a revoked key in ${key}`, 403, async (t) => ({ [key]: await t.sdkKey('revoked') })));
+    cases.push(sent(`a key of an archived app in ${key}`, 403, async (t) => ({ [key]: await t.sdkKey('archived-app') })));
+    cases.push({
+      label: 'a working key while the database is down',
+      expect: [503],
+      run: async (t) => {
+        const headers = { [key]: await t.sdkKey('active') };
+        await t.outage(() => t.call({ url: op.path + query(base), headers }));
+      },
+    });
+  }
   cases.push({
     label: 'over the rate limit',
     expect: [429],
     run: async (t) => {
       const token = await good(t);
-      await t.budget(0, () => t.call({ url: op.path + query(base), token }));
+      const headers = await goodKey(t);
+      await t.budget(0, () => t.call({ url: op.path + query(base), token, headers }));
     },
   });
   return cases;
@@ -723,6 +768,7 @@ for (const engine of testEngines()) {
 
     const tokens = new Map<string, string>();
     const tokenNames = new Map<string, string>();
+    const sdkKeys = new Map<string, string>();
 
     function toolsFor(op: Op, answered: Answered[]): Tools {
       return {
@@ -737,6 +783,7 @@ for (const engine of testEngines()) {
           if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
           for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
           if (init.headers?.['idempotency-key']) what += `, Idempotency-Key: ${init.headers['idempotency-key']}`;
+          if (init.headers?.['x-api-key'] !== undefined) what += `, x-api-key: ${JSON.stringify(init.headers['x-api-key'].slice(0, 16))}…`;
           if (init.contentType) what += `, Content-Type: ${init.contentType}`;
           const mod = await routeModule(op.path);
           if (!mod[op.method]) throw new Error(`${op.key}: the route module exports no ${op.method}`);
@@ -782,6 +829,20 @@ for (const engine of testEngines()) {
           } finally {
             setTestServices(limitedBy(generous()));
           }
+        },
+        async sdkKey(state, who = 'demo', environment = 'production') {
+          const id = `${state} ${who} ${environment}`;
+          let key = sdkKeys.get(id);
+          if (!key) {
+            const userId = suite.users[who];
+            const appId = state === 'archived-app' ? await newApp(suite.db, userId, 'Archived for the document') : undefined;
+            const made = await newKey(suite.db, userId, { appId, environment });
+            if (state === 'revoked' && !(await revokeApiKey(suite.db, userId, made.id)).ok) throw new Error('the key could not be revoked');
+            if (state === 'archived-app' && !(await archiveApp(suite.db, userId, made.appId)).ok) throw new Error('the app could not be archived');
+            key = made.key;
+            sdkKeys.set(id, key);
+          }
+          return key;
         },
       };
     }

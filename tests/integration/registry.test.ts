@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import nextConfig from '@/next.config';
-import { accountEndpoints, publicEndpoints } from '@/lib/api/handlers';
+import { accountEndpoints, publicEndpoints, sdkEndpoints } from '@/lib/api/handlers';
 import { BATCH_TARGETS } from '@/lib/batch/handlers';
 import { HTTP_METHODS } from '@/lib/http/declaration';
 import { declarationOf } from '@/lib/http/kernel';
 import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
 import { buildOpenApiDocument } from '@/lib/openapi/document';
-import { batchPaths, operations, protectedOperations, restOperations, ROUTES } from '@/lib/registry';
+import { apiKeyOperations, batchPaths, operations, protectedOperations, restOperations, ROUTES } from '@/lib/registry';
 import { ACCOUNT_ROUTES } from '../helpers/account';
 import { ROUTE_FILES } from '../helpers/routes';
+import { SDK_KEY_ROUTES } from '../helpers/sdk';
 
 /**
  * The route registry (lib/registry.ts) is the one list of routes: every route file runs its
@@ -46,14 +47,16 @@ describe('lists derived from the registry', () => {
     expect(documented.sort()).toEqual(rest.map((op) => `${op.method} ${op.path}`).sort());
   });
 
-  it("the index lists every REST operation: the public ones, and the account ones with their scope", () => {
+  it("the index lists every REST operation: the public ones, the account ones with their scope, and the SDK ones", () => {
+    const kind = (op: (typeof rest)[number]) => op.declaration.credential.kind;
     expect(publicEndpoints().map((e) => `${e.method} ${e.path}`)).toEqual(
-      rest.filter((op) => op.declaration.credential.kind !== 'bearer').map((op) => `${op.method} ${op.path}`),
+      rest.filter((op) => kind(op) !== 'bearer' && kind(op) !== 'api-key').map((op) => `${op.method} ${op.path}`),
     );
     expect(accountEndpoints()).toEqual(
       rest.flatMap((op) => (op.declaration.credential.kind === 'bearer' ? [{ method: op.method, path: op.path, scope: op.declaration.credential.scope }] : [])),
     );
-    expect(publicEndpoints().length + accountEndpoints().length).toBe(rest.length);
+    expect(sdkEndpoints().map((e) => `${e.method} ${e.path}`)).toEqual(rest.filter((op) => kind(op) === 'api-key').map((op) => `${op.method} ${op.path}`));
+    expect(publicEndpoints().length + accountEndpoints().length + sdkEndpoints().length).toBe(rest.length);
   });
 
   it('the batch dispatches to exactly the GET operations marked batchable', () => {
@@ -78,6 +81,15 @@ describe('lists derived from the registry', () => {
         .map((op) => [op.path, op.credential.scope]),
     );
     expect(ACCOUNT_ROUTES.length).toBeGreaterThan(0);
+  });
+
+  it('the bad-key matrix runs on every operation that needs an SDK key', () => {
+    expect(SDK_KEY_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(
+      operations()
+        .filter((op) => op.declaration.credential.kind === 'api-key')
+        .map((op) => `${op.method} ${op.path}`),
+    );
+    expect(apiKeyOperations().map((op) => op.path)).toContain('/functions/v1/validate-key');
   });
 
   describe('the markdown-twin rewrites leave every route alone and rewrite site pages', async () => {

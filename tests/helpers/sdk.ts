@@ -1,0 +1,71 @@
+import { createApiKey, createApp } from '@/lib/console/writes';
+import type { Engine } from '@/lib/db/database';
+import type { DeclarableMethod } from '@/lib/http/declaration';
+import type { KeyEnvironment } from '@/lib/sdk/api-key';
+import { generateApiKey } from '@/lib/sdk/api-key';
+import { SANDBOX_TOKEN } from '@/lib/oauth/bearer';
+import { apiKeyOperations, type RoutePath } from '@/lib/registry';
+import { handlersOf, type TestHandler } from './routes';
+
+/**
+ * The SDK surface's routes in the registry (each needs an app's key in `x-api-key`), the shared
+ * bad-key matrix every one of them must refuse, and keys made the way a publisher makes them,
+ * in the console.
+ */
+
+export const SDK_KEY_ROUTES: { path: RoutePath; method: DeclarableMethod; handler: TestHandler }[] = apiKeyOperations().map((op) => ({
+  path: op.path,
+  method: op.method,
+  handler: handlersOf(op.path)[op.method],
+}));
+
+/**
+ * Requests without a valid key, each answered 401 `invalid_token` at every SDK route. `validKey`
+ * is a working key, sent where a key does not go (as a bearer token).
+ */
+export function badKeys(validKey: string): { label: string; headers: Record<string, string> }[] {
+  return [
+    { label: 'no x-api-key header', headers: {} },
+    { label: 'an empty x-api-key header', headers: { 'x-api-key': '' } },
+    { label: 'a malformed key (too short)', headers: { 'x-api-key': validKey.slice(0, -1) } },
+    { label: 'a malformed key (unknown tag)', headers: { 'x-api-key': validKey.replace(/^pk_[a-z]+_/, 'pk_prod_') } },
+    { label: 'the key with spaces inside', headers: { 'x-api-key': `${validKey.slice(0, 20)} ${validKey.slice(20)}` } },
+    { label: 'an unknown well-formed production key', headers: { 'x-api-key': generateApiKey('production').key } },
+    { label: 'an unknown well-formed development key', headers: { 'x-api-key': generateApiKey('development').key } },
+    { label: 'a valid key sent as a Bearer token instead', headers: { authorization: `Bearer ${validKey}` } },
+    { label: 'the sandbox token in x-api-key', headers: { 'x-api-key': SANDBOX_TOKEN } },
+    { label: 'the sandbox token as a Bearer token', headers: { authorization: `Bearer ${SANDBOX_TOKEN}` } },
+  ];
+}
+
+/** A new key for one of the publisher's apps (the first one not archived, unless `appId` is given), made as the console makes it. */
+export async function newKey(
+  db: Engine,
+  userId: string,
+  options: { appId?: string; environment?: KeyEnvironment; name?: string } = {},
+): Promise<{ id: string; key: string; masked_key: string; appId: string }> {
+  const appId = options.appId ?? (await firstApp(db, userId));
+  const made = await createApiKey(db, userId, { app_id: appId, name: options.name ?? 'Test key', environment: options.environment ?? 'production' });
+  if (!made.ok) throw new Error(`createApiKey refused: ${made.error}`);
+  return { ...made.value, appId };
+}
+
+/** A new app of the publisher's, made as the console makes it. */
+export async function newApp(db: Engine, userId: string, name: string): Promise<string> {
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${Math.random().toString(36).slice(2, 8)}`;
+  const made = await createApp(db, userId, { name, slug, description: '', category: [], allowed_origins: [] });
+  if (!made.ok) throw new Error(`createApp refused: ${made.error}`);
+  return made.value.id;
+}
+
+async function firstApp(db: Engine, userId: string): Promise<string> {
+  // Read as the service would; the test database is the test's own.
+  const [row] = await db.query<{ id: string }>('select id from public.apps where user_id = $1 and archived_at is null order by created_at, id limit 1', [userId]);
+  if (!row) throw new Error(`user ${userId} has no app`);
+  return row.id;
+}
+
+/** A request to an SDK route, from the address the suite uses. */
+export function sdkRequest(path: string, headers: Record<string, string>, init: { method?: string } = {}): Request {
+  return new Request(`http://localhost:3000${path}`, { method: init.method ?? 'GET', headers: { 'x-forwarded-for': '192.0.2.66', ...headers } });
+}
