@@ -58,7 +58,9 @@ export async function createAppForm(form: FormData, user: SignedInUser, services
 export async function updateAppForm(appId: string, form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(appInput, form);
   if (!input.ok) return input.state;
-  return settle(await updateApp(await services.database(), user.id, appId, input.data), form, 'Saved.');
+  const target = appArchival.safeParse({ id: appId });
+  if (!target.success) return { error: firstIssue(target.error), values: fields(form) };
+  return settle(await updateApp(await services.database(), user.id, target.data.id, input.data), form, 'Saved.');
 }
 
 export async function archiveAppForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {

@@ -86,6 +86,7 @@ for (const engine of testEngines()) {
       const theirs = await appOf(other());
       expect((await updateAppForm(theirs, newApp({ slug: 'taken-over' }), me(), suite.services)).error).toBe('That app does not exist, or is archived.');
       expect((await archiveAppForm(form({ id: theirs }), me(), suite.services)).error).toMatch(/does not exist/);
+      expect((await updateAppForm('not-an-id', newApp({ slug: 'any-slug' }), me(), suite.services)).error).toBe('Unknown app.');
       expect((await appsOf(other())).apps.find((a) => a.id === theirs)?.slug).not.toBe('taken-over');
     });
 
