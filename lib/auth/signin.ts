@@ -24,8 +24,9 @@ export interface SessionCookie {
 export type SignInOutcome = { ok: true; user: SignedInUser; cookie: SessionCookie; location: string } | { ok: false; location: string };
 
 export async function signInFromForm(form: FormData, headers: Headers, services: Services): Promise<SignInOutcome> {
+  // A server action is a public endpoint: its argument is whatever the caller sent.
   const field = (name: string) => {
-    const v = form.get(name);
+    const v = form instanceof FormData ? form.get(name) : null;
     return typeof v === 'string' ? v : '';
   };
   const email = field('email').trim().slice(0, 254);
@@ -33,7 +34,8 @@ export async function signInFromForm(form: FormData, headers: Headers, services:
   const callbackUrl = safeCallbackUrl(field('callbackUrl'));
   // The email comes back to the form; the password never does.
   const back = (error: string) => ({ ok: false as const, location: `/signin?${new URLSearchParams({ error, email, callbackUrl })}` });
-  if (!email || !password) return back('CredentialsSignin');
+  // No email has control characters (and PostgreSQL text cannot hold NUL).
+  if (!email || !password || /[\u0000-\u001f\u007f]/.test(email)) return back('CredentialsSignin');
 
   const ip = clientIp(headers);
   const attempt = await allowAttempt(services.attempts, 'signin', email, ip, services.now());

@@ -34,24 +34,40 @@ export interface AttemptLimiters {
 export function createAttemptLimiters(): AttemptLimiters {
   const window = SIGN_IN_WINDOW_S;
   return {
-    pair: createRateLimiter({ max: ATTEMPTS_PER_ACCOUNT_AND_IP, windowSeconds: window }, 'monetize:signin:pair'),
-    ip: createRateLimiter({ max: ATTEMPTS_PER_IP, windowSeconds: window }, 'monetize:signin:ip'),
-    account: createRateLimiter({ max: ATTEMPTS_PER_ACCOUNT, windowSeconds: window }, 'monetize:signin:account'),
+    pair: createRateLimiter({ max: ATTEMPTS_PER_ACCOUNT_AND_IP, windowSeconds: window }, 'monetize:signin:pair', 'refuse'),
+    ip: createRateLimiter({ max: ATTEMPTS_PER_IP, windowSeconds: window }, 'monetize:signin:ip', 'refuse'),
+    account: createRateLimiter({ max: ATTEMPTS_PER_ACCOUNT, windowSeconds: window }, 'monetize:signin:account', 'refuse'),
   };
 }
 
 type Kind = 'signin' | 'signup';
-const BUDGETS = ['pair', 'ip', 'account'] as const;
+/** The budgets in the order an attempt takes them: the address first, so that attempts it refuses add nothing to the others. */
+const BUDGETS = ['ip', 'pair', 'account'] as const;
+
+/**
+ * Who an attempt comes from: the address, or for IPv6 its /64 network, which is what one
+ * subscriber usually holds (RFC 6177), so that a flood from one network counts as one sender.
+ */
+export function senderOf(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => (g || '0').replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
 
 /** The key of each budget for one attempt. */
 function keysOf(kind: Kind, email: string, ip: string): Record<(typeof BUDGETS)[number], string> {
   const who = email.trim().toLowerCase();
-  return { pair: `${kind}:${who}:${ip}`, ip: `${kind}:${ip}`, account: `${kind}:${who}` };
+  const from = senderOf(ip);
+  return { pair: `${kind}:${who}:${from}`, ip: `${kind}:${from}`, account: `${kind}:${who}` };
 }
 
 /**
- * Takes one unit of each budget for an attempt; false when the pair, the address or the account
- * has used up its attempts. A refused attempt runs nothing, so it takes nothing from the others.
+ * Takes one unit of each budget for an attempt, in turn; false when the address, the pair or the
+ * account has used up its attempts. A refused attempt runs nothing: the units it took from the
+ * budgets before the one that refused are given back.
  */
 export async function allowAttempt(
   limiters: AttemptLimiters,
@@ -61,12 +77,13 @@ export async function allowAttempt(
   now = Date.now(),
 ): Promise<{ allowed: boolean; retryAfterS: number }> {
   const keys = keysOf(kind, email, ip);
-  const results = await Promise.all(BUDGETS.map((b) => limiters[b].consume(keys[b])));
-  const refused = results.filter((r) => !r.allowed);
-  if (refused.length === 0) return { allowed: true, retryAfterS: 0 };
-  await Promise.all(BUDGETS.map((b, i) => (results[i]!.allowed ? limiters[b].refund(keys[b], 1) : undefined)));
-  const resetAt = Math.max(0, ...refused.map((r) => r.resetAt));
-  return { allowed: false, retryAfterS: Math.max(1, Math.ceil((resetAt - now) / 1000)) };
+  for (const [i, budget] of BUDGETS.entries()) {
+    const result = await limiters[budget].consume(keys[budget]);
+    if (result.allowed) continue;
+    await Promise.all(BUDGETS.slice(0, i).map((b) => limiters[b].refund(keys[b], 1)));
+    return { allowed: false, retryAfterS: Math.max(1, Math.ceil((result.resetAt - now) / 1000)) };
+  }
+  return { allowed: true, retryAfterS: 0 };
 }
 
 /**

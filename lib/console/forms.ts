@@ -39,6 +39,8 @@ function firstIssue(error: z.ZodError): string {
 type Parsed<S extends z.ZodType> = { ok: true; data: z.output<S> } | { ok: false; state: FormState };
 
 function parse<S extends z.ZodType>(schema: S, form: FormData): Parsed<S> {
+  // A server action is a public endpoint: its argument is whatever the caller sent.
+  if (!(form instanceof FormData)) return { ok: false, state: { error: 'Send the form.' } };
   const values = fields(form);
   const result = schema.safeParse(values);
   return result.success ? { ok: true, data: result.data } : { ok: false, state: { error: firstIssue(result.error), values } };
@@ -55,7 +57,7 @@ export async function createAppForm(form: FormData, user: SignedInUser, services
   return result.ok ? { notice: `Created ${input.data.name}.`, id: result.value.id } : { error: result.error, values: fields(form) };
 }
 
-export async function updateAppForm(appId: string, form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+export async function updateAppForm(appId: unknown, form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(appInput, form);
   if (!input.ok) return input.state;
   const target = appArchival.safeParse({ id: appId });

@@ -68,24 +68,22 @@ export async function archiveApp(db: Engine, userId: string, id: string): Promis
   return archived ? ok(undefined) : refused('That app does not exist, or is archived already.');
 }
 
-/** True when `appId` is one of the publisher's apps and not archived (RLS hides everyone else's). */
-async function activeApp(q: Queryable, appId: string): Promise<boolean> {
-  const rows = await q.query('select 1 from public.apps where id = $1 and archived_at is null', [appId]);
-  return rows.length === 1;
-}
-
 const NO_APP = 'That app does not exist, or is archived.';
 
+/**
+ * Inserts take their app from a select of the publisher's active apps (RLS hides everyone
+ * else's), in the same statement: nothing is created for an app that is not theirs, or that an
+ * archive running at the same moment has just taken away.
+ */
 export async function createPlacement(db: Engine, userId: string, input: PlacementInput): Promise<WriteResult<{ id: string }>> {
-  const id = await asPublisher(db, userId, async (q) => {
-    if (!(await activeApp(q, input.app_id))) return null;
-    const [row] = await q.query<{ id: string }>(
-      'insert into public.placements (app_id, user_id, name, format) values ($1, $2, $3, $4) returning id',
+  const [row] = await asPublisher(db, userId, (q) =>
+    q.query<{ id: string }>(
+      `insert into public.placements (app_id, user_id, name, format)
+       select a.id, $2, $3, $4 from public.apps a where a.id = $1 and a.archived_at is null returning id`,
       [input.app_id, userId, input.name, input.format],
-    );
-    return row!.id;
-  });
-  return id ? ok({ id }) : refused(NO_APP);
+    ),
+  );
+  return row ? ok({ id: row.id }) : refused(NO_APP);
 }
 
 type PlacementAction = (typeof PLACEMENT_ACTIONS)[number];
@@ -100,7 +98,13 @@ const MOVES: Record<PlacementAction, { to: string; from: string[] }> = {
 export async function changePlacement(db: Engine, userId: string, id: string, action: PlacementAction): Promise<WriteResult> {
   const move = MOVES[action];
   const rows = await asPublisher(db, userId, (q) =>
-    q.query('update public.placements set status = $2 where id = $1 and status = any($3::text[]) returning id', [id, move.to, move.from]),
+    q.query(
+      `update public.placements p set status = $2
+       where p.id = $1 and p.status = any($3::text[])
+         and exists (select 1 from public.apps a where a.id = p.app_id and a.archived_at is null)
+       returning p.id`,
+      [id, move.to, move.from],
+    ),
   );
   return rows.length === 1 ? ok(undefined) : refused(`That placement does not exist, or cannot be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'archived'} now.`);
 }
@@ -108,16 +112,14 @@ export async function changePlacement(db: Engine, userId: string, id: string, ac
 /** A new key: the full key is in the answer and nowhere else; the database keeps its hash. */
 export async function createApiKey(db: Engine, userId: string, input: ApiKeyInput): Promise<WriteResult<{ id: string; key: string; masked_key: string }>> {
   const key = generateApiKey(input.environment);
-  const id = await asPublisher(db, userId, async (q) => {
-    if (!(await activeApp(q, input.app_id))) return null;
-    const [row] = await q.query<{ id: string }>(
+  const [row] = await asPublisher(db, userId, (q) =>
+    q.query<{ id: string }>(
       `insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
-       values ($1, $2, $3, $4, $5, $6, $7) returning id`,
+       select a.id, $2, $3, $4, $5, $6, $7 from public.apps a where a.id = $1 and a.archived_at is null returning id`,
       [input.app_id, userId, input.name, input.environment, key.prefix, key.last4, key.hash],
-    );
-    return row!.id;
-  });
-  return id ? ok({ id, key: key.key, masked_key: maskApiKey(key.prefix, key.last4) }) : refused(NO_APP);
+    ),
+  );
+  return row ? ok({ id: row.id, key: key.key, masked_key: maskApiKey(key.prefix, key.last4) }) : refused(NO_APP);
 }
 
 export async function revokeApiKey(db: Engine, userId: string, id: string): Promise<WriteResult> {

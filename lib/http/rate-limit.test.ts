@@ -35,6 +35,27 @@ describe('memory rate limiter', () => {
     for (let i = 0; i < 1000; i++) await limiter.consume(`k${i}`);
     expect((limiter as unknown as { windows: Map<string, unknown> }).windows.size).toBeLessThanOrEqual(100);
   });
+
+  it('when full, forgets the oldest window, or refuses new keys and keeps counting the old ones', async () => {
+    const forgetting = new MemoryRateLimiter({ max: 1, windowSeconds: 60 }, () => 0, 2);
+    const refusing = new MemoryRateLimiter({ max: 1, windowSeconds: 60 }, () => 0, 2, 'refuse');
+    for (const limiter of [forgetting, refusing]) for (const key of ['a', 'b']) expect(limiter.consume(key).allowed).toBe(true);
+    expect(forgetting.consume('c').allowed).toBe(true);
+    expect(forgetting.consume('a').allowed).toBe(true); // 'a' was forgotten
+    expect(refusing.consume('c').allowed).toBe(false);
+    expect(refusing.consume('a').allowed).toBe(false); // 'a' is still counted
+  });
+
+  it('gives units back, and a window refunded to nothing takes no room', async () => {
+    const limiter = new MemoryRateLimiter({ max: 2, windowSeconds: 60 }, () => 0, 1, 'refuse');
+    limiter.consume('a', 2);
+    limiter.refund('a', 1);
+    expect(limiter.consume('a')).toMatchObject({ allowed: true, remaining: 0 });
+    limiter.refund('a', 2);
+    expect(limiter.consume('b').allowed).toBe(true);
+    limiter.reset('b');
+    expect(limiter.consume('c').allowed).toBe(true);
+  });
 });
 
 describe('rate-limit headers', () => {

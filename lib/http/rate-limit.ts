@@ -39,6 +39,14 @@ export interface RateLimiter {
 export const POLICY_NAME = 'default';
 
 /**
+ * What a full in-memory limiter does with a key it has no room for: forget the oldest live
+ * window (the API budget: a flood of new addresses must not lock out new clients), or refuse the
+ * new key (sign-in budgets: a flood of made-up accounts must not make the limiter forget the
+ * failures it is counting).
+ */
+export type WhenFull = 'forget-oldest' | 'refuse';
+
+/**
  * A fixed window that opens at a client's first request. Entries are swept as they expire,
  * and the map is bounded so a flood of spoofed-looking keys cannot grow it without end.
  */
@@ -50,6 +58,7 @@ export class MemoryRateLimiter implements RateLimiter {
     readonly config: RateLimitConfig,
     private readonly now: () => number = Date.now,
     private readonly maxKeys = 100_000,
+    private readonly whenFull: WhenFull = 'forget-oldest',
   ) {}
 
   consume(key: string, cost = 1): RateLimitResult {
@@ -58,6 +67,9 @@ export class MemoryRateLimiter implements RateLimiter {
     let w = this.windows.get(key);
     if (!w || now >= w.resetAt) {
       w = { used: 0, resetAt: now + this.config.windowSeconds * 1000 };
+      if (this.windows.size >= this.maxKeys && this.whenFull === 'refuse' && !this.windows.has(key)) {
+        return { allowed: false, limit: this.config.max, remaining: 0, resetAt: now + 1000, at: now };
+      }
       this.windows.set(key, w);
     }
     const allowed = w.used + cost <= this.config.max;
@@ -67,7 +79,10 @@ export class MemoryRateLimiter implements RateLimiter {
 
   refund(key: string, units: number): void {
     const w = this.windows.get(key);
-    if (w) w.used = Math.max(0, w.used - units);
+    if (!w) return;
+    w.used = Math.max(0, w.used - units);
+    // Nothing left to count: no entry, so refunded attempts never fill the map.
+    if (w.used === 0) this.windows.delete(key);
   }
 
   reset(key: string): void {
@@ -78,6 +93,7 @@ export class MemoryRateLimiter implements RateLimiter {
     if (now < this.nextSweep && this.windows.size < this.maxKeys) return;
     this.nextSweep = now + 1000;
     for (const [k, w] of this.windows) if (now >= w.resetAt) this.windows.delete(k);
+    if (this.whenFull === 'refuse') return;
     // Still full of live windows: forget the oldest (Map keeps insertion order).
     for (const k of this.windows.keys()) {
       if (this.windows.size < this.maxKeys) break;
@@ -153,13 +169,13 @@ async function quietly(what: string, run: () => Promise<unknown>): Promise<void>
 }
 
 /** The API budget from configuration, or another budget (sign-in attempts) in the same store. */
-export function createRateLimiter(override?: RateLimitConfig, prefix?: string): RateLimiter {
+export function createRateLimiter(override?: RateLimitConfig, prefix?: string, whenFull?: WhenFull): RateLimiter {
   const e = env();
   const config = override ?? { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_S };
   if (e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN) {
     return new UpstashRateLimiter(config, { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN, prefix });
   }
-  return new MemoryRateLimiter(config);
+  return new MemoryRateLimiter(config, Date.now, 100_000, whenFull);
 }
 
 /**

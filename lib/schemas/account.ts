@@ -57,7 +57,7 @@ export const app = z.object({
   slug: z.string(),
   description: z.string(),
   category: z.array(z.string()),
-  allowed_origins: z.array(z.string()).describe('Web origins whose pages may use the app’s keys; browsers elsewhere are refused. Empty: none.'),
+  allowed_origins: z.array(z.string()).describe('Web origins whose pages may use the app’s keys, as the publisher set them in the console.'),
   created_at: dateTime,
 });
 
