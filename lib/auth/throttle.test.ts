@@ -3,7 +3,7 @@ import { MemoryRateLimiter } from '../http/rate-limit';
 import { allowAttempt, ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP, ATTEMPTS_PER_IP, senderOf, settleSignIn, SIGN_IN_WINDOW_S, type AttemptLimiters } from './throttle';
 
 const window = SIGN_IN_WINDOW_S;
-function limiters(maxKeys = 100_000): AttemptLimiters {
+function limiters(maxKeys = 100_000): Record<keyof AttemptLimiters, MemoryRateLimiter> {
   return {
     pair: new MemoryRateLimiter({ max: ATTEMPTS_PER_ACCOUNT_AND_IP, windowSeconds: window }, Date.now, maxKeys, 'refuse'),
     ip: new MemoryRateLimiter({ max: ATTEMPTS_PER_IP, windowSeconds: window }, Date.now, maxKeys, 'refuse'),
