@@ -1,5 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { formatCount, formatUsd } from '../lib/console/format';
+import { startCallbackServer } from './helpers/callback-server';
 
 /**
  * The publisher's way in and what they do there: the header's "Sign in" link, the sign-in
@@ -159,4 +162,59 @@ test('the pricing page has no serious accessibility violation', async ({ page })
   await page.goto('/pricing');
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+});
+
+test('the console shows what the account API answers the same publisher', async ({ page, request, baseURL }) => {
+  const base = new URL(baseURL!).origin;
+  const callback = await startCallbackServer();
+  try {
+    // A token for demo2 through the browser flow, as a third-party dashboard would get one.
+    const registered = await request.post('/oauth/register', {
+      data: { client_name: 'Totals Checker', redirect_uris: [callback.redirectUri], token_endpoint_auth_method: 'none' },
+    });
+    const { client_id: clientId } = await registered.json();
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL('/oauth/authorize', base);
+    authorize.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: callback.redirectUri,
+      scope: 'apps:read earnings:read',
+      state: 'totals',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource: `${base}/api/v1`,
+    }).toString();
+    await page.goto(authorize.href);
+    await page.getByLabel('Email').fill(PUBLISHERS[1]!.email);
+    await page.getByLabel('Password').fill(PUBLISHERS[1]!.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const code = (await callback.arrived()).searchParams.get('code')!;
+    const token = await request.post('/oauth/token', {
+      form: { grant_type: 'authorization_code', code, redirect_uri: callback.redirectUri, code_verifier: verifier, client_id: clientId },
+    });
+    const bearer = { authorization: `Bearer ${(await token.json()).access_token}` };
+    const earnings = await (await request.get('/api/v1/me/earnings', { headers: bearer })).json();
+    const { apps, placements } = await (await request.get('/api/v1/me/apps', { headers: bearer })).json();
+
+    // The same publisher's console, in the same browser session.
+    await page.goto('/dashboard');
+    await expect(page.getByTestId('total-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
+    await expect(page.getByTestId('total-impressions')).toHaveText(formatCount(earnings.impressions));
+    await expect(page.getByTestId('total-clicks')).toHaveText(formatCount(earnings.clicks));
+    for (const app of apps as { id: string; name: string }[]) {
+      const table = page.getByRole('region', { name: `Placements of ${app.name}` });
+      for (const p of (placements as { app_id: string; name: string; status: string; impressions: number; clicks: number; revenue_usd: number }[]).filter(
+        (x) => x.app_id === app.id && x.status !== 'archived',
+      )) {
+        const cells = table.getByRole('row', { name: new RegExp(`^${p.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) }).getByRole('cell');
+        await expect(cells.nth(2)).toHaveText(formatCount(p.impressions));
+        await expect(cells.nth(3)).toHaveText(formatCount(p.clicks));
+        await expect(cells.nth(5)).toHaveText(formatUsd(p.revenue_usd));
+      }
+    }
+  } finally {
+    await callback.close();
+  }
 });
