@@ -218,3 +218,21 @@ test('the console shows what the account API answers the same publisher', async 
     await callback.close();
   }
 });
+
+test('a server action posted from another origin is refused (the CSRF check every console form relies on)', async ({ request, baseURL }) => {
+  const html = await (await request.get('/signin')).text();
+  const action = /name="(\$ACTION_ID_[0-9a-f]+)"/.exec(html)?.[1];
+  expect(action).toBeTruthy();
+  const post = (origin: string) =>
+    request.post('/signin', {
+      headers: { origin },
+      multipart: { [action!]: '', callbackUrl: '/dashboard', email: DEMO.email, password: DEMO.password },
+      maxRedirects: 0,
+    });
+  const ours = await post(new URL(baseURL!).origin);
+  expect(ours.status()).toBe(303);
+  expect(ours.headers()['set-cookie']).toMatch(/next-auth\.session-token=/);
+  const theirs = await post('https://evil.example');
+  expect(theirs.status()).toBeGreaterThanOrEqual(400);
+  expect(theirs.headers()['set-cookie'] ?? '').not.toMatch(/session-token/);
+});
