@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Credential, DeclarableMethod, OperationDeclaration, RouteDeclaration } from './http/declaration';
 import type { ResourceName } from './oauth/resources';
-import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, earningsBody, earningsQuery, profileBody, type Scope } from './schemas/account';
+import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, dailyBody, dailyQuery, earningsBody, earningsQuery, profileBody, type Scope } from './schemas/account';
 import { indexBody } from './schemas/api';
 import { askQuery, askRequest } from './schemas/ask';
 import { batchBody, batchRequest, idempotencyKeyHeader } from './schemas/batch';
@@ -204,6 +204,21 @@ export const ROUTES = declare({
           summary: "The user's earnings and recent payouts",
           body: earningsBody,
           mcpTool: 'get_my_earnings',
+        }),
+      },
+    },
+  },
+  '/api/v1/me/earnings/daily': {
+    ...REST,
+    methods: {
+      GET: {
+        query: dailyQuery,
+        ...accountRead({
+          scope: 'earnings:read',
+          operationId: 'getDailyEarnings',
+          summary: "The user's revenue, impressions and clicks per day over the last 7, 30 or 90 days",
+          body: dailyBody,
+          mcpTool: 'get_my_daily_earnings',
         }),
       },
     },

@@ -2,7 +2,7 @@ import { Lru } from '../cache/lru';
 import { defineRoute, json, jsonText, type JsonReply } from '../http/kernel';
 import type { Principal } from '../oauth/bearer';
 import { ROUTES } from '../registry';
-import { getEarnings, getProfile, listApiKeys, listApps } from './operations';
+import { getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps } from './operations';
 
 /**
  * GET /api/v1/me, /me/apps, /me/earnings, /me/api-keys. The kernel has checked the bearer and
@@ -43,4 +43,12 @@ export const earningsRoute = defineRoute(ROUTES['/api/v1/me/earnings'], {
 export const apiKeysRoute = defineRoute(ROUTES['/api/v1/me/api-keys'], {
   GET: ({ principal, query, services }) =>
     reply(principal, `api-keys ${query.environment}`, () => listApiKeys(principal, services.database, query.environment)),
+});
+
+export const dailyEarningsRoute = defineRoute(ROUTES['/api/v1/me/earnings/daily'], {
+  GET: ({ principal, query, services }) => {
+    const today = new Date(services.now()).toISOString().slice(0, 10);
+    const key = `daily ${query.days} ${query.app_id ?? '-'} ${query.placement_id ?? '-'} ${today}`;
+    return reply(principal, key, () => getDailyEarnings(principal, services.database, query, today));
+  },
 });

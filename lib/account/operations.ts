@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { Engine } from '../db/database';
 import type { Principal } from '../oauth/bearer';
-import type { apiKeysBody, appsBody, earningsBody, profileBody } from '../schemas/account';
+import type { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '../schemas/account';
 import { readAccount, type AccountReader } from './reads';
-import { SANDBOX_API_KEYS, SANDBOX_APPS, SANDBOX_PAYOUTS, SANDBOX_PLACEMENTS, SANDBOX_PROFILE } from './sandbox';
-import { apiKeysView, appsView, earningsView, profileView, type EnvironmentFilter, type PlacementFilter } from './views';
+import { SANDBOX_API_KEYS, SANDBOX_APPS, SANDBOX_PAYOUTS, SANDBOX_PLACEMENTS, SANDBOX_PROFILE, sandboxDaily } from './sandbox';
+import { apiKeysView, appsView, dailyView, earningsView, profileView, type DailyQuery, type EnvironmentFilter, type PlacementFilter } from './views';
 
 /**
  * The four account operations, for REST and MCP alike: a principal in, a body out. The sandbox
@@ -43,4 +43,10 @@ export async function getEarnings(principal: Principal, database: Database, payo
 export async function listApiKeys(principal: Principal, database: Database, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {
   if (principal.kind === 'sandbox') return sandboxed(apiKeysView(SANDBOX_API_KEYS, environment));
   return apiKeysView((await readAccount(await database(), reader(principal), 'apiKeys')).api_keys, environment);
+}
+
+/** The daily figures of a period ending `today` (YYYY-MM-DD, UTC). */
+export async function getDailyEarnings(principal: Principal, database: Database, query: DailyQuery, today: string): Promise<Sandboxed<z.infer<typeof dailyBody>>> {
+  if (principal.kind === 'sandbox') return sandboxed(dailyView(sandboxDaily(today), query, today));
+  return dailyView((await readAccount(await database(), reader(principal), 'daily')).daily, query, today);
 }

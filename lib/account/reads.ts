@@ -3,7 +3,7 @@ import { readAsUser, type Engine } from '../db/database';
 import { isDatabaseError } from '../db/errors';
 import { ApiError } from '../http/errors';
 import { describeError, log } from '../log';
-import { apiKeyRow, appRow, payoutRow, placementRow, profileRow } from '../schemas/account';
+import { apiKeyRow, appRow, dailyRow, payoutRow, placementRow, profileRow } from '../schemas/account';
 
 /**
  * The account reads. Each is one transaction run as the user (role `authenticated`, the token's
@@ -37,6 +37,10 @@ export const ACCOUNT_READS = {
   apiKeys: {
     sql: 'select public.account_api_keys() as account',
     row: z.object({ id: z.string(), api_keys: z.array(apiKeyRow) }),
+  },
+  daily: {
+    sql: 'select public.account_daily() as account',
+    row: z.object({ id: z.string(), daily: z.array(dailyRow) }),
   },
 } as const;
 

@@ -1,4 +1,4 @@
-import type { ApiKeyRow, AppRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
+import type { ApiKeyRow, AppRow, DailyRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
 
 /**
  * The sandbox account: fixed demo data, the same in every REST route, in batch
@@ -70,3 +70,30 @@ export const SANDBOX_API_KEYS: ApiKeyRow[] = [
   { id: '00000000-0000-4000-8000-00000000c002', app_id: WRITER, name: 'Writer development', environment: 'development', status: 'active', key_prefix: 'pk_test_SANDBOX2', key_last4: 'D2k4', created_at: at('2025-09-03T11:05:00.000Z'), last_used_at: at('2026-11-18T09:10:00.000Z') },
   { id: '00000000-0000-4000-8000-00000000c003', app_id: TUTOR, name: 'Tutor production (retired)', environment: 'production', status: 'revoked', key_prefix: 'pk_live_SANDBOX3', key_last4: 'T3q7', created_at: at('2025-10-14T11:00:00.000Z'), last_used_at: at('2026-03-02T14:00:00.000Z') },
 ];
+
+/**
+ * The sandbox's daily figures for the 90 days before `today`: each active or paused placement's
+ * traffic spread over the days, quieter at weekends, paused ones silent for the last three weeks.
+ * Made from the date alone, so the same day always answers the same figures.
+ */
+export function sandboxDaily(today: string): DailyRow[] {
+  const rows: DailyRow[] = [];
+  for (const p of SANDBOX_PLACEMENTS) {
+    if (p.status === 'archived') continue;
+    for (let back = 90; back >= 1; back--) {
+      if (p.status === 'paused' && back < 21) continue;
+      const day = new Date(Date.parse(`${today}T00:00:00Z`) - back * 86_400_000);
+      const weight = [0, 6].includes(day.getUTCDay()) ? 0.7 : 1 + ((back * 7) % 5) / 20;
+      const impressions = Math.round((p.impressions / 90) * weight);
+      rows.push({
+        placement_id: p.id,
+        app_id: p.app_id,
+        day: day.toISOString().slice(0, 10),
+        impressions,
+        clicks: Math.round(impressions * (p.clicks / p.impressions)),
+        revenue_usd: Math.round((impressions / 1000) * (p.revenue_usd / p.impressions) * 1000 * 1e6) / 1e6,
+      });
+    }
+  }
+  return rows;
+}

@@ -2,12 +2,15 @@ import type { z } from 'zod';
 import {
   appsBody,
   apiKeysBody,
+  dailyBody,
   earningsBody,
   profileBody,
   type apiKeysQuery,
   type ApiKeyRow,
   type AppRow,
   type appsQuery,
+  type DailyRow,
+  type dailyQuery,
   type PayoutRow,
   type PlacementRow,
   type ProfileRow,
@@ -103,5 +106,48 @@ export function apiKeysView(keys: ApiKeyRow[], environment: EnvironmentFilter): 
         created_at: k.created_at.toISOString(),
         last_used_at: iso(k.last_used_at),
       })),
+  });
+}
+
+export type DailyQuery = z.output<typeof dailyQuery>;
+
+/** `iso` (YYYY-MM-DD) moved by `days` days. */
+export function addDays(iso: string, days: number): string {
+  return new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The daily figures of a period ending `today` (UTC, included): one point per day, oldest
+ * first, zeros for days without traffic, for the account or one app or one placement. Each
+ * day's revenue is rounded to cents once; the totals are the sums of the points.
+ */
+export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: string): z.infer<typeof dailyBody> {
+  const days = Number(query.days);
+  const from = addDays(today, 1 - days);
+  const points = new Map<string, { revenue: number; impressions: number; clicks: number }>();
+  for (let i = 0; i < days; i++) points.set(addDays(from, i), { revenue: 0, impressions: 0, clicks: 0 });
+  for (const r of rows) {
+    if (query.app_id && r.app_id !== query.app_id) continue;
+    if (query.placement_id && r.placement_id !== query.placement_id) continue;
+    const point = points.get(r.day);
+    if (!point) continue;
+    point.revenue += r.revenue_usd;
+    point.impressions += r.impressions;
+    point.clicks += r.clicks;
+  }
+  const daily = [...points].map(([date, p]) => ({ date, revenue_usd: roundUsd(p.revenue), impressions: p.impressions, clicks: p.clicks }));
+  return dailyBody.parse({
+    currency: 'USD',
+    days,
+    from,
+    to: today,
+    app_id: query.app_id ?? null,
+    placement_id: query.placement_id ?? null,
+    totals: {
+      revenue_usd: sumUsd(daily.map((d) => d.revenue_usd)),
+      impressions: daily.reduce((n, d) => n + d.impressions, 0),
+      clicks: daily.reduce((n, d) => n + d.clicks, 0),
+    },
+    daily,
   });
 }

@@ -1,4 +1,4 @@
-import { apiKeysRoute, appsRoute, earningsRoute, profileRoute } from '../account/handlers';
+import { apiKeysRoute, appsRoute, dailyEarningsRoute, earningsRoute, profileRoute } from '../account/handlers';
 import { pagesRoute } from '../content/handlers';
 import { sha256Hex } from '../crypto';
 import { env } from '../env';
@@ -25,6 +25,7 @@ const TARGETS: Record<BatchPath, Route> = {
   '/api/v1/me': profileRoute,
   '/api/v1/me/apps': appsRoute,
   '/api/v1/me/earnings': earningsRoute,
+  '/api/v1/me/earnings/daily': dailyEarningsRoute,
   '/api/v1/me/api-keys': apiKeysRoute,
 };
 

@@ -1,13 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { getEarnings, getProfile, listApiKeys, listApps, type Database } from '../account/operations';
+import { getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, type Database } from '../account/operations';
 import { ApiError } from '../http/errors';
 import { describeError, log } from '../log';
 import type { Principal } from '../oauth/bearer';
 import { protectedOperations } from '../registry';
 import { SCOPES, type Scope } from '../schemas/account';
-import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, earningsBody, profileBody } from '../schemas/account';
+import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, dailyBody, dailyQuery, earningsBody, profileBody } from '../schemas/account';
 import { requestsIn } from './http';
 import { READ_ONLY, structured, toolError } from './tools';
 
@@ -62,7 +62,7 @@ function failed(err: unknown): CallToolResult {
 }
 
 /** The account server for one request, bound to its caller and the database it reads. */
-export function accountServer(principal: Principal, database: Database): McpServer {
+export function accountServer(principal: Principal, database: Database, now: () => number = Date.now): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
       'Read-only tools over the signed-in publisher’s Monetize account. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
@@ -111,6 +111,19 @@ export function accountServer(principal: Principal, database: Database): McpServ
       annotations: READ_ONLY,
     },
     async (args) => run('get_my_earnings', () => getEarnings(principal, database, args.payout_limit))(),
+  );
+  server.registerTool(
+    'get_my_daily_earnings',
+    {
+      title: 'Get my daily earnings',
+      description:
+        'Revenue, impressions and clicks per day over the last 7, 30 or 90 days, for the account or one app or placement. Scope earnings:read; same as GET /api/v1/me/earnings/daily.',
+      inputSchema: { days: dailyQuery.shape.days, app_id: dailyQuery.shape.app_id, placement_id: dailyQuery.shape.placement_id },
+      outputSchema: dailyBody,
+      annotations: READ_ONLY,
+    },
+    async (args) =>
+      run('get_my_daily_earnings', () => getDailyEarnings(principal, database, args, new Date(now()).toISOString().slice(0, 10)))(),
   );
   server.registerTool(
     'list_my_api_keys',

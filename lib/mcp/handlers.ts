@@ -30,7 +30,7 @@ export const mcpRoute = defineRoute(ROUTES['/mcp'], {
         'WWW-Authenticate': bearerChallenge({ resource: 'mcp', error: 'insufficient_scope', scope, description: `The ${missing.join(', ')} scope is required` }),
       });
     }
-    return exchange.answer(accountServer(principal, services.database));
+    return exchange.answer(accountServer(principal, services.database, services.now));
   },
 });
 

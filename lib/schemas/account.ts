@@ -101,6 +101,37 @@ export const earningsBody = z.object({
   sandbox: sandboxMarker,
 });
 
+/** The periods of the daily figures, in days (today included). */
+export const DAILY_PERIODS = ['7', '30', '90'] as const;
+
+export const dailyQuery = z.object({
+  days: z
+    .enum(DAILY_PERIODS, oneOf(DAILY_PERIODS))
+    .default('30')
+    .describe('The period: the last 7, 30 or 90 days, today (UTC) included.'),
+  app_id: z.string().uuid({ message: 'must be the id of one of your apps' }).optional().describe('Only the placements of this app.'),
+  placement_id: z.string().uuid({ message: 'must be the id of one of your placements' }).optional().describe('Only this placement.'),
+});
+
+export const dailyPoint = z.object({
+  date: z.string().describe('The day, YYYY-MM-DD (UTC).'),
+  revenue_usd: z.number(),
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+});
+
+export const dailyBody = z.object({
+  currency: z.literal('USD'),
+  days: z.number().int(),
+  from: z.string().describe('The first day of the period, YYYY-MM-DD.'),
+  to: z.string().describe('The last day of the period (today, UTC), YYYY-MM-DD.'),
+  app_id: z.string().nullable(),
+  placement_id: z.string().nullable(),
+  totals: z.object({ revenue_usd: z.number(), impressions: z.number().int(), clicks: z.number().int() }).describe('The sums of `daily`.'),
+  daily: z.array(dailyPoint).describe('One element per day of the period, oldest first; days without traffic are zeros.'),
+  sandbox: sandboxMarker,
+});
+
 export const apiKeysQuery = z.object({
   environment: z
     .enum(ENVIRONMENT_FILTERS, oneOf(ENVIRONMENT_FILTERS))
@@ -164,8 +195,19 @@ export const apiKeyRow = z.object({
   last_used_at: timestamp.nullable(),
 });
 
+/** A placement's figures for one day, with the placement's app. */
+export const dailyRow = z.object({
+  placement_id: z.string(),
+  app_id: z.string(),
+  day: z.string(),
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+  revenue_usd: z.number(),
+});
+
 export type ProfileRow = z.output<typeof profileRow>;
 export type AppRow = z.output<typeof appRow>;
 export type PlacementRow = z.output<typeof placementRow>;
 export type PayoutRow = z.output<typeof payoutRow>;
 export type ApiKeyRow = z.output<typeof apiKeyRow>;
+export type DailyRow = z.output<typeof dailyRow>;

@@ -6,7 +6,7 @@ import { openPglite, openPostgres } from '@/lib/db/engine';
 import { asService } from '@/lib/db/service';
 import { MemoryRateLimiter } from '@/lib/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
-import { apiKeysBody, appsBody, earningsBody, profileBody } from '@/lib/schemas/account';
+import { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '@/lib/schemas/account';
 import type { Services } from '@/lib/services';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';
 import { demoUsers, testEngines } from '../helpers/db';
@@ -28,7 +28,8 @@ async function unreachable(kind: 'pglite' | 'postgres'): Promise<Engine> {
   return closed;
 }
 const index = handlersOf('/api/v1');
-const SCHEMAS = { '/api/v1/me': profileBody, '/api/v1/me/apps': appsBody, '/api/v1/me/earnings': earningsBody, '/api/v1/me/api-keys': apiKeysBody };
+const SCHEMAS = { '/api/v1/me': profileBody, '/api/v1/me/apps': appsBody, '/api/v1/me/earnings': earningsBody, '/api/v1/me/earnings/daily': dailyBody, '/api/v1/me/api-keys': apiKeysBody };
+const routeAt = (path: string) => ACCOUNT_ROUTES.find((r) => r.path === path)!;
 
 for (const engine of testEngines()) {
   describe(`account API on ${engine.name}`, () => {
@@ -100,13 +101,18 @@ for (const engine of testEngines()) {
       });
 
       it('checks the credential before the parameters: no token and a bad filter is still 401', async () => {
-        const { res } = await get(GET, `${path}?placement_status=nope&payout_limit=99&environment=nope`);
+        const { res } = await get(GET, `${path}?placement_status=nope&payout_limit=99&environment=nope&days=nope`);
         expect(res.status).toBe(401);
       });
     });
 
     describe('parameters', () => {
-      const [, appsRoute, earningsRoute, keysRoute] = ACCOUNT_ROUTES as [unknown, (typeof ACCOUNT_ROUTES)[number], (typeof ACCOUNT_ROUTES)[number], (typeof ACCOUNT_ROUTES)[number]];
+      const [appsRoute, earningsRoute, dailyRoute, keysRoute] = ['/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/earnings/daily', '/api/v1/me/api-keys'].map(routeAt) as [
+        (typeof ACCOUNT_ROUTES)[number],
+        (typeof ACCOUNT_ROUTES)[number],
+        (typeof ACCOUNT_ROUTES)[number],
+        (typeof ACCOUNT_ROUTES)[number],
+      ];
       const bad = async (route: (typeof ACCOUNT_ROUTES)[number], query: string, param: string) => {
         const { res, body } = await get(route.GET, `${route.path}?${query}`, await accessToken(users.demo));
         expect(res.status).toBe(400);
@@ -141,6 +147,47 @@ for (const engine of testEngines()) {
         for (const k of keys) expect(k.masked_key).toMatch(/^pk_(live|test)_[A-Za-z0-9]{8}…[A-Za-z0-9]{4}$/);
       });
       it.each(['sandbox', 'prod', ''])('environment=%j is a 400', (v) => bad(keysRoute, `environment=${v}`, 'environment'));
+
+      it.each([
+        ['7', 7],
+        ['30', 30],
+        ['90', 90],
+        [undefined, 30],
+      ])('days=%s gives one point per day, ending today, whose sums are the totals', async (value, n) => {
+        const q = value === undefined ? '' : `?days=${value}`;
+        const { body } = await get(dailyRoute.GET, `/api/v1/me/earnings/daily${q}`, await accessToken(users.demo));
+        const d = dailyBody.parse(body);
+        expect(d.daily).toHaveLength(n);
+        expect(d.to).toBe(new Date().toISOString().slice(0, 10));
+        expect(d.daily[0]!.date).toBe(d.from);
+        expect(d.totals.impressions).toBe(d.daily.reduce((s, p) => s + p.impressions, 0));
+        expect(Math.round(d.totals.revenue_usd * 100)).toBe(d.daily.reduce((s, p) => s + Math.round(p.revenue_usd * 100), 0));
+        expect(d.totals.impressions).toBeGreaterThan(0);
+      });
+      it.each(['1', '365', '', '30&days=7'])('days=%j is a 400', (v) => bad(dailyRoute, `days=${v}`, 'days'));
+      it.each([
+        ['app_id', 'nope'],
+        ['placement_id', '12'],
+      ])('%s=%j is a 400', (param, v) => bad(dailyRoute, `${param}=${v}`, param));
+
+      it('narrows to one app or one placement, and finds nothing of another publisher', async () => {
+        const token = await accessToken(users.demo);
+        const all = dailyBody.parse((await get(dailyRoute.GET, '/api/v1/me/earnings/daily?days=90', token)).body);
+        const { placements } = (await get(appsRoute.GET, '/api/v1/me/apps', token)).body as { placements: { id: string; app_id: string }[] };
+        const perApp = new Map<string, number>();
+        for (const appId of new Set(placements.map((p) => p.app_id))) {
+          const one = dailyBody.parse((await get(dailyRoute.GET, `/api/v1/me/earnings/daily?days=90&app_id=${appId}`, token)).body);
+          expect(one.app_id).toBe(appId);
+          perApp.set(appId, one.totals.impressions);
+        }
+        expect([...perApp.values()].reduce((a, b) => a + b, 0)).toBe(all.totals.impressions);
+        const placement = placements[0]!;
+        const one = dailyBody.parse((await get(dailyRoute.GET, `/api/v1/me/earnings/daily?days=90&placement_id=${placement.id}`, token)).body);
+        expect(one.totals.impressions).toBeLessThanOrEqual(perApp.get(placement.app_id)!);
+        const theirs = (await get(appsRoute.GET, '/api/v1/me/apps', await accessToken(users.demo2))).body as { apps: { id: string }[] };
+        const foreign = dailyBody.parse((await get(dailyRoute.GET, `/api/v1/me/earnings/daily?days=90&app_id=${theirs.apps[0]!.id}`, token)).body);
+        expect(foreign.totals).toEqual({ revenue_usd: 0, impressions: 0, clicks: 0 });
+      });
     });
 
     it('reports money rounded to cents, and totals that equal the sum of their parts', async () => {
@@ -247,8 +294,8 @@ for (const engine of testEngines()) {
       });
 
       it('shows the same apps everywhere, and self-consistent totals', async () => {
-        const { body: apps } = await get(ACCOUNT_ROUTES[1]!.GET, '/api/v1/me/apps', 'svc_sandbox');
-        const { body: earnings } = await get(ACCOUNT_ROUTES[2]!.GET, '/api/v1/me/earnings?payout_limit=50', 'svc_sandbox');
+        const { body: apps } = await get(routeAt('/api/v1/me/apps').GET, '/api/v1/me/apps', 'svc_sandbox');
+        const { body: earnings } = await get(routeAt('/api/v1/me/earnings').GET, '/api/v1/me/earnings?payout_limit=50', 'svc_sandbox');
         const a = apps as { apps: { id: string }[]; placements: { app_id: string; revenue_usd: number; impressions: number }[] };
         expect(a.apps.map((x) => x.id)).toEqual(SANDBOX_APPS.map((x) => x.id));
         for (const p of a.placements) expect(a.apps.map((x) => x.id)).toContain(p.app_id);

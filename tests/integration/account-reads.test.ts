@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/operations';
+import { getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/operations';
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
 import * as views from '@/lib/account/views';
 import type { Engine, Transaction } from '@/lib/db/database';
@@ -88,6 +88,7 @@ for (const engine of testEngines()) {
         apps: (p: Principal) => listApps(p, database, 'all'),
         earnings: (p: Principal) => getEarnings(p, database, 50),
         apiKeys: (p: Principal) => listApiKeys(p, database, 'all'),
+        daily: (p: Principal) => getDailyEarnings(p, database, { days: '30' }, new Date().toISOString().slice(0, 10)),
       } satisfies Record<AccountRead, (p: Principal) => Promise<object>>;
 
       it.each(Object.keys(operations) as AccountRead[])('%s: one transaction, the claims and one SELECT', async (read) => {
@@ -120,6 +121,12 @@ for (const engine of testEngines()) {
                from public.api_keys where user_id = $1 order by created_at, id`,
               mine,
             ),
+            daily: await q.query(
+              `select d.placement_id, p.app_id, d.day, d.impressions, d.clicks, d.revenue_usd
+               from public.daily_stats d join public.placements p on p.id = d.placement_id
+               where d.user_id = $1 and d.day > current_date - 90 order by d.day, d.placement_id`,
+              mine,
+            ),
           };
         });
 
@@ -127,16 +134,19 @@ for (const engine of testEngines()) {
         for (const userId of [suite.users.demo, suite.users.demo2]) {
           const expected = await direct(userId);
           const r = reader(userId);
-          const [profile, apps, earnings, keys] = [
+          const [profile, apps, earnings, keys, daily] = [
             await readAccount(probe.engine, r, 'profile'),
             await readAccount(probe.engine, r, 'apps'),
             await readAccount(probe.engine, r, 'earnings'),
             await readAccount(probe.engine, r, 'apiKeys'),
+            await readAccount(probe.engine, r, 'daily'),
           ];
           expect(profile).toEqual(expected.profile);
           expect(apps).toEqual({ id: userId, apps: expected.apps, placements: expected.placements });
           expect(earnings).toEqual({ id: userId, placements: expected.placements, payouts: expected.payouts });
           expect(keys).toEqual({ id: userId, api_keys: expected.api_keys });
+          expect(daily).toEqual({ id: userId, daily: expected.daily });
+          expect(daily.daily.length).toBeGreaterThan(0);
         }
       });
 

@@ -85,10 +85,10 @@ for (const engine of testEngines()) {
       expect(body).toEqual({ error: { status: 401, code: 'invalid_token', message: expect.any(String) } });
     });
 
-    it('lists the four tools, each with an input and an output schema and marked read-only', async () => {
+    it('lists the five tools, each with an input and an output schema and marked read-only', async () => {
       const client = await connect(await accessToken(suite.users.demo, { resources: ['mcp'] }));
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['get_my_earnings', 'list_my_api_keys', 'list_my_apps', 'whoami']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_my_daily_earnings', 'get_my_earnings', 'list_my_api_keys', 'list_my_apps', 'whoami']);
       for (const tool of tools) {
         expect(tool.inputSchema.type).toBe('object');
         expect(tool.outputSchema?.type).toBe('object');
@@ -111,6 +111,7 @@ for (const engine of testEngines()) {
         ['list_my_apps', { placement_status: 'paused' }, '?placement_status=paused'],
         ['get_my_earnings', {}, ''],
         ['get_my_earnings', { payout_limit: 2 }, '?payout_limit=2'],
+        ['get_my_daily_earnings', { days: '7' }, '?days=7'],
         ['list_my_api_keys', { environment: 'production' }, '?environment=production'],
       ];
       for (const [tool, args, query] of cases) {
@@ -164,7 +165,7 @@ for (const engine of testEngines()) {
 
       it('lets the tools the token has scopes for run, and lists every tool', async () => {
         const client = await connect(await only(['profile:read']));
-        expect((await client.listTools()).tools).toHaveLength(4);
+        expect((await client.listTools()).tools).toHaveLength(5);
         expect((await client.callTool({ name: 'whoami' })).structuredContent).toMatchObject({ user_id: suite.users.demo });
         const refused = await client.callTool({ name: 'list_my_apps' }).catch((e: unknown) => e);
         expect(refused).toBeInstanceOf(StreamableHTTPError);

@@ -146,7 +146,8 @@ describe('documented query parameters match the published limits and the zod sch
   type IntRow = { path: string; name: string; kind: 'int'; min: number; max: number; fallback: number };
   type EnumRow = { path: string; name: string; kind: 'enum'; values: string[]; fallback: string };
   type StringRow = { path: string; name: string; kind: 'string'; required: boolean; minLength: number; maxLength: number };
-  type Row = IntRow | EnumRow | StringRow;
+  type UuidRow = { path: string; name: string; kind: 'uuid' };
+  type Row = IntRow | EnumRow | StringRow | UuidRow;
 
   const rows: Row[] = [
     { path: '/api/v1/search', name: 'q', kind: 'string', required: true, minLength: 1, maxLength: 200 },
@@ -157,6 +158,9 @@ describe('documented query parameters match the published limits and the zod sch
     { path: '/api/v1/pricing', name: 'audience', kind: 'enum', values: ['all', 'publisher', 'advertiser', 'data_buyer'], fallback: 'all' },
     { path: '/api/v1/me/apps', name: 'placement_status', kind: 'enum', values: ['all', 'active', 'paused'], fallback: 'all' },
     { path: '/api/v1/me/earnings', name: 'payout_limit', kind: 'int', min: 0, max: 50, fallback: 10 },
+    { path: '/api/v1/me/earnings/daily', name: 'days', kind: 'enum', values: ['7', '30', '90'], fallback: '30' },
+    { path: '/api/v1/me/earnings/daily', name: 'app_id', kind: 'uuid' },
+    { path: '/api/v1/me/earnings/daily', name: 'placement_id', kind: 'uuid' },
     { path: '/api/v1/me/api-keys', name: 'environment', kind: 'enum', values: ['all', 'development', 'production'], fallback: 'all' },
   ];
 
@@ -166,7 +170,7 @@ describe('documented query parameters match the published limits and the zod sch
     return op?.declaration.query?.shape[name] as z.ZodType | undefined;
   };
 
-  it.each(['/api/v1', '/api/v1/search', '/api/v1/pages', '/api/v1/pricing', '/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/api-keys'])(
+  it.each(['/api/v1', '/api/v1/search', '/api/v1/pages', '/api/v1/pricing', '/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/earnings/daily', '/api/v1/me/api-keys'])(
     'GET %s documents exactly the query parameters of the table',
     (p) => {
       const names = (doc.paths[p]?.get?.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
@@ -192,7 +196,13 @@ describe('documented query parameters match the published limits and the zod sch
       expect([...(param!.schema.enum as string[])].sort()).toEqual([...row.values].sort());
       for (const v of row.values) expect(ok(v)).toEqual({ success: true, data: v });
       expect(ok(undefined)).toEqual({ success: true, data: row.fallback });
-      for (const bad of ['', 'bogus', row.values[0]!.toUpperCase()]) expect(ok(bad).success, bad).toBe(false);
+      const upper = row.values[0]!.toUpperCase();
+      for (const bad of ['', 'bogus', ...(upper === row.values[0] ? [] : [upper])]) expect(ok(bad).success, bad).toBe(false);
+    } else if (row.kind === 'uuid') {
+      expect(param).toMatchObject({ required: false, schema: { type: 'string', format: 'uuid' } });
+      expect(ok('00000000-0000-4000-8000-00000000a001').success).toBe(true);
+      expect(ok(undefined).success).toBe(true);
+      for (const bad of ['', 'abc', '00000000-0000-4000-8000-00000000a00']) expect(ok(bad).success, bad).toBe(false);
     } else {
       expect(param).toMatchObject({ required: row.required, schema: { type: 'string', minLength: row.minLength, maxLength: row.maxLength } });
       expect(ok('a'.repeat(row.maxLength)).success).toBe(true);

@@ -285,7 +285,7 @@ describe('GET /api/v1', () => {
       'POST /api/v1/batch',
     ]);
     expect(body.public_endpoints.find((e) => e.path === '/api/v1/search')?.description).toBe('Search the docs and product pages (q, limit, cursor).');
-    expect(body.account_endpoints.map((e) => e.path)).toEqual(['/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/api-keys']);
+    expect(body.account_endpoints.map((e) => e.path)).toEqual(['/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/earnings/daily', '/api/v1/me/api-keys']);
     expect(body.sdk_endpoints).toEqual(sdkEndpoints());
     expect(body.sdk_endpoints).toEqual([
       { method: 'GET', path: '/functions/v1/validate-key', description: 'Check an API key, and see which app it belongs to.' },

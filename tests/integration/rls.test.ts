@@ -293,8 +293,8 @@ for (const engine of testEngines()) {
           expect(f.pronargs, f.proname).toBe(0);
           expect(f.prosrc, f.proname).toMatch(/\bfrom public\.users\b/);
           expect(f.prosrc, f.proname).not.toMatch(/\$\d|user_id|auth\.uid|current_setting|request\.jwt/i);
-          // The only condition a read may have is about the rows themselves (archived apps), never who owns them.
-          for (const condition of f.prosrc.match(/\bwhere\b[^)]*/gi) ?? []) expect(condition.trim(), f.proname).toMatch(/^where (a\.)?archived_at is null$/i);
+          // The only condition a read may have is about the rows themselves (archived apps, recent days), never who owns them.
+          for (const condition of f.prosrc.match(/\bwhere\b[^)]*/gi) ?? []) expect(condition.trim(), f.proname).toMatch(/^where ((a\.)?archived_at is null|d\.day > current_date - 90)$/i);
         }
       });
 
