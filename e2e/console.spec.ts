@@ -164,7 +164,7 @@ test('the pricing page has no serious accessibility violation', async ({ page })
   expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 });
 
-test('the console shows what the account API answers the same publisher', async ({ page, request, baseURL }) => {
+test('the console shows what the account API answers the same publisher', async ({ page, request, baseURL }, testInfo) => {
   const base = new URL(baseURL!).origin;
   const callback = await startCallbackServer();
   try {
@@ -214,6 +214,22 @@ test('the console shows what the account API answers the same publisher', async 
         await expect(cells.nth(5)).toHaveText(formatUsd(p.revenue_usd));
       }
     }
+
+    // The earnings page: the same totals, and the daily figures of the same period as the API's.
+    const daily = await (await request.get('/api/v1/me/earnings/daily?days=7', { headers: bearer })).json();
+    await page.goto('/dashboard/earnings?days=7');
+    await expect(page.getByTestId('earnings-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
+    await expect(page.getByTestId('earnings-impressions')).toHaveText(formatCount(earnings.impressions));
+    await expect(page.getByTestId('period-revenue')).toHaveText(formatUsd(daily.totals.revenue_usd));
+    const csv = decodeURIComponent((await page.getByRole('link', { name: 'figures per day' }).getAttribute('href'))!.replace(/^data:text\/csv;charset=utf-8,/, ''));
+    expect(csv.split('\r\n').filter(Boolean)).toEqual([
+      'date,revenue_usd,impressions,clicks',
+      ...(daily.daily as { date: string; revenue_usd: number; impressions: number; clicks: number }[]).map((d) => `${d.date},${d.revenue_usd},${d.impressions},${d.clicks}`),
+    ]);
+    // The charts are in the page as served, before any script runs.
+    const served = await (await page.request.get('/dashboard/earnings?days=30')).text();
+    expect(served.match(/<svg[^>]*role="img"/g)?.length).toBe(3);
+    await audit(page, testInfo, 'console-earnings');
   } finally {
     await callback.close();
   }

@@ -29,6 +29,7 @@ export default async function ConsolePage() {
         <Link href="/dashboard" aria-current="page">
           Overview
         </Link>
+        <Link href="/dashboard/earnings">Earnings</Link>
         <Link href="/dashboard/connected">Connected apps</Link>
       </nav>
 

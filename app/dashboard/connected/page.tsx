@@ -19,6 +19,7 @@ export default async function ConnectedAppsPage() {
       <h1>Connected apps</h1>
       <nav aria-label="Console" className="console-nav">
         <Link href="/dashboard">Overview</Link>
+        <Link href="/dashboard/earnings">Earnings</Link>
         <Link href="/dashboard/connected" aria-current="page">
           Connected apps
         </Link>
