@@ -7,7 +7,7 @@ import { services } from '@/lib/services';
 import { createAppAction } from './actions';
 import { AppForm } from './forms';
 import { requirePublisher } from './publisher';
-import { KeyTable, PlacementTable, ScrollTable } from './tables';
+import { KeyTable, PayoutTable, PlacementTable } from './tables';
 
 export const metadata: Metadata = { title: 'Console', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -91,21 +91,7 @@ export default async function ConsolePage() {
 
       <section aria-labelledby="payouts">
         <h2 id="payouts">Payouts</h2>
-        {earnings.payouts.length === 0 ? (
-          <p>No payouts yet.</p>
-        ) : (
-          <ScrollTable label="Payouts" head={['Period', 'Amount', 'Status', 'Requested', 'Paid']}>
-            {earnings.payouts.map((p) => (
-              <tr key={p.period}>
-                <th scope="row">{p.period}</th>
-                <td className="num">{formatUsd(p.amount_usd)}</td>
-                <td>{p.status}</td>
-                <td>{formatDay(p.requested_at)}</td>
-                <td>{p.paid_at ? formatDay(p.paid_at) : '—'}</td>
-              </tr>
-            ))}
-          </ScrollTable>
-        )}
+        <PayoutTable payouts={earnings.payouts} />
       </section>
     </div>
   );

@@ -1,10 +1,11 @@
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/console/format';
-import type { apiKey, placement } from '@/lib/schemas/account';
+import type { apiKey, payout, placement } from '@/lib/schemas/account';
 
 type Placement = z.infer<typeof placement>;
 type ApiKey = z.infer<typeof apiKey>;
+type Payout = z.infer<typeof payout>;
 
 /** A table that scrolls sideways on a narrow screen, reachable by keyboard. */
 export function ScrollTable({ label, head, children }: { label: string; head: string[]; children: ReactNode }) {
@@ -67,6 +68,24 @@ export function KeyTable({ label, keys, actions }: { label: string; keys: ApiKey
           <td>{formatDay(k.created_at)}</td>
           <td>{formatMoment(k.last_used_at)}</td>
           {actions && <td>{actions(k)}</td>}
+        </tr>
+      ))}
+    </ScrollTable>
+  );
+}
+
+/** Payouts, the most recent first, with their statuses. */
+export function PayoutTable({ payouts }: { payouts: Payout[] }) {
+  if (payouts.length === 0) return <p>No payouts yet.</p>;
+  return (
+    <ScrollTable label="Payouts" head={['Period', 'Amount', 'Status', 'Requested', 'Paid']}>
+      {payouts.map((p) => (
+        <tr key={p.period}>
+          <th scope="row">{p.period}</th>
+          <td className="num">{formatUsd(p.amount_usd)}</td>
+          <td>{p.status}</td>
+          <td>{formatDay(p.requested_at)}</td>
+          <td>{p.paid_at ? formatDay(p.paid_at) : '—'}</td>
         </tr>
       ))}
     </ScrollTable>

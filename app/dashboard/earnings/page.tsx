@@ -7,7 +7,7 @@ import { consolePrincipal } from '@/lib/console/session';
 import { DAILY_PERIODS, dailyQuery } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
 import { requirePublisher } from '../publisher';
-import { PlacementTable, ScrollTable } from '../tables';
+import { PayoutTable, PlacementTable, ScrollTable } from '../tables';
 import { DailyChart } from './chart';
 
 export const metadata: Metadata = { title: 'Earnings', robots: { index: false, follow: false } };
@@ -167,21 +167,7 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
 
       <section aria-labelledby="payouts">
         <h2 id="payouts">Payouts</h2>
-        {earnings.payouts.length === 0 ? (
-          <p>No payouts yet.</p>
-        ) : (
-          <ScrollTable label="Payouts" head={['Period', 'Amount', 'Status', 'Requested', 'Paid']}>
-            {earnings.payouts.map((p) => (
-              <tr key={p.period}>
-                <th scope="row">{p.period}</th>
-                <td className="num">{formatUsd(p.amount_usd)}</td>
-                <td>{p.status}</td>
-                <td>{formatDay(p.requested_at)}</td>
-                <td>{p.paid_at ? formatDay(p.paid_at) : '—'}</td>
-              </tr>
-            ))}
-          </ScrollTable>
-        )}
+        <PayoutTable payouts={earnings.payouts} />
       </section>
     </div>
   );
