@@ -27,6 +27,8 @@ async function signIn(page: Page, who = DEMO, path = '/dashboard') {
 
 /** No serious or critical accessibility violation, and a screenshot at each width. */
 async function audit(page: Page, testInfo: TestInfo, name: string) {
+  // After a navigation inside the app, Next sets the new page's title a moment later.
+  await expect(page).toHaveTitle(/\S/);
   const results = await new AxeBuilder({ page }).analyze();
   const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`), name).toEqual([]);
