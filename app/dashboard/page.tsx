@@ -7,7 +7,7 @@ import { services } from '@/lib/services';
 import { createAppAction } from './actions';
 import { AppForm } from './forms';
 import { requirePublisher } from './publisher';
-import { KeyTable, PayoutTable, PlacementTable } from './tables';
+import { KeyTable, PayoutTable, PlacementTable, Totals } from './tables';
 
 export const metadata: Metadata = { title: 'Console', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -35,28 +35,15 @@ export default async function ConsolePage() {
 
       <section aria-labelledby="totals">
         <h2 id="totals">Earnings to date</h2>
-        <dl className="totals">
-          <div>
-            <dt>Ad revenue tracked</dt>
-            <dd data-testid="total-revenue">{formatUsd(earnings.ad_revenue_tracked_usd)}</dd>
-          </div>
-          <div>
-            <dt>Impressions</dt>
-            <dd data-testid="total-impressions">{formatCount(earnings.impressions)}</dd>
-          </div>
-          <div>
-            <dt>Clicks</dt>
-            <dd data-testid="total-clicks">{formatCount(earnings.clicks)}</dd>
-          </div>
-          <div>
-            <dt>Paid out</dt>
-            <dd>{formatUsd(earnings.payouts_paid_usd)}</dd>
-          </div>
-          <div>
-            <dt>Pending payout</dt>
-            <dd>{formatUsd(earnings.payouts_pending_usd)}</dd>
-          </div>
-        </dl>
+        <Totals
+          items={[
+            { label: 'Ad revenue tracked', value: formatUsd(earnings.ad_revenue_tracked_usd), testId: 'total-revenue' },
+            { label: 'Impressions', value: formatCount(earnings.impressions), testId: 'total-impressions' },
+            { label: 'Clicks', value: formatCount(earnings.clicks), testId: 'total-clicks' },
+            { label: 'Paid out', value: formatUsd(earnings.payouts_paid_usd) },
+            { label: 'Pending payout', value: formatUsd(earnings.payouts_pending_usd) },
+          ]}
+        />
       </section>
 
       <section aria-labelledby="apps">

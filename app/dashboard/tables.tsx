@@ -91,3 +91,17 @@ export function PayoutTable({ payouts }: { payouts: Payout[] }) {
     </ScrollTable>
   );
 }
+
+/** Headline figures, each with its label. */
+export function Totals({ items }: { items: { label: string; value: string; testId?: string }[] }) {
+  return (
+    <dl className="totals">
+      {items.map((item) => (
+        <div key={item.label}>
+          <dt>{item.label}</dt>
+          <dd data-testid={item.testId}>{item.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -7,7 +7,7 @@ import { consolePrincipal } from '@/lib/console/session';
 import { DAILY_PERIODS, dailyQuery } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
 import { requirePublisher } from '../publisher';
-import { PayoutTable, PlacementTable, ScrollTable } from '../tables';
+import { PayoutTable, PlacementTable, ScrollTable, Totals } from '../tables';
 import { DailyChart } from './chart';
 
 export const metadata: Metadata = { title: 'Earnings', robots: { index: false, follow: false } };
@@ -73,20 +73,13 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
 
       <section aria-labelledby="to-date">
         <h2 id="to-date">To date</h2>
-        <dl className="totals">
-          <div>
-            <dt>Ad revenue tracked</dt>
-            <dd data-testid="earnings-revenue">{formatUsd(earnings.ad_revenue_tracked_usd)}</dd>
-          </div>
-          <div>
-            <dt>Impressions</dt>
-            <dd data-testid="earnings-impressions">{formatCount(earnings.impressions)}</dd>
-          </div>
-          <div>
-            <dt>Clicks</dt>
-            <dd data-testid="earnings-clicks">{formatCount(earnings.clicks)}</dd>
-          </div>
-        </dl>
+        <Totals
+          items={[
+            { label: 'Ad revenue tracked', value: formatUsd(earnings.ad_revenue_tracked_usd), testId: 'earnings-revenue' },
+            { label: 'Impressions', value: formatCount(earnings.impressions), testId: 'earnings-impressions' },
+            { label: 'Clicks', value: formatCount(earnings.clicks), testId: 'earnings-clicks' },
+          ]}
+        />
       </section>
 
       <section aria-labelledby="daily">
