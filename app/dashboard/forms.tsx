@@ -115,23 +115,48 @@ export function PlacementButtons({ action, placementId, status, name }: { action
   );
 }
 
-export function PlacementForm({ action, appId, formats }: { action: Action; appId: string; formats: readonly string[] }) {
-  const [state, formAction, pending] = useActionState(action, {});
-  const id = (name: string) => `placement-${appId}-${name}`;
+/**
+ * The fields a new placement and a new key share: the app they belong to, a name, and one
+ * choice from a list (the format, the environment). After an error they keep what was typed.
+ */
+function NameAndChoice(props: {
+  idPrefix: string;
+  appId: string;
+  values: Record<string, string> | undefined;
+  nameLabel: string;
+  choice: { name: string; label: string; options: readonly string[]; fallback: string };
+}) {
+  const id = (name: string) => `${props.idPrefix}-${props.appId}-${name}`;
+  const { choice } = props;
   return (
-    <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {})}>
-      <Outcome state={state} />
-      <input type="hidden" name="app_id" value={appId} />
-      <label htmlFor={id('name')}>Placement name</label>
-      <input id={id('name')} name="name" required maxLength={100} defaultValue={state.values?.name ?? ''} />
-      <label htmlFor={id('format')}>Format</label>
-      <select id={id('format')} name="format" required defaultValue={state.values?.format ?? formats[0]}>
-        {formats.map((f) => (
-          <option key={f} value={f}>
-            {f}
+    <>
+      <input type="hidden" name="app_id" value={props.appId} />
+      <label htmlFor={id('name')}>{props.nameLabel}</label>
+      <input id={id('name')} name="name" required maxLength={100} defaultValue={props.values?.name ?? ''} />
+      <label htmlFor={id(choice.name)}>{choice.label}</label>
+      <select id={id(choice.name)} name={choice.name} required defaultValue={props.values?.[choice.name] ?? choice.fallback}>
+        {choice.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
           </option>
         ))}
       </select>
+    </>
+  );
+}
+
+export function PlacementForm({ action, appId, formats }: { action: Action; appId: string; formats: readonly string[] }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {})}>
+      <Outcome state={state} />
+      <NameAndChoice
+        idPrefix="placement"
+        appId={appId}
+        values={state.values}
+        nameLabel="Placement name"
+        choice={{ name: 'format', label: 'Format', options: formats, fallback: formats[0]! }}
+      />
       <button type="submit" disabled={pending}>
         Create placement
       </button>
@@ -141,23 +166,18 @@ export function PlacementForm({ action, appId, formats }: { action: Action; appI
 
 export function KeyForm({ action, appId, environments }: { action: Action; appId: string; environments: readonly string[] }) {
   const [state, formAction, pending] = useActionState(action, {});
-  const id = (name: string) => `key-${appId}-${name}`;
   return (
     <>
       {state.createdKey && <NewKey created={state.createdKey} />}
       <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {}) + (state.createdKey?.masked_key ?? '')}>
         {!state.createdKey && <Outcome state={state} />}
-        <input type="hidden" name="app_id" value={appId} />
-        <label htmlFor={id('name')}>Key name</label>
-        <input id={id('name')} name="name" required maxLength={100} defaultValue={state.values?.name ?? ''} />
-        <label htmlFor={id('environment')}>Environment</label>
-        <select id={id('environment')} name="environment" defaultValue={state.values?.environment ?? 'production'}>
-          {environments.map((e) => (
-            <option key={e} value={e}>
-              {e}
-            </option>
-          ))}
-        </select>
+        <NameAndChoice
+          idPrefix="key"
+          appId={appId}
+          values={state.values}
+          nameLabel="Key name"
+          choice={{ name: 'environment', label: 'Environment', options: environments, fallback: 'production' }}
+        />
         <button type="submit" disabled={pending}>
           Create key
         </button>

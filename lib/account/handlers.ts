@@ -3,6 +3,7 @@ import { defineRoute, json, jsonText, type JsonReply } from '../http/kernel';
 import type { Principal } from '../oauth/bearer';
 import { ROUTES } from '../registry';
 import { getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps } from './operations';
+import { todayUtc } from './views';
 
 /**
  * GET /api/v1/me, /me/apps, /me/earnings, /me/api-keys. The kernel has checked the bearer and
@@ -47,7 +48,7 @@ export const apiKeysRoute = defineRoute(ROUTES['/api/v1/me/api-keys'], {
 
 export const dailyEarningsRoute = defineRoute(ROUTES['/api/v1/me/earnings/daily'], {
   GET: ({ principal, query, services }) => {
-    const today = new Date(services.now()).toISOString().slice(0, 10);
+    const today = todayUtc(services.now());
     const key = `daily ${query.days} ${query.app_id ?? '-'} ${query.placement_id ?? '-'} ${today}`;
     return reply(principal, key, () => getDailyEarnings(principal, services.database, query, today));
   },

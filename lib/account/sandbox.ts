@@ -1,4 +1,5 @@
 import type { ApiKeyRow, AppRow, DailyRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
+import { addDays } from './views';
 
 /**
  * The sandbox account: fixed demo data, the same in every REST route, in batch
@@ -82,13 +83,13 @@ export function sandboxDaily(today: string): DailyRow[] {
     if (p.status === 'archived') continue;
     for (let back = 90; back >= 1; back--) {
       if (p.status === 'paused' && back < 21) continue;
-      const day = new Date(Date.parse(`${today}T00:00:00Z`) - back * 86_400_000);
-      const weight = [0, 6].includes(day.getUTCDay()) ? 0.7 : 1 + ((back * 7) % 5) / 20;
+      const day = addDays(today, -back);
+      const weight = [0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay()) ? 0.7 : 1 + ((back * 7) % 5) / 20;
       const impressions = Math.round((p.impressions / 90) * weight);
       rows.push({
         placement_id: p.id,
         app_id: p.app_id,
-        day: day.toISOString().slice(0, 10),
+        day,
         impressions,
         clicks: Math.round(impressions * (p.clicks / p.impressions)),
         revenue_usd: Math.round((impressions / 1000) * (p.revenue_usd / p.impressions) * 1000 * 1e6) / 1e6,

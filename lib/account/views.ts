@@ -111,6 +111,11 @@ export function apiKeysView(keys: ApiKeyRow[], environment: EnvironmentFilter): 
 
 export type DailyQuery = z.output<typeof dailyQuery>;
 
+/** The UTC day (YYYY-MM-DD) of a time in milliseconds. */
+export function todayUtc(now: number): string {
+  return new Date(now).toISOString().slice(0, 10);
+}
+
 /** `iso` (YYYY-MM-DD) moved by `days` days. */
 export function addDays(iso: string, days: number): string {
   return new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);

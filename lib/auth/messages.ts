@@ -12,6 +12,15 @@ export function signInErrorMessage(code: string | undefined): string | null {
 }
 
 /**
+ * A text field of a submitted form, or '' when it is missing or a file. A server action is a
+ * public endpoint: its argument may be anything, not only a form.
+ */
+export function textField(form: unknown, name: string): string {
+  const v = form instanceof FormData ? form.get(name) : null;
+  return typeof v === 'string' ? v : '';
+}
+
+/**
  * Where to go after signing in: only a path on this site, so the sign-in page cannot be used
  * to send someone elsewhere (an open redirect).
  */

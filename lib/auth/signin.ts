@@ -3,7 +3,7 @@ import { clientIp } from '../http/client-ip';
 import { log } from '../log';
 import { requireOAuthSecrets } from '../oauth/secrets';
 import type { Services } from '../services';
-import { safeCallbackUrl } from './messages';
+import { safeCallbackUrl, textField } from './messages';
 import { SESSION_MAX_AGE_S, sessionCookieName, usesSecureCookies } from './options';
 import { allowAttempt, settleSignIn } from './throttle';
 import { checkPassword, type SignedInUser } from './users';
@@ -24,11 +24,7 @@ export interface SessionCookie {
 export type SignInOutcome = { ok: true; user: SignedInUser; cookie: SessionCookie; location: string } | { ok: false; location: string };
 
 export async function signInFromForm(form: FormData, headers: Headers, services: Services): Promise<SignInOutcome> {
-  // A server action is a public endpoint: its argument is whatever the caller sent.
-  const field = (name: string) => {
-    const v = form instanceof FormData ? form.get(name) : null;
-    return typeof v === 'string' ? v : '';
-  };
+  const field = (name: string) => textField(form, name);
   const email = field('email').trim().slice(0, 254);
   const password = field('password').slice(0, 1000);
   const callbackUrl = safeCallbackUrl(field('callbackUrl'));

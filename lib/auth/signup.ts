@@ -2,17 +2,14 @@ import { clientIp } from '../http/client-ip';
 import type { Services } from '../services';
 import { allowAttempt } from './throttle';
 import { createPublisher, signUpInput } from './users';
-import { safeCallbackUrl } from './messages';
+import { safeCallbackUrl, textField } from './messages';
 
 /**
  * The sign-up form's submission: a new publisher account, then on to sign-in. Answers with the
  * page to go to (the form works without JavaScript: a server action that redirects).
  */
 export async function signUpFromForm(form: FormData, headers: Headers, services: Services): Promise<string> {
-  const field = (name: string) => {
-    const v = form.get(name);
-    return typeof v === 'string' ? v : '';
-  };
+  const field = (name: string) => textField(form, name);
   const callbackUrl = safeCallbackUrl(field('callbackUrl'));
   const back = (error: string) =>
     `/signup?${new URLSearchParams({ error, email: field('email').slice(0, 254), name: field('name').slice(0, 100), company: field('company').slice(0, 100), callbackUrl })}`;

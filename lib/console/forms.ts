@@ -46,15 +46,15 @@ function parse<S extends z.ZodType>(schema: S, form: FormData): Parsed<S> {
   return result.success ? { ok: true, data: result.data } : { ok: false, state: { error: firstIssue(result.error), values } };
 }
 
-function settle(result: WriteResult<unknown>, form: FormData, notice: string): FormState {
-  return result.ok ? { notice } : { error: result.error, values: fields(form) };
+/** The form's next state after a write: what `done` says of its value, or the refusal with the fields as typed. */
+function settle<T>(result: WriteResult<T>, form: FormData, done: (value: T) => FormState): FormState {
+  return result.ok ? done(result.value) : { error: result.error, values: fields(form) };
 }
 
 export async function createAppForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(appInput, form);
   if (!input.ok) return input.state;
-  const result = await createApp(await services.database(), user.id, input.data);
-  return result.ok ? { notice: `Created ${input.data.name}.`, id: result.value.id } : { error: result.error, values: fields(form) };
+  return settle(await createApp(await services.database(), user.id, input.data), form, ({ id }) => ({ notice: `Created ${input.data.name}.`, id }));
 }
 
 export async function updateAppForm(appId: unknown, form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
@@ -62,41 +62,41 @@ export async function updateAppForm(appId: unknown, form: FormData, user: Signed
   if (!input.ok) return input.state;
   const target = appArchival.safeParse({ id: appId });
   if (!target.success) return { error: firstIssue(target.error), values: fields(form) };
-  return settle(await updateApp(await services.database(), user.id, target.data.id, input.data), form, 'Saved.');
+  return settle(await updateApp(await services.database(), user.id, target.data.id, input.data), form, () => ({ notice: 'Saved.' }));
 }
 
 export async function archiveAppForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(appArchival, form);
   if (!input.ok) return input.state;
-  return settle(await archiveApp(await services.database(), user.id, input.data.id), form, 'The app is archived and its keys are revoked.');
+  return settle(await archiveApp(await services.database(), user.id, input.data.id), form, () => ({ notice: 'The app is archived and its keys are revoked.' }));
 }
 
 export async function createPlacementForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(placementInput, form);
   if (!input.ok) return input.state;
-  const result = await createPlacement(await services.database(), user.id, input.data);
-  return result.ok ? { notice: `Created the placement ${input.data.name}.`, id: result.value.id } : { error: result.error, values: fields(form) };
+  return settle(await createPlacement(await services.database(), user.id, input.data), form, ({ id }) => ({ notice: `Created the placement ${input.data.name}.`, id }));
 }
 
 export async function changePlacementForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(placementAction, form);
   if (!input.ok) return input.state;
   const done = { pause: 'Paused.', resume: 'Resumed.', archive: 'Archived.' }[input.data.action];
-  return settle(await changePlacement(await services.database(), user.id, input.data.id, input.data.action), form, done);
+  return settle(await changePlacement(await services.database(), user.id, input.data.id, input.data.action), form, () => ({ notice: done }));
 }
 
 export async function createApiKeyForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(apiKeyInput, form);
   if (!input.ok) return input.state;
-  const result = await createApiKey(await services.database(), user.id, input.data);
-  if (!result.ok) return { error: result.error, values: fields(form) };
-  return { notice: `Created the key ${input.data.name}.`, createdKey: { name: input.data.name, key: result.value.key, masked_key: result.value.masked_key } };
+  return settle(await createApiKey(await services.database(), user.id, input.data), form, ({ key, masked_key }) => ({
+    notice: `Created the key ${input.data.name}.`,
+    createdKey: { name: input.data.name, key, masked_key },
+  }));
 }
 
 export async function revokeApiKeyForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(apiKeyRevocation, form);
   if (!input.ok) return input.state;
-  return settle(await revokeApiKey(await services.database(), user.id, input.data.id), form, 'Revoked. The key is refused from now on.');
+  return settle(await revokeApiKey(await services.database(), user.id, input.data.id), form, () => ({ notice: 'Revoked. The key is refused from now on.' }));
 }
 
 export async function withdrawApprovalForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, type Database } from '../account/operations';
+import { todayUtc } from '../account/views';
 import { ApiError } from '../http/errors';
 import { describeError, log } from '../log';
 import type { Principal } from '../oauth/bearer';
@@ -123,7 +124,7 @@ export function accountServer(principal: Principal, database: Database, now: () 
       annotations: READ_ONLY,
     },
     async (args) =>
-      run('get_my_daily_earnings', () => getDailyEarnings(principal, database, args, new Date(now()).toISOString().slice(0, 10)))(),
+      run('get_my_daily_earnings', () => getDailyEarnings(principal, database, args, todayUtc(now())))(),
   );
   server.registerTool(
     'list_my_api_keys',

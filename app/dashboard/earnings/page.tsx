@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDailyEarnings, getEarnings, listApps } from '@/lib/account/operations';
+import { todayUtc } from '@/lib/account/views';
 import { csvDataUrl, toCsv } from '@/lib/console/csv';
 import { clickThroughRate, formatCount, formatDay, formatUsd } from '@/lib/console/format';
 import { consolePrincipal } from '@/lib/console/session';
@@ -24,7 +25,7 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
   const query = parsed.success ? parsed.data : dailyQuery.parse({});
   const s = services();
   const principal = consolePrincipal(user, s.now());
-  const today = new Date(s.now()).toISOString().slice(0, 10);
+  const today = todayUtc(s.now());
   const [daily, earnings, { apps, placements }] = await Promise.all([
     getDailyEarnings(principal, s.database, query, today),
     getEarnings(principal, s.database, 50),
