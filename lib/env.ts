@@ -27,6 +27,10 @@ const schema = z
     RATE_LIMIT_MAX: positiveInt(120),
     /** Length of the rate-limit window in seconds. */
     RATE_LIMIT_WINDOW_S: positiveInt(60),
+    /** Requests allowed per window and SDK key (content/docs/rate-limits.md), on top of the per-address budget. */
+    SDK_KEY_RATE_LIMIT_MAX: positiveInt(6000),
+    /** Seconds between two runs of the ad traffic roll-up in a long-running server; 0 turns it off (pg_cron runs it instead). */
+    ROLLUP_INTERVAL_S: z.coerce.number().int().min(0).max(3600).default(10),
     UPSTASH_REDIS_REST_URL: optionalString.pipe(z.string().url().optional()),
     UPSTASH_REDIS_REST_TOKEN: optionalString,
     /** ES256 private key (PKCS#8 PEM or a JWK as JSON) that signs access tokens. Required in production. */

@@ -10,7 +10,21 @@ import { consentDecisionForm, registrationRequest, tokenForm } from './schemas/o
 import { pagesBody, pagesQuery } from './schemas/pages';
 import { pricingBody, pricingQuery } from './schemas/pricing';
 import { searchBody, searchQuery } from './schemas/search';
-import { validateKeyBody } from './schemas/sdk';
+import {
+  adBody,
+  adsQuery,
+  clickQuery,
+  consentBody,
+  consentQuery,
+  consentRequest,
+  dataBody,
+  dataRequest,
+  eventsBody,
+  eventsRequest,
+  MAX_DATA_BODY_BYTES,
+  validateKeyBody,
+  withdrawalBody,
+} from './schemas/sdk';
 
 /**
  * Every route of the service, declared once: one entry per route file under app/, keyed by its
@@ -27,10 +41,11 @@ import { validateKeyBody } from './schemas/sdk';
 /** The REST API: the error envelope, `API-Version`, rate limited, readable from any origin. */
 const REST = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: true } as const;
 /**
- * The SDK surface, called by publishers' apps, web pages included: as the REST API. Any origin
- * may call it (keys are publishable, no cookie is involved), and the preflight allows `X-Api-Key`.
+ * The SDK surface, called by publishers' apps, web pages included: as the REST API, except that
+ * a browser's origin must be one the key's app allows (lib/sdk/keys.ts), and the CORS headers say
+ * so per app. The preflight allows `X-Api-Key` from any origin: it cannot know the app yet.
  */
-const SDK = REST;
+const SDK = { ...REST, cors: 'sdk' } as const;
 /** Agent surfaces (MCP, A2A, /ask): rate limited like the API, without its version header. */
 const AGENT = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: false } as const;
 /** OAuth endpoints answer RFC 6749 errors (`{error, error_description}`). */
@@ -40,6 +55,7 @@ const SITE = { errors: 'api', rateLimit: false, cors: 'public', apiVersion: fals
 
 const NONE = { kind: 'none' } as const;
 const API_KEY = { kind: 'api-key' } as const satisfies Credential;
+const API_KEY_OR_TOKENS = { kind: 'optional-api-key' } as const satisfies Credential;
 const bearer = (resource: ResourceName, scope?: Scope) => ({ kind: 'bearer', resource, scope }) as const satisfies Credential;
 
 const DOCS_CACHE = 'public, max-age=300';
@@ -281,6 +297,132 @@ export const ROUTES = declare({
             'Call it at start-up or in CI to catch a wrong or revoked key early. A missing, malformed or unknown key is a 401 `invalid_token`; a revoked key, or a key of an archived app, is a 403 `forbidden`.',
           tags: ['SDK'],
           responses: { 200: { description: 'The key is valid: its app, and the key, masked.', schema: validateKeyBody } },
+        },
+      },
+    },
+  },
+  '/functions/v1/ads': {
+    ...SDK,
+    methods: {
+      GET: {
+        credential: API_KEY,
+        query: adsQuery,
+        doc: {
+          operationId: 'getAd',
+          summary: 'Get an ad for one placement of the key\'s app',
+          description:
+            'Picks an ad of the placement\'s format from the campaigns that can serve now. Every request counts in the placement\'s fill rate, filled or not. Render the ad with its "Sponsored" label, send its impression once it has been viewable, and open `click_url` on a click.',
+          tags: ['SDK'],
+          responses: {
+            200: { description: 'An ad, its decision token and its click URL.', schema: adBody },
+            204: { description: 'Nothing fills this request (or the placement is paused or archived): render nothing.' },
+            404: { description: 'The key\'s app has no placement with this id (`not_found`).', schema: apiErrorBody },
+          },
+        },
+      },
+    },
+  },
+  '/functions/v1/events': {
+    ...SDK,
+    methods: {
+      POST: {
+        credential: API_KEY_OR_TOKENS,
+        body: eventsRequest,
+        bodyType: 'beacon',
+        doc: {
+          operationId: 'recordEvents',
+          summary: 'Record impressions and clicks',
+          description:
+            'Up to 100 events, each with your id for it and the token of its ad. Send it as JSON with `x-api-key`, or as the `text/plain` body of `navigator.sendBeacon`, which cannot send headers: the tokens then authenticate the events. Sending a batch again changes nothing. Each event answers `recorded`, `duplicate`, `invalid` (recorded as invalid traffic, never billed) or `rejected` (not recorded), with the reason.',
+          tags: ['SDK'],
+          responses: { 200: { description: 'What was recorded, and why anything was not.', schema: eventsBody } },
+        },
+      },
+    },
+  },
+  '/functions/v1/click': {
+    ...SDK,
+    methods: {
+      GET: {
+        credential: NONE,
+        query: clickQuery,
+        doc: {
+          operationId: 'followAdClick',
+          summary: 'An ad\'s click URL: count the click, go to the advertiser',
+          description:
+            'The `click_url` of an ad. Records the click by the same rules as `POST /functions/v1/events` and redirects to the landing page of the ad\'s creative, and nowhere else. An expired token still redirects, without counting.',
+          tags: ['SDK'],
+          responses: {
+            302: { description: 'To the advertiser\'s landing page.', headers: { Location: 'The landing URL of the ad.' } },
+            404: { description: 'A token this service did not sign, or an ad that no longer exists (`not_found`).', schema: apiErrorBody },
+            503: {
+              description: 'The database cannot be reached (`unavailable`): the click cannot be recorded or its page found; retry.',
+              schema: apiErrorBody,
+              headers: { 'Retry-After': 'Seconds to wait.' },
+            },
+          },
+        },
+      },
+    },
+  },
+  '/functions/v1/consents': {
+    ...SDK,
+    methods: {
+      GET: {
+        credential: API_KEY,
+        query: consentQuery,
+        doc: {
+          operationId: 'getConsent',
+          summary: 'A subject\'s current consent',
+          tags: ['SDK'],
+          responses: {
+            200: { description: 'The current consent.', schema: consentBody },
+            404: { description: 'No current consent for this subject (`not_found`).', schema: apiErrorBody },
+          },
+        },
+      },
+      POST: {
+        credential: API_KEY,
+        body: consentRequest,
+        doc: {
+          operationId: 'recordConsent',
+          summary: 'Record what a user agreed to',
+          description:
+            'Replaces the subject\'s current consent. Purposes it no longer lists lose their unsold data at once.',
+          tags: ['SDK'],
+          responses: { 200: { description: 'The consent as recorded.', schema: consentBody } },
+        },
+      },
+      DELETE: {
+        credential: API_KEY,
+        query: consentQuery,
+        doc: {
+          operationId: 'withdrawConsent',
+          summary: 'Withdraw a subject\'s consent',
+          description: 'Ends the current consent and deletes the subject\'s unsold data. Sending it again is harmless.',
+          tags: ['SDK'],
+          responses: { 200: { description: 'What was withdrawn and deleted.', schema: withdrawalBody } },
+        },
+      },
+    },
+  },
+  '/functions/v1/data': {
+    ...SDK,
+    methods: {
+      POST: {
+        credential: API_KEY,
+        body: dataRequest,
+        maxBodyBytes: MAX_DATA_BODY_BYTES,
+        doc: {
+          operationId: 'submitData',
+          summary: 'Submit consented data',
+          description:
+            'AI-interaction rows or UX-session recordings of one subject, stored only when the subject\'s current consent covers their purpose. A record whose id was stored before is kept as it was.',
+          tags: ['SDK'],
+          responses: {
+            200: { description: 'What was stored.', schema: dataBody },
+            403: { description: 'No current consent covering this kind of data (`forbidden`), besides the key\'s own 403s.', schema: apiErrorBody },
+          },
         },
       },
     },

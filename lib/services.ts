@@ -7,6 +7,9 @@ import { createRateLimiter, type RateLimiter } from './http/rate-limit';
 import { describeError, log } from './log';
 import { loadOAuthSecrets, type OAuthSecrets } from './oauth/secrets';
 import { LivePricing } from './pricing/settings';
+import { SdkDirectory } from './sdk/keys';
+import { scheduleRollUps } from './sdk/rollup';
+import { env } from './env';
 
 /**
  * What the service depends on and a test replaces: the database, the rate limiters, the clock
@@ -32,19 +35,39 @@ export interface Services {
   cursorKey(): Promise<Buffer>;
   /** The pricing settings, reread at most every 15 seconds. */
   readonly pricing: LivePricing;
+  /** The budget of each SDK key, on top of the address's (content/docs/rate-limits.md). */
+  readonly keyRateLimiter: RateLimiter;
+  /** The SDK keys and apps this instance looked up, trusted for a few seconds (lib/sdk/keys.ts). */
+  readonly sdkDirectory: SdkDirectory;
+  /** The key that signs decision tokens and hashes client addresses, the same on every instance. */
+  sdkSecret(): Promise<Buffer>;
 }
 
 export interface ServiceOverrides {
   /** An engine already open, or how to open one; by default the environment's (DATABASE_URL, or PGlite). */
   database?: Engine | (() => Promise<Engine>);
   rateLimiter?: RateLimiter;
+  keyRateLimiter?: RateLimiter;
   attempts?: AttemptLimiters;
   now?: () => number;
+  /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
+  rollUpEveryMs?: number;
 }
 
 export function createServices(overrides: ServiceOverrides = {}): Services {
   const given = overrides.database;
-  const database = typeof given === 'function' ? retrying(given) : given ? () => Promise.resolve(given) : retrying(openDatabase);
+  const open = typeof given === 'function' ? retrying(given) : given ? () => Promise.resolve(given) : retrying(openDatabase);
+  let scheduled = false;
+  const database = !overrides.rollUpEveryMs
+    ? open
+    : async () => {
+        const engine = await open();
+        if (!scheduled) {
+          scheduled = true;
+          scheduleRollUps(open, overrides.rollUpEveryMs!);
+        }
+        return engine;
+      };
   const now = overrides.now ?? Date.now;
   return {
     database,
@@ -54,8 +77,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     oauthSecrets: retrying(async () => loadOAuthSecrets(database)),
     cursorKey: once(async () => {
       try {
-        const stored = await serviceSecret('cursor_key', () => randomBytes(32).toString('base64url'), await database());
-        return Buffer.from(stored, 'base64url');
+        return await storedKey('cursor_key', database);
       } catch (err) {
         // Without the database, cursors still work, but only within this process.
         log.warn('cursor key not stored; using a key of this process only', describeError(err));
@@ -63,7 +85,18 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
       }
     }),
     pricing: new LivePricing(database, now),
+    keyRateLimiter:
+      overrides.keyRateLimiter ?? createRateLimiter({ max: env().SDK_KEY_RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }, 'monetize:sdk-key'),
+    sdkDirectory: new SdkDirectory(now),
+    // Tokens signed by one instance are checked by another: no fallback to a key of this
+    // process, and a failure is retried on the next request.
+    sdkSecret: retrying(() => storedKey('sdk_token_key', database)),
   };
+}
+
+/** 32 random bytes kept in `service_secrets` under `name`, made on first use. */
+async function storedKey(name: string, database: () => Promise<Engine>): Promise<Buffer> {
+  return Buffer.from(await serviceSecret(name, () => randomBytes(32).toString('base64url'), await database()), 'base64url');
 }
 
 /** The first answer of `load`, kept. */
@@ -96,5 +129,5 @@ type Holder = { [KEY]?: Services };
 
 export function services(): Services {
   const holder = globalThis as Holder;
-  return (holder[KEY] ??= createServices());
+  return (holder[KEY] ??= createServices({ rollUpEveryMs: env().ROLLUP_INTERVAL_S * 1000 }));
 }

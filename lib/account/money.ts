@@ -25,8 +25,8 @@ export function rpmUsd(revenueUsd: number, impressions: number): number {
   return impressions > 0 ? roundUsd((revenueUsd / impressions) * 1000) : 0;
 }
 
-/** Impressions per ad request, a fraction from 0 to 1 (4 decimals); 0 without requests. */
-export function fillRate(impressions: number, adRequests: number): number {
+/** Ad requests that got an ad, per ad request: a fraction from 0 to 1 (4 decimals); 0 without requests. */
+export function fillRate(fills: number, adRequests: number): number {
   if (adRequests <= 0) return 0;
-  return Math.round(Math.min(1, impressions / adRequests) * 10_000) / 10_000;
+  return Math.round(Math.min(1, fills / adRequests) * 10_000) / 10_000;
 }

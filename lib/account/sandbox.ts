@@ -42,12 +42,12 @@ export const SANDBOX_APPS: AppRow[] = [
 const [WRITER, TUTOR] = SANDBOX_APPS.map((a) => a.id) as [string, string];
 
 export const SANDBOX_PLACEMENTS: PlacementRow[] = [
-  { id: '00000000-0000-4000-8000-00000000b001', app_id: WRITER, name: 'Editor sidebar video', format: 'floating_video', status: 'active', impressions: 182_400, clicks: 2_190, revenue_usd: 1_493.61, ad_requests: 197_300, created_at: at('2025-09-03T10:00:00.000Z') },
-  { id: '00000000-0000-4000-8000-00000000b002', app_id: WRITER, name: 'Prompt tips', format: 'tooltip', status: 'active', impressions: 401_250, clicks: 7_622, revenue_usd: 1_131.53, ad_requests: 428_900, created_at: at('2025-09-04T10:00:00.000Z') },
-  { id: '00000000-0000-4000-8000-00000000b003', app_id: WRITER, name: 'Inline mention', format: 'inline_text', status: 'paused', impressions: 55_010, clicks: 660, revenue_usd: 190.33, ad_requests: 61_200, created_at: at('2025-09-05T10:00:00.000Z') },
-  { id: '00000000-0000-4000-8000-00000000b004', app_id: TUTOR, name: 'Lesson sponsor card', format: 'sponsored_card', status: 'active', impressions: 97_800, clicks: 1_565, revenue_usd: 552.08, ad_requests: 104_100, created_at: at('2025-10-14T10:00:00.000Z') },
-  { id: '00000000-0000-4000-8000-00000000b005', app_id: TUTOR, name: 'Hint tooltip', format: 'tooltip', status: 'paused', impressions: 23_400, clicks: 351, revenue_usd: 64.82, ad_requests: 26_000, created_at: at('2025-10-15T10:00:00.000Z') },
-  { id: '00000000-0000-4000-8000-00000000b006', app_id: TUTOR, name: 'Retired intro video', format: 'floating_video', status: 'archived', impressions: 8_100, clicks: 90, revenue_usd: 66.42, ad_requests: 9_050, created_at: at('2025-10-16T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b001', app_id: WRITER, name: 'Editor sidebar video', format: 'floating_video', status: 'active', impressions: 182_400, clicks: 2_190, revenue_usd: 1_493.61, fills: 182_400, ad_requests: 197_300, created_at: at('2025-09-03T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b002', app_id: WRITER, name: 'Prompt tips', format: 'tooltip', status: 'active', impressions: 401_250, clicks: 7_622, revenue_usd: 1_131.53, fills: 401_250, ad_requests: 428_900, created_at: at('2025-09-04T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b003', app_id: WRITER, name: 'Inline mention', format: 'inline_text', status: 'paused', impressions: 55_010, clicks: 660, revenue_usd: 190.33, fills: 55_010, ad_requests: 61_200, created_at: at('2025-09-05T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b004', app_id: TUTOR, name: 'Lesson sponsor card', format: 'sponsored_card', status: 'active', impressions: 97_800, clicks: 1_565, revenue_usd: 552.08, fills: 97_800, ad_requests: 104_100, created_at: at('2025-10-14T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b005', app_id: TUTOR, name: 'Hint tooltip', format: 'tooltip', status: 'paused', impressions: 23_400, clicks: 351, revenue_usd: 64.82, fills: 23_400, ad_requests: 26_000, created_at: at('2025-10-15T10:00:00.000Z') },
+  { id: '00000000-0000-4000-8000-00000000b006', app_id: TUTOR, name: 'Retired intro video', format: 'floating_video', status: 'archived', impressions: 8_100, clicks: 90, revenue_usd: 66.42, fills: 8_100, ad_requests: 9_050, created_at: at('2025-10-16T10:00:00.000Z') },
 ];
 
 /** Newest first, as the database orders them. */

@@ -51,7 +51,7 @@ export function placementView(row: PlacementRow) {
     impressions: row.impressions,
     clicks: row.clicks,
     revenue_usd: roundUsd(row.revenue_usd),
-    fill_rate: fillRate(row.impressions, row.ad_requests),
+    fill_rate: fillRate(row.fills, row.ad_requests),
     rpm_usd: rpmUsd(row.revenue_usd, row.impressions),
     created_at: row.created_at.toISOString(),
   };

@@ -15,15 +15,19 @@ function described({ method, path, declaration }: Operation): { method: string; 
 /** The REST operations anyone may call, each with its summary and its query parameters. */
 export function publicEndpoints(): { method: string; path: string; description: string }[] {
   return restOperations()
-    .filter((op) => op.declaration.credential.kind !== 'bearer' && op.declaration.credential.kind !== 'api-key')
+    .filter((op) => op.declaration.credential.kind !== 'bearer' && !isSdk(op.path))
     .map(described);
 }
 
-/** The SDK operations: each needs an app's key in `x-api-key`. */
+/** The SDK surface: what a publisher's app calls, with its key in `x-api-key` or an ad's token. */
 export function sdkEndpoints(): { method: string; path: string; description: string }[] {
   return restOperations()
-    .filter((op) => op.declaration.credential.kind === 'api-key')
+    .filter((op) => isSdk(op.path))
     .map(described);
+}
+
+function isSdk(path: string): boolean {
+  return path.startsWith('/functions/v1/');
 }
 
 /** The REST operations that need an access token, each with the scope it needs. */

@@ -62,13 +62,15 @@ export async function updateAppForm(appId: unknown, form: FormData, user: Signed
   if (!input.ok) return input.state;
   const target = appArchival.safeParse({ id: appId });
   if (!target.success) return { error: firstIssue(target.error), values: fields(form) };
-  return settle(await updateApp(await services.database(), user.id, target.data.id, input.data), form, () => ({ notice: 'Saved.' }));
+  const result = forgetSdkLookups(await updateApp(await services.database(), user.id, target.data.id, input.data), services);
+  return settle(result, form, () => ({ notice: 'Saved. Allowed origins apply on every server within 5 seconds.' }));
 }
 
 export async function archiveAppForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(appArchival, form);
   if (!input.ok) return input.state;
-  return settle(await archiveApp(await services.database(), user.id, input.data.id), form, () => ({ notice: 'The app is archived and its keys are revoked.' }));
+  const result = forgetSdkLookups(await archiveApp(await services.database(), user.id, input.data.id), services);
+  return settle(result, form, () => ({ notice: 'The app is archived and its keys are revoked: every server refuses them within 5 seconds.' }));
 }
 
 export async function createPlacementForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
@@ -96,7 +98,17 @@ export async function createApiKeyForm(form: FormData, user: SignedInUser, servi
 export async function revokeApiKeyForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(apiKeyRevocation, form);
   if (!input.ok) return input.state;
-  return settle(await revokeApiKey(await services.database(), user.id, input.data.id), form, () => ({ notice: 'Revoked. The key is refused from now on.' }));
+  const result = forgetSdkLookups(await revokeApiKey(await services.database(), user.id, input.data.id), services);
+  return settle(result, form, () => ({ notice: 'Revoked. Every server refuses the key within 5 seconds.' }));
+}
+
+/**
+ * A change to a key or an app holds on this instance at once: it forgets the keys and apps it
+ * looked up. Other instances look again within the directory's few seconds (lib/sdk/keys.ts).
+ */
+function forgetSdkLookups<T>(result: WriteResult<T>, services: Services): WriteResult<T> {
+  if (result.ok) services.sdkDirectory.clear();
+  return result;
 }
 
 export async function withdrawApprovalForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/password';
 import { generateApiKey } from '../sdk/api-key';
 import type { KeyEnvironment, PayoutStatus, PlacementFormat, PlacementStatus } from '../schemas/account';
@@ -156,6 +157,7 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
   ]);
 
   const monthlyRevenue = new Map<string, number>();
+  let firstAppId: string | undefined;
   for (const [appIndex, app] of p.apps.entries()) {
     const appCreated = new Date(memberSince.getTime() + (appIndex * 30 + 2) * 86400_000);
     const [appRow] = await tx.query<{ id: string }>(
@@ -163,7 +165,9 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
       [userId, app.name, app.slug, app.description, app.category, appCreated],
     );
     const appId = appRow!.id;
+    firstAppId ??= appId;
 
+    const active: string[] = [];
     for (const [i, pl] of app.placements.entries()) {
       const [placement] = await tx.query<{ id: string }>(
         `insert into public.placements (app_id, user_id, name, format, status, created_at)
@@ -171,6 +175,7 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
         [appId, userId, pl.name, pl.format, pl.status, new Date(appCreated.getTime() + i * 86400_000)],
       );
       const placementId = placement!.id;
+      if (pl.status === 'active') active.push(placementId);
       const cpm = DEFAULT_PRICING.advertiser_cpm_usd[CPM_KEY[pl.format]] * DEFAULT_PRICING.publisher_ad_revenue_share;
       const stats = [];
       for (let day = STATS_DAYS; day >= 1; day--) {
@@ -181,40 +186,30 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
         const impressions = Math.round(pl.dailyImpressions * weekend * (0.8 + rand() * 0.4));
         if (impressions === 0) continue;
         const clicks = Math.round(impressions * CTR[pl.format] * (0.7 + rand() * 0.6));
-        const revenue = round6((impressions / 1000) * cpm * (0.9 + rand() * 0.2));
-        // Between 88% and 97% of the ad requests filled (no draw from rand(): the other figures stay as they were).
+        // The money rule of recorded impressions: the format's CPM / 1000 times the publisher's
+        // share, each. (The draw that used to vary it is still made, so the other figures stay.)
+        rand();
+        const revenue = round6((impressions / 1000) * cpm);
+        // Between 88% and 97% of the ad requests filled, and most fills became viewable impressions.
         const adRequests = Math.ceil(impressions / (0.88 + (impressions % 10) / 100));
-        stats.push({ placement_id: placementId, user_id: userId, day: isoDay(date), impressions, clicks, revenue_usd: revenue, ad_requests: adRequests });
+        const fills = impressions + Math.floor((adRequests - impressions) / 2);
+        stats.push({ placement_id: placementId, user_id: userId, day: isoDay(date), impressions, clicks, revenue_usd: revenue, ad_requests: adRequests, fills });
         const month = isoDay(date).slice(0, 7);
         monthlyRevenue.set(month, (monthlyRevenue.get(month) ?? 0) + revenue);
       }
       await insertJson(tx, 'daily_stats', stats);
       // The placement's counters are the sum of its daily stats, so every view agrees.
       await tx.query(
-        `update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q
+        `update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q, fills = s.f
          from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_usd), 0) r,
-                      coalesce(sum(ad_requests), 0) q
+                      coalesce(sum(ad_requests), 0) q, coalesce(sum(fills), 0) f
                from public.daily_stats where placement_id = $1) s
          where p.id = $1`,
         [placementId],
       );
-      if (pl.status === 'active') {
-        const events = Array.from({ length: 6 }, (_, n) => ({
-          event_id: `seed-${placementId.slice(0, 8)}-${n}`,
-          placement_id: placementId,
-          user_id: userId,
-          kind: n === 5 ? 'click' : 'impression',
-          revenue_usd: n === 5 ? 0 : round6(cpm / 1000),
-          occurred_at: new Date(now.getTime() - (n + 1) * 60_000).toISOString(),
-        }));
-        await tx.query(
-          `insert into public.ad_events (event_id, placement_id, user_id, kind, revenue_usd, occurred_at)
-           select event_id, placement_id, user_id, kind, revenue_usd, occurred_at
-           from json_to_recordset($1::json) as e(event_id text, placement_id uuid, user_id uuid, kind text, revenue_usd numeric, occurred_at timestamptz)`,
-          [events],
-        );
-      }
     }
+
+    await seedTodaysTraffic(tx, userId, appId, active);
 
     for (const [i, k] of app.keys.entries()) {
       // Demo keys are random like real ones; nobody learns them, which is the point of hashing.
@@ -239,6 +234,8 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
       );
     }
   }
+
+  await seedConsent(tx, userId, firstAppId!);
 
   // A client each publisher approved a while ago, listed under connected apps in the console.
   await tx.query(
@@ -297,11 +294,129 @@ export async function seedPricing(tx: Transaction): Promise<void> {
   );
 }
 
+/**
+ * Today's first ad traffic of an app, recorded the way the SDK surface records it: as the app's
+ * SDK role, through the same database functions (three ad requests per active placement, two
+ * viewable impressions, one click), not yet rolled up. The first roll-up adds it to today's
+ * figures, so the demo shows the raw rows and the totals agreeing by the same rules as live traffic.
+ */
+async function seedTodaysTraffic(tx: Transaction, userId: string, appId: string, placements: string[]): Promise<void> {
+  if (placements.length === 0) return;
+  await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [
+    JSON.stringify({ role: 'sdk', app_id: appId, user_id: userId }),
+  ]);
+  for (const placementId of placements) {
+    const decisions: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const [row] = await tx.query<{ decision_id: string; creative_id: string | null }>(
+        "select decision_id, creative_id from public.sdk_serve_ad($1, null, '{}', null)",
+        [placementId],
+      );
+      if (row?.creative_id) decisions.push(row.decision_id);
+    }
+    const viewable = { visible_share: 1, visible_seconds: 2.5 };
+    const events = [
+      ...decisions.slice(0, 2).map((d, n) => ({ n, id: `seed-impression-${d}`, kind: 'impression', decision_id: d, ...viewable })),
+      ...decisions.slice(0, 1).map((d) => ({ n: 2, id: `seed-click-${d}`, kind: 'click', decision_id: d })),
+    ];
+    await tx.query('select * from public.sdk_record_events($1::jsonb, $2, false)', [events, 'seed-address']);
+  }
+  await tx.query("select set_config('role', 'service_role', true)");
+}
+
+/** One user of the app who agreed to share AI interactions, and two of their rows. */
+async function seedConsent(tx: Transaction, userId: string, appId: string): Promise<void> {
+  const subject = createHash('sha256').update(`demo-subject-${appId}`).digest('hex');
+  const [consent] = await tx.query<{ id: string }>(
+    `insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
+     values ($1, $2, $3, '{ai_interactions}', '2026-09', now() - interval '3 days') returning id`,
+    [appId, userId, subject],
+  );
+  const rows = [
+    { prompt: 'Suggest a title for a mystery set in Lisbon.', response: 'The Tiles of Alfama.' },
+    { prompt: 'Shorten this opening line.', response: 'Rain found the city first.' },
+  ];
+  for (const [i, data] of rows.entries()) {
+    await tx.query(
+      `insert into public.data_records (app_id, user_id, consent_id, subject_hash, kind, record_id, payload, bytes)
+       values ($1, $2, $3, $4, 'ai_interaction', $5, $6::jsonb, octet_length($6::text))`,
+      [appId, userId, consent!.id, subject, `seed-${i + 1}`, JSON.stringify(data)],
+    );
+  }
+}
+
+type Creative = { format: PlacementFormat; headline: string; body: string; cta: string; image: string };
+
+/**
+ * Demo advertisers, so a fresh install serves ads: three campaigns with a creative in each of
+ * the four formats. They pay the pricing table's CPM for each format, as every campaign does.
+ * Landing pages are on `.example` domains (RFC 2606), media are files of this service.
+ */
+export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: string[]; landing: string; creatives: Creative[] }[] = [
+  {
+    advertiser: 'Lumen Notes',
+    name: 'Lumen Notes launch',
+    keywords: ['writing', 'notes', 'productivity'],
+    landing: 'https://lumen-notes.example/start',
+    creatives: [
+      { format: 'floating_video', headline: 'Notes that write themselves', body: 'See Lumen turn a meeting into a summary in 20 seconds.', cta: 'Watch the demo', image: '/ads/lumen-notes.svg' },
+      { format: 'tooltip', headline: 'Lumen Notes', body: 'Capture this idea in one click.', cta: 'Try free', image: '/ads/lumen-notes.svg' },
+      { format: 'sponsored_card', headline: 'Your second brain, organised', body: 'Lumen links every note you take to the ones that matter.', cta: 'Start free', image: '/ads/lumen-notes.svg' },
+      { format: 'inline_text', headline: 'Lumen Notes keeps every draft in one place', body: '', cta: 'Try it free', image: '/ads/lumen-notes.svg' },
+    ],
+  },
+  {
+    advertiser: 'Parcel Cloud',
+    name: 'Parcel Cloud developers',
+    keywords: ['code', 'hosting', 'developer', 'api'],
+    landing: 'https://parcel-cloud.example/developers',
+    creatives: [
+      { format: 'floating_video', headline: 'Deploy in one command', body: 'Push your app and get a URL, TLS included.', cta: 'See how', image: '/ads/parcel-cloud.svg' },
+      { format: 'tooltip', headline: 'Parcel Cloud', body: 'Host this project free for 30 days.', cta: 'Deploy', image: '/ads/parcel-cloud.svg' },
+      { format: 'sponsored_card', headline: 'Hosting that scales with you', body: 'Serverless functions, a database and a CDN in one plan.', cta: 'Get started', image: '/ads/parcel-cloud.svg' },
+      { format: 'inline_text', headline: 'Parcel Cloud hosts it with one command', body: '', cta: 'Deploy free', image: '/ads/parcel-cloud.svg' },
+    ],
+  },
+  {
+    advertiser: 'Fernway Courses',
+    name: 'Fernway autumn term',
+    keywords: ['learning', 'education', 'quiz', 'course'],
+    landing: 'https://fernway.example/courses',
+    creatives: [
+      { format: 'floating_video', headline: 'Learn anything in 10 minutes a day', body: 'Short lessons from people who do the work.', cta: 'Watch a lesson', image: '/ads/fernway.svg' },
+      { format: 'tooltip', headline: 'Fernway Courses', body: 'A 10-minute lesson on this topic.', cta: 'Learn', image: '/ads/fernway.svg' },
+      { format: 'sponsored_card', headline: 'Courses that fit your day', body: 'Over 400 short courses, with a certificate at the end.', cta: 'Browse courses', image: '/ads/fernway.svg' },
+      { format: 'inline_text', headline: 'Fernway has a 10-minute course on this', body: '', cta: 'Start learning', image: '/ads/fernway.svg' },
+    ],
+  },
+];
+
+/** The demo advertisers, once: a database with any campaign is left alone. */
+export async function seedAdvertisers(tx: Transaction): Promise<boolean> {
+  const existing = await tx.query('select 1 from public.campaigns limit 1');
+  if (existing.length > 0) return false;
+  for (const a of DEMO_ADVERTISERS) {
+    const [campaign] = await tx.query<{ id: string }>(
+      `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap, keywords, starts_at)
+       values ($1, $2, 2000, 10, $3, now() - interval '1 day') returning id`,
+      [a.advertiser, a.name, a.keywords],
+    );
+    for (const c of a.creatives) {
+      await tx.query(
+        `insert into public.creatives (campaign_id, format, headline, body, cta, image_url, landing_url) values ($1, $2, $3, $4, $5, $6, $7)`,
+        [campaign!.id, c.format, c.headline, c.body, c.cta, c.image, a.landing],
+      );
+    }
+  }
+  return true;
+}
+
 /** Returns true when it seeded, false when the demo data was already there. */
 export async function seed(engine: Engine, now = new Date()): Promise<boolean> {
   return engine.transaction(async (tx) => {
     await tx.query("select set_config('role', 'service_role', true)");
     await seedPricing(tx);
+    await seedAdvertisers(tx);
     const existing = await tx.query('select 1 from public.users where email = $1', [PUBLISHERS[0]!.email]);
     if (existing.length > 0) return false;
     for (const p of PUBLISHERS) await seedPublisher(tx, p, now);

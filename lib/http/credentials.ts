@@ -14,7 +14,9 @@ export type PrincipalOf<C extends Credential> = C extends { kind: 'bearer' }
     ? Principal | null
     : C extends { kind: 'api-key' }
       ? AppPrincipal
-      : undefined;
+      : C extends { kind: 'optional-api-key' }
+        ? AppPrincipal | null
+        : undefined;
 
 /** What the checks need from the request's services: the token key and the clock, the database for SDK keys. */
 export type CredentialCheck = TokenCheck & KeyCheck;
@@ -39,5 +41,7 @@ export async function checkCredential(
     }
     case 'api-key':
       return authenticateApiKey(request, services);
+    case 'optional-api-key':
+      return request.headers.has('x-api-key') ? authenticateApiKey(request, services) : null;
   }
 }

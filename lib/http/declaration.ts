@@ -34,7 +34,9 @@ export type Credential =
   | { kind: 'bearer'; resource: ResourceName; scope?: Scope }
   | { kind: 'optional-bearer'; resource: ResourceName }
   | { kind: 'forwarded-bearer'; resource: ResourceName }
-  | { kind: 'api-key' };
+  | { kind: 'api-key' }
+  /** An SDK key when the request has `x-api-key`; without one, the handler authenticates by other means (decision tokens). */
+  | { kind: 'optional-api-key' };
 
 export interface ResponseDoc {
   description: string;
@@ -65,7 +67,9 @@ export interface OperationDeclaration {
   query?: z.ZodObject;
   body?: z.ZodType;
   /** How the body is encoded; `json` by default. */
-  bodyType?: 'json' | 'form';
+  bodyType?: 'json' | 'form' | 'beacon';
+  /** The largest body accepted, when not the default (lib/http/input.ts, MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
   /** Cache-Control of a successful answer; `no-store` by default and whenever a credential was sent. */
   cache?: string;
   /** Documented in the OpenAPI document (every `/api/v1` operation is). */
@@ -92,8 +96,12 @@ export interface RouteDeclaration {
   errors: 'api' | 'oauth';
   /** Counts requests against the client's budget. */
   rateLimit: boolean;
-  /** `public`: any origin may read (no cookies are involved). `none`: same-origin only. */
-  cors: 'public' | 'none';
+  /**
+   * `public`: any origin may read (no cookies are involved). `sdk`: the origins the calling app
+   * allows (lib/sdk/keys.ts); an origin it refused is not allowed to read the refusal either.
+   * `none`: same-origin only.
+   */
+  cors: 'public' | 'sdk' | 'none';
   /** Sends `API-Version` (REST routes). */
   apiVersion: boolean;
   deprecated?: Deprecation;

@@ -43,9 +43,9 @@ function validateQuery<S extends z.ZodType>(params: URLSearchParams, schema: S):
 }
 
 /** The raw body as text, refused (413) beyond MAX_BODY_BYTES whatever the Content-Length says. */
-export async function readText(request: Request): Promise<string> {
+export async function readText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
+  if (declared > maxBytes) throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -54,9 +54,9 @@ export async function readText(request: Request): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
-      throw new ApiError('payload_too_large', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
+      throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
     }
     chunks.push(value);
   }
@@ -67,14 +67,22 @@ function mediaType(request: Request): string {
   return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export async function readBody<S extends z.ZodType>(request: Request, schema: S, type: 'json' | 'form'): Promise<z.output<S>> {
-  const expected = type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
-  if (mediaType(request) !== expected) {
-    throw new ApiError('unsupported_media_type', `The body must be sent as ${expected}.`);
+/** The media types each kind of body is accepted as. `beacon`: JSON, also as `navigator.sendBeacon`'s `text/plain`. */
+export const BODY_TYPES = {
+  json: ['application/json'],
+  form: ['application/x-www-form-urlencoded'],
+  beacon: ['application/json', 'text/plain'],
+} as const;
+export type BodyType = keyof typeof BODY_TYPES;
+
+export async function readBody<S extends z.ZodType>(request: Request, schema: S, type: BodyType, maxBytes = MAX_BODY_BYTES): Promise<z.output<S>> {
+  const accepted: readonly string[] = BODY_TYPES[type];
+  if (!accepted.includes(mediaType(request))) {
+    throw new ApiError('unsupported_media_type', `The body must be sent as ${accepted.join(' or ')}.`);
   }
-  const text = await readText(request);
+  const text = await readText(request, maxBytes);
   let raw: unknown;
-  if (type === 'json') {
+  if (type !== 'form') {
     try {
       raw = JSON.parse(text);
     } catch {

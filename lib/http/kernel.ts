@@ -7,7 +7,8 @@ import { checkCredential, type PrincipalOf } from './credentials';
 import { HTTP_METHODS, type DeclarableMethod, type Deprecation, type HttpMethod, type OperationDeclaration, type RouteDeclaration } from './declaration';
 import { ApiError, OAuthError } from './errors';
 import { parseQuery, readBody } from './input';
-import { writeRateLimitHeaders, type RateLimiter, type RateLimitResult } from './rate-limit';
+import { OriginNotAllowed } from '../sdk/keys';
+import { writeKeyRateLimitHeaders, writeRateLimitHeaders, type RateLimiter, type RateLimitResult } from './rate-limit';
 
 /**
  * The route kernel. Every route file under app/ exports the handlers `defineRoute` makes from
@@ -123,6 +124,10 @@ class Exchange {
   readonly requestId = newRequestId();
   /** The last answer of the rate limiter, for the headers. */
   limit?: RateLimitResult;
+  /** The last answer of the SDK key's limiter. */
+  keyLimit?: RateLimitResult;
+  /** The request's Origin was refused by the app it called (an `sdk` CORS route). */
+  originRefused = false;
   cacheControl = 'no-store';
 
   constructor(
@@ -207,8 +212,13 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     const handler = (handlers as Record<DeclarableMethod, Handler<OperationDeclaration> | undefined>)[name];
     if (!operation || !handler) throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}.`, { Allow: allow });
     const principal = await checkCredential(operation.credential, x, x.services);
+    // An SDK key has a budget of its own, on top of the address's (content/docs/rate-limits.md).
+    if (principal?.kind === 'app' && x.limiter) {
+      x.keyLimit = await x.services.keyRateLimiter.consume(`key:${principal.keyId}`);
+      if (!x.keyLimit.allowed) throw new ApiError('rate_limited', "This API key's requests are over its budget: wait for the number of seconds in Retry-After, then retry.");
+    }
     const query = operation.query ? parseQuery(queryStringOf(x.url), operation.query) : undefined;
-    const body = operation.body ? await readBody(x.request, operation.body, operation.bodyType ?? 'json') : undefined;
+    const body = operation.body ? await readBody(x.request, operation.body, operation.bodyType ?? 'json', operation.maxBodyBytes) : undefined;
     const context = new HandlerContext(x, principal, query, body, params ? await params : {}, (units) => take(x, units));
     const answer = await handler(context);
     // A credentialed answer (a token, or an SDK key) is never stored by a shared cache.
@@ -216,7 +226,9 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     return answer;
   }
 
-  function errorAnswer(err: unknown, requestId: string): JsonReply {
+  function errorAnswer(err: unknown, x: Exchange): JsonReply {
+    const { requestId } = x;
+    if (err instanceof OriginNotAllowed) x.originRefused = true;
     if (declaration.errors === 'oauth') {
       const e =
         err instanceof OAuthError
@@ -247,10 +259,17 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     if (x.limit && x.limiter) {
       const limitHeaders: Record<string, string> = {};
       writeRateLimitHeaders(limitHeaders, x.limit, x.limiter.config, x.limit.at ?? x.services.now());
+      if (x.keyLimit) writeKeyRateLimitHeaders(limitHeaders, x.keyLimit, x.services.keyRateLimiter.config, x.keyLimit.at ?? x.services.now());
       for (const name in limitHeaders) h[name.toLowerCase()] = limitHeaders[name]!;
     }
-    if (declaration.cors === 'public') {
-      h['access-control-allow-origin'] = '*';
+    if (declaration.cors === 'sdk') {
+      // Each app says which web origins may use its keys: an allowed origin (or a request that
+      // sent none) may read the answer; a refused one may not read even the refusal.
+      if (!x.originRefused) h['access-control-allow-origin'] = x.headers.get('origin') ?? '*';
+      h['vary'] = 'Origin';
+    }
+    if (declaration.cors !== 'none') {
+      if (declaration.cors === 'public') h['access-control-allow-origin'] = '*';
       // Every header is readable by any origin: for requests without credentials `*` means
       // exactly that (Fetch standard, CORS protocol), and no cookies reach these routes.
       h['access-control-expose-headers'] = '*';
@@ -294,7 +313,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
         answer = await run(x, method, context?.params);
       }
     } catch (err) {
-      answer = errorAnswer(err, x.requestId);
+      answer = errorAnswer(err, x);
     }
     return send(x, method, answer);
   }
@@ -304,7 +323,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     try {
       return await run(x, 'GET', undefined);
     } catch (err) {
-      return errorAnswer(err, x.requestId);
+      return errorAnswer(err, x);
     }
   }
 

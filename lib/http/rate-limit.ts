@@ -195,6 +195,26 @@ export function writeRateLimitHeaders(target: Record<string, string>, r: RateLim
   if (!r.allowed) target['retry-after'] = String(Math.max(1, secondsLeft));
 }
 
+export const KEY_POLICY_NAME = 'key';
+
+/**
+ * An SDK key's budget beside the address's (written first): both policies in `RateLimit-Policy`
+ * and `RateLimit`, as the draft allows a list, and the `X-RateLimit-*` headers of whichever has
+ * fewer requests left (or refused).
+ */
+export function writeKeyRateLimitHeaders(target: Record<string, string>, r: RateLimitResult, config: RateLimitConfig, now: number): void {
+  const secondsLeft = Math.max(0, Math.ceil((r.resetAt - now) / 1000));
+  target['ratelimit-policy'] = `${target['ratelimit-policy'] ?? ''}, "${KEY_POLICY_NAME}";q=${config.max};w=${config.windowSeconds}`;
+  target['ratelimit'] = `${target['ratelimit'] ?? ''}, "${KEY_POLICY_NAME}";r=${r.remaining};t=${secondsLeft}`;
+  const addressLeft = Number(target['x-ratelimit-remaining'] ?? Infinity);
+  if (!r.allowed || r.remaining < addressLeft) {
+    target['x-ratelimit-limit'] = String(config.max);
+    target['x-ratelimit-remaining'] = String(r.remaining);
+    target['x-ratelimit-reset'] = String(Math.ceil(r.resetAt / 1000));
+  }
+  if (!r.allowed) target['retry-after'] = String(Math.max(1, secondsLeft));
+}
+
 /** The two values that depend only on the configuration, made once per configuration. */
 let lastConfig: RateLimitConfig | undefined;
 let lastFixed = { policy: '', limit: '' };

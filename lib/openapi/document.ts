@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { env } from '../env';
-import type { Credential, ResponseDoc } from '../http/declaration';
+import type { Credential, OperationDeclaration, ResponseDoc } from '../http/declaration';
 import { ERROR_CODES } from '../http/errors';
-import { MAX_BODY_BYTES } from '../http/input';
+import { BODY_TYPES, MAX_BODY_BYTES } from '../http/input';
 import { API_VERSION } from '../http/kernel';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes';
 import { restOperations, type Operation } from '../registry';
@@ -31,16 +31,17 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
     }
   }
   if (credential.kind === 'optional-bearer') out[401] = error('The presented token is invalid.', CHALLENGE);
-  if (credential.kind === 'api-key') {
-    out[401] = error('No `x-api-key` header, or one that holds no key or an unknown key (`invalid_token`).');
-    out[403] = error('The key has been revoked, or its app archived (`forbidden`): switch to another key.');
-    out[503] = error('Keys cannot be checked right now (`unavailable`): retry later.');
+  if (credential.kind === 'api-key' || credential.kind === 'optional-api-key') {
+    const optional = credential.kind === 'optional-api-key' ? ' (when `x-api-key` is sent)' : '';
+    out[401] = error(`No \`x-api-key\` header, or one that holds no key or an unknown key (\`invalid_token\`)${optional}.`);
+    out[403] = error('The key has been revoked or its app archived, or the request comes from a web origin the app has not allowed (`forbidden`).');
+    out[503] = error('The database cannot be reached (`unavailable`): retry after `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
   }
   if (declaration.query) out[400] = error('An invalid or missing parameter.');
   if (declaration.body) {
     out[400] = error('A malformed or invalid body.');
-    out[413] = error(`The body is larger than ${MAX_BODY_BYTES} bytes (\`payload_too_large\`).`);
-    out[415] = error(`The body is not sent as ${declaration.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json'} (\`unsupported_media_type\`).`);
+    out[413] = error(`The body is larger than ${declaration.maxBodyBytes ?? MAX_BODY_BYTES} bytes (\`payload_too_large\`).`);
+    out[415] = error(`The body is not sent as ${mediaTypes(declaration).join(' or ')} (\`unsupported_media_type\`).`);
   }
   out[429] = error('Rate limit exceeded: wait `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
   return out;
@@ -90,9 +91,15 @@ function parameters({ declaration }: Operation): Json[] {
   return params;
 }
 
+function mediaTypes(declaration: OperationDeclaration): readonly string[] {
+  return BODY_TYPES[declaration.bodyType ?? 'json'];
+}
+
 function security(credential: Credential): Json[] {
   if (credential.kind === 'none') return [];
   if (credential.kind === 'api-key') return [{ sdkKey: [] }];
+  // Without a key, the body's decision tokens authenticate (a beacon cannot send headers).
+  if (credential.kind === 'optional-api-key') return [{ sdkKey: [] }, {}];
   const bearer = [{ oauth2: credential.kind === 'bearer' && credential.scope ? [credential.scope] : [] }, { sandbox: [] }];
   return credential.kind === 'bearer' ? bearer : [{}, ...bearer];
 }
@@ -113,8 +120,8 @@ function operation(op: Operation): Json {
   };
   if (doc.description) out.description = doc.description;
   if (declaration.body) {
-    const type = declaration.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    out.requestBody = { required: true, content: { [type]: { schema: jsonSchema(declaration.body, 'input') } } };
+    const schema = jsonSchema(declaration.body, 'input');
+    out.requestBody = { required: true, content: Object.fromEntries(mediaTypes(declaration).map((type) => [type, { schema }])) };
   }
   if (route.deprecated) out.deprecated = true;
   return out;

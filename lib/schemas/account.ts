@@ -172,8 +172,10 @@ export const profileRow = z.object({
 /** An app as the database has it: the answer's fields, with its time as a Date. */
 export const appRow = app.extend({ created_at: timestamp });
 
-/** A placement as the database has it: the answer's own columns, its ad requests (for the fill rate), its time as a Date. */
-export const placementRow = placement.omit({ fill_rate: true, rpm_usd: true }).extend({ ad_requests: z.number().int(), created_at: timestamp });
+/** A placement as the database has it: the answer's own columns, its ad requests and fills (the fill rate), its time as a Date. */
+export const placementRow = placement
+  .omit({ fill_rate: true, rpm_usd: true })
+  .extend({ ad_requests: z.number().int(), fills: z.number().int(), created_at: timestamp });
 
 export const payoutRow = z.object({
   period: z.string(),

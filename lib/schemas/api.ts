@@ -13,7 +13,7 @@ export const indexBody = z.object({
   account_endpoints: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string() })),
   sdk_endpoints: z
     .array(z.object({ method: z.string(), path: z.string(), description: z.string() }))
-    .describe('The SDK endpoints: each needs an app’s API key in `x-api-key`.'),
+    .describe('The SDK surface: an app calls it with its API key in `x-api-key`; an ad’s events and click can also be sent with the ad’s token alone.'),
   token: z.object({ scopes: z.array(z.string()), expires_at: z.number().int() }).optional().describe('Describes the presented token.'),
   error: z.object({ status: z.number().int(), code: z.string(), message: z.string() }).optional().describe('Present on a 401.'),
   sandbox: sandboxMarker,

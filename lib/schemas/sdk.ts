@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEY_ENVIRONMENTS } from './account';
+import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from './account';
 
 /** The SDK surface (`/functions/v1/*`): its answers, as content/docs/sdk-integration.md shows them. */
 
@@ -19,3 +19,201 @@ export const validateKeyBody = z.object({
 });
 
 export type ValidateKeyBody = z.output<typeof validateKeyBody>;
+
+// ── Ads ──────────────────────────────────────────────────────────────────────────────────────
+
+/** A client-made id: letters, digits, `-`, `_`, `.` and `:`. */
+const clientId = (max: number) =>
+  z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'use letters, digits and - _ . : only').min(1).max(max);
+
+/** `GET /functions/v1/ads`: which placement, and what the SDK knows of the session and its context. */
+export const adsQuery = z.object({
+  placement_id: z.uuid({ message: 'a placement id (a UUID) is required' }).describe('The placement to fill, one of the key\'s app.'),
+  session_id: clientId(64)
+    .min(8)
+    .optional()
+    .describe('A random id the SDK keeps for the visit (8 to 64 characters). Campaigns cap how often one session sees them.'),
+  keywords: z
+    .string()
+    .max(200)
+    .regex(/^[a-z0-9 -]+(,[a-z0-9 -]+)*$/, 'comma-separated words of lowercase letters, digits, spaces and -')
+    .optional()
+    .transform((v) => (v ? [...new Set(v.split(',').map((w) => w.trim()).filter(Boolean))].slice(0, 10) : []))
+    .describe('Up to 10 comma-separated words about the page or conversation; ads matching them are preferred.'),
+});
+
+export const VIEWABILITY_RULES = {
+  display: { min_visible_share: 0.5, min_seconds: 1 },
+  large_display: { min_visible_share: 0.3, min_seconds: 1, min_area_px: 242_500 },
+  video: { min_visible_share: 0.5, min_seconds: 2 },
+} as const;
+
+const viewabilityRule = z.object({
+  min_visible_share: z.number().describe('The share of the ad\'s pixels that must be in view.'),
+  min_seconds: z.number().describe('For how many continuous seconds (of playback, for video).'),
+});
+
+/** `GET /functions/v1/ads` 200: the ad, how to count it, and where its clicks go. */
+export const adBody = z.object({
+  decision_id: z.string().describe('This ad request\'s decision: its impression and its click count once.'),
+  placement_id: z.string(),
+  format: z.enum(PLACEMENT_FORMATS),
+  ad: z.object({
+    id: z.string().describe('The creative.'),
+    advertiser: z.string(),
+    headline: z.string(),
+    body: z.string(),
+    cta: z.string().describe('The call to action, for the ad\'s button or link.'),
+    image_url: z.string().nullable(),
+    video_url: z.string().nullable(),
+    label: z.literal('Sponsored').describe('Show it with the ad.'),
+  }),
+  click_url: z.string().describe('Open this on a click: it counts the click and redirects to the advertiser.'),
+  token: z.string().describe('Send it with the ad\'s impression and click (POST /functions/v1/events).'),
+  expires_at: z.string().describe('Events for this ad are accepted until then.'),
+  viewability: viewabilityRule
+    .extend({ large_ad: viewabilityRule.extend({ min_area_px: z.number() }).optional() })
+    .describe('When the impression may be sent: the Media Rating Council\'s rule for the format.'),
+});
+export type AdBody = z.output<typeof adBody>;
+
+// ── Events ───────────────────────────────────────────────────────────────────────────────────
+
+export const EVENT_KINDS = ['impression', 'click'] as const;
+export const MAX_EVENTS_PER_BATCH = 100;
+
+const viewability = z.object({
+  visible_share: z.number().min(0).max(1).describe('The share of the ad\'s pixels that was in view.'),
+  visible_seconds: z.number().min(0).max(86_400).describe('For how many continuous seconds, in a visible and focused tab.'),
+  area_px: z.number().int().min(0).max(100_000_000).optional().describe('The ad\'s size in CSS pixels (width × height).'),
+});
+export type Viewability = z.output<typeof viewability>;
+
+export const adEvent = z.object({
+  id: clientId(100).describe('Your id for the event: sending it again changes nothing.'),
+  type: z.enum(EVENT_KINDS),
+  token: z.string().min(1).max(300).describe('The token of the ad it is about.'),
+  viewability: viewability.optional().describe('For an impression: what the SDK measured.'),
+});
+
+/** `POST /functions/v1/events`, as JSON or as the `text/plain` body `navigator.sendBeacon` sends. */
+export const eventsRequest = z.object({
+  events: z.array(adEvent).min(1).max(MAX_EVENTS_PER_BATCH),
+});
+export type EventsRequest = z.output<typeof eventsRequest>;
+
+export const EVENT_STATUSES = ['recorded', 'duplicate', 'invalid', 'rejected'] as const;
+export const EVENT_REASONS = [
+  'invalid_token',
+  'expired_token',
+  'wrong_app',
+  'unknown_decision',
+  'not_viewable',
+  'no_impression',
+  'repeat_click',
+  'already_counted',
+  'bot',
+] as const;
+
+export const eventsBody = z.object({
+  received: z.number().int(),
+  recorded: z.number().int().describe('Counted: billed, for impressions.'),
+  duplicates: z.number().int().describe('Sent before: nothing changed.'),
+  invalid: z.number().int().describe('Recorded as invalid traffic, never billed.'),
+  rejected: z.number().int().describe('Refused without being recorded (a token we did not sign, expired, or of another app).'),
+  results: z.array(
+    z.object({
+      id: z.string(),
+      status: z.enum(EVENT_STATUSES),
+      reason: z.enum(EVENT_REASONS).optional(),
+    }),
+  ),
+});
+export type EventsBody = z.output<typeof eventsBody>;
+
+/** `GET /functions/v1/click?token=`: the ad's click URL. */
+export const clickQuery = z.object({ token: z.string().min(1).max(300) });
+
+// ── Consented data ───────────────────────────────────────────────────────────────────────────
+
+export const DATA_PURPOSES = ['ai_interactions', 'ux_sessions'] as const;
+export const DATA_KINDS = ['ai_interaction', 'ux_session'] as const;
+export const PURPOSE_OF_KIND = { ai_interaction: 'ai_interactions', ux_session: 'ux_sessions' } as const;
+
+const subjectId = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'a subject id is the SHA-256 of your user id, as 64 lowercase hex digits: never the id or email itself');
+
+export const consentRequest = z.object({
+  subject_id: subjectId,
+  purposes: z.array(z.enum(DATA_PURPOSES)).min(1).max(DATA_PURPOSES.length),
+  policy_version: z.string().min(1).max(64).describe('The version of your privacy policy the user agreed to.'),
+  consented_at: z.iso.datetime({ offset: true }).optional().describe('When the user agreed; now when left out.'),
+});
+
+export const consentQuery = z.object({ subject_id: subjectId });
+
+export const consentBody = z.object({
+  subject_id: z.string(),
+  purposes: z.array(z.enum(DATA_PURPOSES)),
+  policy_version: z.string(),
+  consented_at: z.string(),
+  recorded_at: z.string(),
+});
+
+export const withdrawalBody = z.object({
+  subject_id: z.string(),
+  withdrawn: z.boolean().describe('False when there was no current consent to withdraw.'),
+  deleted_records: z.number().int().describe('Unsold records of the subject, deleted.'),
+});
+
+export const MAX_DATA_RECORDS = 50;
+/** The largest `POST /functions/v1/data` body: 50 records of the largest kind, and room for the envelope. */
+export const MAX_DATA_BODY_BYTES = 1024 * 1024;
+export const MAX_RECORD_BYTES = { ai_interaction: 16 * 1024, ux_session: 20 * 1024 } as const;
+
+const aiInteraction = z.object({
+  prompt: z.string().min(1).max(8000),
+  response: z.string().min(1).max(8000),
+  model: z.string().max(100).optional(),
+  occurred_at: z.iso.datetime({ offset: true }).optional(),
+});
+
+const uxSession = z.object({
+  started_at: z.iso.datetime({ offset: true }),
+  duration_seconds: z.number().min(0).max(86_400),
+  events: z
+    .array(z.object({ t: z.number().min(0), type: z.string().min(1).max(40), target: z.string().max(200).optional() }).strict())
+    .min(1)
+    .max(500),
+});
+
+const dataRecord = z.object({ id: clientId(100).describe('Your id for the record: sending it again stores it once.'), data: z.unknown() });
+
+export const dataRequest = z
+  .object({
+    subject_id: subjectId,
+    kind: z.enum(DATA_KINDS),
+    records: z.array(dataRecord).min(1).max(MAX_DATA_RECORDS),
+  })
+  .superRefine((v, ctx) => {
+    const shape = v.kind === 'ai_interaction' ? aiInteraction : uxSession;
+    v.records.forEach((r, i) => {
+      const parsed = shape.safeParse(r.data);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        ctx.addIssue({ code: 'custom', path: ['records', i, 'data', ...issue.path.map(String)], message: issue.message });
+      } else if (JSON.stringify(parsed.data).includes('\\u0000')) {
+        ctx.addIssue({ code: 'custom', path: ['records', i, 'data'], message: 'text must not contain NUL characters' });
+      } else if (Buffer.byteLength(JSON.stringify(parsed.data)) > MAX_RECORD_BYTES[v.kind]) {
+        ctx.addIssue({ code: 'custom', path: ['records', i, 'data'], message: `a ${v.kind} record is at most ${MAX_RECORD_BYTES[v.kind]} bytes of JSON` });
+      }
+    });
+  });
+export type DataRequest = z.output<typeof dataRequest>;
+
+export const dataBody = z.object({
+  received: z.number().int(),
+  stored: z.number().int(),
+  duplicates: z.number().int().describe('Records whose id was stored before: kept as they were.'),
+});

@@ -1,10 +1,16 @@
 import { defineRoute, json } from '../http/kernel';
 import { ROUTES } from '../registry';
-import { validateKeyBody } from '../schemas/sdk';
+import { adBody, consentBody, dataBody, eventsBody, validateKeyBody, withdrawalBody } from '../schemas/sdk';
+import { serveAd } from './ads';
+import { followClick } from './click';
+import { currentConsent, recordConsent, submitData, withdrawConsent } from './data';
+import { recordEvents } from './events';
 
 /**
  * The SDK surface (`/functions/v1/*`). The kernel's credential step has checked the key in
- * `x-api-key` before a handler runs (lib/sdk/keys.ts): a handler is given the key's app.
+ * `x-api-key` (and the browser's origin) before a handler runs (lib/sdk/keys.ts): a handler is
+ * given the key's app. The work is in this folder's modules; answers are parsed through their
+ * schema, so no field leaks.
  */
 
 /** GET /functions/v1/validate-key: the key is valid; which app it belongs to. */
@@ -17,4 +23,39 @@ export const validateKeyRoute = defineRoute(ROUTES['/functions/v1/validate-key']
         key: { id: principal.keyId, name: principal.keyName, environment: principal.environment, masked_key: principal.maskedKey },
       }),
     ),
+});
+
+/** GET /functions/v1/ads: an ad for the placement, or 204. */
+export const adsRoute = defineRoute(ROUTES['/functions/v1/ads'], {
+  GET: async ({ principal, query, services }) => {
+    const ad = await serveAd(principal, { placementId: query.placement_id, sessionId: query.session_id, keywords: query.keywords }, services);
+    return ad ? json(adBody.parse(ad)) : new Response(null, { status: 204 });
+  },
+});
+
+/** POST /functions/v1/events: impressions and clicks, keyed or by beacon. */
+export const eventsRoute = defineRoute(ROUTES['/functions/v1/events'], {
+  POST: async ({ principal, body, request, clientIp, services }) =>
+    json(eventsBody.parse(await recordEvents(body, { principal, headers: request.headers, clientIp }, services))),
+});
+
+/** GET /functions/v1/click: count the click, redirect to the ad's landing page. */
+export const clickRoute = defineRoute(ROUTES['/functions/v1/click'], {
+  GET: async ({ query, request, clientIp, services }) => {
+    const location = await followClick(query.token, { headers: request.headers, clientIp }, services);
+    return new Response(null, { status: 302, headers: { location, 'referrer-policy': 'no-referrer-when-downgrade' } });
+  },
+});
+
+/** /functions/v1/consents: read, record and withdraw a subject's consent. */
+export const consentsRoute = defineRoute(ROUTES['/functions/v1/consents'], {
+  GET: async ({ principal, query, services }) => json(consentBody.parse(await currentConsent(principal, query.subject_id, services.database))),
+  POST: async ({ principal, body, services }) => json(consentBody.parse(await recordConsent(principal, body, services.now(), services.database))),
+  DELETE: async ({ principal, query, services }) =>
+    json(withdrawalBody.parse(await withdrawConsent(principal, query.subject_id, services.database))),
+});
+
+/** POST /functions/v1/data: consented records of one subject. */
+export const dataRoute = defineRoute(ROUTES['/functions/v1/data'], {
+  POST: async ({ principal, body, services }) => json(dataBody.parse(await submitData(principal, body, services.database))),
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Engine } from '../db/database';
 import { ApiError } from '../http/errors';
 import { generateApiKey } from './api-key';
-import { appOfKey, authenticateApiKey, presentedKey, type SdkKeyRow } from './keys';
+import { appOfKey, authenticateApiKey, presentedKey, SdkDirectory, type SdkKeyRow } from './keys';
 
 const row: SdkKeyRow = {
   id: 'f1d2c3b4-a596-4877-8899-aabbccddeeff',
@@ -14,6 +14,8 @@ const row: SdkKeyRow = {
   app_id: '8b0c6f3e-2d41-4c55-9a1e-6f2b7c9d0a13',
   app_name: 'StoryForge AI',
   app_archived: false,
+  user_id: '5f0e2d1c-0b9a-4887-a665-544332211000',
+  allowed_origins: ['https://storyforge.example'],
 };
 
 /** The error `fn` throws, as an ApiError (fails when it throws nothing or something else). */
@@ -57,6 +59,9 @@ describe('the app of a key', () => {
       kind: 'app',
       appId: row.app_id,
       appName: 'StoryForge AI',
+      userId: row.user_id,
+      archived: false,
+      allowedOrigins: ['https://storyforge.example'],
       keyId: row.id,
       keyName: 'StoryForge production',
       environment: 'production',
@@ -88,7 +93,7 @@ describe('checking a key', () => {
         return Promise.reject(err);
       },
     } as unknown as Engine;
-    return { state, services: { database: () => Promise.resolve(engine) } };
+    return { state, services: { database: () => Promise.resolve(engine), sdkDirectory: new SdkDirectory(Date.now) } };
   };
 
   it('does not ask the database about a missing or malformed key', async () => {
@@ -102,7 +107,10 @@ describe('checking a key', () => {
     const down = failing(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
     await expect(authenticateApiKey(request(key), down.services)).rejects.toMatchObject({ status: 503, code: 'unavailable' });
     expect(down.state.transactions).toBe(1);
-    const unopened = { database: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) };
+    const unopened = {
+      database: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+      sdkDirectory: new SdkDirectory(Date.now),
+    };
     await expect(authenticateApiKey(request(key), unopened)).rejects.toMatchObject({ status: 503, code: 'unavailable' });
   });
 

@@ -4,6 +4,7 @@ import { isDatabaseError } from '../db/errors';
 import { ApiError } from '../http/errors';
 import { describeError, log } from '../log';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, type KeyEnvironment } from '../schemas/account';
+import { runAsApp, rowsOf } from './access';
 import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
 
 /**
@@ -11,21 +12,36 @@ import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
  * `x-api-key` header (content/docs/sdk-integration.md). The kernel's credential step calls
  * `authenticateApiKey` for every operation that declares `{ kind: 'api-key' }`, so each SDK route
  * gets the same answers: 401 `invalid_token` for a missing, malformed or unknown key, 403
- * `forbidden` for a revoked key or a key of an archived app, 503 `unavailable` when the database
- * cannot be asked.
+ * `forbidden` for a revoked key, a key of an archived app, or a browser on an origin the app has
+ * not allowed; 503 `unavailable` when the database cannot be asked.
  *
- * The lookup runs as `anon`, not as the service: `public.sdk_key(hash)` (migration
- * 20261124000200) answers the one key whose SHA-256 is given, and nothing else, so knowing the
- * key is what authorizes reading its row.
+ * The lookup runs as `anon`, not as the service: `public.sdk_key(hash)` answers the one key whose
+ * SHA-256 is given, with its app, in one probe of a unique index; knowing the key is what
+ * authorizes reading its row. Each instance keeps what it looked up for `DIRECTORY_TTL_MS`, so a
+ * revoked key is refused everywhere within that time, and most requests never ask the database.
  */
 
 export const API_KEY_HEADER = 'x-api-key';
 
-/** Who calls an SDK route: the app of a valid key, and the key. */
-export interface AppPrincipal {
-  kind: 'app';
+/** How long an instance trusts a key or app it looked up: revocation reaches every instance within it. */
+export const DIRECTORY_TTL_MS = 4_000;
+/** Entries kept per map: a flood of made-up keys is not cached at all, and real ones are bounded. */
+const DIRECTORY_MAX = 10_000;
+
+/** An app as the SDK surface needs it. */
+export interface SdkApp {
   appId: string;
   appName: string;
+  /** The publisher who owns the app: the owner of every row its SDK requests write. */
+  userId: string;
+  archived: boolean;
+  /** Web origins whose pages may use the app's keys; requests without `Origin` need none. */
+  allowedOrigins: readonly string[];
+}
+
+/** Who calls an SDK route with a key: the key's app, and the key. */
+export interface AppPrincipal extends SdkApp {
+  kind: 'app';
   keyId: string;
   keyName: string;
   environment: KeyEnvironment;
@@ -44,6 +60,8 @@ export const sdkKeyRow = z.object({
   app_id: z.string(),
   app_name: z.string(),
   app_archived: z.boolean(),
+  user_id: z.string(),
+  allowed_origins: z.array(z.string()),
 });
 export type SdkKeyRow = z.output<typeof sdkKeyRow>;
 
@@ -64,6 +82,9 @@ export function appOfKey(row: SdkKeyRow | undefined): AppPrincipal {
     kind: 'app',
     appId: row.app_id,
     appName: row.app_name,
+    userId: row.user_id,
+    archived: row.app_archived,
+    allowedOrigins: row.allowed_origins,
     keyId: row.id,
     keyName: row.name,
     environment: row.environment,
@@ -71,19 +92,99 @@ export function appOfKey(row: SdkKeyRow | undefined): AppPrincipal {
   };
 }
 
+/** A browser request from an origin the app has not allowed (a 403 the origin may not read: lib/http/kernel.ts). */
+export class OriginNotAllowed extends ApiError {
+  constructor(origin: string) {
+    super('forbidden', `The origin ${origin.slice(0, 200)} is not allowed to use this app's keys: add it to the app's allowed origins in the console.`);
+  }
+}
+
+/**
+ * The browser rule: a request with an `Origin` header comes from a web page, which must be one
+ * of the app's allowed origins; a request without one (a server, a native app) needs none.
+ */
+export function checkOrigin(app: Pick<SdkApp, 'allowedOrigins'>, headers: Headers): void {
+  const origin = headers.get('origin');
+  if (origin === null || app.allowedOrigins.includes(origin)) return;
+  throw new OriginNotAllowed(origin);
+}
+
 /** The row of the key, found by its hash as `anon`, or undefined when no key has that hash. */
 export async function findApiKey(db: Engine, key: string): Promise<SdkKeyRow | undefined> {
-  const rows = await asAnonymous(db, (q) =>
-    q.query('select id, name, environment, status, key_prefix, key_last4, app_id, app_name, app_archived from public.sdk_key($1)', [hashApiKey(key)]),
-  );
+  const rows = await asAnonymous(db, (q) => q.query('select * from public.sdk_key($1)', [hashApiKey(key)]));
   // key_hash is unique: a second row would be a broken schema, and neither row may be trusted.
   if (rows.length > 1) throw new Error('public.sdk_key answered more than one key for one hash');
   return rows.length === 1 ? sdkKeyRow.parse(rows[0]) : undefined;
 }
 
-/** What checking a key needs: the database. */
+const appRow = z.object({ id: z.string(), name: z.string(), user_id: z.string(), archived: z.boolean(), allowed_origins: z.array(z.string()) });
+
+/** An app by its id, read as that app's SDK role (a decision token names the app; RLS shows no other). */
+export async function findApp(db: Engine, appId: string): Promise<SdkApp | undefined> {
+  const results = await runAsApp(db, { appId }, 'select id, name, user_id, archived_at is not null as archived, allowed_origins from public.apps');
+  const row = rowsOf(results, 0)[0];
+  if (!row) return undefined;
+  const app = appRow.parse(row);
+  return { appId: app.id, appName: app.name, userId: app.user_id, archived: app.archived, allowedOrigins: app.allowed_origins };
+}
+
+/**
+ * What this instance looked up, for `DIRECTORY_TTL_MS`: keys by hash of the key (found ones only,
+ * revoked included, so a revoked key is refused without asking again) and apps by id.
+ */
+export class SdkDirectory {
+  private readonly keys = new Map<string, { row: SdkKeyRow; at: number }>();
+  private readonly apps = new Map<string, { app: SdkApp | undefined; at: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  async key(db: () => Promise<Engine>, key: string): Promise<SdkKeyRow | undefined> {
+    const now = this.now();
+    const kept = this.keys.get(key);
+    if (kept && now - kept.at < DIRECTORY_TTL_MS) return kept.row;
+    const row = await findApiKey(await db(), key);
+    if (row) remember(this.keys, key, { row, at: now });
+    else this.keys.delete(key);
+    return row;
+  }
+
+  async app(db: () => Promise<Engine>, appId: string): Promise<SdkApp | undefined> {
+    const now = this.now();
+    const kept = this.apps.get(appId);
+    if (kept && now - kept.at < DIRECTORY_TTL_MS) return kept.app;
+    const app = await findApp(await db(), appId);
+    remember(this.apps, appId, { app, at: now });
+    return app;
+  }
+
+  /** Forgets everything (the console calls it after a revocation on this instance). */
+  clear(): void {
+    this.keys.clear();
+    this.apps.clear();
+  }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= DIRECTORY_MAX) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/** What checking a key needs: the database and this instance's directory. */
 export interface KeyCheck {
   database(): Promise<Engine>;
+  readonly sdkDirectory: SdkDirectory;
+}
+
+/** The database's failures are "retry later" (503); anything else is a bug, and a 500. */
+export async function orUnavailable<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!isDatabaseError(err)) throw err;
+    log.error(`${what} failed`, describeError(err));
+    throw new ApiError('unavailable', 'The SDK service cannot reach its database right now; retry later.', { 'Retry-After': '5' });
+  }
 }
 
 /** The app of the request's key; throws its 401, 403 or 503 (module comment). */
@@ -93,14 +194,9 @@ export async function authenticateApiKey(request: { headers: Headers }, services
   if (presented.key === null) {
     throw new ApiError('invalid_token', 'The x-api-key header does not hold an API key: a key is pk_live_ or pk_test_ followed by 32 letters and digits.');
   }
-  let row: SdkKeyRow | undefined;
-  try {
-    row = await findApiKey(await services.database(), presented.key);
-  } catch (err) {
-    // Only the database's own failures are "retry later"; anything else is a bug, and a 500.
-    if (!isDatabaseError(err)) throw err;
-    log.error('API key lookup failed', describeError(err));
-    throw new ApiError('unavailable', 'API keys cannot be checked right now; retry later.');
-  }
-  return appOfKey(row);
+  const key = presented.key;
+  const row = await orUnavailable('API key lookup', () => services.sdkDirectory.key(() => services.database(), key));
+  const app = appOfKey(row);
+  checkOrigin(app, request.headers);
+  return app;
 }

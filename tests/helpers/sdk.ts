@@ -5,6 +5,7 @@ import type { KeyEnvironment } from '@/lib/sdk/api-key';
 import { generateApiKey } from '@/lib/sdk/api-key';
 import { SANDBOX_TOKEN } from '@/lib/oauth/bearer';
 import { apiKeyOperations, type RoutePath } from '@/lib/registry';
+import type { Services } from '@/lib/services';
 import { handlersOf, type TestHandler } from './routes';
 
 /**
@@ -68,4 +69,31 @@ async function firstApp(db: Engine, userId: string): Promise<string> {
 /** A request to an SDK route, from the address the suite uses. */
 export function sdkRequest(path: string, headers: Record<string, string>, init: { method?: string } = {}): Request {
   return new Request(`http://localhost:3000${path}`, { method: init.method ?? 'GET', headers: { 'x-forwarded-for': '192.0.2.66', ...headers } });
+}
+
+/** A call to any SDK route, from `ip`, answered with its status, headers and parsed body. */
+export async function sdk(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; ip?: string; services?: Services } = {},
+  // The body is read as the tests assert on it; where its shape matters a test parses it with the route's schema.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const route = path.split('?')[0] as RoutePath;
+  const method = (init.method ?? (init.body === undefined ? 'GET' : 'POST')) as DeclarableMethod | 'OPTIONS';
+  const headers: Record<string, string> = { 'x-forwarded-for': init.ip ?? '192.0.2.66', ...init.headers };
+  if (init.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  const request = new Request(`http://localhost:3000${path}`, {
+    method,
+    headers,
+    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+  });
+  const res = await handlersOf(route, init.services)[method](request, { params: Promise.resolve({}) });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
 }

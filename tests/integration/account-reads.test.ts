@@ -111,7 +111,7 @@ for (const engine of testEngines()) {
             profile: (await q.query('select id, email, name, company, role, created_at from public.users where id = $1', mine))[0],
             apps: await q.query('select id, name, slug, description, category, allowed_origins, created_at from public.apps where user_id = $1 and archived_at is null order by created_at, id', mine),
             placements: await q.query(
-              `select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, created_at
+              `select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, created_at
                from public.placements where user_id = $1 order by created_at, id`,
               mine,
             ),

@@ -287,9 +287,17 @@ describe('GET /api/v1', () => {
     expect(body.public_endpoints.find((e) => e.path === '/api/v1/search')?.description).toBe('Search the docs and product pages (q, limit, cursor).');
     expect(body.account_endpoints.map((e) => e.path)).toEqual(['/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/earnings/daily', '/api/v1/me/api-keys']);
     expect(body.sdk_endpoints).toEqual(sdkEndpoints());
-    expect(body.sdk_endpoints).toEqual([
-      { method: 'GET', path: '/functions/v1/validate-key', description: 'Check an API key, and see which app it belongs to.' },
+    expect(body.sdk_endpoints.map((e) => `${e.method} ${e.path}`)).toEqual([
+      'GET /functions/v1/validate-key',
+      'GET /functions/v1/ads',
+      'POST /functions/v1/events',
+      'GET /functions/v1/click',
+      'GET /functions/v1/consents',
+      'POST /functions/v1/consents',
+      'DELETE /functions/v1/consents',
+      'POST /functions/v1/data',
     ]);
+    expect(body.sdk_endpoints[0]).toEqual({ method: 'GET', path: '/functions/v1/validate-key', description: 'Check an API key, and see which app it belongs to.' });
   };
 
   it.each([

@@ -112,10 +112,30 @@ const USER_TABLES: UserTable[] = [
     update: { column: 'scopes', value: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] },
     deletable: true,
   },
+  {
+    table: 'data_consents',
+    owner: 'user_id',
+    columns: 'id, user_id, subject_hash, purposes',
+    insert: (userId, ref) => ({
+      app_id: ref.appId,
+      user_id: userId,
+      subject_hash: 'e'.repeat(64),
+      purposes: ['ai_interactions'],
+      policy_version: 'intruder',
+      consented_at: new Date(),
+    }),
+    update: { column: 'withdrawn_at', value: new Date() },
+    deletable: true,
+  },
+  // Publishers do not read the consented data itself (their apps submit it): the SDK role does.
+  { table: 'data_records', owner: 'user_id', columns: 'user_id', deletable: true },
 ];
 
-/** Tables with no user in them: only the service may read them (pricing is public). */
-const SERVICE_ONLY_TABLES = ['oauth_clients', 'idempotency_records', 'service_secrets'];
+/**
+ * Tables with no user in them: only the service may read them (pricing is public). The ad
+ * tables are read by the SDK role as well (tests/integration/sdk-rls.test.ts), never by a user.
+ */
+const SERVICE_ONLY_TABLES = ['oauth_clients', 'idempotency_records', 'service_secrets', 'campaigns', 'creatives', 'campaign_daily_spend', 'ad_decisions'];
 
 function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {
   const cols = Object.keys(row);

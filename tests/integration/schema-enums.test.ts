@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/db/database';
 import { AUTH_METHODS } from '@/lib/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
+import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 
 /**
@@ -19,6 +20,9 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'api_keys.environment': KEY_ENVIRONMENTS,
   'api_keys.status': KEY_STATUSES,
   'oauth_clients.token_endpoint_auth_method': AUTH_METHODS,
+  'creatives.format': PLACEMENT_FORMATS,
+  'ad_events.kind': EVENT_KINDS,
+  'data_records.kind': DATA_KINDS,
 };
 
 /**
@@ -27,8 +31,10 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
  */
 const UNOWNED: Record<string, readonly string[]> = {
   'user_identities.provider': ['github', 'google'],
-  'ad_events.kind': ['impression', 'click'],
   'idempotency_records.state': ['running', 'done'],
+  'campaigns.status': ['active', 'paused', 'ended'],
+  'creatives.status': ['active', 'paused'],
+  'data_records.status': ['unsold', 'sold'],
 };
 
 interface Check {

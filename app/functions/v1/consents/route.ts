@@ -1,0 +1,4 @@
+import { consentsRoute } from '@/lib/sdk/handlers';
+
+export const dynamic = 'force-dynamic';
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = consentsRoute;

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import type { Engine } from '../db/database';
+import { ApiError } from '../http/errors';
+import { issuer } from '../oauth/resources';
+import { VIEWABILITY_RULES, type AdBody } from '../schemas/sdk';
+import type { PlacementFormat } from '../schemas/account';
+import { runAsApp, rowsOf, sqlText, sqlTextArray } from './access';
+import type { AppPrincipal } from './keys';
+import { orUnavailable } from './keys';
+import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken } from './tokens';
+
+/**
+ * `GET /functions/v1/ads`: one ad for one placement of the key's app, or nothing.
+ *
+ * The decision is `public.sdk_serve_ad` (migration 20261125000000), run as the app's SDK role in
+ * one round trip: the placement (another app's is invisible, so it is a 404 here), the eligible
+ * creatives of its format (campaign active and running, paced budget left today, under the
+ * session's frequency cap), one draw weighted by budget, and the decision row, written whether
+ * or not anything filled, so that every request counts in the fill rate. Paused and archived
+ * placements never fill.
+ */
+
+export interface AdRequest {
+  placementId: string;
+  sessionId?: string;
+  keywords: readonly string[];
+}
+
+const served = z.object({
+  found: z.boolean(),
+  decision_id: z.string().nullable(),
+  format: z.string().nullable(),
+  creative_id: z.string().nullable(),
+  advertiser: z.string().nullable(),
+  headline: z.string().nullable(),
+  body: z.string().nullable(),
+  cta: z.string().nullable(),
+  image_url: z.string().nullable(),
+  video_url: z.string().nullable(),
+});
+
+export interface AdServices {
+  database(): Promise<Engine>;
+  sdkSecret(): Promise<Buffer>;
+  now(): number;
+}
+
+/** The ad, or null when nothing fills; throws the 404 of a placement the app does not have. */
+export async function serveAd(app: AppPrincipal, request: AdRequest, services: AdServices): Promise<AdBody | null> {
+  const call = `select * from public.sdk_serve_ad(${sqlText(request.placementId)}::uuid, ${sqlText(request.sessionId)}, ${sqlTextArray(request.keywords)}, ${sqlText(app.keyId)}::uuid)`;
+  const [results, key] = await orUnavailable('ad request', async () =>
+    Promise.all([runAsApp(await services.database(), app, call), services.sdkSecret()]),
+  );
+  const row = served.parse(rowsOf(results, 0)[0]);
+  if (!row.found) throw new ApiError('not_found', 'No placement with this id belongs to the app of this key.');
+  if (!row.creative_id) return null;
+  const expiresAt = Math.floor(services.now() / 1000) + DECISION_TOKEN_TTL_SECONDS;
+  const token = signDecisionToken(key, { decisionId: row.decision_id!, appId: app.appId, expiresAt });
+  const format = row.format as PlacementFormat;
+  return {
+    decision_id: row.decision_id!,
+    placement_id: request.placementId,
+    format,
+    ad: {
+      id: row.creative_id,
+      advertiser: row.advertiser!,
+      headline: row.headline!,
+      body: row.body!,
+      cta: row.cta!,
+      image_url: absolute(row.image_url),
+      video_url: absolute(row.video_url),
+      label: 'Sponsored',
+    },
+    click_url: `${issuer()}/functions/v1/click?token=${encodeURIComponent(token)}`,
+    token,
+    expires_at: new Date(expiresAt * 1000).toISOString(),
+    viewability: viewabilityRule(format),
+  };
+}
+
+/** The Media Rating Council's rule for the format: 50% for 1 s (30% for large ads), or 50% for 2 s of video. */
+export function viewabilityRule(format: PlacementFormat): AdBody['viewability'] {
+  if (format === 'floating_video') return { ...VIEWABILITY_RULES.video };
+  return { ...VIEWABILITY_RULES.display, large_ad: { ...VIEWABILITY_RULES.large_display } };
+}
+
+/** Media of the demo advertisers are paths on this service. */
+function absolute(url: string | null): string | null {
+  return url?.startsWith('/') ? `${issuer()}${url}` : url;
+}

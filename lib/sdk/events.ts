@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import type { Engine } from '../db/database';
+import { ApiError } from '../http/errors';
+import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } from '../schemas/sdk';
+import { runAsApp, rowsOf, sqlJson, sqlText } from './access';
+import { checkOrigin, orUnavailable, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
+import { verifyDecisionToken, type TokenCheck } from './tokens';
+import { addressHash, isKnownBot } from './traffic';
+
+/**
+ * `POST /functions/v1/events`: a batch of impressions and clicks, each with its own id and the
+ * token of the ad it is about (content/docs/sdk-integration.md, Counting rules).
+ *
+ * Here: the tokens. Each must be one we signed, unexpired, of one app: the key's, or without a key
+ * (a beacon) the app of the batch's first good token, whose origin rule then applies. An event
+ * whose token fails is `rejected` and recorded nowhere. The rest go to `public.sdk_record_events`
+ * in one round trip, as the app's SDK role, which applies the rules about the ad itself and
+ * answers each event `recorded`, `duplicate` or `invalid` with its reason.
+ */
+
+export interface EventServices {
+  database(): Promise<Engine>;
+  sdkSecret(): Promise<Buffer>;
+  now(): number;
+  readonly sdkDirectory: SdkDirectory;
+}
+
+export interface EventsCall {
+  /** The key's app, or null for a request without `x-api-key`. */
+  principal: AppPrincipal | null;
+  headers: Headers;
+  clientIp: string;
+}
+
+type Result = EventsBody['results'][number];
+
+const recordedRow = z.object({ n: z.number().int(), event_id: z.string(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
+
+export async function recordEvents(request: EventsRequest, call: EventsCall, services: EventServices): Promise<EventsBody> {
+  const key = await orUnavailable('decision key', () => services.sdkSecret());
+  const now = services.now();
+  const checks: TokenCheck[] = request.events.map((e) => verifyDecisionToken(key, e.token, now));
+
+  const appId = call.principal?.appId ?? checks.find((c) => c.ok)?.claims.appId;
+  let app: SdkApp | undefined = call.principal ?? undefined;
+  if (!app && appId) {
+    app = await orUnavailable('app lookup', () => services.sdkDirectory.app(() => services.database(), appId));
+    if (app?.archived) throw new ApiError('forbidden', 'The app of these ads has been archived: its events are no longer recorded.');
+    // The key's origin was checked with the key; a beacon's is checked against its tokens' app.
+    if (app) checkOrigin(app, call.headers);
+  }
+
+  const results: Result[] = request.events.map((e) => ({ id: e.id, status: 'rejected' }));
+  const toRecord: Record<string, unknown>[] = [];
+  request.events.forEach((event, n) => {
+    const check = checks[n]!;
+    if (!check.ok) {
+      results[n]!.reason = check.reason;
+      return;
+    }
+    if (!app || check.claims.appId !== app.appId) {
+      results[n]!.reason = 'wrong_app';
+      return;
+    }
+    toRecord.push({
+      n,
+      id: event.id,
+      kind: event.type,
+      decision_id: check.claims.decisionId,
+      visible_share: event.viewability?.visible_share ?? null,
+      visible_seconds: event.viewability?.visible_seconds ?? null,
+      area_px: event.viewability?.area_px ?? null,
+    });
+  });
+
+  if (app && toRecord.length > 0) {
+    const bot = isKnownBot(call.headers.get('user-agent'));
+    const call_ = `select * from public.sdk_record_events(${sqlJson(toRecord)}, ${sqlText(addressHash(key, call.clientIp))}, ${bot})`;
+    const db = await orUnavailable('database', () => services.database());
+    const rows = rowsOf(await orUnavailable('event batch', () => runAsApp(db, app, call_)), 0).map((r) => recordedRow.parse(r));
+    // The function answers in its own order (impressions first), each row with its position.
+    for (const row of rows) results[row.n] = { id: row.event_id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };
+  }
+
+  const count = (status: Result['status']) => results.filter((r) => r.status === status).length;
+  return {
+    received: results.length,
+    recorded: count('recorded'),
+    duplicates: count('duplicate'),
+    invalid: count('invalid'),
+    rejected: count('rejected'),
+    results,
+  };
+}

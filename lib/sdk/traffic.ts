@@ -1,0 +1,28 @@
+import { createHmac } from 'node:crypto';
+import { senderOf } from '../auth/throttle';
+
+/**
+ * Invalid traffic: what makes an event unbillable before any rule about the ad itself. One
+ * place, so every path (events, click redirects) names the same reasons.
+ */
+
+/**
+ * User agents that say they are robots: crawlers, link previews, audits and monitors. HTTP
+ * libraries (curl, python-requests, Node's fetch) are not in the list: a publisher's server may
+ * forward its users' events with them. Neither is a browser driven by a test (HeadlessChrome):
+ * it renders and scrolls like a person's, and the viewability rule is what it must pass.
+ */
+const KNOWN_BOTS =
+  /bot\b|bot\/|crawl|spider|slurp|mediapartners|facebookexternalhit|embedly|quora link preview|vkshare|w3c_validator|lighthouse|pingdom|uptimerobot|scrapy/i;
+
+export function isKnownBot(userAgent: string | null): boolean {
+  return userAgent !== null && KNOWN_BOTS.test(userAgent);
+}
+
+/**
+ * The client's address as the event tables keep it: a keyed hash (so the table holds no address),
+ * of the address or, for IPv6, of its /64 network (what one subscriber usually holds).
+ */
+export function addressHash(key: Buffer, clientIp: string): string {
+  return createHmac('sha256', key).update(`address:${senderOf(clientIp)}`).digest('base64url').slice(0, 32);
+}
