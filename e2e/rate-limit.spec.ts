@@ -16,11 +16,20 @@ test('the 121st request in the window gets 429, whatever X-Forwarded-For the cli
   expect(spent).toBeGreaterThanOrEqual(1);
   expect(spent).toBeLessThanOrEqual(3);
 
+  // The window opened at the server's readiness probe, and may end while this runs (the suite
+  // before it takes its time): then the budget is whole again, once, and counting goes on.
+  let renewed = false;
   for (let i = 0; remaining > 0; i++) {
     const res = await api.get('/api/v1/pricing', { headers: { 'X-Forwarded-For': `198.51.100.${(i % 250) + 1}` } });
     expect(res.status()).toBe(200);
     const next = Number(res.headers()['x-ratelimit-remaining']);
-    expect(next).toBe(remaining - 1);
+    if (next > remaining) {
+      expect(renewed).toBe(false);
+      expect(next).toBe(119);
+      renewed = true;
+    } else {
+      expect(next).toBe(remaining - 1);
+    }
     remaining = next;
   }
 

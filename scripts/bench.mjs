@@ -21,7 +21,7 @@
 // Each ratio comes with a 95% interval (a bootstrap over its rounds and slice pairs), and an
 // endpoint with a `target` is reported as met only when the whole interval clears it: one run
 // here is good to about ±3% (slices of the same server two slices apart differ by 6–10%).
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -131,6 +131,12 @@ const MAIN_ENDPOINTS = [
   },
   { name: 'GET /api/v1/me/apps (token, PGlite)', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.4 },
   { name: 'GET /api/v1/me/apps (token, PostgreSQL)', target: 'postgres', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.6 },
+  // The SDK's hot paths, as publishers' apps load them: an app's key, 50 connections (many
+  // clients at once), on PostgreSQL. Ads: one placement, no session (no frequency cap). Events:
+  // 50 first impressions per request, each of its own decision (scripts/bench-sdk.ts), so every
+  // one is recorded; afterwards the database must hold each exactly once.
+  { name: 'GET /functions/v1/ads (PostgreSQL)', target: 'postgres', sdk: 'ads', connections: 50, atLeast: 0.5, p99AtMost: 2 },
+  { name: 'POST /functions/v1/events, 50 per request (PostgreSQL)', target: 'postgres', sdk: 'events', connections: 50, atLeast: 0.3 },
   // What each in-process cache is worth: the same endpoint with the cache turned off
   // (CACHES_OFF, lib/cache/lru.ts). BENCH_ONLY=cache measures only these and their endpoints.
   { name: 'GET /api/v1/pricing [cache: pricing off]', target: 'pglite', path: '/api/v1/pricing', env: { CACHES_OFF: 'pricing' } },
@@ -164,6 +170,7 @@ const TARGET_ENV = {
   NEXT_TELEMETRY_DISABLED: '1',
   LOG_LEVEL: 'warn', // a log line per request would measure logging, not serving
   RATE_LIMIT_MAX: '1000000000', // one client sends every request: never limit it
+  SDK_KEY_RATE_LIMIT_MAX: '1000000000', // nor its one key
   // The in-memory limiter even if the shell has Upstash credentials: no network in the numbers.
   UPSTASH_REDIS_REST_URL: '',
   UPSTASH_REDIS_REST_TOKEN: '',
@@ -396,6 +403,8 @@ async function startServer(name, port, args, env, readyPath, quiet = false, cwd 
 
 /** One slice of load on one server. `request`: method, body, connections. */
 async function measure(name, url, headers = {}, expect = 200, request = {}, duration = SLICE) {
+  // Bodies made before the clock starts: making them is the client's work, not the server's.
+  request.refill?.(duration);
   const r = await autocannon({
     url,
     headers,
@@ -403,6 +412,8 @@ async function measure(name, url, headers = {}, expect = 200, request = {}, dura
     duration,
     method: request.method ?? 'GET',
     body: request.body,
+    // A body of its own for each request (the SDK events), and a count of what was answered.
+    requests: request.makeBody ? [{ setupRequest: (req) => ({ ...req, body: request.makeBody() }), onResponse: request.onResponse }] : undefined,
   });
   const responses = Object.values(r.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
   const unexpected = responses - (r.statusCodeStats[expect]?.count ?? 0);
@@ -598,6 +609,102 @@ function mintToken(serverEnv, fresh) {
   return r.stdout.trim();
 }
 
+/**
+ * The SDK load's key, placement and decisions on the target's database (scripts/bench-sdk.ts),
+ * once per run. BENCH_SDK_DECISIONS: how many decisions the events endpoint may use up.
+ */
+const SDK_DECISIONS = Math.round(positiveNumber('BENCH_SDK_DECISIONS', 4_000_000));
+let sdkPrepared;
+function prepareSdk(serverEnv) {
+  if (sdkPrepared) return sdkPrepared;
+  process.stdout.write(`(preparing ${SDK_DECISIONS} decisions) `);
+  const r = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/bench-sdk.ts', String(SDK_DECISIONS)], {
+    cwd: root,
+    env: { ...process.env, ...serverEnv },
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (r.status !== 0) throw new Error(`scripts/bench-sdk.ts failed: ${r.stderr || r.stdout}`);
+  sdkPrepared = JSON.parse(r.stdout);
+  return sdkPrepared;
+}
+
+const EVENTS_PER_REQUEST = 50;
+
+/** What one SDK endpoint sends, and for events, how to check afterwards that each was kept once. */
+function sdkLoadFor(kind, prepared) {
+  const headers = { 'x-api-key': prepared.key };
+  if (kind === 'ads') return { headers, path: `/functions/v1/ads?placement_id=${prepared.placementId}` };
+  // Decision tokens as the server signs them (lib/sdk/tokens.ts), for decisions md5('bench-<i>').
+  const secret = Buffer.from(prepared.secret, 'base64url');
+  const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
+  let next = 0;
+  let answered = 0;
+  const decision = (i) => {
+    const h = createHash('md5').update(`bench-${i}`).digest('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  };
+  const token = (d) => `${d}.${prepared.appId}.${expiresAt}.${createHmac('sha256', secret).update(`v1.${d}.${prepared.appId}.${expiresAt}`).digest('base64url')}`;
+  const viewability = { visible_share: 1, visible_seconds: 1.5 };
+  const body = () => {
+    if (next + EVENTS_PER_REQUEST > prepared.decisions) throw new Error('the bench used up its decisions: raise BENCH_SDK_DECISIONS');
+    const events = [];
+    for (let k = 0; k < EVENTS_PER_REQUEST; k++, next++) {
+      events.push({ id: `bench-${next}`, type: 'impression', token: token(decision(next)), viewability });
+    }
+    return JSON.stringify({ events });
+  };
+  /** Bodies made ahead; `next` counts every event made, sent or not. */
+  const ready = [];
+  return {
+    headers: { ...headers, 'content-type': 'application/json' },
+    path: '/functions/v1/events',
+    request: {
+      method: 'POST',
+      /** Up to 600 requests' bodies per second of the slice to come (a 2-core machine serves far fewer). */
+      refill(seconds) {
+        while (ready.length < 600 * seconds) ready.push(body());
+      },
+      makeBody() {
+        return ready.shift() ?? body();
+      },
+      onResponse(status) {
+        if (status === 200) answered++;
+      },
+    },
+    /** Every event of a 200 answer recorded, and each exactly once. */
+    async verify(databaseUrl) {
+      // The roll-up and the last requests settle first.
+      await new Promise((r) => setTimeout(r, 1000));
+      const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+      try {
+        // A billable impression is kept on its decision (the decision is the dedupe): count them
+        // there, and any the server judged invalid in ad_events.
+        const [row] = await sql.unsafe(
+          `select count(*)::int as events, count(distinct impression_event_id)::int as ids, count(distinct id)::int as decisions,
+                  count(*)::int as billable,
+                  (select count(*)::int from public.ad_events where event_id like 'bench-%') as invalid
+           from public.ad_decisions where impression_event_id like 'bench-%'`,
+        );
+        // Requests still in flight when a slice ended were not counted as answered, yet the server
+        // may have recorded them: between what was answered and what was sent.
+        const expected = answered * EVENTS_PER_REQUEST;
+        const once = row.ids === row.events && row.decisions === row.events && row.invalid === 0;
+        const ok = once && row.events >= expected && row.events <= next - ready.length * EVENTS_PER_REQUEST;
+        return {
+          ok,
+          sent: next,
+          answered200: answered,
+          ...row,
+          line: `${next - ready.length * EVENTS_PER_REQUEST} events sent, ${expected} of them answered 200; the database holds ${row.events} billable impressions, ${row.ids} distinct ids, on ${row.decisions} distinct decisions, ${row.invalid} invalid: ${ok ? 'every answered event, each exactly once' : 'NOT every answered event exactly once'}`,
+        };
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
@@ -639,9 +746,16 @@ async function main() {
     const fresh = target.fresh !== false && !prepared.has(`${endpoint.target} fresh`);
     prepared.set(`${endpoint.target} fresh`, true);
     const token = endpoint.token || fresh ? mintToken(serverEnv, fresh) : undefined;
-    const headers = endpoint.token ? { ...endpoint.headers, authorization: `Bearer ${token}` } : endpoint.headers;
-    const url = `http://127.0.0.1:${target.port}${endpoint.path}`;
+    let headers = endpoint.token ? { ...endpoint.headers, authorization: `Bearer ${token}` } : endpoint.headers;
+    let pathAndQuery = endpoint.path;
     const request = { method: endpoint.method, body: endpoint.body, connections: endpoint.connections };
+    let sdkLoad;
+    if (endpoint.sdk) {
+      sdkLoad = sdkLoadFor(endpoint.sdk, prepareSdk(serverEnv));
+      ({ headers, path: pathAndQuery } = sdkLoad);
+      Object.assign(request, sdkLoad.request);
+    }
+    const url = `http://127.0.0.1:${target.port}${pathAndQuery}`;
     const expect = endpoint.expect ?? 200;
     process.stdout.write(`  ${endpoint.name}: ${ROUNDS} rounds of fresh servers, warm-up ${WARMUP} s each, ${PAIRS} pairs of ${SLICE} s slices `);
     const pairs = [];
@@ -685,7 +799,9 @@ async function main() {
     console.log(
       ` ${(run.reqPerSec / baseline.reqPerSec).toFixed(3)}x, 95% interval ${interval.low.toFixed(3)}–${interval.high.toFixed(3)} (${Math.round(run.reqPerSec)} vs ${Math.round(baseline.reqPerSec)} req/s)`,
     );
-    measured.push({ endpoint, run, baseline, pairs, pairRatios, interval });
+    const check = sdkLoad?.verify ? await sdkLoad.verify(serverEnv.DATABASE_URL) : undefined;
+    if (check) console.log(`    ${check.line}`);
+    measured.push({ endpoint, run, baseline, pairs, pairRatios, interval, check });
   }
 
   const table = tableRows(measured);
@@ -721,6 +837,17 @@ async function main() {
       interval: m.interval,
       verdict: verdict(m.interval, m.endpoint.atLeast),
     }));
+  // p99 beside the baseline's, slice pair by slice pair (the median of the ratios).
+  const latencyTargets = measured
+    .filter((m) => m.endpoint.p99AtMost !== undefined)
+    .map((m) => {
+      const ratio = median(m.pairs.map((p) => p.run.latencyMs.p99 / Math.max(1, p.baseline.latencyMs.p99)));
+      return { endpoint: m.endpoint.name, ratio, atMost: m.endpoint.p99AtMost, ok: ratio <= m.endpoint.p99AtMost };
+    });
+  comparisonLines.push(
+    ...latencyTargets.map((t) => `${t.endpoint}: p99 ${t.ratio.toFixed(2)}x the baseline's (median over slice pairs), target at most ${t.atMost}x: ${t.ok ? 'met' : 'NOT met'}`),
+    ...measured.filter((m) => m.check).map((m) => `${m.endpoint.name}: ${m.check.line}`),
+  );
   comparisonLines.push(
     ...targets.map(
       (t) =>
@@ -729,7 +856,7 @@ async function main() {
   );
   if (comparisonLines.length > 0) console.log(`${comparisonLines.join('\n')}\n`);
 
-  const failures = measured.flatMap((m) => [m.baseline, m.run]).filter(failed);
+  const failures = [...measured.flatMap((m) => [m.baseline, m.run]).filter(failed), ...measured.filter((m) => m.check && !m.check.ok).map((m) => ({ name: m.endpoint.name, errors: 0, timeouts: 0, unexpected: 0, check: m.check.line }))];
   const report = {
     startedAt: stamp,
     settings,
@@ -737,6 +864,8 @@ async function main() {
     table,
     comparisons,
     targets,
+    latencyTargets,
+    checks: measured.filter((m) => m.check).map((m) => ({ endpoint: m.endpoint.name, ...m.check })),
     endpoints: measured.map(({ endpoint, run, baseline, pairs, interval }) => ({
       endpoint: endpoint.name,
       target: endpoint.target,
@@ -751,7 +880,7 @@ async function main() {
   const md = [
     `# Benchmark ${stamp}`,
     '',
-    `${CONNECTIONS} connections (50 for the account reads with a real token, and for their baseline slices); ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
+    `${CONNECTIONS} connections (50 for the account reads with a real token and the SDK endpoints, and for their baseline slices); ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, Next ${machine.next}.`,
     `Baseline: a bare Next.js route handler (\`${BASELINE.dir}\`). Each endpoint ran in ${ROUNDS} rounds, each on freshly started servers (its target and the baseline), which took turns under load in ${PAIRS} pairs of ${SLICE} s slices in all, after ${WARMUP} s of warm-up each per round. "vs baseline" is the endpoint's requests per second over all its slices divided by the baseline's over theirs, with a 95% interval from a bootstrap over the rounds and their slice pairs; the last column is the spread of the per-pair ratios.`,
     '',
     markdownTable(table),
@@ -764,7 +893,7 @@ async function main() {
   console.log(`Results: ${path.relative(root, path.join(resultsDir, `${stamp}.json`))} and .md`);
 
   for (const run of failures) {
-    console.error(`FAILED ${run.name}: ${run.errors} errors, ${run.timeouts} timeouts, ${run.unexpected} responses not as expected`);
+    console.error(`FAILED ${run.name}: ${run.check ?? `${run.errors} errors, ${run.timeouts} timeouts, ${run.unexpected} responses not as expected`}`);
   }
   return failures.length === 0 ? 0 : 1;
 }

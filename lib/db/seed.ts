@@ -297,8 +297,8 @@ export async function seedPricing(tx: Transaction): Promise<void> {
 /**
  * Today's first ad traffic of an app, recorded the way the SDK surface records it: as the app's
  * SDK role, through the same database functions (three ad requests per active placement, two
- * viewable impressions, one click), not yet rolled up. The first roll-up adds it to today's
- * figures, so the demo shows the raw rows and the totals agreeing by the same rules as live traffic.
+ * viewable impressions, one click, one impression too brief to count). `seed` rolls it up at the
+ * end, so the demo shows the raw rows and the totals agreeing by the same rules as live traffic.
  */
 async function seedTodaysTraffic(tx: Transaction, userId: string, appId: string, placements: string[]): Promise<void> {
   if (placements.length === 0) return;
@@ -318,6 +318,8 @@ async function seedTodaysTraffic(tx: Transaction, userId: string, appId: string,
     const events = [
       ...decisions.slice(0, 2).map((d, n) => ({ n, id: `seed-impression-${d}`, kind: 'impression', decision_id: d, ...viewable })),
       ...decisions.slice(0, 1).map((d) => ({ n: 2, id: `seed-click-${d}`, kind: 'click', decision_id: d })),
+      // Scrolled past in under a second: recorded as invalid traffic, never billed.
+      ...decisions.slice(2, 3).map((d) => ({ n: 3, id: `seed-glimpse-${d}`, kind: 'impression', decision_id: d, visible_share: 0.8, visible_seconds: 0.4 })),
     ];
     await tx.query('select * from public.sdk_record_events($1::jsonb, $2, false)', [events, 'seed-address']);
   }
@@ -420,6 +422,9 @@ export async function seed(engine: Engine, now = new Date()): Promise<boolean> {
     const existing = await tx.query('select 1 from public.users where email = $1', [PUBLISHERS[0]!.email]);
     if (existing.length > 0) return false;
     for (const p of PUBLISHERS) await seedPublisher(tx, p, now);
+    // Today's demo traffic counted at once, so the first figures anyone reads already agree
+    // with the raw rows (and no roll-up moves them a few seconds later).
+    await tx.query('select * from public.roll_up_ad_traffic()');
     return true;
   });
 }

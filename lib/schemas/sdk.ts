@@ -188,28 +188,28 @@ const uxSession = z.object({
     .max(500),
 });
 
-const dataRecord = z.object({ id: clientId(100).describe('Your id for the record: sending it again stores it once.'), data: z.unknown() });
+const recordId = clientId(100).describe('Your id for the record: sending it again stores it once.');
 
-export const dataRequest = z
-  .object({
-    subject_id: subjectId,
-    kind: z.enum(DATA_KINDS),
-    records: z.array(dataRecord).min(1).max(MAX_DATA_RECORDS),
-  })
-  .superRefine((v, ctx) => {
-    const shape = v.kind === 'ai_interaction' ? aiInteraction : uxSession;
-    v.records.forEach((r, i) => {
-      const parsed = shape.safeParse(r.data);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        ctx.addIssue({ code: 'custom', path: ['records', i, 'data', ...issue.path.map(String)], message: issue.message });
-      } else if (JSON.stringify(parsed.data).includes('\\u0000')) {
-        ctx.addIssue({ code: 'custom', path: ['records', i, 'data'], message: 'text must not contain NUL characters' });
-      } else if (Buffer.byteLength(JSON.stringify(parsed.data)) > MAX_RECORD_BYTES[v.kind]) {
-        ctx.addIssue({ code: 'custom', path: ['records', i, 'data'], message: `a ${v.kind} record is at most ${MAX_RECORD_BYTES[v.kind]} bytes of JSON` });
-      }
-    });
-  });
+/** A record as stored: the fields its kind defines (others are dropped), within its size, no NUL. */
+function recordsOf<T extends z.ZodType>(kind: (typeof DATA_KINDS)[number], data: T) {
+  return z
+    .array(
+      z.object({ id: recordId, data }).superRefine((r, ctx) => {
+        const json = JSON.stringify((r as { data: unknown }).data);
+        if (json.includes('\\u0000')) ctx.addIssue({ code: 'custom', path: ['data'], message: 'text must not contain NUL characters' });
+        else if (Buffer.byteLength(json) > MAX_RECORD_BYTES[kind]) {
+          ctx.addIssue({ code: 'custom', path: ['data'], message: `a ${kind} record is at most ${MAX_RECORD_BYTES[kind]} bytes of JSON` });
+        }
+      }),
+    )
+    .min(1)
+    .max(MAX_DATA_RECORDS);
+}
+
+export const dataRequest = z.discriminatedUnion('kind', [
+  z.object({ subject_id: subjectId, kind: z.literal('ai_interaction'), records: recordsOf('ai_interaction', aiInteraction) }),
+  z.object({ subject_id: subjectId, kind: z.literal('ux_session'), records: recordsOf('ux_session', uxSession) }),
+]);
 export type DataRequest = z.output<typeof dataRequest>;
 
 export const dataBody = z.object({

@@ -125,56 +125,91 @@ create table public.campaign_daily_spend (
   primary key (campaign_id, day)
 );
 
--- ── Decisions: one row per ad request ──────────────────────────────────────────────────────
--- Filled or not: the roll-up counts ad requests and fills from here. The decision's id is the
--- nonce its token names, so its impression and its click count once.
+-- ── Decisions: one row per ad request, and what became of it ───────────────────────────────
+-- Filled or not. The decision's id is the nonce its token names. Its billable impression and
+-- click are kept on the row itself (the event's id, when, the evidence, the money), so "once per
+-- decision" is one conditional update, `where impression_event_id is null`, and a retry is
+-- recognised by its event id. Campaign, creative and key are plain ids, not foreign keys: each
+-- would cost an index probe on every ad request, and a decision outlives none of them in use
+-- (campaigns end rather than disappear; a key lives as long as its app). The counts go to
+-- `ad_traffic_counts` below. Pages keep room for the two updates, so they stay on the page
+-- without touching an index (heap-only tuples).
 create table public.ad_decisions (
-  id            uuid primary key default gen_random_uuid(),
-  app_id        uuid not null,
-  placement_id  uuid not null,
-  -- No foreign key: a key is never deleted while its app lives, and the lookup is not worth a
-  -- second index probe on every ad request.
-  api_key_id    uuid,
-  session_id    text check (length(session_id) between 1 and 64),
-  campaign_id   uuid references public.campaigns (id) on delete set null,
-  creative_id   uuid references public.creatives (id) on delete set null,
-  created_at    timestamptz not null default now(),
-  rolled_up     boolean not null default false,
+  id                   uuid primary key default gen_random_uuid(),
+  app_id               uuid not null,
+  placement_id         uuid not null,
+  api_key_id           uuid,
+  session_id           text check (length(session_id) between 1 and 64),
+  campaign_id          uuid,
+  creative_id          uuid,
+  created_at           timestamptz not null default now(),
+  -- The billable impression: the SDK's id for it, when, its viewability evidence, and what it
+  -- earned (`revenue_usd`, the publisher's share) of what the advertiser pays (`cost_usd`).
+  impression_event_id  text,
+  impressed_at         timestamptz,
+  visible_share        numeric(5, 4),
+  visible_seconds      numeric(10, 3),
+  cost_usd             numeric(14, 6) not null default 0 check (cost_usd >= 0),
+  revenue_usd          numeric(14, 6) not null default 0 check (revenue_usd >= 0),
+  -- The billable click, and the keyed hash of the address it came from (lib/sdk/traffic.ts).
+  click_event_id       text,
+  clicked_at           timestamptz,
+  click_ip_hash        text,
+  constraint ad_decisions_impression_whole check ((impression_event_id is null) = (impressed_at is null)),
+  constraint ad_decisions_click_after_impression check (clicked_at is null or impressed_at is not null),
   foreign key (placement_id, app_id) references public.placements (id, app_id) on delete cascade
-);
-create index ad_decisions_to_roll_up on public.ad_decisions (created_at) where not rolled_up;
+) with (fillfactor = 70);
 create index ad_decisions_placement_id on public.ad_decisions (placement_id);
 -- The frequency cap counts a session's filled decisions per campaign.
 create index ad_decisions_session on public.ad_decisions (app_id, session_id, campaign_id, created_at)
   where session_id is not null and campaign_id is not null;
+-- A billable click per address and ad within 3 hours.
+create index ad_decisions_recent_clicks on public.ad_decisions (creative_id, click_ip_hash, clicked_at) where clicked_at is not null;
 
--- ── Events: impressions and clicks against their decision ──────────────────────────────────
--- The table holds the seeded demo events of earlier versions; they were never counted in any
--- figure, so they are marked rolled up and stay out of the totals.
+-- ── Invalid traffic ────────────────────────────────────────────────────────────────────────
+-- `ad_events` keeps what was sent about an ad and not billed, with the reason: an impression not
+-- viewable, a second one, a click before its impression, a bot. Billable impressions and clicks
+-- are on their decision (above). The demo events earlier versions seeded are billable rows with
+-- no decision; no figure ever counted them.
 alter table public.ad_events
   add column app_id          uuid,
-  add column decision_id     uuid references public.ad_decisions (id) on delete cascade,
+  add column decision_id     uuid,
   add column campaign_id     uuid,
   add column creative_id     uuid,
-  -- What the advertiser pays for it (the format's CPM / 1000 for an impression), and
-  -- `revenue_usd` the publisher's share of that, both as priced when it was recorded.
-  add column cost_usd        numeric(14, 6) not null default 0 check (cost_usd >= 0),
   add column billable        boolean not null default true,
   add column invalid_reason  text,
-  -- A keyed SHA-256 of the client's address (lib/sdk/events.ts), never the address itself.
+  -- A keyed SHA-256 of the client's address (lib/sdk/traffic.ts), never the address itself.
   add column ip_hash         text,
-  add column rolled_up       boolean not null default false,
   add constraint ad_events_reason_when_invalid check (billable = (invalid_reason is null));
-update public.ad_events set rolled_up = true;
+-- One foreign key: the placement and app (deleting a placement deletes its events). The owner is
+-- pinned by the SDK role's insert policy; events name no key (a beacon has none).
 alter table public.ad_events
+  drop constraint ad_events_placement_id_user_id_fkey,
+  drop constraint ad_events_api_key_id_fkey,
   add constraint ad_events_placement_app foreign key (placement_id, app_id) references public.placements (id, app_id) on delete cascade;
-create index ad_events_to_roll_up on public.ad_events (occurred_at) where not rolled_up;
-create index ad_events_decision_id on public.ad_events (decision_id);
--- An impression and a click bill once per decision; a concurrent duplicate waits and conflicts.
-create unique index ad_events_one_impression_per_decision on public.ad_events (decision_id) where kind = 'impression' and billable;
-create unique index ad_events_one_click_per_decision on public.ad_events (decision_id) where kind = 'click' and billable;
--- A billable click per address and ad within 3 hours.
-create index ad_events_recent_clicks on public.ad_events (creative_id, ip_hash, occurred_at) where kind = 'click' and billable;
+-- No read path lists a user's raw events (reports read the rolled-up tables).
+drop index public.ad_events_user_id;
+
+-- ── Counts waiting for the roll-up ─────────────────────────────────────────────────────────
+-- Every ad request adds a row (1 request, 0 or 1 fill), every event batch a row per placement
+-- and campaign it billed, in the same transaction as the decision or events they count. The
+-- roll-up deletes the rows it adds to the totals, so each is counted once; rows of a transaction
+-- not yet committed are invisible to it and wait for the next run.
+create table public.ad_traffic_counts (
+  id            bigint generated always as identity primary key,
+  app_id        uuid not null,
+  placement_id  uuid not null,
+  campaign_id   uuid,
+  api_key_id    uuid,
+  day           date not null,
+  requests      integer not null default 0,
+  fills         integer not null default 0,
+  impressions   integer not null default 0,
+  clicks        integer not null default 0,
+  revenue_usd   numeric(14, 6) not null default 0,
+  cost_usd      numeric(14, 6) not null default 0,
+  at            timestamptz not null default now()
+);
 
 -- ── Consented data ─────────────────────────────────────────────────────────────────────────
 -- A subject is the app's own user, named by a SHA-256 (64 hex digits) the app computed: we never
@@ -220,6 +255,8 @@ alter table public.campaign_daily_spend enable row level security;
 alter table public.campaign_daily_spend force row level security;
 alter table public.ad_decisions         enable row level security;
 alter table public.ad_decisions         force row level security;
+alter table public.ad_traffic_counts    enable row level security;
+alter table public.ad_traffic_counts    force row level security;
 alter table public.data_consents        enable row level security;
 alter table public.data_consents        force row level security;
 alter table public.data_records         enable row level security;
@@ -229,12 +266,16 @@ grant select (id, user_id, name, allowed_origins, archived_at) on public.apps to
 grant select (id, app_id, user_id, format, status) on public.placements to sdk;
 grant select on public.campaigns, public.creatives, public.campaign_daily_spend, public.pricing_settings to sdk;
 grant select, insert on public.ad_decisions, public.ad_events to sdk;
+-- What happened to the app's own decisions (policy below), and nothing else of them.
+grant update (impression_event_id, impressed_at, visible_share, visible_seconds, cost_usd, revenue_usd,
+              click_event_id, clicked_at, click_ip_hash) on public.ad_decisions to sdk;
+grant insert on public.ad_traffic_counts to sdk;
 grant select, insert, update (purposes, policy_version, consented_at, recorded_at, withdrawn_at) on public.data_consents to sdk;
 grant select, insert, delete on public.data_records to sdk;
 grant select on public.campaigns, public.creatives, public.campaign_daily_spend, public.ad_decisions,
-  public.data_consents, public.data_records to service_role;
+  public.ad_traffic_counts, public.data_consents, public.data_records to service_role;
 grant insert, update, delete on public.campaigns, public.creatives, public.campaign_daily_spend, public.ad_decisions,
-  public.data_consents, public.data_records to service_role;
+  public.ad_traffic_counts, public.data_consents, public.data_records to service_role;
 grant select on public.data_consents to authenticated;
 
 create policy "Apps read their own row through the SDK"
@@ -251,11 +292,17 @@ create policy "Apps read what campaigns spent through the SDK"
   on public.campaign_daily_spend for select to sdk using (true);
 create policy "Apps read the pricing settings through the SDK"
   on public.pricing_settings for select to sdk using (true);
+create policy "Apps record what became of their own decisions through the SDK"
+  on public.ad_decisions for update to sdk
+  using (app_id = (select public.sdk_app_id())) with check (app_id = (select public.sdk_app_id()));
 create policy "Apps read their own decisions through the SDK"
   on public.ad_decisions for select to sdk
   using (app_id = (select public.sdk_app_id()));
 create policy "Apps record their own decisions through the SDK"
   on public.ad_decisions for insert to sdk
+  with check (app_id = (select public.sdk_app_id()));
+create policy "Apps count their own traffic through the SDK"
+  on public.ad_traffic_counts for insert to sdk
   with check (app_id = (select public.sdk_app_id()));
 create policy "Apps read their own events through the SDK"
   on public.ad_events for select to sdk
@@ -291,6 +338,7 @@ create policy "Publishers can read the consents their apps recorded"
 -- Eligible: campaign and creative active and running; spent today below the paced budget (the
 -- day's budget times the share of the UTC day gone by, plus an hour's worth, so a campaign can
 -- start serving after midnight); fewer than `frequency_cap` fills for this session in 24 hours.
+-- The request is counted (`ad_traffic_counts`) whether or not it filled.
 -- The draw: weight = daily budget, tripled when a campaign keyword is in the request's keywords;
 -- `-ln(1 - random()) / weight` is the smallest for each campaign with probability weight / total.
 create function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid)
@@ -340,6 +388,8 @@ begin
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, campaign_id, creative_id)
   values (v_app, v_placement.id, p_api_key_id, p_session_id, v_pick.campaign_id, v_pick.id)
   returning id into v_decision;
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, day, requests, fills)
+  values (v_app, v_placement.id, p_api_key_id, (now() at time zone 'UTC')::date, 1, case when v_pick.id is null then 0 else 1 end);
   if v_pick.id is null then
     return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
   else
@@ -355,11 +405,44 @@ grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid) to sdk;
 -- app) and passes the decision it names; this decides the rest, in the order the rules are
 -- documented (content/docs/sdk-integration.md, Counting rules). Each event is
 -- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
--- viewability evidence, for impressions). Impressions go before clicks, so
--- a batch holding both for one decision counts both. Each event answers one outcome:
---   recorded    billable, counted;
+-- viewability evidence, for impressions). Each event answers one outcome:
+--   recorded    billable, counted, on its decision;
 --   duplicate   its id was recorded before (a retry): nothing changes;
---   invalid     recorded as invalid traffic, never billed, with the reason.
+--   invalid     recorded in `ad_events` as invalid traffic, never billed, with the reason
+--               (`unknown_decision` alone is answered without a row: there is no ad to name).
+--
+-- What a batch mostly holds, first impressions that meet the viewability rule, is recorded in
+-- one statement: each decision takes its impression only `where impression_event_id is null`,
+-- which a concurrent batch for the same decision waits on and then finds taken. Everything else
+-- (clicks, retries, invalid traffic) is decided one event at a time, impressions before clicks,
+-- so a batch holding both for one decision counts both. The counts billed go to
+-- `ad_traffic_counts` in the same transaction.
+
+-- The format's CPM / 1000, from the pricing settings in force.
+create function public.sdk_cost_per_impression(p_format text, p_pricing public.pricing_settings)
+returns numeric
+language sql immutable
+as $$
+  select round(case p_format
+                 when 'floating_video' then p_pricing.cpm_floating_video_usd
+                 when 'tooltip' then p_pricing.cpm_tooltip_usd
+                 when 'sponsored_card' then p_pricing.cpm_sponsored_card_usd
+                 else p_pricing.cpm_inline_text_usd
+               end / 1000, 6)
+$$;
+
+-- The Media Rating Council's rule: 50% of the pixels for one continuous second, 30% for ads of
+-- 242,500 pixels or more, and 50% for two seconds of playback for video.
+create function public.sdk_viewable(p_format text, p_share numeric, p_seconds numeric, p_area bigint)
+returns boolean
+language sql immutable
+as $$
+  select coalesce(
+    p_seconds >= case when p_format = 'floating_video' then 2 else 1 end
+    and p_share >= case when p_format <> 'floating_video' and coalesce(p_area, 0) >= 242500 then 0.3 else 0.5 end,
+    false)
+$$;
+
 create function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_bot boolean)
 returns table (n integer, event_id text, outcome text, reason text)
 language plpgsql volatile security invoker set search_path = ''
@@ -367,20 +450,62 @@ as $$
 declare
   v_app uuid := public.sdk_app_id();
   v_user uuid := public.sdk_user_id();
-  v_pricing record;
+  v_today date := (now() at time zone 'UTC')::date;
+  v_pricing public.pricing_settings;
+  v_recorded integer[] := '{}';
   v_event record;
   v_decision record;
   v_reason text;
   v_cost numeric;
-  v_id bigint;
+  v_taken boolean;
 begin
   select * into v_pricing from public.pricing_settings;
+
+  -- The common case, in one statement.
+  if not p_bot then
+    with input as (
+      select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
+             row_number() over (partition by e.id order by e.n) as nth_of_id,
+             row_number() over (partition by e.decision_id order by e.n) as nth_of_decision
+      from jsonb_to_recordset(p_events)
+           as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
+      where e.kind = 'impression'
+    ), impressed as (
+      update public.ad_decisions d set
+        impression_event_id = i.id, impressed_at = now(),
+        visible_share = least(i.visible_share, 1), visible_seconds = least(i.visible_seconds, 86400),
+        cost_usd = public.sdk_cost_per_impression(p.format, v_pricing),
+        revenue_usd = round(public.sdk_cost_per_impression(p.format, v_pricing) * v_pricing.publisher_ad_revenue_share, 6)
+      from input i, public.placements p
+      where d.id = i.decision_id and i.nth_of_id = 1 and i.nth_of_decision = 1
+        and d.creative_id is not null and d.impression_event_id is null and p.id = d.placement_id
+        and public.sdk_viewable(p.format, i.visible_share, i.visible_seconds, i.area_px)
+      returning i.n, d.placement_id, d.campaign_id, d.revenue_usd, d.cost_usd
+    ), counted as (
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, revenue_usd, cost_usd)
+      select v_app, m.placement_id, m.campaign_id, v_today, count(*), sum(m.revenue_usd), sum(m.cost_usd)
+      from impressed m group by m.placement_id, m.campaign_id
+    )
+    select coalesce(array_agg(m.n), '{}') into v_recorded from impressed m;
+  end if;
+  if cardinality(v_recorded) > 0 then
+    return query select e.n, e.id, 'recorded'::text, null::text
+                 from jsonb_to_recordset(p_events) as e(n integer, id text) where e.n = any(v_recorded);
+  end if;
+  if cardinality(v_recorded) = jsonb_array_length(p_events) then
+    return;
+  end if;
+
+  -- Everything else, one at a time.
   for v_event in
-    select e.n, e.id, e.kind, e.decision_id, e.visible_share, e.visible_seconds, coalesce(e.area_px, 0) as area_px
-    from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
+    select e.n, e.id, e.kind, e.decision_id, e.visible_share, e.visible_seconds, e.area_px
+    from jsonb_to_recordset(p_events)
+         as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
+    where not (e.n = any(v_recorded))
     order by e.kind = 'click', e.n
   loop
-    select d.id, d.placement_id, d.campaign_id, d.creative_id, p.format into v_decision
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id, p.format
+    into v_decision
     from public.ad_decisions d join public.placements p on p.id = d.placement_id
     where d.id = v_event.decision_id;
     if not found or v_decision.creative_id is null then
@@ -388,7 +513,9 @@ begin
       return query select v_event.n, v_event.id, 'invalid'::text, 'unknown_decision'::text;
       continue;
     end if;
-    if exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
+    if (v_event.kind = 'impression' and v_decision.impression_event_id = v_event.id)
+       or (v_event.kind = 'click' and v_decision.click_event_id = v_event.id)
+       or exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
       return query select v_event.n, v_event.id, 'duplicate'::text, null::text;
       continue;
     end if;
@@ -396,51 +523,51 @@ begin
     v_reason := null;
     if p_bot then
       v_reason := 'bot';
-    elsif v_event.kind = 'impression' and not coalesce(
-        v_event.visible_seconds >= case when v_decision.format = 'floating_video' then 2 else 1 end
-        and v_event.visible_share >= case when v_decision.format <> 'floating_video' and v_event.area_px >= 242500 then 0.3 else 0.5 end,
-        false) then
-      -- The Media Rating Council's rule: 50% of the pixels for one continuous second, 30% for
-      -- ads of 242,500 pixels or more, and 50% for two seconds of playback for video.
+    elsif v_event.kind = 'impression'
+          and not public.sdk_viewable(v_decision.format, v_event.visible_share, v_event.visible_seconds, v_event.area_px) then
       v_reason := 'not_viewable';
-    elsif exists (select 1 from public.ad_events x where x.decision_id = v_decision.id and x.kind = v_event.kind and x.billable) then
+    elsif (v_event.kind = 'impression' and v_decision.impression_event_id is not null)
+          or (v_event.kind = 'click' and v_decision.click_event_id is not null) then
       v_reason := 'already_counted';
-    elsif v_event.kind = 'click' and not exists (
-      select 1 from public.ad_events x where x.decision_id = v_decision.id and x.kind = 'impression' and x.billable) then
+    elsif v_event.kind = 'click' and v_decision.impression_event_id is null then
       v_reason := 'no_impression';
     elsif v_event.kind = 'click' then
-      -- One billable click per address and ad in 3 hours; the lock makes the check and the insert
-      -- one step for concurrent clicks of the same address on the same ad.
+      -- One billable click per address and ad in 3 hours; the lock makes the check and the
+      -- update one step for concurrent clicks of the same address on the same ad.
       perform pg_advisory_xact_lock(hashtextextended(coalesce(p_ip_hash, '') || v_decision.creative_id::text, 0));
-      if exists (select 1 from public.ad_events x
-                 where x.creative_id = v_decision.creative_id and x.ip_hash = p_ip_hash and x.kind = 'click'
-                   and x.billable and x.occurred_at > now() - interval '3 hours') then
+      if exists (select 1 from public.ad_decisions x
+                 where x.creative_id = v_decision.creative_id and x.click_ip_hash = p_ip_hash
+                   and x.clicked_at > now() - interval '3 hours') then
         v_reason := 'repeat_click';
       end if;
     end if;
 
-    v_cost := case
-      when v_event.kind <> 'impression' then 0
-      when v_decision.format = 'floating_video' then v_pricing.cpm_floating_video_usd
-      when v_decision.format = 'tooltip' then v_pricing.cpm_tooltip_usd
-      when v_decision.format = 'sponsored_card' then v_pricing.cpm_sponsored_card_usd
-      else v_pricing.cpm_inline_text_usd
-    end / 1000;
-
-    v_id := null;
     if v_reason is null then
-      -- A second event for a decision already counted conflicts on the one-per-decision index.
-      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
-                                    cost_usd, revenue_usd, ip_hash)
-      values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
-              v_event.kind, round(v_cost, 6), round(v_cost * v_pricing.publisher_ad_revenue_share, 6), p_ip_hash)
-      on conflict do nothing
-      returning id into v_id;
-      if v_id is not null then
+      v_cost := case when v_event.kind = 'impression' then public.sdk_cost_per_impression(v_decision.format, v_pricing) else 0 end;
+      if v_event.kind = 'impression' then
+        update public.ad_decisions set
+          impression_event_id = v_event.id, impressed_at = now(),
+          visible_share = least(v_event.visible_share, 1), visible_seconds = least(v_event.visible_seconds, 86400),
+          cost_usd = v_cost, revenue_usd = round(v_cost * v_pricing.publisher_ad_revenue_share, 6)
+        where id = v_decision.id and impression_event_id is null
+        returning true into v_taken;
+      else
+        update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
+        where id = v_decision.id and click_event_id is null and impression_event_id is not null
+        returning true into v_taken;
+      end if;
+      if coalesce(v_taken, false) then
+        v_taken := null;
+        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, clicks, revenue_usd, cost_usd)
+        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today,
+                case when v_event.kind = 'impression' then 1 else 0 end, case when v_event.kind = 'click' then 1 else 0 end,
+                round(v_cost * v_pricing.publisher_ad_revenue_share, 6), v_cost);
         return query select v_event.n, v_event.id, 'recorded'::text, null::text;
         continue;
       end if;
-      if exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
+      -- A concurrent batch took it first (it waited on the row): the same event, or another.
+      if exists (select 1 from public.ad_decisions x where x.id = v_decision.id
+                 and v_event.id = case when v_event.kind = 'impression' then x.impression_event_id else x.click_event_id end) then
         return query select v_event.n, v_event.id, 'duplicate'::text, null::text;
         continue;
       end if;
@@ -452,11 +579,12 @@ begin
     values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
             v_event.kind, false, v_reason, p_ip_hash)
     on conflict do nothing
-    returning id into v_id;
-    if v_id is null then
-      return query select v_event.n, v_event.id, 'duplicate'::text, null::text;
-    else
+    returning true into v_taken;
+    if coalesce(v_taken, false) then
+      v_taken := null;
       return query select v_event.n, v_event.id, 'invalid'::text, v_reason;
+    else
+      return query select v_event.n, v_event.id, 'duplicate'::text, null::text;
     end if;
   end loop;
 end $$;
@@ -464,96 +592,61 @@ revoke all on function public.sdk_record_events(jsonb, text, boolean) from publi
 grant execute on function public.sdk_record_events(jsonb, text, boolean) to sdk;
 
 -- ── The roll-up ────────────────────────────────────────────────────────────────────────────
--- Adds the decisions and events not yet counted to the placements' totals, the daily stats, the
--- campaigns' daily spend and the keys' last use, and marks them counted, in one transaction:
--- every row is counted exactly once. Rows still uncommitted when it runs are simply left for the
--- next run. One run at a time across instances (the advisory lock); the server runs it every few
--- seconds (lib/sdk/rollup.ts), and on Supabase pg_cron can call it instead.
-create function public.roll_up_ad_traffic(p_limit integer default 100000)
+-- Takes up to `p_limit` rows of `ad_traffic_counts` (deleting them) and adds them to the
+-- placements' totals, the daily stats, the campaigns' daily spend and the keys' last use, in one
+-- transaction: every count is added exactly once. Rows of transactions still open are invisible
+-- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
+-- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
+create function public.roll_up_ad_traffic(p_limit integer default 200000)
 returns table (decisions bigint, events bigint)
 language plpgsql volatile security invoker set search_path = ''
 as $$
-declare
-  v_decisions bigint := 0;
-  v_events bigint := 0;
 begin
-  if not pg_try_advisory_xact_lock(hashtextextended('public.roll_up_ad_traffic', 0)) then
-    return query select 0::bigint, 0::bigint;
-    return;
-  end if;
-
-  -- What this run takes, grouped; dropped when the transaction ends.
-  create temporary table if not exists roll_up_decisions (placement_id uuid, day date, requests bigint, fills bigint, key_id uuid, last_at timestamptz) on commit drop;
-  create temporary table if not exists roll_up_events (placement_id uuid, campaign_id uuid, day date, impressions bigint, clicks bigint, revenue numeric, cost numeric) on commit drop;
-  truncate pg_temp.roll_up_decisions, pg_temp.roll_up_events;
-
+  return query
   with taken as (
-    update public.ad_decisions d set rolled_up = true
-    where d.id in (select x.id from public.ad_decisions x where not x.rolled_up order by x.created_at limit p_limit for update skip locked)
-    returning d.placement_id, (d.created_at at time zone 'UTC')::date as day, d.campaign_id, d.api_key_id, d.created_at
+    delete from public.ad_traffic_counts c
+    where c.id in (select x.id from public.ad_traffic_counts x order by x.id limit p_limit for update skip locked)
+    returning c.*
+  ), by_day as (
+    select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
+           sum(t.clicks) as clicks, sum(t.revenue_usd) as revenue
+    from taken t group by t.placement_id, t.day
+  ), daily as (
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, revenue_usd)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.revenue
+    from by_day b join public.placements p on p.id = b.placement_id
+    on conflict (placement_id, day) do update set
+      ad_requests = s.ad_requests + excluded.ad_requests,
+      fills       = s.fills + excluded.fills,
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks,
+      revenue_usd = s.revenue_usd + excluded.revenue_usd
+  ), totals as (
+    update public.placements p set
+      ad_requests = p.ad_requests + c.requests,
+      fills       = p.fills + c.fills,
+      impressions = p.impressions + c.impressions,
+      clicks      = p.clicks + c.clicks,
+      revenue_usd = p.revenue_usd + c.revenue
+    from (select b.placement_id, sum(b.requests) requests, sum(b.fills) fills, sum(b.impressions) impressions,
+                 sum(b.clicks) clicks, sum(b.revenue) revenue
+          from by_day b group by b.placement_id) c
+    where p.id = c.placement_id
+  ), spend as (
+    insert into public.campaign_daily_spend as s (campaign_id, day, impressions, clicks, spent_usd)
+    select t.campaign_id, t.day, sum(t.impressions), sum(t.clicks), sum(t.cost_usd)
+    from taken t where t.campaign_id is not null and (t.impressions > 0 or t.clicks > 0)
+    group by t.campaign_id, t.day
+    on conflict (campaign_id, day) do update set
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks,
+      spent_usd   = s.spent_usd + excluded.spent_usd
+  ), used as (
+    update public.api_keys k set last_used_at = greatest(k.last_used_at, u.last_at)
+    from (select t.api_key_id, max(t.at) as last_at from taken t where t.api_key_id is not null group by t.api_key_id) u
+    where k.id = u.api_key_id
   )
-  insert into pg_temp.roll_up_decisions
-  select t.placement_id, t.day, count(*), count(t.campaign_id), t.api_key_id, max(t.created_at)
-  from taken t group by t.placement_id, t.day, t.api_key_id;
-  get diagnostics v_decisions = row_count;
-
-  with taken as (
-    update public.ad_events e set rolled_up = true
-    where e.id in (select x.id from public.ad_events x where not x.rolled_up order by x.occurred_at limit p_limit for update skip locked)
-    returning e.placement_id, e.campaign_id, (e.occurred_at at time zone 'UTC')::date as day, e.kind, e.billable, e.revenue_usd, e.cost_usd
-  )
-  insert into pg_temp.roll_up_events
-  select t.placement_id, t.campaign_id, t.day,
-         count(*) filter (where t.kind = 'impression' and t.billable),
-         count(*) filter (where t.kind = 'click' and t.billable),
-         coalesce(sum(t.revenue_usd) filter (where t.billable), 0),
-         coalesce(sum(t.cost_usd) filter (where t.billable), 0)
-  from taken t group by t.placement_id, t.campaign_id, t.day;
-  get diagnostics v_events = row_count;
-
-  insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, revenue_usd)
-  select c.placement_id, p.user_id, c.day, sum(c.requests), sum(c.fills), sum(c.impressions), sum(c.clicks), sum(c.revenue)
-  from (select r.placement_id, r.day, r.requests, r.fills, 0 as impressions, 0 as clicks, 0 as revenue from pg_temp.roll_up_decisions r
-        union all
-        select e.placement_id, e.day, 0, 0, e.impressions, e.clicks, e.revenue from pg_temp.roll_up_events e) c
-  join public.placements p on p.id = c.placement_id
-  group by c.placement_id, p.user_id, c.day
-  on conflict (placement_id, day) do update set
-    ad_requests = s.ad_requests + excluded.ad_requests,
-    fills       = s.fills + excluded.fills,
-    impressions = s.impressions + excluded.impressions,
-    clicks      = s.clicks + excluded.clicks,
-    revenue_usd = s.revenue_usd + excluded.revenue_usd;
-
-  update public.placements p set
-    ad_requests = p.ad_requests + c.requests,
-    fills       = p.fills + c.fills,
-    impressions = p.impressions + c.impressions,
-    clicks      = p.clicks + c.clicks,
-    revenue_usd = p.revenue_usd + c.revenue
-  from (select x.placement_id, sum(x.requests) requests, sum(x.fills) fills, sum(x.impressions) impressions,
-               sum(x.clicks) clicks, sum(x.revenue) revenue
-        from (select r.placement_id, r.requests, r.fills, 0 as impressions, 0 as clicks, 0 as revenue from pg_temp.roll_up_decisions r
-              union all
-              select e.placement_id, 0, 0, e.impressions, e.clicks, e.revenue from pg_temp.roll_up_events e) x
-        group by x.placement_id) c
-  where p.id = c.placement_id;
-
-  insert into public.campaign_daily_spend as s (campaign_id, day, impressions, clicks, spent_usd)
-  select e.campaign_id, e.day, sum(e.impressions), sum(e.clicks), sum(e.cost)
-  from pg_temp.roll_up_events e where e.campaign_id is not null
-  group by e.campaign_id, e.day
-  on conflict (campaign_id, day) do update set
-    impressions = s.impressions + excluded.impressions,
-    clicks      = s.clicks + excluded.clicks,
-    spent_usd   = s.spent_usd + excluded.spent_usd;
-
-  update public.api_keys k set last_used_at = greatest(k.last_used_at, r.last_at)
-  from (select key_id, max(last_at) last_at from pg_temp.roll_up_decisions where key_id is not null group by key_id) r
-  where k.id = r.key_id;
-
-  return query select (select coalesce(sum(requests), 0)::bigint from pg_temp.roll_up_decisions),
-                      (select coalesce(sum(impressions + clicks), 0)::bigint from pg_temp.roll_up_events);
+  select coalesce(sum(t.requests), 0)::bigint, coalesce(sum(t.impressions + t.clicks), 0)::bigint from taken t;
 end $$;
 revoke all on function public.roll_up_ad_traffic(integer) from public, anon, authenticated, sdk;
 grant execute on function public.roll_up_ad_traffic(integer) to service_role;

@@ -135,7 +135,7 @@ const USER_TABLES: UserTable[] = [
  * Tables with no user in them: only the service may read them (pricing is public). The ad
  * tables are read by the SDK role as well (tests/integration/sdk-rls.test.ts), never by a user.
  */
-const SERVICE_ONLY_TABLES = ['oauth_clients', 'idempotency_records', 'service_secrets', 'campaigns', 'creatives', 'campaign_daily_spend', 'ad_decisions'];
+const SERVICE_ONLY_TABLES = ['oauth_clients', 'idempotency_records', 'service_secrets', 'campaigns', 'creatives', 'campaign_daily_spend', 'ad_decisions', 'ad_traffic_counts'];
 
 function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {
   const cols = Object.keys(row);

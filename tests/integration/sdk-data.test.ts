@@ -69,6 +69,15 @@ for (const engine of testEngines()) {
       ]);
     });
 
+    it('stores a record as its kind defines it: fields it does not define are dropped, not kept', async () => {
+      const s = subject('extra-fields');
+      await consent({ subject_id: s, purposes: ['ai_interactions'], policy_version: 'v1' });
+      const res = await submit({ subject_id: s, kind: 'ai_interaction', records: [{ id: 'x1', data: { prompt: 'p', response: 'r', email: 'someone@example.com' } }] });
+      expect(res.status).toBe(200);
+      const [row] = await suite.db.query<{ payload: unknown }>("select payload from public.data_records where subject_hash = $1", [s]);
+      expect(row!.payload).toEqual({ prompt: 'p', response: 'r' });
+    });
+
     it('a narrower consent deletes the unsold data of the purposes it drops', async () => {
       const s = subject('narrowing');
       await consent({ subject_id: s, purposes: ['ai_interactions', 'ux_sessions'], policy_version: 'v1' });

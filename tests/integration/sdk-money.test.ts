@@ -352,7 +352,7 @@ for (const engine of testEngines()) {
         await rollUp(suite.db);
         expect(await placementRow(suite.db, p.placements.sponsored_card)).toMatchObject({ impressions: 5, clicks: 1 });
         const [{ billable }] = (await suite.db.query<{ billable: number }>(
-          'select count(*)::int as billable from public.ad_events where app_id = $1 and billable',
+          'select (count(impression_event_id) + count(click_event_id))::int as billable from public.ad_decisions where app_id = $1',
           [p.appId],
         )) as [{ billable: number }];
         expect(billable).toBe(6);

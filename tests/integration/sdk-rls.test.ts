@@ -45,7 +45,8 @@ for (const engine of testEngines()) {
       };
       a = await first(suite.db, suite.users.demo);
       b = await first(suite.db, suite.users.demo2);
-      // Traffic of both apps, recorded the way the SDK records it (the seed's), plus a decision each.
+      // Traffic of both apps, recorded the way the SDK records it (the seed's, with its invalid
+      // glimpses), plus a decision each.
       for (const app of [a, b]) {
         const served = await asApp(suite.db, app, `select * from public.sdk_serve_ad('${app.placementId}', 'rls-session', '{}', null)`);
         expect(served.ok).toBe(true);
@@ -96,8 +97,12 @@ for (const engine of testEngines()) {
     it('cannot change or delete recorded traffic, change campaigns, or run the roll-up', async () => {
       for (const sql of [
         'update public.ad_events set revenue_usd = 1000',
+        'update public.ad_decisions set placement_id = placement_id',
+        'update public.ad_decisions set app_id = app_id',
         'delete from public.ad_events',
-        'update public.ad_decisions set rolled_up = true',
+        'update public.ad_decisions set session_id = null',
+        'select * from public.ad_traffic_counts',
+        'delete from public.ad_traffic_counts',
         'delete from public.ad_decisions',
         "update public.campaigns set status = 'paused'",
         'update public.campaign_daily_spend set spent_usd = 0',
@@ -109,6 +114,13 @@ for (const engine of testEngines()) {
         expect(result.ok, sql).toBe(false);
         if (!result.ok) expect(result.error, sql).toMatch(DENIED);
       }
+    });
+
+    it("records what became of its own decisions only: another app's are out of reach", async () => {
+      const theirs = await asApp(suite.db, a, `update public.ad_decisions set click_ip_hash = 'x' where app_id = '${b.appId}' returning id`);
+      expect(theirs).toEqual({ ok: true, rows: [] });
+      const [{ touched }] = (await suite.db.query<{ touched: number }>("select count(*)::int as touched from public.ad_decisions where click_ip_hash = 'x'")) as [{ touched: number }];
+      expect(touched).toBe(0);
     });
 
     it('without claims, the role sees nothing of any app', async () => {

@@ -1,0 +1,46 @@
+/**
+ * For `npm run bench`: prepares the SDK endpoints' load on the target's database and prints it
+ * as JSON: a new API key of the demo publisher's first app, an active placement of that app,
+ * and `count` decisions for that placement, as if `GET /functions/v1/ads` had served them, so
+ * that every event the bench sends is a first impression of its own decision. Their ids are
+ * `md5('bench-<i>')` as a UUID; the bench signs their tokens with the printed key, as the server
+ * does (lib/sdk/tokens.ts). No count goes with them: they stand for requests counted long ago.
+ * `tsx scripts/bench-sdk.ts <count>`; reads the server's environment (DATABASE_URL), and runs
+ * after `bench-token.ts fresh` has made the database fresh.
+ */
+import { randomBytes } from 'node:crypto';
+import { createApiKey } from '../lib/console/writes';
+import { openPglite, openPostgres } from '../lib/db/engine';
+import { serviceSecret } from '../lib/db/service-secrets';
+import { env } from '../lib/env';
+
+async function main(count: number): Promise<void> {
+  const { DATABASE_URL, PGLITE_DATA_DIR } = env();
+  // The embedded database is one process's: this runs before its server starts.
+  const engine = DATABASE_URL ? await openPostgres(DATABASE_URL) : await openPglite({ dataDir: PGLITE_DATA_DIR });
+  try {
+    const [placement] = await engine.query<{ id: string; app_id: string; user_id: string; format: string }>(
+      `select p.id, p.app_id, p.user_id, p.format from public.placements p join public.users u on u.id = p.user_id
+       where u.email = 'demo@example.com' and p.status = 'active' and p.format = 'tooltip' order by p.created_at limit 1`,
+    );
+    if (!placement) throw new Error('no active tooltip placement of the demo publisher');
+    const key = await createApiKey(engine, placement.user_id, { app_id: placement.app_id, name: 'Bench', environment: 'production' });
+    if (!key.ok) throw new Error(key.error);
+    const secret = await serviceSecret('sdk_token_key', () => randomBytes(32).toString('base64url'), engine);
+    await engine.query(
+      `insert into public.ad_decisions (id, app_id, placement_id, campaign_id, creative_id)
+       select md5('bench-' || i)::uuid, $1, $2, cr.campaign_id, cr.id
+       from generate_series(0, $3 - 1) as i,
+            lateral (select id, campaign_id from public.creatives where format = $4 order by id limit 1) cr`,
+      [placement.app_id, placement.id, count, placement.format],
+    );
+    process.stdout.write(JSON.stringify({ key: key.value.key, placementId: placement.id, appId: placement.app_id, secret, decisions: count }));
+  } finally {
+    await engine.close();
+  }
+}
+
+main(Number(process.argv[2] ?? '0')).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
