@@ -3,7 +3,9 @@
  * as JSON: a new API key of the demo publisher's first app, an active placement of that app,
  * and `count` decisions for that placement, as if `GET /functions/v1/ads` had served them, so
  * that every event the bench sends is a first impression of its own decision. Their ids are
- * `md5('bench-<i>')` as a UUID; the bench signs their tokens with the printed key, as the server
+ * `00000000-0000-7000-8000-<i in 12 hex digits>`: time-ordered like the server's (migration
+ * 20261125000000), and sent in the order they were made, as real events follow their ads by
+ * moments. The bench signs their tokens with the printed key, as the server
  * does (lib/sdk/tokens.ts). No count goes with them: they stand for requests counted long ago.
  * `tsx scripts/bench-sdk.ts <count>`; reads the server's environment (DATABASE_URL), and runs
  * after `bench-token.ts fresh` has made the database fresh.
@@ -29,7 +31,7 @@ async function main(count: number): Promise<void> {
     const secret = await serviceSecret('sdk_token_key', () => randomBytes(32).toString('base64url'), engine);
     await engine.query(
       `insert into public.ad_decisions (id, app_id, placement_id, campaign_id, creative_id)
-       select md5('bench-' || i)::uuid, $1, $2, cr.campaign_id, cr.id
+       select ('00000000-0000-7000-8000-' || lpad(to_hex(i), 12, '0'))::uuid, $1, $2, cr.campaign_id, cr.id
        from generate_series(0, $3 - 1) as i,
             lateral (select id, campaign_id from public.creatives where format = $4 order by id limit 1) cr`,
       [placement.app_id, placement.id, count, placement.format],

@@ -21,7 +21,7 @@
 // Each ratio comes with a 95% interval (a bootstrap over its rounds and slice pairs), and an
 // endpoint with a `target` is reported as met only when the whole interval clears it: one run
 // here is good to about ±3% (slices of the same server two slices apart differ by 6–10%).
-import { createHash, createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -635,15 +635,12 @@ const EVENTS_PER_REQUEST = 50;
 function sdkLoadFor(kind, prepared) {
   const headers = { 'x-api-key': prepared.key };
   if (kind === 'ads') return { headers, path: `/functions/v1/ads?placement_id=${prepared.placementId}` };
-  // Decision tokens as the server signs them (lib/sdk/tokens.ts), for decisions md5('bench-<i>').
+  // Decision tokens as the server signs them (lib/sdk/tokens.ts), for the decisions scripts/bench-sdk.ts made.
   const secret = Buffer.from(prepared.secret, 'base64url');
   const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
   let next = 0;
   let answered = 0;
-  const decision = (i) => {
-    const h = createHash('md5').update(`bench-${i}`).digest('hex');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-  };
+  const decision = (i) => `00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
   const token = (d) => `${d}.${prepared.appId}.${expiresAt}.${createHmac('sha256', secret).update(`v1.${d}.${prepared.appId}.${expiresAt}`).digest('base64url')}`;
   const viewability = { visible_share: 1, visible_seconds: 1.5 };
   const body = () => {

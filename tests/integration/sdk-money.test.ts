@@ -108,6 +108,16 @@ for (const engine of testEngines()) {
         }
       });
 
+      it('names decisions by time-ordered ids (UUID version 7 layout), so new ones go to the end of the index', async () => {
+        const first = await filled(a, 'sponsored_card');
+        await new Promise((r) => setTimeout(r, 3));
+        const second = await filled(a, 'sponsored_card');
+        expect(first.decision_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        const millis = (id: string) => parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+        expect(Math.abs(millis(first.decision_id) - Date.now())).toBeLessThan(60_000);
+        expect(millis(second.decision_id)).toBeGreaterThan(millis(first.decision_id));
+      });
+
       it('answers 404 for a placement of another app, and for one that does not exist, and counts neither', async () => {
         const before = await placementRow(suite.db, b.placements.tooltip);
         const theirs = await sdk(`/functions/v1/ads?placement_id=${b.placements.tooltip}`, { headers: { 'x-api-key': a.key } });
