@@ -1,24 +1,25 @@
 /**
- * What the console offers to paste into an app for a placement: the browser SDK's script tag,
- * and its React component. The key is left for the publisher to fill in: the console never
- * shows a key in full after the moment it is created.
+ * What the console offers to paste into an app for a placement: the SDK surface's calls as they
+ * work today, over HTTP (the browser SDK's script tag and React component are not built yet:
+ * README, What works). The key is left for the publisher to fill in: the console never shows a
+ * key in full after the moment it is created.
  */
 
 export const KEY_PLACEHOLDER = 'YOUR_PUBLISHABLE_KEY';
 
-export function scriptSnippet(baseUrl: string, placementId: string): string {
-  return [
-    `<script src="${baseUrl}/sdk/monetize.js" data-api-key="${KEY_PLACEHOLDER}" async></script>`,
-    `<div data-monetize-placement="${placementId}"></div>`,
-  ].join('\n');
+/** Getting an ad for the placement. */
+export function adRequestSnippet(baseUrl: string, placementId: string): string {
+  return [`curl "${baseUrl}/functions/v1/ads?placement_id=${placementId}" \\`, `  -H "x-api-key: ${KEY_PLACEHOLDER}"`].join('\n');
 }
 
-export function reactSnippet(placementId: string): string {
+/** Sending the ad's impression once it has been viewable, with the token of its answer. */
+export function impressionSnippet(baseUrl: string): string {
   return [
-    `import { MonetizeProvider, Placement } from '@monetize/react';`,
-    '',
-    `<MonetizeProvider apiKey="${KEY_PLACEHOLDER}">`,
-    `  <Placement id="${placementId}" />`,
-    '</MonetizeProvider>',
+    `fetch('${baseUrl}/functions/v1/events', {`,
+    `  method: 'POST',`,
+    `  headers: { 'content-type': 'application/json', 'x-api-key': '${KEY_PLACEHOLDER}' },`,
+    `  body: JSON.stringify({ events: [{ id: crypto.randomUUID(), type: 'impression', token: ad.token,`,
+    `    viewability: { visible_share: 0.8, visible_seconds: 1.2 } }] }),`,
+    `});`,
   ].join('\n');
 }

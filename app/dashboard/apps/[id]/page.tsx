@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { listApiKeys, listApps } from '@/lib/account/operations';
 import { formatDay } from '@/lib/console/format';
 import { consolePrincipal } from '@/lib/console/session';
-import { reactSnippet, scriptSnippet } from '@/lib/console/snippets';
+import { adRequestSnippet, impressionSnippet } from '@/lib/console/snippets';
 import { env } from '@/lib/env';
 import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
@@ -55,8 +55,12 @@ export default async function AppPage({ params }: { params: Params }) {
         {own.map((p) => (
           <details key={p.id} className="snippets">
             <summary>Put “{p.name}” in your app</summary>
-            <Snippet label="Script tag" code={scriptSnippet(base, p.id)} />
-            <Snippet label="React" code={reactSnippet(p.id)} />
+            <Snippet label="Get an ad" code={adRequestSnippet(base, p.id)} />
+            <Snippet label="Send its impression once viewable" code={impressionSnippet(base)} />
+            <p className="hint">
+              The browser SDK, a script tag and a React component that do this for you, is coming. The calls and their counting rules:{' '}
+              <Link href="/docs/sdk-integration">SDK integration</Link>.
+            </p>
           </details>
         ))}
         <h3>New placement</h3>
