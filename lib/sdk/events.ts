@@ -34,7 +34,7 @@ export interface EventsCall {
 
 type Result = EventsBody['results'][number];
 
-const recordedRow = z.object({ n: z.number().int(), event_id: z.string(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
+const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
 
 export async function recordEvents(request: EventsRequest, call: EventsCall, services: EventServices): Promise<EventsBody> {
   const key = await orUnavailable('decision key', () => services.sdkSecret());
@@ -79,7 +79,7 @@ export async function recordEvents(request: EventsRequest, call: EventsCall, ser
     const db = await orUnavailable('database', () => services.database());
     const rows = rowsOf(await orUnavailable('event batch', () => runAsApp(db, app, call_)), 0).map((r) => recordedRow.parse(r));
     // The function answers in its own order (impressions first), each row with its position.
-    for (const row of rows) results[row.n] = { id: row.event_id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };
+    for (const row of rows) results[row.n] = { id: request.events[row.n]!.id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };
   }
 
   const count = (status: Result['status']) => results.filter((r) => r.status === status).length;

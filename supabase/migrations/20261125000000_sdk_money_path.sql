@@ -418,7 +418,7 @@ grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid) to sdk;
 -- app) and passes the decision it names; this decides the rest, in the order the rules are
 -- documented (content/docs/sdk-integration.md, Counting rules). Each event is
 -- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
--- viewability evidence, for impressions). Each event answers one outcome:
+-- viewability evidence, for impressions). Each event answers its `n` and one outcome:
 --   recorded    billable, counted, on its decision;
 --   duplicate   its id was recorded before (a retry): nothing changes;
 --   invalid     recorded in `ad_events` as invalid traffic, never billed, with the reason
@@ -457,7 +457,7 @@ as $$
 $$;
 
 create function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_bot boolean)
-returns table (n integer, event_id text, outcome text, reason text)
+returns table (n integer, outcome text, reason text)
 language plpgsql volatile security invoker set search_path = ''
 as $$
 declare
@@ -502,8 +502,7 @@ begin
     select coalesce(array_agg(m.n), '{}') into v_recorded from impressed m;
   end if;
   if cardinality(v_recorded) > 0 then
-    return query select e.n, e.id, 'recorded'::text, null::text
-                 from jsonb_to_recordset(p_events) as e(n integer, id text) where e.n = any(v_recorded);
+    return query select recorded, 'recorded'::text, null::text from unnest(v_recorded) as recorded;
   end if;
   if cardinality(v_recorded) = jsonb_array_length(p_events) then
     return;
@@ -523,13 +522,13 @@ begin
     where d.id = v_event.decision_id;
     if not found or v_decision.creative_id is null then
       -- A token names a decision that filled; anything else is not an ad of this app.
-      return query select v_event.n, v_event.id, 'invalid'::text, 'unknown_decision'::text;
+      return query select v_event.n, 'invalid'::text, 'unknown_decision'::text;
       continue;
     end if;
     if (v_event.kind = 'impression' and v_decision.impression_event_id = v_event.id)
        or (v_event.kind = 'click' and v_decision.click_event_id = v_event.id)
        or exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
-      return query select v_event.n, v_event.id, 'duplicate'::text, null::text;
+      return query select v_event.n, 'duplicate'::text, null::text;
       continue;
     end if;
 
@@ -575,13 +574,13 @@ begin
         values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today,
                 case when v_event.kind = 'impression' then 1 else 0 end, case when v_event.kind = 'click' then 1 else 0 end,
                 round(v_cost * v_pricing.publisher_ad_revenue_share, 6), v_cost);
-        return query select v_event.n, v_event.id, 'recorded'::text, null::text;
+        return query select v_event.n, 'recorded'::text, null::text;
         continue;
       end if;
       -- A concurrent batch took it first (it waited on the row): the same event, or another.
       if exists (select 1 from public.ad_decisions x where x.id = v_decision.id
                  and v_event.id = case when v_event.kind = 'impression' then x.impression_event_id else x.click_event_id end) then
-        return query select v_event.n, v_event.id, 'duplicate'::text, null::text;
+        return query select v_event.n, 'duplicate'::text, null::text;
         continue;
       end if;
       v_reason := 'already_counted';
@@ -595,9 +594,9 @@ begin
     returning true into v_taken;
     if coalesce(v_taken, false) then
       v_taken := null;
-      return query select v_event.n, v_event.id, 'invalid'::text, v_reason;
+      return query select v_event.n, 'invalid'::text, v_reason;
     else
-      return query select v_event.n, v_event.id, 'duplicate'::text, null::text;
+      return query select v_event.n, 'duplicate'::text, null::text;
     end if;
   end loop;
 end $$;
