@@ -1,8 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { formatCount, formatUsd } from '../lib/console/format';
-import { startCallbackServer } from './helpers/callback-server';
+import { accountToken } from './helpers/account-token';
 
 /**
  * The publisher's way in and what they do there: the header's "Sign in" link, the sign-in
@@ -169,73 +168,44 @@ test('the pricing page has no serious accessibility violation', async ({ page })
 for (const [n, publisher] of PUBLISHERS.entries()) {
 test(`the console shows what the account API answers ${publisher.email}`, async ({ page, request, baseURL }, testInfo) => {
   const base = new URL(baseURL!).origin;
-  const callback = await startCallbackServer();
-  try {
-    // A token through the browser flow, as a third-party dashboard would get one.
-    const registered = await request.post('/oauth/register', {
-      data: { client_name: 'Totals Checker', redirect_uris: [callback.redirectUri], token_endpoint_auth_method: 'none' },
-    });
-    const { client_id: clientId } = await registered.json();
-    const verifier = randomBytes(32).toString('base64url');
-    const authorize = new URL('/oauth/authorize', base);
-    authorize.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: callback.redirectUri,
-      scope: 'apps:read earnings:read',
-      state: 'totals',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      resource: `${base}/api/v1`,
-    }).toString();
-    await page.goto(authorize.href);
-    await page.getByLabel('Email').fill(publisher.email);
-    await page.getByLabel('Password').fill(publisher.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Approve' }).click();
-    const code = (await callback.arrived()).searchParams.get('code')!;
-    const token = await request.post('/oauth/token', {
-      form: { grant_type: 'authorization_code', code, redirect_uri: callback.redirectUri, code_verifier: verifier, client_id: clientId },
-    });
-    const bearer = { authorization: `Bearer ${(await token.json()).access_token}` };
-    const earnings = await (await request.get('/api/v1/me/earnings', { headers: bearer })).json();
-    const { apps, placements } = await (await request.get('/api/v1/me/apps', { headers: bearer })).json();
+  // A token through the browser flow, as a third-party dashboard would get one.
+  const token = await accountToken(page, request, { base, clientName: 'Totals Checker', scope: 'apps:read earnings:read', signIn: publisher });
+  const bearer = { authorization: `Bearer ${token}` };
+  const earnings = await (await request.get('/api/v1/me/earnings', { headers: bearer })).json();
+  const { apps, placements } = await (await request.get('/api/v1/me/apps', { headers: bearer })).json();
 
-    // The same publisher's console, in the same browser session.
-    await page.goto('/dashboard');
-    await expect(page.getByTestId('total-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
-    await expect(page.getByTestId('total-impressions')).toHaveText(formatCount(earnings.impressions));
-    await expect(page.getByTestId('total-clicks')).toHaveText(formatCount(earnings.clicks));
-    for (const app of apps as { id: string; name: string }[]) {
-      const table = page.getByRole('region', { name: `Placements of ${app.name}` });
-      for (const p of (placements as { app_id: string; name: string; status: string; impressions: number; clicks: number; revenue_usd: number }[]).filter(
-        (x) => x.app_id === app.id && x.status !== 'archived',
-      )) {
-        const cells = table.getByRole('row', { name: new RegExp(`^${p.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) }).getByRole('cell');
-        await expect(cells.nth(2)).toHaveText(formatCount(p.impressions));
-        await expect(cells.nth(3)).toHaveText(formatCount(p.clicks));
-        await expect(cells.nth(5)).toHaveText(formatUsd(p.revenue_usd));
-      }
+  // The same publisher's console, in the same browser session.
+  await page.goto('/dashboard');
+  await expect(page.getByTestId('total-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
+  await expect(page.getByTestId('total-impressions')).toHaveText(formatCount(earnings.impressions));
+  await expect(page.getByTestId('total-clicks')).toHaveText(formatCount(earnings.clicks));
+  for (const app of apps as { id: string; name: string }[]) {
+    const table = page.getByRole('region', { name: `Placements of ${app.name}` });
+    for (const p of (placements as { app_id: string; name: string; status: string; impressions: number; clicks: number; revenue_usd: number }[]).filter(
+      (x) => x.app_id === app.id && x.status !== 'archived',
+    )) {
+      const cells = table.getByRole('row', { name: new RegExp(`^${p.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) }).getByRole('cell');
+      await expect(cells.nth(2)).toHaveText(formatCount(p.impressions));
+      await expect(cells.nth(3)).toHaveText(formatCount(p.clicks));
+      await expect(cells.nth(5)).toHaveText(formatUsd(p.revenue_usd));
     }
-
-    // The earnings page: the same totals, and the daily figures of the same period as the API's.
-    const daily = await (await request.get('/api/v1/me/earnings/daily?days=7', { headers: bearer })).json();
-    await page.goto('/dashboard/earnings?days=7');
-    await expect(page.getByTestId('earnings-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
-    await expect(page.getByTestId('earnings-impressions')).toHaveText(formatCount(earnings.impressions));
-    await expect(page.getByTestId('period-revenue')).toHaveText(formatUsd(daily.totals.revenue_usd));
-    const csv = decodeURIComponent((await page.getByRole('link', { name: 'figures per day' }).getAttribute('href'))!.replace(/^data:text\/csv;charset=utf-8,/, ''));
-    expect(csv.split('\r\n').filter(Boolean)).toEqual([
-      'date,revenue_usd,impressions,clicks',
-      ...(daily.daily as { date: string; revenue_usd: number; impressions: number; clicks: number }[]).map((d) => `${d.date},${d.revenue_usd},${d.impressions},${d.clicks}`),
-    ]);
-    // The charts are in the page as served, before any script runs.
-    const served = await (await page.request.get('/dashboard/earnings?days=30')).text();
-    expect(served.match(/<svg[^>]*role="img"/g)?.length).toBe(3);
-    if (n === 0) await audit(page, testInfo, 'console-earnings');
-  } finally {
-    await callback.close();
   }
+
+  // The earnings page: the same totals, and the daily figures of the same period as the API's.
+  const daily = await (await request.get('/api/v1/me/earnings/daily?days=7', { headers: bearer })).json();
+  await page.goto('/dashboard/earnings?days=7');
+  await expect(page.getByTestId('earnings-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
+  await expect(page.getByTestId('earnings-impressions')).toHaveText(formatCount(earnings.impressions));
+  await expect(page.getByTestId('period-revenue')).toHaveText(formatUsd(daily.totals.revenue_usd));
+  const csv = decodeURIComponent((await page.getByRole('link', { name: 'figures per day' }).getAttribute('href'))!.replace(/^data:text\/csv;charset=utf-8,/, ''));
+  expect(csv.split('\r\n').filter(Boolean)).toEqual([
+    'date,revenue_usd,impressions,clicks',
+    ...(daily.daily as { date: string; revenue_usd: number; impressions: number; clicks: number }[]).map((d) => `${d.date},${d.revenue_usd},${d.impressions},${d.clicks}`),
+  ]);
+  // The charts are in the page as served, before any script runs.
+  const served = await (await page.request.get('/dashboard/earnings?days=30')).text();
+  expect(served.match(/<svg[^>]*role="img"/g)?.length).toBe(3);
+  if (n === 0) await audit(page, testInfo, 'console-earnings');
 });
 }
 

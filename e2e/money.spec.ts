@@ -1,6 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { expect, test, type APIRequestContext } from '@playwright/test';
-import { startCallbackServer } from './helpers/callback-server';
+import { expect, test } from '@playwright/test';
+import { accountToken } from './helpers/account-token';
 
 /**
  * The money path on the production build, end to end: a new publisher makes an app, a placement
@@ -45,7 +44,7 @@ test('an ad served with a key, its impression and click, show in /api/v1/me/apps
   const key = (await page.getByTestId('new-key').textContent())!;
 
   // A token for the account API, through the browser flow (the console session signs the consent).
-  const token = await accountToken(page, request, base);
+  const token = await accountToken(page, request, { base, clientName: 'Money Checker', scope: 'apps:read earnings:read' });
   const bearer = { authorization: `Bearer ${token}` };
   const placementsOf = async () =>
     (await (await request.get('/api/v1/me/apps', { headers: bearer })).json()) as {
@@ -91,35 +90,3 @@ test('an ad served with a key, its impression and click, show in /api/v1/me/apps
   expect(earningsAfter.clicks - earningsBefore.clicks).toBe(1);
   expect(Math.round((earningsAfter.ad_revenue_tracked_usd - earningsBefore.ad_revenue_tracked_usd) * 100) / 100).toBe(Math.round(worth * 100) / 100);
 });
-
-/** An access token with apps:read and earnings:read, approved in the signed-in browser. */
-async function accountToken(page: import('@playwright/test').Page, request: APIRequestContext, base: string): Promise<string> {
-  const callback = await startCallbackServer();
-  try {
-    const registered = await request.post('/oauth/register', {
-      data: { client_name: 'Money Checker', redirect_uris: [callback.redirectUri], token_endpoint_auth_method: 'none' },
-    });
-    const { client_id: clientId } = await registered.json();
-    const verifier = randomBytes(32).toString('base64url');
-    const authorize = new URL('/oauth/authorize', base);
-    authorize.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: callback.redirectUri,
-      scope: 'apps:read earnings:read',
-      state: 'money',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      resource: `${base}/api/v1`,
-    }).toString();
-    await page.goto(authorize.href);
-    await page.getByRole('button', { name: 'Approve' }).click();
-    const code = (await callback.arrived()).searchParams.get('code')!;
-    const token = await request.post('/oauth/token', {
-      form: { grant_type: 'authorization_code', code, redirect_uri: callback.redirectUri, code_verifier: verifier, client_id: clientId },
-    });
-    return (await token.json()).access_token as string;
-  } finally {
-    await callback.close();
-  }
-}
