@@ -303,6 +303,7 @@ export const ROUTES = declare({
   },
   '/functions/v1/ads': {
     ...SDK,
+    getRecords: true,
     methods: {
       GET: {
         credential: API_KEY,
@@ -342,6 +343,7 @@ export const ROUTES = declare({
   },
   '/functions/v1/click': {
     ...SDK,
+    getRecords: true,
     methods: {
       GET: {
         credential: NONE,

@@ -18,6 +18,9 @@ import { env } from '../lib/env';
 
 async function main(count: number): Promise<void> {
   const { DATABASE_URL, PGLITE_DATA_DIR } = env();
+  // It prints the token key and writes decisions: only ever on the bench's own database.
+  const target = DATABASE_URL ? new URL(DATABASE_URL).pathname : PGLITE_DATA_DIR;
+  if (!/bench\/?$/.test(target)) throw new Error(`refusing to prepare SDK load on ${target}: not a bench database`);
   // The embedded database is one process's: this runs before its server starts.
   const engine = DATABASE_URL ? await openPostgres(DATABASE_URL) : await openPglite({ dataDir: PGLITE_DATA_DIR });
   try {

@@ -102,6 +102,11 @@ export interface RouteDeclaration {
    * `none`: same-origin only.
    */
   cors: 'public' | 'sdk' | 'none';
+  /**
+   * Its GET records something (an ad request, a click), so HEAD, which would run it too, is not
+   * allowed: a link checker's `HEAD` must not count.
+   */
+  getRecords?: boolean;
   /** Sends `API-Version` (REST routes). */
   apiVersion: boolean;
   deprecated?: Deprecation;

@@ -197,7 +197,8 @@ class HandlerContext implements AnyContext {
 
 export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers: Handlers<R>, options: RouteOptions = {}): Route<R> {
   const declared = Object.keys(declaration.methods) as DeclarableMethod[];
-  const allow = [...declared, ...(declared.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  const headAllowed = declared.includes('GET') && !declaration.getRecords;
+  const allow = [...declared, ...(headAllowed ? ['HEAD'] : []), 'OPTIONS'].join(', ');
 
   async function take(x: Exchange, units: number): Promise<void> {
     if (!x.limiter || units <= 0) return;
@@ -208,7 +209,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
   /** Method, credential, inputs, handler: what a request and a batch's sub-request share. */
   async function run(x: Exchange, method: HttpMethod, params: NextContext['params']): Promise<Answer> {
     const name = (method === 'HEAD' ? 'GET' : method) as DeclarableMethod;
-    const operation = declaration.methods[name];
+    const operation = method === 'HEAD' && !headAllowed ? undefined : declaration.methods[name];
     const handler = (handlers as Record<DeclarableMethod, Handler<OperationDeclaration> | undefined>)[name];
     if (!operation || !handler) throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}.`, { Allow: allow });
     const principal = await checkCredential(operation.credential, x, x.services);

@@ -136,6 +136,27 @@ export const clickQuery = z.object({ token: z.string().min(1).max(300) });
 
 // ── Consented data ───────────────────────────────────────────────────────────────────────────
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Text PostgreSQL can store: no NUL, and no half of a surrogate pair (JSON carries one, jsonb refuses it). */
+export function storable(text: string): boolean {
+  return !text.includes('\0') && !LONE_SURROGATE.test(text);
+}
+
+/** Whether every string in a JSON value (keys included) is storable. */
+function storableJson(value: unknown): boolean {
+  if (typeof value === 'string') return storable(value);
+  if (Array.isArray(value)) return value.every(storableJson);
+  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => storable(k) && storableJson(v));
+  return true;
+}
+
+/** An RFC 3339 time a database can hold: from 1970 to 9999, any offset (stored in UTC). */
+const instant = z.iso.datetime({ offset: true }).refine((v) => {
+  const year = new Date(v).getUTCFullYear();
+  return year >= 1970 && year <= 9999;
+}, 'a time from 1970 to 9999');
+
 export const DATA_PURPOSES = ['ai_interactions', 'ux_sessions'] as const;
 export const DATA_KINDS = ['ai_interaction', 'ux_session'] as const;
 export const PURPOSE_OF_KIND = { ai_interaction: 'ai_interactions', ux_session: 'ux_sessions' } as const;
@@ -147,8 +168,8 @@ const subjectId = z
 export const consentRequest = z.object({
   subject_id: subjectId,
   purposes: z.array(z.enum(DATA_PURPOSES)).min(1).max(DATA_PURPOSES.length),
-  policy_version: z.string().min(1).max(64).describe('The version of your privacy policy the user agreed to.'),
-  consented_at: z.iso.datetime({ offset: true }).optional().describe('When the user agreed; now when left out.'),
+  policy_version: z.string().min(1).max(64).refine(storable, 'text without NUL characters').describe('The version of your privacy policy the user agreed to.'),
+  consented_at: instant.optional().describe('When the user agreed; now when left out.'),
 });
 
 export const consentQuery = z.object({ subject_id: subjectId });
@@ -176,11 +197,11 @@ const aiInteraction = z.object({
   prompt: z.string().min(1).max(8000),
   response: z.string().min(1).max(8000),
   model: z.string().max(100).optional(),
-  occurred_at: z.iso.datetime({ offset: true }).optional(),
+  occurred_at: instant.optional(),
 });
 
 const uxSession = z.object({
-  started_at: z.iso.datetime({ offset: true }),
+  started_at: instant,
   duration_seconds: z.number().min(0).max(86_400),
   events: z
     .array(z.object({ t: z.number().min(0), type: z.string().min(1).max(40), target: z.string().max(200).optional() }).strict())
@@ -195,8 +216,9 @@ function recordsOf<T extends z.ZodType>(kind: (typeof DATA_KINDS)[number], data:
   return z
     .array(
       z.object({ id: recordId, data }).superRefine((r, ctx) => {
-        const json = JSON.stringify((r as { data: unknown }).data);
-        if (json.includes('\\u0000')) ctx.addIssue({ code: 'custom', path: ['data'], message: 'text must not contain NUL characters' });
+        const data = (r as { data: unknown }).data;
+        const json = JSON.stringify(data);
+        if (!storableJson(data)) ctx.addIssue({ code: 'custom', path: ['data'], message: 'text must not contain NUL characters or unpaired surrogates' });
         else if (Buffer.byteLength(json) > MAX_RECORD_BYTES[kind]) {
           ctx.addIssue({ code: 'custom', path: ['data'], message: `a ${kind} record is at most ${MAX_RECORD_BYTES[kind]} bytes of JSON` });
         }

@@ -54,7 +54,7 @@ export async function recordConsent(
 ): Promise<ConsentBody> {
   const subject = sqlText(request.subject_id);
   const purposes = sqlTextArray([...new Set(request.purposes)].sort());
-  const consentedAt = sqlText(request.consented_at ?? new Date(now).toISOString());
+  const consentedAt = sqlText(new Date(request.consented_at ?? now).toISOString());
   const kinds = Object.entries(PURPOSE_OF_KIND)
     .filter(([, purpose]) => !request.purposes.includes(purpose))
     .map(([kind]) => kind);

@@ -24,6 +24,7 @@ describe('decision tokens', () => {
       [d, a, e, sig.slice(0, -1) + (sig.endsWith('A') ? 'B' : 'A')],
       [d, a, e, sig.slice(0, -1) + (sig.endsWith('Q') ? 'R' : 'Q')],
       [d, a, e, `${sig}=`],
+      [d, a, `0${e}`, sig],
       [d, a, e],
       [d.toUpperCase(), a, e, sig],
     ];

@@ -23,7 +23,8 @@ export interface DecisionClaims {
 
 const VERSION = 'v1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const SECONDS = /^[0-9]{1,12}$/;
+// No leading zero: one expiry, one spelling.
+const SECONDS = /^[1-9][0-9]{0,11}$/;
 
 function signature(key: Buffer, decisionId: string, appId: string, expiresAt: number): Buffer {
   return createHmac('sha256', key).update(`${VERSION}.${decisionId}.${appId}.${expiresAt}`).digest();

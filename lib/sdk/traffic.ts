@@ -13,7 +13,8 @@ import { senderOf } from '../auth/throttle';
  * it renders and scrolls like a person's, and the viewability rule is what it must pass.
  */
 const KNOWN_BOTS =
-  /bot\b|bot\/|crawl|spider|slurp|mediapartners|facebookexternalhit|embedly|quora link preview|vkshare|w3c_validator|lighthouse|pingdom|uptimerobot|scrapy/i;
+  // `(?<!cu)`: Cubot is a maker of phones, whose models say "CUBOT" in their user agents.
+  /(?<!cu)bot\b|bot\/|crawl|spider|slurp|mediapartners|facebookexternalhit|embedly|quora link preview|vkshare|w3c_validator|lighthouse|pingdom|uptimerobot|scrapy/i;
 
 export function isKnownBot(userAgent: string | null): boolean {
   return userAgent !== null && KNOWN_BOTS.test(userAgent);

@@ -215,12 +215,12 @@ create table public.ad_traffic_counts (
   campaign_id   uuid,
   api_key_id    uuid,
   day           date not null,
-  requests      integer not null default 0,
-  fills         integer not null default 0,
-  impressions   integer not null default 0,
-  clicks        integer not null default 0,
-  revenue_usd   numeric(14, 6) not null default 0,
-  cost_usd      numeric(14, 6) not null default 0,
+  requests      integer not null default 0 check (requests >= 0),
+  fills         integer not null default 0 check (fills >= 0 and fills <= requests),
+  impressions   integer not null default 0 check (impressions >= 0),
+  clicks        integer not null default 0 check (clicks >= 0),
+  revenue_usd   numeric(14, 6) not null default 0 check (revenue_usd >= 0),
+  cost_usd      numeric(14, 6) not null default 0 check (cost_usd >= 0),
   at            timestamptz not null default now()
 );
 
@@ -278,7 +278,9 @@ alter table public.data_records         force row level security;
 grant select (id, user_id, name, allowed_origins, archived_at) on public.apps to sdk;
 grant select (id, app_id, user_id, format, status) on public.placements to sdk;
 grant select on public.campaigns, public.creatives, public.campaign_daily_spend, public.pricing_settings to sdk;
-grant select, insert on public.ad_decisions, public.ad_events to sdk;
+grant select, insert on public.ad_events to sdk;
+-- A decision is written as served: what became of it only through the update below.
+grant select, insert (app_id, placement_id, api_key_id, session_id, campaign_id, creative_id) on public.ad_decisions to sdk;
 -- What happened to the app's own decisions (policy below), and nothing else of them.
 grant update (impression_event_id, impressed_at, visible_share, visible_seconds, cost_usd, revenue_usd,
               click_event_id, clicked_at, click_ip_hash) on public.ad_decisions to sdk;
@@ -384,18 +386,25 @@ begin
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id into v_pick;
   if v_placement.status = 'active' then
-    select cr.id, cr.campaign_id, c.advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url into v_pick
-    from public.creatives cr
-    join public.campaigns c on c.id = cr.campaign_id
-    left join public.campaign_daily_spend s on s.campaign_id = c.id and s.day = (now() at time zone 'UTC')::date
-    where cr.format = v_placement.format and cr.status = 'active' and c.status = 'active'
-      and c.starts_at <= now() and (c.ends_at is null or c.ends_at > now())
-      and coalesce(s.spent_usd, 0) < c.daily_budget_usd * least(1, v_day_share + 1.0 / 24)
-      and (p_session_id is null or (
-        select count(*) from public.ad_decisions d
-        where d.app_id = v_app and d.session_id = p_session_id and d.campaign_id = c.id
-          and d.created_at > now() - interval '24 hours') < c.frequency_cap)
-    order by -ln(1 - random()) / (c.daily_budget_usd * case when c.keywords && coalesce(p_keywords, '{}') then 3 else 1 end)
+    -- One creative per eligible campaign, at random, then one campaign by weight: a campaign
+    -- with more creatives does not win more often.
+    select e.* into v_pick
+    from (
+      select distinct on (c.id) cr.id, cr.campaign_id, c.advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url,
+             c.daily_budget_usd * case when c.keywords && coalesce(p_keywords, '{}') then 3 else 1 end as weight
+      from public.creatives cr
+      join public.campaigns c on c.id = cr.campaign_id
+      left join public.campaign_daily_spend s on s.campaign_id = c.id and s.day = (now() at time zone 'UTC')::date
+      where cr.format = v_placement.format and cr.status = 'active' and c.status = 'active'
+        and c.starts_at <= now() and (c.ends_at is null or c.ends_at > now())
+        and coalesce(s.spent_usd, 0) < c.daily_budget_usd * least(1, v_day_share + 1.0 / 24)
+        and (p_session_id is null or (
+          select count(*) from public.ad_decisions d
+          where d.app_id = v_app and d.session_id = p_session_id and d.campaign_id = c.id
+            and d.created_at > now() - interval '24 hours') < c.frequency_cap)
+      order by c.id, random()
+    ) as e
+    order by -ln(1 - random()) / e.weight
     limit 1;
   end if;
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, campaign_id, creative_id)
@@ -492,7 +501,10 @@ begin
       from input i, public.placements p
       where d.id = i.decision_id and i.nth_of_id = 1 and i.nth_of_decision = 1
         and d.creative_id is not null and d.impression_event_id is null and p.id = d.placement_id
+        and d.click_event_id is distinct from i.id
         and public.sdk_viewable(p.format, i.visible_share, i.visible_seconds, i.area_px)
+        -- An id already recorded as invalid traffic stays what it was: the slow path answers `duplicate`.
+        and not exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id)
       returning i.n, d.placement_id, d.campaign_id, d.revenue_usd, d.cost_usd
     ), counted as (
       insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, revenue_usd, cost_usd)
@@ -525,8 +537,7 @@ begin
       return query select v_event.n, 'invalid'::text, 'unknown_decision'::text;
       continue;
     end if;
-    if (v_event.kind = 'impression' and v_decision.impression_event_id = v_event.id)
-       or (v_event.kind = 'click' and v_decision.click_event_id = v_event.id)
+    if v_event.id in (v_decision.impression_event_id, v_decision.click_event_id)
        or exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
       return query select v_event.n, 'duplicate'::text, null::text;
       continue;
@@ -647,7 +658,8 @@ begin
   ), spend as (
     insert into public.campaign_daily_spend as s (campaign_id, day, impressions, clicks, spent_usd)
     select t.campaign_id, t.day, sum(t.impressions), sum(t.clicks), sum(t.cost_usd)
-    from taken t where t.campaign_id is not null and (t.impressions > 0 or t.clicks > 0)
+    -- A campaign deleted since its ad was served has no spend to keep (and must not stop the run).
+    from taken t where (t.impressions > 0 or t.clicks > 0) and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
     group by t.campaign_id, t.day
     on conflict (campaign_id, day) do update set
       impressions = s.impressions + excluded.impressions,

@@ -135,7 +135,18 @@ for (const engine of testEngines()) {
         expect(res.status, JSON.stringify(body).slice(0, 100)).toBe(400);
         expect(res.body.error.code).toBe('invalid_request');
       }
-      for (const body of [{ subject_id: s, purposes: [], policy_version: 'v1' }, { subject_id: s, purposes: ['emails'], policy_version: 'v1' }, { subject_id: 'x', purposes: ['ai_interactions'], policy_version: 'v1' }]) {
+      // Text and times PostgreSQL could not store are refused here, not failed on there.
+      expect((await submit({ subject_id: s, kind: 'ai_interaction', records: [{ id: 'lone', data: { prompt: 'half \ud800 pair', response: 'x' } }] })).status).toBe(400);
+      const literal = await submit({ subject_id: s, kind: 'ai_interaction', records: [{ id: 'literal', data: { prompt: 'the text \\u0000 is six characters', response: 'x' } }] });
+      expect(literal.status, literal.text).toBe(200);
+      await suite.db.query("delete from public.data_records where subject_hash = $1", [s]);
+      for (const body of [
+        { subject_id: s, purposes: [], policy_version: 'v1' },
+        { subject_id: s, purposes: ['emails'], policy_version: 'v1' },
+        { subject_id: 'x', purposes: ['ai_interactions'], policy_version: 'v1' },
+        { subject_id: s, purposes: ['ai_interactions'], policy_version: 'v\u00001' },
+        { subject_id: s, purposes: ['ai_interactions'], policy_version: 'v1', consented_at: '0000-01-01T00:00:00Z' },
+      ]) {
         expect((await consent(body)).status).toBe(400);
       }
       expect(await records(suite.db, s)).toEqual([]);

@@ -345,6 +345,65 @@ for (const engine of testEngines()) {
         expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ impressions: 1 });
       });
 
+      it('keeps an event refused once refused: the same id sent again is a duplicate, never billed', async () => {
+        const p = await publisher(suite.db, suite.users.demo);
+        const first = await filled(p, 'sponsored_card');
+        const second = await filled(p, 'sponsored_card');
+        const third = await filled(p, 'sponsored_card');
+        const bot = { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1)' };
+        expect((await send(p, [{ id: 'once-bot', type: 'impression', token: first.token, viewability: VIEWABLE }], { headers: bot })).body.results[0].reason).toBe('bot');
+        expect((await send(p, [{ id: 'once-glimpse', type: 'impression', token: second.token, viewability: { visible_share: 0.1, visible_seconds: 2 } }])).body.results[0].reason).toBe('not_viewable');
+        expect((await send(p, [{ id: 'once-early', type: 'click', token: third.token }])).body.results[0].reason).toBe('no_impression');
+        const again = await send(p, [
+          { id: 'once-bot', type: 'impression', token: first.token, viewability: VIEWABLE },
+          { id: 'once-glimpse', type: 'impression', token: second.token, viewability: VIEWABLE },
+          { id: 'once-early', type: 'impression', token: third.token, viewability: VIEWABLE },
+        ]);
+        expect(again.body.results.map((r: { status: string }) => r.status)).toEqual(['duplicate', 'duplicate', 'duplicate']);
+        // One id is one event: an ad's impression id sent as its click is the same event again.
+        const fresh = await filled(p, 'sponsored_card');
+        const both = await send(p, [
+          { id: 'one-id', type: 'impression', token: fresh.token, viewability: VIEWABLE },
+          { id: 'one-id', type: 'click', token: fresh.token },
+        ]);
+        expect(both.body.results.map((r: { status: string }) => r.status)).toEqual(['recorded', 'duplicate']);
+        await rollUp(suite.db);
+        expect(await placementRow(suite.db, p.placements.sponsored_card)).toMatchObject({ impressions: 1, clicks: 0 });
+      });
+
+      it('does not let HEAD record anything: an ad request or a click is a GET', async () => {
+        const p = await publisher(suite.db, suite.users.demo);
+        const head = await sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}`, { method: 'HEAD', headers: { 'x-api-key': p.key } });
+        expect(head.status).toBe(405);
+        expect(head.headers.get('allow')).toBe('GET, OPTIONS');
+        const ad = await filled(p, 'tooltip');
+        await send(p, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }]);
+        const url = new URL(ad.click_url);
+        expect((await sdk(`${url.pathname}${url.search}`, { method: 'HEAD' })).status).toBe(405);
+        await rollUp(suite.db);
+        expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ ad_requests: 1, clicks: 0 });
+      });
+
+      it('a campaign deleted after its ad was served does not stop the roll-up', async () => {
+        const p = await publisher(suite.db, suite.users.demo);
+        const [campaign] = await suite.db.query<{ id: string }>(
+          "insert into public.campaigns (advertiser, name, daily_budget_usd) values ('Gone Soon', 'Short-lived', 1000) returning id",
+        );
+        await suite.db.query(
+          "insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'inline_text', 'Here today', 'https://gone.example/')",
+          [campaign!.id],
+        );
+        let ad = await filled(p, 'inline_text');
+        while (ad.ad.advertiser !== 'Gone Soon') ad = await filled(p, 'inline_text');
+        await suite.db.query('delete from public.campaigns where id = $1', [campaign!.id]);
+        expect((await send(p, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }])).body.recorded).toBe(1);
+        const run = await rollUp(suite.db);
+        expect(run.events).toBeGreaterThanOrEqual(1);
+        expect(await placementRow(suite.db, p.placements.inline_text)).toMatchObject({ impressions: 1 });
+        const [{ left }] = (await suite.db.query<{ left: number }>('select count(*)::int as left from public.ad_traffic_counts')) as [{ left: number }];
+        expect(left).toBe(0);
+      });
+
       it('counts concurrent duplicate batches once', async () => {
         const p = await publisher(suite.db, suite.users.demo);
         const ads = await Promise.all(Array.from({ length: 5 }, () => filled(p, 'sponsored_card')));
