@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/password';
+import { sdkClaims } from '../sdk/access';
 import { generateApiKey } from '../sdk/api-key';
 import type { KeyEnvironment, PayoutStatus, PlacementFormat, PlacementStatus } from '../schemas/account';
 import type { Engine, Transaction } from './engine';
@@ -302,9 +303,7 @@ export async function seedPricing(tx: Transaction): Promise<void> {
  */
 async function seedTodaysTraffic(tx: Transaction, userId: string, appId: string, placements: string[]): Promise<void> {
   if (placements.length === 0) return;
-  await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [
-    JSON.stringify({ role: 'sdk', app_id: appId, user_id: userId }),
-  ]);
+  await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [sdkClaims({ appId, userId })]);
   for (const placementId of placements) {
     const decisions: string[] = [];
     for (let i = 0; i < 3; i++) {

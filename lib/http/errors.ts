@@ -46,6 +46,16 @@ export class ApiError extends Error {
 }
 
 /**
+ * A 403 for a request from a web origin the route's owner does not allow (an SDK app's allowed
+ * origins): the kernel then sends no `Access-Control-Allow-Origin`, so the page may not read it.
+ */
+export class OriginRefused extends ApiError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+/**
  * RFC 6749 §5.2 error codes, plus those of RFC 7591 §3.2.2 (registration), RFC 8707 §2
  * (`invalid_target`) and agent registration's own two. OAuth endpoints answer
  * `{error, error_description}`.

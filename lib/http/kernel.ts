@@ -5,9 +5,8 @@ import { services as processServices, type Services } from '../services';
 import { clientIp } from './client-ip';
 import { checkCredential, type PrincipalOf } from './credentials';
 import { HTTP_METHODS, type DeclarableMethod, type Deprecation, type HttpMethod, type OperationDeclaration, type RouteDeclaration } from './declaration';
-import { ApiError, OAuthError } from './errors';
+import { ApiError, OAuthError, OriginRefused } from './errors';
 import { parseQuery, readBody } from './input';
-import { OriginNotAllowed } from '../sdk/keys';
 import { writeKeyRateLimitHeaders, writeRateLimitHeaders, type RateLimiter, type RateLimitResult } from './rate-limit';
 
 /**
@@ -229,7 +228,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
 
   function errorAnswer(err: unknown, x: Exchange): JsonReply {
     const { requestId } = x;
-    if (err instanceof OriginNotAllowed) x.originRefused = true;
+    if (err instanceof OriginRefused) x.originRefused = true;
     if (declaration.errors === 'oauth') {
       const e =
         err instanceof OAuthError

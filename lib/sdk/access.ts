@@ -1,4 +1,7 @@
 import { jsonLiteral, type Engine, type Row } from '../db/database';
+import { isDatabaseError } from '../db/errors';
+import { ApiError } from '../http/errors';
+import { describeError, log } from '../log';
 
 /**
  * How the SDK surface reaches the database: as the role `sdk`, with the app of the request in
@@ -18,13 +21,33 @@ export interface AppClaims {
   userId: string;
 }
 
+/** The claims of the app's SDK role, as `request.jwt.claims` holds them (`public.sdk_app_id()`, `sdk_user_id()`). */
+export function sdkClaims(app: AppClaims | { appId: string }): string {
+  return JSON.stringify({ role: 'sdk', app_id: app.appId, ...('userId' in app ? { user_id: app.userId } : {}) });
+}
+
 /** Runs `statements` (`;`-separated) as the app's SDK role; answers each statement's rows. */
 export async function runAsApp(db: Engine, app: AppClaims | { appId: string }, statements: string): Promise<Row[][]> {
-  const claims = { role: 'sdk', app_id: app.appId, ...('userId' in app ? { user_id: app.userId } : {}) };
   const results = await db.script(
-    `select set_config('request.jwt.claims', ${jsonLiteral(JSON.stringify(claims))}, true), set_config('role', 'sdk', true); ${statements}`,
+    `select set_config('request.jwt.claims', ${jsonLiteral(sdkClaims(app))}, true), set_config('role', 'sdk', true); ${statements}`,
   );
   return results.slice(1);
+}
+
+/** The database's failures are "retry later" (503, `Retry-After`); anything else is a bug, and a 500. */
+export async function orUnavailable<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!isDatabaseError(err)) throw err;
+    log.error(`${what} failed`, describeError(err));
+    throw new ApiError('unavailable', 'The SDK service cannot reach its database right now; retry later.', { 'Retry-After': '5' });
+  }
+}
+
+/** `runAsApp` on the services' database, a failure of either being the 503 of `orUnavailable`. */
+export function queryAsApp(database: () => Promise<Engine>, app: AppClaims | { appId: string }, statements: string, what: string): Promise<Row[][]> {
+  return orUnavailable(what, async () => runAsApp(await database(), app, statements));
 }
 
 /**

@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { ApiError } from '../http/errors';
-import { runAsApp, rowsOf, sqlJson, sqlText } from './access';
-import type { EventServices } from './events';
-import { orUnavailable } from './keys';
+import { orUnavailable, queryAsApp, rowsOf, sqlText } from './access';
+import { recordEventsCall, type EventServices } from './events';
 import { verifyDecisionToken } from './tokens';
-import { addressHash, isKnownBot } from './traffic';
 
 /**
  * `GET /functions/v1/click?token=…`, an ad's click URL: records the click and answers where to
@@ -31,11 +29,9 @@ export async function followClick(token: string, call: { headers: Headers; clien
   let statements = find;
   if (check.ok && !app.archived) {
     const event = { n: 0, id: `redirect:${claims.decisionId}`, kind: 'click', decision_id: claims.decisionId };
-    const bot = isKnownBot(call.headers.get('user-agent'));
-    statements += `; select * from public.sdk_record_events(${sqlJson([event])}, ${sqlText(addressHash(key, call.clientIp))}, ${bot})`;
+    statements += `; ${recordEventsCall([event], key, call)}`;
   }
-  const db = await orUnavailable('database', () => services.database());
-  const results = await orUnavailable('click', () => runAsApp(db, app, statements));
+  const results = await queryAsApp(services.database, app, statements, 'click');
   const row = rowsOf(results, 0)[0];
   if (!row) throw new ApiError('not_found', 'The ad of this link no longer exists.');
   return landing.parse(row).landing_url;

@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import type { Engine } from '../db/database';
 import { ApiError } from '../http/errors';
-import { PURPOSE_OF_KIND, type DataRequest } from '../schemas/sdk';
-import type { z as zod } from 'zod';
-import type { consentBody, consentRequest, dataBody, withdrawalBody } from '../schemas/sdk';
-import { runAsApp, rowsOf, sqlJson, sqlText, sqlTextArray } from './access';
-import { orUnavailable, type AppPrincipal } from './keys';
+import { PURPOSE_OF_KIND, type consentBody, type consentRequest, type DataRequest, type dataBody, type withdrawalBody } from '../schemas/sdk';
+import { queryAsApp, rowsOf, sqlJson, sqlText, sqlTextArray } from './access';
+import type { AppPrincipal } from './keys';
 
 /**
  * Consented data (content/docs/data-and-consent.md). An app records what its user agreed to
@@ -18,7 +16,7 @@ import { orUnavailable, type AppPrincipal } from './keys';
  * stores, so a withdrawal racing it waits, then deletes what it stored.
  */
 
-type ConsentBody = zod.output<typeof consentBody>;
+type ConsentBody = z.output<typeof consentBody>;
 
 const consentRow = z.object({
   subject_hash: z.string(),
@@ -41,14 +39,14 @@ function consentOf(row: unknown): ConsentBody {
 
 const CONSENT_COLUMNS = 'subject_hash, purposes, policy_version, consented_at, recorded_at';
 
-async function asApp(app: AppPrincipal, database: () => Promise<Engine>, statements: string) {
-  return orUnavailable('consented data', async () => runAsApp(await database(), app, statements));
+function asApp(app: AppPrincipal, database: () => Promise<Engine>, statements: string) {
+  return queryAsApp(database, app, statements, 'consented data');
 }
 
 /** Records the subject's consent, replacing the current one; unsold data of purposes it no longer covers is deleted. */
 export async function recordConsent(
   app: AppPrincipal,
-  request: zod.output<typeof consentRequest>,
+  request: z.output<typeof consentRequest>,
   now: number,
   database: () => Promise<Engine>,
 ): Promise<ConsentBody> {
@@ -89,7 +87,7 @@ export async function withdrawConsent(
   app: AppPrincipal,
   subjectId: string,
   database: () => Promise<Engine>,
-): Promise<zod.output<typeof withdrawalBody>> {
+): Promise<z.output<typeof withdrawalBody>> {
   const subject = sqlText(subjectId);
   const results = await asApp(
     app,
@@ -103,7 +101,7 @@ export async function withdrawConsent(
 const stored = z.object({ consented: z.number(), stored: z.number() });
 
 /** Stores the records; throws the 403 of a subject without a current consent covering the kind. */
-export async function submitData(app: AppPrincipal, request: DataRequest, database: () => Promise<Engine>): Promise<zod.output<typeof dataBody>> {
+export async function submitData(app: AppPrincipal, request: DataRequest, database: () => Promise<Engine>): Promise<z.output<typeof dataBody>> {
   const purpose = PURPOSE_OF_KIND[request.kind];
   const records = request.records.map((r) => ({ id: r.id, data: r.data }));
   const results = await asApp(

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { Engine } from '../db/database';
 import { ApiError } from '../http/errors';
 import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } from '../schemas/sdk';
-import { runAsApp, rowsOf, sqlJson, sqlText } from './access';
-import { checkOrigin, orUnavailable, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
+import { orUnavailable, queryAsApp, rowsOf, sqlJson, sqlText } from './access';
+import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
 import { verifyDecisionToken, type TokenCheck } from './tokens';
 import { addressHash, isKnownBot } from './traffic';
 
@@ -33,6 +33,15 @@ export interface EventsCall {
 }
 
 type Result = EventsBody['results'][number];
+
+/**
+ * The statement that records `events` (the rows `public.sdk_record_events` takes) as sent by this
+ * client: its address hashed with the service's key, and whether it says it is a robot.
+ */
+export function recordEventsCall(events: Record<string, unknown>[], key: Buffer, client: { headers: Headers; clientIp: string }): string {
+  const bot = isKnownBot(client.headers.get('user-agent'));
+  return `select * from public.sdk_record_events(${sqlJson(events)}, ${sqlText(addressHash(key, client.clientIp))}, ${bot})`;
+}
 
 const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
 
@@ -74,10 +83,8 @@ export async function recordEvents(request: EventsRequest, call: EventsCall, ser
   });
 
   if (app && toRecord.length > 0) {
-    const bot = isKnownBot(call.headers.get('user-agent'));
-    const call_ = `select * from public.sdk_record_events(${sqlJson(toRecord)}, ${sqlText(addressHash(key, call.clientIp))}, ${bot})`;
-    const db = await orUnavailable('database', () => services.database());
-    const rows = rowsOf(await orUnavailable('event batch', () => runAsApp(db, app, call_)), 0).map((r) => recordedRow.parse(r));
+    const results_ = await queryAsApp(services.database, app, recordEventsCall(toRecord, key, call), 'event batch');
+    const rows = rowsOf(results_, 0).map((r) => recordedRow.parse(r));
     // The function answers in its own order (impressions first), each row with its position.
     for (const row of rows) results[row.n] = { id: request.events[row.n]!.id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };
   }

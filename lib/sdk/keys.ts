@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { asAnonymous, type Engine } from '../db/database';
-import { isDatabaseError } from '../db/errors';
-import { ApiError } from '../http/errors';
-import { describeError, log } from '../log';
+import { ApiError, OriginRefused } from '../http/errors';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, type KeyEnvironment } from '../schemas/account';
-import { runAsApp, rowsOf } from './access';
+import { orUnavailable, rowsOf, runAsApp } from './access';
 import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
 
 /**
@@ -92,13 +90,6 @@ export function appOfKey(row: SdkKeyRow | undefined): AppPrincipal {
   };
 }
 
-/** A browser request from an origin the app has not allowed (a 403 the origin may not read: lib/http/kernel.ts). */
-export class OriginNotAllowed extends ApiError {
-  constructor(origin: string) {
-    super('forbidden', `The origin ${origin.slice(0, 200)} is not allowed to use this app's keys: add it to the app's allowed origins in the console.`);
-  }
-}
-
 /**
  * The browser rule: a request with an `Origin` header comes from a web page, which must be one
  * of the app's allowed origins; a request without one (a server, a native app) needs none.
@@ -106,7 +97,7 @@ export class OriginNotAllowed extends ApiError {
 export function checkOrigin(app: Pick<SdkApp, 'allowedOrigins'>, headers: Headers): void {
   const origin = headers.get('origin');
   if (origin === null || app.allowedOrigins.includes(origin)) return;
-  throw new OriginNotAllowed(origin);
+  throw new OriginRefused(`The origin ${origin.slice(0, 200)} is not allowed to use this app's keys: add it to the app's allowed origins in the console.`);
 }
 
 /** The row of the key, found by its hash as `anon`, or undefined when no key has that hash. */
@@ -174,17 +165,6 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 export interface KeyCheck {
   database(): Promise<Engine>;
   readonly sdkDirectory: SdkDirectory;
-}
-
-/** The database's failures are "retry later" (503); anything else is a bug, and a 500. */
-export async function orUnavailable<T>(what: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!isDatabaseError(err)) throw err;
-    log.error(`${what} failed`, describeError(err));
-    throw new ApiError('unavailable', 'The SDK service cannot reach its database right now; retry later.', { 'Retry-After': '5' });
-  }
 }
 
 /** The app of the request's key; throws its 401, 403 or 503 (module comment). */
