@@ -27,6 +27,8 @@ describe('decision tokens', () => {
       [d, a, `0${e}`, sig],
       [d, a, e],
       [d.toUpperCase(), a, e, sig],
+      // As many characters as a signature, but not as many bytes.
+      [d, a, e, `é${sig.slice(1)}`],
     ];
     for (const parts of changed) expect(verifyDecisionToken(key, parts.join('.'), now), parts.join('.')).toMatchObject({ ok: false, reason: 'invalid_token' });
     for (const junk of ['', '....', 'x'.repeat(300), `${token}.x`]) expect(verifyDecisionToken(key, junk, now).ok).toBe(false);

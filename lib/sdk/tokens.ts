@@ -26,13 +26,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // No leading zero: one expiry, one spelling.
 const SECONDS = /^[1-9][0-9]{0,11}$/;
 
-function signature(key: Buffer, decisionId: string, appId: string, expiresAt: number): Buffer {
-  return createHmac('sha256', key).update(`${VERSION}.${decisionId}.${appId}.${expiresAt}`).digest();
+/** The signature, in the token's own spelling (base64url). */
+function signature(key: Buffer, decisionId: string, appId: string, expiresAt: number): string {
+  return createHmac('sha256', key).update(`${VERSION}.${decisionId}.${appId}.${expiresAt}`).digest('base64url');
 }
 
 export function signDecisionToken(key: Buffer, claims: DecisionClaims): string {
   const { decisionId, appId, expiresAt } = claims;
-  return `${decisionId}.${appId}.${expiresAt}.${signature(key, decisionId, appId, expiresAt).toString('base64url')}`;
+  return `${decisionId}.${appId}.${expiresAt}.${signature(key, decisionId, appId, expiresAt)}`;
 }
 
 export type TokenCheck = { ok: true; claims: DecisionClaims } | { ok: false; reason: 'invalid_token' | 'expired_token'; claims?: DecisionClaims };
@@ -48,10 +49,10 @@ export function verifyDecisionToken(key: Buffer, token: string, nowMs: number): 
   if (!UUID.test(decisionId) || !UUID.test(appId) || !SECONDS.test(expiry)) return { ok: false, reason: 'invalid_token' };
   const expiresAt = Number(expiry);
   // Compared as text: base64url has several spellings of one signature (the last character's
-  // unused bits), and a token must have exactly one.
+  // unused bits), and a token must have exactly one. Equal lengths first: timingSafeEqual throws
+  // on a mismatch, and the length is no secret.
   const given = Buffer.from(sent);
-  const expected = Buffer.from(signature(key, decisionId, appId, expiresAt).toString('base64url'));
-  // Equal lengths first: timingSafeEqual throws on a mismatch, and the length is no secret.
+  const expected = Buffer.from(signature(key, decisionId, appId, expiresAt));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid_token' };
   const claims = { decisionId, appId, expiresAt };
   if (nowMs >= expiresAt * 1000) return { ok: false, reason: 'expired_token', claims };

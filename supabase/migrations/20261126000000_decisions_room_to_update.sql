@@ -1,0 +1,12 @@
+-- Room on each page of `ad_decisions` for what becomes of its decisions.
+--
+-- A decision row is written when the ad is served and updated when its impression arrives
+-- (moments later, usually in a batch of neighbouring decisions) and again on a click. The
+-- update adds the event's id, times, viewability and money, about 60 bytes, so the new version
+-- of a row is larger than the old. PostgreSQL keeps an update "heap-only" (no new entry in any
+-- index, and the old version pruned on the page) only when the new version fits on the same
+-- page. At fillfactor 70 a page of fresh decisions had room for about two thirds of their
+-- updates, and the rest wrote new entries into the primary key and the placement index;
+-- at 40 every update of a page's decisions fits. The table takes more pages for it (a served
+-- ad is one row; ARCHITECTURE.md, The money path, says how old days leave the table).
+alter table public.ad_decisions set (fillfactor = 40);
