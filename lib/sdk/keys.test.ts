@@ -84,12 +84,12 @@ describe('the app of a key', () => {
 describe('checking a key', () => {
   const key = generateApiKey('production').key;
   const request = (value?: string) => ({ headers: new Headers(value === undefined ? {} : { 'x-api-key': value }) });
-  /** A database whose every transaction fails with `err`, counting the attempts. */
+  /** A database whose every statement fails with `err`, counting the attempts. */
   const failing = (err: Error) => {
-    const state = { transactions: 0 };
+    const state = { calls: 0 };
     const engine = {
-      transaction: () => {
-        state.transactions++;
+      script: () => {
+        state.calls++;
         return Promise.reject(err);
       },
     } as unknown as Engine;
@@ -100,13 +100,13 @@ describe('checking a key', () => {
     const db = failing(new Error('must not be asked'));
     await expect(authenticateApiKey(request(), db.services)).rejects.toMatchObject({ status: 401, code: 'invalid_token' });
     await expect(authenticateApiKey(request('pk_live_short'), db.services)).rejects.toMatchObject({ status: 401, code: 'invalid_token' });
-    expect(db.state.transactions).toBe(0);
+    expect(db.state.calls).toBe(0);
   });
 
   it('is a 503 unavailable when the database is down', async () => {
     const down = failing(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
     await expect(authenticateApiKey(request(key), down.services)).rejects.toMatchObject({ status: 503, code: 'unavailable' });
-    expect(down.state.transactions).toBe(1);
+    expect(down.state.calls).toBe(1);
     const unopened = {
       database: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
       sdkDirectory: new SdkDirectory(Date.now),
@@ -117,5 +117,58 @@ describe('checking a key', () => {
   it('lets any other failure through, as the bug it is', async () => {
     const broken = failing(new TypeError('x is not a function'));
     await expect(authenticateApiKey(request(key), broken.services)).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe("an instance's directory of keys", () => {
+  const key = generateApiKey('production').key;
+  /** A database that answers `row` for any key after `release()`d, counting the lookups. */
+  const gated = () => {
+    const state = { calls: 0, fail: null as Error | null };
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const engine = {
+      script: async () => {
+        state.calls++;
+        await gate;
+        if (state.fail) throw state.fail;
+        return [[{}], [row]];
+      },
+    } as unknown as Engine;
+    return {
+      state,
+      db: () => Promise.resolve(engine),
+      open: () => release(),
+    };
+  };
+
+  it('asks the database once for all the requests that need one key while it looks', async () => {
+    let now = 0;
+    const directory = new SdkDirectory(() => now);
+    const db = gated();
+    const asked = Array.from({ length: 20 }, () => directory.key(db.db, key));
+    db.open();
+    expect(await Promise.all(asked)).toEqual(Array(20).fill(row));
+    expect(db.state.calls).toBe(1);
+    // Kept until the entry expires, then asked again, once.
+    now = 3_999;
+    await directory.key(db.db, key);
+    expect(db.state.calls).toBe(1);
+    now = 4_000;
+    await Promise.all([directory.key(db.db, key), directory.key(db.db, key)]);
+    expect(db.state.calls).toBe(2);
+  });
+
+  it('hands a failed lookup to everyone waiting, and keeps nothing of it', async () => {
+    const directory = new SdkDirectory(() => 0);
+    const db = gated();
+    db.state.fail = new Error('connection reset');
+    const asked = [directory.key(db.db, key), directory.key(db.db, key)];
+    db.open();
+    for (const result of await Promise.allSettled(asked)) expect(result).toMatchObject({ status: 'rejected' });
+    expect(db.state.calls).toBe(1);
+    db.state.fail = null;
+    expect(await directory.key(db.db, key)).toEqual(row);
+    expect(db.state.calls).toBe(2);
   });
 });

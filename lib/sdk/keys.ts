@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { asAnonymous, type Engine } from '../db/database';
+import type { Engine } from '../db/database';
 import { ApiError, OriginRefused } from '../http/errors';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, type KeyEnvironment } from '../schemas/account';
-import { orUnavailable, rowsOf, runAsApp } from './access';
+import { orUnavailable, rowsOf, runAsApp, sqlText } from './access';
 import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
 
 /**
@@ -102,7 +102,9 @@ export function checkOrigin(app: Pick<SdkApp, 'allowedOrigins'>, headers: Header
 
 /** The row of the key, found by its hash as `anon`, or undefined when no key has that hash. */
 export async function findApiKey(db: Engine, key: string): Promise<SdkKeyRow | undefined> {
-  const rows = await asAnonymous(db, (q) => q.query('select * from public.sdk_key($1)', [hashApiKey(key)]));
+  // One message: the role holds for its implicit transaction only (as `runAsApp`).
+  const results = await db.script(`select set_config('role', 'anon', true); select * from public.sdk_key(${sqlText(hashApiKey(key))})`);
+  const rows = rowsOf(results, 1);
   // key_hash is unique: a second row would be a broken schema, and neither row may be trusted.
   if (rows.length > 1) throw new Error('public.sdk_key answered more than one key for one hash');
   return rows.length === 1 ? sdkKeyRow.parse(rows[0]) : undefined;
@@ -121,37 +123,57 @@ export async function findApp(db: Engine, appId: string): Promise<SdkApp | undef
 
 /**
  * What this instance looked up, for `DIRECTORY_TTL_MS`: keys by hash of the key (found ones only,
- * revoked included, so a revoked key is refused without asking again) and apps by id.
+ * revoked included, so a revoked key is refused without asking again) and apps by id. Requests
+ * that need the same entry while it is being looked up wait for that one lookup: when an entry
+ * expires under load, the database is asked once, not once per request in flight.
  */
 export class SdkDirectory {
-  private readonly keys = new Map<string, { row: SdkKeyRow; at: number }>();
+  private readonly keys = new Map<string, { row: SdkKeyRow | undefined; at: number }>();
   private readonly apps = new Map<string, { app: SdkApp | undefined; at: number }>();
+  private readonly pending = new Map<string, Promise<unknown>>();
 
   constructor(private readonly now: () => number) {}
 
   async key(db: () => Promise<Engine>, key: string): Promise<SdkKeyRow | undefined> {
-    const now = this.now();
     const kept = this.keys.get(key);
-    if (kept && now - kept.at < DIRECTORY_TTL_MS) return kept.row;
-    const row = await findApiKey(await db(), key);
-    if (row) remember(this.keys, key, { row, at: now });
-    else this.keys.delete(key);
-    return row;
+    if (kept && this.now() - kept.at < DIRECTORY_TTL_MS) return kept.row;
+    return this.once(`key:${key}`, async () => {
+      const at = this.now();
+      const row = await findApiKey(await db(), key);
+      // Unknown keys are not kept: a flood of made-up keys must not fill the map.
+      if (row) remember(this.keys, key, { row, at });
+      else this.keys.delete(key);
+      return row;
+    });
   }
 
   async app(db: () => Promise<Engine>, appId: string): Promise<SdkApp | undefined> {
-    const now = this.now();
     const kept = this.apps.get(appId);
-    if (kept && now - kept.at < DIRECTORY_TTL_MS) return kept.app;
-    const app = await findApp(await db(), appId);
-    remember(this.apps, appId, { app, at: now });
-    return app;
+    if (kept && this.now() - kept.at < DIRECTORY_TTL_MS) return kept.app;
+    return this.once(`app:${appId}`, async () => {
+      const at = this.now();
+      const app = await findApp(await db(), appId);
+      remember(this.apps, appId, { app, at });
+      return app;
+    });
   }
 
   /** Forgets everything (the console calls it after a revocation on this instance). */
   clear(): void {
     this.keys.clear();
     this.apps.clear();
+    this.pending.clear();
+  }
+
+  /** `look` once for everyone asking for `name` while it runs; a failure reaches them all, and is not kept. */
+  private once<T>(name: string, look: () => Promise<T>): Promise<T> {
+    const running = this.pending.get(name) as Promise<T> | undefined;
+    if (running) return running;
+    const started = look().finally(() => {
+      if (this.pending.get(name) === started) this.pending.delete(name);
+    });
+    this.pending.set(name, started);
+    return started;
   }
 }
 
