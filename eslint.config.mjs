@@ -25,7 +25,7 @@ const config = [
     },
   },
   {
-    ignores: ['node_modules/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
+    ignores: ['node_modules/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'packages/*/dist/**', 'public/sdk/**'],
   },
 ];
 

@@ -16,6 +16,21 @@ const nextConfig: NextConfig = {
   // The migrator reads the SQL files at run time; ship them with every server function.
   outputFileTracingIncludes: { '/**': ['./supabase/migrations/**/*.sql', './content/**/*.md'] },
   poweredByHeader: false,
+  async headers() {
+    return [
+      {
+        // The browser SDK's script, loaded by publishers' pages on other origins with its
+        // Subresource Integrity hash, so in CORS mode: it must say it may be read anywhere.
+        source: '/sdk/:file*',
+        headers: [
+          { key: 'Access-Control-Allow-Origin', value: '*' },
+          { key: 'Cross-Origin-Resource-Policy', value: 'cross-origin' },
+          { key: 'Cache-Control', value: 'public, max-age=300, must-revalidate' },
+          { key: 'X-Content-Type-Options', value: 'nosniff' },
+        ],
+      },
+    ];
+  },
   async rewrites() {
     return {
       afterFiles: [

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '@': path.dirname(fileURLToPath(import.meta.url)) } },
   test: {
-    include: ['lib/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'tests/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     environment: 'node',
     globalSetup: ['tests/helpers/global-setup.ts'],
     // PGlite instances are memory-hungry and this machine has 2 cores: a few files at a time.

@@ -1,0 +1,65 @@
+// Builds the SDK: ESM for bundlers (dist/index.js, dist/react.js, with type declarations) and the
+// one-file script that the service serves at /sdk/v1.js (public/sdk/v1.js, committed, so that a
+// fresh clone serves it and its Subresource Integrity hash in the docs stays put). The docs pages
+// that show the script tag get the new hash.
+// `node packages/sdk/build.mjs` (or `npm run sdk:build` at the root). esbuild bundles; tsc writes
+// the declarations.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+export const SCRIPT_PATH = path.join(root, 'public/sdk/v1.js');
+/** The docs pages that show the script tag, with its integrity hash (rewritten by the build). */
+export const DOCS_WITH_SCRIPT_TAG = ['content/docs/sdk-integration.md', 'content/docs/quickstart.md', 'packages/sdk/README.md'].map((p) => path.join(root, p));
+
+const common = { bundle: true, platform: 'browser', target: 'es2020', legalComments: 'none', logLevel: 'warning' };
+
+/** The script build's bytes (an IIFE that sets `window.Monetize`). */
+export async function buildScript() {
+  const result = await build({ ...common, entryPoints: [path.join(here, 'src/script.ts')], format: 'iife', minify: true, write: false });
+  return Buffer.from(result.outputFiles[0].contents);
+}
+
+/** `sha384-…`, as a `<script integrity>` attribute wants it. */
+export function integrity(bytes) {
+  return `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+}
+
+/** The ESM builds into `outdir`. */
+export async function buildModules(outdir = path.join(here, 'dist')) {
+  await build({
+    ...common,
+    entryPoints: { index: path.join(here, 'src/index.ts'), react: path.join(here, 'src/react.tsx') },
+    format: 'esm',
+    outdir,
+    jsx: 'automatic',
+    external: ['react', 'react/jsx-runtime'],
+    // The React component runs in the browser: Next.js's app router needs to be told.
+    banner: { js: "'use client';" },
+  });
+}
+
+/** The type declarations into `outdir`; answers tsc's output when it fails. */
+export function buildDeclarations(outdir = path.join(here, 'dist')) {
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  const r = spawnSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.json'), '--outDir', outdir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`tsc failed:\n${r.stdout}${r.stderr}`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const script = await buildScript();
+  fs.mkdirSync(path.dirname(SCRIPT_PATH), { recursive: true });
+  fs.writeFileSync(SCRIPT_PATH, script);
+  for (const page of DOCS_WITH_SCRIPT_TAG) {
+    const text = fs.readFileSync(page, 'utf8');
+    fs.writeFileSync(page, text.replace(/integrity="sha384-[A-Za-z0-9+/=]+"/g, `integrity="${integrity(script)}"`));
+  }
+  await buildModules();
+  buildDeclarations();
+  console.log(`public/sdk/v1.js: ${script.length} bytes, ${integrity(script)}`);
+}

@@ -1,0 +1,302 @@
+import { drawAd } from './render';
+import { reserve } from './styles';
+import type { Ad, Consent, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose } from './types';
+import { watchViewability } from './watch';
+
+export const VERSION = '1.0.0';
+
+export interface ClientOptions {
+  /** The app's publishable key (`pk_live_…` or `pk_test_…`). */
+  key: string;
+  /** The service's address; the page's own origin when left out. */
+  baseUrl?: string;
+  /** A random id for this visit, for campaigns' frequency caps; one is made per page load when left out. */
+  sessionId?: string;
+  /** How long an ad request may take before the placement shows its fallback (ms, default 3000). */
+  timeoutMs?: number;
+}
+
+export interface AdOptions {
+  /** Up to 10 words about the page or the conversation; ads that match them are preferred. */
+  keywords?: string[];
+}
+
+export interface RenderOptions extends AdOptions {
+  /** The placement's format: the slot keeps its room before the ad arrives, so nothing on the page moves. */
+  format?: Format;
+  /** What the slot shows when no ad fills or the request fails: text, a node, or a function making one. */
+  fallback?: string | Node | (() => Node | string);
+}
+
+/** A placement rendered into the page. */
+export interface Placement {
+  /** The ad shown, or null (no fill, failure, or not yet answered). */
+  readonly ad: Ad | null;
+  /** Removes the ad and stops watching it; an impression already sent stays counted. */
+  destroy(): void;
+}
+
+/** Events kept while the service cannot be reached; past it, the newest are dropped. */
+const MAX_WAITING = 1000;
+
+interface QueuedEvent {
+  id: string;
+  type: 'impression';
+  token: string;
+  viewability: Evidence;
+}
+
+// Per page, whichever client or copy of the SDK (the script and the package) saw them: one
+// impression per decision. The service counts one anyway; this saves sending the others.
+const impressed: Set<string> = ((globalThis as { [key: symbol]: Set<string> })[Symbol.for('monetize.impressed')] ??= new Set());
+
+/** Whether an answer is an ad this SDK can show: its fields, and a web link to click. */
+function isAd(value: unknown): value is Ad {
+  const ad = value as Ad | null;
+  return (
+    typeof ad === 'object' &&
+    ad !== null &&
+    ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'].includes(ad.format) &&
+    typeof ad.decision_id === 'string' &&
+    typeof ad.token === 'string' &&
+    typeof ad.click_url === 'string' &&
+    /^https?:\/\//.test(ad.click_url) &&
+    typeof ad.ad === 'object' &&
+    ad.ad !== null &&
+    typeof ad.viewability === 'object' &&
+    ad.viewability !== null
+  );
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * One publisher app's connection to the service: ads for its placements, their impressions, and
+ * its users' consent and data. Nothing it does throws into the page: failures become `error`
+ * events and the placement's fallback.
+ */
+export class MonetizeClient {
+  readonly sessionId: string;
+  private readonly base: string;
+  private readonly listeners = new Set<Listener>();
+  private queue: QueuedEvent[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: ClientOptions) {
+    this.base = (options.baseUrl ?? globalThis.location?.origin ?? '').replace(/\/+$/, '');
+    this.sessionId = options.sessionId ?? randomId();
+    if (typeof addEventListener === 'function') {
+      // Leaving the page, or hiding it (the last moment a mobile browser promises): send what waits.
+      addEventListener('pagehide', () => this.flush(true));
+      addEventListener('visibilitychange', () => {
+        if (document.visibilityState === 'hidden') this.flush(true);
+      });
+    }
+  }
+
+  /** Listens to `filled`, `no-fill`, `viewable`, `clicked` and `error`; answers a function that stops listening. */
+  on(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(type: EventType, placementId: string, extra: Partial<MonetizeEvent> = {}): void {
+    for (const listener of this.listeners) {
+      try {
+        listener({ type, placementId, ...extra });
+      } catch (error) {
+        // A listener's bug is the host's to see, not a reason to stop the others.
+        setTimeout(() => {
+          throw error;
+        });
+      }
+    }
+  }
+
+  /**
+   * The ad for a placement, for apps that draw their own: null when nothing fills or the request
+   * fails (an `error` event says why). Send its impression with `trackImpression`.
+   */
+  async getAd(placementId: string, options: AdOptions = {}, signal?: AbortSignal): Promise<Ad | null> {
+    try {
+      const query = new URLSearchParams({ placement_id: placementId, session_id: this.sessionId });
+      if (options.keywords?.length) query.set('keywords', options.keywords.slice(0, 10).join(','));
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs ?? 3000);
+      signal?.addEventListener('abort', () => timeout.abort());
+      try {
+        const res = await fetch(`${this.base}/functions/v1/ads?${query}`, { headers: { 'x-api-key': this.options.key }, signal: timeout.signal });
+        if (res.status === 204) {
+          this.emit('no-fill', placementId);
+          return null;
+        }
+        if (!res.ok) throw new Error(`ad request answered ${res.status}`);
+        const ad: unknown = await res.json();
+        if (!isAd(ad)) throw new Error('the ad request answered something that is not an ad');
+        this.emit('filled', placementId, { ad });
+        return ad;
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (error) {
+      if (!signal?.aborted) this.emit('error', placementId, { error });
+      return null;
+    }
+  }
+
+  /**
+   * Fills `target` (an element or a selector) with an ad of the placement, or its fallback, and
+   * sends the ad's impression once it has been viewable. Never throws.
+   */
+  render(target: Element | string, placementId: string, options: RenderOptions = {}): Placement {
+    let ad: Ad | null = null;
+    let stopWatching = (): void => {};
+    let remove = (): void => {};
+    const abort = new AbortController();
+    const placement: Placement = {
+      get ad() {
+        return ad;
+      },
+      destroy: () => {
+        abort.abort();
+        stopWatching();
+        remove();
+      },
+    };
+    let slot: HTMLElement | null = null;
+    try {
+      slot = typeof target === 'string' ? document.querySelector<HTMLElement>(target) : (target as HTMLElement | null);
+    } catch {
+      // Not a selector at all: the same as a selector that matches nothing.
+    }
+    if (!slot) {
+      this.emit('error', placementId, { error: new Error(`no element ${String(target)} to render into`) });
+      return placement;
+    }
+    reserve(slot, options.format);
+    const showFallback = (): void => {
+      try {
+        const fallback = typeof options.fallback === 'function' ? options.fallback() : options.fallback;
+        if (fallback !== undefined) slot.replaceChildren(fallback);
+      } catch (error) {
+        this.emit('error', placementId, { error });
+      }
+    };
+    void this.getAd(placementId, options, abort.signal).then((found) => {
+      if (abort.signal.aborted) return;
+      if (!found) return showFallback();
+      try {
+        const drawn = drawAd(slot, found, () => placement.destroy());
+        ad = found;
+        remove = drawn.remove;
+        drawn.link.addEventListener('click', () => this.emit('clicked', placementId, { ad: found }));
+        stopWatching = this.trackImpression(found, drawn.root, drawn.video);
+      } catch (error) {
+        this.emit('error', placementId, { error });
+        showFallback();
+      }
+    });
+    return placement;
+  }
+
+  /**
+   * Watches an ad the app drew itself (`element`, and its `video` for video ads) and sends its
+   * impression once it has been viewable: once per decision, whatever is rendered again.
+   * Answers a function that stops watching.
+   */
+  trackImpression(ad: Ad, element: Element, video: HTMLVideoElement | null = null): () => void {
+    if (impressed.has(ad.decision_id)) return () => {};
+    return watchViewability(element, ad.viewability, video, (evidence) => {
+      if (impressed.has(ad.decision_id)) return;
+      impressed.add(ad.decision_id);
+      // The id is the decision's: sent again by anything, the service counts it once.
+      this.queue.push({ id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: evidence });
+      this.emit('viewable', ad.placement_id, { ad, evidence });
+      // Within a second of the first event waiting: a steady stream of them still leaves.
+      this.flushTimer ??= setTimeout(() => this.flush(), 1000);
+    });
+  }
+
+  /**
+   * Sends the events waiting. `beacon`: as `navigator.sendBeacon` (the page is going away; the
+   * ads' tokens authenticate it). A failed send keeps them for the next try.
+   */
+  flush(beacon = false): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.queue.length === 0) return;
+    const events = this.queue.splice(0, 100);
+    const body = JSON.stringify({ events });
+    const url = `${this.base}/functions/v1/events`;
+    const beaconed = beacon && typeof navigator !== 'undefined' && navigator.sendBeacon?.(url, new Blob([body], { type: 'text/plain' }));
+    if (!beaconed) {
+      fetch(url, { method: 'POST', keepalive: true, headers: { 'x-api-key': this.options.key, 'content-type': 'application/json' }, body })
+        .then((res) => {
+          if (res.ok) return;
+          // Refused for good (a 4xx but 429): sending them again would change nothing.
+          if (res.status !== 429 && res.status < 500) return this.emit('error', '', { error: new Error(`events refused: ${res.status}`) });
+          throw new Error(`events answered ${res.status}`);
+        })
+        .catch((error) => {
+          // Kept for the next try, the oldest first, up to MAX_WAITING.
+          this.queue.unshift(...events);
+          this.queue.splice(MAX_WAITING);
+          this.emit('error', '', { error });
+          clearTimeout(this.flushTimer);
+          this.flushTimer = setTimeout(() => this.flush(), 5000);
+        });
+    }
+    if (this.queue.length > 0) this.flush(beacon);
+  }
+
+  /** The subject id of one of your users: the SHA-256 of your own id for them, never the id itself. */
+  async subjectId(userId: string): Promise<string> {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(userId));
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T | null> {
+    const res = await fetch(`${this.base}/functions/v1/${path}`, {
+      method,
+      headers: { 'x-api-key': this.options.key, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (res.status === 404 && method === 'GET') return null;
+    const answer = (await res.json()) as T & { error?: { message: string } };
+    if (!res.ok) throw new Error(answer.error?.message ?? `answered ${res.status}`);
+    return answer;
+  }
+
+  /** Records (or replaces) what a user agreed to. Unlike ads, these calls reject on failure: consent must not be assumed. */
+  async recordConsent(userId: string, purposes: Purpose[], policyVersion: string): Promise<Consent> {
+    return (await this.call<Consent>('POST', 'consents', { subject_id: await this.subjectId(userId), purposes, policy_version: policyVersion }))!;
+  }
+
+  /** A user's current consent, or null. */
+  async getConsent(userId: string): Promise<Consent | null> {
+    return this.call<Consent>('GET', `consents?subject_id=${await this.subjectId(userId)}`);
+  }
+
+  /** Withdraws a user's consent; their unsold data is deleted. */
+  async withdrawConsent(userId: string): Promise<{ withdrawn: boolean; deleted_records: number }> {
+    return (await this.call<{ withdrawn: boolean; deleted_records: number }>('DELETE', `consents?subject_id=${await this.subjectId(userId)}`))!;
+  }
+
+  /** Submits records of a user who consented to their purpose (`ai_interaction`: prompt and response; `ux_session`). */
+  async submitData(
+    userId: string,
+    kind: 'ai_interaction' | 'ux_session',
+    records: { id: string; data: Record<string, unknown> }[],
+  ): Promise<{ received: number; stored: number; duplicates: number }> {
+    return (await this.call<{ received: number; stored: number; duplicates: number }>('POST', 'data', { subject_id: await this.subjectId(userId), kind, records }))!;
+  }
+}
+
+/** A client for one app's publishable key. */
+export function createClient(options: ClientOptions): MonetizeClient {
+  return new MonetizeClient(options);
+}

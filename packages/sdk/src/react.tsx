@@ -1,0 +1,36 @@
+import { useEffect, useRef, type CSSProperties } from 'react';
+import type { MonetizeClient, RenderOptions } from './client';
+import { ROOM } from './styles';
+import type { Format } from './types';
+
+export interface MonetizeAdProps {
+  client: MonetizeClient;
+  placementId: string;
+  /** The placement's format: its room is kept before the ad arrives. */
+  format?: Format;
+  keywords?: string[];
+  /** Shown when nothing fills or the request fails. */
+  fallback?: RenderOptions['fallback'];
+  className?: string;
+  style?: CSSProperties;
+}
+
+/**
+ * A placement in a React app: `client.render` into an element of its own, destroyed on unmount.
+ * A new `placementId` (or client) asks for a new ad; re-rendering with the same props does not,
+ * and an ad's impression is sent once, however often the component renders.
+ */
+export function MonetizeAd({ client, placementId, format, keywords, fallback, className, style }: MonetizeAdProps) {
+  const slot = useRef<HTMLDivElement>(null);
+  const words = keywords?.join(',');
+  useEffect(() => {
+    if (!slot.current) return;
+    const placement = client.render(slot.current, placementId, { format, keywords: words ? words.split(',') : undefined, fallback });
+    return () => placement.destroy();
+    // `fallback` is read when it is needed; a new one alone does not ask for a new ad.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, placementId, format, words]);
+  // The format's room from the first paint (server rendering included), before the SDK runs.
+  const room: CSSProperties = format && format !== 'floating_video' ? { display: 'block', height: ROOM[format], overflow: 'hidden', boxSizing: 'border-box' } : {};
+  return <div ref={slot} className={className} style={{ ...room, ...style }} data-monetize-placement={placementId} />;
+}

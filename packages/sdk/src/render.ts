@@ -1,0 +1,99 @@
+import { injectStyles } from './styles';
+import type { Ad } from './types';
+
+/**
+ * Draws an ad into its slot, in its format's markup. Every text of the ad goes in as text, never
+ * as markup. Each ad is marked "Sponsored" before anything else a screen reader reads, is one link
+ * (to its click URL, in a new tab) that the keyboard reaches, and names its advertiser.
+ */
+
+export interface Drawn {
+  /** The ad's outermost element: the one whose viewability counts. */
+  root: HTMLElement;
+  link: HTMLAnchorElement;
+  video: HTMLVideoElement | null;
+  remove(): void;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = doc.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function link(doc: Document, ad: Ad): HTMLAnchorElement {
+  const a = el(doc, 'a');
+  a.href = ad.click_url;
+  a.target = '_blank';
+  // `sponsored`: a paid link (search engines); `noopener`: the advertiser's page cannot reach ours.
+  a.rel = 'sponsored noopener';
+  return a;
+}
+
+/** Draws `ad` into `slot` (replacing what it held); `onDismiss` for the floating video's close button. */
+export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void): Drawn {
+  const doc = slot.ownerDocument;
+  injectStyles(doc);
+  const { headline, body, cta, advertiser, label, image_url, video_url } = ad.ad;
+  const a = link(doc, ad);
+  let root: HTMLElement;
+  let video: HTMLVideoElement | null = null;
+
+  if (ad.format === 'inline_text') {
+    root = el(doc, 'span', 'mz-ad mz-inline');
+    a.append(headline);
+    root.append(el(doc, 'span', 'mz-label', label), a, ` · ${advertiser}`);
+  } else if (ad.format === 'tooltip') {
+    root = el(doc, 'div', 'mz-ad mz-tooltip');
+    root.setAttribute('role', 'note');
+    root.setAttribute('aria-label', `${label}: ${advertiser}`);
+    a.append(`${headline} `, el(doc, 'span', 'mz-cta', cta));
+    root.append(el(doc, 'span', 'mz-label', label), a);
+  } else if (ad.format === 'sponsored_card') {
+    root = el(doc, 'aside', 'mz-ad mz-card');
+    root.setAttribute('aria-label', `${label}: ${advertiser}`);
+    if (image_url) {
+      const img = el(doc, 'img');
+      img.src = image_url;
+      img.alt = '';
+      img.width = 96;
+      img.height = 96;
+      a.append(img);
+    }
+    const text = el(doc, 'span', 'mz-text');
+    text.append(el(doc, 'span', 'mz-label', `${label} · ${advertiser}`), el(doc, 'span', 'mz-title', headline), el(doc, 'span', 'mz-body', body), el(doc, 'span', 'mz-cta', cta));
+    a.append(text);
+    root.append(a);
+  } else {
+    root = el(doc, 'aside', 'mz-ad mz-float');
+    root.setAttribute('aria-label', `${label} video: ${advertiser}`);
+    if (video_url) {
+      video = el(doc, 'video');
+      video.muted = true;
+      video.defaultMuted = true;
+      video.autoplay = true;
+      video.loop = true;
+      video.playsInline = true;
+      video.setAttribute('playsinline', '');
+      video.preload = 'auto';
+      if (image_url) video.poster = image_url;
+      video.src = video_url;
+      root.append(video);
+    } else if (image_url) {
+      const img = el(doc, 'img');
+      img.src = image_url;
+      img.alt = '';
+      root.append(img);
+    }
+    a.append(el(doc, 'span', 'mz-label', label), ` ${headline} · `, el(doc, 'span', 'mz-cta', cta));
+    const close = el(doc, 'button', 'mz-close', '×');
+    close.type = 'button';
+    close.setAttribute('aria-label', 'Close ad');
+    close.addEventListener('click', onDismiss);
+    root.append(a, close);
+  }
+
+  slot.replaceChildren(root);
+  return { root, link: a, video, remove: () => root.remove() };
+}

@@ -1,0 +1,54 @@
+import type { Format } from './types';
+
+/**
+ * The ads' look, injected once per page. Everything is scoped under `.mz-` classes and themed
+ * with CSS custom properties the host page can set on any ancestor (or `:root`):
+ * `--mz-bg`, `--mz-fg`, `--mz-muted`, `--mz-accent`, `--mz-border`, `--mz-radius`, `--mz-font`.
+ * A slot given its format before the ad arrives keeps that much room (`.mz-slot-*`), so nothing
+ * on the page moves when the ad, its fallback or nothing at all fills it.
+ */
+/** The height each format keeps in its slot (a floating video floats: it takes none). */
+export const ROOM: Record<Exclude<Format, 'floating_video'>, string> = { inline_text: '1.6em', tooltip: '44px', sponsored_card: '120px' };
+
+const CSS = `
+${Object.entries(ROOM)
+  .map(([format, height]) => `.mz-slot-${format}{display:block;height:${height};overflow:hidden;box-sizing:border-box}`)
+  .join('\n')}
+.mz-slot-inline_text{line-height:1.6em}
+.mz-ad{font:inherit;font-family:var(--mz-font,inherit);color:var(--mz-fg,inherit)}
+.mz-ad a{color:inherit;text-decoration:none}
+.mz-ad a:focus-visible,.mz-close:focus-visible{outline:2px solid var(--mz-accent,#2563eb);outline-offset:2px}
+.mz-label{font-size:.75em;font-weight:600;letter-spacing:.02em;color:var(--mz-muted,#6b7280);text-transform:uppercase}
+.mz-inline{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.mz-inline .mz-label{margin-right:.4em}
+.mz-inline a{text-decoration:underline;text-decoration-color:var(--mz-accent,#2563eb)}
+.mz-tooltip,.mz-card,.mz-float{background:var(--mz-bg,#fff);border:1px solid var(--mz-border,#e5e7eb);border-radius:var(--mz-radius,10px)}
+.mz-tooltip{display:flex;gap:.5em;align-items:center;height:44px;padding:0 .75em;box-sizing:border-box;font-size:.9em;overflow:hidden;white-space:nowrap}
+.mz-tooltip a{overflow:hidden;text-overflow:ellipsis}
+.mz-cta{color:var(--mz-accent,#2563eb);font-weight:600}
+.mz-card{height:120px;box-sizing:border-box;overflow:hidden}
+.mz-card a{display:flex;gap:.75em;height:100%;padding:12px;box-sizing:border-box}
+.mz-card img{width:96px;height:96px;object-fit:cover;border-radius:calc(var(--mz-radius,10px) - 4px);flex:none}
+.mz-card .mz-text{display:flex;flex-direction:column;gap:2px;min-width:0}
+.mz-card .mz-title{font-weight:600}
+.mz-card .mz-body{font-size:.9em;color:var(--mz-muted,#6b7280);overflow:hidden;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}
+.mz-float{position:fixed;right:16px;bottom:16px;z-index:2147483000;width:320px;max-width:calc(100vw - 32px);overflow:hidden;box-shadow:0 8px 30px rgba(0,0,0,.18)}
+.mz-float video,.mz-float img{display:block;width:100%;aspect-ratio:16/9;object-fit:cover;background:#000}
+.mz-float a{display:block;padding:8px 12px}
+.mz-close{position:absolute;top:6px;right:6px;width:28px;height:28px;border:0;border-radius:50%;background:rgba(0,0,0,.6);color:#fff;font:16px/28px sans-serif;cursor:pointer}
+`;
+
+/** Adds the stylesheet to the document, unless it has it. */
+export function injectStyles(doc: Document): void {
+  if (doc.querySelector('style[data-monetize]')) return;
+  const style = doc.createElement('style');
+  style.setAttribute('data-monetize', '');
+  style.textContent = CSS;
+  doc.head.appendChild(style);
+}
+
+/** The room a slot keeps for an ad of this format (a floating video takes none), from now on. */
+export function reserve(slot: HTMLElement, format: Format | undefined): void {
+  injectStyles(slot.ownerDocument);
+  if (format && format !== 'floating_video') slot.classList.add(`mz-slot-${format}`);
+}

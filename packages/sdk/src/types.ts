@@ -1,0 +1,66 @@
+/** The placement formats, as the console creates them. */
+export type Format = 'floating_video' | 'tooltip' | 'sponsored_card' | 'inline_text';
+
+/** When an impression may be sent: the Media Rating Council's rule for the ad's format. */
+export interface ViewabilityRule {
+  min_visible_share: number;
+  min_seconds: number;
+  /** For ads of at least `min_area_px` CSS pixels: a smaller share is enough. */
+  large_ad?: { min_visible_share: number; min_seconds: number; min_area_px: number };
+}
+
+/** An ad, as `GET /functions/v1/ads` answers it. */
+export interface Ad {
+  decision_id: string;
+  placement_id: string;
+  format: Format;
+  ad: {
+    id: string;
+    advertiser: string;
+    headline: string;
+    body: string;
+    cta: string;
+    image_url: string | null;
+    video_url: string | null;
+    label: 'Sponsored';
+  };
+  /** Open it on a click: the service counts the click and redirects to the advertiser. */
+  click_url: string;
+  /** Names the decision in its events. */
+  token: string;
+  expires_at: string;
+  viewability: ViewabilityRule;
+}
+
+/** What the SDK measured when an ad became viewable; sent with its impression. */
+export interface Evidence {
+  visible_share: number;
+  visible_seconds: number;
+  area_px: number;
+}
+
+export type EventType = 'filled' | 'no-fill' | 'viewable' | 'clicked' | 'error';
+
+export interface MonetizeEvent {
+  type: EventType;
+  placementId: string;
+  /** The ad, for `filled`, `viewable` and `clicked`. */
+  ad?: Ad;
+  /** For `viewable`: what was measured. */
+  evidence?: Evidence;
+  /** For `error`: what went wrong. Never thrown into the page. */
+  error?: unknown;
+}
+
+export type Listener = (event: MonetizeEvent) => void;
+
+/** The purposes a user can consent to their data being sold for. */
+export type Purpose = 'ai_interactions' | 'ux_sessions';
+
+export interface Consent {
+  subject_id: string;
+  purposes: Purpose[];
+  policy_version: string;
+  consented_at: string;
+  recorded_at: string;
+}

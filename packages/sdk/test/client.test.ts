@@ -1,0 +1,1063 @@
+// @vitest-environment happy-dom
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createClient, type MonetizeClient } from '../src/client';
+import type { Ad, Format, MonetizeEvent, ViewabilityRule } from '../src/types';
+
+/*
+ * The SDK's DOM-facing parts, in happy-dom: no network (fetch is a stub answering per path), no
+ * real IntersectionObserver (a fake the tests drive), and a fake clock (timers, Date and
+ * performance.now) so the one-second rules run deterministically.
+ */
+
+const BASE = 'https://api.example.test';
+const KEY = 'pk_test_client_spec';
+const MARKUP = '<img src=x onerror=alert(1)>';
+
+// ---------------------------------------------------------------- IntersectionObserver
+
+interface FakeEntry {
+  isIntersecting: boolean;
+  intersectionRatio: number;
+  boundingClientRect: { width: number; height: number };
+}
+
+class FakeIntersectionObserver {
+  static instances: FakeIntersectionObserver[] = [];
+  readonly observed = new Set<Element>();
+  disconnected = false;
+
+  constructor(
+    private readonly callback: (entries: FakeEntry[], observer: FakeIntersectionObserver) => void,
+    readonly options?: IntersectionObserverInit,
+  ) {
+    FakeIntersectionObserver.instances.push(this);
+  }
+
+  observe(element: Element): void {
+    this.observed.add(element);
+  }
+
+  unobserve(element: Element): void {
+    this.observed.delete(element);
+  }
+
+  disconnect(): void {
+    this.observed.clear();
+    this.disconnected = true;
+  }
+
+  takeRecords(): FakeEntry[] {
+    return [];
+  }
+
+  deliver(entry: FakeEntry): void {
+    this.callback([{ ...entry }], this);
+  }
+
+  /** The observers currently watching `element`. */
+  static watching(element: Element): FakeIntersectionObserver[] {
+    return FakeIntersectionObserver.instances.filter((o) => o.observed.has(element));
+  }
+}
+
+/** Tells every observer of `element` that `ratio` of it is in view; answers how many were told. */
+function see(element: Element, ratio: number, width = 300, height = 120): number {
+  const observers = FakeIntersectionObserver.watching(element);
+  for (const o of observers) o.deliver({ isIntersecting: ratio > 0, intersectionRatio: ratio, boundingClientRect: { width, height } });
+  return observers.length;
+}
+
+// ---------------------------------------------------------------- fetch
+
+type Handler = (url: URL, init: RequestInit) => Response | Promise<Response>;
+let routes: Map<string, Handler>;
+
+const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+  const url = new URL(String(input));
+  const handler = routes.get(url.pathname);
+  if (!handler) throw new Error(`no route for ${url.pathname}`);
+  return handler(url, init);
+});
+
+function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+/** The requests made to `path`, in order. */
+function requests(path: string): { url: URL; init: RequestInit }[] {
+  return fetchMock.mock.calls
+    .map(([input, init]) => ({ url: new URL(String(input)), init: init ?? {} }))
+    .filter((r) => r.url.pathname === path);
+}
+
+function header(init: RequestInit, name: string): string | null {
+  return new Headers(init.headers).get(name);
+}
+
+interface SentEvent {
+  id: string;
+  type: string;
+  token: string;
+  viewability: { visible_share: number; visible_seconds: number; area_px: number };
+}
+
+/** The bodies of the event posts made by fetch, in order. */
+function eventPosts(): SentEvent[][] {
+  return requests('/functions/v1/events').map((r) => (JSON.parse(String(r.init.body)) as { events: SentEvent[] }).events);
+}
+
+/** A fetch answer that never comes, unless the request is aborted (as a real fetch rejects then). */
+function pendingUntilAborted(init: RequestInit): Promise<Response> {
+  return new Promise((_resolve, reject) => {
+    init.signal?.addEventListener('abort', () => reject(new DOMException('The operation was aborted.', 'AbortError')));
+  });
+}
+
+// ---------------------------------------------------------------- ads
+
+let decisions = 0;
+const TEXT_RULE: ViewabilityRule = { min_visible_share: 0.5, min_seconds: 1, large_ad: { min_visible_share: 0.3, min_seconds: 1, min_area_px: 242_500 } };
+const VIDEO_RULE: ViewabilityRule = { min_visible_share: 0.5, min_seconds: 2 };
+
+function makeAd(format: Format, content: Partial<Ad['ad']> = {}, rule: ViewabilityRule = format === 'floating_video' ? VIDEO_RULE : TEXT_RULE): Ad {
+  decisions += 1;
+  const id = `dec_${decisions}_${format}`;
+  return {
+    decision_id: id,
+    placement_id: 'pl_spec',
+    format,
+    ad: {
+      id: `ad_${decisions}`,
+      advertiser: 'Acme Tools',
+      headline: 'Builds twice as fast',
+      body: 'Cache every step of your pipeline.',
+      cta: 'Try it free',
+      image_url: null,
+      video_url: null,
+      label: 'Sponsored',
+      ...content,
+    },
+    click_url: `${BASE}/functions/v1/click?decision=${id}`,
+    token: `tok_${id}`,
+    expires_at: '2099-01-01T00:00:00Z',
+    viewability: rule,
+  };
+}
+
+/** The ads endpoint answers `ad` (200), whatever is asked. */
+function serveAd(ad: Ad): void {
+  routes.set('/functions/v1/ads', () => json(ad));
+}
+
+// ---------------------------------------------------------------- page and clock
+
+let events: MonetizeEvent[];
+let unhandled: unknown[];
+const onUnhandled = (reason: unknown): void => {
+  unhandled.push(reason);
+};
+
+function client(options: { timeoutMs?: number } = {}): MonetizeClient {
+  const c = createClient({ key: KEY, baseUrl: BASE, sessionId: 'sess_spec', ...options });
+  c.on((e) => events.push(e));
+  return c;
+}
+
+function eventsOf(type: MonetizeEvent['type']): MonetizeEvent[] {
+  return events.filter((e) => e.type === type);
+}
+
+function slot(): HTMLElement {
+  const div = document.createElement('div');
+  document.body.append(div);
+  return div;
+}
+
+/** Lets pending promises (fetch answers, their bodies) settle without moving the fake clock. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await vi.advanceTimersByTimeAsync(0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Renders an ad answered by the stub and waits until it is drawn; answers its root element. */
+async function renderAd(c: MonetizeClient, ad: Ad, target = slot()): Promise<{ root: HTMLElement; target: HTMLElement; destroy: () => void }> {
+  serveAd(ad);
+  const placement = c.render(target, ad.placement_id, { format: ad.format });
+  await settle();
+  const root = target.querySelector<HTMLElement>('.mz-ad');
+  if (!root) throw new Error('the ad was not drawn');
+  expect(placement.ad).toEqual(ad);
+  return { root, target, destroy: () => placement.destroy() };
+}
+
+let visibility: DocumentVisibilityState;
+let focused: boolean;
+
+beforeAll(() => {
+  process.on('unhandledRejection', onUnhandled);
+});
+
+afterAll(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+  routes = new Map();
+  routes.set('/functions/v1/events', () => json({ accepted: 1 }, 202));
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+  FakeIntersectionObserver.instances = [];
+  vi.stubGlobal('IntersectionObserver', FakeIntersectionObserver);
+  visibility = 'visible';
+  focused = true;
+  vi.spyOn(document, 'visibilityState', 'get').mockImplementation(() => visibility);
+  vi.spyOn(document, 'hasFocus').mockImplementation(() => focused);
+  events = [];
+  unhandled = [];
+});
+
+afterEach(() => {
+  vi.clearAllTimers();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+  document.body.replaceChildren();
+});
+
+// ---------------------------------------------------------------- rendering
+
+describe('render: the four formats', () => {
+  const formats: Format[] = ['inline_text', 'tooltip', 'sponsored_card', 'floating_video'];
+
+  for (const format of formats) {
+    it(`draws a ${format} with "Sponsored" before its other text and one sponsored, noopener link to its click URL in a new tab`, async () => {
+      const c = client();
+      const ad = makeAd(format, {
+        image_url: format === 'sponsored_card' || format === 'floating_video' ? `${BASE}/img.png` : null,
+        video_url: format === 'floating_video' ? `${BASE}/clip.mp4` : null,
+      });
+      const { root, target } = await renderAd(c, ad);
+
+      const text = (target.textContent ?? '').trim();
+      expect(text.startsWith('Sponsored')).toBe(true);
+      expect(text.indexOf(ad.ad.headline)).toBeGreaterThan(text.indexOf('Sponsored'));
+      // "Sponsored" is an element's own text, not just a word inside the headline.
+      const label = [...target.querySelectorAll('*')].find((e) => e.children.length === 0 && (e.textContent ?? '').trim().startsWith('Sponsored'));
+      expect(label).toBeDefined();
+
+      const links = target.querySelectorAll('a');
+      expect(links).toHaveLength(1);
+      const a = links[0]!;
+      expect(a.getAttribute('href')).toBe(ad.click_url);
+      expect(a.target).toBe('_blank');
+      const rel = a.rel.split(/\s+/);
+      expect(rel).toContain('sponsored');
+      expect(rel).toContain('noopener');
+
+      if (format === 'sponsored_card' || format === 'floating_video') {
+        expect(root.getAttribute('aria-label') ?? '').toContain(ad.ad.advertiser);
+      }
+
+      const close = target.querySelector('button[aria-label="Close ad"]');
+      if (format !== 'floating_video') {
+        expect(close).toBeNull();
+        return;
+      }
+      expect(close).not.toBeNull();
+      expect(root.isConnected).toBe(true);
+      (close as HTMLButtonElement).click();
+      expect(root.isConnected).toBe(false);
+      expect(target.querySelector('.mz-ad')).toBeNull();
+      // Closed, it is no longer watched: no impression whatever the page does afterwards.
+      expect(FakeIntersectionObserver.instances.every((o) => o.disconnected)).toBe(true);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(eventPosts()).toHaveLength(0);
+    });
+  }
+
+  it('shows markup in the headline, body and advertiser as text, creating no element from it', async () => {
+    const c = client();
+    for (const format of formats) {
+      const ad = makeAd(format, { headline: MARKUP, body: MARKUP, advertiser: MARKUP, cta: MARKUP });
+      const { root, target } = await renderAd(c, ad);
+      expect(target.querySelectorAll('img')).toHaveLength(0);
+      expect(document.querySelectorAll('img')).toHaveLength(0);
+      expect(target.textContent).toContain(MARKUP);
+      if (format === 'sponsored_card' || format === 'floating_video') expect(root.getAttribute('aria-label')).toContain(MARKUP);
+    }
+  });
+
+  it('reserves the room of the format in the slot synchronously, before the answer (none for floating_video)', () => {
+    routes.set('/functions/v1/ads', (_url, init) => pendingUntilAborted(init));
+    const c = client();
+    for (const format of ['inline_text', 'tooltip', 'sponsored_card'] as const) {
+      const target = slot();
+      c.render(target, 'pl_room', { format });
+      expect(target.classList.contains(`mz-slot-${format}`)).toBe(true);
+      expect(target.childNodes).toHaveLength(0);
+    }
+    const floating = slot();
+    c.render(floating, 'pl_room', { format: 'floating_video' });
+    expect([...floating.classList].filter((name) => name.startsWith('mz-slot-'))).toEqual([]);
+    // Nothing had answered yet: the classes came before the ad.
+    expect(eventsOf('filled')).toHaveLength(0);
+  });
+
+  it('names the tooltip "Sponsored: <advertiser>" for screen readers', async () => {
+    const c = client();
+    const ad = makeAd('tooltip', { advertiser: 'Globex' });
+    const { root } = await renderAd(c, ad);
+    expect(root.getAttribute('aria-label')).toBe('Sponsored: Globex');
+  });
+});
+
+// ---------------------------------------------------------------- the stylesheet
+
+describe('the stylesheet', () => {
+  function stylesheets(): HTMLStyleElement[] {
+    return [...document.querySelectorAll<HTMLStyleElement>('style[data-monetize]')];
+  }
+
+  /** Takes the stylesheet out of the page, as earlier tests (or a host) may have left it there. */
+  function removeStylesheets(): void {
+    for (const style of stylesheets()) style.remove();
+  }
+
+  it('is in the page as soon as render() reserves a format, before any answer, and with only no-fills and fallbacks', async () => {
+    removeStylesheets();
+    routes.set('/functions/v1/ads', (_url, init) => pendingUntilAborted(init));
+    const c = client();
+    c.render(slot(), 'pl_styled', { format: 'sponsored_card' });
+    expect(stylesheets()).toHaveLength(1);
+    expect(stylesheets()[0]!.textContent).toContain('.mz-slot-sponsored_card');
+    expect(eventsOf('filled')).toHaveLength(0);
+
+    removeStylesheets();
+    routes.set('/functions/v1/ads', () => new Response(null, { status: 204 }));
+    const target = slot();
+    c.render(target, 'pl_empty', { format: 'tooltip', fallback: 'house ad' });
+    await settle();
+    expect(target.textContent).toBe('house ad');
+    expect(target.classList.contains('mz-slot-tooltip')).toBe(true);
+    expect(eventsOf('no-fill')).toHaveLength(1);
+    expect(eventsOf('filled')).toHaveLength(0);
+    expect(stylesheets()).toHaveLength(1);
+    expect(stylesheets()[0]!.textContent).toContain('.mz-slot-sponsored_card');
+  });
+
+  it('comes back with the next render when the host removed it, and is never there twice', async () => {
+    removeStylesheets();
+    const c = client();
+
+    await renderAd(c, makeAd('sponsored_card'));
+    expect(stylesheets()).toHaveLength(1);
+
+    removeStylesheets();
+    expect(stylesheets()).toHaveLength(0);
+    await renderAd(c, makeAd('tooltip'));
+    expect(stylesheets()).toHaveLength(1);
+
+    await renderAd(c, makeAd('inline_text'));
+    await renderAd(c, makeAd('sponsored_card'));
+    c.render(slot(), 'pl_more', { format: 'tooltip' });
+    await settle();
+    expect(stylesheets()).toHaveLength(1);
+    expect(stylesheets()[0]!.textContent).toContain('.mz-slot-sponsored_card');
+  });
+});
+
+// ---------------------------------------------------------------- the ad request
+
+describe('the ad request', () => {
+  it('GETs {baseUrl}/functions/v1/ads with placement_id, session_id, comma-joined keywords (10 at most) and the x-api-key header', async () => {
+    const c = client();
+    const ad = makeAd('sponsored_card');
+    serveAd(ad);
+
+    await expect(c.getAd('pl_kw', { keywords: ['rust', 'wasm', 'build cache'] })).resolves.toEqual(ad);
+    await c.getAd('pl_plain');
+    await c.getAd('pl_many', { keywords: Array.from({ length: 12 }, (_, i) => `w${i}`) });
+
+    const [withKeywords, plain, many] = requests('/functions/v1/ads');
+    expect(`${withKeywords!.url.origin}${withKeywords!.url.pathname}`).toBe(`${BASE}/functions/v1/ads`);
+    expect(withKeywords!.init.method ?? 'GET').toBe('GET');
+    expect(header(withKeywords!.init, 'x-api-key')).toBe(KEY);
+    expect(Object.fromEntries(withKeywords!.url.searchParams)).toEqual({ placement_id: 'pl_kw', session_id: 'sess_spec', keywords: 'rust,wasm,build cache' });
+    expect(Object.fromEntries(plain!.url.searchParams)).toEqual({ placement_id: 'pl_plain', session_id: 'sess_spec' });
+    expect(many!.url.searchParams.get('keywords')).toBe('w0,w1,w2,w3,w4,w5,w6,w7,w8,w9');
+    expect(eventsOf('filled').map((e) => e.placementId)).toEqual(['pl_kw', 'pl_plain', 'pl_many']);
+  });
+
+  it('on 204 fills the slot with the fallback (a string, a Node, or what a function makes) and emits no-fill, without error', async () => {
+    routes.set('/functions/v1/ads', () => new Response(null, { status: 204 }));
+    const c = client();
+
+    const asText = slot();
+    const node = document.createElement('em');
+    node.textContent = 'house ad';
+    const asNode = slot();
+    const made = vi.fn(() => {
+      const p = document.createElement('p');
+      p.textContent = 'made on demand';
+      return p;
+    });
+    const asFunction = slot();
+
+    expect(() => {
+      c.render(asText, 'pl_text', { format: 'tooltip', fallback: 'Nothing to show' });
+      c.render(asNode, 'pl_node', { format: 'tooltip', fallback: node });
+      c.render(asFunction, 'pl_fn', { format: 'tooltip', fallback: made });
+    }).not.toThrow();
+    expect(made).not.toHaveBeenCalled();
+    await settle();
+
+    expect(asText.textContent).toBe('Nothing to show');
+    expect(asNode.firstChild).toBe(node);
+    expect(made).toHaveBeenCalledTimes(1);
+    expect(asFunction.querySelector('p')?.textContent).toBe('made on demand');
+    expect(eventsOf('no-fill').map((e) => e.placementId)).toEqual(['pl_text', 'pl_node', 'pl_fn']);
+    expect(eventsOf('error')).toHaveLength(0);
+    expect(eventsOf('filled')).toHaveLength(0);
+    await expect(c.getAd('pl_text')).resolves.toBeNull();
+  });
+
+  const failures: [string, Handler][] = [
+    ['a 500 answer', () => json({ error: { message: 'boom' } }, 500)],
+    ['a fetch that rejects', () => Promise.reject(new TypeError('Failed to fetch'))],
+    ['a body that is not JSON', () => new Response('<html>oops</html>', { status: 200, headers: { 'content-type': 'text/html' } })],
+  ];
+  for (const [name, handler] of failures) {
+    it(`on ${name} shows the fallback and emits one error event, throwing and rejecting nothing`, async () => {
+      routes.set('/functions/v1/ads', handler);
+      const c = client();
+      const target = slot();
+
+      expect(() => c.render(target, 'pl_fail', { format: 'sponsored_card', fallback: 'fallback here' })).not.toThrow();
+      await settle();
+
+      expect(target.textContent).toBe('fallback here');
+      expect(target.querySelector('.mz-ad')).toBeNull();
+      const errors = eventsOf('error');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.placementId).toBe('pl_fail');
+      expect(errors[0]!.error).toBeInstanceOf(Error);
+
+      // Asked directly, the same failure is a null ad (and one more error event), not a rejection.
+      await expect(c.getAd('pl_direct')).resolves.toBeNull();
+      expect(eventsOf('error').map((e) => e.placementId)).toEqual(['pl_fail', 'pl_direct']);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    });
+  }
+
+  it('on a request slower than timeoutMs shows the fallback at the timeout and emits one error event, throwing and rejecting nothing', async () => {
+    routes.set('/functions/v1/ads', (_url, init) => pendingUntilAborted(init));
+    const c = client({ timeoutMs: 800 });
+    const target = slot();
+
+    c.render(target, 'pl_slow', { format: 'inline_text', fallback: () => 'too slow' });
+    await vi.advanceTimersByTimeAsync(799);
+    expect(target.textContent).toBe('');
+    expect(eventsOf('error')).toHaveLength(0);
+
+    await vi.advanceTimersByTimeAsync(1);
+    await settle();
+    expect(target.textContent).toBe('too slow');
+    expect(eventsOf('error')).toHaveLength(1);
+    expect(eventsOf('error')[0]!.placementId).toBe('pl_slow');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+
+  it('emits one error event for a target that is not a selector or matches nothing, and throws nothing', async () => {
+    const c = client();
+    for (const target of ['<not a selector>', '#nowhere']) {
+      let placement: ReturnType<typeof c.render> | undefined;
+      expect(() => (placement = c.render(target, 'pl_nowhere'))).not.toThrow();
+      expect(placement!.ad).toBeNull();
+      expect(() => placement!.destroy()).not.toThrow();
+    }
+    expect(eventsOf('error')).toHaveLength(2);
+  });
+
+  it('when the fallback function throws, emits one error event, throwing and rejecting nothing', async () => {
+    routes.set('/functions/v1/ads', () => new Response(null, { status: 204 }));
+    const c = client();
+    const target = slot();
+    const failure = new Error('fallback broke');
+
+    expect(() =>
+      c.render(target, 'pl_bad_fallback', {
+        format: 'tooltip',
+        fallback: () => {
+          throw failure;
+        },
+      }),
+    ).not.toThrow();
+    await settle();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+
+    const errors = eventsOf('error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.placementId).toBe('pl_bad_fallback');
+    expect(errors[0]!.error).toBe(failure);
+    expect(eventsOf('no-fill')).toHaveLength(1);
+    expect(target.childNodes).toHaveLength(0);
+    expect(unhandled).toEqual([]);
+  });
+
+  const notAds: [string, () => unknown][] = [
+    ['an empty object', () => ({})],
+    ['an ad whose click_url is javascript:', () => ({ ...makeAd('sponsored_card'), click_url: 'javascript:alert(1)' })],
+  ];
+  for (const [name, body] of notAds) {
+    it(`on JSON that is not an ad (${name}) shows the fallback and emits error, not filled, leaving placement.ad null`, async () => {
+      routes.set('/functions/v1/ads', () => json(body()));
+      const c = client();
+      const target = slot();
+
+      const placement = c.render(target, 'pl_not_ad', { format: 'sponsored_card', fallback: 'fallback here' });
+      await settle();
+
+      expect(target.textContent).toBe('fallback here');
+      expect(target.querySelector('.mz-ad')).toBeNull();
+      expect(document.querySelector('a[href^="javascript:"]')).toBeNull();
+      expect(placement.ad).toBeNull();
+      expect(eventsOf('filled')).toHaveLength(0);
+      const errors = eventsOf('error');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.placementId).toBe('pl_not_ad');
+      expect(FakeIntersectionObserver.instances).toHaveLength(0);
+
+      await expect(c.getAd('pl_direct')).resolves.toBeNull();
+      expect(eventsOf('filled')).toHaveLength(0);
+      expect(eventsOf('error')).toHaveLength(2);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    });
+  }
+});
+
+// ---------------------------------------------------------------- viewability
+
+describe('viewability', () => {
+  it('sends one impression for an ad 60% in view of a visible, focused tab for 1 s, in one POST after the 1 s batching delay', async () => {
+    const c = client();
+    const ad = makeAd('sponsored_card');
+    const { root } = await renderAd(c, ad);
+    expect(FakeIntersectionObserver.watching(root)).toHaveLength(1);
+
+    expect(see(root, 0.6, 300, 120)).toBe(1);
+    await vi.advanceTimersByTimeAsync(900);
+    // The page reports a change at 900 ms (more in view): the SDK looks again, and 0.9 s is not 1 s.
+    see(root, 0.8, 300, 120);
+    expect(eventsOf('viewable')).toHaveLength(0);
+    expect(eventPosts()).toHaveLength(0);
+
+    await vi.advanceTimersByTimeAsync(130); // past 1 s and the SDK's timer after it
+    expect(eventsOf('viewable')).toHaveLength(1);
+    expect(eventPosts()).toHaveLength(0); // batched: not sent yet
+
+    await vi.advanceTimersByTimeAsync(1000);
+    const [post] = requests('/functions/v1/events');
+    expect(requests('/functions/v1/events')).toHaveLength(1);
+    expect(`${post!.url.origin}${post!.url.pathname}`).toBe(`${BASE}/functions/v1/events`);
+    expect(post!.init.method).toBe('POST');
+    expect(header(post!.init, 'x-api-key')).toBe(KEY);
+    const sent = eventPosts()[0]!;
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toEqual({
+      id: `${ad.decision_id}.impression`,
+      type: 'impression',
+      token: ad.token,
+      viewability: { visible_share: 0.6, visible_seconds: expect.any(Number), area_px: 36_000 },
+    });
+    expect(sent[0]!.viewability.visible_seconds).toBeGreaterThanOrEqual(1);
+    expect(sent[0]!.viewability.visible_seconds).toBeLessThan(1.2);
+
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(requests('/functions/v1/events')).toHaveLength(1);
+  });
+
+  it('restarts the count when the ad goes out of view (20%) at 600 ms and comes back', async () => {
+    const c = client();
+    const { root } = await renderAd(c, makeAd('sponsored_card'));
+
+    see(root, 0.6);
+    await vi.advanceTimersByTimeAsync(600);
+    see(root, 0.2);
+    await vi.advanceTimersByTimeAsync(100);
+    see(root, 0.6); // back at 700 ms: due at 1700 ms, not 1000 ms
+    await vi.advanceTimersByTimeAsync(900); // 1600 ms
+    expect(eventsOf('viewable')).toHaveLength(0);
+
+    await vi.advanceTimersByTimeAsync(150); // 1750 ms
+    expect(eventsOf('viewable')).toHaveLength(1);
+    expect(eventsOf('viewable')[0]!.evidence!.visible_seconds).toBeGreaterThanOrEqual(1);
+    expect(eventsOf('viewable')[0]!.evidence!.visible_seconds).toBeLessThan(1.1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(eventPosts().flat()).toHaveLength(1);
+  });
+
+  it('never counts while the tab is hidden, and counts from when it becomes visible again', async () => {
+    const c = client();
+    const { root } = await renderAd(c, makeAd('sponsored_card'));
+
+    visibility = 'hidden';
+    see(root, 1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(eventsOf('viewable')).toHaveLength(0);
+    expect(eventPosts()).toHaveLength(0);
+
+    visibility = 'visible';
+    document.dispatchEvent(new Event('visibilitychange'));
+    await vi.advanceTimersByTimeAsync(900);
+    expect(eventsOf('viewable')).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(eventsOf('viewable')).toHaveLength(1);
+  });
+
+  it('never counts while the tab is visible but not focused, and counts from when it gains focus', async () => {
+    const c = client();
+    const { root } = await renderAd(c, makeAd('inline_text'));
+
+    focused = false;
+    see(root, 1, 400, 24);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(eventsOf('viewable')).toHaveLength(0);
+
+    focused = true;
+    window.dispatchEvent(new Event('focus'));
+    await vi.advanceTimersByTimeAsync(900);
+    expect(eventsOf('viewable')).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(eventsOf('viewable')).toHaveLength(1);
+
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(eventPosts().flat().map((e) => e.viewability.area_px)).toEqual([9_600]);
+  });
+
+  it('counts a large ad (970×250, at least 242,500 px) at 35% in view, and not a smaller one', async () => {
+    const c = client();
+    const large = await renderAd(c, makeAd('sponsored_card'));
+    const small = await renderAd(c, makeAd('sponsored_card'));
+
+    see(large.root, 0.35, 970, 250);
+    see(small.root, 0.35, 300, 250);
+    await vi.advanceTimersByTimeAsync(5000);
+
+    const sent = eventPosts().flat();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.viewability).toMatchObject({ visible_share: 0.35, area_px: 242_500 });
+    expect(sent[0]!.viewability.visible_seconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts a floating_video with a video only after 2 s of playback in view', async () => {
+    const c = client();
+    const ad = makeAd('floating_video', { video_url: `${BASE}/clip.mp4`, image_url: `${BASE}/poster.jpg` });
+    const { root, target } = await renderAd(c, ad);
+    const video = target.querySelector('video');
+    expect(video).not.toBeNull();
+    expect(video!.muted).toBe(true);
+
+    // In view but not playing: never counts.
+    Object.defineProperty(video!, 'paused', { configurable: true, get: () => true });
+    see(root, 1, 320, 240);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(eventsOf('viewable')).toHaveLength(0);
+
+    Object.defineProperty(video!, 'paused', { configurable: true, get: () => false });
+    video!.dispatchEvent(new Event('playing'));
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(eventsOf('viewable')).toHaveLength(0); // 1 s is not enough for video
+    await vi.advanceTimersByTimeAsync(400); // 1.9 s
+    expect(eventsOf('viewable')).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200); // 2.1 s
+    expect(eventsOf('viewable')).toHaveLength(1);
+
+    await vi.advanceTimersByTimeAsync(1000);
+    const sent = eventPosts().flat();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.id).toBe(`${ad.decision_id}.impression`);
+    expect(sent[0]!.viewability.visible_seconds).toBeGreaterThanOrEqual(2);
+    expect(sent[0]!.viewability.area_px).toBe(76_800);
+  });
+
+  it('restarts a video ad\'s count when its playback pauses', async () => {
+    const c = client();
+    const ad = makeAd('floating_video', { video_url: `${BASE}/clip.mp4` });
+    const { root, target } = await renderAd(c, ad);
+    const video = target.querySelector('video')!;
+    let paused = false;
+    Object.defineProperty(video, 'paused', { configurable: true, get: () => paused });
+
+    see(root, 1, 320, 240);
+    video.dispatchEvent(new Event('playing'));
+    await vi.advanceTimersByTimeAsync(1500);
+    paused = true;
+    video.dispatchEvent(new Event('pause'));
+    await vi.advanceTimersByTimeAsync(100);
+    paused = false;
+    video.dispatchEvent(new Event('playing')); // at 1.6 s: due at 3.6 s
+    await vi.advanceTimersByTimeAsync(1900); // 3.5 s
+    expect(eventsOf('viewable')).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200); // 3.7 s
+    expect(eventsOf('viewable')).toHaveLength(1);
+  });
+});
+
+// ---------------------------------------------------------------- once per decision
+
+describe('one impression per decision', () => {
+  it('sends one impression when trackImpression is called twice for the same ad', async () => {
+    const c = client();
+    const ad = makeAd('tooltip');
+    const first = slot();
+    const second = slot();
+
+    c.trackImpression(ad, first);
+    c.trackImpression(ad, second);
+    expect(see(first, 1)).toBe(1);
+    expect(see(second, 1)).toBe(1);
+    await vi.advanceTimersByTimeAsync(5000);
+
+    expect(eventsOf('viewable')).toHaveLength(1);
+    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+
+    // Once counted, watching it again watches nothing.
+    const third = slot();
+    c.trackImpression(ad, third);
+    expect(FakeIntersectionObserver.watching(third)).toHaveLength(0);
+    expect(see(third, 1)).toBe(0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(eventPosts().flat()).toHaveLength(1);
+  });
+
+  it('sends one impression when the same decision is rendered again after destroy', async () => {
+    const c = client();
+    const ad = makeAd('sponsored_card');
+
+    const first = await renderAd(c, ad);
+    see(first.root, 1);
+    await vi.advanceTimersByTimeAsync(2100);
+    expect(eventPosts().flat()).toHaveLength(1);
+    first.destroy();
+    expect(first.target.querySelector('.mz-ad')).toBeNull();
+
+    const again = await renderAd(c, ad); // the service answers the same decision
+    see(again.root, 1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(eventsOf('viewable')).toHaveLength(1);
+    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+  });
+
+  it('counts a decision rendered again after being destroyed before it was viewable, once', async () => {
+    const c = client();
+    const ad = makeAd('sponsored_card');
+
+    const first = await renderAd(c, ad);
+    see(first.root, 1);
+    await vi.advanceTimersByTimeAsync(500);
+    first.destroy();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(eventsOf('viewable')).toHaveLength(0);
+
+    const again = await renderAd(c, ad);
+    see(again.root, 1);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+  });
+
+  it('does not send an impression for a decision another copy of the SDK on the page already counted', async () => {
+    const shared = (globalThis as { [key: symbol]: unknown })[Symbol.for('monetize.impressed')];
+    expect(shared).toBeInstanceOf(Set);
+    const impressed = shared as Set<string>;
+
+    // The other copy counted this decision: this client watches nothing for it.
+    const ad = makeAd('tooltip');
+    impressed.add(ad.decision_id);
+    const c = client();
+    const element = slot();
+    c.trackImpression(ad, element);
+    expect(see(element, 1)).toBe(0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(eventsOf('viewable')).toHaveLength(0);
+    expect(eventPosts()).toHaveLength(0);
+
+    // And what this client counts, the other copies see.
+    const mine = makeAd('tooltip');
+    const other = slot();
+    c.trackImpression(mine, other);
+    see(other, 1);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(impressed.has(mine.decision_id)).toBe(true);
+    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${mine.decision_id}.impression`]);
+  });
+});
+
+// ---------------------------------------------------------------- sending events
+
+describe('flush', () => {
+  /** Makes an impression wait in the client's queue (viewable, before the batching delay ends). */
+  async function queued(c: MonetizeClient): Promise<Ad> {
+    const ad = makeAd('tooltip');
+    const element = slot();
+    c.trackImpression(ad, element);
+    see(element, 1);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(eventsOf('viewable')).toHaveLength(1);
+    expect(fetchMock).not.toHaveBeenCalled();
+    return ad;
+  }
+
+  function beacon(answer: boolean) {
+    const sendBeacon = vi.fn<(url: string, data?: BodyInit | null) => boolean>(() => answer);
+    Object.defineProperty(navigator, 'sendBeacon', { configurable: true, writable: true, value: sendBeacon });
+    return sendBeacon;
+  }
+
+  afterEach(() => {
+    Reflect.deleteProperty(navigator, 'sendBeacon');
+  });
+
+  it('flush(true) sends the events with sendBeacon, as a text/plain Blob without the key, when the beacon is accepted', async () => {
+    const sendBeacon = beacon(true);
+    const c = client();
+    const ad = await queued(c);
+
+    c.flush(true);
+    expect(sendBeacon).toHaveBeenCalledTimes(1);
+    const [url, data] = sendBeacon.mock.calls[0]!;
+    expect(url).toBe(`${BASE}/functions/v1/events`);
+    expect(data).toBeInstanceOf(Blob);
+    const blob = data as Blob;
+    expect(blob.type).toBe('text/plain');
+    const text = await blob.text();
+    expect(text).not.toContain(KEY);
+    expect(url).not.toContain(KEY);
+    expect((JSON.parse(text) as { events: SentEvent[] }).events).toEqual([
+      expect.objectContaining({ id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token }),
+    ]);
+
+    // Sent: neither the batching timer nor another flush sends it again.
+    await vi.advanceTimersByTimeAsync(10_000);
+    c.flush(true);
+    expect(sendBeacon).toHaveBeenCalledTimes(1);
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('flush(true) falls back to fetch with keepalive and the x-api-key header when sendBeacon answers false', async () => {
+    const sendBeacon = beacon(false);
+    const c = client();
+    const ad = await queued(c);
+
+    c.flush(true);
+    expect(sendBeacon).toHaveBeenCalledTimes(1);
+    const posts = requests('/functions/v1/events');
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.init).toMatchObject({ method: 'POST', keepalive: true });
+    expect(header(posts[0]!.init, 'x-api-key')).toBe(KEY);
+    expect(eventPosts()[0]!.map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(requests('/functions/v1/events')).toHaveLength(1);
+  });
+
+  it('keeps the events after a 503 answer and sends them again 5 s later', async () => {
+    const answers = [503, 202];
+    routes.set('/functions/v1/events', () => json({}, answers.shift() ?? 500));
+    const c = client();
+    const ad = await queued(c);
+
+    await vi.advanceTimersByTimeAsync(1000); // the 1 s batching delay ends
+    await settle();
+    expect(eventPosts()).toHaveLength(1);
+    expect(eventsOf('error')).toHaveLength(1);
+
+    await vi.advanceTimersByTimeAsync(4800);
+    expect(eventPosts()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(300);
+    await settle();
+    const posts = eventPosts();
+    expect(posts).toHaveLength(2);
+    expect(posts[1]).toEqual(posts[0]);
+    expect(posts[1]!.map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+
+    // Accepted the second time: nothing more.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(eventPosts()).toHaveLength(2);
+  });
+
+  it('flush(true) with more than 100 impressions waiting beacons them all, 100 at most per beacon', async () => {
+    const sendBeacon = beacon(true);
+    const c = client();
+    const ads = Array.from({ length: 130 }, () => makeAd('tooltip'));
+    for (const ad of ads) {
+      const element = slot();
+      c.trackImpression(ad, element);
+      see(element, 1);
+    }
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(eventsOf('viewable')).toHaveLength(130);
+    expect(fetchMock).not.toHaveBeenCalled();
+
+    c.flush(true);
+    expect(sendBeacon).toHaveBeenCalledTimes(2);
+    const batches = await Promise.all(
+      sendBeacon.mock.calls.map(async ([, data]) => (JSON.parse(await (data as Blob).text()) as { events: SentEvent[] }).events.map((e) => e.id)),
+    );
+    expect(batches.map((b) => b.length)).toEqual([100, 30]);
+    expect(batches.flat()).toEqual(ads.map((ad) => `${ad.decision_id}.impression`));
+
+    // Nothing is left waiting: neither the batching timer nor another flush sends anything.
+    await vi.advanceTimersByTimeAsync(10_000);
+    c.flush(true);
+    c.flush();
+    await settle();
+    expect(sendBeacon).toHaveBeenCalledTimes(2);
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('emits one error event for events refused with a 400 answer, and does not send them again', async () => {
+    routes.set('/functions/v1/events', () => json({ error: { message: 'bad token' } }, 400));
+    const c = client();
+    await queued(c);
+
+    await vi.advanceTimersByTimeAsync(1000);
+    await settle();
+    expect(eventPosts()).toHaveLength(1);
+    const errors = eventsOf('error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.error).toBeInstanceOf(Error);
+
+    await vi.advanceTimersByTimeAsync(60_000);
+    c.flush();
+    await settle();
+    expect(eventPosts()).toHaveLength(1);
+    expect(eventsOf('error')).toHaveLength(1);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------- destroy
+
+describe('destroy', () => {
+  it('before the answer arrives: nothing is drawn, nothing is watched and no event is sent', async () => {
+    const ad = makeAd('sponsored_card');
+    routes.set('/functions/v1/ads', (_url, init) => pendingUntilAborted(init));
+    const c = client();
+    const target = slot();
+
+    const placement = c.render(target, ad.placement_id, { format: 'sponsored_card', fallback: 'fallback' });
+    await settle();
+    placement.destroy();
+    await settle();
+    await vi.advanceTimersByTimeAsync(10_000);
+
+    expect(target.childNodes).toHaveLength(0);
+    expect(placement.ad).toBeNull();
+    expect(FakeIntersectionObserver.instances).toHaveLength(0);
+    expect(events).toEqual([]);
+    expect(eventPosts()).toHaveLength(0);
+  });
+
+  it('before the answer arrives: a late answer is not drawn and no impression is sent', async () => {
+    const ad = makeAd('sponsored_card');
+    let answer: (res: Response) => void = () => {};
+    routes.set('/functions/v1/ads', () => new Promise<Response>((resolve) => (answer = resolve)));
+    const c = client();
+    const target = slot();
+
+    const placement = c.render(target, ad.placement_id, { format: 'sponsored_card', fallback: 'fallback' });
+    await settle();
+    placement.destroy();
+    answer(json(ad)); // a fetch that ignores the abort
+    await settle();
+    await vi.advanceTimersByTimeAsync(10_000);
+
+    expect(target.childNodes).toHaveLength(0);
+    expect(placement.ad).toBeNull();
+    expect(FakeIntersectionObserver.instances).toHaveLength(0);
+    expect(eventsOf('viewable')).toHaveLength(0);
+    expect(eventsOf('error')).toHaveLength(0);
+    expect(eventPosts()).toHaveLength(0);
+  });
+});
+
+// ---------------------------------------------------------------- the <script> build
+
+describe('the script build', () => {
+  it('sets window.Monetize (createClient, version 1.0.0) once and warns exactly once when loaded again', async () => {
+    const w = window as unknown as { Monetize?: { createClient: unknown; version: string } };
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    Reflect.deleteProperty(w, 'Monetize');
+    try {
+      vi.resetModules();
+      await import('../src/script');
+      const first = w.Monetize;
+      expect(typeof first?.createClient).toBe('function');
+      expect(first?.version).toBe('1.0.0');
+      expect(warn).not.toHaveBeenCalled();
+
+      vi.resetModules();
+      await import('../src/script');
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(w.Monetize).toBe(first);
+      expect(w.Monetize?.createClient).toBe(first?.createClient);
+
+      vi.resetModules();
+      await import('../src/script');
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(typeof w.Monetize?.createClient).toBe('function');
+      expect(w.Monetize?.version).toBe('1.0.0');
+    } finally {
+      Reflect.deleteProperty(w, 'Monetize');
+    }
+  });
+});
+
+// ---------------------------------------------------------------- consent
+
+describe('consent', () => {
+  it('subjectId is the lowercase hex SHA-256 of the user id', async () => {
+    const c = client();
+    const id = await c.subjectId('user-1');
+    expect(id).toBe(createHash('sha256').update('user-1').digest('hex'));
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    expect(await c.subjectId('user-2')).not.toBe(id);
+  });
+
+  it('recordConsent POSTs {subject_id, purposes, policy_version} to /functions/v1/consents with the key', async () => {
+    const subject = createHash('sha256').update('user-1').digest('hex');
+    const consent = { subject_id: subject, purposes: ['ai_interactions'], policy_version: '2025-01', consented_at: '2025-01-02T00:00:00Z', recorded_at: '2025-01-02T00:00:00Z' };
+    routes.set('/functions/v1/consents', () => json(consent, 201));
+    const c = client();
+
+    await expect(c.recordConsent('user-1', ['ai_interactions'], '2025-01')).resolves.toEqual(consent);
+    const calls = requests('/functions/v1/consents');
+    expect(calls).toHaveLength(1);
+    const { url, init } = calls[0]!;
+    expect(`${url.origin}${url.pathname}`).toBe(`${BASE}/functions/v1/consents`);
+    expect(init.method).toBe('POST');
+    expect(header(init, 'x-api-key')).toBe(KEY);
+    expect(header(init, 'content-type')).toBe('application/json');
+    expect(JSON.parse(String(init.body))).toEqual({ subject_id: subject, purposes: ['ai_interactions'], policy_version: '2025-01' });
+    expect(String(init.body)).not.toContain('user-1');
+  });
+
+  it('getConsent answers null on 404', async () => {
+    routes.set('/functions/v1/consents', () => json({ error: { message: 'not found' } }, 404));
+    const c = client();
+
+    await expect(c.getConsent('user-1')).resolves.toBeNull();
+    const [call] = requests('/functions/v1/consents');
+    expect(call!.init.method).toBe('GET');
+    expect(call!.url.searchParams.get('subject_id')).toBe(createHash('sha256').update('user-1').digest('hex'));
+    expect(header(call!.init, 'x-api-key')).toBe(KEY);
+  });
+});
