@@ -1,8 +1,8 @@
 /**
- * What the console offers to paste into an app for a placement: the SDK surface's calls as they
- * work today, over HTTP (the browser SDK's script tag and React component are not built yet:
- * README, What works). The key is left for the publisher to fill in: the console never shows a
- * key in full after the moment it is created.
+ * What the console offers to paste into an app for a placement: the SDK surface's calls over
+ * HTTP, for apps without the browser SDK (a web page uses the SDK: content/docs/sdk-integration.md,
+ * The browser SDK). The key is left for the publisher to fill in: the console never shows a key
+ * in full after the moment it is created.
  */
 
 export const KEY_PLACEHOLDER = 'YOUR_PUBLISHABLE_KEY';

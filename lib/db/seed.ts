@@ -5,6 +5,8 @@ import { generateApiKey } from '../sdk/api-key';
 import type { KeyEnvironment, PayoutStatus, PlacementFormat, PlacementStatus } from '../schemas/account';
 import type { Engine, Transaction } from './engine';
 import { DEFAULT_PRICING } from '../pricing/defaults';
+import { env } from '../env';
+import { DEMO_PAGE_KEY_SECRET } from '../demo';
 
 /**
  * Demo data: two publishers with different apps, placements, stats, payouts and keys, so
@@ -28,7 +30,9 @@ interface PublisherSeed {
     description: string;
     category: string[];
     placements: { name: string; format: PlacementFormat; status: PlacementStatus; dailyImpressions: number }[];
-    keys: { name: string; environment: KeyEnvironment; revoked?: boolean }[];
+    keys: { name: string; environment: KeyEnvironment; revoked?: boolean; demoPage?: boolean }[];
+    /** The demo page's app (/demo): its origin is allowed, and its key is kept for the page. */
+    demoPage?: boolean;
   }[];
   payouts: { months: number; unusual: Partial<Record<number, PayoutStatus>> };
 }
@@ -69,7 +73,11 @@ export const PUBLISHERS: PublisherSeed[] = [
           { name: 'Lesson intro video', format: 'floating_video', status: 'active', dailyImpressions: 650 },
           { name: 'Answer footnote', format: 'inline_text', status: 'active', dailyImpressions: 3100 },
         ],
-        keys: [{ name: 'Quizly production (retired)', environment: 'production', revoked: true }],
+        keys: [
+          { name: 'Quizly production (retired)', environment: 'production', revoked: true },
+          { name: 'Quizly demo page', environment: 'development', demoPage: true },
+        ],
+        demoPage: true,
       },
     ],
     // Fourteen months: the oldest ones paid, one failed, the latest in flight.
@@ -167,6 +175,8 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
     );
     const appId = appRow!.id;
     firstAppId ??= appId;
+    // The demo page is served by this service: its pages' origin may use the app's keys.
+    if (app.demoPage) await tx.query('update public.apps set allowed_origins = $2 where id = $1', [appId, [new URL(env().PUBLIC_BASE_URL).origin]]);
 
     const active: string[] = [];
     for (const [i, pl] of app.placements.entries()) {
@@ -233,6 +243,14 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
           k.revoked ? new Date(now.getTime() - 30 * 86400_000) : null,
         ],
       );
+      // The demo page shows its key in its source, as any web page using the SDK does: a
+      // publishable key. The page reads it from here (lib/demo.ts).
+      if (k.demoPage) {
+        await tx.query(
+          `insert into public.service_secrets (name, value) values ($1, $2) on conflict (name) do update set value = excluded.value`,
+          [DEMO_PAGE_KEY_SECRET, key.key],
+        );
+      }
     }
   }
 

@@ -56,7 +56,7 @@ for (const engine of testEngines()) {
       expect(new Set(payouts.map((p) => p.status))).toEqual(new Set(['pending', 'processing', 'paid', 'failed']));
       for (const p of payouts) expect(p.paid_at !== null).toBe(p.status === 'paid');
       const keys = await db.query<{ environment: string; status: string }>('select environment, status from public.api_keys where user_id = $1', [demo]);
-      expect(keys).toHaveLength(3);
+      expect(keys).toHaveLength(4);
       expect(new Set(keys.map((k) => k.environment))).toEqual(new Set(['development', 'production']));
       expect(keys.filter((k) => k.status === 'revoked')).toHaveLength(1);
     });

@@ -58,8 +58,8 @@ export default async function AppPage({ params }: { params: Params }) {
             <Snippet label="Get an ad" code={adRequestSnippet(base, p.id)} />
             <Snippet label="Send its impression once viewable" code={impressionSnippet(base)} />
             <p className="hint">
-              The browser SDK, a script tag and a React component that do this for you, is coming. The calls and their counting rules:{' '}
-              <Link href="/docs/sdk-integration">SDK integration</Link>.
+              On a web page, the browser SDK (a script tag, or a React component) makes these calls for you: see{' '}
+              <Link href="/docs/sdk-integration#the-browser-sdk">The browser SDK</Link>, and <Link href="/demo">the demo</Link> using it.
             </p>
           </details>
         ))}

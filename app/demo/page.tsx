@@ -1,0 +1,35 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { demoSetup } from '@/lib/demo';
+import { services } from '@/lib/services';
+import { DemoChat } from './demo-chat';
+
+export const metadata: Metadata = {
+  title: 'Demo app',
+  description: 'A small AI chat app that shows ads through the Monetize browser SDK: inline text in its answers, a sponsored card and a floating video.',
+};
+
+// Reads the demo's key and placements from the database on every visit.
+export const dynamic = 'force-dynamic';
+
+/** /demo: the demo publisher's chat app, with the SDK's three placements. */
+export default async function DemoPage() {
+  const setup = await demoSetup(await services().database());
+  return (
+    <main id="main" className="demo">
+      <h1>Quizly, a demo app</h1>
+      <p className="demo-intro">
+        This page is a publisher&apos;s app: an AI quiz helper of the demo account. Its answers carry a sponsored line, the page a sponsored card further down and a
+        floating video, all served by this service through the <Link href="/docs/sdk-integration">browser SDK</Link>. Impressions count once an ad has been in view
+        long enough; sign in as <code>demo@example.com</code> to watch them reach the console.
+      </p>
+      {'problem' in setup ? (
+        <p role="alert" className="demo-problem">
+          The demo cannot show ads: {setup.problem}
+        </p>
+      ) : (
+        <DemoChat apiKey={setup.key} placements={setup.placements} />
+      )}
+    </main>
+  );
+}

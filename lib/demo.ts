@@ -1,0 +1,50 @@
+import type { Engine } from './db/database';
+import { asService } from './db/service';
+import { hashApiKey } from './sdk/api-key';
+
+/**
+ * The demo page (`/demo`): a small AI-chat app of the demo publisher (Quizly, in the seed) that
+ * shows ads through the browser SDK with a key of its own, so that a fresh install serves and
+ * counts ads the moment it runs. The key is publishable, as every key a web page uses: the page
+ * puts it in its source. The seed keeps it in `service_secrets` and lists the service's own
+ * origin among the app's allowed origins.
+ */
+
+/** The `service_secrets` entry holding the demo page's publishable key. */
+export const DEMO_PAGE_KEY_SECRET = 'demo_page_key';
+
+export type DemoFormat = 'inline_text' | 'sponsored_card' | 'floating_video';
+
+export interface DemoSetup {
+  key: string;
+  appName: string;
+  /** An active placement of the app for each format the page shows. */
+  placements: Record<DemoFormat, string>;
+}
+
+/** The demo's key and placements, or why the page cannot show ads (and what to do). */
+export async function demoSetup(db: Engine): Promise<DemoSetup | { problem: string }> {
+  return asService(db, async (q) => {
+    const [secret] = await q.query<{ value: string }>('select value from public.service_secrets where name = $1', [DEMO_PAGE_KEY_SECRET]);
+    if (!secret) return { problem: 'This database was seeded before the demo page existed: `npm run db:reset` seeds it again, with the demo page\'s key.' };
+    const [key] = await q.query<{ status: string; app_id: string; name: string; archived: boolean }>(
+      `select k.status, a.id as app_id, a.name, a.archived_at is not null as archived
+       from public.api_keys k join public.apps a on a.id = k.app_id where k.key_hash = $1`,
+      [hashApiKey(secret.value)],
+    );
+    if (!key || key.status !== 'active' || key.archived) {
+      return { problem: 'The demo page\'s key was revoked, or its app archived, in the console: `npm run db:reset` seeds the demo again.' };
+    }
+    const rows = await q.query<{ id: string; format: DemoFormat }>(
+      `select distinct on (format) id, format from public.placements
+       where app_id = $1 and status = 'active' and format in ('inline_text', 'sponsored_card', 'floating_video')
+       order by format, created_at`,
+      [key.app_id],
+    );
+    const placements = Object.fromEntries(rows.map((r) => [r.format, r.id])) as Partial<Record<DemoFormat, string>>;
+    if (!placements.inline_text || !placements.sponsored_card || !placements.floating_video) {
+      return { problem: `${key.name} needs an active placement of each format the page shows (inline text, sponsored card, floating video): activate them in the console.` };
+    }
+    return { key: secret.value, appName: key.name, placements: placements as Record<DemoFormat, string> };
+  });
+}
