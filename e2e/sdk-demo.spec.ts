@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { formatCount } from '../lib/console/format';
 import { accountToken } from './helpers/account-token';
@@ -22,6 +23,8 @@ interface Sent {
   served: { decision: string; format: Format; placement: string }[];
   /** Impression events posted, by decision. */
   impressions: Map<string, number>;
+  /** The viewability each decision's impression carried. */
+  evidence: Map<string, { visible_share: number; visible_seconds: number }>;
 }
 
 /** Records the ads a page was served and the impressions it posted. */
@@ -34,11 +37,14 @@ function watch(page: Page, sent: Sent): void {
   });
   page.on('request', (request) => {
     if (new URL(request.url()).pathname !== '/functions/v1/events' || request.method() !== 'POST') return;
-    const { events } = JSON.parse(request.postData() ?? '{"events":[]}') as { events: { id: string; type: string; token: string }[] };
+    const { events } = JSON.parse(request.postData() ?? '{"events":[]}') as {
+      events: { id: string; type: string; token: string; viewability: { visible_share: number; visible_seconds: number } }[];
+    };
     for (const e of events) {
       if (e.type !== 'impression') continue;
       const decision = e.token.split('.')[0]!;
       sent.impressions.set(decision, (sent.impressions.get(decision) ?? 0) + 1);
+      sent.evidence.set(decision, e.viewability);
     }
   });
 }
@@ -66,7 +72,7 @@ async function leave(page: Page, sent: Sent): Promise<void> {
 }
 
 async function openDemo(page: Page): Promise<Sent> {
-  const sent: Sent = { served: [], impressions: new Map() };
+  const sent: Sent = { served: [], impressions: new Map(), evidence: new Map() };
   watch(page, sent);
   await page.goto('/demo');
   await expect(page.getByRole('heading', { level: 1, name: 'Quizly, a demo app' })).toBeVisible();
@@ -180,6 +186,41 @@ test.describe.serial('the browser SDK on the demo app', () => {
     await expect.poll(() => advertisers.length).toBe(2);
     expect(advertisers[1]).toBe(advertisers[0]);
     totals.clicks.set(served.decision, 'sponsored_card');
+    await leave(page, sent);
+  });
+
+  test('the ads are marked Sponsored, reached by the keyboard, and pass axe', async ({ page }) => {
+    const sent = await openDemo(page);
+    await expect(page.locator('.mz-ad')).toHaveCount(3);
+    for (const ad of await page.locator('.mz-ad').all()) await expect(ad.locator('.mz-label').first()).toHaveText(/^Sponsored/);
+    // Tabbing through the page reaches every ad's link and the video's close button.
+    const reached = new Set<string>();
+    for (let i = 0; i < 80 && reached.size < 4; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const el = document.activeElement;
+        const ad = el?.closest('.mz-ad');
+        return ad ? `${ad.className} ${el!.tagName}` : null;
+      });
+      if (focused) reached.add(focused);
+    }
+    expect([...reached].sort()).toEqual(['mz-ad mz-card A', 'mz-ad mz-float A', 'mz-ad mz-float BUTTON', 'mz-ad mz-inline A']);
+    const results = await new AxeBuilder({ page }).analyze();
+    const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([]);
+    await leave(page, sent);
+  });
+
+  test('the floating video plays muted, counts after two seconds of playback, and closes', async ({ page }) => {
+    const sent = await openDemo(page);
+    const served = sent.served.find((s) => s.format === 'floating_video')!;
+    const video = page.locator('.mz-float video');
+    await expect(video).toHaveJSProperty('muted', true);
+    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => !v.paused && v.currentTime > 0)).toBe(true);
+    await expect.poll(() => sent.impressions.get(served.decision), { timeout: 8000 }).toBe(1);
+    expect(sent.evidence.get(served.decision)!.visible_seconds).toBeGreaterThanOrEqual(2);
+    await page.getByRole('button', { name: 'Close ad' }).click();
+    await expect(page.locator('.mz-float')).toHaveCount(0);
     await leave(page, sent);
   });
 

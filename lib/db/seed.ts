@@ -364,12 +364,13 @@ async function seedConsent(tx: Transaction, userId: string, appId: string): Prom
   }
 }
 
-type Creative = { format: PlacementFormat; headline: string; body: string; cta: string; image: string };
+type Creative = { format: PlacementFormat; headline: string; body: string; cta: string; image: string; video?: string };
 
 /**
  * Demo advertisers, so a fresh install serves ads: three campaigns with a creative in each of
  * the four formats. They pay the pricing table's CPM for each format, as every campaign does.
- * Landing pages are on `.example` domains (RFC 2606), media are files of this service.
+ * Landing pages are on `.example` domains (RFC 2606), media are files of this service (the
+ * videos: 4-second loops, muted, made with ffmpeg from a colour, a moving bar and the name).
  */
 export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: string[]; landing: string; creatives: Creative[] }[] = [
   {
@@ -378,7 +379,7 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
     keywords: ['writing', 'notes', 'productivity'],
     landing: 'https://lumen-notes.example/start',
     creatives: [
-      { format: 'floating_video', headline: 'Notes that write themselves', body: 'See Lumen turn a meeting into a summary in 20 seconds.', cta: 'Watch the demo', image: '/ads/lumen-notes.svg' },
+      { format: 'floating_video', headline: 'Notes that write themselves', body: 'See Lumen turn a meeting into a summary in 20 seconds.', cta: 'Watch the demo', image: '/ads/lumen-notes.svg', video: '/ads/lumen-notes.webm' },
       { format: 'tooltip', headline: 'Lumen Notes', body: 'Capture this idea in one click.', cta: 'Try free', image: '/ads/lumen-notes.svg' },
       { format: 'sponsored_card', headline: 'Your second brain, organised', body: 'Lumen links every note you take to the ones that matter.', cta: 'Start free', image: '/ads/lumen-notes.svg' },
       { format: 'inline_text', headline: 'Lumen Notes keeps every draft in one place', body: '', cta: 'Try it free', image: '/ads/lumen-notes.svg' },
@@ -390,7 +391,7 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
     keywords: ['code', 'hosting', 'developer', 'api'],
     landing: 'https://parcel-cloud.example/developers',
     creatives: [
-      { format: 'floating_video', headline: 'Deploy in one command', body: 'Push your app and get a URL, TLS included.', cta: 'See how', image: '/ads/parcel-cloud.svg' },
+      { format: 'floating_video', headline: 'Deploy in one command', body: 'Push your app and get a URL, TLS included.', cta: 'See how', image: '/ads/parcel-cloud.svg', video: '/ads/parcel-cloud.webm' },
       { format: 'tooltip', headline: 'Parcel Cloud', body: 'Host this project free for 30 days.', cta: 'Deploy', image: '/ads/parcel-cloud.svg' },
       { format: 'sponsored_card', headline: 'Hosting that scales with you', body: 'Serverless functions, a database and a CDN in one plan.', cta: 'Get started', image: '/ads/parcel-cloud.svg' },
       { format: 'inline_text', headline: 'Parcel Cloud hosts it with one command', body: '', cta: 'Deploy free', image: '/ads/parcel-cloud.svg' },
@@ -402,7 +403,7 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
     keywords: ['learning', 'education', 'quiz', 'course'],
     landing: 'https://fernway.example/courses',
     creatives: [
-      { format: 'floating_video', headline: 'Learn anything in 10 minutes a day', body: 'Short lessons from people who do the work.', cta: 'Watch a lesson', image: '/ads/fernway.svg' },
+      { format: 'floating_video', headline: 'Learn anything in 10 minutes a day', body: 'Short lessons from people who do the work.', cta: 'Watch a lesson', image: '/ads/fernway.svg', video: '/ads/fernway.webm' },
       { format: 'tooltip', headline: 'Fernway Courses', body: 'A 10-minute lesson on this topic.', cta: 'Learn', image: '/ads/fernway.svg' },
       { format: 'sponsored_card', headline: 'Courses that fit your day', body: 'Over 400 short courses, with a certificate at the end.', cta: 'Browse courses', image: '/ads/fernway.svg' },
       { format: 'inline_text', headline: 'Fernway has a 10-minute course on this', body: '', cta: 'Start learning', image: '/ads/fernway.svg' },
@@ -422,8 +423,8 @@ export async function seedAdvertisers(tx: Transaction): Promise<boolean> {
     );
     for (const c of a.creatives) {
       await tx.query(
-        `insert into public.creatives (campaign_id, format, headline, body, cta, image_url, landing_url) values ($1, $2, $3, $4, $5, $6, $7)`,
-        [campaign!.id, c.format, c.headline, c.body, c.cta, c.image, a.landing],
+        `insert into public.creatives (campaign_id, format, headline, body, cta, image_url, video_url, landing_url) values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [campaign!.id, c.format, c.headline, c.body, c.cta, c.image, c.video ?? null, a.landing],
       );
     }
   }
