@@ -152,6 +152,13 @@ async function insertJson(tx: Transaction, table: string, rows: object[], return
   );
 }
 
+/** The service's own origin, and on a developer's machine the same port on 127.0.0.1 too. */
+function serviceOrigins(): string[] {
+  const url = new URL(env().PUBLIC_BASE_URL);
+  if (url.hostname !== 'localhost') return [url.origin];
+  return [url.origin, `${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ''}`];
+}
+
 async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Promise<void> {
   const rand = random(p.seed);
   const memberSince = new Date(now.getTime() - p.memberSinceDaysAgo * 86400_000);
@@ -176,7 +183,7 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
     const appId = appRow!.id;
     firstAppId ??= appId;
     // The demo page is served by this service: its pages' origin may use the app's keys.
-    if (app.demoPage) await tx.query('update public.apps set allowed_origins = $2 where id = $1', [appId, [new URL(env().PUBLIC_BASE_URL).origin]]);
+    if (app.demoPage) await tx.query('update public.apps set allowed_origins = $2 where id = $1', [appId, serviceOrigins()]);
 
     const active: string[] = [];
     for (const [i, pl] of app.placements.entries()) {
