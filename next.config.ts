@@ -25,10 +25,12 @@ const nextConfig: NextConfig = {
         headers: [
           { key: 'Access-Control-Allow-Origin', value: '*' },
           { key: 'Cross-Origin-Resource-Policy', value: 'cross-origin' },
-          { key: 'Cache-Control', value: 'public, max-age=300, must-revalidate' },
           { key: 'X-Content-Type-Options', value: 'nosniff' },
         ],
       },
+      // A released version never changes (packages/sdk/build.mjs); /sdk/v1.js follows the latest.
+      { source: '/sdk/v1.js', headers: [{ key: 'Cache-Control', value: 'public, max-age=300, must-revalidate' }] },
+      { source: '/sdk/:version(v\\d+\\.\\d+\\.\\d+\\.js)', headers: [{ key: 'Cache-Control', value: 'public, max-age=31536000, immutable' }] },
     ];
   },
   async rewrites() {

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { formatCount } from '../lib/console/format';
+import { formatCount, formatUsd } from '../lib/console/format';
 import { accountToken } from './helpers/account-token';
 
 /**
@@ -305,16 +305,24 @@ test.describe.serial('the browser SDK on the demo app', () => {
     const table = page.getByRole('region', { name: 'Placements to date' });
     for (const id of expected.keys()) {
       const p = after.placements.find((x) => x.id === id)!;
-      await expect(table.getByRole('row', { name: new RegExp(p.name) })).toContainText(formatCount(p.impressions));
+      // Name, format, status, impressions, clicks, CTR, revenue: the figures the account API gives.
+      const cells = table.getByRole('row', { name: new RegExp(p.name) }).getByRole('cell');
+      await expect(cells.nth(2)).toHaveText(formatCount(p.impressions));
+      await expect(cells.nth(3)).toHaveText(formatCount(p.clicks));
+      await expect(cells.nth(5)).toHaveText(formatUsd(p.revenue_usd));
     }
   });
 });
 
 test('the script build loads on another origin with its integrity hash, and warns once when loaded twice', async ({ page, request, baseURL }) => {
-  const served = await request.get('/sdk/v1.js');
+  const served = await request.get('/sdk/v1.0.0.js');
   expect(served.status()).toBe(200);
   expect(served.headers()['content-type']).toMatch(/javascript/);
   expect(served.headers()['access-control-allow-origin']).toBe('*');
+  expect(served.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+  const latest = await request.get('/sdk/v1.js');
+  expect((await latest.body()).equals(await served.body())).toBe(true);
+  expect(latest.headers()['cache-control']).toBe('public, max-age=300, must-revalidate');
   const { createHash } = await import('node:crypto');
   const hash = `sha384-${createHash('sha384').update(await served.body()).digest('base64')}`;
   const docs = await (await request.get('/docs/sdk-integration.md')).text();
@@ -327,14 +335,14 @@ test('the script build loads on another origin with its integrity hash, and warn
   });
   page.on('pageerror', (e) => errors.push(e.message));
   // A page of no origin of ours (about:blank), as a publisher's page is.
-  const tag = `<script src="${new URL('/sdk/v1.js', baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
+  const tag = `<script src="${new URL('/sdk/v1.0.0.js', baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
   await page.setContent(`<!doctype html><title>Publisher</title>${tag}${tag}${tag}`);
   await expect.poll(() => page.evaluate(() => typeof (window as unknown as { Monetize?: { createClient: unknown } }).Monetize?.createClient)).toBe('function');
   expect(await page.evaluate(() => (window as unknown as { Monetize: { version: string } }).Monetize.version)).toBe('1.0.0');
   expect(warnings.filter((w) => w.includes('loaded more than once'))).toHaveLength(1);
   // A wrong hash: the browser refuses the script.
   const refused = await page.context().newPage();
-  await refused.setContent(`<!doctype html><script src="${new URL('/sdk/v1.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`);
+  await refused.setContent(`<!doctype html><script src="${new URL('/sdk/v1.0.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`);
   await refused.waitForTimeout(500);
   expect(await refused.evaluate(() => 'Monetize' in window)).toBe(false);
   expect(errors).toEqual([]);

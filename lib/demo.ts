@@ -1,5 +1,7 @@
 import type { Engine } from './db/database';
+import { isDatabaseError } from './db/errors';
 import { asService } from './db/service';
+import { describeError, log } from './log';
 import { hashApiKey } from './sdk/api-key';
 
 /**
@@ -23,7 +25,17 @@ export interface DemoSetup {
 }
 
 /** The demo's key and placements, or why the page cannot show ads (and what to do). */
-export async function demoSetup(db: Engine): Promise<DemoSetup | { problem: string }> {
+export async function demoSetup(database: () => Promise<Engine>): Promise<DemoSetup | { problem: string }> {
+  try {
+    return await readSetup(await database());
+  } catch (err) {
+    if (!isDatabaseError(err)) throw err;
+    log.error('demo setup failed', describeError(err));
+    return { problem: 'the database cannot be reached right now; reload the page in a moment.' };
+  }
+}
+
+async function readSetup(db: Engine): Promise<DemoSetup | { problem: string }> {
   return asService(db, async (q) => {
     const [secret] = await q.query<{ value: string }>('select value from public.service_secrets where name = $1', [DEMO_PAGE_KEY_SECRET]);
     if (!secret) return { problem: 'This database was seeded before the demo page existed: `npm run db:reset` seeds it again, with the demo page\'s key.' };

@@ -14,7 +14,7 @@ export const dynamic = 'force-dynamic';
 
 /** /demo: the demo publisher's chat app, with the SDK's three placements. */
 export default async function DemoPage() {
-  const setup = await demoSetup(await services().database());
+  const setup = await demoSetup(() => services().database());
   return (
     <main id="main" className="demo">
       <h1>Quizly, a demo app</h1>

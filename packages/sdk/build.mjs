@@ -1,7 +1,8 @@
 // Builds the SDK: ESM for bundlers (dist/index.js, dist/react.js, with type declarations) and the
-// one-file script that the service serves at /sdk/v1.js (public/sdk/v1.js, committed, so that a
-// fresh clone serves it and its Subresource Integrity hash in the docs stays put). The docs pages
-// that show the script tag get the new hash.
+// one-file script that the service serves at /sdk/v<version>.js (never changed once released:
+// a change to the source needs a new version in package.json) and at /sdk/v1.js (the latest
+// 1.x), both committed so that a fresh clone serves them. The docs pages that show the script
+// tag get its Subresource Integrity hash.
 // `node packages/sdk/build.mjs` (or `npm run sdk:build` at the root). esbuild bundles; tsc writes
 // the declarations.
 import { spawnSync } from 'node:child_process';
@@ -13,7 +14,11 @@ import { build } from 'esbuild';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-export const SCRIPT_PATH = path.join(root, 'public/sdk/v1.js');
+/** The package's version: the script is also served at /sdk/v<version>.js, which never changes. */
+export const VERSION = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8')).version;
+/** The script at its version's URL (the one the docs give with its hash), and at /sdk/v1.js, the latest 1.x. */
+export const SCRIPT_PATH = path.join(root, `public/sdk/v${VERSION}.js`);
+export const LATEST_PATH = path.join(root, 'public/sdk/v1.js');
 /** The docs pages that show the script tag, with its integrity hash (rewritten by the build). */
 export const DOCS_WITH_SCRIPT_TAG = ['content/docs/sdk-integration.md', 'content/docs/quickstart.md', 'packages/sdk/README.md'].map((p) => path.join(root, p));
 
@@ -32,9 +37,10 @@ export function integrity(bytes) {
 
 /** The ESM builds into `outdir`. */
 export async function buildModules(outdir = path.join(here, 'dist')) {
+  await build({ ...common, entryPoints: { index: path.join(here, 'src/index.ts') }, format: 'esm', outdir });
   await build({
     ...common,
-    entryPoints: { index: path.join(here, 'src/index.ts'), react: path.join(here, 'src/react.tsx') },
+    entryPoints: { react: path.join(here, 'src/react.tsx') },
     format: 'esm',
     outdir,
     jsx: 'automatic',
@@ -55,11 +61,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const script = await buildScript();
   fs.mkdirSync(path.dirname(SCRIPT_PATH), { recursive: true });
   fs.writeFileSync(SCRIPT_PATH, script);
+  fs.writeFileSync(LATEST_PATH, script);
   for (const page of DOCS_WITH_SCRIPT_TAG) {
     const text = fs.readFileSync(page, 'utf8');
     fs.writeFileSync(page, text.replace(/integrity="sha384-[A-Za-z0-9+/=]+"/g, `integrity="${integrity(script)}"`));
   }
   await buildModules();
   buildDeclarations();
-  console.log(`public/sdk/v1.js: ${script.length} bytes, ${integrity(script)}`);
+  console.log(`public/sdk/v${VERSION}.js and v1.js: ${script.length} bytes, ${integrity(script)}`);
 }

@@ -15,7 +15,7 @@ for (const engine of testEngines()) {
     const suite = suiteDatabase(engine);
 
     it("is the seeded key of Quizly, active, and Quizly's active placements of each format", async () => {
-      const setup = (await demoSetup(suite.db)) as DemoSetup;
+      const setup = (await demoSetup(async () => suite.db)) as DemoSetup;
       expect(setup.appName).toBe('Quizly');
       expect(setup.key).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
       const [key] = await asService(suite.db, (q) =>
@@ -34,18 +34,23 @@ for (const engine of testEngines()) {
     });
 
     it('says what to do when a placement is paused, the key revoked, or the key missing', async () => {
-      const setup = (await demoSetup(suite.db)) as DemoSetup;
+      const setup = (await demoSetup(async () => suite.db)) as DemoSetup;
       expect((await changePlacement(suite.db, suite.users.demo, setup.placements.sponsored_card, 'pause')).ok).toBe(true);
-      expect(await demoSetup(suite.db)).toEqual({ problem: expect.stringContaining('needs an active placement of each format') });
+      expect(await demoSetup(async () => suite.db)).toEqual({ problem: expect.stringContaining('needs an active placement of each format') });
       expect((await changePlacement(suite.db, suite.users.demo, setup.placements.sponsored_card, 'resume')).ok).toBe(true);
-      expect(await demoSetup(suite.db)).toEqual(setup);
+      expect(await demoSetup(async () => suite.db)).toEqual(setup);
 
       const [key] = await asService(suite.db, (q) => q.query<{ id: string }>('select id from public.api_keys where key_hash = $1', [hashApiKey(setup.key)]));
       expect((await revokeApiKey(suite.db, suite.users.demo, key!.id)).ok).toBe(true);
-      expect(await demoSetup(suite.db)).toEqual({ problem: expect.stringContaining('revoked') });
+      expect(await demoSetup(async () => suite.db)).toEqual({ problem: expect.stringContaining('revoked') });
 
       await asService(suite.db, (q) => q.query("delete from public.service_secrets where name = 'demo_page_key'"));
-      expect(await demoSetup(suite.db)).toEqual({ problem: expect.stringContaining('npm run db:reset') });
+      expect(await demoSetup(async () => suite.db)).toEqual({ problem: expect.stringContaining('npm run db:reset') });
+    });
+
+    it('says the database cannot be reached when it cannot, instead of failing the page', async () => {
+      const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      expect(await demoSetup(() => Promise.reject(down))).toEqual({ problem: expect.stringContaining('cannot be reached') });
     });
   });
 }

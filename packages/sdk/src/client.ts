@@ -38,6 +38,8 @@ export interface Placement {
 
 /** Events kept while the service cannot be reached; past it, the newest are dropped. */
 const MAX_WAITING = 1000;
+/** Sends tried for the same events before they are dropped. */
+const MAX_TRIES = 5;
 
 interface QueuedEvent {
   id: string;
@@ -49,6 +51,15 @@ interface QueuedEvent {
 // Per page, whichever client or copy of the SDK (the script and the package) saw them: one
 // impression per decision. The service counts one anyway; this saves sending the others.
 const impressed: Set<string> = ((globalThis as { [key: symbol]: Set<string> })[Symbol.for('monetize.impressed')] ??= new Set());
+
+/** The error envelope's message, when the answer has one. */
+async function reason(res: Response): Promise<string> {
+  try {
+    return ((await res.json()) as { error?: { message?: string } }).error?.message ?? res.statusText;
+  } catch {
+    return res.statusText;
+  }
+}
 
 /** Whether an answer is an ad this SDK can show: its fields, and a web link to click. */
 function isAd(value: unknown): value is Ad {
@@ -68,6 +79,23 @@ function isAd(value: unknown): value is Ad {
   );
 }
 
+/** Session ids the service takes: 8 to 64 letters, digits, `_`, `.`, `:` or `-`. */
+const SESSION_ID = /^[A-Za-z0-9_.:-]{8,64}$/;
+
+/**
+ * Keywords as the service takes them: lowercase letters, digits, spaces and `-`; anything else
+ * becomes a space; empty and repeated words dropped; 10 words and 200 characters at most.
+ */
+export function cleanKeywords(words: readonly string[] | string): string {
+  const kept: string[] = [];
+  // A page without types may pass one comma-separated string.
+  for (const word of typeof words === 'string' ? words.split(',') : words) {
+    const clean = String(word).toLowerCase().replace(/[^a-z0-9 -]+/g, ' ').replace(/\s+/g, ' ').trim();
+    if (clean && !kept.includes(clean) && kept.length < 10 && [...kept, clean].join(',').length <= 200) kept.push(clean);
+  }
+  return kept.join(',');
+}
+
 function randomId(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
@@ -85,10 +113,15 @@ export class MonetizeClient {
   private readonly listeners = new Set<Listener>();
   private queue: QueuedEvent[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Failed sends in a row; after MAX_TRIES the events waiting are dropped. */
+  private failures = 0;
 
   constructor(private readonly options: ClientOptions) {
     this.base = (options.baseUrl ?? globalThis.location?.origin ?? '').replace(/\/+$/, '');
-    this.sessionId = options.sessionId ?? randomId();
+    if (options.sessionId !== undefined && !SESSION_ID.test(options.sessionId)) {
+      console.warn('Monetize SDK: sessionId must be 8 to 64 letters, digits, _ . : or -; a random one is used instead.');
+    }
+    this.sessionId = options.sessionId !== undefined && SESSION_ID.test(options.sessionId) ? options.sessionId : randomId();
     if (typeof addEventListener === 'function') {
       // Leaving the page, or hiding it (the last moment a mobile browser promises): send what waits.
       addEventListener('pagehide', () => this.flush(true));
@@ -124,7 +157,8 @@ export class MonetizeClient {
   async getAd(placementId: string, options: AdOptions = {}, signal?: AbortSignal): Promise<Ad | null> {
     try {
       const query = new URLSearchParams({ placement_id: placementId, session_id: this.sessionId });
-      if (options.keywords?.length) query.set('keywords', options.keywords.slice(0, 10).join(','));
+      const keywords = cleanKeywords(options.keywords ?? []);
+      if (keywords) query.set('keywords', keywords);
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs ?? 3000);
       signal?.addEventListener('abort', () => timeout.abort());
@@ -134,7 +168,7 @@ export class MonetizeClient {
           this.emit('no-fill', placementId);
           return null;
         }
-        if (!res.ok) throw new Error(`ad request answered ${res.status}`);
+        if (!res.ok) throw new Error(`ad request answered ${res.status}: ${await reason(res)}`);
         const ad: unknown = await res.json();
         if (!isAd(ad)) throw new Error('the ad request answered something that is not an ad');
         this.emit('filled', placementId, { ad });
@@ -173,15 +207,20 @@ export class MonetizeClient {
     } catch {
       // Not a selector at all: the same as a selector that matches nothing.
     }
-    if (!slot) {
-      this.emit('error', placementId, { error: new Error(`no element ${String(target)} to render into`) });
+    if (!slot || slot.nodeType !== 1) {
+      this.emit('error', placementId, { error: new Error(`no element ${typeof target === 'string' ? target : '(not an element)'} to render into`) });
       return placement;
     }
-    reserve(slot, options.format);
+    try {
+      reserve(slot, options.format);
+    } catch (error) {
+      this.emit('error', placementId, { error });
+    }
+    const into: HTMLElement = slot;
     const showFallback = (): void => {
       try {
         const fallback = typeof options.fallback === 'function' ? options.fallback() : options.fallback;
-        if (fallback !== undefined) slot.replaceChildren(fallback);
+        if (fallback !== undefined) into.replaceChildren(fallback);
       } catch (error) {
         this.emit('error', placementId, { error });
       }
@@ -190,7 +229,7 @@ export class MonetizeClient {
       if (abort.signal.aborted) return;
       if (!found) return showFallback();
       try {
-        const drawn = drawAd(slot, found, () => placement.destroy());
+        const drawn = drawAd(into, found, () => placement.destroy());
         ad = found;
         remove = drawn.remove;
         drawn.link.addEventListener('click', () => this.emit('clicked', placementId, { ad: found }));
@@ -210,15 +249,28 @@ export class MonetizeClient {
    */
   trackImpression(ad: Ad, element: Element, video: HTMLVideoElement | null = null): () => void {
     if (impressed.has(ad.decision_id)) return () => {};
-    return watchViewability(element, ad.viewability, video, (evidence) => {
-      if (impressed.has(ad.decision_id)) return;
-      impressed.add(ad.decision_id);
-      // The id is the decision's: sent again by anything, the service counts it once.
-      this.queue.push({ id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: evidence });
-      this.emit('viewable', ad.placement_id, { ad, evidence });
-      // Within a second of the first event waiting: a steady stream of them still leaves.
-      this.flushTimer ??= setTimeout(() => this.flush(), 1000);
-    });
+    try {
+      return watchViewability(element, ad.viewability, video, (evidence) => this.viewed(ad, evidence));
+    } catch (error) {
+      this.emit('error', ad.placement_id, { ad, error });
+      return () => {};
+    }
+  }
+
+  /** An ad met its rule: its impression waits to be sent, once per decision, while the ad is valid. */
+  private viewed(ad: Ad, evidence: Evidence): void {
+    if (impressed.has(ad.decision_id)) return;
+    // Past its expiry the service would refuse it: the page should ask for a new ad instead.
+    if (Date.now() >= Date.parse(ad.expires_at)) {
+      this.emit('error', ad.placement_id, { ad, error: new Error('the ad expired before it was viewable; ask for a new one') });
+      return;
+    }
+    impressed.add(ad.decision_id);
+    // The id is the decision's: sent again by anything, the service counts it once.
+    this.queue.push({ id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: evidence });
+    this.emit('viewable', ad.placement_id, { ad, evidence });
+    // Within a second of the first event waiting: a steady stream of them still leaves.
+    this.flushTimer ??= setTimeout(() => this.flush(), 1000);
   }
 
   /**
@@ -235,19 +287,37 @@ export class MonetizeClient {
     const beaconed = beacon && typeof navigator !== 'undefined' && navigator.sendBeacon?.(url, new Blob([body], { type: 'text/plain' }));
     if (!beaconed) {
       fetch(url, { method: 'POST', keepalive: true, headers: { 'x-api-key': this.options.key, 'content-type': 'application/json' }, body })
-        .then((res) => {
-          if (res.ok) return;
+        .then(async (res) => {
+          if (res.ok) {
+            this.failures = 0;
+            // Each event's outcome: anything not recorded (or already recorded) is worth knowing.
+            const answer = (await res.json().catch(() => null)) as { results?: { id: string; status: string; reason?: string }[] } | null;
+            for (const r of answer?.results ?? []) {
+              if (r.status !== 'recorded' && r.status !== 'duplicate') this.emit('error', '', { error: new Error(`event ${r.id} ${r.status}${r.reason ? `: ${r.reason}` : ''}`) });
+            }
+            return;
+          }
           // Refused for good (a 4xx but 429): sending them again would change nothing.
-          if (res.status !== 429 && res.status < 500) return this.emit('error', '', { error: new Error(`events refused: ${res.status}`) });
+          if (res.status !== 429 && res.status < 500) {
+            this.failures = 0;
+            return this.emit('error', '', { error: new Error(`events refused: ${res.status} ${await reason(res)}`) });
+          }
           throw new Error(`events answered ${res.status}`);
         })
         .catch((error) => {
-          // Kept for the next try, the oldest first, up to MAX_WAITING.
+          this.emit('error', '', { error });
+          // A page whose origin the app does not allow gets no readable answer at all: after
+          // MAX_TRIES failed sends in a row, with growing pauses (5, 10, 20, 40 s), what failed
+          // is dropped. The count is the client's, whichever batch failed.
+          if (++this.failures >= MAX_TRIES) {
+            this.failures = 0;
+            return;
+          }
+          // Kept for the next try, before anything newer, up to MAX_WAITING.
           this.queue.unshift(...events);
           this.queue.splice(MAX_WAITING);
-          this.emit('error', '', { error });
           clearTimeout(this.flushTimer);
-          this.flushTimer = setTimeout(() => this.flush(), 5000);
+          this.flushTimer = setTimeout(() => this.flush(), 5000 * 2 ** (this.failures - 1));
         });
     }
     if (this.queue.length > 0) this.flush(beacon);

@@ -28,6 +28,7 @@ export class ViewabilityClock {
   private since: number | null = null;
   private lowest = 1;
   private seconds: number;
+  private needed: { min_visible_share: number; min_seconds: number } | null = null;
 
   /** `video`: playback counts, not only presence. */
   constructor(
@@ -40,12 +41,12 @@ export class ViewabilityClock {
   /** The state at `now` (ms); the evidence once the rule is met, else null. */
   update(now: number, sample: Sample): Evidence | null {
     const needed = ruleFor(this.rule, sample.areaPx);
-    this.seconds = needed.min_seconds;
     const inView = sample.visible && sample.share >= needed.min_visible_share && (!this.video || sample.playing === true);
-    if (!inView) {
-      this.since = null;
-      return null;
-    }
+    // Another rule in force (the ad changed size across 242,500 px) starts the count again.
+    if (!inView || (this.since !== null && needed !== this.needed)) this.since = null;
+    this.needed = needed;
+    this.seconds = needed.min_seconds;
+    if (!inView) return null;
     if (this.since === null) {
       this.since = now;
       this.lowest = sample.share;
@@ -55,10 +56,11 @@ export class ViewabilityClock {
     const seconds = (now - this.since) / 1000;
     if (seconds < this.seconds) return null;
     // Rounded down: the evidence never claims more than was seen.
+    // Within what the service takes: a share to 4 decimals, a day, 100 million pixels.
     return {
       visible_share: Math.min(1, Math.floor(this.lowest * 10_000) / 10_000),
-      visible_seconds: Math.floor(seconds * 1000) / 1000,
-      area_px: Math.round(sample.areaPx),
+      visible_seconds: Math.min(86_400, Math.floor(seconds * 1000) / 1000),
+      area_px: Math.min(100_000_000, Math.round(sample.areaPx)),
     };
   }
 

@@ -43,8 +43,9 @@ export function watchViewability(element: Element, rule: ViewabilityRule, video:
       area = entry.boundingClientRect.width * entry.boundingClientRect.height;
       check();
     },
-    // Every share a rule can ask for is a threshold: crossing it in either direction is reported.
-    { threshold: [0, 0.3, 0.5, 0.75, 1] },
+    // Every 5%: each share a rule asks for is among them, and the lowest share reported over
+    // the count is never more than 5 points above what was in view.
+    { threshold: Array.from({ length: 21 }, (_, i) => i / 20) },
   );
   observer.observe(element);
 

@@ -5,17 +5,22 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module of the package, without declarations.
-import { buildDeclarations, buildScript, DOCS_WITH_SCRIPT_TAG, integrity, SCRIPT_PATH } from '../build.mjs';
+import { buildDeclarations, buildScript, DOCS_WITH_SCRIPT_TAG, integrity, LATEST_PATH, SCRIPT_PATH, VERSION } from '../build.mjs';
+import { VERSION as CLIENT_VERSION } from '../src/client';
 
 const root = path.resolve(__dirname, '../../..');
 /** The budget for the script build, gzipped: what a page pays to show ads. */
 const SCRIPT_BUDGET_GZIP_BYTES = 8 * 1024;
 
 describe('the SDK build', () => {
-  it('serves, at /sdk/v1.js, exactly what the source builds to (else: npm run sdk:build)', async () => {
+  it('serves, at /sdk/v<version>.js and /sdk/v1.js, exactly what the source builds to', async () => {
+    expect(CLIENT_VERSION, 'src/client.ts VERSION is the package.json version').toBe(VERSION);
     const built: Buffer = await buildScript();
-    const served = fs.readFileSync(SCRIPT_PATH);
-    expect(served.equals(built), 'public/sdk/v1.js is not the build of packages/sdk/src: run `npm run sdk:build` and commit it').toBe(true);
+    expect(
+      fs.existsSync(SCRIPT_PATH) && fs.readFileSync(SCRIPT_PATH).equals(built),
+      `public/sdk/v${VERSION}.js is not the build of packages/sdk/src. A released version never changes: give the package a new version (package.json and VERSION in src/client.ts), run \`npm run sdk:build\` and commit the new file`,
+    ).toBe(true);
+    expect(fs.readFileSync(LATEST_PATH).equals(built), 'public/sdk/v1.js is the latest build: run `npm run sdk:build`').toBe(true);
   });
 
   it(`keeps the script within ${SCRIPT_BUDGET_GZIP_BYTES} bytes gzipped`, () => {
@@ -25,9 +30,10 @@ describe('the SDK build', () => {
 
   it('gives the docs the script tag with its Subresource Integrity hash', () => {
     const hash: string = integrity(fs.readFileSync(SCRIPT_PATH));
+    const src = `/sdk/v${VERSION as string}\\.js`;
     for (const page of DOCS_WITH_SCRIPT_TAG as string[]) {
       const text = fs.readFileSync(page, 'utf8');
-      expect(text, page).toMatch(new RegExp(`<script src="https://[A-Za-z.-]+/sdk/v1\\.js" integrity="${hash.replace(/[+/]/g, '\\$&')}" crossorigin="anonymous"></script>`));
+      expect(text, page).toMatch(new RegExp(`<script src="https://[A-Za-z.-]+${src}" integrity="${hash.replace(/[+/]/g, '\\$&')}" crossorigin="anonymous"></script>`));
       expect(text.match(/integrity="[^"]*"/g), `${page}: one hash, the current one`).toEqual([`integrity="${hash}"`]);
     }
   });

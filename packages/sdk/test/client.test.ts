@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createClient, type MonetizeClient } from '../src/client';
+import { cleanKeywords, createClient, type MonetizeClient } from '../src/client';
 import type { Ad, Format, MonetizeEvent, ViewabilityRule } from '../src/types';
 
 /*
@@ -392,6 +392,81 @@ describe('the ad request', () => {
     expect(eventsOf('filled').map((e) => e.placementId)).toEqual(['pl_kw', 'pl_plain', 'pl_many']);
   });
 
+  it('cleans keywords as the service takes them, sends them so, and leaves the parameter out when none is left', async () => {
+    const SERVICE_KEYWORDS = /^[a-z0-9 -]+(,[a-z0-9 -]+)*$/;
+    expect(cleanKeywords(['AI', 'C++', 'café', 'AI', ''])).toBe('ai,c,caf');
+    expect(cleanKeywords(['  Build \t CACHE  ', 'rust/wasm', 'a,b', 'Rust-Lang'])).toBe('build cache,rust wasm,a b,rust-lang');
+    expect(cleanKeywords(['Rust', 'rust!', ' RUST ', '', '   ', '!!!'])).toBe('rust');
+    expect(cleanKeywords(['', ' ', '¿¡', '日本語'])).toBe('');
+    expect(cleanKeywords(Array.from({ length: 15 }, (_, i) => `Word${i}`))).toBe('word0,word1,word2,word3,word4,word5,word6,word7,word8,word9');
+    // 200 characters at most, commas included; words are kept whole.
+    const long = ['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(60));
+    const capped = cleanKeywords(long);
+    expect(capped.length).toBeLessThanOrEqual(200);
+    expect(capped.startsWith(`${long[0]},${long[1]},${long[2]}`)).toBe(true);
+    for (const word of capped.split(',')) expect(long).toContain(word);
+
+    const awkward: string[][] = [
+      ['ÀÉÎÕÜ', 'naïve café', '🚀 rocket 🚀', 'tab\there', 'new\nline', ',,,', ' , '],
+      ['--', ' - ', 'a - b', '0', 'x'.repeat(250), 'C#', 'F#', '.NET', 'node.js'],
+      Array.from({ length: 40 }, (_, i) => `Keyword number ${i} — with «quotes»`),
+      [String(null), String(undefined), '\u0000\u200b', 'Ünïcödé', 'ǅ', 'ß'],
+    ];
+    for (const words of awkward) {
+      const clean = cleanKeywords(words);
+      expect(clean.length).toBeLessThanOrEqual(200);
+      expect(clean.split(',').length).toBeLessThanOrEqual(10);
+      expect(clean).toMatch(SERVICE_KEYWORDS);
+    }
+
+    const c = client();
+    serveAd(makeAd('sponsored_card'));
+    await c.getAd('pl_kw', { keywords: ['AI', 'C++', 'café', 'AI', ''] });
+    await c.getAd('pl_none', { keywords: ['', '   ', '!!!', '日本語'] });
+    c.render(slot(), 'pl_render', { format: 'sponsored_card', keywords: ['Rust!', 'WASM', 'rust'] });
+    c.render(slot(), 'pl_render_none', { format: 'sponsored_card', keywords: ['???'] });
+    await settle();
+
+    const [kw, none, rendered, renderedNone] = requests('/functions/v1/ads');
+    expect(kw!.url.searchParams.get('keywords')).toBe('ai,c,caf');
+    expect(none!.url.searchParams.has('keywords')).toBe(false);
+    expect(Object.fromEntries(none!.url.searchParams)).toEqual({ placement_id: 'pl_none', session_id: 'sess_spec' });
+    expect(rendered!.url.searchParams.get('keywords')).toBe('rust,wasm');
+    expect(renderedNone!.url.searchParams.has('keywords')).toBe(false);
+  });
+
+  it('replaces a sessionId the service would refuse with a random valid one (warning once), and keeps and sends a valid one', async () => {
+    const VALID = /^[A-Za-z0-9_.:-]{8,64}$/;
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    serveAd(makeAd('tooltip'));
+
+    for (const refused of ['user@example.com', 'short', 'x'.repeat(65), 'has space here', '']) {
+      warn.mockClear();
+      fetchMock.mockClear();
+      const c = createClient({ key: KEY, baseUrl: BASE, sessionId: refused });
+      expect(c.sessionId).toMatch(VALID);
+      expect(c.sessionId).not.toBe(refused);
+      expect(warn).toHaveBeenCalledTimes(1);
+      await c.getAd('pl_session');
+      expect(requests('/functions/v1/ads')[0]!.url.searchParams.get('session_id')).toBe(c.sessionId);
+    }
+
+    for (const valid of ['sess_ok:1.2-3', 'abcdefgh', 'A'.repeat(64)]) {
+      warn.mockClear();
+      fetchMock.mockClear();
+      const c = createClient({ key: KEY, baseUrl: BASE, sessionId: valid });
+      expect(c.sessionId).toBe(valid);
+      expect(warn).not.toHaveBeenCalled();
+      await c.getAd('pl_session');
+      expect(requests('/functions/v1/ads')[0]!.url.searchParams.get('session_id')).toBe(valid);
+    }
+
+    // None given: a random valid one, without a warning.
+    warn.mockClear();
+    expect(createClient({ key: KEY, baseUrl: BASE }).sessionId).toMatch(VALID);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
   it('on 204 fills the slot with the fallback (a string, a Node, or what a function makes) and emits no-fill, without error', async () => {
     routes.set('/functions/v1/ads', () => new Response(null, { status: 204 }));
     const c = client();
@@ -454,6 +529,23 @@ describe('the ad request', () => {
     });
   }
 
+  it("puts the service's error message in the error event of a non-2xx ad answer", async () => {
+    routes.set('/functions/v1/ads', () => json({ error: { message: 'placement pl_paused is paused' } }, 403));
+    const c = client();
+
+    await expect(c.getAd('pl_paused')).resolves.toBeNull();
+    c.render(slot(), 'pl_paused_render', { format: 'tooltip' });
+    await settle();
+
+    const errors = eventsOf('error');
+    expect(errors.map((e) => e.placementId)).toEqual(['pl_paused', 'pl_paused_render']);
+    for (const e of errors) {
+      expect(e.error).toBeInstanceOf(Error);
+      expect((e.error as Error).message).toContain('placement pl_paused is paused');
+      expect((e.error as Error).message).toContain('403');
+    }
+  });
+
   it('on a request slower than timeoutMs shows the fallback at the timeout and emits one error event, throwing and rejecting nothing', async () => {
     routes.set('/functions/v1/ads', (_url, init) => pendingUntilAborted(init));
     const c = client({ timeoutMs: 800 });
@@ -482,6 +574,31 @@ describe('the ad request', () => {
       expect(() => placement!.destroy()).not.toThrow();
     }
     expect(eventsOf('error')).toHaveLength(2);
+  });
+
+  it('emits an error event for a target that is an object but not an element (a plain object, a text node), and throws nothing', async () => {
+    serveAd(makeAd('sponsored_card'));
+    const c = client();
+    const text = document.createTextNode('not an element');
+    document.body.append(text);
+    for (const target of [{} as unknown as Element, text as unknown as Element, document as unknown as Element]) {
+      let placement: ReturnType<typeof c.render> | undefined;
+      expect(() => (placement = c.render(target, 'pl_not_element', { format: 'sponsored_card', fallback: 'fallback' }))).not.toThrow();
+      expect(placement!.ad).toBeNull();
+      expect(() => placement!.destroy()).not.toThrow();
+    }
+    await settle();
+
+    const errors = eventsOf('error');
+    expect(errors).toHaveLength(3);
+    for (const e of errors) {
+      expect(e.placementId).toBe('pl_not_element');
+      expect(e.error).toBeInstanceOf(Error);
+    }
+    expect(requests('/functions/v1/ads')).toHaveLength(0);
+    expect(text.textContent).toBe('not an element');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
   });
 
   it('when the fallback function throws, emits one error event, throwing and rejecting nothing', async () => {
@@ -687,6 +804,85 @@ describe('viewability', () => {
     expect(sent[0]!.viewability.area_px).toBe(76_800);
   });
 
+  it('watches with IntersectionObserver thresholds every 5%, from 0 to 1', () => {
+    const c = client();
+    const element = slot();
+    c.trackImpression(makeAd('tooltip'), element);
+    const [observer] = FakeIntersectionObserver.watching(element);
+    const threshold = observer!.options?.threshold;
+    expect(Array.isArray(threshold)).toBe(true);
+    const values = threshold as number[];
+    expect(values).toHaveLength(21);
+    values.forEach((value, i) => expect(value).toBeCloseTo(i * 0.05, 10));
+    expect(values[0]).toBe(0);
+    expect(values[20]).toBe(1);
+  });
+
+  it('sends no impression for an ad that expired before it was viewable, and emits an error saying so', async () => {
+    const c = client();
+    const past = makeAd('tooltip');
+    past.expires_at = new Date(Date.now() - 60_000).toISOString();
+    // Valid when watched, expired 500 ms later, before its second in view is over.
+    const during = makeAd('sponsored_card');
+    during.expires_at = new Date(Date.now() + 500).toISOString();
+    const first = slot();
+    const second = slot();
+
+    expect(() => {
+      c.trackImpression(past, first);
+      c.trackImpression(during, second);
+    }).not.toThrow();
+    see(first, 1);
+    see(second, 1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await settle();
+
+    expect(eventsOf('viewable')).toHaveLength(0);
+    expect(eventPosts()).toHaveLength(0);
+    const errors = eventsOf('error');
+    expect(errors.map((e) => e.ad?.decision_id)).toEqual([past.decision_id, during.decision_id]);
+    for (const e of errors) expect((e.error as Error).message).toMatch(/expir/i);
+    expect(errors.map((e) => e.placementId)).toEqual([past.placement_id, during.placement_id]);
+  });
+
+  it('emits an error event, throwing nothing, when IntersectionObserver refuses the element', async () => {
+    const c = client();
+    const failure = new TypeError("Failed to construct 'IntersectionObserver'");
+    vi.stubGlobal(
+      'IntersectionObserver',
+      class {
+        constructor() {
+          throw failure;
+        }
+      },
+    );
+    const ad = makeAd('tooltip');
+    let stop: (() => void) | undefined;
+    expect(() => (stop = c.trackImpression(ad, slot()))).not.toThrow();
+    expect(() => stop!()).not.toThrow();
+    expect(eventsOf('error')).toHaveLength(1);
+    expect(eventsOf('error')[0]!.error).toBe(failure);
+    expect(eventsOf('error')[0]!.ad).toBe(ad);
+
+    // As a real observer does for what is not an element: observe() throws.
+    class Refusing extends FakeIntersectionObserver {
+      override observe(element: Element): void {
+        if (element.nodeType !== 1) throw new TypeError("Failed to execute 'observe': parameter 1 is not of type 'Element'");
+        super.observe(element);
+      }
+    }
+    vi.stubGlobal('IntersectionObserver', Refusing);
+    const other = makeAd('tooltip');
+    expect(() => (stop = c.trackImpression(other, document.createTextNode('x') as unknown as Element))).not.toThrow();
+    expect(() => stop!()).not.toThrow();
+    expect(eventsOf('error')).toHaveLength(2);
+    expect(eventsOf('error')[1]!.ad).toBe(other);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(eventPosts()).toHaveLength(0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+
   it('restarts a video ad\'s count when its playback pauses', async () => {
     const c = client();
     const ad = makeAd('floating_video', { video_url: `${BASE}/clip.mp4` });
@@ -890,6 +1086,126 @@ describe('flush', () => {
     // Accepted the second time: nothing more.
     await vi.advanceTimersByTimeAsync(30_000);
     expect(eventPosts()).toHaveLength(2);
+  });
+
+  /** An impression viewable now, waiting for the 1 s batching delay. */
+  async function viewableAd(c: MonetizeClient): Promise<Ad> {
+    const ad = makeAd('tooltip');
+    const element = slot();
+    c.trackImpression(ad, element);
+    see(element, 1);
+    await vi.advanceTimersByTimeAsync(1100);
+    return ad;
+  }
+
+  /** Moves the fake clock to `time` (ms, as Date.now()), letting the answers settle. */
+  async function advanceTo(time: number): Promise<void> {
+    await vi.advanceTimersByTimeAsync(time - Date.now());
+    await settle();
+  }
+
+  /** The events route: each POST takes the next answer ('fail': fetch rejects); records when it was asked. */
+  function eventsAnswer(answers: ('fail' | 'ok')[], times: number[]): void {
+    routes.set('/functions/v1/events', () => {
+      times.push(Date.now());
+      return (answers.shift() ?? 'fail') === 'fail' ? Promise.reject(new TypeError('Failed to fetch')) : json({ accepted: 1 }, 202);
+    });
+  }
+
+  it('after a network failure sends the events again after 5, 10, 20 and 40 s, and drops them after the 5th failure', async () => {
+    const times: number[] = [];
+    eventsAnswer([], times);
+    const c = client();
+    const ad = await viewableAd(c);
+
+    await vi.advanceTimersByTimeAsync(1000); // the 1 s batching delay ends
+    await settle();
+    expect(eventPosts()).toHaveLength(1);
+
+    for (const [i, pause] of [5000, 10_000, 20_000, 40_000].entries()) {
+      const due = times.at(-1)! + pause;
+      await advanceTo(due - 50);
+      expect(eventPosts()).toHaveLength(i + 1);
+      await advanceTo(due + 50);
+      expect(eventPosts()).toHaveLength(i + 2);
+      expect(times.at(-1)).toBe(due);
+    }
+    expect(eventPosts()).toHaveLength(5);
+    expect(eventPosts().every((events) => events.length === 1 && events[0]!.id === `${ad.decision_id}.impression`)).toBe(true);
+
+    // The 5th failure: dropped. Nothing more, however long the page stays.
+    for (let i = 0; i < 10; i++) await advanceTo(Date.now() + 60_000);
+    c.flush();
+    await settle();
+    expect(eventPosts()).toHaveLength(5);
+    expect(eventsOf('error')).toHaveLength(5);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+
+  it('starts counting failures again after a send succeeds', async () => {
+    const times: number[] = [];
+    eventsAnswer(['fail', 'fail', 'ok'], times);
+    const c = client();
+    const first = await viewableAd(c);
+    await vi.advanceTimersByTimeAsync(1000);
+    await settle();
+    await advanceTo(times.at(-1)! + 5000 + 50);
+    await advanceTo(times.at(-1)! + 10_000 + 50);
+    expect(eventPosts()).toHaveLength(3); // fail, fail, accepted
+    await advanceTo(Date.now() + 120_000);
+    expect(eventPosts()).toHaveLength(3);
+
+    // A new impression whose sends all fail: five tries again, from a 5 s pause, before it is dropped.
+    const second = await viewableAd(c);
+    await advanceTo(Date.now() + 1000);
+    const tried = (): number => eventPosts().filter((events) => events.some((e) => e.id === `${second.decision_id}.impression`)).length;
+    expect(tried()).toBe(1);
+    for (const pause of [5000, 10_000, 20_000, 40_000]) await advanceTo(times.at(-1)! + pause + 50);
+    expect(tried()).toBe(5);
+    expect(times.slice(3).map((t, i, all) => (i === 0 ? 0 : t - all[i - 1]!))).toEqual([0, 5000, 10_000, 20_000, 40_000]);
+    await advanceTo(Date.now() + 600_000);
+    expect(tried()).toBe(5);
+    expect(eventPosts().flat().filter((e) => e.id === `${first.decision_id}.impression`)).toHaveLength(3);
+  });
+
+  it('emits an error naming the event and its reason for each result rejected or invalid in a 200 answer, and none for recorded or duplicate', async () => {
+    const statuses = [
+      { status: 'rejected', reason: 'expired_token' },
+      { status: 'invalid', reason: 'bot' },
+      { status: 'recorded' },
+      { status: 'duplicate', reason: 'already_counted' },
+    ];
+    routes.set('/functions/v1/events', (_url, init) => {
+      const sent = (JSON.parse(String(init.body)) as { events: SentEvent[] }).events;
+      const results = sent.map((e, i) => ({ id: e.id, ...statuses[i]! }));
+      return json({ received: sent.length, recorded: 1, duplicates: 1, invalid: 1, rejected: 1, results });
+    });
+    const c = client();
+    const ads = Array.from({ length: 4 }, () => makeAd('tooltip'));
+    for (const ad of ads) {
+      const element = slot();
+      c.trackImpression(ad, element);
+      see(element, 1);
+    }
+    await vi.advanceTimersByTimeAsync(2100);
+    await settle();
+    expect(eventPosts()).toHaveLength(1);
+    expect(eventPosts()[0]!.map((e) => e.id)).toEqual(ads.map((ad) => `${ad.decision_id}.impression`));
+
+    const messages = eventsOf('error').map((e) => (e.error as Error).message);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toContain(`${ads[0]!.decision_id}.impression`);
+    expect(messages[0]).toContain('rejected');
+    expect(messages[0]).toContain('expired_token');
+    expect(messages[1]).toContain(`${ads[1]!.decision_id}.impression`);
+    expect(messages[1]).toContain('invalid');
+    expect(messages[1]).toContain('bot');
+    for (const ad of ads.slice(2)) expect(messages.join('\n')).not.toContain(ad.decision_id);
+
+    // Answered: not sent again.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(eventPosts()).toHaveLength(1);
   });
 
   it('flush(true) with more than 100 impressions waiting beacons them all, 100 at most per beacon', async () => {

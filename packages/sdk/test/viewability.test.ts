@@ -63,4 +63,30 @@ describe('the viewability clock (MRC)', () => {
     clock.update(400, seen(0.61237));
     expect(clock.update(1234.5678, seen(0.9))).toEqual({ visible_share: 0.6123, visible_seconds: 1.234, area_px: 30_000 });
   });
+
+  it('keeps the evidence within what the service takes: 100,000,000 px and 86,400 s at most', () => {
+    const huge = new ViewabilityClock(display);
+    huge.update(0, seen(1, 20_000 * 20_000));
+    expect(huge.update(1000, seen(1, 20_000 * 20_000))).toEqual({ visible_share: 1, visible_seconds: 1, area_px: 100_000_000 });
+
+    // A page that reports nothing for more than a day: the count is longer than the service takes.
+    const long = new ViewabilityClock(display);
+    long.update(0, seen(1));
+    expect(long.update(100_000_000, seen(1))).toEqual({ visible_share: 1, visible_seconds: 86_400, area_px: 30_000 });
+    const day = new ViewabilityClock(display);
+    day.update(0, seen(1));
+    expect(day.update(86_399_000, seen(1))).toMatchObject({ visible_seconds: 86_399 });
+  });
+
+  it('starts the count again when the ad changes size across 242,500 px (the large rule gives way to the small one)', () => {
+    const clock = new ViewabilityClock(display);
+    expect(clock.update(0, seen(0.6, 970 * 250))).toBeNull();
+    expect(clock.dueAt()).toBe(1000);
+    // At 500 ms the ad shrinks to 300×250, still 60% in view: the small rule counts from now.
+    expect(clock.update(500, seen(0.6, 300 * 250))).toBeNull();
+    expect(clock.dueAt()).toBe(1500);
+    expect(clock.update(1000, seen(0.6, 300 * 250))).toBeNull();
+    expect(clock.update(1499, seen(0.6, 300 * 250))).toBeNull();
+    expect(clock.update(1500, seen(0.6, 300 * 250))).toEqual({ visible_share: 0.6, visible_seconds: 1, area_px: 75_000 });
+  });
 });
