@@ -7,10 +7,18 @@
 // it appends the socket's peer address, and lib/http/client-ip.ts trusts only the last entry.
 import http from 'node:http';
 import next from 'next';
+import { serveOptions } from './serve-options.mjs';
 
-const dev = process.argv.includes('--dev');
-const port = Number(process.env.PORT || 3000);
-const host = process.env.HOST || undefined; // all interfaces, like `next dev`
+// `npm run dev -- -p 4000`, `npm start -- --port=4000`, or PORT; all interfaces unless -H or HOST.
+let options;
+try {
+  options = serveOptions(process.argv.slice(2), process.env);
+} catch (err) {
+  console.error(`scripts/serve.mjs: ${err.message}`);
+  process.exit(2);
+}
+const { dev, port, host } = options;
+process.env.PORT = String(port);
 process.env.PUBLIC_BASE_URL ||= `http://localhost:${port}`;
 if (dev) process.env.NODE_ENV ||= 'development';
 
