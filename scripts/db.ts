@@ -5,6 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { lockDataDir } from '../lib/db/pglite-lock';
 import { openPglite, openPostgres, type Engine } from '../lib/db/engine';
 import { dropMigratedSchema, migrate } from '../lib/db/migrate';
 import { seed } from '../lib/db/seed';
@@ -28,7 +29,13 @@ async function main(command: string | undefined): Promise<void> {
       await dropMigratedSchema(engine);
       await engine.close();
     } else {
-      rmSync(path.resolve(PGLITE_DATA_DIR), { recursive: true, force: true });
+      // Not under a running server: the lock says who has it (lib/db/pglite-lock.ts).
+      const release = lockDataDir(path.resolve(PGLITE_DATA_DIR));
+      try {
+        rmSync(path.resolve(PGLITE_DATA_DIR), { recursive: true, force: true });
+      } finally {
+        release();
+      }
     }
     console.log(`reset ${where()}`);
   }

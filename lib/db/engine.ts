@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { lockDataDir } from './pglite-lock';
 
 /**
  * One SQL path, two engines (ARCHITECTURE.md, Data): embedded PGlite by default, a real PostgreSQL
@@ -54,17 +55,25 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
   // The data directory is the server's own state, not code: keep it out of the build's file tracing.
   const dataDir = options.dataDir ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), options.dataDir) : undefined;
   if (dataDir) mkdirSync(/*turbopackIgnore: true*/ dataDir, { recursive: true });
-  const db = await PGlite.create({
-    dataDir,
-    loadDataDir: options.loadDataDir,
-    parsers: {
-      [OID.INT8]: toNumber,
-      [OID.NUMERIC]: toNumber,
-      [OID.DATE]: asIs,
-      [OID.TIMESTAMP]: toDate,
-      [OID.TIMESTAMPTZ]: toDate,
-    },
-  });
+  // One process per data directory (lib/db/pglite-lock.ts): a second one is refused, by name.
+  const release = dataDir ? lockDataDir(dataDir) : () => {};
+  let db: InstanceType<typeof PGlite>;
+  try {
+    db = await PGlite.create({
+      dataDir,
+      loadDataDir: options.loadDataDir,
+      parsers: {
+        [OID.INT8]: toNumber,
+        [OID.NUMERIC]: toNumber,
+        [OID.DATE]: asIs,
+        [OID.TIMESTAMP]: toDate,
+        [OID.TIMESTAMPTZ]: toDate,
+      },
+    });
+  } catch (err) {
+    release();
+    throw err;
+  }
   const wrap = (q: { query: typeof db.query; exec: typeof db.exec }): Transaction => ({
     async query<T extends Row>(text: string, params?: readonly unknown[]) {
       const result = await q.query<T>(text, params ? [...params] : undefined);
@@ -83,7 +92,10 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
     // so two concurrent transactions never interleave (and never see each other's settings).
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     script: async (text) => (await db.exec(text)).map((r) => r.rows as Row[]),
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+      release();
+    },
     dump: async () => db.dumpDataDir('none'),
   };
 }
