@@ -7,6 +7,7 @@
 // it appends the socket's peer address, and lib/http/client-ip.ts trusts only the last entry.
 import http from 'node:http';
 import next from 'next';
+import { normalizeRequestTarget } from './request-path.mjs';
 import { serveOptions } from './serve-options.mjs';
 
 // `npm run dev -- -p 4000`, `npm start -- --port=4000`, or PORT; all interfaces unless -H or HOST.
@@ -36,6 +37,7 @@ function appendPeer(req) {
 
 const server = http.createServer((req, res) => {
   appendPeer(req);
+  req.url = normalizeRequestTarget(req.url ?? '/');
   handle(req, res).catch((err) => {
     console.error(JSON.stringify({ level: 'error', message: 'request failed', reason: String(err?.message ?? err) }));
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
