@@ -24,3 +24,28 @@ test('an encoded path answers as the route it decodes to', async ({ request }) =
   const dots = await request.get('/api/v1/%2e%2e/v1/pricing');
   expect(dots.status()).toBe(200);
 });
+
+test('a path under an API prefix that no route has answers the API 404, not the site page', async ({ request }) => {
+  for (const [path, version] of [
+    ['/api/v1/nope', '1'],
+    ['/functions/v1', '1'],
+    ['/oauth/nope', undefined],
+    ['/mcp/x', undefined],
+    ['/docs/mcp/x', undefined],
+    ['/a2a/x', undefined],
+    ['/ask/x', undefined],
+  ] as const) {
+    const res = await request.get(path);
+    expect(res.status(), path).toBe(404);
+    expect(res.headers()['content-type'], path).toMatch(/^application\/json/);
+    expect(res.headers()['api-version'], path).toBe(version);
+    expect(res.headers()['ratelimit-policy'], path).toBeDefined();
+    expect((await res.json()).error, path).toMatchObject({ status: 404, code: 'not_found' });
+  }
+  // Site pages beside them are still pages.
+  for (const page of ['/docs/mcp-servers', '/docs/quickstart']) {
+    const res = await request.get(page);
+    expect(res.status(), page).toBe(200);
+    expect(res.headers()['content-type'], page).toMatch(/^text\/html/);
+  }
+});

@@ -476,6 +476,16 @@ export const ROUTES = declare({
   '/llms-full.txt': { ...SITE, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/sitemap.xml': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/robots.txt': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'public, max-age=3600' } } },
+  // ── Paths under the API's prefixes that no route above has: a 404 in the envelope, with each
+  // surface's headers, never the site's HTML (lib/http/not-found.ts). No operations: nothing to
+  // document or list. ──────────────────────────────────────────────────────────────────────────
+  '/api/v1/[...unknown]': { ...REST, methods: {} },
+  '/functions/v1/[[...unknown]]': { ...REST, methods: {} },
+  '/oauth/[[...unknown]]': { ...REST, apiVersion: false, methods: {} },
+  '/mcp/[...unknown]': { ...AGENT, methods: {} },
+  '/docs/mcp/[...unknown]': { ...AGENT, methods: {} },
+  '/a2a/[...unknown]': { ...AGENT, methods: {} },
+  '/ask/[...unknown]': { ...AGENT, methods: {} },
 });
 
 export type Routes = typeof ROUTES;

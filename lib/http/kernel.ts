@@ -70,6 +70,11 @@ export type Handlers<R extends RouteDeclaration> = {
 export interface RouteOptions {
   /** Top-level fields added beside `error` in this route's API error bodies (the index's 401 lists the endpoints). */
   errorExtra?: (error: ApiError) => Record<string, unknown> | undefined;
+  /**
+   * The route of the paths under a prefix that no other route has (`<prefix>/[...unknown]`,
+   * lib/http/not-found.ts): every method is a 404, in the envelope, with the kernel's headers.
+   */
+  unknownPath?: boolean;
 }
 
 /** What Next passes a route handler: `params` only for routes with dynamic segments. */
@@ -207,6 +212,9 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
 
   /** Method, credential, inputs, handler: what a request and a batch's sub-request share. */
   async function run(x: Exchange, method: HttpMethod, params: NextContext['params']): Promise<Answer> {
+    if (options.unknownPath) {
+      throw new ApiError('not_found', `Nothing is at ${new URL(x.url).pathname.slice(0, 200)}. The endpoints are in the docs, /docs, and GET /api/v1 lists the REST ones.`);
+    }
     const name = (method === 'HEAD' ? 'GET' : method) as DeclarableMethod;
     const operation = method === 'HEAD' && !headAllowed ? undefined : declaration.methods[name];
     const handler = (handlers as Record<DeclarableMethod, Handler<OperationDeclaration> | undefined>)[name];

@@ -87,6 +87,8 @@ describe('GET /api/v1/openapi.json', () => {
     const missing: string[] = [];
     for (const file of files) {
       const urlPath = urlPathOf(file);
+      // The 404 of paths no route has (lib/http/not-found.ts) declares nothing to document.
+      if (/\[\.\.\.unknown\]/.test(file)) continue;
       const mod = (await import(file)) as Record<string, unknown>;
       // The file's handlers, run with the test's services: OPTIONS answers the kernel's Allow list without running a handler.
       const route = routeOf(mod.OPTIONS);
