@@ -7,9 +7,9 @@ import { agentCardJson, answerJsonRpc } from './jsonrpc';
  * kernel's 405 in the API error envelope, and so are a 429 and an oversized body (413): those
  * are HTTP answers, given before any JSON-RPC is read.
  */
-export const a2aRoute = defineRoute(ROUTES['/a2a'], { POST: ({ request, services }) => answerJsonRpc(request, services.pricing) });
+export const a2aRoute = defineRoute(ROUTES['/a2a'], { POST: ({ request, services }) => answerJsonRpc(request, services) });
 
 /** GET /.well-known/agent-card.json: the agent card, public and cacheable. */
 export const agentCardRoute = defineRoute(ROUTES['/.well-known/agent-card.json'], {
-  GET: async ({ services }) => json(await agentCardJson(services.pricing)),
+  GET: async ({ services }) => json(await agentCardJson(services)),
 });

@@ -15,7 +15,8 @@ import { absoluteUrl } from '../http/responses';
 import type { LivePricing } from '../pricing/settings';
 import { agentCard } from './card';
 import { MonetizeAgentExecutor, TaskBusManager } from './executor';
-import { RecentTaskStore } from './task-store';
+import { DatabaseTaskStore } from './task-store';
+import type { Engine } from '../db/database';
 
 /**
  * The A2A JSON-RPC binding for a route handler: what the SDK's Express `jsonRpcHandler` does,
@@ -27,25 +28,31 @@ import { RecentTaskStore } from './task-store';
 type JsonRpcId = string | number | null;
 
 type Agent = { base: string; transport: JsonRpcTransportHandler; handler: DefaultRequestHandler };
+/** What the agent needs of the services: prices to quote, and the database its tasks are kept in. */
+export interface AgentServices {
+  readonly pricing: LivePricing;
+  database(): Promise<Engine>;
+}
 const agents = new WeakMap<LivePricing, Agent>();
 
 /**
- * One agent per process (per set of services, and per base URL, which tests change): its task
- * store lives as long.
+ * One agent per process (per set of services, and per base URL, which tests change). Its tasks
+ * are in the database (DatabaseTaskStore), shared by every instance.
  */
-function theAgent(pricing: LivePricing): Agent {
+function theAgent(services: AgentServices): Agent {
   const base = absoluteUrl('');
-  let agent = agents.get(pricing);
+  let agent = agents.get(services.pricing);
   if (agent?.base !== base) {
-    const handler = new DefaultRequestHandler(agentCard(), new RecentTaskStore(), new MonetizeAgentExecutor(pricing), new TaskBusManager());
-    agents.set(pricing, (agent = { base, handler, transport: new JsonRpcTransportHandler(handler) }));
+    const store = new DatabaseTaskStore(() => services.database());
+    const handler = new DefaultRequestHandler(agentCard(), store, new MonetizeAgentExecutor(services.pricing), new TaskBusManager());
+    agents.set(services.pricing, (agent = { base, handler, transport: new JsonRpcTransportHandler(handler) }));
   }
   return agent;
 }
 
 /** The card as the SDK serialises it (proto JSON: empty fields left out). */
-export async function agentCardJson(pricing: LivePricing): Promise<unknown> {
-  return AgentCard.toJSON(await theAgent(pricing).handler.getAgentCard());
+export async function agentCardJson(services: AgentServices): Promise<unknown> {
+  return AgentCard.toJSON(await theAgent(services).handler.getAgentCard());
 }
 
 const rpcError = (id: JsonRpcId, error: { code: number; message: string; data?: unknown }, status = 200) =>
@@ -61,7 +68,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /** Answers one POST /a2a. */
-export async function answerJsonRpc(request: Request, pricing: LivePricing): Promise<JsonReply> {
+export async function answerJsonRpc(request: Request, services: AgentServices): Promise<JsonReply> {
   const contentType = request.headers.get('content-type');
   // As the SDK's Express guard: no Content-Type is read as JSON; another one is refused.
   if (contentType && contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {
@@ -79,7 +86,7 @@ export async function answerJsonRpc(request: Request, pricing: LivePricing): Pro
 
   const id = idOf(body);
   try {
-    const { handler, transport } = theAgent(pricing);
+    const { handler, transport } = theAgent(services);
     const context = defaultServerCallContextBuilder({
       extensions: Extensions.parseServiceParameter(request.headers.get(HTTP_EXTENSION_HEADER) ?? undefined),
       user: new UnauthenticatedUser(),

@@ -1,50 +1,50 @@
-import type { ListTasksResponse, Task } from '@a2a-js/sdk';
+import { Task, type ListTasksResponse } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { TaskStore } from '@a2a-js/sdk/server';
+import type { Engine } from '../db/database';
+import { asService } from '../db/service';
+
+/** How long a task is kept after it was last saved. */
+export const TASK_TTL_MS = 15 * 60_000;
 
 /**
- * The tasks the agent remembers, so `GetTask` can fetch a task again by its id: the most recent
- * ones only, for a while, in this process. The SDK's InMemoryTaskStore keeps every task forever,
- * in one bucket per tenant and owner, both of which an anonymous caller chooses; this one is
- * bounded, whatever the callers send.
+ * The agent's tasks in the database (table `a2a_tasks`), so that `GetTask` works on every
+ * instance, whichever one answered the `SendMessage`. Kept `TASK_TTL_MS` after their last save;
+ * each save deletes the expired ones, so the table never holds more than that much traffic.
+ * Stored as the SDK's proto JSON (`Task.toJSON`), read back with `Task.fromJSON`: a loaded task
+ * is a new object, which the SDK may change before saving it back.
  *
  * Every caller is anonymous, so tasks are not listed (`ListTasks` would show one caller the
  * questions of others); a task's id, a random UUID known only to whoever created it, is what
  * finds it.
  */
-export class RecentTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, { task: Task; at: number }>();
-
+export class DatabaseTaskStore implements TaskStore {
   constructor(
-    /** How many tasks are kept; the oldest goes first. */
-    private readonly max = 256,
-    /** How long a task is kept, in milliseconds. */
-    private readonly ttlMs = 15 * 60_000,
+    private readonly database: () => Promise<Engine>,
+    private readonly ttlMs = TASK_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
   async save(task: Task): Promise<void> {
-    this.tasks.delete(task.id);
-    this.tasks.set(task.id, { task: structuredClone(task), at: this.now() });
-    while (this.tasks.size > this.max) this.tasks.delete(this.tasks.keys().next().value as string);
+    const now = this.now();
+    await asService(await this.database(), async (q) => {
+      await q.query('delete from public.a2a_tasks where saved_at < $1', [new Date(now - this.ttlMs)]);
+      await q.query(
+        `insert into public.a2a_tasks (id, task, saved_at) values ($1, $2::jsonb, $3)
+         on conflict (id) do update set task = excluded.task, saved_at = excluded.saved_at`,
+        [task.id, Task.toJSON(task), new Date(now)],
+      );
+    });
   }
 
   async load(taskId: string): Promise<Task | undefined> {
-    const entry = this.tasks.get(taskId);
-    if (!entry) return undefined;
-    if (this.now() - entry.at > this.ttlMs) {
-      this.tasks.delete(taskId);
-      return undefined;
-    }
-    // A copy: the SDK changes what it loads before saving it back.
-    return structuredClone(entry.task);
+    const rows = await asService(await this.database(), (q) =>
+      q.query<{ task: unknown }>('select task from public.a2a_tasks where id = $1 and saved_at >= $2', [taskId, new Date(this.now() - this.ttlMs)]),
+    );
+    return rows[0] ? Task.fromJSON(rows[0].task) : undefined;
   }
 
   async list(): Promise<ListTasksResponse> {
     throw new UnsupportedOperationError('Tasks are not listed: every caller is anonymous. Keep the task id SendMessage returned and use GetTask.');
-  }
-
-  get size(): number {
-    return this.tasks.size;
   }
 }

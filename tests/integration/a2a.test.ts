@@ -166,6 +166,17 @@ describe('SendMessage through the SDK client', () => {
     await expect(client.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(/not cancelable/i);
   });
 
+  it('answers GetTask on another instance than the one that ran the task (tasks are in the database)', async () => {
+    const task = asTask(await send(client, 'What is the minimum payout?'));
+    // Another instance: services of its own (its own agent and store), the same database.
+    setTestServices(makeServices({ database: suite.db, rateLimiter: UNLIMITED() }));
+    const again = await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
+    expect(again.id).toBe(task.id);
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(texts(again.status?.message?.parts)).toEqual(texts(task.status?.message?.parts));
+    await expect(client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined })).rejects.toThrow(/not found/i);
+  });
+
   it('falls back to SendMessage when the client asks for a stream (the card declares none)', async () => {
     const events = [];
     for await (const event of client.sendMessageStream({ tenant: '', message: userMessage('What is the minimum payout?'), configuration: undefined, metadata: undefined })) events.push(event);
