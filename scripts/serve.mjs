@@ -59,8 +59,15 @@ async function shutdown(signal) {
   if (closing) return;
   closing = true;
   console.log(`> ${signal}: closing`);
-  server.close();
-  server.closeAllConnections?.();
+  // New connections are refused from now on; requests in flight finish (up to STOP_GRACE_MS),
+  // idle keep-alive connections are closed, and a keep-alive connection is closed after its
+  // current answer (Node sends `Connection: close` once the server is closing).
+  const drained = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections?.();
+  const grace = Number(process.env.STOP_GRACE_MS || 10_000);
+  const timer = setTimeout(() => server.closeAllConnections?.(), grace);
+  await drained;
+  clearTimeout(timer);
   // Close the database the app opened (lib/db keeps it on globalThis), so PGlite flushes.
   try {
     const db = await globalThis[Symbol.for('monetize.database')];
