@@ -57,9 +57,20 @@ export async function asUser<T>(db: Engine, claims: UserClaims, fn: (db: Queryab
  * account read, where the round trips to the database were most of the cost.
  */
 export async function readAsUser<T extends Row>(db: Engine, claims: UserClaims, text: string): Promise<T[]> {
-  const json = JSON.stringify({ ...claims, role: 'authenticated' });
-  const results = await db.script(`select set_config('request.jwt.claims', ${jsonLiteral(json)}, true), set_config('role', 'authenticated', true); ${text}`);
+  const results = await scriptAs(db, 'authenticated', JSON.stringify({ ...claims, role: 'authenticated' }), text);
   return results[results.length - 1] as T[];
+}
+
+/**
+ * Statements without parameters (`;`-separated) run as `role`, with `claims` (a JSON text) as
+ * `request.jwt.claims` when given, in one message (`Engine.script`): the settings hold for the
+ * message's implicit transaction only. Answers each statement's rows, the settings' left out.
+ * The one-round-trip path of account reads (`readAsUser`) and of the SDK surface (lib/sdk/access.ts).
+ */
+export async function scriptAs(db: Engine, role: 'authenticated' | 'anon' | 'sdk', claims: string | null, statements: string): Promise<Row[][]> {
+  const claimed = claims === null ? '' : `set_config('request.jwt.claims', ${jsonLiteral(claims)}, true), `;
+  const results = await db.script(`select ${claimed}set_config('role', '${role}', true); ${statements}`);
+  return results.slice(1);
 }
 
 /**

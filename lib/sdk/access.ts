@@ -1,4 +1,4 @@
-import { jsonLiteral, type Engine, type Row } from '../db/database';
+import { jsonLiteral, scriptAs, type Engine, type Row } from '../db/database';
 import { isDatabaseError } from '../db/errors';
 import { ApiError } from '../http/errors';
 import { describeError, log } from '../log';
@@ -27,11 +27,8 @@ export function sdkClaims(app: AppClaims | { appId: string }): string {
 }
 
 /** Runs `statements` (`;`-separated) as the app's SDK role; answers each statement's rows. */
-export async function runAsApp(db: Engine, app: AppClaims | { appId: string }, statements: string): Promise<Row[][]> {
-  const results = await db.script(
-    `select set_config('request.jwt.claims', ${jsonLiteral(sdkClaims(app))}, true), set_config('role', 'sdk', true); ${statements}`,
-  );
-  return results.slice(1);
+export function runAsApp(db: Engine, app: AppClaims | { appId: string }, statements: string): Promise<Row[][]> {
+  return scriptAs(db, 'sdk', sdkClaims(app), statements);
 }
 
 /** The database's failures are "retry later" (503, `Retry-After`); anything else is a bug, and a 500. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Engine } from '../db/database';
+import { scriptAs, type Engine } from '../db/database';
 import { ApiError, OriginRefused } from '../http/errors';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, type KeyEnvironment } from '../schemas/account';
 import { orUnavailable, rowsOf, runAsApp, sqlText } from './access';
@@ -102,9 +102,7 @@ export function checkOrigin(app: Pick<SdkApp, 'allowedOrigins'>, headers: Header
 
 /** The row of the key, found by its hash as `anon`, or undefined when no key has that hash. */
 export async function findApiKey(db: Engine, key: string): Promise<SdkKeyRow | undefined> {
-  // One message: the role holds for its implicit transaction only (as `runAsApp`).
-  const results = await db.script(`select set_config('role', 'anon', true); select * from public.sdk_key(${sqlText(hashApiKey(key))})`);
-  const rows = rowsOf(results, 1);
+  const rows = rowsOf(await scriptAs(db, 'anon', null, `select * from public.sdk_key(${sqlText(hashApiKey(key))})`), 0);
   // key_hash is unique: a second row would be a broken schema, and neither row may be trusted.
   if (rows.length > 1) throw new Error('public.sdk_key answered more than one key for one hash');
   return rows.length === 1 ? sdkKeyRow.parse(rows[0]) : undefined;
@@ -128,7 +126,7 @@ export async function findApp(db: Engine, appId: string): Promise<SdkApp | undef
  * expires under load, the database is asked once, not once per request in flight.
  */
 export class SdkDirectory {
-  private readonly keys = new Map<string, { row: SdkKeyRow | undefined; at: number }>();
+  private readonly keys = new Map<string, { row: SdkKeyRow; at: number }>();
   private readonly apps = new Map<string, { app: SdkApp | undefined; at: number }>();
   private readonly pending = new Map<string, Promise<unknown>>();
 
