@@ -11,6 +11,28 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
 
+/** A comma-separated list (unset or empty: none), each entry checked by `entry`. */
+const commaList = (entry: z.ZodType<string, string>) =>
+  z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(entry));
+
+/** A host as a `Host` header carries it: a name or address, and a port if not the default. */
+const hostEntry = z
+  .string()
+  .regex(/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/, 'each entry must be a host, such as monetize.example or preview.monetize.example:8443');
+/** A web origin: scheme, host and port only, as an `Origin` header carries it. */
+const originEntry = z.string().refine((v) => {
+  try {
+    const url = new URL(v);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === v.toLowerCase();
+  } catch {
+    return false;
+  }
+}, 'each entry must be an origin, such as https://app.example (scheme, host and port only)');
+
 const positiveInt = (fallback: number) =>
   z.coerce.number().int().positive().max(1_000_000_000).default(fallback);
 
@@ -21,12 +43,16 @@ const schema = z
     PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
     /** A real PostgreSQL (Supabase's pooler URL in production). Unset: embedded PGlite. */
     DATABASE_URL: optionalString.pipe(z.string().url().optional()),
+    /** Milliseconds a PostgreSQL statement may take, the wait for a connection included, before it is cancelled and the request answered as "database unavailable". */
+    DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
     /** Where the embedded database keeps its files. */
     PGLITE_DATA_DIR: z.string().default('.data/pglite'),
     /** Requests allowed per window and client IP on the rate-limited surfaces. */
     RATE_LIMIT_MAX: positiveInt(120),
     /** Length of the rate-limit window in seconds. */
     RATE_LIMIT_WINDOW_S: positiveInt(60),
+    /** Client registrations (`POST /oauth/register`) allowed per hour and client address (an IPv6 /64), on top of the rate limit. */
+    OAUTH_REGISTRATIONS_PER_HOUR: positiveInt(20),
     /** Requests allowed per window and SDK key (content/docs/rate-limits.md), on top of the per-address budget. */
     SDK_KEY_RATE_LIMIT_MAX: positiveInt(6000),
     /** Seconds between two runs of the ad traffic roll-up in a long-running server; 0 turns it off (pg_cron runs it instead). */
@@ -49,6 +75,18 @@ const schema = z
     OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS_FOR_TESTS: z.enum(['0', '1']).default('0'),
     /** `on` (default) offers anonymous agent registration; `off` removes it. */
     AGENT_REGISTRATION: z.enum(['on', 'off']).default('on'),
+    /**
+     * The MCP endpoints' DNS-rebinding protection (lib/http/host-origin.ts): extra names this
+     * deployment answers under, besides PUBLIC_BASE_URL's host, loopback names and Vercel's own
+     * (a second domain, a proxy's name). Any other `Host` is refused with 403.
+     */
+    MCP_ALLOWED_HOSTS: commaList(hostEntry),
+    /** Web origins whose pages may call the MCP endpoints from a browser, besides this deployment's own and loopback ones. */
+    MCP_ALLOWED_ORIGINS: commaList(originEntry),
+    /** Set by Vercel: the deployment's own names (no scheme), which the MCP endpoints answer under. */
+    VERCEL_URL: optionalString,
+    VERCEL_BRANCH_URL: optionalString,
+    VERCEL_PROJECT_PRODUCTION_URL: optionalString,
     /** Log level of the server log. */
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /** In-process caches to turn off, by name (lib/cache/lru.ts): how `npm run bench` measures what each is worth. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readAsUser, type Engine } from '../db/database';
 import { isDatabaseError } from '../db/errors';
-import { ApiError } from '../http/errors';
+import { ApiError, RETRY_AFTER_S } from '../http/errors';
 import { describeError, log } from '../log';
 import { apiKeyRow, appRow, dailyRow, payoutRow, placementRow, profileRow } from '../schemas/account';
 
@@ -48,12 +48,14 @@ export type AccountRead = keyof typeof ACCOUNT_READS;
 export type AccountRow<R extends AccountRead> = z.output<(typeof ACCOUNT_READS)[R]['row']>;
 
 const unavailable = () => new ApiError('account_unavailable', 'The account data could not be loaded: authorize again to get a new token.');
+const databaseDown = () =>
+  new ApiError('account_unavailable', 'The account data could not be loaded right now: retry after the seconds in Retry-After.', { 'Retry-After': RETRY_AFTER_S });
 
 /**
  * Runs one account read as the user and returns its row, parsed. A user deleted since the token
- * was issued, or a failure of the database or of the connection to it, is the 502
- * `account_unavailable` (the client should authorize again). Any other error is a bug and goes
- * on unchanged, for the route to answer 500 and log.
+ * was issued (the client should authorize again), or a failure of the database or of the
+ * connection to it (the client should retry later), is the 502 `account_unavailable`. Any other
+ * error is a bug and goes on unchanged, for the route to answer 500 and log.
  */
 export async function readAccount<R extends AccountRead>(db: Engine, reader: AccountReader, read: R): Promise<AccountRow<R>> {
   const { sql, row } = ACCOUNT_READS[read];
@@ -64,7 +66,7 @@ export async function readAccount<R extends AccountRead>(db: Engine, reader: Acc
   } catch (err) {
     if (!isDatabaseError(err)) throw err;
     log.error('account read failed', { user_id: reader.userId, read, ...describeError(err) });
-    throw unavailable();
+    throw databaseDown();
   }
   if (account === null || account === undefined) throw unavailable();
   // Row-level security shows a user exactly one profile, their own (a function that saw more

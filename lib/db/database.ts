@@ -12,9 +12,9 @@ export type { Engine, Queryable, Transaction, Row } from './engine';
  * it once (lib/services.ts).
  */
 export async function openDatabase(): Promise<Engine> {
-  const { DATABASE_URL, PGLITE_DATA_DIR } = env();
+  const { DATABASE_URL, DATABASE_TIMEOUT_MS, PGLITE_DATA_DIR } = env();
   const started = Date.now();
-  const engine = DATABASE_URL ? await openPostgres(DATABASE_URL) : await openPglite({ dataDir: PGLITE_DATA_DIR });
+  const engine = DATABASE_URL ? await openPostgres(DATABASE_URL, { timeoutMs: DATABASE_TIMEOUT_MS }) : await openPglite({ dataDir: PGLITE_DATA_DIR });
   const applied = await migrate(engine);
   // A real PostgreSQL is seeded on purpose (`npm run db:seed`); the embedded one on first start.
   const seeded = engine.kind === 'pglite' ? await seed(engine) : false;

@@ -100,8 +100,42 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
   };
 }
 
-export async function openPostgres(url: string): Promise<Engine> {
+/** How long a statement may take, waiting for a connection included, before the caller is answered with `DatabaseTimeout`. */
+export const DEFAULT_TIMEOUT_MS = 5000;
+
+/**
+ * A statement cut off by the deadline: SQLSTATE 57014 (query_canceled), the code PostgreSQL gives
+ * a statement its `statement_timeout` cancels, so every caller treats it as the database being
+ * unavailable (lib/db/errors.ts), never as a bug.
+ */
+export class DatabaseTimeout extends Error {
+  readonly code = '57014';
+  constructor(ms: number) {
+    super(`The database did not answer within ${ms} ms; the statement was cancelled.`);
+    this.name = 'DatabaseTimeout';
+  }
+}
+
+export interface PostgresOptions {
+  /** The deadline of each statement, waiting for a connection included (default DEFAULT_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/**
+ * A real PostgreSQL through postgres.js. Each statement has a deadline, counted from the call:
+ * when the database is slow, unreachable or every connection is busy, the caller is answered
+ * `DatabaseTimeout` then, and the statement is cancelled (taken out of the driver's queue, or a
+ * cancel request sent to the server), so waiting is bounded and nothing piles up behind a slow
+ * statement. The deadline is kept here, in the client, rather than as the server's
+ * `statement_timeout`: a transaction pooler (Supabase's, port 6543) does not carry session
+ * settings, and only the client can bound the wait for a connection or a lost network.
+ * Migrations (`exec`) have none: they run once, at start, and may take long.
+ * A lost connection is replaced on the next statement, so the service recovers by itself when
+ * the database is back.
+ */
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Engine> {
   const { default: postgres } = await import('postgres');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const parsed = new URL(url);
   const sql = postgres(url, {
     max: 10,
@@ -122,7 +156,7 @@ export async function openPostgres(url: string): Promise<Engine> {
   type Session = Pick<typeof sql, 'unsafe'>;
   const wrap = (s: Session): Transaction => ({
     async query<T extends Row>(text: string, params?: readonly unknown[]) {
-      const rows = await s.unsafe(text, params ? ([...params] as never[]) : undefined);
+      const rows = await within(s.unsafe(text, params ? ([...params] as never[]) : undefined), timeoutMs);
       return [...(rows as unknown as T[])];
     },
     async exec(text: string) {
@@ -135,13 +169,60 @@ export async function openPostgres(url: string): Promise<Engine> {
     kind: 'postgres',
     query: self.query,
     exec: self.exec,
-    transaction: async <T>(fn: (tx: Transaction) => Promise<T>) => (await sql.begin((tx) => fn(wrap(tx)))) as T,
+    transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
+      // Each statement inside has its deadline; the wait for a connection to begin on has one too.
+      // A transaction given up on before it began never runs `fn` when a connection frees up.
+      let began = false;
+      let gaveUp = false;
+      const done = sql.begin((tx) => {
+        if (gaveUp) throw new DatabaseTimeout(timeoutMs);
+        began = true;
+        return fn(wrap(tx));
+      }) as Promise<T>;
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          if (began) return;
+          gaveUp = true;
+          reject(new DatabaseTimeout(timeoutMs));
+        }, timeoutMs);
+        done.then(
+          (value) => (clearTimeout(timer), resolve(value)),
+          (err) => (clearTimeout(timer), reject(err)),
+        );
+      });
+    },
     script: async (text) => {
-      const results = (await sql.unsafe(text).simple()) as unknown as Row[] | Row[][];
+      const results = (await within(sql.unsafe(text).simple(), timeoutMs)) as unknown as Row[] | Row[][];
       // One statement answers its rows; several answer a list of them.
       const all = results.length > 0 && Array.isArray(results[0]) ? (results as Row[][]) : [results as Row[]];
       return all.map((rows) => [...rows]);
     },
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/** A statement of postgres.js: it starts when awaited, and can be cancelled. */
+interface Pending<T> extends PromiseLike<T> {
+  cancel(): unknown;
+}
+
+/**
+ * `pending`'s answer, or `DatabaseTimeout` after `ms`, when the statement is also cancelled:
+ * postgres.js takes a statement that has not been sent out of its queue, and asks the server to
+ * cancel one that is running (best effort: if the server cannot be reached, the connection's own
+ * failure ends it). A cancel request names a connection, not a statement (PostgreSQL's protocol,
+ * 55.2.8): one that lands after its statement ended cuts the connection's next statement instead,
+ * which then fails as "unavailable" too, and its client retries.
+ */
+function within<T>(pending: Pending<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new DatabaseTimeout(ms));
+      pending.cancel();
+    }, ms);
+    pending.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (err) => (clearTimeout(timer), reject(err)),
+    );
+  });
 }

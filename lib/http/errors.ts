@@ -21,6 +21,9 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** Seconds a client is asked to wait (`Retry-After`) before retrying a 503: the database unavailable. */
+export const RETRY_AFTER_S = '5';
+
 export interface ApiErrorBody {
   error: { status: number; code: ErrorCode; message: string };
 }

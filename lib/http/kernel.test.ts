@@ -51,6 +51,7 @@ const oauthRoute = defineRoute(
   {
     POST: ({ body }) => {
       if (body.grant_type === 'boom') throw new Error('database password is hunter2');
+      if (body.grant_type === 'down') throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' });
       throw new OAuthError('unsupported_grant_type', 'Only authorization_code is supported.');
     },
   },
@@ -177,6 +178,27 @@ describe('route kernel', () => {
     spy.mockRestore();
   });
 
+  it('answers a failure of the database as 503 with Retry-After, in the shape of each surface, saying nothing internal', async () => {
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const down = defineRoute(
+      { ...API, path: '/down', methods: { GET: { credential: NONE } } },
+      { GET: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' })) },
+    );
+    const api = await down.GET(get('/down'), ctx);
+    expect(api.status).toBe(503);
+    expect(api.headers.get('Retry-After')).toBe('5');
+    const apiText = await api.text();
+    expect(JSON.parse(apiText)).toEqual({ error: { status: 503, code: 'unavailable', message: expect.any(String) } });
+    const oauth = await oauthRoute.POST(post('/t', 'grant_type=down', 'application/x-www-form-urlencoded'), ctx);
+    expect(oauth.status).toBe(503);
+    expect(oauth.headers.get('Retry-After')).toBe('5');
+    expect(oauth.headers.get('Cache-Control')).toBe('no-store');
+    const oauthText = await oauth.text();
+    expect(JSON.parse(oauthText)).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    expect(apiText + oauthText).not.toMatch(/10\.0\.0\.5|ECONNREFUSED/);
+    spy.mockRestore();
+  });
+
   it('speaks RFC 6749 on OAuth routes, also for validation and unexpected errors', async () => {
     const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
     const known = await oauthRoute.POST(post('/t', 'grant_type=password', 'application/x-www-form-urlencoded'), ctx);
@@ -206,6 +228,13 @@ describe('route kernel', () => {
     expect(refused.headers.get('X-RateLimit-Remaining')).toBe('0');
     // Another client has its own budget.
     expect((await route.GET(get('/x', { 'x-forwarded-for': '198.51.100.2' }), ctx)).status).toBe(200);
+  });
+
+  it('counts an IPv6 client by its /64: new addresses in one network share one budget', async () => {
+    useRateLimiter(new MemoryRateLimiter({ max: 3, windowSeconds: 60 }));
+    for (let i = 1; i <= 3; i++) expect((await route.GET(get('/x', { 'x-forwarded-for': `2001:db8:7:7::${i}` }), ctx)).status).toBe(200);
+    expect((await route.GET(get('/x', { 'x-forwarded-for': '2001:db8:7:7:ffff:1:2:3' }), ctx)).status).toBe(429);
+    expect((await route.GET(get('/x', { 'x-forwarded-for': '2001:db8:7:8::1' }), ctx)).status).toBe(200);
   });
 
   it('lets a handler charge more units (a batch pays per sub-request)', async () => {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import { isDatabaseError } from '../db/errors';
 import { describeError, log } from '../log';
 import { services as processServices, type Services } from '../services';
-import { clientIp } from './client-ip';
+import { clientIp, senderOf } from './client-ip';
 import { checkCredential, type PrincipalOf } from './credentials';
 import { HTTP_METHODS, type DeclarableMethod, type Deprecation, type HttpMethod, type OperationDeclaration, type RouteDeclaration } from './declaration';
-import { ApiError, OAuthError, OriginRefused } from './errors';
+import { ApiError, OAuthError, OriginRefused, RETRY_AFTER_S } from './errors';
 import { parseQuery, readBody } from './input';
 import { writeKeyRateLimitHeaders, writeRateLimitHeaders, type RateLimiter, type RateLimitResult } from './rate-limit';
 
@@ -206,7 +207,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
 
   async function take(x: Exchange, units: number): Promise<void> {
     if (!x.limiter || units <= 0) return;
-    x.limit = await x.limiter.consume(x.clientIp, units);
+    x.limit = await x.limiter.consume(senderOf(x.clientIp), units);
     if (!x.limit.allowed) throw new ApiError('rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.');
   }
 
@@ -234,15 +235,16 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     return answer;
   }
 
-  function errorAnswer(err: unknown, x: Exchange): JsonReply {
+  function errorAnswer(thrown: unknown, x: Exchange): JsonReply {
     const { requestId } = x;
-    if (err instanceof OriginRefused) x.originRefused = true;
+    if (thrown instanceof OriginRefused) x.originRefused = true;
+    const err = isDatabaseError(thrown) ? databaseUnavailable(thrown, requestId) : thrown;
     if (declaration.errors === 'oauth') {
       const e =
         err instanceof OAuthError
           ? err
           : err instanceof ApiError
-            ? new OAuthError(err.code === 'rate_limited' ? 'rate_limited' : 'invalid_request', err.message, err.status, err.headers)
+            ? new OAuthError(err.code === 'rate_limited' ? 'rate_limited' : err.code === 'unavailable' ? 'temporarily_unavailable' : 'invalid_request', err.message, err.status, err.headers)
             : undefined;
       if (e) return json(e.body(), { status: e.status, headers: e.headers });
       logUnexpected(err, requestId);
@@ -252,7 +254,7 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
       err instanceof ApiError
         ? err
         : err instanceof OAuthError
-          ? new ApiError(err.status === 429 ? 'rate_limited' : 'invalid_request', err.description, err.headers)
+          ? new ApiError(err.status === 429 ? 'rate_limited' : err.status === 503 ? 'unavailable' : 'invalid_request', err.description, err.headers)
           : undefined;
     if (e) return json({ ...options.errorExtra?.(e), ...e.body() }, { status: e.status, headers: e.headers });
     logUnexpected(err, requestId);
@@ -353,6 +355,16 @@ function queryStringOf(url: string): string {
   if (start === -1) return '';
   const end = url.indexOf('#', start);
   return url.slice(start + 1, end === -1 ? undefined : end);
+}
+
+/**
+ * A failure of the database, or of the connection to it, or a statement past its deadline
+ * (lib/db/errors.ts) that no handler answered itself: "retry later" in the route's own error
+ * shape, a 503 with `Retry-After`, never a 500 (nothing is wrong with the request or our code).
+ */
+function databaseUnavailable(err: unknown, requestId: string): ApiError {
+  log.error('database unavailable', { request_id: requestId, ...describeError(err) });
+  return new ApiError('unavailable', 'The service cannot reach its database right now; retry after the seconds in Retry-After.', { 'Retry-After': RETRY_AFTER_S });
 }
 
 function logUnexpected(err: unknown, requestId: string): void {

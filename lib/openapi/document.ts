@@ -35,7 +35,6 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
     const optional = credential.kind === 'optional-api-key' ? ' (when `x-api-key` is sent)' : '';
     out[401] = error(`No \`x-api-key\` header, or one that holds no key or an unknown key (\`invalid_token\`)${optional}.`);
     out[403] = error('The key has been revoked or its app archived, or the request comes from a web origin the app has not allowed (`forbidden`).');
-    out[503] = error('The database cannot be reached (`unavailable`): retry after `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
   }
   if (declaration.query) out[400] = error('An invalid or missing parameter.');
   if (declaration.body) {
@@ -44,6 +43,7 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
     out[415] = error(`The body is not sent as ${mediaTypes(declaration).join(' or ')} (\`unsupported_media_type\`).`);
   }
   out[429] = error('Rate limit exceeded: wait `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
+  out[503] = error('The database cannot be reached or did not answer in time (`unavailable`): retry after `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
   return out;
 }
 

@@ -1,7 +1,4 @@
 import { jsonLiteral, scriptAs, type Engine, type Row } from '../db/database';
-import { isDatabaseError } from '../db/errors';
-import { ApiError } from '../http/errors';
-import { describeError, log } from '../log';
 
 /**
  * How the SDK surface reaches the database: as the role `sdk`, with the app of the request in
@@ -31,20 +28,12 @@ export function runAsApp(db: Engine, app: AppClaims | { appId: string }, stateme
   return scriptAs(db, 'sdk', sdkClaims(app), statements);
 }
 
-/** The database's failures are "retry later" (503, `Retry-After`); anything else is a bug, and a 500. */
-export async function orUnavailable<T>(what: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!isDatabaseError(err)) throw err;
-    log.error(`${what} failed`, describeError(err));
-    throw new ApiError('unavailable', 'The SDK service cannot reach its database right now; retry later.', { 'Retry-After': '5' });
-  }
-}
-
-/** `runAsApp` on the services' database, a failure of either being the 503 of `orUnavailable`. */
-export function queryAsApp(database: () => Promise<Engine>, app: AppClaims | { appId: string }, statements: string, what: string): Promise<Row[][]> {
-  return orUnavailable(what, async () => runAsApp(await database(), app, statements));
+/**
+ * `runAsApp` on the services' database. A failure of the database is passed on: the kernel
+ * answers it 503 with `Retry-After` (lib/http/kernel.ts), on this surface as on every other.
+ */
+export async function queryAsApp(database: () => Promise<Engine>, app: AppClaims | { appId: string }, statements: string): Promise<Row[][]> {
+  return runAsApp(await database(), app, statements);
 }
 
 /**

@@ -4,7 +4,7 @@ import { ApiError } from '../http/errors';
 import { issuer } from '../oauth/resources';
 import { VIEWABILITY_RULES, type AdBody } from '../schemas/sdk';
 import type { PlacementFormat } from '../schemas/account';
-import { orUnavailable, queryAsApp, rowsOf, sqlText, sqlTextArray } from './access';
+import { queryAsApp, rowsOf, sqlText, sqlTextArray } from './access';
 import type { AppPrincipal } from './keys';
 import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken } from './tokens';
 
@@ -47,7 +47,7 @@ export interface AdServices {
 /** The ad, or null when nothing fills; throws the 404 of a placement the app does not have. */
 export async function serveAd(app: AppPrincipal, request: AdRequest, services: AdServices): Promise<AdBody | null> {
   const call = `select * from public.sdk_serve_ad(${sqlText(request.placementId)}::uuid, ${sqlText(request.sessionId)}, ${sqlTextArray(request.keywords)}, ${sqlText(app.keyId)}::uuid)`;
-  const [results, key] = await Promise.all([queryAsApp(services.database, app, call, 'ad request'), orUnavailable('decision key', () => services.sdkSecret())]);
+  const [results, key] = await Promise.all([queryAsApp(services.database, app, call), services.sdkSecret()]);
   const row = served.parse(rowsOf(results, 0)[0]);
   if (!row.found) throw new ApiError('not_found', 'No placement with this id belongs to the app of this key.');
   if (!row.creative_id) return null;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../http/errors';
-import { orUnavailable, queryAsApp, rowsOf, sqlText } from './access';
+import { queryAsApp, rowsOf, sqlText } from './access';
 import { recordEventsCall, type EventServices } from './events';
 import { verifyDecisionToken } from './tokens';
 
@@ -18,11 +18,11 @@ import { verifyDecisionToken } from './tokens';
 const landing = z.object({ landing_url: z.string() });
 
 export async function followClick(token: string, call: { headers: Headers; clientIp: string }, services: EventServices): Promise<string> {
-  const key = await orUnavailable('decision key', () => services.sdkSecret());
+  const key = await services.sdkSecret();
   const check = verifyDecisionToken(key, token, services.now());
   if (!check.ok && check.reason === 'invalid_token') throw new ApiError('not_found', 'This ad link is not valid: it was not made by this service.');
   const claims = check.claims!;
-  const app = await orUnavailable('app lookup', () => services.sdkDirectory.app(() => services.database(), claims.appId));
+  const app = await services.sdkDirectory.app(() => services.database(), claims.appId);
   if (!app) throw new ApiError('not_found', 'The ad of this link no longer exists.');
 
   const find = `select cr.landing_url from public.ad_decisions d join public.creatives cr on cr.id = d.creative_id where d.id = ${sqlText(claims.decisionId)}::uuid`;
@@ -31,7 +31,7 @@ export async function followClick(token: string, call: { headers: Headers; clien
     const event = { n: 0, id: `redirect:${claims.decisionId}`, kind: 'click', decision_id: claims.decisionId };
     statements += `; ${recordEventsCall([event], key, call)}`;
   }
-  const results = await queryAsApp(services.database, app, statements, 'click');
+  const results = await queryAsApp(services.database, app, statements);
   const row = rowsOf(results, 0)[0];
   if (!row) throw new ApiError('not_found', 'The ad of this link no longer exists.');
   return landing.parse(row).landing_url;

@@ -40,7 +40,7 @@ function consentOf(row: unknown): ConsentBody {
 const CONSENT_COLUMNS = 'subject_hash, purposes, policy_version, consented_at, recorded_at';
 
 function asApp(app: AppPrincipal, database: () => Promise<Engine>, statements: string) {
-  return queryAsApp(database, app, statements, 'consented data');
+  return queryAsApp(database, app, statements);
 }
 
 /** Records the subject's consent, replacing the current one; unsold data of purposes it no longer covers is deleted. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Engine } from '../db/database';
 import { ApiError } from '../http/errors';
 import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } from '../schemas/sdk';
-import { orUnavailable, queryAsApp, rowsOf, sqlJson, sqlText } from './access';
+import { queryAsApp, rowsOf, sqlJson, sqlText } from './access';
 import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
 import { verifyDecisionToken, type TokenCheck } from './tokens';
 import { addressHash, isKnownBot } from './traffic';
@@ -46,14 +46,14 @@ export function recordEventsCall(events: Record<string, unknown>[], key: Buffer,
 const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
 
 export async function recordEvents(request: EventsRequest, call: EventsCall, services: EventServices): Promise<EventsBody> {
-  const key = await orUnavailable('decision key', () => services.sdkSecret());
+  const key = await services.sdkSecret();
   const now = services.now();
   const checks: TokenCheck[] = request.events.map((e) => verifyDecisionToken(key, e.token, now));
 
   const appId = call.principal?.appId ?? checks.find((c) => c.ok)?.claims.appId;
   let app: SdkApp | undefined = call.principal ?? undefined;
   if (!app && appId) {
-    app = await orUnavailable('app lookup', () => services.sdkDirectory.app(() => services.database(), appId));
+    app = await services.sdkDirectory.app(() => services.database(), appId);
     if (app?.archived) throw new ApiError('forbidden', 'The app of these ads has been archived: its events are no longer recorded.');
     // The key's origin was checked with the key; a beacon's is checked against its tokens' app.
     if (app) checkOrigin(app, call.headers);
@@ -83,7 +83,7 @@ export async function recordEvents(request: EventsRequest, call: EventsCall, ser
   });
 
   if (app && toRecord.length > 0) {
-    const results_ = await queryAsApp(services.database, app, recordEventsCall(toRecord, key, call), 'event batch');
+    const results_ = await queryAsApp(services.database, app, recordEventsCall(toRecord, key, call));
     const rows = rowsOf(results_, 0).map((r) => recordedRow.parse(r));
     // The function answers in its own order (impressions first), each row with its position.
     for (const row of rows) results[row.n] = { id: request.events[row.n]!.id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };

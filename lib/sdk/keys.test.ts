@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../db/database';
+import { isDatabaseError } from '../db/errors';
 import { ApiError } from '../http/errors';
 import { generateApiKey } from './api-key';
 import { appOfKey, authenticateApiKey, presentedKey, SdkDirectory, type SdkKeyRow } from './keys';
@@ -103,15 +104,16 @@ describe('checking a key', () => {
     expect(db.state.calls).toBe(0);
   });
 
-  it('is a 503 unavailable when the database is down', async () => {
+  it('passes the database being down on as the database error it is, for the kernel to answer 503 (tests/integration/sdk-keys.test.ts)', async () => {
     const down = failing(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
-    await expect(authenticateApiKey(request(key), down.services)).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    const failed = await authenticateApiKey(request(key), down.services).then(() => null, (e: unknown) => e);
+    expect(isDatabaseError(failed)).toBe(true);
     expect(down.state.calls).toBe(1);
     const unopened = {
       database: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
       sdkDirectory: new SdkDirectory(Date.now),
     };
-    await expect(authenticateApiKey(request(key), unopened)).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    expect(isDatabaseError(await authenticateApiKey(request(key), unopened).then(() => null, (e: unknown) => e))).toBe(true);
   });
 
   it('lets any other failure through, as the bug it is', async () => {

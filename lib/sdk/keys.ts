@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { scriptAs, type Engine } from '../db/database';
 import { ApiError, OriginRefused } from '../http/errors';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, type KeyEnvironment } from '../schemas/account';
-import { orUnavailable, rowsOf, runAsApp, sqlText } from './access';
+import { rowsOf, runAsApp, sqlText } from './access';
 import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
 
 /**
@@ -11,7 +11,8 @@ import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
  * `authenticateApiKey` for every operation that declares `{ kind: 'api-key' }`, so each SDK route
  * gets the same answers: 401 `invalid_token` for a missing, malformed or unknown key, 403
  * `forbidden` for a revoked key, a key of an archived app, or a browser on an origin the app has
- * not allowed; 503 `unavailable` when the database cannot be asked.
+ * not allowed; and, as on every route, 503 `unavailable` (from the kernel) when the database
+ * cannot be asked.
  *
  * The lookup runs as `anon`, not as the service: `public.sdk_key(hash)` answers the one key whose
  * SHA-256 is given, with its app, in one probe of a unique index; knowing the key is what
@@ -187,7 +188,7 @@ export interface KeyCheck {
   readonly sdkDirectory: SdkDirectory;
 }
 
-/** The app of the request's key; throws its 401, 403 or 503 (module comment). */
+/** The app of the request's key; throws its 401 or 403, or the database's failure (module comment). */
 export async function authenticateApiKey(request: { headers: Headers }, services: KeyCheck): Promise<AppPrincipal> {
   const presented = presentedKey(request.headers);
   if (!presented.present) throw new ApiError('invalid_token', "An API key is required: send your app's key in the x-api-key header.");
@@ -195,7 +196,7 @@ export async function authenticateApiKey(request: { headers: Headers }, services
     throw new ApiError('invalid_token', 'The x-api-key header does not hold an API key: a key is pk_live_ or pk_test_ followed by 32 letters and digits.');
   }
   const key = presented.key;
-  const row = await orUnavailable('API key lookup', () => services.sdkDirectory.key(() => services.database(), key));
+  const row = await services.sdkDirectory.key(() => services.database(), key);
   const app = appOfKey(row);
   checkOrigin(app, request.headers);
   return app;

@@ -12,7 +12,7 @@ import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account
 import { demoUsers, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';
-import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from '../helpers/tokens';
+import { accessToken, confusedToken, expiredToken, foreignSignedToken, otherIssuerToken, staleToken, unsignedToken } from '../helpers/tokens';
 
 const METADATA = 'http://localhost:3000/.well-known/oauth-protected-resource/api/v1';
 
@@ -77,9 +77,12 @@ for (const engine of testEngines()) {
       it('a malformed Authorization header: 401 invalid_token', () => expect401('Basic dXNlcjpwYXNz'));
       it('a bad signature: 401 invalid_token', async () => expect401(await foreignSignedToken(users.demo)));
       it('an expired token: 401 invalid_token', async () => expect401(await expiredToken(users.demo), /expired/));
+      it('a token of ours issued 2 hours ago whose exp is still ahead: 401 invalid_token', async () => expect401(await staleToken(users.demo), /expired/));
       it('a token issued for the MCP resource only: 401 invalid_token', async () =>
         expect401(await accessToken(users.demo, { resources: ['mcp'] }), /not issued for this resource/));
       it('a token of another issuer: 401 invalid_token', async () => expect401(await otherIssuerToken(users.demo)));
+      it('an unsigned token (alg none): 401 invalid_token', async () => expect401(await unsignedToken(users.demo)));
+      it('a token signed HS256 with our public key (algorithm confusion): 401 invalid_token', async () => expect401(await confusedToken(users.demo)));
 
       it(`a token without ${scope}: 403 insufficient_scope naming it`, async () => {
         const { res, body } = await get(GET, path, await accessToken(users.demo, { scopes: SCOPES.filter((s) => s !== scope) }));

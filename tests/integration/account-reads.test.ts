@@ -238,7 +238,8 @@ for (const engine of testEngines()) {
         try {
           const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
           expect(res.status).toBe(502);
-          expect(body).toEqual({ error: { status: 502, code: 'account_unavailable', message: expect.stringContaining('authorize again') } });
+          expect(body).toEqual({ error: { status: 502, code: 'account_unavailable', message: expect.stringContaining('retry after') } });
+          expect(res.headers.get('retry-after')).toBe('5');
           expect(text).not.toMatch(/lock|payouts|55P03/);
           expect(logged).toHaveBeenCalledWith('account read failed', expect.objectContaining({ user_id: suite.users.demo, read: 'earnings' }));
           // A read that does not touch the locked table is not held up.

@@ -227,6 +227,7 @@ for (const engine of testEngines()) {
         probe.state.failing = true;
         const down = await route.GET(sdkRequest(PATH, { 'x-api-key': made.key }), ctx());
         expectEnvelope(down, await down.json(), 503, 'unavailable');
+        expect(down.headers.get('retry-after')).toBe('5');
         const malformed = await route.GET(sdkRequest(PATH, { 'x-api-key': 'pk_live_x' }), ctx());
         expectEnvelope(malformed, await malformed.json(), 401, 'invalid_token');
         probe.state.failing = false;
