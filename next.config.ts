@@ -1,4 +1,5 @@
 import type { NextConfig } from 'next';
+import { COMMON_SECURITY_HEADERS } from './lib/http/security-headers';
 import { nonPagePaths } from './lib/registry';
 
 /**
@@ -16,8 +17,22 @@ const nextConfig: NextConfig = {
   // The migrator reads the SQL files at run time; ship them with every server function.
   outputFileTracingIncludes: { '/**': ['./supabase/migrations/**/*.sql', './content/**/*.md'] },
   poweredByHeader: false,
+  // Next would answer `/api/v1/` with its own bare 308; an API path with a trailing slash is
+  // answered by its route instead (with the API's headers), and only pages are redirected.
+  skipTrailingSlashRedirect: true,
+  async redirects() {
+    return [{ source: `/:path(${notPages}.+)/`, destination: '/:path', permanent: true }];
+  },
   async headers() {
     return [
+      {
+        // nosniff and Referrer-Policy on every answer: pages, API, files (lib/http/security-headers.ts;
+        // the pages' own policy is set in proxy.ts). Not on /oauth/authorize, which sets its own
+        // Referrer-Policy (same-origin on the consent page, no-referrer on its redirects): Next
+        // keeps a header configured here over the one a route sends.
+        source: '/:path((?!oauth/authorize$).*)',
+        headers: Object.entries(COMMON_SECURITY_HEADERS).map(([key, value]) => ({ key, value })),
+      },
       {
         // The browser SDK's script, loaded by publishers' pages on other origins with its
         // Subresource Integrity hash, so in CORS mode: it must say it may be read anywhere.

@@ -7,7 +7,8 @@ import { expect, test } from '@playwright/test';
 /**
  * SIGTERM on `npm start` (scripts/serve.mjs), with a server of the test's own on the production
  * build: the request in flight finishes with its answer, new connections are refused, the
- * process exits 0, and the embedded database it closed opens again.
+ * process exits 0, and the embedded database it closed opens again with everything it
+ * acknowledged.
  */
 
 const PORT = 3298;
@@ -77,6 +78,85 @@ test('SIGTERM lets the request in flight finish, refuses new ones, and closes th
     try {
       await ready();
       expect((await fetch(`http://127.0.0.1:${PORT}/api/v1/pricing`)).status).toBe(200);
+    } finally {
+      again.kill('SIGTERM');
+      await exitOf(again);
+    }
+  } finally {
+    if (server.exitCode === null) server.kill('SIGKILL');
+  }
+});
+
+/** The demo page's publishable key and its placements, as the page hands them to the SDK. */
+async function demoKey(): Promise<{ key: string; placements: string[] }> {
+  const html = await (await fetch(`http://127.0.0.1:${PORT}/demo`)).text();
+  const key = /pk_(?:live|test)_[A-Za-z0-9]{32}/.exec(html)?.[0];
+  const placements = [...new Set(html.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [])];
+  if (!key || placements.length === 0) throw new Error('the demo page shows no key or placements');
+  return { key, placements };
+}
+
+interface Impression {
+  id: string;
+  type: 'impression';
+  token: string;
+  viewability: { visible_share: number; visible_seconds: number };
+}
+
+async function impression(key: string, placement: string): Promise<Impression | null> {
+  const res = await fetch(`http://127.0.0.1:${PORT}/functions/v1/ads?placement_id=${placement}`, { headers: { 'x-api-key': key } });
+  if (res.status !== 200) return null;
+  const ad = (await res.json()) as { decision_id: string; token: string };
+  return { id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: { visible_share: 1, visible_seconds: 3 } };
+}
+
+/** Sends events; answers each one's status, or null when the server did not answer (stopped). */
+async function send(key: string, events: Impression[]): Promise<string[] | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${PORT}/functions/v1/events`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
+    if (res.status !== 200) return null;
+    return ((await res.json()) as { results: { status: string }[] }).results.map((r) => r.status);
+  } catch {
+    return null;
+  }
+}
+
+test('a restart loses nothing the server acknowledged, including what it answered while stopping', async () => {
+  test.setTimeout(180_000);
+  fs.rmSync(DATA, { recursive: true, force: true });
+  const server = start();
+  try {
+    await ready();
+    const { key, placements } = await demoKey();
+    // Ads served, their impressions waiting to be sent: 4 batches of 10.
+    const waiting: Impression[] = [];
+    for (let i = 0; i < 40; i++) {
+      const made = await impression(key, placements[i % placements.length]!);
+      if (made) waiting.push(made);
+    }
+    expect(waiting.length).toBe(40);
+    const batches = [0, 1, 2, 3].map((b) => waiting.slice(b * 10, b * 10 + 10));
+    // The first batch acknowledged before the signal; the others sent as it comes.
+    expect(await send(key, batches[0]!)).toEqual(Array(10).fill('recorded'));
+    const racing = batches.slice(1).map((batch) => send(key, batch));
+    server.kill('SIGTERM');
+    const raced = await Promise.all(racing);
+    expect(await exitOf(server)).toBe(0);
+
+    const again = start();
+    try {
+      await ready();
+      // Every batch the stopping server acknowledged is there: sent again, each event is a duplicate.
+      const acknowledged = [batches[0]!, ...batches.slice(1).filter((_, i) => raced[i] !== null)];
+      for (const batch of acknowledged) expect(await send(key, batch)).toEqual(Array(10).fill('duplicate'));
+      // What it never answered can still be sent, and counts once whether or not it had arrived.
+      for (const batch of batches.slice(1).filter((_, i) => raced[i] === null)) {
+        for (const status of (await send(key, batch)) ?? ['no answer']) expect(['recorded', 'duplicate']).toContain(status);
+      }
     } finally {
       again.kill('SIGTERM');
       await exitOf(again);

@@ -49,3 +49,22 @@ test('a path under an API prefix that no route has answers the API 404, not the 
     expect(res.headers()['content-type'], page).toMatch(/^text\/html/);
   }
 });
+
+test('an API path with a trailing slash is answered by its route; a page with one is redirected to its canonical URL', async ({ request }) => {
+  const index = await request.get('/api/v1/', { maxRedirects: 0 });
+  expect(index.status()).toBe(200);
+  expect(index.headers()['api-version']).toBe('1');
+  expect(index.headers()['ratelimit']).toMatch(/^"default";r=\d+;t=\d+$/);
+
+  const pricing = await request.get('/api/v1/pricing/', { maxRedirects: 0 });
+  expect(pricing.status()).toBe(200);
+  expect((await pricing.json()).currency).toBe('USD');
+
+  const unknown = await request.get('/api/v1/nope/', { maxRedirects: 0 });
+  expect(unknown.status()).toBe(404);
+  expect((await unknown.json()).error.code).toBe('not_found');
+
+  const docs = await request.get('/docs/quickstart/?from=test', { maxRedirects: 0 });
+  expect(docs.status()).toBe(308);
+  expect(docs.headers()['location']).toBe('/docs/quickstart?from=test');
+});

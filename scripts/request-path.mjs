@@ -18,6 +18,9 @@ export function normalizeRequestTarget(url) {
     const char = String.fromCharCode(parseInt(hex, 16));
     return UNRESERVED.test(char) ? char : escape.toUpperCase();
   });
-  // The WHATWG URL parser removes dot segments and keeps the escapes as they are.
-  return new URL(decoded, 'http://localhost').pathname + query;
+  // The WHATWG URL parser removes dot segments and keeps the escapes as they are. The path goes
+  // after an authority of its own: resolved against a base, `//host/...` (or `/\host/...`) would be
+  // read as a network-path reference, its first segment taken for a host (dropped, or refused with
+  // a throw that left the request unanswered).
+  return new URL(`http://localhost${decoded}`).pathname + query;
 }

@@ -37,7 +37,14 @@ function appendPeer(req) {
 
 const server = http.createServer((req, res) => {
   appendPeer(req);
-  req.url = normalizeRequestTarget(req.url ?? '/');
+  try {
+    req.url = normalizeRequestTarget(req.url ?? '/');
+  } catch {
+    // A target no URL parser takes: answered here, since nothing after this point would.
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end('{"error":{"status":400,"code":"invalid_request","message":"The request target is not a valid path."}}');
+    return;
+  }
   handle(req, res).catch((err) => {
     console.error(JSON.stringify({ level: 'error', message: 'request failed', reason: String(err?.message ?? err) }));
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

@@ -7,6 +7,21 @@ import { asService } from '../db/service';
 /** How long a task is kept after it was last saved. */
 export const TASK_TTL_MS = 15 * 60_000;
 
+/** What jsonb cannot hold though JSON can carry it: NUL, and half of a surrogate pair. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A task as jsonb can hold it: each unstorable character of its strings (keys included) becomes
+ * U+FFFD. A message is the caller's text, and one such character in it (or in its messageId)
+ * made the save, and so the request, fail with a 500.
+ */
+export function storable(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(UNSTORABLE, '\uFFFD');
+  if (Array.isArray(value)) return value.map(storable);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storable(v)]));
+  return value;
+}
+
 /**
  * The agent's tasks in the database (table `a2a_tasks`), so that `GetTask` works on every
  * instance, whichever one answered the `SendMessage`. Kept `TASK_TTL_MS` after their last save;
@@ -32,12 +47,14 @@ export class DatabaseTaskStore implements TaskStore {
       await q.query(
         `insert into public.a2a_tasks (id, task, saved_at) values ($1, $2::jsonb, $3)
          on conflict (id) do update set task = excluded.task, saved_at = excluded.saved_at`,
-        [task.id, Task.toJSON(task), new Date(now)],
+        [task.id, storable(Task.toJSON(task)), new Date(now)],
       );
     });
   }
 
   async load(taskId: string): Promise<Task | undefined> {
+    // No task has such an id (and the database would refuse it as a parameter): not found, where it was a 500.
+    if (storable(taskId) !== taskId) return undefined;
     const rows = await asService(await this.database(), (q) =>
       q.query<{ task: unknown }>('select task from public.a2a_tasks where id = $1 and saved_at >= $2', [taskId, new Date(this.now() - this.ttlMs)]),
     );

@@ -7,6 +7,7 @@ import type { Engine, Transaction } from './engine';
 import { DEFAULT_PRICING } from '../pricing/defaults';
 import { env } from '../env';
 import { DEMO_PAGE_KEY_SECRET } from '../demo';
+import { mulberry32 } from '../random';
 
 /**
  * Demo data: two publishers with different apps, placements, stats, payouts and keys, so
@@ -120,17 +121,8 @@ const CPM_KEY: Record<PlacementFormat, keyof typeof DEFAULT_PRICING.advertiser_c
   inline_text: 'inline_text',
 };
 
-/** A small deterministic generator (mulberry32), so the demo looks the same on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic generator, so the demo looks the same on every machine. */
+const random = mulberry32;
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 const round2 = (n: number) => Math.round(n * 100) / 100;

@@ -24,6 +24,16 @@ describe('the request path the router sees (RFC 3986 §6.2.2)', () => {
     expect(norm('/../../etc/passwd')).toBe('/etc/passwd');
   });
 
+  it('keeps a path that begins with two slashes a path: its first segment is no host', () => {
+    // These threw (Invalid URL), and scripts/serve.mjs never answered the request.
+    expect(norm('//.%e0%a4/llms-full.txt')).toBe('//.%E0%A4/llms-full.txt');
+    expect(norm('/\\ask%2F?q=1')).toBe('//ask%2F?q=1');
+    expect(norm('//functions%ED%A0%80//v1//consents/')).toBe('//functions%ED%A0%80//v1//consents/');
+    // And this one lost its first segment, as if it named a host.
+    expect(norm('//evil.example/api/v1/%73earch')).toBe('//evil.example/api/v1/search');
+    expect(norm('//./x/%2e%2e/y')).toBe('//y');
+  });
+
   it('leaves ordinary targets, and anything that is not a path, alone', () => {
     expect(norm('/api/v1/search?q=a.b')).toBe('/api/v1/search?q=a.b');
     expect(norm('/sdk/v1.0.0.js')).toBe('/sdk/v1.0.0.js');
