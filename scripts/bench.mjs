@@ -22,16 +22,14 @@
 // endpoint with a `target` is reported as met only when the whole interval clears it: one run
 // here is good to about ±3% (slices of the same server two slices apart differ by 6–10%).
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
+import { assertPortFree, cleanup, interrupted, launch, logPath, nextBuild, resultsDir, root, setUp, stamp, stop, tail, waitReady } from './bench-process.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NEXT_BIN = path.join(root, 'node_modules/next/dist/bin/next');
 const APP_DIST_DIR = '.next-bench'; // not `.next`, so a developer's build or dev server is untouched
 
@@ -203,7 +201,6 @@ if (SELECTED.length === 0) {
   process.exit(2);
 }
 const READY_TIMEOUT_MS = 120_000; // a fresh embedded database is created, migrated and seeded at start
-const STOP_TIMEOUT_MS = 10_000;
 
 function positiveNumber(name, fallback) {
   const raw = process.env[name];
@@ -217,183 +214,22 @@ function positiveNumber(name, fallback) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Child processes: every one is tracked, so any way out (success, error, Ctrl-C) stops them all.
+// Child processes (scripts/bench-process.mjs): every one is tracked, so any way out (success,
+// error, Ctrl-C) stops them all.
 
-const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-');
-const resultsDir = path.join(root, 'bench-results');
-fs.mkdirSync(resultsDir, { recursive: true });
-const logPath = (name) => path.join(resultsDir, `${stamp}-${name}.log`);
-
-/** @type {Set<import('node:child_process').ChildProcess>} */
-const children = new Set();
-/** Set on Ctrl-C: failures of whatever was running are then our own doing, so stay quiet. */
-let interrupted = false;
-
-/**
- * Starts a command in its own process group (`detached`), so stopping it also stops whatever it
- * spawned (`next start` may fork a worker), and a terminal's Ctrl-C reaches only us: we stop it.
- * Output goes to a log file, read back when something fails.
- */
-function launch(name, args, env, cwd = root) {
-  if (interrupted) throw new Error('interrupted'); // cleanup has begun: start nothing new
-  const log = fs.openSync(logPath(name), 'a');
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', log, log],
-    detached: true,
-  });
-  fs.closeSync(log); // the child holds its own copy of the descriptor
-  child.benchName = name;
-  children.add(child);
-  child.exited = new Promise((resolve) => {
-    child.once('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-    child.once('error', (err) => {
-      children.delete(child);
-      resolve({ code: null, signal: null, error: err });
-    });
-  });
-  return child;
-}
-
-function signalGroup(child, signal) {
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-/** SIGTERM (serve.mjs then closes the database), SIGKILL if the group has not exited in time. */
-async function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  signalGroup(child, 'SIGTERM');
-  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_TIMEOUT_MS);
-  await child.exited;
-  clearTimeout(timer);
-  signalGroup(child, 'SIGKILL'); // anything of its group still left
-}
-
-function tail(file, lines = 30) {
-  try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Files `next build` rewrites outside its dist dir: it adds `.next-bench/types` to tsconfig.json
-// and points next-env.d.ts at it, with no option to opt out. Put them back right after the build
-// (or on the way out if it is interrupted). The snapshot is dropped once restored, so a `next dev`
-// started later can still rewrite next-env.d.ts without us undoing it.
-
-let rewrittenByBuild = [];
-
-function snapshotRewrittenFiles() {
-  rewrittenByBuild = ['tsconfig.json', 'next-env.d.ts'].map((file) => {
-    const full = path.join(root, file);
-    return { full, content: fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null };
-  });
-}
-
-function restoreRewrittenFiles() {
-  const files = rewrittenByBuild;
-  rewrittenByBuild = [];
-  for (const { full, content } of files) {
-    const now = fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null;
-    if (now === content) continue;
-    if (content === null) fs.rmSync(full, { force: true });
-    else fs.writeFileSync(full, content);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cleanup on every way out.
-
-let cleaning;
-function cleanup() {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map(stop));
-    restoreRewrittenFiles();
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    interrupted = true;
-    console.error(`\n${signal}: stopping servers`);
-    cleanup().finally(() => process.exit(130));
-  });
-}
-// Last resort if we exit without awaiting cleanup (an exception in a callback): synchronous kill.
-process.on('exit', () => {
-  for (const child of children) signalGroup(child, 'SIGKILL');
-  restoreRewrittenFiles();
-});
-
-// ---------------------------------------------------------------------------------------------
-// Building and serving.
-
-async function build(name, args, env, cwd = root) {
-  const started = Date.now();
-  process.stdout.write(`Building ${name} ... `);
-  // The checkout's own Next: one copy of Next and React per build.
-  const child = launch(`build-${name}`, [path.join(cwd, 'node_modules/next/dist/bin/next'), 'build', ...args], { NEXT_TELEMETRY_DISABLED: '1', ...env }, cwd);
-  const { code, signal, error } = await child.exited;
-  if (code !== 0) {
-    if (interrupted) throw new Error('interrupted');
-    console.log('failed');
-    console.error(tail(logPath(`build-${name}`), 60));
-    throw new Error(`build of ${name} failed (${error?.message ?? signal ?? `exit ${code}`}); log: ${logPath(`build-${name}`)}`);
-  }
-  console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}
-
-/** A port something already listens on would answer our readiness poll with the wrong server. */
-function assertPortFree(port) {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      reject(new Error(`port ${port} is already in use; stop whatever listens there and run again`));
-    });
-    socket.once('error', () => resolve());
-  });
-}
-
-/** Polls `url` until it answers 2xx; fails early if the server exits. */
-async function waitReady(child, url) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let last = 'no answer';
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) break;
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-      await res.arrayBuffer();
-      if (res.ok) return;
-      last = `status ${res.status}`;
-    } catch (err) {
-      last = err.cause?.code ?? err.message;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  console.error(tail(logPath(child.benchName)));
-  const why = child.exitCode !== null || child.signalCode !== null ? 'exited' : `not ready after ${READY_TIMEOUT_MS / 1000} s (${last})`;
-  throw new Error(`${child.benchName} ${why}; log: ${logPath(child.benchName)}`);
-}
+setUp({ logPrefix: '', stopTimeoutMs: 10_000, stopping: 'servers' });
 
 /** Starts a server and waits until it answers; `quiet` prints nothing (it ends a progress line). */
 async function startServer(name, port, args, env, readyPath, quiet = false, cwd = root) {
   await assertPortFree(port);
   const started = Date.now();
   if (!quiet) process.stdout.write(`Starting ${name} on port ${port} ... `);
-  const child = launch(`server-${name}`, args, env, cwd);
-  await waitReady(child, `http://127.0.0.1:${port}${readyPath}`);
+  const child = launch(`server-${name}`, args, { ...process.env, ...env }, cwd);
+  const why = await waitReady(child, `http://127.0.0.1:${port}${readyPath}`, READY_TIMEOUT_MS);
+  if (why) {
+    console.error(tail(logPath(child.logName), 30));
+    throw new Error(`${child.logName} ${why}; log: ${logPath(child.logName)}`);
+  }
   if (!quiet) console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return child;
 }
@@ -715,13 +551,11 @@ async function main() {
     console.log('BENCH_SKIP_BUILD=1: reusing the last builds');
   } else {
     // One at a time: the machine has two cores.
-    await build('baseline', [BASELINE.dir]);
-    snapshotRewrittenFiles();
-    await build('app', [], { NEXT_DIST_DIR: APP_DIST_DIR });
-    restoreRewrittenFiles();
+    await nextBuild('baseline', 'build-baseline', [BASELINE.dir]);
+    await nextBuild('app', 'build-app', [], { NEXT_DIST_DIR: APP_DIST_DIR });
     if (BEFORE) {
       checkOutBefore();
-      await build(`app at ${BEFORE}`, [], { NEXT_DIST_DIR: APP_DIST_DIR }, BEFORE_DIR);
+      await nextBuild(`app at ${BEFORE}`, `build-app at ${BEFORE}`, [], { NEXT_DIST_DIR: APP_DIST_DIR }, BEFORE_DIR);
     }
   }
 
