@@ -16,9 +16,16 @@ function write(level: Level, message: string, fields?: Record<string, unknown>):
     // An invalid configuration is reported by whoever parses it; logging goes on at info.
   }
   if (LEVELS[level] < threshold) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
+  const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }, truncated);
   if (level === 'error' || level === 'warn') console.error(line);
   else console.log(line);
+}
+
+/** The longest text a log line keeps of one value: a value a client chose cannot grow the log without bound. */
+export const MAX_LOGGED_CHARS = 1000;
+
+function truncated(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && value.length > MAX_LOGGED_CHARS ? `${value.slice(0, MAX_LOGGED_CHARS)}… (${value.length - MAX_LOGGED_CHARS} more characters)` : value;
 }
 
 export const log = {

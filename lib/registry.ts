@@ -433,6 +433,7 @@ export const ROUTES = declare({
   // ── OAuth 2.0 authorization server ───────────────────────────────────────────────────────
   '/oauth/authorize': {
     ...OAUTH,
+    rateLimit: true,
     cors: 'none',
     methods: {
       GET: { credential: NONE },
@@ -446,7 +447,7 @@ export const ROUTES = declare({
   '/.well-known/oauth-protected-resource/mcp': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/.well-known/jwks.json': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   /** next-auth's own endpoints: sign-in callbacks, CSRF token, session, sign-out. */
-  '/api/auth/[...nextauth]': { ...OAUTH, cors: 'none', methods: { GET: { credential: NONE }, POST: { credential: NONE } } },
+  '/api/auth/[...nextauth]': { ...OAUTH, rateLimit: true, cors: 'none', methods: { GET: { credential: NONE }, POST: { credential: NONE } } },
 
   // ── Agents ───────────────────────────────────────────────────────────────────────────────
   /** The account tools; each tool's scope is checked per call (MCP step-up authorization). */

@@ -17,7 +17,7 @@ const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 async function signIn(form: FormData) {
   'use server';
   const outcome = await signInFromForm(form, await headers(), services());
-  if (outcome.ok) (await cookies()).set(outcome.cookie.name, outcome.cookie.value, outcome.cookie.options);
+  if (outcome.ok) for (const cookie of outcome.cookies) (await cookies()).set(cookie.name, cookie.value, cookie.options);
   redirect(outcome.location);
 }
 
@@ -28,7 +28,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   return (
     <div className="auth">
       <h1>Sign in to Monetize</h1>
-      {one(params.created) === '1' && <p role="status">Your account is ready. Sign in with your new password.</p>}
+      {one(params.created) === '1' && <p role="status">Your account is ready. Sign in with your password.</p>}
       {error && (
         <p role="alert" className="form-error">
           {error}

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { safeCallbackUrl } from '@/lib/auth/messages';
+import { safeCallbackUrl, signUpErrorMessage } from '@/lib/auth/messages';
 import { MIN_PASSWORD } from '@/lib/auth/users';
 import { signUpFromForm } from '@/lib/auth/signup';
 import { services } from '@/lib/services';
@@ -21,13 +21,13 @@ async function signUp(form: FormData) {
 export default async function SignUpPage({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
-  const error = one(params.error);
+  const error = signUpErrorMessage(one(params.error));
   return (
     <div className="auth">
       <h1>Create a publisher account</h1>
       {error && (
         <p role="alert" className="form-error">
-          {error.slice(0, 200)}
+          {error}
         </p>
       )}
       <form action={signUp} className="auth-form">

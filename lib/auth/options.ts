@@ -88,6 +88,19 @@ function buildOptions(services: Services, sessionSecret: string): AuthOptions {
         if (user) token.sub = user.id;
         return token;
       },
+      redirect: ({ url, baseUrl }) => safeRedirect(url, baseUrl),
     },
   };
+}
+
+/**
+ * Where next-auth sends the browser after sign-in or sign-out (its `callbackUrl`): next-auth's own
+ * rule, a path or a URL of this origin, else home; except that a value that is no URL also goes
+ * home, where next-auth's rule threw (a form's `callbackUrl` of `http://localhost:3000]` made
+ * POST /api/auth/signout a 500). Parameters and cookies that are no URL are refused before
+ * next-auth sees them (lib/auth/handlers.ts).
+ */
+export function safeRedirect(url: string, baseUrl: string): string {
+  if (url.startsWith('/')) return `${baseUrl}${url}`;
+  return URL.canParse(url) && new URL(url).origin === baseUrl ? url : baseUrl;
 }

@@ -5,6 +5,8 @@ import { requireOAuthSecrets } from '../oauth/secrets';
 import type { Services } from '../services';
 import { safeCallbackUrl, textField } from './messages';
 import { SESSION_MAX_AGE_S, sessionCookieName, usesSecureCookies } from './options';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S, deviceCookieValue, trustedDevice } from './device';
+import { readCookies } from './session';
 import { allowAttempt, settleSignIn } from './throttle';
 import { checkPassword, type SignedInUser } from './users';
 
@@ -21,7 +23,7 @@ export interface SessionCookie {
   options: { httpOnly: true; sameSite: 'lax'; secure: boolean; path: '/'; maxAge: number };
 }
 
-export type SignInOutcome = { ok: true; user: SignedInUser; cookie: SessionCookie; location: string } | { ok: false; location: string };
+export type SignInOutcome = { ok: true; user: SignedInUser; cookies: SessionCookie[]; location: string } | { ok: false; location: string };
 
 export async function signInFromForm(form: FormData, headers: Headers, services: Services): Promise<SignInOutcome> {
   const field = (name: string) => textField(form, name);
@@ -34,15 +36,23 @@ export async function signInFromForm(form: FormData, headers: Headers, services:
   if (!email || !password || /[\u0000-\u001f\u007f]/.test(email)) return back('CredentialsSignin');
 
   const ip = clientIp(headers);
-  const attempt = await allowAttempt(services.attempts, 'signin', email, ip, services.now());
+  const { sessionSecret } = await requireOAuthSecrets(services);
+  const device = trustedDevice(sessionSecret, email, readCookies(headers.get('cookie')).get(DEVICE_COOKIE));
+  const attempt = await allowAttempt(services.attempts, 'signin', email, ip, services.now(), device);
   if (!attempt.allowed) {
     log.warn('sign-in throttled', { ip });
     return back('TooManyAttempts');
   }
   const user = await checkPassword(email, password, await services.database());
-  await settleSignIn(services.attempts, email, ip, user !== null);
+  await settleSignIn(services.attempts, email, ip, attempt, user !== null);
   if (!user) return back('CredentialsSignin');
-  return { ok: true, user, cookie: await sessionCookie(user, services), location: callbackUrl };
+  // This browser is now one the publisher uses: its attempts at this account count on its own budget.
+  const deviceCookie: SessionCookie = {
+    name: DEVICE_COOKIE,
+    value: deviceCookieValue(sessionSecret, email),
+    options: { httpOnly: true, sameSite: 'lax', secure: usesSecureCookies(), path: '/', maxAge: DEVICE_COOKIE_MAX_AGE_S },
+  };
+  return { ok: true, user, cookies: [await sessionCookie(user, services), deviceCookie], location: callbackUrl };
 }
 
 /** The session cookie of `user`, as next-auth writes it (JWT strategy, `SESSION_MAX_AGE_S`). */

@@ -17,24 +17,24 @@ export type SignedInUser = {
 export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 200;
 
+/**
+ * The sign-up form. Each message is an error code of SIGN_UP_ERRORS (messages.ts): the form
+ * goes back to the page with the code, and the page shows the code's message.
+ */
 export const signUpInput = z.object({
-  email: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .max(254, 'The email address is too long.')
-    .email('Enter a valid email address.'),
-  password: z
-    .string()
-    .min(MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters for the password.`)
-    .max(MAX_PASSWORD, `Use at most ${MAX_PASSWORD} characters for the password.`),
-  name: z.string().trim().min(1, 'Enter your name.').max(100, 'The name is too long (100 characters at most).'),
-  company: z.string().trim().max(100, 'The company name is too long (100 characters at most).'),
+  email: z.string().trim().toLowerCase().max(254, 'EmailTooLong').email('InvalidEmail'),
+  password: z.string().min(MIN_PASSWORD, 'PasswordTooShort').max(MAX_PASSWORD, 'PasswordTooLong'),
+  name: z.string().trim().min(1, 'NameMissing').max(100, 'NameTooLong'),
+  company: z.string().trim().max(100, 'CompanyTooLong'),
 });
 export type SignUpInput = z.infer<typeof signUpInput>;
 
 export type SignUpResult = { ok: true; user: SignedInUser } | { ok: false; error: string };
 
+/**
+ * A new publisher account, or `ok: false` when the email already has one, which is then left
+ * exactly as it was. The password is hashed first either way, so both cost the same scrypt work.
+ */
 export async function createPublisher(input: SignUpInput, engine: Engine): Promise<SignUpResult> {
   const hash = await hashPassword(input.password);
   return asService(engine, async (db) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientIp } from './client-ip';
+import { clientIp, senderOf } from './client-ip';
 
 describe('client IP', () => {
   it.each([
@@ -15,5 +15,16 @@ describe('client IP', () => {
 
   it('does not trust X-Real-IP or other client headers', () => {
     expect(clientIp(new Headers({ 'x-real-ip': '9.9.9.9' }))).toBe('unknown');
+  });
+});
+
+describe('senderOf', () => {
+  it('counts an IPv6 sender by its /64 network, and an IPv4 sender by its address', () => {
+    expect(senderOf('203.0.113.5')).toBe('203.0.113.5');
+    expect(senderOf('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(senderOf('2001:db8:1:2::9')).toBe('2001:db8:1:2::/64');
+    expect(senderOf('2001:0db8:0001:0002::')).toBe('2001:db8:1:2::/64');
+    expect(senderOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(senderOf('unknown')).toBe('unknown');
   });
 });

@@ -26,3 +26,17 @@ export function normalizeIp(ip: string): string {
   const lower = ip.toLowerCase();
   return lower.startsWith('::ffff:') && lower.includes('.') ? lower.slice(7) : lower;
 }
+
+/**
+ * Who a request comes from, for counting: the address, or for IPv6 its /64 network, which is
+ * what one subscriber usually holds (RFC 6177), so that one network counts as one sender and
+ * not as millions of fresh budgets. The API rate limit and the sign-in throttle both count by it.
+ */
+export function senderOf(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => (g || '0').replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

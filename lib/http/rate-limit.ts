@@ -178,6 +178,11 @@ export function createRateLimiter(override?: RateLimitConfig, prefix?: string, w
   return new MemoryRateLimiter(config, Date.now, 100_000, whenFull);
 }
 
+/** `Retry-After` for a budget refused until `resetAt` (Unix ms): whole seconds, at least one. */
+export function retryAfterSeconds(resetAt: number, now: number): number {
+  return Math.max(1, Math.ceil((resetAt - now) / 1000));
+}
+
 /**
  * The headers content/docs/rate-limits.md documents, to the character, written into `target`;
  * `Retry-After` only when refused. Names are lowercase, as they go on the wire: a Headers object
@@ -192,7 +197,7 @@ export function writeRateLimitHeaders(target: Record<string, string>, r: RateLim
   target['x-ratelimit-limit'] = fixed.limit;
   target['x-ratelimit-remaining'] = String(r.remaining);
   target['x-ratelimit-reset'] = String(Math.ceil(r.resetAt / 1000));
-  if (!r.allowed) target['retry-after'] = String(Math.max(1, secondsLeft));
+  if (!r.allowed) target['retry-after'] = String(retryAfterSeconds(r.resetAt, now));
 }
 
 export const KEY_POLICY_NAME = 'key';
@@ -212,7 +217,7 @@ export function writeKeyRateLimitHeaders(target: Record<string, string>, r: Rate
     target['x-ratelimit-remaining'] = String(r.remaining);
     target['x-ratelimit-reset'] = String(Math.ceil(r.resetAt / 1000));
   }
-  if (!r.allowed) target['retry-after'] = String(Math.max(1, secondsLeft));
+  if (!r.allowed) target['retry-after'] = String(retryAfterSeconds(r.resetAt, now));
 }
 
 /** The two values that depend only on the configuration, made once per configuration. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
 import type { Engine } from '@/lib/db/database';
 import { asService } from '@/lib/db/service';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from '@/lib/auth/device';
 import { sessionCookieName } from '@/lib/auth/options';
 import { hashPassword } from '@/lib/auth/password';
 import { signInFromForm } from '@/lib/auth/signin';
@@ -14,14 +15,26 @@ import type { Services } from '@/lib/services';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
 import { makeServices } from '../helpers/services';
 
-/** Signs in through the form's server action, from `ip`; the user it signed in, or null (and the error code the page shows). */
-async function signIn(services: Services, email: string, password: string, ip: string) {
+/** Signs in through the form's server action, from `ip` (with a device cookie); the user it signed in, or null (and the error code the page shows). */
+async function signIn(services: Services, email: string, password: string, ip: string, device?: string) {
+  const outcome = await submitSignIn(services, email, password, ip, device);
+  return outcome.ok ? { user: outcome.user, error: null } : { user: null, error: new URL(outcome.location, 'http://localhost').searchParams.get('error') };
+}
+
+function submitSignIn(services: Services, email: string, password: string, ip: string, device?: string) {
   const form = new FormData();
   form.set('email', email);
   form.set('password', password);
   form.set('callbackUrl', '/dashboard');
-  const outcome = await signInFromForm(form, new Headers({ 'x-forwarded-for': ip }), services);
-  return outcome.ok ? { user: outcome.user, error: null } : { user: null, error: new URL(outcome.location, 'http://localhost').searchParams.get('error') };
+  const headers = new Headers({ 'x-forwarded-for': ip, ...(device ? { cookie: `other=1; ${DEVICE_COOKIE}=${device}` } : {}) });
+  return signInFromForm(form, headers, services);
+}
+
+/** The device cookie a successful sign-in gives the browser. */
+async function deviceCookieOf(services: Services, email: string, password: string, ip: string): Promise<string> {
+  const outcome = await submitSignIn(services, email, password, ip);
+  if (!outcome.ok) throw new Error(outcome.location);
+  return outcome.cookies.find((c) => c.name === DEVICE_COOKIE)!.value;
 }
 
 describe('sign-up and sign-in', () => {
@@ -52,9 +65,12 @@ describe('sign-up and sign-in', () => {
     const outcome = await signInFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.2' }), services);
     if (!outcome.ok) throw new Error(outcome.location);
     expect(outcome.location).toBe('/dashboard?app=1');
-    expect(outcome.cookie).toMatchObject({ name: sessionCookieName(), options: { httpOnly: true, sameSite: 'lax', path: '/' } });
+    const session = outcome.cookies.find((c) => c.name === sessionCookieName())!;
+    expect(session).toMatchObject({ options: { httpOnly: true, sameSite: 'lax', path: '/' } });
+    // And the device cookie that lets this browser past strangers' guesses (lib/auth/device.ts).
+    expect(outcome.cookies.find((c) => c.name === DEVICE_COOKIE)).toMatchObject({ options: { httpOnly: true, sameSite: 'lax', path: '/', maxAge: DEVICE_COOKIE_MAX_AGE_S } });
     const secrets = await requireOAuthSecrets(services);
-    const request = new Request('http://localhost/dashboard', { headers: { cookie: `${outcome.cookie.name}=${outcome.cookie.value}` } });
+    const request = new Request('http://localhost/dashboard', { headers: { cookie: `${session.name}=${session.value}` } });
     expect(await sessionUser(request, secrets, db)).toMatchObject({ id: demo });
   });
 
@@ -104,14 +120,28 @@ describe('sign-up and sign-in', () => {
     expect((await signIn(services, 'demo@example.com', DEMO_PASSWORD, '203.0.113.9')).error).toBe('TooManyAttempts');
   });
 
-  it(`locks an account after ${ATTEMPTS_PER_ACCOUNT} failures from many addresses`, async () => {
+  it(`slows an account after ${ATTEMPTS_PER_ACCOUNT} failures from many addresses, and never refuses its owner's right password`, async () => {
+    // The owner signed in from this browser before: it holds a device cookie.
+    const device = await deviceCookieOf(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.98');
     for (let i = 0; i < ATTEMPTS_PER_ACCOUNT; i++) {
       expect((await signIn(services, 'demo2@example.com', `guess-${i}`, `198.18.${i >> 8}.${i & 255}`)).error).toBe('CredentialsSignin');
     }
-    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.99')).error).toBe('TooManyAttempts');
+    // A guesser now gets one try per address per minute.
+    expect((await signIn(services, 'demo2@example.com', 'guess-slow', '198.19.0.1')).error).toBe('CredentialsSignin');
+    expect((await signIn(services, 'demo2@example.com', 'guess-slow-2', '198.19.0.1')).error).toBe('TooManyAttempts');
+    // The owner's right password gets in from a new address at once...
+    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.99')).user).not.toBeNull();
+    // ...and from the browser they used before, even after strangers spent the owner's own address too.
+    for (let i = 0; i < ATTEMPTS_PER_ACCOUNT_AND_IP; i++) await signIn(services, 'demo2@example.com', `office-${i}`, '192.0.2.98');
+    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.98')).error).toBe('TooManyAttempts');
+    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.98', device)).user).not.toBeNull();
+    // A device cookie of another account, or a forged one, is no device at all.
+    const other = await deviceCookieOf(services, 'demo@example.com', DEMO_PASSWORD, '192.0.2.97');
+    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.98', other)).error).toBe('TooManyAttempts');
+    expect((await signIn(services, 'demo2@example.com', DEMO_PASSWORD, '192.0.2.98', `${device.slice(0, -2)}xx`)).error).toBe('TooManyAttempts');
   });
 
-  it('creates a publisher with a hashed password, then refuses the same email again', async () => {
+  it('creates a publisher with a hashed password, then answers the same email again alike, changing nothing', async () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ email: 'New.Publisher@Example.com', password: 'a-long-password', name: 'New Publisher', company: 'Acme', callbackUrl: '/oauth/authorize?x=1' })) form.set(k, v);
     const next = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services), 'http://localhost');
@@ -126,15 +156,18 @@ describe('sign-up and sign-in', () => {
     expect(row!.password_hash).not.toContain('a-long-password');
     expect((await signIn(services, 'new.publisher@example.com', 'a-long-password', '192.0.2.51')).user).not.toBeNull();
 
-    const again = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services), 'http://localhost');
-    expect(again.pathname).toBe('/signup');
-    expect(again.searchParams.get('error')).toMatch(/already exists/);
+    // Sign-up does not tell who has an account (tests/integration/sign-up.test.ts): the same answer, and the account as it was.
+    form.set('password', 'another-long-password');
+    const again = await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services);
+    expect(again).toBe(next.pathname + next.search);
+    expect((await signIn(services, 'new.publisher@example.com', 'another-long-password', '192.0.2.51')).user).toBeNull();
+    expect((await signIn(services, 'new.publisher@example.com', 'a-long-password', '192.0.2.51')).user).not.toBeNull();
   });
 
   it.each([
-    ['a short password', { password: 'short' }, /at least 10/],
-    ['an invalid email', { email: 'not-an-email' }, /valid email/],
-    ['no name', { name: '' }, /Enter your name/],
+    ['a short password', { password: 'short' }, /^PasswordTooShort$/],
+    ['an invalid email', { email: 'not-an-email' }, /^InvalidEmail$/],
+    ['no name', { name: '' }, /^NameMissing$/],
   ])('sends the form back with %s, keeping what was typed but not the password', async (_what, change, message) => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ email: 'x@example.com', password: 'a-long-password', name: 'X', company: '', ...change })) form.set(k, v);

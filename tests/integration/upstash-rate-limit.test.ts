@@ -3,6 +3,7 @@ import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
+import { senderOf } from '@/lib/http/client-ip';
 import { UpstashRateLimiter, type RateLimitConfig } from '@/lib/http/rate-limit';
 import { log } from '@/lib/log';
 import { openPgliteCopy } from '../helpers/db';
@@ -27,9 +28,10 @@ const TOKEN = `bridge-${RUN}`;
 /**
  * A client address for this run only. The route builds its limiter from the environment, with
  * the production prefix, so the address is what keeps this run's counter apart (an IPv6
- * documentation address, RFC 3849).
+ * documentation address, RFC 3849). The limit counts an IPv6 client by its /64, so the run's
+ * own part is in the network's bits.
  */
-const CLIENT_IP = `2001:db8::${RUN.slice(0, 4)}:${RUN.slice(4, 8)}:${RUN.slice(8)}`;
+const CLIENT_IP = `2001:db8:${RUN.slice(0, 4)}:${RUN.slice(4, 8)}::${RUN.slice(8, 12) || '1'}`;
 
 /**
  * @upstash/ratelimit's sliding window keys a fixed window `floor(now / window)` and weighs in
@@ -194,7 +196,7 @@ describe.skipIf(!redisServer)(
         expect(limiters[0]).toBeInstanceOf(UpstashRateLimiter);
         expect(limiters[1]).toBeInstanceOf(UpstashRateLimiter);
         expect(limiters[0]).not.toBe(limiters[1]);
-        expect(String(await redis.command('GET', `monetize:ratelimit:${CLIENT_IP}:${window}`))).toBe('10');
+        expect(String(await redis.command('GET', `monetize:ratelimit:${senderOf(CLIENT_IP)}:${window}`))).toBe('10');
       });
     });
 
