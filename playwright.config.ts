@@ -65,7 +65,7 @@ export default defineConfig({
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: [
     // Generous budget: the suite's own requests must not trip the limiter.
-    server(PORT, { PGLITE_DATA_DIR: '.data/e2e', RATE_LIMIT_MAX: '100000' }),
+    server(PORT, { PGLITE_DATA_DIR: '.data/e2e', RATE_LIMIT_MAX: '100000', OAUTH_REGISTRATIONS_PER_HOUR: '100000' }),
     // The default budget (120 per 60 s), spent on purpose by rate-limit.spec.ts.
     server(LIMITED_PORT, { PGLITE_DATA_DIR: '.data/e2e-limited' }),
   ],

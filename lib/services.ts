@@ -5,6 +5,7 @@ import type { Engine } from './db/engine';
 import { serviceSecret } from './db/service-secrets';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit';
 import { describeError, log } from './log';
+import { MetadataFetchBudget } from './oauth/client-lookup';
 import { loadOAuthSecrets, type OAuthSecrets } from './oauth/secrets';
 import { LivePricing } from './pricing/settings';
 import { SdkDirectory } from './sdk/keys';
@@ -41,6 +42,10 @@ export interface Services {
   readonly sdkDirectory: SdkDirectory;
   /** The key that signs decision tokens and hashes client addresses, the same on every instance. */
   sdkSecret(): Promise<Buffer>;
+  /** Client registrations per address and hour (OAUTH_REGISTRATIONS_PER_HOUR), each one stored for at least a day. */
+  readonly registrations: RateLimiter;
+  /** How many client metadata documents this instance may fetch, per address and overall (lib/oauth/client-lookup.ts). */
+  readonly metadataFetches: MetadataFetchBudget;
 }
 
 export interface ServiceOverrides {
@@ -48,6 +53,7 @@ export interface ServiceOverrides {
   database?: Engine | (() => Promise<Engine>);
   rateLimiter?: RateLimiter;
   keyRateLimiter?: RateLimiter;
+  registrations?: RateLimiter;
   attempts?: AttemptLimiters;
   now?: () => number;
   /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
@@ -91,6 +97,8 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     // Tokens signed by one instance are checked by another: no fallback to a key of this
     // process, and a failure is retried on the next request.
     sdkSecret: retrying(() => storedKey('sdk_token_key', database)),
+    registrations: overrides.registrations ?? createRateLimiter({ max: env().OAUTH_REGISTRATIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:register'),
+    metadataFetches: new MetadataFetchBudget(now),
   };
 }
 

@@ -11,7 +11,7 @@ interface SessionUser {
 }
 
 /**
- * The header's account links: "Sign in" as the page is served (public pages stay static, and the
+ * The header's account links: "Sign in" as the page is served (the same for every visitor, and the
  * link works before any script), then, once next-auth's session endpoint names the user, the
  * console and sign-out. Signing in ends with a navigation inside the app rather than a page
  * load, so while signed out the menu asks again after each navigation.

@@ -9,7 +9,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { log, describeError } from '../log';
 import { ApiError } from '../http/errors';
-import { readText } from '../http/input';
+import { JsonTooDeep, MAX_JSON_DEPTH, parseJson, readText } from '../http/input';
 import { json, type JsonReply } from '../http/kernel';
 import { absoluteUrl } from '../http/responses';
 import type { LivePricing } from '../pricing/settings';
@@ -55,6 +55,9 @@ export async function agentCardJson(services: AgentServices): Promise<unknown> {
   return AgentCard.toJSON(await theAgent(services).handler.getAgentCard());
 }
 
+/** What an internal error answers: nothing of its cause, which is logged. */
+const INTERNAL_MESSAGE = 'The agent could not complete the request.';
+
 const rpcError = (id: JsonRpcId, error: { code: number; message: string; data?: unknown }, status = 200) =>
   json({ jsonrpc: '2.0', id, error }, { status });
 
@@ -77,9 +80,14 @@ export async function answerJsonRpc(request: Request, services: AgentServices): 
   }
   let body: unknown;
   try {
-    body = JSON.parse(await readText(request));
+    body = parseJson(await readText(request));
   } catch (err) {
     if (err instanceof ApiError) throw err;
+    // Refused before the SDK walks it: its recursion overflows the stack on deep nesting, and
+    // the overflow's message would be the answer. JSON-RPC 2.0 §5.1: not a valid request.
+    if (err instanceof JsonTooDeep) {
+      return rpcError(idOf(err.value), { code: A2A_ERROR_CODE.INVALID_REQUEST, message: `The request nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.` });
+    }
     // JSON-RPC 2.0 §5.1: invalid JSON is a parse error, and its id is null.
     return rpcError(null, { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' });
   }
@@ -105,12 +113,19 @@ export async function answerJsonRpc(request: Request, services: AgentServices): 
       await events.return?.();
       throw new UnsupportedOperationError('Streaming is not supported.');
     }
+    // The SDK answers an error thrown inside the agent itself, with that error's own message
+    // (a database error, a stack overflow): an internal one is logged and answered as below.
+    const failed = (answer as { error?: { code?: unknown; message?: unknown } }).error;
+    if (failed?.code === A2A_ERROR_CODE.INTERNAL_ERROR) {
+      log.error('a2a: internal error', { message: String(failed.message) });
+      return rpcError(id, { code: A2A_ERROR_CODE.INTERNAL_ERROR, message: INTERNAL_MESSAGE }, 500);
+    }
     const headers = context.activatedExtensions?.length ? { [HTTP_EXTENSION_HEADER]: context.activatedExtensions.join(',') } : undefined;
     return json(answer, { headers });
   } catch (err) {
     const error = JsonRpcTransportHandler.mapToJSONRPCError(err);
     if (error.code !== A2A_ERROR_CODE.INTERNAL_ERROR) return rpcError(id, error);
     log.error('a2a: internal error', describeError(err));
-    return rpcError(id, { code: error.code, message: 'The agent could not complete the request.' }, 500);
+    return rpcError(id, { code: error.code, message: INTERNAL_MESSAGE }, 500);
   }
 }

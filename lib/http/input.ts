@@ -4,6 +4,61 @@ import { ApiError } from './errors';
 /** Request bodies above this are refused before parsing (no endpoint needs more). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * JSON bodies nesting arrays and objects deeper than this are refused before any code walks
+ * them: schema validators and SDKs recurse, and 9,000 levels (well within 64 KiB) overflow the
+ * stack. No body we accept needs a tenth of it: our own schemas nest at most 5 levels, and the
+ * free-form JSON an A2A message may carry (metadata, data parts) gets the rest.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** JSON that parsed, but nests deeper than allowed; `value` is what it parsed to. */
+export class JsonTooDeep extends Error {
+  constructor(
+    readonly value: unknown,
+    readonly maxDepth: number,
+  ) {
+    super(`The JSON nests arrays and objects more than ${maxDepth} levels deep.`);
+    this.name = 'JsonTooDeep';
+  }
+}
+
+/**
+ * How deep arrays and objects nest in JSON text (0 for a scalar), counting no further than
+ * `limit + 1`: one pass over the text, skipping strings, with no recursion and no allocation.
+ * Meant for text JSON.parse accepted; on other text the figure means nothing.
+ */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * JSON.parse, then the depth check: a SyntaxError for text that is not JSON, `JsonTooDeep` for
+ * JSON nested more than `maxDepth` levels.
+ */
+export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  const value: unknown = JSON.parse(text);
+  if (jsonDepth(text, maxDepth) > maxDepth) throw new JsonTooDeep(value, maxDepth);
+  return value;
+}
+
 function describeIssue(where: 'query parameter' | 'body field', issue: z.core.$ZodIssue): string {
   const path = issue.path.map(String).join('.');
   return path ? `Invalid ${where} \`${path}\`: ${issue.message}` : `Invalid ${where === 'body field' ? 'body' : 'query'}: ${issue.message}`;
@@ -84,8 +139,9 @@ export async function readBody<S extends z.ZodType>(request: Request, schema: S,
   let raw: unknown;
   if (type !== 'form') {
     try {
-      raw = JSON.parse(text);
-    } catch {
+      raw = parseJson(text);
+    } catch (err) {
+      if (err instanceof JsonTooDeep) throw new ApiError('invalid_request', `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
       throw new ApiError('invalid_request', 'The body is not valid JSON.');
     }
   } else {

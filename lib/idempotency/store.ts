@@ -27,6 +27,8 @@ export function idempotencyKey(request: Request): string | null {
 
 /** A record still `running` after this long belonged to a process that died: it may be retried. */
 const ABANDONED_AFTER_S = 60;
+/** How many expired records one claim deletes: more than one, so deletion outpaces creation. */
+const SWEEP = 20;
 
 export interface StoredAnswer {
   status: number;
@@ -82,9 +84,17 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
   const requestHash = sha256(`request\n${options.fingerprint}`).toString('hex');
   const secret = sha256(`answer\n${options.key}\n${options.fingerprint}`);
 
-  // Claim the key, or take over a record that expired or was abandoned mid-run.
-  const claimed = await asService(engine, (db) =>
-    db.query(
+  // Claim the key, or take over a record that expired or was abandoned mid-run. Expired records
+  // of others are deleted on the way, a few at a time, so the table holds about a day of
+  // records with no scheduler.
+  const claimed = await asService(engine, async (db) => {
+    await db.query(
+      `delete from public.idempotency_records r
+       using (select scope, principal, idempotency_key from public.idempotency_records
+              where expires_at < now() order by expires_at limit ${SWEEP}) old
+       where (r.scope, r.principal, r.idempotency_key) = (old.scope, old.principal, old.idempotency_key)`,
+    );
+    return db.query(
       `insert into public.idempotency_records (scope, principal, idempotency_key, request_hash)
        values ($1, $2, $3, $4)
        on conflict (scope, principal, idempotency_key) do update
@@ -95,8 +105,8 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
                 and idempotency_records.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_S}))
        returning 1 as claimed`,
       [scope, principal, keyHash, requestHash],
-    ),
-  );
+    );
+  });
 
   if (claimed.length === 1) {
     let answer: StoredAnswer;

@@ -140,8 +140,8 @@ describe('checkAuthorizationRequest: the client and its redirect URI, answered o
   });
 });
 
-describe('checkAuthorizationRequest: other errors go back to the redirect URI with error, state and iss', () => {
-  it.each([
+/** Requests wrong in a way found after the client and its redirect URI: what, the change, the error. */
+const AFTER_REDIRECT_ERRORS: [string, Record<string, string | string[] | null>, string][] = [
     ['response_type is missing', { response_type: null }, 'invalid_request'],
     ['response_type is token', { response_type: 'token' }, 'unsupported_response_type'],
     ['response_type is "code id_token"', { response_type: 'code id_token' }, 'unsupported_response_type'],
@@ -160,8 +160,11 @@ describe('checkAuthorizationRequest: other errors go back to the redirect URI wi
     ['code_challenge is given twice', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request'],
     ['code_challenge_method is given twice', { code_challenge_method: ['S256', 'S256'] }, 'invalid_request'],
     ['state is too long', { state: 's'.repeat(MAX_STATE_LENGTH + 1) }, 'invalid_request'],
-  ])('redirects with %s as %s', async (_, changes, error) => {
-    const check = await checkAuthorizationRequest(params(changes), lookupOf(client()));
+];
+
+describe('checkAuthorizationRequest: for a verified client, other errors go back to the redirect URI with error, state and iss', () => {
+  it.each(AFTER_REDIRECT_ERRORS)('redirects with %s as %s', async (_, changes, error) => {
+    const check = await checkAuthorizationRequest(params(changes), lookupOf(client({ verified: true })));
     const url = redirectParams(check);
     expect(`${url.origin}${url.pathname}`).toBe(REDIRECT);
     expect(url.searchParams.get('error')).toBe(error);
@@ -172,21 +175,21 @@ describe('checkAuthorizationRequest: other errors go back to the redirect URI wi
   });
 
   it('omits state from the error redirect when the request had none', async () => {
-    const url = redirectParams(await checkAuthorizationRequest(params({ state: null, response_type: 'token' }), lookupOf(client())));
+    const url = redirectParams(await checkAuthorizationRequest(params({ state: null, response_type: 'token' }), lookupOf(client({ verified: true }))));
     expect(url.searchParams.get('error')).toBe('unsupported_response_type');
     expect(url.searchParams.has('state')).toBe(false);
     expect(url.searchParams.get('iss')).toBe(ISS);
   });
 
   it('rejects a repeated state with invalid_request and does not echo either value', async () => {
-    const url = redirectParams(await checkAuthorizationRequest(params({ state: ['a', 'b'] }), lookupOf(client())));
+    const url = redirectParams(await checkAuthorizationRequest(params({ state: ['a', 'b'] }), lookupOf(client({ verified: true }))));
     expect(url.searchParams.get('error')).toBe('invalid_request');
     expect(url.searchParams.has('state')).toBe(false);
   });
 
   it('returns the state exactly, even with characters that need encoding', async () => {
     const state = 'a b&c=d/é';
-    const url = redirectParams(await checkAuthorizationRequest(params({ state, response_type: 'token' }), lookupOf(client())));
+    const url = redirectParams(await checkAuthorizationRequest(params({ state, response_type: 'token' }), lookupOf(client({ verified: true }))));
     expect(url.searchParams.get('state')).toBe(state);
   });
 });
@@ -255,5 +258,18 @@ describe('authorizationResponseUrl', () => {
     expect(authorizationResponseUrl('http://127.0.0.1:51234/cb', { code: 'c' })).toBe(
       `http://127.0.0.1:51234/cb?code=c&iss=${encodeURIComponent(ISS)}`,
     );
+  });
+});
+
+describe('checkAuthorizationRequest: for a client nobody verified, those errors are shown on our own page, never redirected (RFC 9700 §4.11.2)', () => {
+  it.each(AFTER_REDIRECT_ERRORS)('shows %s as %s on an error page', async (_, changes, error) => {
+    const check = await checkAuthorizationRequest(params(changes), lookupOf(client()));
+    expect(check).toEqual({ kind: 'error-page', title: expect.any(String), message: expect.stringContaining(`(${error})`) });
+  });
+
+  it('never puts the redirect URI, or the state, in what it shows', async () => {
+    const check = await checkAuthorizationRequest(params({ response_type: 'token', state: 'https://evil.example/phish' }), lookupOf(client({ redirectUris: ['https://evil.example/phish'] })));
+    expect(check.kind).toBe('error-page');
+    expect(JSON.stringify(check)).not.toContain('evil.example');
   });
 });

@@ -34,6 +34,38 @@ describe('isPrivateAddress', () => {
     ['NAT64 of a private address', '64:ff9b::a00:1'],
     ['not an IP address', 'example.com'],
     ['an empty string', ''],
+    // ::/96, IPv4-compatible (deprecated by RFC 4291 §2.5.5.1): never a real destination.
+    ['IPv4-compatible loopback, dotted', '::127.0.0.1'],
+    ['IPv4-compatible loopback, in hex', '::7f00:1'],
+    ['IPv4-compatible private address', '::a00:1'],
+    ['IPv4-compatible cloud metadata address', '::169.254.169.254'],
+    ['IPv4-compatible public address (the whole ::/96 is refused)', '::93.184.216.34'],
+    ['another address of ::/96', '::2'],
+    // ::ffff:0:0/96, IPv4-mapped: judged by the IPv4 address inside, however it is written.
+    ['IPv4-mapped loopback, written in full', '0:0:0:0:0:ffff:7f00:1'],
+    ['IPv4-mapped loopback, with a leading zero group', '0::ffff:127.0.0.1'],
+    ['IPv4-mapped loopback, upper case', '::FFFF:7F00:1'],
+    ['IPv4-mapped cloud metadata address', '::ffff:169.254.169.254'],
+    ['IPv4-mapped unspecified address', '::ffff:0.0.0.0'],
+    ['IPv4-mapped 100.64/10', '::ffff:6440:1'],
+    // ::ffff:0:0:0/96, IPv4-translated (RFC 7915)
+    ['IPv4-translated loopback', '::ffff:0:7f00:1'],
+    // 64:ff9b::/96 and 64:ff9b:1::/48, NAT64 (RFC 6052, RFC 8215): a translator may reach anything.
+    ['NAT64 of loopback', '64:ff9b::127.0.0.1'],
+    ['NAT64 of a public address (the whole prefix is refused)', '64:ff9b::5db8:d822'],
+    ['local-use NAT64', '64:ff9b:1::a00:1'],
+    ['the top of local-use NAT64', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff'],
+    // 2002::/16, 6to4 (RFC 3056), and 2001::/32, Teredo (RFC 4380): both embed an IPv4 address.
+    ['6to4 of loopback', '2002:7f00:1::1'],
+    ['6to4 of a public address (the whole prefix is refused)', '2002:5db8:d822::1'],
+    ['Teredo', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+    ['benchmarking (2001:2::/48)', '2001:2::1'],
+    ['documentation (2001:db8::/32)', '2001:db8::1'],
+    ['documentation (3fff::/20)', '3fff::1'],
+    ['discard-only (100::/64)', '100::1'],
+    ['IPv6 site-local (deprecated)', 'fec0::1'],
+    ['IPv6 multicast', 'ff02::1'],
+    ['IPv6 link-local with a zone', 'fe80::1%eth0'],
   ])('blocks %s (%s)', (_, address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
@@ -42,6 +74,8 @@ describe('isPrivateAddress', () => {
     ['a public IPv6 address', '2606:4700::1111'],
     ['an IPv4-mapped public address (judged by its IPv4 part)', '::ffff:93.184.216.34'],
     ['another public IPv6 address', '2a00:1450:4001:80b::200e'],
+    ['a public IPv6 address under 2001::/16 but outside 2001::/23', '2001:4860:4860::8888'],
+    ['an IPv4-mapped public address written in full', '0:0:0:0:0:ffff:5db8:d822'],
   ])('allows %s (%s)', (_, address) => {
     expect(isPrivateAddress(address)).toBe(false);
   });
@@ -125,6 +159,9 @@ describe('parseClientMetadataDocument', () => {
     ['no client_name', doc({ client_name: undefined }), /client_name/],
     ['a blank client_name', doc({ client_name: '   ' }), /client_name/],
     ['a client_name over 100 characters', doc({ client_name: 'x'.repeat(101) }), /client_name/],
+    ['a client_name with a RIGHT-TO-LEFT OVERRIDE', doc({ client_name: 'Monetize Official \u202eelgooG' }), /client_name.*U\+202E/],
+    ['a client_name with a ZERO WIDTH SPACE', doc({ client_name: 'Goo\u200bgle' }), /client_name.*U\+200B/],
+    ['a client_name with a POP DIRECTIONAL ISOLATE', doc({ client_name: 'Tool\u2069' }), /client_name.*U\+2069/],
     ['no redirect_uris', doc({ redirect_uris: undefined }), /redirect_uris/],
     ['empty redirect_uris', doc({ redirect_uris: [] }), /redirect_uris/],
     ['a bad redirect URI', doc({ redirect_uris: ['https://app.example.com/cb', 'http://evil.example/cb'] }), /redirect_uris/],

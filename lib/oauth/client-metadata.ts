@@ -1,11 +1,13 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { Lru } from '../cache/lru';
 import { env } from '../env';
 import { log } from '../log';
+import { checkClientName } from './client-name';
 import type { Client } from './clients';
+import { isPrivateAddress } from './private-address';
 import { checkRedirectUri, MAX_REDIRECT_URIS } from './redirect-uri';
 
 /**
@@ -13,7 +15,8 @@ import { checkRedirectUri, MAX_REDIRECT_URIS } from './redirect-uri';
  * an https URL as its `client_id`; we fetch the JSON document it serves. Fetching a URL a
  * stranger chose is an SSRF risk, so: no private, loopback or link-local addresses (checked on
  * the address actually connected to, so DNS rebinding cannot slip past), at most 5 KB, a short
- * timeout, no redirects. Documents are cached as their HTTP headers allow; failures never are.
+ * timeout, no redirects. Documents are cached as their HTTP headers allow, failures for 30
+ * seconds, and fetches are budgeted per client address and per instance (lib/oauth/client-lookup.ts).
  */
 
 export const MAX_DOCUMENT_BYTES = 5 * 1024;
@@ -21,32 +24,7 @@ export const FETCH_TIMEOUT_MS = 3000;
 const DEFAULT_TTL_S = 300;
 const MAX_TTL_S = 24 * 3600;
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
-
-/** Is this address one a fetch on a stranger's behalf must never reach? */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  if (family === 6) {
-    // An IPv4-mapped address (::ffff:a.b.c.d) is judged by its IPv4 part. (A ::ffff:0:0/96
-    // entry would not do: Node's BlockList matches every IPv4 address against it.)
-    const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
-    if (mapped) {
-      const v4 = mapped[1] ?? [parseInt(mapped[2]!, 16), parseInt(mapped[3]!, 16)].flatMap((n) => [n >> 8, n & 255]).join('.');
-      return blocked.check(v4, 'ipv4');
-    }
-  }
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+export { isPrivateAddress } from './private-address';
 
 function allowPrivate(): boolean {
   return env().OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS_FOR_TESTS === '1';
@@ -157,9 +135,9 @@ export function parseClientMetadataDocument(clientId: string, body: string): Cli
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new DocumentError('the client metadata document is not a JSON object');
   const d = doc as Record<string, unknown>;
   if (d.client_id !== clientId) throw new DocumentError('the document’s client_id is not the URL it was fetched from');
-  if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > 100) {
-    throw new DocumentError('the document needs a client_name');
-  }
+  // The same rule as registration (client-name.ts): a document with an unfit name is refused, not cleaned.
+  const name = checkClientName(d.client_name);
+  if (!name.ok) throw new DocumentError(`the document’s ${name.reason}`);
   const uris = d.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS || uris.some((u) => typeof u !== 'string' || !checkRedirectUri(u).ok)) {
     throw new DocumentError('the document needs redirect_uris, each an allowed redirect URI');
@@ -170,7 +148,7 @@ export function parseClientMetadataDocument(clientId: string, body: string): Cli
   }
   return {
     clientId,
-    name: d.client_name.trim(),
+    name: name.name,
     redirectUris: uris as string[],
     authMethod: 'none',
     secretHash: null,
@@ -179,15 +157,25 @@ export function parseClientMetadataDocument(clientId: string, body: string): Cli
   };
 }
 
-const cache = new Lru<string, { client: Client; until: number }>('client-metadata', 500);
+/** How long a failure is remembered: a flood of one bad client_id costs one fetch per this, not one per request. */
+export const FAILURE_TTL_S = 30;
 
-export type MetadataLookup = { ok: true; client: Client } | { ok: false; reason: string };
+/** Documents, as long as their HTTP headers allow; failures, for FAILURE_TTL_S. */
+const cache = new Lru<string, { until: number } & ({ client: Client } | { reason: string })>('client-metadata', 500);
 
-export async function fetchClientMetadata(clientId: string, now = Date.now()): Promise<MetadataLookup> {
+export type MetadataLookup = { ok: true; client: Client } | { ok: false; reason: string; busy?: true };
+
+/**
+ * The client a metadata document describes. `admit` is asked before each fetch over the network
+ * (a cache miss), and answers whether the budget allows one (lib/oauth/client-lookup.ts): when it
+ * does not, nothing is fetched and the answer is `busy`.
+ */
+export async function fetchClientMetadata(clientId: string, now = Date.now(), admit: () => boolean = () => true): Promise<MetadataLookup> {
   const hit = cache.get(clientId);
-  if (hit && hit.until > now) return { ok: true, client: hit.client };
+  if (hit && hit.until > now) return 'client' in hit ? { ok: true, client: hit.client } : { ok: false, reason: hit.reason };
   const bad = checkClientIdUrl(clientId);
   if (bad) return { ok: false, reason: bad };
+  if (!admit()) return { ok: false, reason: 'too many client metadata documents were fetched lately; try again in a minute', busy: true };
   try {
     const res = await fetchDocument(new URL(clientId));
     const client = parseClientMetadataDocument(clientId, res.body);
@@ -197,6 +185,7 @@ export async function fetchClientMetadata(clientId: string, now = Date.now()): P
   } catch (err) {
     const reason = err instanceof DocumentError ? err.message : 'the client metadata document could not be fetched';
     log.warn('client metadata document refused', { client_id: clientId, reason });
+    cache.set(clientId, { reason, until: now + FAILURE_TTL_S * 1000 });
     return { ok: false, reason };
   }
 }

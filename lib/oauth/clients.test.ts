@@ -66,6 +66,12 @@ describe('validateRegistration', () => {
     ['a client_name that is not a string', { ...GOOD, client_name: 42 }],
     ['a client_name that is too long', { ...GOOD, client_name: 'x'.repeat(MAX_CLIENT_NAME + 1) }],
     ['a client_name with a control character', { ...GOOD, client_name: 'Example\nApp' }],
+    ['a client_name with a RIGHT-TO-LEFT OVERRIDE', { ...GOOD, client_name: 'Monetize Official \u202eelgooG' }],
+    ['a client_name with a RIGHT-TO-LEFT ISOLATE', { ...GOOD, client_name: 'Example \u2067App' }],
+    ['a client_name with a ZERO WIDTH SPACE', { ...GOOD, client_name: 'Goo\u200bgle' }],
+    ['a client_name with a BOM at its end (which trimming would otherwise drop)', { ...GOOD, client_name: 'Example App\ufeff' }],
+    ['a client_name with a LINE SEPARATOR', { ...GOOD, client_name: 'Example\u2028App' }],
+    ['a client_name with a private-use character', { ...GOOD, client_name: 'Example \ue000' }],
     ['an unknown auth method', { ...GOOD, token_endpoint_auth_method: 'private_key_jwt' }],
     ['an auth method that is not a string', { ...GOOD, token_endpoint_auth_method: 1 }],
     ['grant_types with refresh_token', { ...GOOD, grant_types: ['authorization_code', 'refresh_token'] }],
@@ -83,6 +89,18 @@ describe('validateRegistration', () => {
     expect(err.code).toBe('invalid_client_metadata');
     expect(err.status).toBe(400);
     expect(err.body()).toEqual({ error: 'invalid_client_metadata', error_description: expect.any(String) });
+  });
+});
+
+describe('validateRegistration and the client name shown on the consent page', () => {
+  it('says which character of client_name is refused and why', () => {
+    const err = refusal({ ...GOOD, client_name: 'Monetize Official \u202eelgooG' });
+    expect(err.code).toBe('invalid_client_metadata');
+    expect(err.body().error_description).toMatch(/^client_name .*U\+202E.*consent page/);
+  });
+
+  it('accepts a name in a right-to-left script, which needs no control character', () => {
+    expect(validateRegistration({ ...GOOD, client_name: 'أداة الأرباح' }).client_name).toBe('أداة الأرباح');
   });
 });
 

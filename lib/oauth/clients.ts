@@ -3,6 +3,7 @@ import { sameText, sha256Hex } from '../crypto';
 import type { Engine } from '../db/database';
 import { asService } from '../db/service';
 import { OAuthError } from '../http/errors';
+import { checkClientName } from './client-name';
 import { AUTH_METHODS, type TokenEndpointAuthMethod } from './metadata';
 import { checkRedirectUri, MAX_REDIRECT_URIS } from './redirect-uri';
 import { parseScopes } from './scopes';
@@ -24,7 +25,7 @@ export interface Client {
   verified: boolean;
 }
 
-export const MAX_CLIENT_NAME = 100;
+export { MAX_CLIENT_NAME } from './client-name';
 
 export interface RegistrationInput {
   client_name: string;
@@ -48,13 +49,9 @@ export function validateRegistration(raw: unknown): RegistrationInput {
     const check = checkRedirectUri(uri);
     if (!check.ok) throw new OAuthError('invalid_redirect_uri', `Redirect URI refused: ${check.reason}.`);
   }
-  const name = body.client_name;
-  if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_CLIENT_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw new OAuthError(
-      'invalid_client_metadata',
-      `client_name is required (1 to ${MAX_CLIENT_NAME} characters, no control characters): the consent page shows it to the user.`,
-    );
-  }
+  // The consent page shows the name: printable text only (client-name.ts), the same rule as metadata documents.
+  const name = checkClientName(body.client_name);
+  if (!name.ok) throw new OAuthError('invalid_client_metadata', `${name.reason}.`);
   // RFC 7591 §2: the default is client_secret_basic.
   const method = body.token_endpoint_auth_method ?? 'client_secret_basic';
   if (typeof method !== 'string' || !(AUTH_METHODS as readonly string[]).includes(method)) {
@@ -71,7 +68,7 @@ export function validateRegistration(raw: unknown): RegistrationInput {
   if (body.scope !== undefined && (typeof body.scope !== 'string' || !parseScopes(body.scope).ok)) {
     throw new OAuthError('invalid_client_metadata', 'scope must be a space-separated subset of the supported scopes.');
   }
-  return { client_name: name.trim(), redirect_uris: uris as string[], token_endpoint_auth_method: method as TokenEndpointAuthMethod };
+  return { client_name: name.name, redirect_uris: uris as string[], token_endpoint_auth_method: method as TokenEndpointAuthMethod };
 }
 
 export function hashClientSecret(secret: string): string {
@@ -94,17 +91,37 @@ export interface RegisteredClient {
   response_types: string[];
 }
 
-/** Creates the client; the secret exists only in the answer, the database keeps its hash. */
+/** A client nobody ever authorized is deleted this long after it registered. */
+export const UNUSED_CLIENT_TTL_H = 24;
+/** A client nobody authorized for this long is deleted. */
+export const IDLE_CLIENT_TTL_DAYS = 180;
+/** How many expired clients one registration deletes: enough to outpace any registration rate the budgets allow. */
+const SWEEP = 100;
+
+/**
+ * Creates the client; the secret exists only in the answer, the database keeps its hash. Each
+ * registration first deletes up to SWEEP clients that expired (never authorized within a day,
+ * or not for 180 days), so what strangers can store stays bounded with no scheduler.
+ */
 export async function registerClient(input: RegistrationInput, engine: Engine): Promise<RegisteredClient> {
   const clientId = `mcl_${randomBytes(16).toString('base64url')}`;
   const secret = input.token_endpoint_auth_method === 'none' ? undefined : `mcs_${randomBytes(32).toString('base64url')}`;
-  const [row] = await asService(engine, (db) =>
-    db.query<{ created_at: Date }>(
+  const [row] = await asService(engine, async (db) => {
+    await db.query(
+      `delete from public.oauth_clients where client_id in (
+         select client_id from public.oauth_clients
+         where last_used_at is null and created_at < now() - make_interval(hours => ${UNUSED_CLIENT_TTL_H})
+         union all
+         select client_id from public.oauth_clients
+         where last_used_at < now() - make_interval(days => ${IDLE_CLIENT_TTL_DAYS})
+         limit ${SWEEP})`,
+    );
+    return db.query<{ created_at: Date }>(
       `insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
        values ($1, $2, $3, $4, $5) returning created_at`,
       [clientId, input.client_name, input.redirect_uris, input.token_endpoint_auth_method, secret ? hashClientSecret(secret) : null],
-    ),
-  );
+    );
+  });
   return {
     client_id: clientId,
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),

@@ -31,6 +31,8 @@ export async function issueCode(binding: CodeBinding, engine: Engine): Promise<s
        values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => ${CODE_TTL_S}))`,
       [sha256Hex(code), binding.clientId, binding.userId, binding.redirectUri, binding.codeChallenge, binding.scopes, binding.resources],
     );
+    // A publisher approved this client: it is in use, and kept (lib/oauth/clients.ts, retention).
+    await db.query('update public.oauth_clients set last_used_at = now() where client_id = $1', [binding.clientId]);
   });
   return code;
 }

@@ -78,6 +78,20 @@ describe('consentPage', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
+  it('shows the client name isolated in a <bdi>, so its direction cannot reorder the heading around it', () => {
+    const html = page({ client: { name: 'Example App' } });
+    expect(html).toContain('<h1><bdi class="client">Example App</bdi> wants to read your Monetize account</h1>');
+    // The title cannot hold markup: the name is wrapped in FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE.
+    expect(html).toContain('<title>Authorize \u2068Example App\u2069 · Monetize</title>');
+  });
+
+  it('shows a name stored before the rule with its bidirectional controls replaced, and still isolated', () => {
+    const html = page({ client: { name: 'Monetize Official \u202eelgooG' } });
+    expect(html).not.toContain('\u202e');
+    expect(html).toContain('<bdi class="client">Monetize Official \ufffdelgooG</bdi>');
+    expect(html).toContain('<title>Authorize \u2068Monetize Official \ufffdelgooG\u2069 · Monetize</title>');
+  });
+
   it('escapes the raw request and the CSRF token in its hidden fields', () => {
     const html = page({ rawRequest: 'state="><img src=x onerror=alert(1)>', csrf: '"><b>' });
     expect(html).not.toContain('<img');

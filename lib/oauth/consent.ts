@@ -5,6 +5,7 @@ import type { AuthorizationRequest } from './authorize';
 import { isLoopbackRedirect, redirectTarget } from './redirect-uri';
 import { SCOPE_DESCRIPTIONS } from './scopes';
 import { escapeHtml, htmlPage } from '../html/page';
+import { displayClientName, isolate } from './client-name';
 
 /**
  * The consent page (ARCHITECTURE.md, Tokens and sign-in) and its CSRF token. The page shows the
@@ -52,6 +53,9 @@ export const PAGE_HEADERS: Record<string, string> = {
 export function consentPage(options: { request: AuthorizationRequest; rawRequest: string; user: SignedInUser; csrf: string }): string {
   const { request, user } = options;
   const { client } = request;
+  // Isolated (<bdi>, or FSI…PDI in the title) so that its direction cannot reorder the text
+  // around it; a name stored before the rule of client-name.ts shows its controls as U+FFFD.
+  const name = displayClientName(client.name);
   const target = redirectTarget(request.redirectUri);
   const warnings: string[] = [];
   if (!client.verified) {
@@ -68,7 +72,7 @@ export function consentPage(options: { request: AuthorizationRequest; rawRequest
     .map((s) => `<li><strong>${escapeHtml(SCOPE_DESCRIPTIONS[s])}</strong> <code>${escapeHtml(s)}</code></li>`)
     .join('');
   const body = `
-<h1><span class="client">${escapeHtml(client.name)}</span> wants to read your Monetize account</h1>
+<h1><bdi class="client">${escapeHtml(name)}</bdi> wants to read your Monetize account</h1>
 <p>Signed in as <strong>${escapeHtml(user.email)}</strong>. <a href="/signin?switch=1&amp;callbackUrl=${encodeURIComponent(`/oauth/authorize?${options.rawRequest}`)}">Not you?</a></p>
 <h2>It asks to read</h2>
 <ul class="scopes">${scopes}</ul>
@@ -81,7 +85,7 @@ ${warnings.map((w) => `<p class="warning" role="note">${w}</p>`).join('\n')}
   <button type="submit" name="decision" value="approve" class="primary">Approve</button>
   <button type="submit" name="decision" value="deny">Deny</button>
 </form>`;
-  return htmlPage({ title: `Authorize ${client.name}`, body });
+  return htmlPage({ title: `Authorize ${isolate(name)}`, body });
 }
 
 export function errorPage(title: string, message: string): string {

@@ -2,7 +2,7 @@ import { agentRegistrationEnabled, sandboxTokenBody, verifyIdentityAssertion } f
 import { OAuthError } from '../http/errors';
 import { json, type JsonReply } from '../http/kernel';
 import { NO_STORE_HEADERS } from '../http/responses';
-import { lookupClient } from './client-lookup';
+import { lookupClient, type ClientLookup } from './client-lookup';
 import { secretMatches, type Client } from './clients';
 import { redeemCode } from './codes';
 import { JWT_BEARER_GRANT, supportedGrantTypes } from './metadata';
@@ -57,10 +57,11 @@ export function clientCredentials(form: Record<string, string>, authorization: s
 }
 
 /** The client, authenticated exactly the way it registered. */
-export async function authenticateClient(credentials: Credentials, db: Engine): Promise<Client> {
+export async function authenticateClient(credentials: Credentials, lookup: (clientId: string) => Promise<ClientLookup>): Promise<Client> {
   const basicUsed = credentials.via === 'basic';
   if (!credentials.clientId) throw invalidClient('client_id is missing.', basicUsed);
-  const found = await lookupClient(credentials.clientId, db);
+  const found = await lookup(credentials.clientId);
+  if (!found.ok && found.busy) throw new OAuthError('temporarily_unavailable', `The client could not be looked up: ${found.reason}.`, 503, { 'Retry-After': '60' });
   if (!found.ok) throw invalidClient('Unknown client.', basicUsed);
   const client = found.client;
   const expected = client.authMethod === 'client_secret_basic' ? 'basic' : client.authMethod === 'client_secret_post' ? 'post' : 'none';
@@ -108,9 +109,14 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
  * authentication is optional for this grant (RFC 7523 §3.1); credentials that are sent must be
  * valid, so a client never learns that a wrong secret was silently ignored.
  */
-async function jwtBearerGrant(form: Record<string, string>, authorization: string | null, secrets: OAuthSecrets, db: Engine): Promise<JsonReply> {
+async function jwtBearerGrant(
+  form: Record<string, string>,
+  authorization: string | null,
+  secrets: OAuthSecrets,
+  lookup: (clientId: string) => Promise<ClientLookup>,
+): Promise<JsonReply> {
   if (authorization !== null || form.client_id !== undefined || form.client_secret !== undefined) {
-    await authenticateClient(clientCredentials(form, authorization), db);
+    await authenticateClient(clientCredentials(form, authorization), lookup);
   }
   const { assertion } = form;
   if (!assertion) throw new OAuthError('invalid_request', 'assertion is missing: send the identity_assertion from /agent/identity.');
@@ -124,15 +130,16 @@ async function jwtBearerGrant(form: Record<string, string>, authorization: strin
 }
 
 /** A token request (RFC 6749 §4.1.3, RFC 7523 §2.1): the grant it names, for the client it authenticates. */
-export async function answerTokenRequest(form: Record<string, string>, authorization: string | null, services: Services): Promise<JsonReply> {
+export async function answerTokenRequest(form: Record<string, string>, authorization: string | null, services: Services, address: string): Promise<JsonReply> {
   const secrets = await requireOAuthSecrets(services);
   const db = await services.database();
+  const lookup = (clientId: string) => lookupClient(clientId, db, services.metadataFetches, address);
   const grant = form.grant_type;
   if (!grant) throw new OAuthError('invalid_request', 'grant_type is missing.');
-  if (grant === JWT_BEARER_GRANT && agentRegistrationEnabled()) return jwtBearerGrant(form, authorization, secrets, db);
+  if (grant === JWT_BEARER_GRANT && agentRegistrationEnabled()) return jwtBearerGrant(form, authorization, secrets, lookup);
   if (grant !== 'authorization_code') {
     throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported; use ${supportedGrantTypes().join(' or ')}.`);
   }
-  const client = await authenticateClient(clientCredentials(form, authorization), db);
+  const client = await authenticateClient(clientCredentials(form, authorization), lookup);
   return authorizationCodeGrant(form, client, secrets, db);
 }

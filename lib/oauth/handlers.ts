@@ -1,5 +1,8 @@
 import { sessionUser } from '../auth/session';
 import { env } from '../env';
+import { senderOf } from '../http/client-ip';
+import { OAuthError } from '../http/errors';
+import { retryAfterSeconds } from '../http/rate-limit';
 import { defineRoute, json } from '../http/kernel';
 import { absoluteUrl, NO_STORE_HEADERS } from '../http/responses';
 import { idempotencyKey, idempotentResponse } from '../idempotency/store';
@@ -26,7 +29,7 @@ function redirect(location: string, status = 302): Response {
 }
 
 function notValid(check: Exclude<AuthorizeCheck, { kind: 'valid' }>, status: number): Response {
-  return check.kind === 'redirect' ? redirect(check.location, status) : html(400, errorPage(check.title, check.message));
+  return check.kind === 'redirect' ? redirect(check.location, status) : html(check.status ?? 400, errorPage(check.title, check.message));
 }
 
 function sameOrigin(request: Request): boolean {
@@ -40,20 +43,20 @@ function sameOrigin(request: Request): boolean {
  * publisher's decision. Both check the whole request again: the form carries it verbatim.
  */
 export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
-  GET: async ({ request, url, services }) => {
+  GET: async ({ request, url, clientIp, services }) => {
     const secrets = await requireOAuthSecrets(services);
     const db = await services.database();
     // The request as received, without a leading `?`: what the consent form carries back.
     const raw = url.search.replace(/^\?/, '');
     if (raw.length > MAX_AUTHORIZATION_REQUEST) return html(400, errorPage('Invalid request', 'The authorization request is too long.'));
-    const check = await checkAuthorizationRequest(url.searchParams, (id) => lookupClient(id, db));
+    const check = await checkAuthorizationRequest(url.searchParams, (id) => lookupClient(id, db, services.metadataFetches, clientIp));
     if (check.kind !== 'valid') return notValid(check, 302);
     const user = await sessionUser(request, secrets, db);
     if (!user) return redirect(absoluteUrl(`/signin?callbackUrl=${encodeURIComponent(`/oauth/authorize?${raw}`)}`));
     const csrf = consentToken(secrets.sessionSecret, user.id, raw);
     return html(200, consentPage({ request: check.request, rawRequest: raw, user, csrf }));
   },
-  POST: async ({ request, body, services }) => {
+  POST: async ({ request, body, clientIp, services }) => {
     const secrets = await requireOAuthSecrets(services);
     const db = await services.database();
     const user = await sessionUser(request, secrets, db);
@@ -61,7 +64,7 @@ export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
     if (!sameOrigin(request) || !checkConsentToken(secrets.sessionSecret, user.id, body.request, body.csrf_token)) {
       return html(403, errorPage('Consent not accepted', 'This approval did not come from a consent page we showed you, or the page was open too long.'));
     }
-    const check = await checkAuthorizationRequest(new URLSearchParams(body.request), (id) => lookupClient(id, db));
+    const check = await checkAuthorizationRequest(new URLSearchParams(body.request), (id) => lookupClient(id, db, services.metadataFetches, clientIp));
     // 303: the browser follows with a GET, never re-posting the form to the client.
     if (check.kind !== 'valid') return notValid(check, 303);
     const { request: req } = check;
@@ -81,7 +84,7 @@ export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
 
 /** POST /oauth/token (RFC 6749 §3.2). */
 export const tokenRoute = defineRoute(ROUTES['/oauth/token'], {
-  POST: ({ request, body, services }) => answerTokenRequest(body, request.headers.get('authorization'), services),
+  POST: ({ request, body, clientIp, services }) => answerTokenRequest(body, request.headers.get('authorization'), services, clientIp),
 });
 
 /**
@@ -94,6 +97,12 @@ export const registerRoute = defineRoute(ROUTES['/oauth/register'], {
     const db = await services.database();
     const key = idempotencyKey(request);
     const input = validateRegistration(body);
+    // Each registration is stored for at least a day: it has a budget of its own, far below the rate limit.
+    const budget = await services.registrations.consume(senderOf(clientIp));
+    if (!budget.allowed) {
+      const wait = String(retryAfterSeconds(budget.resetAt, services.now()));
+      throw new OAuthError('rate_limited', `Too many clients registered from this address: wait ${wait} seconds (Retry-After), or reuse a client you registered.`, 429, { 'Retry-After': wait });
+    }
     if (key === null) return json(await registerClient(input, db), { status: 201, headers: NO_STORE_HEADERS });
     return idempotentResponse({
       engine: db,

@@ -7,7 +7,8 @@
  * `http://LOCALHOST/cb` and `/a/../cb` are other URIs, not spellings of a registered one.
  */
 
-export const MAX_REDIRECT_URI_LENGTH = 2000;
+/** Real redirect URIs are well under 200 characters; ten of these are at most 5 KB a client. */
+export const MAX_REDIRECT_URI_LENGTH = 512;
 export const MAX_REDIRECT_URIS = 10;
 
 

@@ -17,7 +17,7 @@ async function newKeys(kid = 'k1'): Promise<Keys> {
 }
 
 /** A token signed by hand, to vary what issueAccessToken always gets right. */
-function handMade(key: CryptoKey, options: { typ?: string; iss?: string; claims?: Record<string, unknown>; omit?: string[] } = {}) {
+function handMade(key: CryptoKey, options: { typ?: string; iss?: string; claims?: Record<string, unknown>; omit?: string[]; iat?: number; exp?: number } = {}) {
   const now = Math.floor(Date.now() / 1000);
   const jwt = new SignJWT({ client_id: CLAIMS.client_id, scope: CLAIMS.scope, ...options.claims }).setProtectedHeader({
     alg: 'ES256',
@@ -27,8 +27,8 @@ function handMade(key: CryptoKey, options: { typ?: string; iss?: string; claims?
   if (!omit.has('iss')) jwt.setIssuer(options.iss ?? ISS);
   if (!omit.has('sub')) jwt.setSubject(CLAIMS.sub);
   jwt.setAudience(API);
-  if (!omit.has('iat')) jwt.setIssuedAt(now);
-  if (!omit.has('exp')) jwt.setExpirationTime(now + 600);
+  if (!omit.has('iat')) jwt.setIssuedAt(options.iat ?? now);
+  if (!omit.has('exp')) jwt.setExpirationTime(options.exp ?? now + 600);
   if (!omit.has('jti')) jwt.setJti('jti-1');
   return jwt.sign(key);
 }
@@ -160,6 +160,40 @@ describe('verifyAccessToken', () => {
   ])('refuses a token with %s as invalid', async (_, options) => {
     const token = await handMade(keys.signingKey, options);
     expect(await verifyAccessToken(token, API, keys)).toMatchObject({ ok: false, reason: 'invalid' });
+  });
+
+  describe('the token age: no token outlives the longest lifetime we issue, whatever its exp says', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+
+    it('refuses a token signed by our key, issued 2 hours ago, with an exp still in the future', async () => {
+      const token = await handMade(keys.signingKey, { iat: now() - 2 * 3600, exp: now() + 600 });
+      expect(await verifyAccessToken(token, API, keys)).toEqual({ ok: false, reason: 'expired', description: 'The access token has expired.' });
+    });
+
+    it('refuses a token issued just over an hour ago with a far-future exp', async () => {
+      const token = await handMade(keys.signingKey, { iat: now() - ACCESS_TOKEN_TTL_S - 10, exp: now() + 365 * 86_400 });
+      expect(await verifyAccessToken(token, API, keys)).toMatchObject({ ok: false, reason: 'expired' });
+    });
+
+    it('refuses a token issued in the future (beyond a few seconds of clock skew)', async () => {
+      const token = await handMade(keys.signingKey, { iat: now() + 3600, exp: now() + 7200 });
+      expect(await verifyAccessToken(token, API, keys)).toMatchObject({ ok: false, reason: 'invalid' });
+    });
+
+    it('accepts a token from an instance whose clock runs a second or two ahead', async () => {
+      const token = await handMade(keys.signingKey, { iat: now() + 2, exp: now() + 2 + ACCESS_TOKEN_TTL_S });
+      expect(await verifyAccessToken(token, API, keys)).toMatchObject({ ok: true });
+    });
+
+    it('refuses a fresh token that claims a lifetime over one hour', async () => {
+      const token = await handMade(keys.signingKey, { iat: now(), exp: now() + 365 * 86_400 });
+      expect(await verifyAccessToken(token, API, keys)).toEqual({ ok: false, reason: 'invalid', description: 'The access token claims a lifetime over one hour.' });
+    });
+
+    it('accepts a token that lives exactly the hour we issue, to its last second', async () => {
+      const token = await handMade(keys.signingKey, { iat: now() - ACCESS_TOKEN_TTL_S + 5, exp: now() + 5 });
+      expect(await verifyAccessToken(token, API, keys)).toMatchObject({ ok: true });
+    });
   });
 
   it('refuses a token with alg none as malformed or invalid, never ok', async () => {

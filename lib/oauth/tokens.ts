@@ -49,14 +49,24 @@ export interface VerifiedToken {
 export type TokenFailure = 'malformed' | 'expired' | 'invalid';
 
 /**
- * Verifies signature, `typ`, `iss`, `aud` (the one resource asking) and `exp`. A token of another
- * deployment fails on the signature or the issuer; one for the other resource on the audience.
+ * Seconds another instance's clock may run ahead of ours: a token it issued a moment ago has an
+ * `iat` that is, by our clock, in the future (and both round to the second).
  */
+export const CLOCK_TOLERANCE_S = 5;
+
 /** Compact JWS serialisation (RFC 7515 §7.1): three base64url parts joined by dots. */
 export function isCompactJws(value: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(value);
 }
 
+/**
+ * Verifies signature, `typ`, `iss`, `aud` (the one resource asking), `exp` and the age: `iat` is
+ * required, may be at most ACCESS_TOKEN_TTL_S old (the longest lifetime we issue) and not in the
+ * future, and `exp` may be at most that long after it. So a token with a far-future `exp`, signed
+ * with our key by mistake or by a future bug, is refused, and none outlives the hour. A token of
+ * another deployment fails on the signature or the issuer; one for the other resource on the
+ * audience.
+ */
 export async function verifyAccessToken(
   token: string,
   audience: string,
@@ -72,9 +82,15 @@ export async function verifyAccessToken(
       issuer: issuer(),
       audience,
       requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      maxTokenAge: ACCESS_TOKEN_TTL_S,
+      clockTolerance: CLOCK_TOLERANCE_S,
     });
     if (typeof payload.scope !== 'string' || typeof payload.client_id !== 'string') {
       return { ok: false, reason: 'invalid', description: 'The access token lacks its scope or client.' };
+    }
+    // As for identity assertions: no token we issue claims a longer life than ACCESS_TOKEN_TTL_S.
+    if (payload.exp! - payload.iat! > ACCESS_TOKEN_TTL_S) {
+      return { ok: false, reason: 'invalid', description: 'The access token claims a lifetime over one hour.' };
     }
     return {
       ok: true,

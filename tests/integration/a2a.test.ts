@@ -206,6 +206,49 @@ describe('JSON-RPC over HTTP at /a2a', () => {
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } });
   });
 
+  it('answers an error inside the agent with HTTP 500 and -32603, saying nothing of its cause', async () => {
+    const cause = 'connect ECONNREFUSED 10.1.2.3:5432 (internal detail)';
+    setTestServices(makeServices({ database: () => Promise.reject(new Error(cause)), rateLimiter: UNLIMITED() }));
+    const res = await post(rpc('GetTask', { id: randomUUID() }, 9));
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain('ECONNREFUSED');
+    expect(text).not.toContain('internal detail');
+    expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32603, message: 'The agent could not complete the request.' } });
+  });
+
+  describe('a request nested deeper than 64 levels', () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const message = (extra: string) =>
+      `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"${randomUUID()}","parts":[${extra}]}}}`;
+
+    it.each([
+      ['in a message metadata', () => message(`{"text":"What is the minimum payout?","metadata":{"a":${nested(9000)}}}`)],
+      ['in a data part', () => message(`{"data":${deepObject(9000)}}`)],
+      ['in params', () => `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":${nested(9000)}}`],
+      ['just past the limit', () => message(`{"text":"hi","metadata":{"a":${nested(59)}}}`)],
+    ])('is refused up front with -32600 invalid request, never an internal message (%s)', async (_where, body) => {
+      const res = await post(body());
+      expect(res.status).toBe(200);
+      const json = await res.json();
+      expect(json).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'The request nests arrays and objects more than 64 levels deep.' } });
+    });
+
+    it('answers -32600 with id null when the id itself is what is nested', async () => {
+      const res = await post(`{"jsonrpc":"2.0","id":${nested(9000)},"method":"SendMessage","params":{}}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    });
+
+    it('still answers a message whose metadata is nested exactly 64 levels deep in all', async () => {
+      // 64 levels in all: the request, params, message, parts, the part, metadata, then 58 arrays.
+      const res = await post(message(`{"text":"What is the minimum payout?","metadata":{"a":${nested(58)}}}`));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ id: 7, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } });
+    });
+  });
+
   it('answers an unknown method with -32601', async () => {
     const res = await post(rpc('message/explode', {}, 'x-7'));
     expect(res.status).toBe(200);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/db/database';
 import { resetEnv } from '@/lib/env';
-import { clearClientMetadataCache, fetchClientMetadata, FETCH_TIMEOUT_MS } from '@/lib/oauth/client-metadata';
+import { clearClientMetadataCache, FAILURE_TTL_S, fetchClientMetadata, FETCH_TIMEOUT_MS } from '@/lib/oauth/client-metadata';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
 import { approve, codeGrant, exchange, authorizeParams, openAuthorize, sessionCookie } from '../helpers/oauth';
 import { makeServices, setTestServices } from '../helpers/services';
@@ -82,6 +82,11 @@ describe('client ID metadata documents', () => {
       ['a link-local literal (cloud metadata)', 'https://169.254.169.254/latest/meta-data'],
       ['a private literal', 'https://10.0.0.8/client.json'],
       ['an IPv6 loopback literal', 'https://[::1]:1/client.json'],
+      // Written in their normal form, as the URL rules require (::127.0.0.1 is ::7f00:1).
+      ['an IPv4-compatible loopback literal', 'https://[::7f00:1]:1/client.json'],
+      ['an IPv4-mapped loopback literal', 'https://[::ffff:7f00:1]:1/client.json'],
+      ['a NAT64 literal', 'https://[64:ff9b::a00:1]:1/client.json'],
+      ['a local-use NAT64 literal', 'https://[64:ff9b:1::a00:1]:1/client.json'],
       ['a name that resolves to loopback', 'https://localhost:1/client.json'],
     ])('refuses %s without connecting', async (_what, url) => {
       const result = await fetchClientMetadata(url);
@@ -105,6 +110,14 @@ describe('client ID metadata documents', () => {
     expect(body.token_type).toBe('Bearer');
   });
 
+  it('refuses a document whose client_name holds a bidirectional control, by the rule registration applies, and keeps the refusal only briefly', async () => {
+    handler = serve(document('/bidi.json', { client_name: 'Monetize Official \u202eelgooG' }), { 'cache-control': 'max-age=600' });
+    expect(await fetchClientMetadata(`${origin}/bidi.json`)).toEqual({ ok: false, reason: expect.stringMatching(/client_name .*U\+202E/) });
+    handler = serve(document('/bidi.json'), { 'cache-control': 'max-age=600' });
+    // Refused documents are remembered for FAILURE_TTL_S, no longer.
+    expect(await fetchClientMetadata(`${origin}/bidi.json`, Date.now() + FAILURE_TTL_S * 1000 + 1)).toMatchObject({ ok: true, client: { name: 'Metadata Tool' } });
+  });
+
   it('keeps a document as long as its Cache-Control allows', async () => {
     handler = serve(document('/cached.json'), { 'cache-control': 'public, max-age=60' });
     expect((await fetchClientMetadata(`${origin}/cached.json`)).ok).toBe(true);
@@ -119,11 +132,15 @@ describe('client ID metadata documents', () => {
     expect(hits).toEqual(['/fresh.json', '/fresh.json']);
   });
 
-  it('never caches a failure', async () => {
+  it('keeps a failure for FAILURE_TTL_S only, whatever the headers say', async () => {
+    const now = Date.now();
     handler = serve('{}', { 'cache-control': 'max-age=600' }, 500);
-    expect((await fetchClientMetadata(`${origin}/flaky.json`)).ok).toBe(false);
+    expect((await fetchClientMetadata(`${origin}/flaky.json`, now)).ok).toBe(false);
     handler = serve(document('/flaky.json'), { 'cache-control': 'max-age=600' });
-    expect((await fetchClientMetadata(`${origin}/flaky.json`)).ok).toBe(true);
+    // A flood of the same bad client_id costs one fetch.
+    expect(await fetchClientMetadata(`${origin}/flaky.json`, now + 1000)).toEqual({ ok: false, reason: 'the client_id URL answered 500 (redirects are not followed)' });
+    expect(hits).toEqual(['/flaky.json']);
+    expect((await fetchClientMetadata(`${origin}/flaky.json`, now + FAILURE_TTL_S * 1000 + 1)).ok).toBe(true);
     expect(hits).toEqual(['/flaky.json', '/flaky.json']);
   });
 

@@ -105,6 +105,18 @@ for (const engine of testEngines()) {
         expect(body).toEqual({ error: code, error_description: expect.any(String) });
       });
 
+      it.each([
+        ['a RIGHT-TO-LEFT OVERRIDE', 'Monetize Official \u202eelgooG', 'U+202E'],
+        ['a RIGHT-TO-LEFT ISOLATE', 'Earnings \u2067Tool', 'U+2067'],
+        ['a ZERO WIDTH SPACE', 'Goo\u200bgle', 'U+200B'],
+      ])('refuses a client_name with %s with invalid_client_metadata, and stores nothing', async (_what, name, codePoint) => {
+        const { res, body } = await registerClient({ client_name: name, redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' });
+        expect(res.status).toBe(400);
+        expect(body).toEqual({ error: 'invalid_client_metadata', error_description: expect.stringContaining(codePoint) });
+        const rows = await asService(suite.db, (q) => q.query('select 1 from public.oauth_clients where client_name = $1', [name]));
+        expect(rows).toEqual([]);
+      });
+
       it('refuses an unknown token_endpoint_auth_method with invalid_client_metadata', async () => {
         const { res, body } = await registerClient({ client_name: 'Bad', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' });
         expect(res.status).toBe(400);
@@ -171,6 +183,22 @@ for (const engine of testEngines()) {
         expect(html).toContain('127.0.0.1:8765');
         expect(html).toMatch(/<button[^>]*>Approve<\/button>/);
         expect(html).toMatch(/<button[^>]*>Deny<\/button>/);
+      });
+
+      it('shows a client name stored before the rule isolated, its bidirectional controls made visible', async () => {
+        const clientId = 'mcl_legacybidiname00000000';
+        await asService(suite.db, (q) =>
+          q.query(
+            `insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
+             values ($1, $2, $3, 'none', null)`,
+            [clientId, 'Monetize Official \u202eelgooG', ['http://127.0.0.1:8765/callback']],
+          ),
+        );
+        const res = await openAuthorize(authorizeParams(clientId).toString(), await sessionCookie(suite.users.demo));
+        expect(res.status).toBe(200);
+        const html = await res.text();
+        expect(html).not.toContain('\u202e');
+        expect(html).toContain('<h1><bdi class="client">Monetize Official \ufffdelgooG</bdi> wants to read your Monetize account</h1>');
       });
 
       it('redirects an approval with code, state and iss', async () => {
@@ -245,32 +273,39 @@ for (const engine of testEngines()) {
         expect(await res.text()).toContain('Unknown application');
       });
 
-      const redirected = async (extra: Record<string, string | null>) => {
+      // Any client can register any redirect URI, so an error found after it was checked is
+      // shown on our own page (RFC 9700 §4.11.2): redirecting it at once, before the user did
+      // anything, would make us an open redirector. Its code is on the page.
+      const shown = async (extra: Record<string, string | null>) => {
         const clientId = await publicClient();
         const res = await openAuthorize(authorizeParams(clientId, extra).toString(), await sessionCookie(suite.users.demo));
-        expect(res.status).toBe(302);
-        const location = new URL(res.headers.get('location')!);
-        expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8765/callback');
-        expect(location.searchParams.get('state')).toBe('st-123');
-        expect(location.searchParams.get('iss')).toBe(BASE);
-        expect(location.searchParams.has('code')).toBe(false);
-        return location.searchParams.get('error');
+        expect(res.status).toBe(400);
+        expect(res.headers.get('location')).toBeNull();
+        const page = await res.text();
+        expect(page).not.toContain('127.0.0.1:8765');
+        return /\((invalid_request|invalid_scope|unsupported_response_type|invalid_target)\)/.exec(page)?.[1];
       };
 
-      it('redirects PKCE plain as invalid_request', async () => {
-        expect(await redirected({ code_challenge_method: 'plain', code_challenge: VERIFIER })).toBe('invalid_request');
+      it('shows PKCE plain as invalid_request on our page', async () => {
+        expect(await shown({ code_challenge_method: 'plain', code_challenge: VERIFIER })).toBe('invalid_request');
       });
-      it('redirects a missing code_challenge as invalid_request', async () => {
-        expect(await redirected({ code_challenge: null, code_challenge_method: null })).toBe('invalid_request');
+      it('shows a missing code_challenge as invalid_request on our page', async () => {
+        expect(await shown({ code_challenge: null, code_challenge_method: null })).toBe('invalid_request');
       });
-      it('redirects a scope outside the four as invalid_scope', async () => {
-        expect(await redirected({ scope: 'profile:read admin:write' })).toBe('invalid_scope');
+      it('shows a scope outside the four as invalid_scope on our page', async () => {
+        expect(await shown({ scope: 'profile:read admin:write' })).toBe('invalid_scope');
       });
-      it('redirects response_type=token as unsupported_response_type', async () => {
-        expect(await redirected({ response_type: 'token' })).toBe('unsupported_response_type');
+      it('shows response_type=token as unsupported_response_type on our page', async () => {
+        expect(await shown({ response_type: 'token' })).toBe('unsupported_response_type');
       });
-      it('redirects an unknown resource as invalid_target', async () => {
-        expect(await redirected({ resource: 'https://evil.example/api' })).toBe('invalid_target');
+      it('shows an unknown resource as invalid_target on our page', async () => {
+        expect(await shown({ resource: 'https://evil.example/api' })).toBe('invalid_target');
+      });
+      it('shows the error without a session too: nothing is redirected before the user acts', async () => {
+        const clientId = await publicClient();
+        const res = await openAuthorize(authorizeParams(clientId, { response_type: 'token' }).toString());
+        expect(res.status).toBe(400);
+        expect(res.headers.get('location')).toBeNull();
       });
 
       it('refuses a consent POST without its CSRF token', async () => {

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { formatMoment } from '@/lib/console/format';
 import { listApprovals } from '@/lib/oauth/approvals';
+import { displayClientName, isolate } from '@/lib/oauth/client-name';
 import { services } from '@/lib/services';
 import { withdrawApprovalAction } from '../actions';
 import { ConfirmButton } from '../forms';
@@ -34,7 +35,9 @@ export default async function ConnectedAppsPage() {
         <ScrollTable label="Connected apps" head={['App', 'Client id', 'Scopes', 'Approved', 'Withdraw']}>
           {approvals.map((a) => (
             <tr key={a.client_id}>
-              <th scope="row">{a.client_name}</th>
+              <th scope="row">
+                <bdi>{displayClientName(a.client_name)}</bdi>
+              </th>
               <td>
                 <code>{a.client_id}</code>
               </td>
@@ -44,8 +47,8 @@ export default async function ConnectedAppsPage() {
                 <ConfirmButton
                   action={withdrawApprovalAction}
                   fields={{ client_id: a.client_id }}
-                  label={`Withdraw ${a.client_name}`}
-                  question={`Withdraw your approval of ${a.client_name}? It must ask you again to read your account.`}
+                  label={`Withdraw ${displayClientName(a.client_name)}`}
+                  question={`Withdraw your approval of ${isolate(displayClientName(a.client_name))}? It must ask you again to read your account.`}
                 />
               </td>
             </tr>

@@ -1,0 +1,78 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Which addresses a fetch made on a stranger's behalf (a client ID metadata document,
+ * client-metadata.ts) must never reach: everything that is not the public internet.
+ *
+ * IPv4: the special-purpose networks of the IANA registry (RFC 6890) below.
+ *
+ * IPv6: only global unicast, 2000::/3, can be public, so everything outside it is refused. That
+ * covers ::/128 and ::1, ::/96 (IPv4-compatible, deprecated by RFC 4291), ::ffff:0:0:0/96
+ * (IPv4-translated, RFC 7915), 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64, RFC 6052 and RFC 8215:
+ * a translator may reach any IPv4 address, private ones included), 100::/64 (discard),
+ * fc00::/7 (unique local), fec0::/10 (site-local), fe80::/10 (link-local) and ff00::/8
+ * (multicast). Inside 2000::/3, the ranges of IPV6_SPECIAL are refused too. The one exception is
+ * ::ffff:0:0/96 (IPv4-mapped): a socket given ::ffff:a.b.c.d talks IPv4 to a.b.c.d, so such an
+ * address is judged by the IPv4 rules on the address it carries, however it is written.
+ */
+
+const IPV4 = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) IPV4.addSubnet(net, prefix, 'ipv4');
+
+/** The eight 16-bit groups of an IPv6 address that `isIP` accepted (any zone dropped). */
+export function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  // A trailing dotted IPv4 part (::ffff:127.0.0.1) is two groups.
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? 0 : 8 - left.length - right.length;
+  return [...left, ...Array<string>(zeros).fill('0'), ...right].map((g) => parseInt(g, 16));
+}
+
+function inPrefix(groups: number[], prefix: number[], bits: number): boolean {
+  for (let i = 0; i < 8 && bits > 0; i++, bits -= 16) {
+    const mask = bits >= 16 ? 0xffff : (0xffff << (16 - bits)) & 0xffff;
+    if ((groups[i]! & mask) !== (prefix[i]! & mask)) return false;
+  }
+  return true;
+}
+
+/** Ranges inside global unicast (2000::/3) that are not public destinations either. */
+const IPV6_SPECIAL = (
+  [
+    // IETF protocol assignments, among them Teredo (2001::/32, which carries an IPv4 address),
+    // benchmarking (2001:2::/48) and ORCHID.
+    ['2001::', 23],
+    // Documentation (RFC 3849, RFC 9637).
+    ['2001:db8::', 32],
+    ['3fff::', 20],
+    // 6to4 (RFC 3056): carries an IPv4 address, which a relay would reach.
+    ['2002::', 16],
+  ] as const
+).map(([net, bits]) => ({ groups: ipv6Groups(net), bits }));
+
+/** Is this address one a fetch on a stranger's behalf must never reach? Anything but an IP address is. */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return IPV4.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const g = ipv6Groups(address);
+  if (g.length !== 8 || g.some((n) => !Number.isInteger(n) || n < 0 || n > 0xffff)) return true;
+  // ::ffff:0:0/96, IPv4-mapped: the IPv4 address it carries decides.
+  if (g.slice(0, 5).every((n) => n === 0) && g[5] === 0xffff) {
+    return IPV4.check([g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.'), 'ipv4');
+  }
+  // Outside 2000::/3 nothing is public.
+  if ((g[0]! & 0xe000) !== 0x2000) return true;
+  return IPV6_SPECIAL.some((range) => inPrefix(g, range.groups, range.bits));
+}
