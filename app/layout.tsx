@@ -5,6 +5,10 @@ import { AccountMenu } from './_components/account-menu';
 import { SearchBox } from './_components/search-box';
 import './globals.css';
 
+// Every page is rendered per request, so that Next can put the nonce of the request's
+// Content-Security-Policy (proxy.ts) on its inline scripts: lib/http/security-headers.ts says why.
+export const dynamic = 'force-dynamic';
+
 export const metadata: Metadata = {
   title: { default: 'Monetize', template: '%s · Monetize' },
   description: 'A monetization platform for AI apps and SaaS: ads in your app and consented data sales, paid out monthly.',

@@ -3,17 +3,21 @@ import { expect, test, type Page } from '@playwright/test';
 /**
  * Browser code on another origin reads the API's headers: Chromium enforces CORS, so this is the
  * proof that `Access-Control-Expose-Headers: *` exposes them (the kernel's unit tests only see
- * the header's value). The page is served from http://127.0.0.1:<port> and calls
+ * the header's value). The calling document is served from http://127.0.0.1:<port> and calls
  * http://localhost:<port>: two origins, both on loopback, so no local-network rule gets in the way.
  */
 
-/** Opens a docs page on the other origin; answers the API's origin, for the page to call. */
+/**
+ * Opens a document on the other origin; answers the API's origin, for the document to call. The
+ * document is a file of ours (`/llms.txt`), not a page: our pages' Content-Security-Policy lets
+ * them fetch from their own origin only, as it should, and another site's page has no such rule.
+ */
 async function fromOtherOrigin(page: Page, baseURL: string | undefined): Promise<string> {
   const api = new URL(baseURL!);
   const other = new URL(baseURL!);
   other.hostname = '127.0.0.1';
   expect(other.origin).not.toBe(api.origin);
-  await page.goto(`${other.origin}/docs`);
+  await page.goto(`${other.origin}/llms.txt`);
   return api.origin;
 }
 

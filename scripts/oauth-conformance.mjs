@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run test:conformance`: runs @modelcontextprotocol/conformance's authorization-server
 // scenarios against the production build, with Chromium playing the publisher who signs in and
-// approves. The tool needs Node 22; it comes from the npm registry as the package `node`, into
+// approves, and its server scenario `dns-rebinding-protection` against /docs/mcp (a server
+// scenario needs an MCP server it can initialize without a token; /mcp answers 401 first).
+// The tool needs Node 22; it comes from the npm registry as the package `node`, into
 // .cache/conformance (git-ignored), so the project itself stays on Node 20.
 //
 // The tool prints the authorization URL and waits for its callback; this script opens that URL in
@@ -68,6 +70,7 @@ async function startApp(port) {
       PUBLIC_BASE_URL: base,
       PGLITE_DATA_DIR: dataDir,
       RATE_LIMIT_MAX: '100000',
+      OAUTH_REGISTRATIONS_PER_HOUR: '100000',
       LOG_LEVEL: 'warn',
       OAUTH_SIGNING_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
@@ -118,7 +121,7 @@ async function approveInBrowser(browser, url) {
 
 async function runTool({ node22, cli }, args, browser) {
   return new Promise((resolve) => {
-    const child = spawn(node22, [cli, 'authorization', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(node22, [cli, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = readline.createInterface({ input: child.stdout });
     let next = false;
     lines.on('line', (line) => {
@@ -168,15 +171,23 @@ async function main() {
       const clientId = await registerClient(app.base, port);
       const out = path.join(results, label.replace(/\W+/g, '-'));
       console.log(`\n== conformance authorization (${label})`);
-      const code = await runTool(tools, ['--url', app.base, '--client-id', clientId, '-p', String(port), '-o', out, ...extra], browser);
+      const code = await runTool(tools, ['authorization', '--url', app.base, '--client-id', clientId, '-p', String(port), '-o', out, ...extra], browser);
       console.log(`\nChecks (${label}):\n${summarize(out).join('\n')}`);
       if (code !== 0) failed++;
     }
+    // The MCP transport's DNS-rebinding protection: Host and Origin evil.example.com must be
+    // refused, the server's own localhost address served.
+    const out = path.join(results, 'dns-rebinding-protection');
+    console.log('\n== conformance server dns-rebinding-protection (/docs/mcp)');
+    const code = await runTool(tools, ['server', '--url', `${app.base}/docs/mcp`, '--scenario', 'dns-rebinding-protection', '-o', out], browser);
+    const checks = summarize(out);
+    console.log(`\nChecks (dns-rebinding-protection):\n${checks.join('\n')}`);
+    if (code !== 0 || checks.length === 0 || checks.some((c) => c.trimStart().startsWith('FAILURE'))) failed++;
   } finally {
     await browser.close();
     app.stop();
   }
-  console.log(failed === 0 ? '\nConformance: every authorization-server check passed.' : `\nConformance: ${failed} run(s) had failing checks.`);
+  console.log(failed === 0 ? '\nConformance: every check passed.' : `\nConformance: ${failed} run(s) had failing checks.`);
   process.exit(failed === 0 ? 0 : 1);
 }
 

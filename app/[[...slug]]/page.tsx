@@ -4,7 +4,10 @@ import { notFound } from 'next/navigation';
 import { allPages, pageByPath, twinPath } from '@/lib/content/pages';
 import { absoluteUrl } from '@/lib/http/responses';
 
-/** Every public page, rendered from content/ at build time; its markdown twin is linked. */
+/**
+ * Every public page, from content/ (rendered per request, for the nonce of its
+ * Content-Security-Policy: app/layout.tsx); its markdown twin is linked.
+ */
 
 type Params = { slug?: string[] };
 

@@ -1,4 +1,6 @@
+import { env } from '../env';
 import { ApiError } from '../http/errors';
+import { callerOf, hostOrOriginRefusal, hostOriginPolicy } from '../http/host-origin';
 import { defineRoute } from '../http/kernel';
 import { bearerChallenge } from '../oauth/challenge';
 import { ROUTES } from '../registry';
@@ -12,6 +14,17 @@ import { readMcpRequest, requestsIn, type McpExchange } from './http';
  * Stateless Streamable HTTP: GET and DELETE, which open a stream or end a session, answer 405.
  */
 
+/**
+ * DNS-rebinding protection (lib/http/host-origin.ts): a request for another host, or from a web
+ * page on an origin this deployment does not allow, is a 403 before any message is read. At
+ * /mcp it runs after the token check, so a request without a valid token is still the 401 that
+ * starts authorization.
+ */
+function checkHostAndOrigin(request: Request): void {
+  const refusal = hostOrOriginRefusal(hostOriginPolicy(env()), callerOf(request));
+  if (refusal) throw new ApiError('forbidden', refusal);
+}
+
 /** A JSON-RPC batch costs what its requests would cost sent one by one (as /api/v1/batch does). */
 async function chargeBatch(charge: (units: number) => Promise<void>, exchange: McpExchange): Promise<void> {
   if (Array.isArray(exchange.body)) await charge(requestsIn(exchange.body).length - 1);
@@ -19,6 +32,7 @@ async function chargeBatch(charge: (units: number) => Promise<void>, exchange: M
 
 export const mcpRoute = defineRoute(ROUTES['/mcp'], {
   POST: async ({ request, principal, charge, services }) => {
+    checkHostAndOrigin(request);
     const exchange = await readMcpRequest(request);
     await chargeBatch(charge, exchange);
     const missing = missingScopes(principal, exchange.body);
@@ -36,6 +50,7 @@ export const mcpRoute = defineRoute(ROUTES['/mcp'], {
 
 export const docsMcpRoute = defineRoute(ROUTES['/docs/mcp'], {
   POST: async ({ request, charge, services }) => {
+    checkHostAndOrigin(request);
     const exchange = await readMcpRequest(request);
     await chargeBatch(charge, exchange);
     return exchange.answer(docsServer(services.pricing));
