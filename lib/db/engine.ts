@@ -141,6 +141,12 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     max: 10,
     idle_timeout: 20,
     connect_timeout: 10,
+    // How long a connection that failed waits before connecting again, in seconds. postgres.js
+    // counts failures across the pool and by default waits up to 20 s: after an outage of a
+    // second, ten connections had failed often enough that the service stayed down 5 to 20 s
+    // after the database was back. A second at most (jittered) keeps recovery within a second
+    // or two, at a cost of ten connection attempts a second while the database is down.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2),
     // Supabase's transaction pooler (port 6543) cannot keep prepared statements between
     // transactions; a direct connection can.
     prepare: parsed.port !== '6543',
