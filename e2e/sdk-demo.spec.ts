@@ -25,6 +25,8 @@ interface Sent {
   impressions: Map<string, number>;
   /** The viewability each decision's impression carried. */
   evidence: Map<string, { visible_share: number; visible_seconds: number }>;
+  /** When the page last posted events (ms since the epoch). */
+  lastPost: number;
 }
 
 /** Records the ads a page was served and the impressions it posted. */
@@ -37,6 +39,7 @@ function watch(page: Page, sent: Sent): void {
   });
   page.on('request', (request) => {
     if (new URL(request.url()).pathname !== '/functions/v1/events' || request.method() !== 'POST') return;
+    sent.lastPost = Date.now();
     const { events } = JSON.parse(request.postData() ?? '{"events":[]}') as {
       events: { id: string; type: string; token: string; viewability: { visible_share: number; visible_seconds: number } }[];
     };
@@ -57,12 +60,17 @@ const totals = {
 };
 
 /**
- * Leaves the page (so that the SDK sends what it holds, by beacon, while we still listen) and
- * adds what it sent to the totals.
+ * Leaves the page as a person does, switching away from the tab and then closing it, and adds
+ * what it sent to the totals. Hidden, the tab stops every ad's clock and the SDK sends what it
+ * holds, by beacon, while the page is still there to be watched: a beacon sent only as the page
+ * unloads can go unseen by Playwright (its frame is gone), and the server would then count an
+ * impression the totals lack.
  */
 async function leave(page: Page, sent: Sent): Promise<void> {
+  await hide(page, sent);
+  const left = Date.now();
   await page.goto('about:blank');
-  await page.waitForTimeout(500);
+  await quiet(page, sent, left);
   for (const s of sent.served) totals.placements.set(s.format, s.placement);
   for (const [decision] of sent.impressions) {
     const served = sent.served.find((s) => s.decision === decision);
@@ -71,8 +79,30 @@ async function leave(page: Page, sent: Sent): Promise<void> {
   }
 }
 
+/** Hides the tab, then waits until what the SDK sent for it has been posted. */
+async function hide(page: Page, sent: Sent): Promise<void> {
+  await page.evaluate(() => {
+    if (document.visibilityState === 'hidden') return;
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  await quiet(page, sent, Date.now());
+}
+
+/**
+ * A beacon can reach us well after it was sent on a busy machine, and an impression that came due
+ * as the tab was hidden goes in the SDK's next batch, a second later: waits until 1.5 s have
+ * passed with nothing posted since `since` (5 s at most).
+ */
+async function quiet(page: Page, sent: Sent, since: number): Promise<void> {
+  for (let waited = 0; waited < 5000; waited += 250) {
+    if (Date.now() - Math.max(since, sent.lastPost) >= 1500) break;
+    await page.waitForTimeout(250);
+  }
+}
+
 async function openDemo(page: Page): Promise<Sent> {
-  const sent: Sent = { served: [], impressions: new Map(), evidence: new Map() };
+  const sent: Sent = { served: [], impressions: new Map(), evidence: new Map(), lastPost: 0 };
   watch(page, sent);
   await page.goto('/demo');
   await expect(page.getByRole('heading', { level: 1, name: 'Quizly, a demo app' })).toBeVisible();
@@ -151,6 +181,8 @@ test.describe.serial('the browser SDK on the demo app', () => {
     const first = new Set(sent.served.map((s) => s.decision));
     // The inline ad and the floating video are in view from the start.
     await expect.poll(() => sent.impressions.size, { timeout: 8000 }).toBeGreaterThanOrEqual(2);
+    // Away from the tab first, as in leave().
+    await hide(page, sent);
     await page.reload();
     await expect.poll(() => sent.served.length).toBe(6);
     const second = sent.served.slice(3).map((s) => s.decision);
