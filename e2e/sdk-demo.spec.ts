@@ -84,7 +84,8 @@ async function hide(page: Page, sent: Sent): Promise<void> {
   await page.evaluate(() => {
     if (document.visibilityState === 'hidden') return;
     Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
-    document.dispatchEvent(new Event('visibilitychange'));
+    // As the browser fires it: at the document, bubbling to the window, where the SDK listens.
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
   });
   await quiet(page, sent, Date.now());
 }

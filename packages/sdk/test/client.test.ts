@@ -1046,6 +1046,30 @@ describe('flush', () => {
     expect(fetchMock).not.toHaveBeenCalled();
   });
 
+  it('sends what waits by beacon when the tab is hidden, and when the page goes away', async () => {
+    const sendBeacon = beacon(true);
+    // What the beacons carried. (Clients of earlier tests listen to the page too.)
+    const beaconed = async () =>
+      (await Promise.all(sendBeacon.mock.calls.map(([, data]) => (data as Blob).text()))).flatMap((t) => (JSON.parse(t) as { events: SentEvent[] }).events.map((e) => e.id));
+    const c = client();
+    const first = await queued(c);
+    visibility = 'hidden';
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    expect(await beaconed()).toContain(`${first.decision_id}.impression`);
+
+    const second = makeAd('tooltip');
+    const element = slot();
+    visibility = 'visible';
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    c.trackImpression(second, element);
+    see(element, 1);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(await beaconed()).not.toContain(`${second.decision_id}.impression`);
+    dispatchEvent(new Event('pagehide'));
+    expect(await beaconed()).toContain(`${second.decision_id}.impression`);
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
   it('flush(true) falls back to fetch with keepalive and the x-api-key header when sendBeacon answers false', async () => {
     const sendBeacon = beacon(false);
     const c = client();
