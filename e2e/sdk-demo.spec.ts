@@ -29,8 +29,25 @@ interface Sent {
   lastPost: number;
 }
 
-/** Records the ads a page was served and the impressions it posted. */
-function watch(page: Page, sent: Sent): void {
+/**
+ * Records the ads a page was served and the impressions it posted. A fetch's body is read from
+ * the request; a beacon's is not there to read (Chromium does not give Playwright the body of a
+ * `navigator.sendBeacon`, microsoft/playwright#12231), so the page reports each beacon's body
+ * itself, through a wrapper that still sends it.
+ */
+async function watch(page: Page, sent: Sent): Promise<void> {
+  const posted = (body: string) => {
+    sent.lastPost = Date.now();
+    const { events } = JSON.parse(body) as {
+      events: { id: string; type: string; token: string; viewability: { visible_share: number; visible_seconds: number } }[];
+    };
+    for (const e of events) {
+      if (e.type !== 'impression') continue;
+      const decision = e.token.split('.')[0]!;
+      sent.impressions.set(decision, (sent.impressions.get(decision) ?? 0) + 1);
+      sent.evidence.set(decision, e.viewability);
+    }
+  };
   page.on('response', async (response) => {
     const url = new URL(response.url());
     if (url.pathname !== '/functions/v1/ads' || response.status() !== 200) return;
@@ -40,15 +57,18 @@ function watch(page: Page, sent: Sent): void {
   page.on('request', (request) => {
     if (new URL(request.url()).pathname !== '/functions/v1/events' || request.method() !== 'POST') return;
     sent.lastPost = Date.now();
-    const { events } = JSON.parse(request.postData() ?? '{"events":[]}') as {
-      events: { id: string; type: string; token: string; viewability: { visible_share: number; visible_seconds: number } }[];
+    const body = request.postData();
+    if (body !== null) posted(body);
+  });
+  await page.exposeBinding('reportBeacon', (_source, body: string) => posted(body));
+  await page.addInitScript(() => {
+    const send = navigator.sendBeacon.bind(navigator);
+    const report = (window as unknown as { reportBeacon: (body: string) => Promise<void> }).reportBeacon;
+    navigator.sendBeacon = (url, data) => {
+      const accepted = send(url, data);
+      if (accepted && new URL(url, location.href).pathname === '/functions/v1/events' && data instanceof Blob) void data.text().then(report);
+      return accepted;
     };
-    for (const e of events) {
-      if (e.type !== 'impression') continue;
-      const decision = e.token.split('.')[0]!;
-      sent.impressions.set(decision, (sent.impressions.get(decision) ?? 0) + 1);
-      sent.evidence.set(decision, e.viewability);
-    }
   });
 }
 
@@ -62,8 +82,8 @@ const totals = {
 /**
  * Leaves the page as a person does, switching away from the tab and then closing it, and adds
  * what it sent to the totals. Hidden, the tab stops every ad's clock and the SDK sends what it
- * holds, by beacon, while the page is still there to be watched: a beacon sent only as the page
- * unloads can go unseen by Playwright (its frame is gone), and the server would then count an
+ * holds, by beacon, while the page is still there to report it (see watch): a page that is
+ * unloading may be gone before its report arrives, and the server would then count an
  * impression the totals lack.
  */
 async function leave(page: Page, sent: Sent): Promise<void> {
@@ -104,7 +124,7 @@ async function quiet(page: Page, sent: Sent, since: number): Promise<void> {
 
 async function openDemo(page: Page): Promise<Sent> {
   const sent: Sent = { served: [], impressions: new Map(), evidence: new Map(), lastPost: 0 };
-  watch(page, sent);
+  await watch(page, sent);
   await page.goto('/demo');
   await expect(page.getByRole('heading', { level: 1, name: 'Quizly, a demo app' })).toBeVisible();
   await expect.poll(() => sent.served.map((s) => s.format).sort()).toEqual(['floating_video', 'inline_text', 'sponsored_card']);
