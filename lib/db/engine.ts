@@ -100,9 +100,6 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
   };
 }
 
-/** How long a statement may take, waiting for a connection included, before the caller is answered with `DatabaseTimeout`. */
-export const DEFAULT_TIMEOUT_MS = 5000;
-
 /**
  * A statement cut off by the deadline: SQLSTATE 57014 (query_canceled), the code PostgreSQL gives
  * a statement its `statement_timeout` cancels, so every caller treats it as the database being
@@ -117,16 +114,20 @@ export class DatabaseTimeout extends Error {
 }
 
 export interface PostgresOptions {
-  /** The deadline of each statement, waiting for a connection included (default DEFAULT_TIMEOUT_MS). */
+  /**
+   * The deadline of each statement, waiting for a connection included. The service sets it
+   * (DATABASE_TIMEOUT_MS, lib/db/database.ts); without it, as in the scripts that migrate, seed
+   * or fill a bench database with millions of rows, a statement may take as long as it needs.
+   */
   timeoutMs?: number;
 }
 
 /**
- * A real PostgreSQL through postgres.js. Each statement has a deadline, counted from the call:
- * when the database is slow, unreachable or every connection is busy, the caller is answered
- * `DatabaseTimeout` then, and the statement is cancelled (taken out of the driver's queue, or a
- * cancel request sent to the server), so waiting is bounded and nothing piles up behind a slow
- * statement. The deadline is kept here, in the client, rather than as the server's
+ * A real PostgreSQL through postgres.js. With `timeoutMs`, each statement has a deadline, counted
+ * from the call: when the database is slow, unreachable or every connection is busy, the caller
+ * is answered `DatabaseTimeout` then, and the statement is cancelled (taken out of the driver's
+ * queue, or a cancel request sent to the server), so waiting is bounded and nothing piles up
+ * behind a slow statement. The deadline is kept here, in the client, rather than as the server's
  * `statement_timeout`: a transaction pooler (Supabase's, port 6543) does not carry session
  * settings, and only the client can bound the wait for a connection or a lost network.
  * Migrations (`exec`) have none: they run once, at start, and may take long.
@@ -135,7 +136,7 @@ export interface PostgresOptions {
  */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Engine> {
   const { default: postgres } = await import('postgres');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { timeoutMs } = options;
   const parsed = new URL(url);
   const sql = postgres(url, {
     max: 10,
@@ -176,6 +177,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     query: self.query,
     exec: self.exec,
     transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
+      if (timeoutMs === undefined) return sql.begin((tx) => fn(wrap(tx))) as Promise<T>;
       // Each statement inside has its deadline; the wait for a connection to begin on has one too.
       // A transaction given up on before it began never runs `fn` when a connection frees up.
       let began = false;
@@ -220,7 +222,8 @@ interface Pending<T> extends PromiseLike<T> {
  * 55.2.8): one that lands after its statement ended cuts the connection's next statement instead,
  * which then fails as "unavailable" too, and its client retries.
  */
-function within<T>(pending: Pending<T>, ms: number): Promise<T> {
+function within<T>(pending: Pending<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return Promise.resolve(pending);
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new DatabaseTimeout(ms));
