@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientIp, senderOf } from './client-ip';
+import { clientIp, ipv6Groups, senderOf } from './client-ip';
 
 describe('client IP', () => {
   it.each([
@@ -26,5 +26,19 @@ describe('senderOf', () => {
     expect(senderOf('2001:0db8:0001:0002::')).toBe('2001:db8:1:2::/64');
     expect(senderOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
     expect(senderOf('unknown')).toBe('unknown');
+  });
+});
+
+describe('ipv6Groups', () => {
+  it.each([
+    ['::', [0, 0, 0, 0, 0, 0, 0, 0]],
+    ['::1', [0, 0, 0, 0, 0, 0, 0, 1]],
+    ['1::', [1, 0, 0, 0, 0, 0, 0, 0]],
+    ['64:ff9b:1::a00:1', [0x64, 0xff9b, 1, 0, 0, 0, 0xa00, 1]],
+    ['::ffff:127.0.0.1', [0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]],
+    ['0:0:0:0:0:ffff:7f00:1', [0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]],
+    ['fe80::1%eth0', [0xfe80, 0, 0, 0, 0, 0, 0, 1]],
+  ])('reads %s', (address, groups) => {
+    expect(ipv6Groups(address)).toEqual(groups);
   });
 });

@@ -34,9 +34,21 @@ export function normalizeIp(ip: string): string {
  */
 export function senderOf(ip: string): string {
   if (!ip.includes(':')) return ip;
-  const [head = '', tail = ''] = ip.split('::');
+  return `${ipv6Groups(ip).slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address that `isIP` accepted (any zone dropped). */
+export function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  // A trailing dotted IPv4 part (::ffff:127.0.0.1) is two groups.
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => (g || '0').replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const zeros = tail === undefined ? 0 : 8 - left.length - right.length;
+  return [...left, ...Array<string>(zeros).fill('0'), ...right].map((g) => parseInt(g, 16));
 }

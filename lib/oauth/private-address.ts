@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { ipv6Groups } from '../http/client-ip';
 
 /**
  * Which addresses a fetch made on a stranger's behalf (a client ID metadata document,
@@ -22,22 +23,6 @@ for (const [net, prefix] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) IPV4.addSubnet(net, prefix, 'ipv4');
-
-/** The eight 16-bit groups of an IPv6 address that `isIP` accepted (any zone dropped). */
-export function ipv6Groups(address: string): number[] {
-  let text = address.replace(/%.*$/, '');
-  // A trailing dotted IPv4 part (::ffff:127.0.0.1) is two groups.
-  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
-    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const zeros = tail === undefined ? 0 : 8 - left.length - right.length;
-  return [...left, ...Array<string>(zeros).fill('0'), ...right].map((g) => parseInt(g, 16));
-}
 
 function inPrefix(groups: number[], prefix: number[], bits: number): boolean {
   for (let i = 0; i < 8 && bits > 0; i++, bits -= 16) {
