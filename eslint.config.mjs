@@ -25,7 +25,20 @@ const config = [
     },
   },
   {
-    ignores: ['node_modules/**', '.next/**', '.next-*/**', '.scratch/**', '.data/**', 'bench/baseline/.next/**', 'bench-results/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'packages/*/dist/**', 'public/sdk/**'],
+    ignores: [
+      'node_modules/**',
+      '.next/**',
+      '.next-*/**',
+      '.scratch/**',
+      '.data/**',
+      'bench/baseline/.next/**',
+      'bench-results/**',
+      'test-results/**',
+      'playwright-report/**',
+      'next-env.d.ts',
+      'packages/*/dist/**',
+      'public/sdk/**',
+    ],
   },
 ];
 

@@ -30,7 +30,10 @@ async function audit(page: Page, testInfo: TestInfo, name: string) {
   await expect(page).toHaveTitle(/\S/);
   const results = await new AxeBuilder({ page }).analyze();
   const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`), name).toEqual([]);
+  expect(
+    grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
+    name,
+  ).toEqual([]);
   for (const [width, height, label] of [
     [1280, 900, 'desktop'],
     [390, 844, 'phone'],
@@ -85,7 +88,11 @@ test('the header leads to sign-in, then to the console and out again', async ({ 
 });
 
 for (const [n, publisher] of PUBLISHERS.entries()) {
-  test(`${publisher.email} creates an app, a placement and a key, copies the key, revokes it, and the SDK refuses it`, async ({ page, context, request }, testInfo) => {
+  test(`${publisher.email} creates an app, a placement and a key, copies the key, revokes it, and the SDK refuses it`, async ({
+    page,
+    context,
+    request,
+  }, testInfo) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await signIn(page, publisher);
     if (n === 0) await audit(page, testInfo, 'console-overview');
@@ -166,47 +173,51 @@ test('the pricing page has no serious accessibility violation', async ({ page })
 });
 
 for (const [n, publisher] of PUBLISHERS.entries()) {
-test(`the console shows what the account API answers ${publisher.email}`, async ({ page, request, baseURL }, testInfo) => {
-  const base = new URL(baseURL!).origin;
-  // A token through the browser flow, as a third-party dashboard would get one.
-  const token = await accountToken(page, request, { base, clientName: 'Totals Checker', scope: 'apps:read earnings:read', signIn: publisher });
-  const bearer = { authorization: `Bearer ${token}` };
-  const earnings = await (await request.get('/api/v1/me/earnings', { headers: bearer })).json();
-  const { apps, placements } = await (await request.get('/api/v1/me/apps', { headers: bearer })).json();
+  test(`the console shows what the account API answers ${publisher.email}`, async ({ page, request, baseURL }, testInfo) => {
+    const base = new URL(baseURL!).origin;
+    // A token through the browser flow, as a third-party dashboard would get one.
+    const token = await accountToken(page, request, { base, clientName: 'Totals Checker', scope: 'apps:read earnings:read', signIn: publisher });
+    const bearer = { authorization: `Bearer ${token}` };
+    const earnings = await (await request.get('/api/v1/me/earnings', { headers: bearer })).json();
+    const { apps, placements } = await (await request.get('/api/v1/me/apps', { headers: bearer })).json();
 
-  // The same publisher's console, in the same browser session.
-  await page.goto('/dashboard');
-  await expect(page.getByTestId('total-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
-  await expect(page.getByTestId('total-impressions')).toHaveText(formatCount(earnings.impressions));
-  await expect(page.getByTestId('total-clicks')).toHaveText(formatCount(earnings.clicks));
-  for (const app of apps as { id: string; name: string }[]) {
-    const table = page.getByRole('region', { name: `Placements of ${app.name}` });
-    for (const p of (placements as { app_id: string; name: string; status: string; impressions: number; clicks: number; revenue_usd: number }[]).filter(
-      (x) => x.app_id === app.id && x.status !== 'archived',
-    )) {
-      const cells = table.getByRole('row', { name: new RegExp(`^${p.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) }).getByRole('cell');
-      await expect(cells.nth(2)).toHaveText(formatCount(p.impressions));
-      await expect(cells.nth(3)).toHaveText(formatCount(p.clicks));
-      await expect(cells.nth(5)).toHaveText(formatUsd(p.revenue_usd));
+    // The same publisher's console, in the same browser session.
+    await page.goto('/dashboard');
+    await expect(page.getByTestId('total-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
+    await expect(page.getByTestId('total-impressions')).toHaveText(formatCount(earnings.impressions));
+    await expect(page.getByTestId('total-clicks')).toHaveText(formatCount(earnings.clicks));
+    for (const app of apps as { id: string; name: string }[]) {
+      const table = page.getByRole('region', { name: `Placements of ${app.name}` });
+      for (const p of (placements as { app_id: string; name: string; status: string; impressions: number; clicks: number; revenue_usd: number }[]).filter(
+        (x) => x.app_id === app.id && x.status !== 'archived',
+      )) {
+        const cells = table.getByRole('row', { name: new RegExp(`^${p.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) }).getByRole('cell');
+        await expect(cells.nth(2)).toHaveText(formatCount(p.impressions));
+        await expect(cells.nth(3)).toHaveText(formatCount(p.clicks));
+        await expect(cells.nth(5)).toHaveText(formatUsd(p.revenue_usd));
+      }
     }
-  }
 
-  // The earnings page: the same totals, and the daily figures of the same period as the API's.
-  const daily = await (await request.get('/api/v1/me/earnings/daily?days=7', { headers: bearer })).json();
-  await page.goto('/dashboard/earnings?days=7');
-  await expect(page.getByTestId('earnings-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
-  await expect(page.getByTestId('earnings-impressions')).toHaveText(formatCount(earnings.impressions));
-  await expect(page.getByTestId('period-revenue')).toHaveText(formatUsd(daily.totals.revenue_usd));
-  const csv = decodeURIComponent((await page.getByRole('link', { name: 'figures per day' }).getAttribute('href'))!.replace(/^data:text\/csv;charset=utf-8,/, ''));
-  expect(csv.split('\r\n').filter(Boolean)).toEqual([
-    'date,revenue_usd,impressions,clicks',
-    ...(daily.daily as { date: string; revenue_usd: number; impressions: number; clicks: number }[]).map((d) => `${d.date},${d.revenue_usd},${d.impressions},${d.clicks}`),
-  ]);
-  // The charts are in the page as served, before any script runs.
-  const served = await (await page.request.get('/dashboard/earnings?days=30')).text();
-  expect(served.match(/<svg[^>]*role="img"/g)?.length).toBe(3);
-  if (n === 0) await audit(page, testInfo, 'console-earnings');
-});
+    // The earnings page: the same totals, and the daily figures of the same period as the API's.
+    const daily = await (await request.get('/api/v1/me/earnings/daily?days=7', { headers: bearer })).json();
+    await page.goto('/dashboard/earnings?days=7');
+    await expect(page.getByTestId('earnings-revenue')).toHaveText(formatUsd(earnings.ad_revenue_tracked_usd));
+    await expect(page.getByTestId('earnings-impressions')).toHaveText(formatCount(earnings.impressions));
+    await expect(page.getByTestId('period-revenue')).toHaveText(formatUsd(daily.totals.revenue_usd));
+    const csv = decodeURIComponent(
+      (await page.getByRole('link', { name: 'figures per day' }).getAttribute('href'))!.replace(/^data:text\/csv;charset=utf-8,/, ''),
+    );
+    expect(csv.split('\r\n').filter(Boolean)).toEqual([
+      'date,revenue_usd,impressions,clicks',
+      ...(daily.daily as { date: string; revenue_usd: number; impressions: number; clicks: number }[]).map(
+        (d) => `${d.date},${d.revenue_usd},${d.impressions},${d.clicks}`,
+      ),
+    ]);
+    // The charts are in the page as served, before any script runs.
+    const served = await (await page.request.get('/dashboard/earnings?days=30')).text();
+    expect(served.match(/<svg[^>]*role="img"/g)?.length).toBe(3);
+    if (n === 0) await audit(page, testInfo, 'console-earnings');
+  });
 }
 
 test('a server action posted from another origin is refused (the CSRF check every console form relies on)', async ({ request, baseURL }) => {

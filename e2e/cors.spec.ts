@@ -25,7 +25,16 @@ test('a page on another origin reads the rate-limit, version and request-id head
   const api = await fromOtherOrigin(page, baseURL);
   const read = await page.evaluate(async (url) => {
     const res = await fetch(url);
-    const names = ['api-version', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'cache-control'];
+    const names = [
+      'api-version',
+      'x-request-id',
+      'ratelimit',
+      'ratelimit-policy',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'cache-control',
+    ];
     return { status: res.status, headers: Object.fromEntries(names.map((n) => [n, res.headers.get(n)])) };
   }, `${api}/api/v1/pricing`);
 

@@ -32,14 +32,18 @@ function start(): ChildProcess {
 
 async function ready(): Promise<void> {
   for (let i = 0; i < 120; i++) {
-    const ok = await fetch(`http://127.0.0.1:${PORT}/api/v1/pricing`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${PORT}/api/v1/pricing`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error('the server did not start');
 }
 
-const exitOf = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+const exitOf = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
 
 test('SIGTERM lets the request in flight finish, refuses new ones, and closes the database', async () => {
   test.setTimeout(120_000);
@@ -50,18 +54,30 @@ test('SIGTERM lets the request in flight finish, refuses new ones, and closes th
     // A request in flight: its body half sent when the signal comes.
     const body = JSON.stringify({ question: 'What is the minimum payout?' });
     const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: PORT, path: '/ask', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: PORT,
+          path: '/ask',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10));
       setTimeout(() => {
         server.kill('SIGTERM');
         setTimeout(async () => {
           // Meanwhile, a new connection is refused.
-          const refused = await fetch(`http://127.0.0.1:${PORT}/api/v1/pricing`).then(() => false, () => true);
+          const refused = await fetch(`http://127.0.0.1:${PORT}/api/v1/pricing`).then(
+            () => false,
+            () => true,
+          );
           expect(refused).toBe(true);
           req.end(body.slice(10));
         }, 500);

@@ -299,7 +299,8 @@ test.describe.serial('the browser SDK on the demo app', () => {
       w.shifts = [];
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean; sources?: { node?: Node }[] }[]) {
-          if (!entry.hadRecentInput) w.shifts.push({ value: entry.value, sources: (entry.sources ?? []).map((s) => (s.node as Element | undefined)?.className ?? String(s.node)) });
+          if (!entry.hadRecentInput)
+            w.shifts.push({ value: entry.value, sources: (entry.sources ?? []).map((s) => (s.node as Element | undefined)?.className ?? String(s.node)) });
         }
       }).observe({ type: 'layout-shift', buffered: true });
     });
@@ -377,7 +378,9 @@ test('the script build loads on another origin with its integrity hash, and warn
   expect((await latest.body()).equals(await served.body())).toBe(true);
   expect(latest.headers()['cache-control']).toBe('public, max-age=300, must-revalidate');
   const { createHash } = await import('node:crypto');
-  const hash = `sha384-${createHash('sha384').update(await served.body()).digest('base64')}`;
+  const hash = `sha384-${createHash('sha384')
+    .update(await served.body())
+    .digest('base64')}`;
   const docs = await (await request.get('/docs/sdk-integration.md')).text();
   expect(docs).toContain(`integrity="${hash}"`);
 
@@ -395,7 +398,9 @@ test('the script build loads on another origin with its integrity hash, and warn
   expect(warnings.filter((w) => w.includes('loaded more than once'))).toHaveLength(1);
   // A wrong hash: the browser refuses the script.
   const refused = await page.context().newPage();
-  await refused.setContent(`<!doctype html><script src="${new URL('/sdk/v1.0.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`);
+  await refused.setContent(
+    `<!doctype html><script src="${new URL('/sdk/v1.0.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`,
+  );
   await refused.waitForTimeout(500);
   expect(await refused.evaluate(() => 'Monetize' in window)).toBe(false);
   expect(errors).toEqual([]);

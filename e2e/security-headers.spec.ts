@@ -100,13 +100,15 @@ test.describe('headers', () => {
   });
 });
 
-test('/signin does not render inside another site\'s frame', async ({ page, baseURL }) => {
+test("/signin does not render inside another site's frame", async ({ page, baseURL }) => {
   // Another site that frames the sign-in form (clickjacking), and, as a control, a document of
   // ours that may be framed. It runs on 127.0.0.1, another origin than the app's localhost: a
   // public origin may not frame local servers at all in Chromium (Local Network Access).
   const attacker = createServer((_, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><title>Win a prize</title><iframe id="signin" src="${baseURL}/signin"></iframe><iframe id="control" src="${baseURL}/llms.txt"></iframe>`);
+    res.end(
+      `<!doctype html><title>Win a prize</title><iframe id="signin" src="${baseURL}/signin"></iframe><iframe id="control" src="${baseURL}/llms.txt"></iframe>`,
+    );
   });
   await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
   const refusals: string[] = [];
@@ -135,7 +137,9 @@ async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
   await page.addInitScript(() => {
     const w = window as unknown as { __violations: string[] };
     w.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.effectiveDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      w.__violations.push(`${e.effectiveDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`),
+    );
   });
   return async () => [...reported, ...(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations))];
 }

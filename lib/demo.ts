@@ -38,14 +38,14 @@ export async function demoSetup(database: () => Promise<Engine>): Promise<DemoSe
 async function readSetup(db: Engine): Promise<DemoSetup | { problem: string }> {
   return asService(db, async (q) => {
     const [secret] = await q.query<{ value: string }>('select value from public.service_secrets where name = $1', [DEMO_PAGE_KEY_SECRET]);
-    if (!secret) return { problem: 'This database was seeded before the demo page existed: `npm run db:reset` seeds it again, with the demo page\'s key.' };
+    if (!secret) return { problem: "This database was seeded before the demo page existed: `npm run db:reset` seeds it again, with the demo page's key." };
     const [key] = await q.query<{ status: string; app_id: string; name: string; archived: boolean }>(
       `select k.status, a.id as app_id, a.name, a.archived_at is not null as archived
        from public.api_keys k join public.apps a on a.id = k.app_id where k.key_hash = $1`,
       [hashApiKey(secret.value)],
     );
     if (!key || key.status !== 'active' || key.archived) {
-      return { problem: 'The demo page\'s key was revoked, or its app archived, in the console: `npm run db:reset` seeds the demo again.' };
+      return { problem: "The demo page's key was revoked, or its app archived, in the console: `npm run db:reset` seeds the demo again." };
     }
     const rows = await q.query<{ id: string; format: DemoFormat }>(
       `select distinct on (format) id, format from public.placements
@@ -55,7 +55,9 @@ async function readSetup(db: Engine): Promise<DemoSetup | { problem: string }> {
     );
     const placements = Object.fromEntries(rows.map((r) => [r.format, r.id])) as Partial<Record<DemoFormat, string>>;
     if (!placements.inline_text || !placements.sponsored_card || !placements.floating_video) {
-      return { problem: `${key.name} needs an active placement of each format the page shows (inline text, sponsored card, floating video): activate them in the console.` };
+      return {
+        problem: `${key.name} needs an active placement of each format the page shows (inline text, sponsored card, floating video): activate them in the console.`,
+      };
     }
     return { key: secret.value, appName: key.name, placements: placements as Record<DemoFormat, string> };
   });

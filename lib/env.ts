@@ -16,7 +16,12 @@ const commaList = (entry: z.ZodType<string, string>) =>
   z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(entry));
 
 /** A host as a `Host` header carries it: a name or address, and a port if not the default. */
@@ -33,8 +38,7 @@ const originEntry = z.string().refine((v) => {
   }
 }, 'each entry must be an origin, such as https://app.example (scheme, host and port only)');
 
-const positiveInt = (fallback: number) =>
-  z.coerce.number().int().positive().max(1_000_000_000).default(fallback);
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().max(1_000_000_000).default(fallback);
 
 const schema = z
   .object({
@@ -93,7 +97,12 @@ const schema = z
     CACHES_OFF: z
       .string()
       .default('')
-      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
   })
   .superRefine((v, ctx) => {
     if ((v.UPSTASH_REDIS_REST_URL === undefined) !== (v.UPSTASH_REDIS_REST_TOKEN === undefined)) {

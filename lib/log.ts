@@ -25,7 +25,9 @@ function write(level: Level, message: string, fields?: Record<string, unknown>):
 export const MAX_LOGGED_CHARS = 1000;
 
 function truncated(_key: string, value: unknown): unknown {
-  return typeof value === 'string' && value.length > MAX_LOGGED_CHARS ? `${value.slice(0, MAX_LOGGED_CHARS)}… (${value.length - MAX_LOGGED_CHARS} more characters)` : value;
+  return typeof value === 'string' && value.length > MAX_LOGGED_CHARS
+    ? `${value.slice(0, MAX_LOGGED_CHARS)}… (${value.length - MAX_LOGGED_CHARS} more characters)`
+    : value;
 }
 
 export const log = {

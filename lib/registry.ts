@@ -64,13 +64,7 @@ const ACCOUNT_200 = 'The data of the user who approved the token (sandbox data f
 const ACCOUNT_502 = { description: 'The account data could not be loaded (`account_unavailable`): authorize again.', schema: apiErrorBody };
 
 /** An account read: the user's own data through row-level security, or the sandbox's. */
-function accountRead(options: {
-  scope: Scope;
-  operationId: string;
-  summary: string;
-  body: z.ZodType;
-  mcpTool: string;
-}) {
+function accountRead(options: { scope: Scope; operationId: string; summary: string; body: z.ZodType; mcpTool: string }) {
   return {
     credential: bearer('api', options.scope),
     batch: true,
@@ -310,14 +304,14 @@ export const ROUTES = declare({
         query: adsQuery,
         doc: {
           operationId: 'getAd',
-          summary: 'Get an ad for one placement of the key\'s app',
+          summary: "Get an ad for one placement of the key's app",
           description:
             'Picks an ad of the placement\'s format from the campaigns that can serve now. Every request counts in the placement\'s fill rate, filled or not. Render the ad with its "Sponsored" label, send its impression once it has been viewable, and open `click_url` on a click.',
           tags: ['SDK'],
           responses: {
             200: { description: 'An ad, its decision token and its click URL.', schema: adBody },
             204: { description: 'Nothing fills this request (or the placement is paused or archived): render nothing.' },
-            404: { description: 'The key\'s app has no placement with this id (`not_found`).', schema: apiErrorBody },
+            404: { description: "The key's app has no placement with this id (`not_found`).", schema: apiErrorBody },
           },
         },
       },
@@ -350,12 +344,12 @@ export const ROUTES = declare({
         query: clickQuery,
         doc: {
           operationId: 'followAdClick',
-          summary: 'An ad\'s click URL: count the click, go to the advertiser',
+          summary: "An ad's click URL: count the click, go to the advertiser",
           description:
-            'The `click_url` of an ad. Records the click by the same rules as `POST /functions/v1/events` and redirects to the landing page of the ad\'s creative, and nowhere else. An expired token still redirects, without counting.',
+            "The `click_url` of an ad. Records the click by the same rules as `POST /functions/v1/events` and redirects to the landing page of the ad's creative, and nowhere else. An expired token still redirects, without counting.",
           tags: ['SDK'],
           responses: {
-            302: { description: 'To the advertiser\'s landing page.', headers: { Location: 'The landing URL of the ad.' } },
+            302: { description: "To the advertiser's landing page.", headers: { Location: 'The landing URL of the ad.' } },
             404: { description: 'A token this service did not sign, or an ad that no longer exists (`not_found`).', schema: apiErrorBody },
             503: {
               description: 'The database cannot be reached (`unavailable`): the click cannot be recorded or its page found; retry.',
@@ -375,7 +369,7 @@ export const ROUTES = declare({
         query: consentQuery,
         doc: {
           operationId: 'getConsent',
-          summary: 'A subject\'s current consent',
+          summary: "A subject's current consent",
           tags: ['SDK'],
           responses: {
             200: { description: 'The current consent.', schema: consentBody },
@@ -389,8 +383,7 @@ export const ROUTES = declare({
         doc: {
           operationId: 'recordConsent',
           summary: 'Record what a user agreed to',
-          description:
-            'Replaces the subject\'s current consent. Purposes it no longer lists lose their unsold data at once.',
+          description: "Replaces the subject's current consent. Purposes it no longer lists lose their unsold data at once.",
           tags: ['SDK'],
           responses: { 200: { description: 'The consent as recorded.', schema: consentBody } },
         },
@@ -400,8 +393,8 @@ export const ROUTES = declare({
         query: consentQuery,
         doc: {
           operationId: 'withdrawConsent',
-          summary: 'Withdraw a subject\'s consent',
-          description: 'Ends the current consent and deletes the subject\'s unsold data. Sending it again is harmless.',
+          summary: "Withdraw a subject's consent",
+          description: "Ends the current consent and deletes the subject's unsold data. Sending it again is harmless.",
           tags: ['SDK'],
           responses: { 200: { description: 'What was withdrawn and deleted.', schema: withdrawalBody } },
         },
@@ -419,11 +412,11 @@ export const ROUTES = declare({
           operationId: 'submitData',
           summary: 'Submit consented data',
           description:
-            'AI-interaction rows or UX-session recordings of one subject, stored only when the subject\'s current consent covers their purpose. A record whose id was stored before is kept as it was.',
+            "AI-interaction rows or UX-session recordings of one subject, stored only when the subject's current consent covers their purpose. A record whose id was stored before is kept as it was.",
           tags: ['SDK'],
           responses: {
             200: { description: 'What was stored.', schema: dataBody },
-            403: { description: 'No current consent covering this kind of data (`forbidden`), besides the key\'s own 403s.', schema: apiErrorBody },
+            403: { description: "No current consent covering this kind of data (`forbidden`), besides the key's own 403s.", schema: apiErrorBody },
           },
         },
       },

@@ -10,7 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-');
+export const stamp = new Date()
+  .toISOString()
+  .replace(/\.\d+Z$/, 'Z')
+  .replaceAll(':', '-');
 export const resultsDir = path.join(root, 'bench-results');
 
 let logPrefix = '';
@@ -142,7 +145,12 @@ export async function nextBuild(label, log, args, env, cwd = root) {
   const started = Date.now();
   process.stdout.write(`Building ${label} ... `);
   snapshotRewrittenFiles();
-  const child = launch(log, [path.join(cwd, 'node_modules/next/dist/bin/next'), 'build', ...args], { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env }, cwd);
+  const child = launch(
+    log,
+    [path.join(cwd, 'node_modules/next/dist/bin/next'), 'build', ...args],
+    { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+    cwd,
+  );
   const { code, signal, error } = await child.exited;
   restoreRewrittenFiles();
   if (code !== 0) {

@@ -152,7 +152,12 @@ const ENDPOINTS = MAIN_ENDPOINTS.flatMap((e) =>
  * less than twice the time of one request: its sub-requests run in parallel, not in turn).
  */
 const COMPARISONS = [
-  { name: 'batch of 20 sandbox sub-requests vs one sandbox request (mean latency)', subject: 'POST /api/v1/batch, 20 sandbox sub-requests', reference: 'GET /api/v1/me/apps (sandbox)', limit: 2 },
+  {
+    name: 'batch of 20 sandbox sub-requests vs one sandbox request (mean latency)',
+    subject: 'POST /api/v1/batch, 20 sandbox sub-requests',
+    reference: 'GET /api/v1/me/apps (sandbox)',
+    limit: 2,
+  },
 ];
 
 /** The bare route handler every endpoint is compared with. */
@@ -187,14 +192,22 @@ const PAIRS = Math.max(1, Math.round(positiveNumber('BENCH_PAIRS', 30)));
 // on freshly started servers, and the interval resamples rounds as well as pairs.
 const ROUNDS = Math.min(PAIRS, Math.max(1, Math.round(positiveNumber('BENCH_ROUNDS', 3))));
 const SKIP_BUILD = process.env.BENCH_SKIP_BUILD === '1';
-const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const selectedByName = (text) => ENDPOINTS.filter((e) => e.name.includes(text));
 // `cache` also selects the endpoints the cache variants are compared with.
-const SKIP = (process.env.BENCH_SKIP ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+const SKIP = (process.env.BENCH_SKIP ?? '')
+  .split(',')
+  .map((t) => t.trim())
+  .filter(Boolean);
 const SELECTED = (
   ONLY.length === 0
     ? ENDPOINTS
-    : ENDPOINTS.filter((e) => ONLY.some((text) => e.name.includes(text) || (text === 'cache' && selectedByName('[cache:').some((c) => c.name.startsWith(`${e.name} [`)))))
+    : ENDPOINTS.filter((e) =>
+        ONLY.some((text) => e.name.includes(text) || (text === 'cache' && selectedByName('[cache:').some((c) => c.name.startsWith(`${e.name} [`)))),
+      )
 ).filter((e) => !SKIP.some((text) => e.name.includes(text)));
 if (SELECTED.length === 0) {
   console.error(`BENCH_ONLY=${JSON.stringify(process.env.BENCH_ONLY)} matches no endpoint; names: ${ENDPOINTS.map((e) => e.name).join('; ')}`);
@@ -331,7 +344,8 @@ const COLUMNS = [
   { title: '95% interval', value: (r) => (r.interval ? `${r.interval.low.toFixed(3)}–${r.interval.high.toFixed(3)}` : ''), right: false },
   {
     title: 'slice pairs: median (middle half)',
-    value: (r) => (r.pairRatios ? `${quantile(r.pairRatios, 0.5).toFixed(2)} (${quantile(r.pairRatios, 0.25).toFixed(2)}–${quantile(r.pairRatios, 0.75).toFixed(2)})` : ''),
+    value: (r) =>
+      r.pairRatios ? `${quantile(r.pairRatios, 0.5).toFixed(2)} (${quantile(r.pairRatios, 0.25).toFixed(2)}–${quantile(r.pairRatios, 0.75).toFixed(2)})` : '',
     right: false,
   },
 ];
@@ -477,7 +491,8 @@ function sdkLoadFor(kind, prepared) {
   let next = 0;
   let answered = 0;
   const decision = (i) => `00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
-  const token = (d) => `${d}.${prepared.appId}.${expiresAt}.${createHmac('sha256', secret).update(`v1.${d}.${prepared.appId}.${expiresAt}`).digest('base64url')}`;
+  const token = (d) =>
+    `${d}.${prepared.appId}.${expiresAt}.${createHmac('sha256', secret).update(`v1.${d}.${prepared.appId}.${expiresAt}`).digest('base64url')}`;
   const viewability = { visible_share: 1, visible_seconds: 1.5 };
   const body = () => {
     if (next + EVENTS_PER_REQUEST > prepared.decisions) throw new Error('the bench used up its decisions: raise BENCH_SDK_DECISIONS');
@@ -623,8 +638,14 @@ async function main() {
       await stop(baselineServer);
       if (round < ROUNDS - 1) process.stdout.write('|');
     }
-    const run = combine(endpoint.name, pairs.map((p) => p.run));
-    const baseline = combine(BASELINE.name, pairs.map((p) => p.baseline));
+    const run = combine(
+      endpoint.name,
+      pairs.map((p) => p.run),
+    );
+    const baseline = combine(
+      BASELINE.name,
+      pairs.map((p) => p.baseline),
+    );
     const pairRatios = pairs.map((p) => p.run.reqPerSec / p.baseline.reqPerSec);
     const interval = bootstrapInterval(pairs);
     console.log(
@@ -676,7 +697,9 @@ async function main() {
       return { endpoint: m.endpoint.name, ratio, atMost: m.endpoint.p99AtMost, ok: ratio <= m.endpoint.p99AtMost };
     });
   comparisonLines.push(
-    ...latencyTargets.map((t) => `${t.endpoint}: p99 ${t.ratio.toFixed(2)}x the baseline's (median over slice pairs), target at most ${t.atMost}x: ${t.ok ? 'met' : 'NOT met'}`),
+    ...latencyTargets.map(
+      (t) => `${t.endpoint}: p99 ${t.ratio.toFixed(2)}x the baseline's (median over slice pairs), target at most ${t.atMost}x: ${t.ok ? 'met' : 'NOT met'}`,
+    ),
     ...measured.filter((m) => m.check).map((m) => `${m.endpoint.name}: ${m.check.line}`),
   );
   comparisonLines.push(
@@ -687,7 +710,10 @@ async function main() {
   );
   if (comparisonLines.length > 0) console.log(`${comparisonLines.join('\n')}\n`);
 
-  const failures = [...measured.flatMap((m) => [m.baseline, m.run]).filter(failed), ...measured.filter((m) => m.check && !m.check.ok).map((m) => ({ name: m.endpoint.name, errors: 0, timeouts: 0, unexpected: 0, check: m.check.line }))];
+  const failures = [
+    ...measured.flatMap((m) => [m.baseline, m.run]).filter(failed),
+    ...measured.filter((m) => m.check && !m.check.ok).map((m) => ({ name: m.endpoint.name, errors: 0, timeouts: 0, unexpected: 0, check: m.check.line })),
+  ];
   const report = {
     startedAt: stamp,
     settings,

@@ -13,9 +13,8 @@ export function ensureChromium() {
   }
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (isRoot && existsSync('/usr/bin/apt-get')) {
-    console.log('No Chromium found: installing Debian\'s chromium package (apt-get install chromium).');
-    const apt = (args) =>
-      spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status;
+    console.log("No Chromium found: installing Debian's chromium package (apt-get install chromium).");
+    const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status;
     if (apt(['update']) === 0 && apt(['install', '-y', '--no-install-recommends', 'chromium']) === 0) found = chromiumPath();
   }
   if (!found) {

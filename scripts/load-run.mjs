@@ -155,7 +155,28 @@ const MIX = [
 ];
 const MIX_TOTAL = MIX.reduce((s, m) => s + m.weight, 0);
 const SDK_SHARE = MIX.filter((m) => m.sdk).reduce((s, m) => s + m.weight, 0) / MIX_TOTAL;
-const SEARCH_WORDS = ['payout', 'rate limit', 'sdk', 'oauth', 'consent', 'placement', 'impression', 'pricing', 'token', 'mcp', 'earnings', 'api key', 'viewability', 'webhook', 'batch', 'scopes', 'click', 'sandbox', 'video', 'revenue share'];
+const SEARCH_WORDS = [
+  'payout',
+  'rate limit',
+  'sdk',
+  'oauth',
+  'consent',
+  'placement',
+  'impression',
+  'pricing',
+  'token',
+  'mcp',
+  'earnings',
+  'api key',
+  'viewability',
+  'webhook',
+  'batch',
+  'scopes',
+  'click',
+  'sandbox',
+  'video',
+  'revenue share',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Child processes (scripts/bench-process.mjs): each in its own process group, stopped on any way
@@ -171,7 +192,17 @@ process.on('exit', () => fs.rmSync(memoryFile, { force: true }));
 /** The server's environment: production, fresh OAuth secrets, the default limits, no Upstash. */
 function serverEnvironment() {
   const env = { ...process.env };
-  for (const name of ['RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW_S', 'SDK_KEY_RATE_LIMIT_MAX', 'UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'DATABASE_URL', 'CACHES_OFF', 'NODE_OPTIONS', 'HOST']) {
+  for (const name of [
+    'RATE_LIMIT_MAX',
+    'RATE_LIMIT_WINDOW_S',
+    'SDK_KEY_RATE_LIMIT_MAX',
+    'UPSTASH_REDIS_REST_URL',
+    'UPSTASH_REDIS_REST_TOKEN',
+    'DATABASE_URL',
+    'CACHES_OFF',
+    'NODE_OPTIONS',
+    'HOST',
+  ]) {
     delete env[name];
   }
   return {
@@ -380,7 +411,14 @@ function startSampler(pid) {
     busy = true;
     try {
       const s = procStatus(pid);
-      timeline.push({ t: Math.round((Date.now() - t0) / 100) / 10, phase, rssMb: kbToMb(s.rssKb), anonMb: kbToMb(s.anonKb), fileMb: kbToMb(s.fileKb), cpuS: cpuSeconds(pid) });
+      timeline.push({
+        t: Math.round((Date.now() - t0) / 100) / 10,
+        phase,
+        rssMb: kbToMb(s.rssKb),
+        anonMb: kbToMb(s.anonKb),
+        fileMb: kbToMb(s.fileKb),
+        cpuS: cpuSeconds(pid),
+      });
       if (ticks++ % 5 === 0) {
         const h = await heapSample(pid);
         if (h) heap.push({ t: Math.round((Date.now() - t0) / 100) / 10, phase, ...h });
@@ -449,16 +487,19 @@ function exchange(agent, { method = 'GET', path: p, headers = {}, body }) {
       clearTimeout(timer);
       resolve({ ...r, ms: performance.now() - started });
     };
-    const req = http.request({ host: HOST, port: PORT, method, path: p, agent, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) monetize-load-run', ...headers } }, (res) => {
-      const chunks = [];
-      let size = 0;
-      res.on('data', (c) => {
-        if (size < 4096) chunks.push(c);
-        size += c.length;
-      });
-      res.on('end', () => finish({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8').slice(0, 4096) }));
-      res.on('error', (err) => finish({ error: err.code ?? err.message }));
-    });
+    const req = http.request(
+      { host: HOST, port: PORT, method, path: p, agent, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) monetize-load-run', ...headers } },
+      (res) => {
+        const chunks = [];
+        let size = 0;
+        res.on('data', (c) => {
+          if (size < 4096) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () => finish({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8').slice(0, 4096) }));
+        res.on('error', (err) => finish({ error: err.code ?? err.message }));
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy(new Error('timeout'));
       finish({ error: 'timeout' });
@@ -497,7 +538,12 @@ function requestFor(kind, c, setup) {
       const type = ad.impressed ? 'click' : 'impression';
       if (type === 'click') ad.clicked = true;
       else ad.impressed = true;
-      const event = { id: `${ad.decision}-${type}`, type, token: ad.token, ...(type === 'impression' ? { viewability: { visible_share: 1, visible_seconds: 2.5, area_px: 300 * 250 } } : {}) };
+      const event = {
+        id: `${ad.decision}-${type}`,
+        type,
+        token: ad.token,
+        ...(type === 'impression' ? { viewability: { visible_share: 1, visible_seconds: 2.5, area_px: 300 * 250 } } : {}),
+      };
       return { method: 'POST', path: '/functions/v1/events', headers: { 'x-api-key': c.key }, body: JSON.stringify({ events: [event] }) };
     }
     case 'me (sandbox)':
@@ -585,7 +631,8 @@ async function send(c, setup, stats) {
       stats.errors[r.error] = (stats.errors[r.error] ?? 0) + 1;
       k.errors++;
     }
-    if (stats.unexpected.length < 50) stats.unexpected.push({ address: c.address, method: request.method ?? 'GET', path: request.path, error: r.error, ms: Math.round(r.ms) });
+    if (stats.unexpected.length < 50)
+      stats.unexpected.push({ address: c.address, method: request.method ?? 'GET', path: request.path, error: r.error, ms: Math.round(r.ms) });
     stats.unexpectedCount++;
     return;
   }
@@ -597,7 +644,8 @@ async function send(c, setup, stats) {
   const ok = (r.status >= 200 && r.status < 300) || r.status === 429;
   if (!ok) {
     stats.unexpectedCount++;
-    if (stats.unexpected.length < 50) stats.unexpected.push({ address: c.address, method: request.method ?? 'GET', path: request.path, status: r.status, body: r.body.slice(0, 300) });
+    if (stats.unexpected.length < 50)
+      stats.unexpected.push({ address: c.address, method: request.method ?? 'GET', path: request.path, status: r.status, body: r.body.slice(0, 300) });
   }
   if (actual === 'ads' && r.status === 200) {
     try {
@@ -619,7 +667,9 @@ async function checkSetup(prepared) {
   if (apps.status !== 200) throw new Error(`GET /api/v1/me/apps with the minted token answered ${apps.status ?? apps.error}: ${apps.body ?? ''}`);
   const appId = prepared.sdk[0].appId;
   const body = JSON.parse(apps.body);
-  const placements = (body.placements ?? body.apps?.flatMap((a) => a.placements ?? []) ?? []).filter((p) => p.app_id === appId && p.status === 'active').map((p) => p.id);
+  const placements = (body.placements ?? body.apps?.flatMap((a) => a.placements ?? []) ?? [])
+    .filter((p) => p.app_id === appId && p.status === 'active')
+    .map((p) => p.id);
   if (placements.length === 0) placements.push(prepared.sdk[0].placementId);
 
   const validate = await exchange(agent(1), { path: '/functions/v1/validate-key', headers: { 'x-api-key': prepared.sdk[0].key } });
@@ -633,7 +683,9 @@ async function checkSetup(prepared) {
   const full = String(policies.default.q - 1);
   const apart = a.headers?.['x-ratelimit-remaining'] === full && b.headers?.['x-ratelimit-remaining'] === full;
   if (!apart) {
-    throw new Error(`two loopback addresses did not get budgets of their own (remaining ${a.headers?.['x-ratelimit-remaining'] ?? a.error} and ${b.headers?.['x-ratelimit-remaining'] ?? b.error}, expected ${full}): is 127.0.0.0/8 routed to lo, and does the server see the peer address?`);
+    throw new Error(
+      `two loopback addresses did not get budgets of their own (remaining ${a.headers?.['x-ratelimit-remaining'] ?? a.error} and ${b.headers?.['x-ratelimit-remaining'] ?? b.error}, expected ${full}): is 127.0.0.0/8 routed to lo, and does the server see the peer address?`,
+    );
   }
   return { placements, policies };
 }
@@ -665,24 +717,38 @@ const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 function summarize(stats, seconds) {
   const answered = Object.values(stats.statuses).reduce((s, n) => s + n, 0);
   const errors = Object.values(stats.errors).reduce((s, n) => s + n, 0);
-  const twoXX = Object.entries(stats.statuses).filter(([s]) => s >= 200 && s < 300).reduce((sum, [, n]) => sum + n, 0);
+  const twoXX = Object.entries(stats.statuses)
+    .filter(([s]) => s >= 200 && s < 300)
+    .reduce((sum, [, n]) => sum + n, 0);
   return {
     sent: stats.sent,
     answered,
     perSecond: round(stats.sent / seconds),
     statuses: stats.statuses,
     '2xx': twoXX,
-    '429': stats.statuses[429] ?? 0,
+    429: stats.statuses[429] ?? 0,
     '429ForKeyBudget': stats.keyLimited,
     other: stats.unexpectedCount - errors - stats.timeouts,
     errors: stats.errors,
     timeouts: stats.timeouts,
     skippedClientBacklog: stats.skipped,
-    latencyMs: { p50: round(quantile(stats.latencies, 0.5)), p90: round(quantile(stats.latencies, 0.9)), p99: round(quantile(stats.latencies, 0.99)), max: round(Math.max(0, ...stats.latencies)) },
+    latencyMs: {
+      p50: round(quantile(stats.latencies, 0.5)),
+      p90: round(quantile(stats.latencies, 0.9)),
+      p99: round(quantile(stats.latencies, 0.99)),
+      max: round(Math.max(0, ...stats.latencies)),
+    },
     byKind: Object.fromEntries(
       Object.entries(stats.byKind).map(([kind, k]) => [
         kind,
-        { sent: k.sent, statuses: k.statuses, errors: k.errors, timeouts: k.timeouts, p50: round(quantile(k.latencies, 0.5)), p99: round(quantile(k.latencies, 0.99)) },
+        {
+          sent: k.sent,
+          statuses: k.statuses,
+          errors: k.errors,
+          timeouts: k.timeouts,
+          p50: round(quantile(k.latencies, 0.5)),
+          p99: round(quantile(k.latencies, 0.99)),
+        },
       ]),
     ),
     unexpected: stats.unexpected,
@@ -717,14 +783,18 @@ async function main() {
   const server = await startServer(env);
   const pid = server.pid;
   const cmd = commandLine(pid);
-  if (!cmd.split(' ').some((arg) => arg.endsWith('scripts/serve.mjs')) || !fs.readlinkSync(`/proc/${pid}/exe`).includes('node')) throw new Error(`process ${pid} is not the server (${cmd})`);
+  if (!cmd.split(' ').some((arg) => arg.endsWith('scripts/serve.mjs')) || !fs.readlinkSync(`/proc/${pid}/exe`).includes('node'))
+    throw new Error(`process ${pid} is not the server (${cmd})`);
   const sampler = startSampler(pid);
 
   const { placements, policies } = await checkSetup(prepared);
   const ceiling = policies.default.q / policies.default.w;
   const rate = ceiling * OVER;
-  console.log(`Server ${pid} (${cmd}); policy default q=${policies.default.q} w=${policies.default.w}, key q=${policies.key.q}; ${placements.length} active placements; addresses counted apart: yes`);
-  if (policies.key.q !== DEFAULT_KEY_MAX && !process.env.LOAD_KEYS) console.log(`  (the key budget is ${policies.key.q}, not ${DEFAULT_KEY_MAX}: the key count was planned for ${DEFAULT_KEY_MAX})`);
+  console.log(
+    `Server ${pid} (${cmd}); policy default q=${policies.default.q} w=${policies.default.w}, key q=${policies.key.q}; ${placements.length} active placements; addresses counted apart: yes`,
+  );
+  if (policies.key.q !== DEFAULT_KEY_MAX && !process.env.LOAD_KEYS)
+    console.log(`  (the key budget is ${policies.key.q}, not ${DEFAULT_KEY_MAX}: the key count was planned for ${DEFAULT_KEY_MAX})`);
   const setup = { ...prepared, placements };
   const planned = Math.ceil(CLIENTS * rate * LOAD_SECONDS);
   const budget = { left: process.env.LOAD_MAX_REQUESTS ? int('LOAD_MAX_REQUESTS', 1) : Math.ceil(planned * 1.1) + CLIENTS, exhausted: false };
@@ -781,7 +851,15 @@ async function main() {
 
   const load = summarize(stats, LOAD_SECONDS);
   const warmUp = summarize(warmStats, WARMUP_SECONDS);
-  const statusOk = load.other === 0 && warmUp.other === 0 && Object.keys(load.errors).length === 0 && Object.keys(warmUp.errors).length === 0 && load.timeouts === 0 && warmUp.timeouts === 0 && stats.skipped === 0 && warmStats.skipped === 0;
+  const statusOk =
+    load.other === 0 &&
+    warmUp.other === 0 &&
+    Object.keys(load.errors).length === 0 &&
+    Object.keys(warmUp.errors).length === 0 &&
+    load.timeouts === 0 &&
+    warmUp.timeouts === 0 &&
+    stats.skipped === 0 &&
+    warmStats.skipped === 0;
   const growth = afterIdle.rssMb / start.rssMb - 1;
   const memoryOk = growth <= MEMORY_TOLERANCE;
   // Not back: how much of the excess is heap V8 commits, and did it collect in the idle time?
@@ -804,7 +882,25 @@ async function main() {
   };
   const report = {
     startedAt: stamp,
-    settings: { clients: CLIENTS, loadSeconds: LOAD_SECONDS, idleSeconds: IDLE_SECONDS, over: OVER, ratePerClient: rate, ceilingPerAddress: policies.default, keyPolicy: policies.key, sdkKeys: keys, sdkShare: SDK_SHARE, warmUpClients: WARMUP_CLIENTS, warmUpSeconds: WARMUP_SECONDS, settleSeconds: SETTLE_SECONDS, timeoutMs: TIMEOUT_MS, maxRequests: budget.left + stats.sent, requestBudgetExhausted: budget.exhausted, forcedGc: FORCE_GC, mix: MIX },
+    settings: {
+      clients: CLIENTS,
+      loadSeconds: LOAD_SECONDS,
+      idleSeconds: IDLE_SECONDS,
+      over: OVER,
+      ratePerClient: rate,
+      ceilingPerAddress: policies.default,
+      keyPolicy: policies.key,
+      sdkKeys: keys,
+      sdkShare: SDK_SHARE,
+      warmUpClients: WARMUP_CLIENTS,
+      warmUpSeconds: WARMUP_SECONDS,
+      settleSeconds: SETTLE_SECONDS,
+      timeoutMs: TIMEOUT_MS,
+      maxRequests: budget.left + stats.sent,
+      requestBudgetExhausted: budget.exhausted,
+      forcedGc: FORCE_GC,
+      mix: MIX,
+    },
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, duringLoad: machineLoad },
     server: { pid, cmd, descendants: procs, placements, cpuSecondsDuringLoad: round(cpuUsed, 1), cpuShareDuringLoad: round(cpuUsed / loadSeconds, 2) },
     expected429Share: round(1 - 1 / OVER, 3),
@@ -831,7 +927,9 @@ async function main() {
     gcPauseMs: round(loadHeap.reduce((sum, h) => sum + (h.gcMs ?? 0), 0)),
     gcMaxPauseMs: Math.max(0, ...loadHeap.map((h) => h.gcMaxMs ?? 0)),
   };
-  const statusLine = Object.entries(load.statuses).map(([s, n]) => `${s}: ${n}`).join(', ');
+  const statusLine = Object.entries(load.statuses)
+    .map(([s, n]) => `${s}: ${n}`)
+    .join(', ');
   const lines = [
     `Requests: ${load.sent} sent over ${LOAD_SECONDS} s (${load.perSecond}/s; the last answered or timed out ${round(loadSeconds - LOAD_SECONDS)} s after), ${load.answered} answered; ${statusLine}; 429 for a key's budget: ${load['429ForKeyBudget']}; errors: ${JSON.stringify(load.errors)}; timeouts: ${load.timeouts}; skipped: ${load.skippedClientBacklog}`,
     `429 share: ${round(((load.statuses[429] ?? 0) / Math.max(1, load.answered)) * 100)}% (about ${round(report.expected429Share * 100)}% expected at ${OVER}x the ceiling)`,
@@ -841,11 +939,18 @@ async function main() {
     `RSS: at boot ${sampler.timeline[0]?.rssMb} MB, start ${start.rssMb} MB, peak during load ${peak} MB, end of load ${end?.rssMb} MB, after ${IDLE_SECONDS} s idle ${afterIdle.rssMb} MB`,
     `Heap just after the last full collection (what is live, near enough): start ${startHeap?.heapAfterLastFullGcMb ?? '?'} MB, end of load ${endHeap?.heapAfterLastFullGcMb ?? '?'} MB, after idle ${idleHeap?.heapAfterLastFullGcMb ?? '?'} MB; full collections during load: ${loadHeap.reduce((n, h) => n + (h.majorGcs ?? 0), 0)}`,
     `Heap used: start ${startHeap?.heapUsedMb ?? '?'} MB, end of load ${endHeap?.heapUsedMb ?? '?'} MB, after idle ${idleHeap?.heapUsedMb ?? '?'} MB (heap total ${startHeap?.heapTotalMb ?? '?'} / ${endHeap?.heapTotalMb ?? '?'} / ${idleHeap?.heapTotalMb ?? '?'} MB; external ${startHeap?.externalMb ?? '?'} / ${endHeap?.externalMb ?? '?'} / ${idleHeap?.externalMb ?? '?'} MB)`,
-    `Warm-up: ${warmUp.sent} requests, ${Object.entries(warmUp.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')}`,
+    `Warm-up: ${warmUp.sent} requests, ${Object.entries(warmUp.statuses)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')}`,
     verdicts.onlyTwoXXAnd429.line,
     verdicts.memoryBack.line,
   ];
-  const kindRows = Object.entries(load.byKind).map(([kind, k]) => `| ${kind} | ${k.sent} | ${Object.entries(k.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} | ${k.errors + k.timeouts} | ${k.p50} | ${k.p99} |`);
+  const kindRows = Object.entries(load.byKind).map(
+    ([kind, k]) =>
+      `| ${kind} | ${k.sent} | ${Object.entries(k.statuses)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ')} | ${k.errors + k.timeouts} | ${k.p50} | ${k.p99} |`,
+  );
   const md = [
     `# Load run ${stamp}`,
     '',

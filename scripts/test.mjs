@@ -46,6 +46,8 @@ const skipped = (v?.numPendingTests ?? 0) + (v?.numTodoTests ?? 0) + (p?.stats?.
 const broken = (unit !== 0 && !v) || (e2e !== 0 && !p);
 
 console.log('');
-console.log(`unit+integration: ${v ? `${v.numPassedTests} passed, ${v.numFailedTests} failed` : 'no report'}; end-to-end: ${p ? `${p.stats.expected} passed, ${p.stats.unexpected} failed` : 'no report'}`);
+console.log(
+  `unit+integration: ${v ? `${v.numPassedTests} passed, ${v.numFailedTests} failed` : 'no report'}; end-to-end: ${p ? `${p.stats.expected} passed, ${p.stats.unexpected} failed` : 'no report'}`,
+);
 console.log(`${passed} passed, ${failed + (broken ? 1 : 0)} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(unit === 0 && e2e === 0 ? 0 : 1);

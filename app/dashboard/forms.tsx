@@ -58,7 +58,8 @@ export function AppForm({ action, initial = EMPTY_APP, submit, idPrefix }: { act
       <label htmlFor={id('origins')}>Allowed web origins</label>
       <textarea id={id('origins')} name="allowed_origins" rows={3} aria-describedby={id('origins-hint')} defaultValue={v.allowed_origins} />
       <p id={id('origins-hint')} className="hint">
-        One per line, like https://app.example.com: the sites whose pages may use this app&apos;s keys. Servers and native apps, which send no Origin, are not affected.
+        One per line, like https://app.example.com: the sites whose pages may use this app&apos;s keys. Servers and native apps, which send no Origin, are not
+        affected.
       </p>
       <button type="submit" disabled={pending}>
         {submit}

@@ -30,7 +30,10 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
   useEffect(
     () =>
       client.on((e: MonetizeEvent) =>
-        setEvents((list) => [...list.slice(-19), `${e.type}${e.ad ? `: ${e.ad.format} from ${e.ad.ad.advertiser}` : e.placementId ? `: ${e.placementId}` : ''}`]),
+        setEvents((list) => [
+          ...list.slice(-19),
+          `${e.type}${e.ad ? `: ${e.ad.format} from ${e.ad.ad.advertiser}` : e.placementId ? `: ${e.placementId}` : ''}`,
+        ]),
       ),
     [client],
   );
@@ -51,7 +54,13 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
             <li key={i} className={`demo-message demo-${m.role}`}>
               <p>{m.text}</p>
               {m.role === 'assistant' && (
-                <MonetizeAd client={client} placementId={placements.inline_text} format="inline_text" keywords={['quiz', 'learning']} className="demo-inline-ad" />
+                <MonetizeAd
+                  client={client}
+                  placementId={placements.inline_text}
+                  format="inline_text"
+                  keywords={['quiz', 'learning']}
+                  className="demo-inline-ad"
+                />
               )}
             </li>
           ))}

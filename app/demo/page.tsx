@@ -19,9 +19,9 @@ export default async function DemoPage() {
     <main id="main" className="demo">
       <h1>Quizly, a demo app</h1>
       <p className="demo-intro">
-        This page is a publisher&apos;s app: an AI quiz helper of the demo account. Its answers carry a sponsored line, the page a sponsored card further down and a
-        floating video, all served by this service through the <Link href="/docs/sdk-integration">browser SDK</Link>. Impressions count once an ad has been in view
-        long enough; sign in as <code>demo@example.com</code> to watch them reach the console.
+        This page is a publisher&apos;s app: an AI quiz helper of the demo account. Its answers carry a sponsored line, the page a sponsored card further down
+        and a floating video, all served by this service through the <Link href="/docs/sdk-integration">browser SDK</Link>. Impressions count once an ad has
+        been in view long enough; sign in as <code>demo@example.com</code> to watch them reach the console.
       </p>
       {'problem' in setup ? (
         <p role="alert" className="demo-problem">

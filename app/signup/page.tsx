@@ -35,8 +35,19 @@ export default async function SignUpPage({ searchParams }: { searchParams: Searc
         <label htmlFor="email">Email</label>
         <input id="email" name="email" type="email" autoComplete="email" required maxLength={254} defaultValue={one(params.email)} />
         <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD} maxLength={200} aria-describedby="password-hint" />
-        <p id="password-hint" className="hint">At least {MIN_PASSWORD} characters.</p>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={MIN_PASSWORD}
+          maxLength={200}
+          aria-describedby="password-hint"
+        />
+        <p id="password-hint" className="hint">
+          At least {MIN_PASSWORD} characters.
+        </p>
         <label htmlFor="name">Name</label>
         <input id="name" name="name" autoComplete="name" required maxLength={100} defaultValue={one(params.name)} />
         <label htmlFor="company">Company</label>

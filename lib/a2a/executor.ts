@@ -57,7 +57,14 @@ export class MonetizeAgentExecutor implements AgentExecutor {
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = request;
-    const task: Task = { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [userMessage], metadata: {} };
+    const task: Task = {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [userMessage],
+      metadata: {},
+    };
     bus.publish(AgentEvent.task(task));
 
     const question = questionOf(userMessage);

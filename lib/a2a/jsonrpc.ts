@@ -1,12 +1,6 @@
 import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import {
-  DefaultRequestHandler,
-  JsonRpcTransportHandler,
-  UnauthenticatedUser,
-  defaultServerCallContextBuilder,
-  validateVersion,
-} from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, JsonRpcTransportHandler, UnauthenticatedUser, defaultServerCallContextBuilder, validateVersion } from '@a2a-js/sdk/server';
 import { log, describeError } from '../log';
 import { ApiError } from '../http/errors';
 import { JsonTooDeep, MAX_JSON_DEPTH, parseJson, readText } from '../http/input';
@@ -58,8 +52,7 @@ export async function agentCardJson(services: AgentServices): Promise<unknown> {
 /** What an internal error answers: nothing of its cause, which is logged. */
 const INTERNAL_MESSAGE = 'The agent could not complete the request.';
 
-const rpcError = (id: JsonRpcId, error: { code: number; message: string; data?: unknown }, status = 200) =>
-  json({ jsonrpc: '2.0', id, error }, { status });
+const rpcError = (id: JsonRpcId, error: { code: number; message: string; data?: unknown }, status = 200) => json({ jsonrpc: '2.0', id, error }, { status });
 
 function idOf(body: unknown): JsonRpcId {
   const id = (body as { id?: unknown } | null)?.id;
@@ -86,7 +79,10 @@ export async function answerJsonRpc(request: Request, services: AgentServices): 
     // Refused before the SDK walks it: its recursion overflows the stack on deep nesting, and
     // the overflow's message would be the answer. JSON-RPC 2.0 §5.1: not a valid request.
     if (err instanceof JsonTooDeep) {
-      return rpcError(idOf(err.value), { code: A2A_ERROR_CODE.INVALID_REQUEST, message: `The request nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.` });
+      return rpcError(idOf(err.value), {
+        code: A2A_ERROR_CODE.INVALID_REQUEST,
+        message: `The request nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+      });
     }
     // JSON-RPC 2.0 §5.1: invalid JSON is a parse error, and its id is null.
     return rpcError(null, { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' });

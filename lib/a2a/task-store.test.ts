@@ -13,7 +13,18 @@ const task = (id: string, text: string, messageId: string): Task => ({
   contextId: 'c',
   status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: '2026-11-24T10:00:00.000Z' },
   artifacts: [],
-  history: [{ messageId, contextId: 'c', taskId: id, role: 1, parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }], metadata: { [text]: text }, extensions: [], referenceTaskIds: [] }],
+  history: [
+    {
+      messageId,
+      contextId: 'c',
+      taskId: id,
+      role: 1,
+      parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+      metadata: { [text]: text },
+      extensions: [],
+      referenceTaskIds: [],
+    },
+  ],
   metadata: undefined,
 });
 

@@ -46,7 +46,12 @@ export async function listApiKeys(principal: Principal, database: Database, envi
 }
 
 /** The daily figures of a period ending `today` (YYYY-MM-DD, UTC). */
-export async function getDailyEarnings(principal: Principal, database: Database, query: DailyQuery, today: string): Promise<Sandboxed<z.infer<typeof dailyBody>>> {
+export async function getDailyEarnings(
+  principal: Principal,
+  database: Database,
+  query: DailyQuery,
+  today: string,
+): Promise<Sandboxed<z.infer<typeof dailyBody>>> {
   if (principal.kind === 'sandbox') return sandboxed(dailyView(sandboxDaily(today), query, today));
   return dailyView((await readAccount(await database(), reader(principal), 'daily')).daily, query, today);
 }

@@ -49,7 +49,9 @@ export type AccountRow<R extends AccountRead> = z.output<(typeof ACCOUNT_READS)[
 
 const unavailable = () => new ApiError('account_unavailable', 'The account data could not be loaded: authorize again to get a new token.');
 const databaseDown = () =>
-  new ApiError('account_unavailable', 'The account data could not be loaded right now: retry after the seconds in Retry-After.', { 'Retry-After': RETRY_AFTER_S });
+  new ApiError('account_unavailable', 'The account data could not be loaded right now: retry after the seconds in Retry-After.', {
+    'Retry-After': RETRY_AFTER_S,
+  });
 
 /**
  * Runs one account read as the user and returns its row, parsed. A user deleted since the token

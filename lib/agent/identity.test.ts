@@ -32,7 +32,10 @@ function handMade(
   o: { typ?: string; iss?: string; aud?: string; sub?: string; iat?: number; exp?: number; claims?: Record<string, unknown>; omit?: string[] } = {},
 ) {
   const now = Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT({ registration_type: 'anonymous', scope: SCOPE, ...o.claims }).setProtectedHeader({ alg: 'ES256', typ: o.typ ?? IDENTITY_ASSERTION_TYP });
+  const jwt = new SignJWT({ registration_type: 'anonymous', scope: SCOPE, ...o.claims }).setProtectedHeader({
+    alg: 'ES256',
+    typ: o.typ ?? IDENTITY_ASSERTION_TYP,
+  });
   const omit = new Set(o.omit);
   jwt.setIssuer(o.iss ?? ISS).setAudience(o.aud ?? TOKEN_ENDPOINT);
   if (!omit.has('sub')) jwt.setSubject(o.sub ?? 'agr_AAAAAAAAAAAAAAAAAAAAAA');
@@ -198,7 +201,9 @@ describe('identity assertions', () => {
   it('refuse alg none', async () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: IDENTITY_ASSERTION_TYP })).toString('base64url');
     const now = Math.floor(Date.now() / 1000);
-    const body = Buffer.from(JSON.stringify({ iss: ISS, aud: TOKEN_ENDPOINT, sub: 'agr_AAAAAAAAAAAAAAAAAAAAAA', iat: now, exp: now + 60, jti: 'x', registration_type: 'anonymous' })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ iss: ISS, aud: TOKEN_ENDPOINT, sub: 'agr_AAAAAAAAAAAAAAAAAAAAAA', iat: now, exp: now + 60, jti: 'x', registration_type: 'anonymous' }),
+    ).toString('base64url');
     expect(await verifyIdentityAssertion(`${header}.${body}.AA`, keys)).toMatchObject({ ok: false });
   });
 });

@@ -61,7 +61,10 @@ export function registrationType(body: unknown): 'anonymous' {
     throw new OAuthError('service_auth_not_enabled', 'Registration type service_auth is not offered: register with {"type": "anonymous"}, or use OAuth.');
   }
   if (type === 'identity_assertion') {
-    throw new OAuthError('issuer_not_enabled', 'Registration type identity_assertion is not offered: no external issuer is trusted. Register with {"type": "anonymous"}, or use OAuth.');
+    throw new OAuthError(
+      'issuer_not_enabled',
+      'Registration type identity_assertion is not offered: no external issuer is trusted. Register with {"type": "anonymous"}, or use OAuth.',
+    );
   }
   if (type === undefined) throw new OAuthError('invalid_request', 'type is missing: send {"type": "anonymous"}.');
   throw new OAuthError('invalid_request', 'type must be "anonymous" (the only registration type offered).');
@@ -74,10 +77,7 @@ export interface Registration {
 }
 
 /** A new anonymous registration and its assertion, signed with the access-token key. */
-export async function issueIdentityAssertion(
-  secrets: Pick<OAuthSecrets, 'signingKey' | 'publicJwk'>,
-  now = Date.now(),
-): Promise<Registration> {
+export async function issueIdentityAssertion(secrets: Pick<OAuthSecrets, 'signingKey' | 'publicJwk'>, now = Date.now()): Promise<Registration> {
   const registrationId = `agr_${randomBytes(16).toString('base64url')}`;
   const iat = Math.floor(now / 1000);
   const exp = iat + IDENTITY_ASSERTION_TTL_S;
@@ -106,19 +106,14 @@ export function registrationBody(r: Registration) {
 }
 
 export type AssertionCheck =
-  | { ok: true; registrationId: string; expiresAt: Date }
-  | { ok: false; reason: 'malformed' | 'expired' | 'invalid'; description: string };
+  { ok: true; registrationId: string; expiresAt: Date } | { ok: false; reason: 'malformed' | 'expired' | 'invalid'; description: string };
 
 /**
  * RFC 7523 §3: checks signature (our key, ES256 only), `typ`, `iss` (us), `aud` (our token
  * endpoint), `exp`, and the registration claims. No state: an assertion verifies as often as it
  * is presented until it expires, as content/docs/agents.md promises ("Reuse").
  */
-export async function verifyIdentityAssertion(
-  assertion: string,
-  secrets: Pick<OAuthSecrets, 'verifyKey'>,
-  now = Date.now(),
-): Promise<AssertionCheck> {
+export async function verifyIdentityAssertion(assertion: string, secrets: Pick<OAuthSecrets, 'verifyKey'>, now = Date.now()): Promise<AssertionCheck> {
   if (!isCompactJws(assertion)) {
     return { ok: false, reason: 'malformed', description: 'The assertion is not a JWT: send the identity_assertion from /agent/identity.' };
   }

@@ -40,7 +40,12 @@ describe('passages', () => {
       '|---|---|',
       '| `tooltip` | 4 |',
     ].join('\n');
-    const passages = passagesOf(page(md, [{ depth: 1, text: 'X', id: 'x' }, { depth: 2, text: 'Minimum payout', id: 'minimum-payout' }]));
+    const passages = passagesOf(
+      page(md, [
+        { depth: 1, text: 'X', id: 'x' },
+        { depth: 2, text: 'Minimum payout', id: 'minimum-payout' },
+      ]),
+    );
     expect(passages.map((p) => [p.section, p.anchor, p.text])).toEqual([
       [null, null, 'Intro paragraph.'],
       ['Minimum payout', 'minimum-payout', 'Minimum payout: 50 USD. See Payouts.'],
@@ -89,7 +94,10 @@ describe('answer composition', () => {
     expect(quotedSentences(text, new Set(['balance']))).toEqual(['The smallest balance paid out is 50 USD.']);
     expect(quotedSentences(text, new Set(['nothing']))).toEqual(['The smallest balance paid out is 50 USD.', 'Monthly periods apply.']);
     // An FAQ entry: the heading asked, the first sentence answers.
-    expect(quotedSentences('Up to one hour. There are no refresh tokens.', new Set(['token']), true)).toEqual(['Up to one hour.', 'There are no refresh tokens.']);
+    expect(quotedSentences('Up to one hour. There are no refresh tokens.', new Set(['token']), true)).toEqual([
+      'Up to one hour.',
+      'There are no refresh tokens.',
+    ]);
   });
 });
 
@@ -115,7 +123,9 @@ describe('choosing passages', () => {
   });
 
   it('skips passages that only point elsewhere or introduce code', () => {
-    expect(selectHits([hit('a', 'See Payouts.', 10), hit('b', 'Read it with:', 9), hit('c', 'The payout is monthly.', 8)], 2).map((h) => h.passage.anchor)).toEqual(['c']);
+    expect(
+      selectHits([hit('a', 'See Payouts.', 10), hit('b', 'Read it with:', 9), hit('c', 'The payout is monthly.', 8)], 2).map((h) => h.passage.anchor),
+    ).toEqual(['c']);
   });
 
   it('finds nothing when no passage matches enough of the question', () => {

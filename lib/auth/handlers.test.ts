@@ -15,7 +15,12 @@ import { safeRedirect } from './options';
 
 async function services(): Promise<Services> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const secrets = { signingKey: privateKey, verifyKey: publicKey, publicJwk: { kid: 'k', alg: 'ES256', use: 'sig' }, sessionSecret: 's'.repeat(40) } as OAuthSecrets;
+  const secrets = {
+    signingKey: privateKey,
+    verifyKey: publicKey,
+    publicJwk: { kid: 'k', alg: 'ES256', use: 'sig' },
+    sessionSecret: 's'.repeat(40),
+  } as OAuthSecrets;
   return { ...makeServices(), oauthSecrets: async () => secrets };
 }
 
@@ -23,9 +28,14 @@ async function call(s: Services, method: string, path: string, init: { headers?:
   const url = `http://localhost:3000${path}`;
   const route = nextAuthRoute.with(s);
   const handler = route[method as 'GET'];
-  const res = await callRoute('/api/auth/[...nextauth]', handler, nextRequest(url, { method, headers: new Headers({ 'x-forwarded-for': '192.0.2.9', ...init.headers }), body: init.body }), {
-    nextauth: new URL(url).pathname.split('/').slice(3).map(decodeURIComponent),
-  });
+  const res = await callRoute(
+    '/api/auth/[...nextauth]',
+    handler,
+    nextRequest(url, { method, headers: new Headers({ 'x-forwarded-for': '192.0.2.9', ...init.headers }), body: init.body }),
+    {
+      nextauth: new URL(url).pathname.split('/').slice(3).map(decodeURIComponent),
+    },
+  );
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
@@ -73,7 +83,10 @@ describe('next-auth behind the kernel', () => {
 
   it('answers an action next-auth does not have in the route’s error shape, where it was plain text', async () => {
     const s = await services();
-    for (const [method, path] of [['GET', '/api/auth/nope'], ['POST', '/api/auth/session']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/auth/nope'],
+      ['POST', '/api/auth/session'],
+    ] as const) {
       const res = await call(s, method, path, method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' } : {});
       expect(res.status, path).toBe(400);
       expect(res.headers.get('content-type')).toBe('application/json');

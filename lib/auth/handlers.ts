@@ -39,7 +39,8 @@ async function nextAuth({ request, params, services }: Pick<Context<{ credential
     const body = await readText(request);
     if (segments[0] === '_log') return new Response(null, { status: 204 });
     // next-auth parses a body labelled JSON with `request.json()`, whose failure was a 500.
-    if (request.headers.get('content-type')?.includes('application/json') && !isJson(body)) throw new ApiError('invalid_request', 'The body is not valid JSON.');
+    if (request.headers.get('content-type')?.includes('application/json') && !isJson(body))
+      throw new ApiError('invalid_request', 'The body is not valid JSON.');
     const headers = new Headers(request.headers);
     headers.delete('content-length');
     bounded = new NextRequest(request.url, { method: 'POST', headers, body });

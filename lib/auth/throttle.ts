@@ -83,7 +83,14 @@ export type Attempt = { allowed: true; taken: Taken } | { allowed: false; retryA
  * its attempt of the slow lane this minute. A refused attempt runs nothing and takes nothing:
  * the units it took before the budget that refused it are given back.
  */
-export async function allowAttempt(limiters: AttemptLimiters, kind: Kind, email: string, ip: string, now = Date.now(), device: string | null = null): Promise<Attempt> {
+export async function allowAttempt(
+  limiters: AttemptLimiters,
+  kind: Kind,
+  email: string,
+  ip: string,
+  now = Date.now(),
+  device: string | null = null,
+): Promise<Attempt> {
   const refused = (resetAt: number): Attempt => ({ allowed: false, retryAfterS: retryAfterSeconds(resetAt, now) });
   if (kind === 'signin' && device) {
     const key = `signin:${device}`;
@@ -113,7 +120,13 @@ export async function allowAttempt(limiters: AttemptLimiters, kind: Kind, email:
  * what the attempt took and forgets the earlier failures of the account from this address (or
  * this device); a failure keeps them.
  */
-export async function settleSignIn(limiters: AttemptLimiters, email: string, ip: string, attempt: Extract<Attempt, { allowed: true }>, succeeded: boolean): Promise<void> {
+export async function settleSignIn(
+  limiters: AttemptLimiters,
+  email: string,
+  ip: string,
+  attempt: Extract<Attempt, { allowed: true }>,
+  succeeded: boolean,
+): Promise<void> {
   if (!succeeded) return;
   if (attempt.taken.kind === 'device') return limiters.device.reset(attempt.taken.key);
   const keys = keysOf('signin', email, ip);

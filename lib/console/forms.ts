@@ -76,7 +76,10 @@ export async function archiveAppForm(form: FormData, user: SignedInUser, service
 export async function createPlacementForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(placementInput, form);
   if (!input.ok) return input.state;
-  return settle(await createPlacement(await services.database(), user.id, input.data), form, ({ id }) => ({ notice: `Created the placement ${input.data.name}.`, id }));
+  return settle(await createPlacement(await services.database(), user.id, input.data), form, ({ id }) => ({
+    notice: `Created the placement ${input.data.name}.`,
+    id,
+  }));
 }
 
 export async function changePlacementForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {

@@ -106,7 +106,9 @@ export async function changePlacement(db: Engine, userId: string, id: string, ac
       [id, move.to, move.from],
     ),
   );
-  return rows.length === 1 ? ok(undefined) : refused(`That placement does not exist, or cannot be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'archived'} now.`);
+  return rows.length === 1
+    ? ok(undefined)
+    : refused(`That placement does not exist, or cannot be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'archived'} now.`);
 }
 
 /** A new key: the full key is in the answer and nowhere else; the database keeps its hash. */

@@ -112,5 +112,8 @@ export const NOT_INDEXED = ['/api/', '/oauth/', '/signin', '/signup', '/dashboar
 
 export const robotsRoute = defineRoute(ROUTES['/robots.txt'], {
   GET: () =>
-    text(['User-agent: *', 'Allow: /', ...NOT_INDEXED.map((p) => `Disallow: ${p}`), '', `Sitemap: ${absoluteUrl('/sitemap.xml')}`, ''].join('\n'), 'text/plain'),
+    text(
+      ['User-agent: *', 'Allow: /', ...NOT_INDEXED.map((p) => `Disallow: ${p}`), '', `Sitemap: ${absoluteUrl('/sitemap.xml')}`, ''].join('\n'),
+      'text/plain',
+    ),
 });

@@ -85,23 +85,25 @@ export function renderMarkdown(markdown: string): { html: string; headings: Head
 export function markdownToText(markdown: string): string {
   // Code spans are quoted exactly: set aside before the markup rules run, put back after.
   const spans: string[] = [];
-  return markdown
-    .replace(/```[a-z]*\n?/gi, '')
-    .replace(/`([^`\n]*)`/g, (_, code: string) => `\uE000${spans.push(code) - 1}\uE001`)
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^#{1,6}\s+/gm, '')
-    .replace(/^>\s?/gm, '')
-    .replace(/^\s*[-*+]\s+/gm, '')
-    .replace(/^\s*\|?\s*:?-{3,}.*$/gm, '')
-    .replace(/\|/g, ' ')
-    .replace(/\*{1,3}([^*]+)\*{1,3}/g, '$1')
-    // Underscores emphasise only at word edges (CommonMark): `min_payout_usd` keeps its own.
-    .replace(/(^|[^\p{L}\p{N}_])_{1,3}([^_\n]+?)_{1,3}(?![\p{L}\p{N}_])/gmu, '$1$2')
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\n{2,}/g, '\n')
-    .replace(/\uE000(\d+)\uE001/g, (_, i: string) => spans[Number(i)]!)
-    .trim();
+  return (
+    markdown
+      .replace(/```[a-z]*\n?/gi, '')
+      .replace(/`([^`\n]*)`/g, (_, code: string) => `\uE000${spans.push(code) - 1}\uE001`)
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/^#{1,6}\s+/gm, '')
+      .replace(/^>\s?/gm, '')
+      .replace(/^\s*[-*+]\s+/gm, '')
+      .replace(/^\s*\|?\s*:?-{3,}.*$/gm, '')
+      .replace(/\|/g, ' ')
+      .replace(/\*{1,3}([^*]+)\*{1,3}/g, '$1')
+      // Underscores emphasise only at word edges (CommonMark): `min_payout_usd` keeps its own.
+      .replace(/(^|[^\p{L}\p{N}_])_{1,3}([^_\n]+?)_{1,3}(?![\p{L}\p{N}_])/gmu, '$1$2')
+      .replace(/[ \t]+/g, ' ')
+      .replace(/\n{2,}/g, '\n')
+      .replace(/\uE000(\d+)\uE001/g, (_, i: string) => spans[Number(i)]!)
+      .trim()
+  );
 }
 
 function filesUnder(dir: string): string[] {

@@ -75,80 +75,81 @@ describe('isDatabaseError: postgres.js', () => {
   });
 
   // Only where a PostgreSQL server is given (CI always gives one): PGlite has no such errors to raise.
-  if (process.env.TEST_DATABASE_URL) describe('errors the server raised (PostgreSQL)', () => {
-    const open = () => postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  if (process.env.TEST_DATABASE_URL)
+    describe('errors the server raised (PostgreSQL)', () => {
+      const open = () => postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
 
-    it('does not count a data exception (22012) or a syntax error (42601) in our own statement', async () => {
-      const sql = open();
-      try {
-        for (const [statement, code] of [
-          ['select 1 / 0', '22012'],
-          ['selec 1', '42601'],
-        ] as const) {
-          const err = await failure(() => sql.unsafe(statement));
-          expect(err).toBeInstanceOf(postgres.PostgresError);
-          expect(err).toMatchObject({ code, severity: 'ERROR' });
-          expect(isDatabaseError(err)).toBe(false);
+      it('does not count a data exception (22012) or a syntax error (42601) in our own statement', async () => {
+        const sql = open();
+        try {
+          for (const [statement, code] of [
+            ['select 1 / 0', '22012'],
+            ['selec 1', '42601'],
+          ] as const) {
+            const err = await failure(() => sql.unsafe(statement));
+            expect(err).toBeInstanceOf(postgres.PostgresError);
+            expect(err).toMatchObject({ code, severity: 'ERROR' });
+            expect(isDatabaseError(err)).toBe(false);
+          }
+        } finally {
+          await sql.end({ timeout: 1 });
         }
-      } finally {
-        await sql.end({ timeout: 1 });
-      }
-    });
+      });
 
-    it('recognises a statement cancelled by statement_timeout (57014)', async () => {
-      const sql = open();
-      try {
-        const err = await failure(() =>
-          sql.begin(async (tx) => {
-            await tx.unsafe('set local statement_timeout = 1');
-            await tx.unsafe('select pg_sleep(1)');
-          }),
-        );
-        expect(err).toBeInstanceOf(postgres.PostgresError);
-        expect(err).toMatchObject({ code: '57014', severity: 'ERROR' });
-        expect(isDatabaseError(err)).toBe(true);
-      } finally {
-        await sql.end({ timeout: 1 });
-      }
-    });
-
-    it('recognises a lock not obtained within lock_timeout (55P03)', async () => {
-      // A table of its own, so that no other test run on the same server waits on the lock.
-      const table = `is_database_error_${process.pid}_${randomBytes(4).toString('hex')}`;
-      const holder = open();
-      const waiter = open();
-      try {
-        await holder.unsafe(`create table ${table} (id int)`);
-        let locked!: () => void;
-        let release!: () => void;
-        const isLocked = new Promise<void>((resolve) => (locked = resolve));
-        const released = new Promise<void>((resolve) => (release = resolve));
-        const holding = holder.begin(async (tx) => {
-          await tx.unsafe(`lock table ${table} in access exclusive mode`);
-          locked();
-          await released;
-        });
-        await isLocked;
+      it('recognises a statement cancelled by statement_timeout (57014)', async () => {
+        const sql = open();
         try {
           const err = await failure(() =>
-            waiter.begin(async (tx) => {
-              await tx.unsafe("set local lock_timeout = '10ms'");
-              await tx.unsafe(`select * from ${table}`);
+            sql.begin(async (tx) => {
+              await tx.unsafe('set local statement_timeout = 1');
+              await tx.unsafe('select pg_sleep(1)');
             }),
           );
           expect(err).toBeInstanceOf(postgres.PostgresError);
-          expect(err).toMatchObject({ code: '55P03', severity: 'ERROR' });
+          expect(err).toMatchObject({ code: '57014', severity: 'ERROR' });
           expect(isDatabaseError(err)).toBe(true);
         } finally {
-          release();
-          await holding;
+          await sql.end({ timeout: 1 });
         }
-      } finally {
-        await holder.unsafe(`drop table if exists ${table}`).catch(() => {});
-        await Promise.all([holder.end({ timeout: 1 }), waiter.end({ timeout: 1 })]);
-      }
+      });
+
+      it('recognises a lock not obtained within lock_timeout (55P03)', async () => {
+        // A table of its own, so that no other test run on the same server waits on the lock.
+        const table = `is_database_error_${process.pid}_${randomBytes(4).toString('hex')}`;
+        const holder = open();
+        const waiter = open();
+        try {
+          await holder.unsafe(`create table ${table} (id int)`);
+          let locked!: () => void;
+          let release!: () => void;
+          const isLocked = new Promise<void>((resolve) => (locked = resolve));
+          const released = new Promise<void>((resolve) => (release = resolve));
+          const holding = holder.begin(async (tx) => {
+            await tx.unsafe(`lock table ${table} in access exclusive mode`);
+            locked();
+            await released;
+          });
+          await isLocked;
+          try {
+            const err = await failure(() =>
+              waiter.begin(async (tx) => {
+                await tx.unsafe("set local lock_timeout = '10ms'");
+                await tx.unsafe(`select * from ${table}`);
+              }),
+            );
+            expect(err).toBeInstanceOf(postgres.PostgresError);
+            expect(err).toMatchObject({ code: '55P03', severity: 'ERROR' });
+            expect(isDatabaseError(err)).toBe(true);
+          } finally {
+            release();
+            await holding;
+          }
+        } finally {
+          await holder.unsafe(`drop table if exists ${table}`).catch(() => {});
+          await Promise.all([holder.end({ timeout: 1 }), waiter.end({ timeout: 1 })]);
+        }
+      });
     });
-  });
 
   it('does not count the driver’s own refusals of a malformed call', async () => {
     const sql = postgres('postgres://postgres@127.0.0.1:1/postgres', { max: 1 });

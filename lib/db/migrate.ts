@@ -46,18 +46,12 @@ export async function migrate(engine: Engine, migrations = readMigrations()): Pr
   `);
   return engine.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    const done = new Set(
-      (await tx.query<{ version: string }>('select version from supabase_migrations.schema_migrations')).map((r) => r.version),
-    );
+    const done = new Set((await tx.query<{ version: string }>('select version from supabase_migrations.schema_migrations')).map((r) => r.version));
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       await tx.exec(m.sql);
-      await tx.query('insert into supabase_migrations.schema_migrations (version, statements, name) values ($1, $2, $3)', [
-        m.version,
-        [m.sql],
-        m.name,
-      ]);
+      await tx.query('insert into supabase_migrations.schema_migrations (version, statements, name) values ($1, $2, $3)', [m.version, [m.sql], m.name]);
       applied.push(m.version);
     }
     return applied;

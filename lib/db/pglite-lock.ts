@@ -54,7 +54,9 @@ export function lockDataDir(dataDir: string): () => void {
   const file = `${dataDir}.lock`;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      fs.writeFileSync(file, JSON.stringify({ pid: process.pid, command: process.argv.slice(1).join(' ').slice(0, 200), since: new Date().toISOString() }), { flag: 'wx' });
+      fs.writeFileSync(file, JSON.stringify({ pid: process.pid, command: process.argv.slice(1).join(' ').slice(0, 200), since: new Date().toISOString() }), {
+        flag: 'wx',
+      });
       const release = (): void => {
         if (holderOf(file)?.pid === process.pid) fs.rmSync(file, { force: true });
       };

@@ -138,10 +138,7 @@ function monthPeriod(now: Date, monthsAgo: number): { period: string; requested:
 
 async function insertJson(tx: Transaction, table: string, rows: object[], returning = ''): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  return tx.query(
-    `insert into public.${table} select * from json_populate_recordset(null::public.${table}, $1::json) ${returning}`,
-    [rows],
-  );
+  return tx.query(`insert into public.${table} select * from json_populate_recordset(null::public.${table}, $1::json) ${returning}`, [rows]);
 }
 
 /** The service's own origin, and on a developer's machine the same port on 127.0.0.1 too. */
@@ -154,15 +151,15 @@ function serviceOrigins(): string[] {
 async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Promise<void> {
   const rand = random(p.seed);
   const memberSince = new Date(now.getTime() - p.memberSinceDaysAgo * 86400_000);
-  const [user] = await tx.query<{ id: string }>(
-    'insert into public.users (email, name, company, role, created_at) values ($1, $2, $3, $4, $5) returning id',
-    [p.email, p.name, p.company, p.role, memberSince],
-  );
-  const userId = user!.id;
-  await tx.query('insert into public.user_credentials (user_id, password_hash) values ($1, $2)', [
-    userId,
-    await hashPassword(DEMO_PASSWORD),
+  const [user] = await tx.query<{ id: string }>('insert into public.users (email, name, company, role, created_at) values ($1, $2, $3, $4, $5) returning id', [
+    p.email,
+    p.name,
+    p.company,
+    p.role,
+    memberSince,
   ]);
+  const userId = user!.id;
+  await tx.query('insert into public.user_credentials (user_id, password_hash) values ($1, $2)', [userId, await hashPassword(DEMO_PASSWORD)]);
 
   const monthlyRevenue = new Map<string, number>();
   let firstAppId: string | undefined;
@@ -203,7 +200,16 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
         // Between 88% and 97% of the ad requests filled, and most fills became viewable impressions.
         const adRequests = Math.ceil(impressions / (0.88 + (impressions % 10) / 100));
         const fills = impressions + Math.floor((adRequests - impressions) / 2);
-        stats.push({ placement_id: placementId, user_id: userId, day: isoDay(date), impressions, clicks, revenue_usd: revenue, ad_requests: adRequests, fills });
+        stats.push({
+          placement_id: placementId,
+          user_id: userId,
+          day: isoDay(date),
+          impressions,
+          clicks,
+          revenue_usd: revenue,
+          ad_requests: adRequests,
+          fills,
+        });
         const month = isoDay(date).slice(0, 7);
         monthlyRevenue.set(month, (monthlyRevenue.get(month) ?? 0) + revenue);
       }
@@ -245,10 +251,10 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
       // The demo page shows its key in its source, as any web page using the SDK does: a
       // publishable key. The page reads it from here (lib/demo.ts).
       if (k.demoPage) {
-        await tx.query(
-          `insert into public.service_secrets (name, value) values ($1, $2) on conflict (name) do update set value = excluded.value`,
-          [DEMO_PAGE_KEY_SECRET, key.key],
-        );
+        await tx.query(`insert into public.service_secrets (name, value) values ($1, $2) on conflict (name) do update set value = excluded.value`, [
+          DEMO_PAGE_KEY_SECRET,
+          key.key,
+        ]);
       }
     }
   }
@@ -378,9 +384,22 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
     keywords: ['writing', 'notes', 'productivity'],
     landing: 'https://lumen-notes.example/start',
     creatives: [
-      { format: 'floating_video', headline: 'Notes that write themselves', body: 'See Lumen turn a meeting into a summary in 20 seconds.', cta: 'Watch the demo', image: '/ads/lumen-notes.svg', video: '/ads/lumen-notes.webm' },
+      {
+        format: 'floating_video',
+        headline: 'Notes that write themselves',
+        body: 'See Lumen turn a meeting into a summary in 20 seconds.',
+        cta: 'Watch the demo',
+        image: '/ads/lumen-notes.svg',
+        video: '/ads/lumen-notes.webm',
+      },
       { format: 'tooltip', headline: 'Lumen Notes', body: 'Capture this idea in one click.', cta: 'Try free', image: '/ads/lumen-notes.svg' },
-      { format: 'sponsored_card', headline: 'Your second brain, organised', body: 'Lumen links every note you take to the ones that matter.', cta: 'Start free', image: '/ads/lumen-notes.svg' },
+      {
+        format: 'sponsored_card',
+        headline: 'Your second brain, organised',
+        body: 'Lumen links every note you take to the ones that matter.',
+        cta: 'Start free',
+        image: '/ads/lumen-notes.svg',
+      },
       { format: 'inline_text', headline: 'Lumen Notes keeps every draft in one place', body: '', cta: 'Try it free', image: '/ads/lumen-notes.svg' },
     ],
   },
@@ -390,9 +409,22 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
     keywords: ['code', 'hosting', 'developer', 'api'],
     landing: 'https://parcel-cloud.example/developers',
     creatives: [
-      { format: 'floating_video', headline: 'Deploy in one command', body: 'Push your app and get a URL, TLS included.', cta: 'See how', image: '/ads/parcel-cloud.svg', video: '/ads/parcel-cloud.webm' },
+      {
+        format: 'floating_video',
+        headline: 'Deploy in one command',
+        body: 'Push your app and get a URL, TLS included.',
+        cta: 'See how',
+        image: '/ads/parcel-cloud.svg',
+        video: '/ads/parcel-cloud.webm',
+      },
       { format: 'tooltip', headline: 'Parcel Cloud', body: 'Host this project free for 30 days.', cta: 'Deploy', image: '/ads/parcel-cloud.svg' },
-      { format: 'sponsored_card', headline: 'Hosting that scales with you', body: 'Serverless functions, a database and a CDN in one plan.', cta: 'Get started', image: '/ads/parcel-cloud.svg' },
+      {
+        format: 'sponsored_card',
+        headline: 'Hosting that scales with you',
+        body: 'Serverless functions, a database and a CDN in one plan.',
+        cta: 'Get started',
+        image: '/ads/parcel-cloud.svg',
+      },
       { format: 'inline_text', headline: 'Parcel Cloud hosts it with one command', body: '', cta: 'Deploy free', image: '/ads/parcel-cloud.svg' },
     ],
   },
@@ -402,9 +434,22 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
     keywords: ['learning', 'education', 'quiz', 'course'],
     landing: 'https://fernway.example/courses',
     creatives: [
-      { format: 'floating_video', headline: 'Learn anything in 10 minutes a day', body: 'Short lessons from people who do the work.', cta: 'Watch a lesson', image: '/ads/fernway.svg', video: '/ads/fernway.webm' },
+      {
+        format: 'floating_video',
+        headline: 'Learn anything in 10 minutes a day',
+        body: 'Short lessons from people who do the work.',
+        cta: 'Watch a lesson',
+        image: '/ads/fernway.svg',
+        video: '/ads/fernway.webm',
+      },
       { format: 'tooltip', headline: 'Fernway Courses', body: 'A 10-minute lesson on this topic.', cta: 'Learn', image: '/ads/fernway.svg' },
-      { format: 'sponsored_card', headline: 'Courses that fit your day', body: 'Over 400 short courses, with a certificate at the end.', cta: 'Browse courses', image: '/ads/fernway.svg' },
+      {
+        format: 'sponsored_card',
+        headline: 'Courses that fit your day',
+        body: 'Over 400 short courses, with a certificate at the end.',
+        cta: 'Browse courses',
+        image: '/ads/fernway.svg',
+      },
       { format: 'inline_text', headline: 'Fernway has a 10-minute course on this', body: '', cta: 'Start learning', image: '/ads/fernway.svg' },
     ],
   },

@@ -34,7 +34,10 @@ export function normalizeIp(ip: string): string {
  */
 export function senderOf(ip: string): string {
   if (!ip.includes(':')) return ip;
-  return `${ipv6Groups(ip).slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${ipv6Groups(ip)
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of an IPv6 address that `isIP` accepted (any zone dropped). */

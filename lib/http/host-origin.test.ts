@@ -12,7 +12,7 @@ const config = (extra: Partial<HostOriginConfig> = {}): HostOriginConfig => ({
 const refused = (c: HostOriginConfig, host: string, origin: string | null = null) => hostOrOriginRefusal(hostOriginPolicy(c), { host, origin }) !== undefined;
 
 describe('DNS-rebinding protection: Host', () => {
-  it("serves the host of PUBLIC_BASE_URL, with its port when it has one", () => {
+  it('serves the host of PUBLIC_BASE_URL, with its port when it has one', () => {
     expect(refused(config(), 'monetize.example')).toBe(false);
     expect(refused(config(), 'MONETIZE.example')).toBe(false);
     expect(refused(config({ PUBLIC_BASE_URL: 'http://localhost:3210' }), 'localhost:3210')).toBe(false);
@@ -33,7 +33,16 @@ describe('DNS-rebinding protection: Host', () => {
   });
 
   it('refuses what is not a Host value, and loopback spelled in ways browsers never send', () => {
-    for (const host of ['', ' ', 'localhost/evil', 'evil.example.com@localhost', 'localhost:3000:1', '127.1', '0x7f.0.0.1:3000', 'localhost.evil.example.com']) {
+    for (const host of [
+      '',
+      ' ',
+      'localhost/evil',
+      'evil.example.com@localhost',
+      'localhost:3000:1',
+      '127.1',
+      '0x7f.0.0.1:3000',
+      'localhost.evil.example.com',
+    ]) {
       expect(refused(config(), host), JSON.stringify(host)).toBe(true);
     }
   });
@@ -66,7 +75,17 @@ describe('DNS-rebinding protection: Origin', () => {
   });
 
   it('refuses every other origin, even when Host is ours: the rebinding page sends its own origin', () => {
-    for (const origin of ['http://evil.example.com', 'https://evil.example.com', 'http://monetize.example', 'https://monetize.example:444', 'null', 'file://', 'chrome-extension://abc', 'https://monetize.example/path', 'garbage']) {
+    for (const origin of [
+      'http://evil.example.com',
+      'https://evil.example.com',
+      'http://monetize.example',
+      'https://monetize.example:444',
+      'null',
+      'file://',
+      'chrome-extension://abc',
+      'https://monetize.example/path',
+      'garbage',
+    ]) {
       expect(refused(config(), 'monetize.example', origin), origin).toBe(true);
     }
     // The suite's attack: a rebound name in both headers, on a local server.
@@ -92,7 +111,10 @@ describe('DNS-rebinding protection: Origin', () => {
 
 describe('the request and the configuration', () => {
   it('reads Host, or the URL a Request was made with when it has none', () => {
-    expect(callerOf(new Request('http://localhost:3000/docs/mcp', { headers: { origin: 'http://x.example' } }))).toEqual({ host: 'localhost:3000', origin: 'http://x.example' });
+    expect(callerOf(new Request('http://localhost:3000/docs/mcp', { headers: { origin: 'http://x.example' } }))).toEqual({
+      host: 'localhost:3000',
+      origin: 'http://x.example',
+    });
     const headers = new Headers({ host: 'evil.example.com' });
     expect(callerOf({ url: 'http://localhost:3000/mcp', headers } as Request)).toEqual({ host: 'evil.example.com', origin: null });
   });

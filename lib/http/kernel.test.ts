@@ -3,7 +3,18 @@ import { z } from 'zod';
 import type { RouteDeclaration } from './declaration';
 import { OAuthError } from './errors';
 import { bound, makeServices, testServices, setTestServices } from '../../tests/helpers/services';
-import { defineRoute as define, declarationOf, routeOf, json, jsonText, newRequestId, API_VERSION, type Handlers, type JsonReply, type RouteOptions } from './kernel';
+import {
+  defineRoute as define,
+  declarationOf,
+  routeOf,
+  json,
+  jsonText,
+  newRequestId,
+  API_VERSION,
+  type Handlers,
+  type JsonReply,
+  type RouteOptions,
+} from './kernel';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };

@@ -116,8 +116,7 @@ export function newRequestId(): string {
   return REQUEST_ID_PREFIX + requestCount.toString(16).padStart(16, '0');
 }
 
-const ALLOWED_REQUEST_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, X-Api-Key, MCP-Protocol-Version, Mcp-Session-Id, A2A-Version, A2A-Extensions';
+const ALLOWED_REQUEST_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Api-Key, MCP-Protocol-Version, Mcp-Session-Id, A2A-Version, A2A-Extensions';
 
 /**
  * One request's state: what the handler's context holds, plus what the headers need. A class,
@@ -214,7 +213,10 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
   /** Method, credential, inputs, handler: what a request and a batch's sub-request share. */
   async function run(x: Exchange, method: HttpMethod, params: NextContext['params']): Promise<Answer> {
     if (options.unknownPath) {
-      throw new ApiError('not_found', `Nothing is at ${new URL(x.url).pathname.slice(0, 200)}. The endpoints are in the docs, /docs, and GET /api/v1 lists the REST ones.`);
+      throw new ApiError(
+        'not_found',
+        `Nothing is at ${new URL(x.url).pathname.slice(0, 200)}. The endpoints are in the docs, /docs, and GET /api/v1 lists the REST ones.`,
+      );
     }
     const name = (method === 'HEAD' ? 'GET' : method) as DeclarableMethod;
     const operation = method === 'HEAD' && !headAllowed ? undefined : declaration.methods[name];
@@ -224,7 +226,8 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
     // An SDK key has a budget of its own, on top of the address's (content/docs/rate-limits.md).
     if (principal?.kind === 'app' && x.limiter) {
       x.keyLimit = await x.services.keyRateLimiter.consume(`key:${principal.keyId}`);
-      if (!x.keyLimit.allowed) throw new ApiError('rate_limited', "This API key's requests are over its budget: wait for the number of seconds in Retry-After, then retry.");
+      if (!x.keyLimit.allowed)
+        throw new ApiError('rate_limited', "This API key's requests are over its budget: wait for the number of seconds in Retry-After, then retry.");
     }
     const query = operation.query ? parseQuery(queryStringOf(x.url), operation.query) : undefined;
     const body = operation.body ? await readBody(x.request, operation.body, operation.bodyType ?? 'json', operation.maxBodyBytes) : undefined;
@@ -244,7 +247,12 @@ export function defineRoute<R extends RouteDeclaration>(declaration: R, handlers
         err instanceof OAuthError
           ? err
           : err instanceof ApiError
-            ? new OAuthError(err.code === 'rate_limited' ? 'rate_limited' : err.code === 'unavailable' ? 'temporarily_unavailable' : 'invalid_request', err.message, err.status, err.headers)
+            ? new OAuthError(
+                err.code === 'rate_limited' ? 'rate_limited' : err.code === 'unavailable' ? 'temporarily_unavailable' : 'invalid_request',
+                err.message,
+                err.status,
+                err.headers,
+              )
             : undefined;
       if (e) return json(e.body(), { status: e.status, headers: e.headers });
       logUnexpected(err, requestId);
@@ -364,7 +372,9 @@ function queryStringOf(url: string): string {
  */
 function databaseUnavailable(err: unknown, requestId: string): ApiError {
   log.error('database unavailable', { request_id: requestId, ...describeError(err) });
-  return new ApiError('unavailable', 'The service cannot reach its database right now; retry after the seconds in Retry-After.', { 'Retry-After': RETRY_AFTER_S });
+  return new ApiError('unavailable', 'The service cannot reach its database right now; retry after the seconds in Retry-After.', {
+    'Retry-After': RETRY_AFTER_S,
+  });
 }
 
 function logUnexpected(err: unknown, requestId: string): void {

@@ -36,7 +36,9 @@ describe('the Content-Security-Policy of pages', () => {
 
   it('names a nonce Next can find (its parser takes the first nonce source of script-src)', () => {
     const nonce = newNonce();
-    const source = directives(contentSecurityPolicy(nonce)).get('script-src')!.find((s) => s.startsWith("'nonce-"));
+    const source = directives(contentSecurityPolicy(nonce))
+      .get('script-src')!
+      .find((s) => s.startsWith("'nonce-"));
     expect(source).toMatch(/^'nonce-([A-Za-z0-9+/_-]+={0,2})'$/);
     expect(source).toBe(`'nonce-${nonce}'`);
   });

@@ -36,10 +36,7 @@ export interface StoredAnswer {
 }
 
 export type IdempotentOutcome =
-  | { kind: 'ran'; answer: StoredAnswer }
-  | { kind: 'replayed'; answer: StoredAnswer }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
+  { kind: 'ran'; answer: StoredAnswer } | { kind: 'replayed'; answer: StoredAnswer } | { kind: 'mismatch' } | { kind: 'in_progress' };
 
 export interface IdempotencyOptions {
   /** Which operation the key belongs to (`oauth_register`, `batch`). */

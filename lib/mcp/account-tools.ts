@@ -123,8 +123,7 @@ export function accountServer(principal: Principal, database: Database, now: () 
       outputSchema: dailyBody,
       annotations: READ_ONLY,
     },
-    async (args) =>
-      run('get_my_daily_earnings', () => getDailyEarnings(principal, database, args, todayUtc(now())))(),
+    async (args) => run('get_my_daily_earnings', () => getDailyEarnings(principal, database, args, todayUtc(now())))(),
   );
   server.registerTool(
     'list_my_api_keys',

@@ -41,7 +41,12 @@ export const mcpRoute = defineRoute(ROUTES['/mcp'], {
       // so that authorizing again with this list loses nothing.
       const scope = SCOPES.filter((s) => principal.scopes.includes(s) || missing.includes(s)).join(' ');
       throw new ApiError('insufficient_scope', `This tool call needs the ${missing.join(' and ')} scope: authorize again asking for it.`, {
-        'WWW-Authenticate': bearerChallenge({ resource: 'mcp', error: 'insufficient_scope', scope, description: `The ${missing.join(', ')} scope is required` }),
+        'WWW-Authenticate': bearerChallenge({
+          resource: 'mcp',
+          error: 'insufficient_scope',
+          scope,
+          description: `The ${missing.join(', ')} scope is required`,
+        }),
       });
     }
     return exchange.answer(accountServer(principal, services.database, services.now));

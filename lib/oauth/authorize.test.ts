@@ -125,10 +125,7 @@ describe('checkAuthorizationRequest: the client and its redirect URI, answered o
 
   it.each(['token', 'code'])('shows an error page for a loopback port out of range (response_type %s)', async (responseType) => {
     const native = client({ redirectUris: ['http://127.0.0.1/cb'] });
-    const check = await checkAuthorizationRequest(
-      params({ redirect_uri: 'http://127.0.0.1:99999/cb', response_type: responseType }),
-      lookupOf(native),
-    );
+    const check = await checkAuthorizationRequest(params({ redirect_uri: 'http://127.0.0.1:99999/cb', response_type: responseType }), lookupOf(native));
     expect(check).toEqual({ kind: 'error-page', title: 'Invalid redirect URI', message: expect.any(String) });
   });
 
@@ -142,24 +139,24 @@ describe('checkAuthorizationRequest: the client and its redirect URI, answered o
 
 /** Requests wrong in a way found after the client and its redirect URI: what, the change, the error. */
 const AFTER_REDIRECT_ERRORS: [string, Record<string, string | string[] | null>, string][] = [
-    ['response_type is missing', { response_type: null }, 'invalid_request'],
-    ['response_type is token', { response_type: 'token' }, 'unsupported_response_type'],
-    ['response_type is "code id_token"', { response_type: 'code id_token' }, 'unsupported_response_type'],
-    ['code_challenge is missing', { code_challenge: null }, 'invalid_request'],
-    ['code_challenge_method is plain', { code_challenge_method: 'plain' }, 'invalid_request'],
-    ['code_challenge_method is s256 in lower case', { code_challenge_method: 's256' }, 'invalid_request'],
-    ['code_challenge_method is missing', { code_challenge_method: null }, 'invalid_request'],
-    ['code_challenge is too short', { code_challenge: CHALLENGE.slice(1) }, 'invalid_request'],
-    ['code_challenge is not base64url', { code_challenge: `${CHALLENGE.slice(1)}+` }, 'invalid_request'],
-    ['scope names one outside the four', { scope: 'profile:read admin' }, 'invalid_scope'],
-    ['scope is upper case', { scope: 'PROFILE:READ' }, 'invalid_scope'],
-    ['resource is unknown', { resource: 'https://other.example/api' }, 'invalid_target'],
-    ['resource is one of ours with a trailing slash', { resource: `${MCP}/` }, 'invalid_target'],
-    ['scope is given twice', { scope: ['profile:read', 'apps:read'] }, 'invalid_request'],
-    ['response_type is given twice', { response_type: ['code', 'code'] }, 'invalid_request'],
-    ['code_challenge is given twice', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request'],
-    ['code_challenge_method is given twice', { code_challenge_method: ['S256', 'S256'] }, 'invalid_request'],
-    ['state is too long', { state: 's'.repeat(MAX_STATE_LENGTH + 1) }, 'invalid_request'],
+  ['response_type is missing', { response_type: null }, 'invalid_request'],
+  ['response_type is token', { response_type: 'token' }, 'unsupported_response_type'],
+  ['response_type is "code id_token"', { response_type: 'code id_token' }, 'unsupported_response_type'],
+  ['code_challenge is missing', { code_challenge: null }, 'invalid_request'],
+  ['code_challenge_method is plain', { code_challenge_method: 'plain' }, 'invalid_request'],
+  ['code_challenge_method is s256 in lower case', { code_challenge_method: 's256' }, 'invalid_request'],
+  ['code_challenge_method is missing', { code_challenge_method: null }, 'invalid_request'],
+  ['code_challenge is too short', { code_challenge: CHALLENGE.slice(1) }, 'invalid_request'],
+  ['code_challenge is not base64url', { code_challenge: `${CHALLENGE.slice(1)}+` }, 'invalid_request'],
+  ['scope names one outside the four', { scope: 'profile:read admin' }, 'invalid_scope'],
+  ['scope is upper case', { scope: 'PROFILE:READ' }, 'invalid_scope'],
+  ['resource is unknown', { resource: 'https://other.example/api' }, 'invalid_target'],
+  ['resource is one of ours with a trailing slash', { resource: `${MCP}/` }, 'invalid_target'],
+  ['scope is given twice', { scope: ['profile:read', 'apps:read'] }, 'invalid_request'],
+  ['response_type is given twice', { response_type: ['code', 'code'] }, 'invalid_request'],
+  ['code_challenge is given twice', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request'],
+  ['code_challenge_method is given twice', { code_challenge_method: ['S256', 'S256'] }, 'invalid_request'],
+  ['state is too long', { state: 's'.repeat(MAX_STATE_LENGTH + 1) }, 'invalid_request'],
 ];
 
 describe('checkAuthorizationRequest: for a verified client, other errors go back to the redirect URI with error, state and iss', () => {
@@ -207,7 +204,10 @@ describe('checkAuthorizationRequest: a valid request', () => {
   it.each([
     [[MCP], [MCP]],
     [[API], [API]],
-    [[MCP, API], [API, MCP]],
+    [
+      [MCP, API],
+      [API, MCP],
+    ],
   ])('narrows the resources to %j as %j', async (resource, expected) => {
     const check = await checkAuthorizationRequest(params({ resource }), lookupOf(client()));
     expect(check.kind).toBe('valid');
@@ -252,12 +252,8 @@ describe('authorizationResponseUrl', () => {
   });
 
   it('works for private-use and loopback redirect URIs', () => {
-    expect(authorizationResponseUrl('com.example.app:/callback', { code: 'c' })).toBe(
-      `com.example.app:/callback?code=c&iss=${encodeURIComponent(ISS)}`,
-    );
-    expect(authorizationResponseUrl('http://127.0.0.1:51234/cb', { code: 'c' })).toBe(
-      `http://127.0.0.1:51234/cb?code=c&iss=${encodeURIComponent(ISS)}`,
-    );
+    expect(authorizationResponseUrl('com.example.app:/callback', { code: 'c' })).toBe(`com.example.app:/callback?code=c&iss=${encodeURIComponent(ISS)}`);
+    expect(authorizationResponseUrl('http://127.0.0.1:51234/cb', { code: 'c' })).toBe(`http://127.0.0.1:51234/cb?code=c&iss=${encodeURIComponent(ISS)}`);
   });
 });
 
@@ -268,7 +264,10 @@ describe('checkAuthorizationRequest: for a client nobody verified, those errors 
   });
 
   it('never puts the redirect URI, or the state, in what it shows', async () => {
-    const check = await checkAuthorizationRequest(params({ response_type: 'token', state: 'https://evil.example/phish' }), lookupOf(client({ redirectUris: ['https://evil.example/phish'] })));
+    const check = await checkAuthorizationRequest(
+      params({ response_type: 'token', state: 'https://evil.example/phish' }),
+      lookupOf(client({ redirectUris: ['https://evil.example/phish'] })),
+    );
     expect(check.kind).toBe('error-page');
     expect(JSON.stringify(check)).not.toContain('evil.example');
   });

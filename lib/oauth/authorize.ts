@@ -55,10 +55,7 @@ function single(params: URLSearchParams, name: string): { ok: true; value: strin
   return { ok: true, value: all[0] ?? null };
 }
 
-export async function checkAuthorizationRequest(
-  params: URLSearchParams,
-  lookup: (clientId: string) => Promise<ClientLookup>,
-): Promise<AuthorizeCheck> {
+export async function checkAuthorizationRequest(params: URLSearchParams, lookup: (clientId: string) => Promise<ClientLookup>): Promise<AuthorizeCheck> {
   const page = (title: string, message: string): AuthorizeCheck => ({ kind: 'error-page', title, message });
 
   // 1. The client (RFC 6749 §4.1.2.1: never redirect when the client is unknown).
@@ -66,7 +63,8 @@ export async function checkAuthorizationRequest(
   if (!clientId.ok) return page('Invalid request', 'The request names client_id more than once.');
   if (!clientId.value) return page('Invalid request', 'The request does not say which application is asking (client_id is missing).');
   const found = await lookup(clientId.value);
-  if (!found.ok && found.busy) return { kind: 'error-page', title: 'Try again in a minute', message: `The application could not be looked up: ${found.reason}.`, status: 429 };
+  if (!found.ok && found.busy)
+    return { kind: 'error-page', title: 'Try again in a minute', message: `The application could not be looked up: ${found.reason}.`, status: 429 };
   if (!found.ok) return page('Unknown application', `The application asking for access is not known here: ${found.reason}.`);
   const client = found.client;
 

@@ -16,9 +16,7 @@ import { verifyAccessToken } from './tokens';
 /** The fixed public token of the sandbox (content/docs/sandbox.md): every scope, demo data only. */
 export const SANDBOX_TOKEN = 'svc_sandbox';
 
-export type Principal =
-  | { kind: 'user'; userId: string; clientId: string; scopes: string[]; expiresAt: Date }
-  | { kind: 'sandbox'; scopes: Scope[] };
+export type Principal = { kind: 'user'; userId: string; clientId: string; scopes: string[]; expiresAt: Date } | { kind: 'sandbox'; scopes: Scope[] };
 
 function unauthorized(resource: ResourceName, message: string, error?: 'invalid_token', description?: string): ApiError {
   return new ApiError('invalid_token', message, { 'WWW-Authenticate': bearerChallenge({ resource, error, description }) });
@@ -45,8 +43,18 @@ export interface TokenCheck {
 }
 
 export async function authenticate(request: { headers: Headers }, resource: ResourceName, check: TokenCheck): Promise<Principal>;
-export async function authenticate(request: { headers: Headers }, resource: ResourceName, check: TokenCheck, options: { required: false }): Promise<Principal | null>;
-export async function authenticate(request: { headers: Headers }, resource: ResourceName, check: TokenCheck, options?: { required: false }): Promise<Principal | null> {
+export async function authenticate(
+  request: { headers: Headers },
+  resource: ResourceName,
+  check: TokenCheck,
+  options: { required: false },
+): Promise<Principal | null>;
+export async function authenticate(
+  request: { headers: Headers },
+  resource: ResourceName,
+  check: TokenCheck,
+  options?: { required: false },
+): Promise<Principal | null> {
   const credential = bearerToken(request);
   if (!credential.present) {
     if (options?.required === false) return null;

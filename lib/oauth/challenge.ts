@@ -5,7 +5,6 @@ import { resourceMetadataUrl, type ResourceName } from './resources';
  * plus RFC 9728 §5.1 `resource_metadata`, which sends a client without a token to discovery.
  */
 
-
 function quote(value: string): string {
   // RFC 9110 quoted-string: escape backslash and double quote.
   return `"${value.replace(/[\\"]/g, '\\$&')}"`;

@@ -101,12 +101,9 @@ describe('looksLikeMetadataUrl', () => {
 });
 
 describe('checkClientIdUrl', () => {
-  it.each(['https://app.example.com/client.json', 'https://app.example.com/oauth/client?v=2', 'https://app.example.com:8443/c'])(
-    'accepts %s',
-    (clientId) => {
-      expect(checkClientIdUrl(clientId)).toBeNull();
-    },
-  );
+  it.each(['https://app.example.com/client.json', 'https://app.example.com/oauth/client?v=2', 'https://app.example.com:8443/c'])('accepts %s', (clientId) => {
+    expect(checkClientIdUrl(clientId)).toBeNull();
+  });
 
   it.each([
     ['http', 'http://app.example.com/client.json', /https/],

@@ -85,7 +85,9 @@ function fetchDocument(url: URL): Promise<Fetched> {
       clearTimeout(timer);
       if (err) {
         req.destroy();
-        reject(err instanceof DocumentError ? err : new DocumentError(`the client_id URL could not be fetched (${(err as NodeJS.ErrnoException).code ?? 'error'})`));
+        reject(
+          err instanceof DocumentError ? err : new DocumentError(`the client_id URL could not be fetched (${(err as NodeJS.ErrnoException).code ?? 'error'})`),
+        );
       } else resolve(value!);
     };
     const get = url.protocol === 'https:' ? https.get : http.get;
@@ -100,7 +102,12 @@ function fetchDocument(url: URL): Promise<Fetched> {
         chunks.push(chunk);
       });
       res.on('end', () =>
-        finish(null, { body: Buffer.concat(chunks).toString('utf8'), cacheControl: res.headers['cache-control'], expires: res.headers.expires, date: res.headers.date }),
+        finish(null, {
+          body: Buffer.concat(chunks).toString('utf8'),
+          cacheControl: res.headers['cache-control'],
+          expires: res.headers.expires,
+          date: res.headers.date,
+        }),
       );
     });
     req.on('error', (err) => finish(err));

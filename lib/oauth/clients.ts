@@ -137,7 +137,13 @@ export async function registerClient(input: RegistrationInput, engine: Engine): 
 export async function findRegisteredClient(clientId: string, engine: Engine): Promise<Client | null> {
   if (!/^mcl_[A-Za-z0-9_-]{22}$/.test(clientId)) return null;
   const [row] = await asService(engine, (db) =>
-    db.query<{ client_id: string; client_name: string; redirect_uris: string[]; token_endpoint_auth_method: TokenEndpointAuthMethod; client_secret_hash: string | null }>(
+    db.query<{
+      client_id: string;
+      client_name: string;
+      redirect_uris: string[];
+      token_endpoint_auth_method: TokenEndpointAuthMethod;
+      client_secret_hash: string | null;
+    }>(
       `select client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash
        from public.oauth_clients where client_id = $1`,
       [clientId],

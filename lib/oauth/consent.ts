@@ -68,9 +68,7 @@ export function consentPage(options: { request: AuthorizationRequest; rawRequest
   if (isLoopbackRedirect(request.redirectUri)) {
     warnings.push('It will receive your approval on this computer (a loopback address): make sure you started it yourself.');
   }
-  const scopes = request.scopes
-    .map((s) => `<li><strong>${escapeHtml(SCOPE_DESCRIPTIONS[s])}</strong> <code>${escapeHtml(s)}</code></li>`)
-    .join('');
+  const scopes = request.scopes.map((s) => `<li><strong>${escapeHtml(SCOPE_DESCRIPTIONS[s])}</strong> <code>${escapeHtml(s)}</code></li>`).join('');
   const body = `
 <h1><bdi class="client">${escapeHtml(name)}</bdi> wants to read your Monetize account</h1>
 <p>Signed in as <strong>${escapeHtml(user.email)}</strong>. <a href="/signin?switch=1&amp;callbackUrl=${encodeURIComponent(`/oauth/authorize?${options.rawRequest}`)}">Not you?</a></p>

@@ -61,7 +61,8 @@ export async function authenticateClient(credentials: Credentials, lookup: (clie
   const basicUsed = credentials.via === 'basic';
   if (!credentials.clientId) throw invalidClient('client_id is missing.', basicUsed);
   const found = await lookup(credentials.clientId);
-  if (!found.ok && found.busy) throw new OAuthError('temporarily_unavailable', `The client could not be looked up: ${found.reason}.`, 503, { 'Retry-After': '60' });
+  if (!found.ok && found.busy)
+    throw new OAuthError('temporarily_unavailable', `The client could not be looked up: ${found.reason}.`, 503, { 'Retry-After': '60' });
   if (!found.ok) throw invalidClient('Unknown client.', basicUsed);
   const client = found.client;
   const expected = client.authMethod === 'client_secret_basic' ? 'basic' : client.authMethod === 'client_secret_post' ? 'post' : 'none';
@@ -84,7 +85,10 @@ async function authorizationCodeGrant(form: Record<string, string>, client: Clie
 
   const redeemed = await redeemCode(code, db);
   if (!redeemed.ok) {
-    throw new OAuthError('invalid_grant', redeemed.reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is invalid or was already used.');
+    throw new OAuthError(
+      'invalid_grant',
+      redeemed.reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is invalid or was already used.',
+    );
   }
   const b = redeemed.binding;
   // RFC 6749 §4.1.3: the same client, the same redirect URI; RFC 7636 §4.6: the verifier.

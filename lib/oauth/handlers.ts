@@ -74,7 +74,14 @@ export const authorizeRoute = defineRoute(ROUTES['/oauth/authorize'], {
         303,
       );
     }
-    const binding = { clientId: req.client.clientId, userId: user.id, redirectUri: req.redirectUri, codeChallenge: req.codeChallenge, scopes: req.scopes, resources: req.resources };
+    const binding = {
+      clientId: req.client.clientId,
+      userId: user.id,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      scopes: req.scopes,
+      resources: req.resources,
+    };
     const code = await issueCode(binding, db);
     // What the console lists under connected apps, and lets the publisher withdraw.
     await recordApproval(db, user.id, req.client, req.scopes);
@@ -101,7 +108,12 @@ export const registerRoute = defineRoute(ROUTES['/oauth/register'], {
     const budget = await services.registrations.consume(senderOf(clientIp));
     if (!budget.allowed) {
       const wait = String(retryAfterSeconds(budget.resetAt, services.now()));
-      throw new OAuthError('rate_limited', `Too many clients registered from this address: wait ${wait} seconds (Retry-After), or reuse a client you registered.`, 429, { 'Retry-After': wait });
+      throw new OAuthError(
+        'rate_limited',
+        `Too many clients registered from this address: wait ${wait} seconds (Retry-After), or reuse a client you registered.`,
+        429,
+        { 'Retry-After': wait },
+      );
     }
     if (key === null) return json(await registerClient(input, db), { status: 201, headers: NO_STORE_HEADERS });
     return idempotentResponse({

@@ -11,7 +11,6 @@
 export const MAX_REDIRECT_URI_LENGTH = 512;
 export const MAX_REDIRECT_URIS = 10;
 
-
 /** Schemes that run code or read local files: never a redirect target (RFC 9700 §4.1.3). */
 const FORBIDDEN_SCHEMES = new Set(['javascript', 'data', 'vbscript', 'file', 'blob', 'about', 'filesystem', 'ws', 'wss', 'ftp']);
 

@@ -53,7 +53,10 @@ describe('issueAccessToken', () => {
     const now = Date.now();
     const { token, expiresIn } = await issueAccessToken({ ...CLAIMS, aud: [API, MCP] }, keys, now);
     expect(expiresIn).toBe(ACCESS_TOKEN_TTL_S);
-    const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
     expect(header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' });
     const iat = Math.floor(now / 1000);
     expect(payload).toEqual({
@@ -187,7 +190,11 @@ describe('verifyAccessToken', () => {
 
     it('refuses a fresh token that claims a lifetime over one hour', async () => {
       const token = await handMade(keys.signingKey, { iat: now(), exp: now() + 365 * 86_400 });
-      expect(await verifyAccessToken(token, API, keys)).toEqual({ ok: false, reason: 'invalid', description: 'The access token claims a lifetime over one hour.' });
+      expect(await verifyAccessToken(token, API, keys)).toEqual({
+        ok: false,
+        reason: 'invalid',
+        description: 'The access token claims a lifetime over one hour.',
+      });
     });
 
     it('accepts a token that lives exactly the hour we issue, to its last second', async () => {

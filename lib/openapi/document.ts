@@ -43,7 +43,9 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
     out[415] = error(`The body is not sent as ${mediaTypes(declaration).join(' or ')} (\`unsupported_media_type\`).`);
   }
   out[429] = error('Rate limit exceeded: wait `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
-  out[503] = error('The database cannot be reached or did not answer in time (`unavailable`): retry after `Retry-After` seconds.', { 'Retry-After': 'Seconds to wait.' });
+  out[503] = error('The database cannot be reached or did not answer in time (`unavailable`): retry after `Retry-After` seconds.', {
+    'Retry-After': 'Seconds to wait.',
+  });
   return out;
 }
 

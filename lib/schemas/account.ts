@@ -45,10 +45,7 @@ export const ENVIRONMENT_FILTERS = ['all', ...KEY_ENVIRONMENTS] as const;
 const oneOf = (values: readonly string[]) => ({ message: `must be one of ${values.join(', ')}` });
 
 export const appsQuery = z.object({
-  placement_status: z
-    .enum(PLACEMENT_FILTERS, oneOf(PLACEMENT_FILTERS))
-    .default('all')
-    .describe('Which placements to return.'),
+  placement_status: z.enum(PLACEMENT_FILTERS, oneOf(PLACEMENT_FILTERS)).default('all').describe('Which placements to return.'),
 });
 
 export const app = z.object({
@@ -105,10 +102,7 @@ export const earningsBody = z.object({
 export const DAILY_PERIODS = ['7', '30', '90'] as const;
 
 export const dailyQuery = z.object({
-  days: z
-    .enum(DAILY_PERIODS, oneOf(DAILY_PERIODS))
-    .default('30')
-    .describe('The period: the last 7, 30 or 90 days, today (UTC) included.'),
+  days: z.enum(DAILY_PERIODS, oneOf(DAILY_PERIODS)).default('30').describe('The period: the last 7, 30 or 90 days, today (UTC) included.'),
   app_id: z.string().uuid({ message: 'must be the id of one of your apps' }).optional().describe('Only the placements of this app.'),
   placement_id: z.string().uuid({ message: 'must be the id of one of your placements' }).optional().describe('Only this placement.'),
 });
@@ -133,10 +127,7 @@ export const dailyBody = z.object({
 });
 
 export const apiKeysQuery = z.object({
-  environment: z
-    .enum(ENVIRONMENT_FILTERS, oneOf(ENVIRONMENT_FILTERS))
-    .default('all')
-    .describe('Which keys to return, by environment label.'),
+  environment: z.enum(ENVIRONMENT_FILTERS, oneOf(ENVIRONMENT_FILTERS)).default('all').describe('Which keys to return, by environment label.'),
 });
 
 export const apiKey = z.object({

@@ -15,7 +15,13 @@ export const MAX_ORIGINS = 20;
 /** Text from a form: comma- or newline-separated items, trimmed, empty ones dropped. */
 const listOf = (item: z.ZodType<string>, max: number, what: string) =>
   z.preprocess(
-    (v) => (typeof v === 'string' ? v.split(/[\n,]/).map((s) => s.trim()).filter(Boolean) : v),
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(/[\n,]/)
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
     z.array(item).max(max, `List at most ${max} ${what}.`),
   );
 
@@ -49,7 +55,11 @@ export const appInput = z.object({
     .regex(SLUG_PATTERN, 'Use lowercase letters and digits, words joined by single hyphens (like my-app).'),
   description: z.string().trim().max(500, 'The description is too long (500 characters at most).').default(''),
   category: listOf(z.string().toLowerCase().max(30, 'Each category is 30 characters at most.'), MAX_CATEGORIES, 'categories'),
-  allowed_origins: listOf(webOrigin.transform((o) => o.replace(/\/$/, '')), MAX_ORIGINS, 'origins'),
+  allowed_origins: listOf(
+    webOrigin.transform((o) => o.replace(/\/$/, '')),
+    MAX_ORIGINS,
+    'origins',
+  ),
 });
 export type AppInput = z.output<typeof appInput>;
 

@@ -24,11 +24,15 @@ export type ValidateKeyBody = z.output<typeof validateKeyBody>;
 
 /** A client-made id: letters, digits, `-`, `_`, `.` and `:`. */
 const clientId = (max: number) =>
-  z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'use letters, digits and - _ . : only').min(1).max(max);
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'use letters, digits and - _ . : only')
+    .min(1)
+    .max(max);
 
 /** `GET /functions/v1/ads`: which placement, and what the SDK knows of the session and its context. */
 export const adsQuery = z.object({
-  placement_id: z.uuid({ message: 'a placement id (a UUID) is required' }).describe('The placement to fill, one of the key\'s app.'),
+  placement_id: z.uuid({ message: 'a placement id (a UUID) is required' }).describe("The placement to fill, one of the key's app."),
   session_id: clientId(64)
     .min(8)
     .optional()
@@ -38,7 +42,18 @@ export const adsQuery = z.object({
     .max(200)
     .regex(/^[a-z0-9 -]+(,[a-z0-9 -]+)*$/, 'comma-separated words of lowercase letters, digits, spaces and -')
     .optional()
-    .transform((v) => (v ? [...new Set(v.split(',').map((w) => w.trim()).filter(Boolean))].slice(0, 10) : []))
+    .transform((v) =>
+      v
+        ? [
+            ...new Set(
+              v
+                .split(',')
+                .map((w) => w.trim())
+                .filter(Boolean),
+            ),
+          ].slice(0, 10)
+        : [],
+    )
     .describe('Up to 10 comma-separated words about the page or conversation; ads matching them are preferred.'),
 });
 
@@ -49,13 +64,13 @@ export const VIEWABILITY_RULES = {
 } as const;
 
 const viewabilityRule = z.object({
-  min_visible_share: z.number().describe('The share of the ad\'s pixels that must be in view.'),
+  min_visible_share: z.number().describe("The share of the ad's pixels that must be in view."),
   min_seconds: z.number().describe('For how many continuous seconds (of playback, for video).'),
 });
 
 /** `GET /functions/v1/ads` 200: the ad, how to count it, and where its clicks go. */
 export const adBody = z.object({
-  decision_id: z.string().describe('This ad request\'s decision: its impression and its click count once.'),
+  decision_id: z.string().describe("This ad request's decision: its impression and its click count once."),
   placement_id: z.string(),
   format: z.enum(PLACEMENT_FORMATS),
   ad: z.object({
@@ -63,17 +78,17 @@ export const adBody = z.object({
     advertiser: z.string(),
     headline: z.string(),
     body: z.string(),
-    cta: z.string().describe('The call to action, for the ad\'s button or link.'),
+    cta: z.string().describe("The call to action, for the ad's button or link."),
     image_url: z.string().nullable(),
     video_url: z.string().nullable(),
     label: z.literal('Sponsored').describe('Show it with the ad.'),
   }),
   click_url: z.string().describe('Open this on a click: it counts the click and redirects to the advertiser.'),
-  token: z.string().describe('Send it with the ad\'s impression and click (POST /functions/v1/events).'),
+  token: z.string().describe("Send it with the ad's impression and click (POST /functions/v1/events)."),
   expires_at: z.string().describe('Events for this ad are accepted until then.'),
   viewability: viewabilityRule
     .extend({ large_ad: viewabilityRule.extend({ min_area_px: z.number() }).optional() })
-    .describe('When the impression may be sent: the Media Rating Council\'s rule for the format.'),
+    .describe("When the impression may be sent: the Media Rating Council's rule for the format."),
 });
 export type AdBody = z.output<typeof adBody>;
 
@@ -83,9 +98,9 @@ export const EVENT_KINDS = ['impression', 'click'] as const;
 export const MAX_EVENTS_PER_BATCH = 100;
 
 const viewability = z.object({
-  visible_share: z.number().min(0).max(1).describe('The share of the ad\'s pixels that was in view.'),
+  visible_share: z.number().min(0).max(1).describe("The share of the ad's pixels that was in view."),
   visible_seconds: z.number().min(0).max(86_400).describe('For how many continuous seconds, in a visible and focused tab.'),
-  area_px: z.number().int().min(0).max(100_000_000).optional().describe('The ad\'s size in CSS pixels (width × height).'),
+  area_px: z.number().int().min(0).max(100_000_000).optional().describe("The ad's size in CSS pixels (width × height)."),
 });
 export type Viewability = z.output<typeof viewability>;
 
@@ -161,9 +176,7 @@ export const DATA_PURPOSES = ['ai_interactions', 'ux_sessions'] as const;
 export const DATA_KINDS = ['ai_interaction', 'ux_session'] as const;
 export const PURPOSE_OF_KIND = { ai_interaction: 'ai_interactions', ux_session: 'ux_sessions' } as const;
 
-const subjectId = z
-  .string()
-  .regex(/^[0-9a-f]{64}$/, 'a subject id is the SHA-256 of your user id, as 64 lowercase hex digits: never the id or email itself');
+const subjectId = z.string().regex(/^[0-9a-f]{64}$/, 'a subject id is the SHA-256 of your user id, as 64 lowercase hex digits: never the id or email itself');
 
 export const consentRequest = z.object({
   subject_id: subjectId,

@@ -20,7 +20,18 @@ describe('SDK API keys', () => {
     }
     const body = 'A'.repeat(32);
     expect(API_KEY_PATTERN.test(keyTag('production') + body)).toBe(true);
-    for (const bad of ['', 'pk_live_', `pk_live_${'A'.repeat(31)}`, `pk_live_${'A'.repeat(33)}`, `pk_prod_${body}`, `PK_LIVE_${body}`, `pk_live_${'A'.repeat(31)}-`, ` pk_live_${body}`, `pk_live_${body}\n`, 'svc_sandbox']) {
+    for (const bad of [
+      '',
+      'pk_live_',
+      `pk_live_${'A'.repeat(31)}`,
+      `pk_live_${'A'.repeat(33)}`,
+      `pk_prod_${body}`,
+      `PK_LIVE_${body}`,
+      `pk_live_${'A'.repeat(31)}-`,
+      ` pk_live_${body}`,
+      `pk_live_${body}\n`,
+      'svc_sandbox',
+    ]) {
       expect(API_KEY_PATTERN.test(bad), JSON.stringify(bad)).toBe(false);
     }
   });

@@ -83,11 +83,7 @@ export async function currentConsent(app: AppPrincipal, subjectId: string, datab
 }
 
 /** Withdraws the subject's consent and deletes their unsold data. Two statements: the delete sees what a racing submission stored. */
-export async function withdrawConsent(
-  app: AppPrincipal,
-  subjectId: string,
-  database: () => Promise<Engine>,
-): Promise<z.output<typeof withdrawalBody>> {
+export async function withdrawConsent(app: AppPrincipal, subjectId: string, database: () => Promise<Engine>): Promise<z.output<typeof withdrawalBody>> {
   const subject = sqlText(subjectId);
   const results = await asApp(
     app,

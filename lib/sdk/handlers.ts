@@ -51,8 +51,7 @@ export const clickRoute = defineRoute(ROUTES['/functions/v1/click'], {
 export const consentsRoute = defineRoute(ROUTES['/functions/v1/consents'], {
   GET: async ({ principal, query, services }) => json(consentBody.parse(await currentConsent(principal, query.subject_id, services.database))),
   POST: async ({ principal, body, services }) => json(consentBody.parse(await recordConsent(principal, body, services.now(), services.database))),
-  DELETE: async ({ principal, query, services }) =>
-    json(withdrawalBody.parse(await withdrawConsent(principal, query.subject_id, services.database))),
+  DELETE: async ({ principal, query, services }) => json(withdrawalBody.parse(await withdrawConsent(principal, query.subject_id, services.database))),
 });
 
 /** POST /functions/v1/data: consented records of one subject. */

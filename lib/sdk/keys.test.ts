@@ -48,7 +48,10 @@ describe('the key a request presents', () => {
     const twice = new Headers();
     twice.append('x-api-key', key);
     twice.append('x-api-key', key);
-    for (const headers of [twice, ...['', 'svc_sandbox', `Bearer ${key}`, key.slice(0, -1), `${key}x`, key.replace('pk_test_', 'pk_prod_')].map((v) => new Headers({ 'x-api-key': v }))]) {
+    for (const headers of [
+      twice,
+      ...['', 'svc_sandbox', `Bearer ${key}`, key.slice(0, -1), `${key}x`, key.replace('pk_test_', 'pk_prod_')].map((v) => new Headers({ 'x-api-key': v })),
+    ]) {
       expect(presentedKey(headers), headers.get('x-api-key')!).toEqual({ present: true, key: null });
     }
   });
@@ -77,7 +80,11 @@ describe('the app of a key', () => {
   it('is a 403 forbidden for a revoked key, a key of an archived app, or both', () => {
     const revoked = thrown(() => appOfKey({ ...row, status: 'revoked' }));
     expect(revoked).toMatchObject({ status: 403, code: 'forbidden', message: expect.stringMatching(/revoked/) });
-    expect(thrown(() => appOfKey({ ...row, app_archived: true }))).toMatchObject({ status: 403, code: 'forbidden', message: expect.stringMatching(/archived/) });
+    expect(thrown(() => appOfKey({ ...row, app_archived: true }))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+      message: expect.stringMatching(/archived/),
+    });
     expect(thrown(() => appOfKey({ ...row, status: 'revoked', app_archived: true }))).toMatchObject({ status: 403, code: 'forbidden' });
   });
 });
@@ -106,14 +113,24 @@ describe('checking a key', () => {
 
   it('passes the database being down on as the database error it is, for the kernel to answer 503 (tests/integration/sdk-keys.test.ts)', async () => {
     const down = failing(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
-    const failed = await authenticateApiKey(request(key), down.services).then(() => null, (e: unknown) => e);
+    const failed = await authenticateApiKey(request(key), down.services).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isDatabaseError(failed)).toBe(true);
     expect(down.state.calls).toBe(1);
     const unopened = {
       database: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
       sdkDirectory: new SdkDirectory(Date.now),
     };
-    expect(isDatabaseError(await authenticateApiKey(request(key), unopened).then(() => null, (e: unknown) => e))).toBe(true);
+    expect(
+      isDatabaseError(
+        await authenticateApiKey(request(key), unopened).then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('lets any other failure through, as the bug it is', async () => {

@@ -25,5 +25,8 @@ export function isKnownBot(userAgent: string | null): boolean {
  * of the address or, for IPv6, of its /64 network (what one subscriber usually holds).
  */
 export function addressHash(key: Buffer, clientIp: string): string {
-  return createHmac('sha256', key).update(`address:${senderOf(clientIp)}`).digest('base64url').slice(0, 32);
+  return createHmac('sha256', key)
+    .update(`address:${senderOf(clientIp)}`)
+    .digest('base64url')
+    .slice(0, 32);
 }

@@ -110,7 +110,12 @@ export interface Plan {
 /** Every route of the registry with every method (declared or not), in registry order. */
 export function targetsOf(routes: Record<string, RouteDeclaration>): Target[] {
   return Object.entries(routes).flatMap(([route, declaration]) =>
-    HTTP_METHODS.map((method) => ({ route, declaration, method, operation: (declaration.methods as Record<string, OperationDeclaration | undefined>)[method === 'HEAD' ? 'GET' : method] })),
+    HTTP_METHODS.map((method) => ({
+      route,
+      declaration,
+      method,
+      operation: (declaration.methods as Record<string, OperationDeclaration | undefined>)[method === 'HEAD' ? 'GET' : method],
+    })),
   );
 }
 
@@ -203,7 +208,22 @@ function fromPattern(rng: Rng, pattern: string, min: number, max: number): strin
   return rng.string(length, alphabet);
 }
 
-const WORDS = ['payout', 'api', 'sdk', 'rate limit', 'consent', 'oauth token', 'placement', 'earnings', 'mcp', 'pricing', 'batch', 'errors', 'minimum payout', 'scopes'];
+const WORDS = [
+  'payout',
+  'api',
+  'sdk',
+  'rate limit',
+  'consent',
+  'oauth token',
+  'placement',
+  'earnings',
+  'mcp',
+  'pricing',
+  'batch',
+  'errors',
+  'minimum payout',
+  'scopes',
+];
 
 /** A value of the field `name` that the fixtures know a good one for. */
 function hinted(rng: Rng, name: string, fx: Fixtures): unknown {
@@ -290,7 +310,9 @@ function randomJson(rng: Rng, depth: number): unknown {
     case 5:
       return Array.from({ length: rng.int(0, 3) }, () => randomJson(rng, depth - 1));
     default:
-      return Object.fromEntries(Array.from({ length: rng.int(0, 3) }, () => [rng.pick(['a', 'type', 'id', '__proto__', 'constructor', '']), randomJson(rng, depth - 1)]));
+      return Object.fromEntries(
+        Array.from({ length: rng.int(0, 3) }, () => [rng.pick(['a', 'type', 'id', '__proto__', 'constructor', '']), randomJson(rng, depth - 1)]),
+      );
   }
 }
 
@@ -370,7 +392,16 @@ function mcpMessage(rng: Rng, fx: Fixtures, account: boolean): Record<string, un
 function a2aMessage(rng: Rng): Record<string, unknown> {
   const id = rng.int(1, 1000);
   return rng.weighted<Record<string, unknown>>([
-    [rpc(id, 'SendMessage', { message: { role: 'ROLE_USER', messageId: rng.uuid(), parts: [{ text: rng.pick(['What is the minimum payout?', 'How do rate limits work?', 'pricing', 'What is the CPM of a tooltip?']) }] } }), 6],
+    [
+      rpc(id, 'SendMessage', {
+        message: {
+          role: 'ROLE_USER',
+          messageId: rng.uuid(),
+          parts: [{ text: rng.pick(['What is the minimum payout?', 'How do rate limits work?', 'pricing', 'What is the CPM of a tooltip?']) }],
+        },
+      }),
+      6,
+    ],
     [rpc(id, 'GetTask', { id: rng.uuid() }), 2],
     [rpc(id, 'CancelTask', { id: rng.uuid() }), 1],
     [rpc(id, 'ListTasks', {}), 1],
@@ -385,7 +416,15 @@ function eventsOf(rng: Rng, fx: Fixtures, count: number) {
       id: `${token.split('.')[0]}.${type}${rng.chance(0.3) ? `-${rng.string(4)}` : ''}`,
       type,
       token,
-      ...(type === 'impression' ? { viewability: { visible_share: rng.pick([0.5, 0.8, 1, 0.1]), visible_seconds: rng.pick([1, 1.2, 2.5, 0.2]), ...(rng.chance(0.3) ? { area_px: rng.int(0, 400_000) } : {}) } } : {}),
+      ...(type === 'impression'
+        ? {
+            viewability: {
+              visible_share: rng.pick([0.5, 0.8, 1, 0.1]),
+              visible_seconds: rng.pick([1, 1.2, 2.5, 0.2]),
+              ...(rng.chance(0.3) ? { area_px: rng.int(0, 400_000) } : {}),
+            },
+          }
+        : {}),
     };
   });
 }
@@ -406,7 +445,18 @@ function batchPath(rng: Rng, fx: Fixtures): string {
 
 /** Where next-auth is asked to send the browser afterwards: ours, a path, elsewhere, or no URL at all. */
 function callbackUrl(rng: Rng, fx: Fixtures): string {
-  return rng.pick([`${fx.origin}/dashboard`, '/dashboard', '//evil.example', 'https://evil.example/', `${fx.origin}]`, '[', 'not a url', '', 'javascript:alert(1)', 'http://']);
+  return rng.pick([
+    `${fx.origin}/dashboard`,
+    '/dashboard',
+    '//evil.example',
+    'https://evil.example/',
+    `${fx.origin}]`,
+    '[',
+    'not a url',
+    '',
+    'javascript:alert(1)',
+    'http://',
+  ]);
 }
 
 const NEXTAUTH_ACTIONS = ['session', 'csrf', 'providers', 'signin', 'signout', 'callback/github', 'error', 'signin/google', '_log', 'nope'];
@@ -454,7 +504,12 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
       if (rng.chance(0.3)) d.query.push(param('placement_id', rng.pick(fx.account.placementIds)));
       return d;
     case 'POST /api/v1/batch': {
-      jsonBody(d, { requests: Array.from({ length: rng.int(1, 20) }, (_, i) => ({ path: batchPath(rng, fx), ...(rng.chance(0.5) ? { id: rng.chance(0.5) ? i : `r${i}` } : {}) })) });
+      jsonBody(d, {
+        requests: Array.from({ length: rng.int(1, 20) }, (_, i) => ({
+          path: batchPath(rng, fx),
+          ...(rng.chance(0.5) ? { id: rng.chance(0.5) ? i : `r${i}` } : {}),
+        })),
+      });
       if (rng.chance(0.3)) setHeader(d, 'idempotency-key', `fuzz-${rng.string(12)}`);
       return d;
     }
@@ -475,20 +530,33 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
       d.query.push(param('subject_id', key.startsWith('DELETE') || rng.chance(0.3) ? rng.hex(64) : rng.pick(fx.sdk.consentedSubjects)));
       return d;
     case 'POST /functions/v1/consents':
-      jsonBody(d, { subject_id: rng.hex(64), purposes: rng.sample(['ai_interactions', 'ux_sessions'], rng.int(1, 2)), policy_version: `v${rng.int(1, 5)}`, ...(rng.chance(0.3) ? { consented_at: '2026-01-02T03:04:05Z' } : {}) });
+      jsonBody(d, {
+        subject_id: rng.hex(64),
+        purposes: rng.sample(['ai_interactions', 'ux_sessions'], rng.int(1, 2)),
+        policy_version: `v${rng.int(1, 5)}`,
+        ...(rng.chance(0.3) ? { consented_at: '2026-01-02T03:04:05Z' } : {}),
+      });
       return d;
     case 'POST /functions/v1/data':
       if (rng.chance(0.6)) {
         jsonBody(d, {
           subject_id: rng.pick(fx.sdk.consentedSubjects),
           kind: 'ai_interaction',
-          records: Array.from({ length: rng.int(1, 4) }, () => ({ id: `rec-${rng.string(10)}`, data: { prompt: rng.pick(WORDS), response: 'An answer.', ...(rng.chance(0.5) ? { model: 'gpt-x' } : {}) } })),
+          records: Array.from({ length: rng.int(1, 4) }, () => ({
+            id: `rec-${rng.string(10)}`,
+            data: { prompt: rng.pick(WORDS), response: 'An answer.', ...(rng.chance(0.5) ? { model: 'gpt-x' } : {}) },
+          })),
         });
       } else {
         jsonBody(d, {
           subject_id: rng.pick(fx.sdk.consentedSubjects),
           kind: 'ux_session',
-          records: [{ id: `ux-${rng.string(10)}`, data: { started_at: '2026-01-02T03:04:05Z', duration_seconds: rng.int(0, 600), events: [{ t: 0, type: 'click', target: '#buy' }] } }],
+          records: [
+            {
+              id: `ux-${rng.string(10)}`,
+              data: { started_at: '2026-01-02T03:04:05Z', duration_seconds: rng.int(0, 600), events: [{ t: 0, type: 'click', target: '#buy' }] },
+            },
+          ],
         });
       }
       return d;
@@ -503,7 +571,14 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
       return d;
     case 'POST /oauth/token':
       if (rng.chance(0.5)) formBody(d, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: fx.tokens.assertion });
-      else if (rng.chance(0.7)) formBody(d, { grant_type: 'authorization_code', code: rng.pick(fx.oauth.codes), redirect_uri: fx.oauth.redirectUri, client_id: fx.oauth.publicClientId, code_verifier: fx.oauth.verifier });
+      else if (rng.chance(0.7))
+        formBody(d, {
+          grant_type: 'authorization_code',
+          code: rng.pick(fx.oauth.codes),
+          redirect_uri: fx.oauth.redirectUri,
+          client_id: fx.oauth.publicClientId,
+          code_verifier: fx.oauth.verifier,
+        });
       else {
         formBody(d, { grant_type: 'authorization_code', code: rng.pick(fx.oauth.codes), redirect_uri: fx.oauth.redirectUri, code_verifier: fx.oauth.verifier });
         setHeader(d, 'authorization', `Basic ${Buffer.from(`${fx.oauth.confidentialClient.id}:${fx.oauth.confidentialClient.secret}`).toString('base64')}`);
@@ -521,7 +596,10 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
     case 'GET /api/auth/[...nextauth]': {
       d.path = `/api/auth/${rng.pick(['session', 'csrf', 'providers', 'signin', 'error'])}`;
       if (rng.chance(0.3)) d.query.push(param('callbackUrl', callbackUrl(rng, fx)));
-      const cookies = [...(rng.chance(0.5) ? [fx.oauth.sessionCookie] : []), ...(rng.chance(0.2) ? [`next-auth.callback-url=${pct(callbackUrl(rng, fx))}`] : [])];
+      const cookies = [
+        ...(rng.chance(0.5) ? [fx.oauth.sessionCookie] : []),
+        ...(rng.chance(0.2) ? [`next-auth.callback-url=${pct(callbackUrl(rng, fx))}`] : []),
+      ];
       if (cookies.length > 0) setHeader(d, 'cookie', cookies.join('; '));
       return d;
     }
@@ -569,15 +647,105 @@ const long = (n: number, c = 'a') => c.repeat(n);
 
 /** Query values as sent (already percent-encoded, or deliberately not). */
 const QUERY_VALUES: readonly string[] = [
-  '', '0', '-1', '1', '-0', '00', '007', '2', '5', '7', '19', '20', '21', '30', '49', '50', '51', '90', '99', '100', '101',
-  '2147483648', '9007199254740993', '999999999999', '1000000000000', '1e3', '1.5', '0.0', 'NaN', 'Infinity', '-Infinity', '0x10', '%205', '5%20', '%2B5', '+5',
-  '%EF%BC%91%EF%BC%92', long(199), long(200), long(201), long(499), long(500), long(501), long(512), long(513), long(4096), '%20%20%20', '+', '%2B',
-  '%00', 'a%00b', '%F0%9F%98%80', '%C3%A9', '%E2%80%AE', '%ED%A0%80', '%FF', '%C0%AE', '%', '%zz', '%%', '%0D%0A', 'null', 'true', '[]', '{}',
-  '%3Cscript%3E', "'%20or%201%3D1--", '..%2F..%2Fetc%2Fpasswd', 'all', 'active', 'paused', 'publisher', 'ALL', 'all%00', 'development', 'production',
-  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', 'f'.repeat(64), 'F'.repeat(64), '0'.repeat(63), '0'.repeat(65),
+  '',
+  '0',
+  '-1',
+  '1',
+  '-0',
+  '00',
+  '007',
+  '2',
+  '5',
+  '7',
+  '19',
+  '20',
+  '21',
+  '30',
+  '49',
+  '50',
+  '51',
+  '90',
+  '99',
+  '100',
+  '101',
+  '2147483648',
+  '9007199254740993',
+  '999999999999',
+  '1000000000000',
+  '1e3',
+  '1.5',
+  '0.0',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '%205',
+  '5%20',
+  '%2B5',
+  '+5',
+  '%EF%BC%91%EF%BC%92',
+  long(199),
+  long(200),
+  long(201),
+  long(499),
+  long(500),
+  long(501),
+  long(512),
+  long(513),
+  long(4096),
+  '%20%20%20',
+  '+',
+  '%2B',
+  '%00',
+  'a%00b',
+  '%F0%9F%98%80',
+  '%C3%A9',
+  '%E2%80%AE',
+  '%ED%A0%80',
+  '%FF',
+  '%C0%AE',
+  '%',
+  '%zz',
+  '%%',
+  '%0D%0A',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '%3Cscript%3E',
+  "'%20or%201%3D1--",
+  '..%2F..%2Fetc%2Fpasswd',
+  'all',
+  'active',
+  'paused',
+  'publisher',
+  'ALL',
+  'all%00',
+  'development',
+  'production',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  'f'.repeat(64),
+  'F'.repeat(64),
+  '0'.repeat(63),
+  '0'.repeat(65),
 ];
 
-const UNKNOWN_PARAMS = ['x', 'limit[]', '__proto__', 'constructor', 'toString', '', '%00', 'q%00', 'a'.repeat(300), 'callback', 'callbackUrl', 'format', 'fields'];
+const UNKNOWN_PARAMS = [
+  'x',
+  'limit[]',
+  '__proto__',
+  'constructor',
+  'toString',
+  '',
+  '%00',
+  'q%00',
+  'a'.repeat(300),
+  'callback',
+  'callbackUrl',
+  'format',
+  'fields',
+];
 
 function mutateQuery(rng: Rng, d: Draft, t: Target): void {
   const names = queryNames(t.operation);
@@ -633,8 +801,20 @@ function mutateJson(rng: Rng, value: unknown, depth = 0): unknown {
 }
 
 const CONTENT_TYPES = [
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'APPLICATION/JSON',
-  'application/json;charset=UTF-8', ' application/json ', 'application/jsonx', 'application/ld+json', 'json', '', 'text/json', 'application/json, text/plain', '*/*',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'APPLICATION/JSON',
+  'application/json;charset=UTF-8',
+  ' application/json ',
+  'application/jsonx',
+  'application/ld+json',
+  'json',
+  '',
+  'text/json',
+  'application/json, text/plain',
+  '*/*',
 ];
 
 function bodyText(d: Draft): string {
@@ -671,14 +851,18 @@ function mutateBody(rng: Rng, d: Draft, t: Target): void {
     }
     case 3: {
       const depth = rng.pick([100, 1000, 5000, 20_000, 32_000]);
-      d.body = rng.chance(0.5) ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(Math.min(depth, 12_000))}1${'}'.repeat(Math.min(depth, 12_000))}`;
+      d.body = rng.chance(0.5)
+        ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+        : `${'{"a":'.repeat(Math.min(depth, 12_000))}1${'}'.repeat(Math.min(depth, 12_000))}`;
       break;
     }
     case 4: {
       // Within the 64 KiB cap, or just over it.
       const n = rng.pick([1000, 10_000, 30_000, 33_000]);
       const item = rng.pick(['0', '{}', '"x"', '{"path":"/api/v1/pricing"}']);
-      d.body = rng.chance(0.5) ? `[${Array(n).fill(item).join(',')}]` : `{"requests":[${Array(Math.min(n, 3000)).fill(item).join(',')}],"events":[${Array(Math.min(n, 1500)).fill(item).join(',')}]}`;
+      d.body = rng.chance(0.5)
+        ? `[${Array(n).fill(item).join(',')}]`
+        : `{"requests":[${Array(Math.min(n, 3000)).fill(item).join(',')}],"events":[${Array(Math.min(n, 1500)).fill(item).join(',')}]}`;
       break;
     }
     case 5:
@@ -704,15 +888,36 @@ function mutateBody(rng: Rng, d: Draft, t: Target): void {
       d.body = text.replace(/"([^"\\]{1,40})"/, '"$1\\u0000\\ud800"');
       break;
     case 12:
-      d.body = rng.pick(['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '{"a":1,"a":2}', '{"requests":null}', '{"events":{}}', '{"type":["anonymous"]}']);
+      d.body = rng.pick([
+        '{"__proto__":{"admin":true}}',
+        '{"constructor":{"prototype":{"x":1}}}',
+        '{"a":1,"a":2}',
+        '{"requests":null}',
+        '{"events":{}}',
+        '{"type":["anonymous"]}',
+      ]);
       break;
     case 13:
       // Form garbage, to form endpoints above all.
       setHeader(d, 'content-type', 'application/x-www-form-urlencoded');
       d.body = rng.pick([
-        'a=1&a=2', '%%%', '=x', 'grant_type=', 'grant_type=authorization_code&grant_type=authorization_code', `code=${long(5000)}`, 'grant_type=%00',
-        '&&&', 'request=&decision=approve', `request=${pct(long(9000))}&decision=deny`, 'decision=maybe&request=x', 'grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=a.b.c',
-        'grant_type=client_credentials', 'grant_type=refresh_token&refresh_token=x', '%E0%A4%A', '+=+', 'a%3D=%26',
+        'a=1&a=2',
+        '%%%',
+        '=x',
+        'grant_type=',
+        'grant_type=authorization_code&grant_type=authorization_code',
+        `code=${long(5000)}`,
+        'grant_type=%00',
+        '&&&',
+        'request=&decision=approve',
+        `request=${pct(long(9000))}&decision=deny`,
+        'decision=maybe&request=x',
+        'grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=a.b.c',
+        'grant_type=client_credentials',
+        'grant_type=refresh_token&refresh_token=x',
+        '%E0%A4%A',
+        '+=+',
+        'a%3D=%26',
       ]);
       break;
     case 14:
@@ -736,7 +941,16 @@ function jwt(header: object, claims: object, signature = ''): string {
 
 function mutateCredential(rng: Rng, d: Draft, fx: Fixtures): void {
   const now = 1_790_000_000;
-  const claims = { iss: fx.origin, sub: '00000000-0000-4000-8000-000000000001', aud: [`${fx.origin}/api/v1`, `${fx.origin}/mcp`], client_id: 'mcl_x', scope: 'profile:read apps:read earnings:read api_keys:read', iat: now, exp: now + 10 ** 9, jti: 'j' };
+  const claims = {
+    iss: fx.origin,
+    sub: '00000000-0000-4000-8000-000000000001',
+    aud: [`${fx.origin}/api/v1`, `${fx.origin}/mcp`],
+    client_id: 'mcl_x',
+    scope: 'profile:read apps:read earnings:read api_keys:read',
+    iat: now,
+    exp: now + 10 ** 9,
+    jti: 'j',
+  };
   const valid = rng.pick(fx.tokens.full);
   const [h, , s] = valid.split('.');
   const family = rng.int(0, 2);
@@ -854,7 +1068,21 @@ function mutateCursor(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
 
 function mutateHeaders(rng: Rng, d: Draft, fx: Fixtures): void {
   const [name, value] = rng.pick<[string, string]>([
-    ['accept', rng.pick(['text/markdown', '*/*', 'application/json', 'text/event-stream', 'text/html', 'application/xml', '', 'garbage;;q=x', long(4000, 'a'), ACCEPT_MCP])],
+    [
+      'accept',
+      rng.pick([
+        'text/markdown',
+        '*/*',
+        'application/json',
+        'text/event-stream',
+        'text/html',
+        'application/xml',
+        '',
+        'garbage;;q=x',
+        long(4000, 'a'),
+        ACCEPT_MCP,
+      ]),
+    ],
     ['origin', rng.pick(['null', 'https://evil.example', fx.origin, `${fx.origin}/`, 'http://127.0.0.1:8765', long(1000, 'o'), fx.sdk.originKey.origin])],
     ['content-type', rng.pick(CONTENT_TYPES)],
     ['idempotency-key', rng.pick(['', ' ', 'a b', long(255, 'k'), long(256, 'k'), 'ключ', '\u00e9', `fuzz-${rng.string(8)}`, 'x'])],
@@ -890,8 +1118,37 @@ function oddRpc(rng: Rng, kind: 'mcp' | 'a2a'): unknown {
   const id = rng.chance(0.6) ? rng.int(1, 1000) : rng.pick(ODD_IDS);
   const method = rng.pick(
     kind === 'mcp'
-      ? ['initialize', 'tools/list', 'tools/call', 'ping', 'resources/list', 'prompts/list', 'completion/complete', 'logging/setLevel', 'notifications/cancelled', 'sampling/createMessage', 'rpc.discover', '', 'TOOLS/LIST', 'x'.repeat(500)]
-      : ['SendMessage', 'GetTask', 'CancelTask', 'ListTasks', 'SendStreamingMessage', 'SubscribeToTask', 'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'GetExtendedAgentCard', 'message/send', 'tasks/get', '', 'x'.repeat(500)],
+      ? [
+          'initialize',
+          'tools/list',
+          'tools/call',
+          'ping',
+          'resources/list',
+          'prompts/list',
+          'completion/complete',
+          'logging/setLevel',
+          'notifications/cancelled',
+          'sampling/createMessage',
+          'rpc.discover',
+          '',
+          'TOOLS/LIST',
+          'x'.repeat(500),
+        ]
+      : [
+          'SendMessage',
+          'GetTask',
+          'CancelTask',
+          'ListTasks',
+          'SendStreamingMessage',
+          'SubscribeToTask',
+          'CreateTaskPushNotificationConfig',
+          'GetTaskPushNotificationConfig',
+          'GetExtendedAgentCard',
+          'message/send',
+          'tasks/get',
+          '',
+          'x'.repeat(500),
+        ],
   );
   const params = rng.pick<unknown>([
     undefined,
@@ -900,7 +1157,22 @@ function oddRpc(rng: Rng, kind: 'mcp' | 'a2a'): unknown {
     'x',
     {
       name: rng.pick(['whoami', 'search_docs', 'get_page', 'get_pricing', 'list_my_apps', 'nope', '', '__proto__']),
-      arguments: rng.pick<unknown>([null, [], 'x', { query: 'x'.repeat(5000) }, { path: '../../../etc/passwd' }, { path: 'https://evil.example/x' }, { path: '/docs/%2e%2e/x' }, { limit: -1 }, { limit: 1e9 }, { audience: 'nobody' }, { payout_limit: 51 }, { days: '8' }, { placement_status: 'archived' }, { environment: ['all'] }]),
+      arguments: rng.pick<unknown>([
+        null,
+        [],
+        'x',
+        { query: 'x'.repeat(5000) },
+        { path: '../../../etc/passwd' },
+        { path: 'https://evil.example/x' },
+        { path: '/docs/%2e%2e/x' },
+        { limit: -1 },
+        { limit: 1e9 },
+        { audience: 'nobody' },
+        { payout_limit: 51 },
+        { days: '8' },
+        { placement_status: 'archived' },
+        { environment: ['all'] },
+      ]),
     },
     {
       message: rng.pick<unknown>([
@@ -916,7 +1188,11 @@ function oddRpc(rng: Rng, kind: 'mcp' | 'a2a'): unknown {
       configuration: rng.pick<unknown>([undefined, { blocking: false }, { historyLength: -1 }, { pushNotificationConfig: { url: 'http://127.0.0.1/' } }]),
     },
     { id: rng.pick<unknown>([rng.uuid(), '', 'x'.repeat(1000), 5, null]), historyLength: rng.pick<unknown>([undefined, -1, 1e9, 'x']) },
-    { protocolVersion: rng.pick<unknown>(['1999-01-01', '', 5, null]), capabilities: rng.pick<unknown>([{}, null, 'x']), clientInfo: rng.pick<unknown>([{}, null, { name: 'x'.repeat(1000), version: 1 }]) },
+    {
+      protocolVersion: rng.pick<unknown>(['1999-01-01', '', 5, null]),
+      capabilities: rng.pick<unknown>([{}, null, 'x']),
+      clientInfo: rng.pick<unknown>([{}, null, { name: 'x'.repeat(1000), version: 1 }]),
+    },
   ]);
   return {
     ...(rng.chance(0.9) ? { jsonrpc: rng.chance(0.85) ? '2.0' : rng.pick<unknown>(['1.0', 2, null, '']) } : {}),
@@ -928,9 +1204,28 @@ function oddRpc(rng: Rng, kind: 'mcp' | 'a2a'): unknown {
 
 /** Sub-request paths a batch may be sent. */
 const BATCH_PATHS = [
-  '/api/v1/batch', '/api/v1', '/api/v1/openapi.json', '/api/v1/../v1/pricing', '/api/v1/%2e%2e/x', '/api/v1/search?q=%', '/api/v1/search?q=a&q=b', 'http://evil.example/api/v1/pricing',
-  '//evil.example/api/v1/pricing', '/api/v1/me#frag', '/api/v1/me?x=%zz', '/api/v1/pages?cursor=.', '/api/v1/pricing\\..', '/api/v1/me\u0000', `/api/v1/${'a'.repeat(5000)}`, '', '/', 'api/v1/me',
-  '/api/v1/me/earnings?payout_limit=-1', '/api/v1/me/earnings/daily?app_id=00000000-0000-0000-0000-000000000000', '/functions/v1/validate-key', `/api/v1/search?q=${'é'.repeat(300)}`,
+  '/api/v1/batch',
+  '/api/v1',
+  '/api/v1/openapi.json',
+  '/api/v1/../v1/pricing',
+  '/api/v1/%2e%2e/x',
+  '/api/v1/search?q=%',
+  '/api/v1/search?q=a&q=b',
+  'http://evil.example/api/v1/pricing',
+  '//evil.example/api/v1/pricing',
+  '/api/v1/me#frag',
+  '/api/v1/me?x=%zz',
+  '/api/v1/pages?cursor=.',
+  '/api/v1/pricing\\..',
+  '/api/v1/me\u0000',
+  `/api/v1/${'a'.repeat(5000)}`,
+  '',
+  '/',
+  'api/v1/me',
+  '/api/v1/me/earnings?payout_limit=-1',
+  '/api/v1/me/earnings/daily?app_id=00000000-0000-0000-0000-000000000000',
+  '/functions/v1/validate-key',
+  `/api/v1/search?q=${'é'.repeat(300)}`,
 ];
 
 /** Mutations that know what the route takes: JSON-RPC, batches, events, data, OAuth forms and authorization requests. */
@@ -949,12 +1244,24 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
           () => oddRpc(rng, kind),
           () => Array.from({ length: rng.int(2, 6) }, one),
           // The same id twice in one batch; a response beside a request; nothing but responses.
-          () => [{ ...(oddRpc(rng, kind) as object), id: 7 }, { jsonrpc: '2.0', id: 7, method: kind === 'mcp' ? 'tools/list' : 'GetTask', params: kind === 'mcp' ? undefined : { id: rng.uuid() } }],
-          () => [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, method: 'ping' }],
+          () => [
+            { ...(oddRpc(rng, kind) as object), id: 7 },
+            { jsonrpc: '2.0', id: 7, method: kind === 'mcp' ? 'tools/list' : 'GetTask', params: kind === 'mcp' ? undefined : { id: rng.uuid() } },
+          ],
+          () => [
+            { jsonrpc: '2.0', id: 1, result: {} },
+            { jsonrpc: '2.0', id: 2, method: 'ping' },
+          ],
           () => [{ jsonrpc: '2.0', id: 1, error: { code: -1, message: 'x' } }],
           () => [],
           () => [[one()]],
-          () => Array.from({ length: rng.pick([20, 101, 500]) }, (_, i) => ({ jsonrpc: '2.0', id: i, method: kind === 'mcp' ? 'ping' : 'GetTask', ...(kind === 'mcp' ? {} : { params: { id: rng.uuid() } }) })),
+          () =>
+            Array.from({ length: rng.pick([20, 101, 500]) }, (_, i) => ({
+              jsonrpc: '2.0',
+              id: i,
+              method: kind === 'mcp' ? 'ping' : 'GetTask',
+              ...(kind === 'mcp' ? {} : { params: { id: rng.uuid() } }),
+            })),
         ])(),
       );
       setHeader(d, 'content-type', 'application/json');
@@ -978,7 +1285,14 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
           () => ({ ...e, token: `${rng.uuid()}.${e.token.split('.').slice(1).join('.')}` }),
           () => ({ ...e, id: rng.pick(['', 'x'.repeat(101), 'a b', 'é', e.id]) }),
           () => ({ ...e, type: rng.pick<unknown>(['view', '', 'IMPRESSION', null]) }),
-          () => ({ ...e, viewability: { visible_share: rng.pick([-0.1, 1.0000001, 0, 1, 0.5]), visible_seconds: rng.pick([-1, 0, 86_400, 86_401, 1e308]), area_px: rng.pick([-1, 0, 242_500, 100_000_001, 1.5]) } }),
+          () => ({
+            ...e,
+            viewability: {
+              visible_share: rng.pick([-0.1, 1.0000001, 0, 1, 0.5]),
+              visible_seconds: rng.pick([-1, 0, 86_400, 86_401, 1e308]),
+              area_px: rng.pick([-1, 0, 242_500, 100_000_001, 1.5]),
+            },
+          }),
           () => ({ ...e, viewability: null }),
         ])(),
       );
@@ -990,7 +1304,19 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
     }
     case 'GET /functions/v1/click': {
       const token = rng.pick(fx.sdk.decisionTokens);
-      d.query = [param('token', rng.pick([`${token.slice(0, -2)}xx`, token.split('.').reverse().join('.'), `${rng.uuid()}.${token.split('.').slice(1).join('.')}`, token, 'x'.repeat(300), 'x'.repeat(301)]))];
+      d.query = [
+        param(
+          'token',
+          rng.pick([
+            `${token.slice(0, -2)}xx`,
+            token.split('.').reverse().join('.'),
+            `${rng.uuid()}.${token.split('.').slice(1).join('.')}`,
+            token,
+            'x'.repeat(300),
+            'x'.repeat(301),
+          ]),
+        ),
+      ];
       break;
     }
     case 'GET /functions/v1/ads':
@@ -1010,7 +1336,11 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
             { prompt: 'x'.repeat(rng.pick([1, 8000, 8001])), response: 'y' },
             { prompt: 'a\u0000b', response: 'c' },
             { prompt: '\ud800', response: 'c' },
-            { prompt: 'p', response: 'r', occurred_at: rng.pick(['1969-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-01-01T00:00:00+25:00']) },
+            {
+              prompt: 'p',
+              response: 'r',
+              occurred_at: rng.pick(['1969-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-01-01T00:00:00+25:00']),
+            },
             { started_at: '2026-01-01T00:00:00Z', duration_seconds: rng.pick([-1, 86_401, 0]), events: [{ t: -1, type: '' }] },
             { started_at: '2026-01-01T00:00:00Z', duration_seconds: 1, events: Array.from({ length: 501 }, () => ({ t: 0, type: 'x' })) },
             { started_at: '2026-01-01T00:00:00Z', duration_seconds: 1, events: [{ t: 0, type: 'click', extra: 1 }] },
@@ -1023,7 +1353,13 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
     case 'POST /functions/v1/consents':
       jsonBody(d, {
         subject_id: rng.pick<unknown>([rng.hex(64), rng.hex(63), rng.hex(64).toUpperCase(), '', null]),
-        purposes: rng.pick<unknown>([[], ['ai_interactions', 'ai_interactions'], ['ux_sessions', 'ai_interactions', 'ux_sessions'], ['everything'], 'ai_interactions']),
+        purposes: rng.pick<unknown>([
+          [],
+          ['ai_interactions', 'ai_interactions'],
+          ['ux_sessions', 'ai_interactions', 'ux_sessions'],
+          ['everything'],
+          'ai_interactions',
+        ]),
         policy_version: rng.pick<unknown>(['v1', '', 'x'.repeat(65), 'a\u0000b', '\ud800', 5]),
         consented_at: rng.pick<unknown>([undefined, '1969-12-31T23:59:59Z', '9999-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '2026-13-01T00:00:00Z', 'now', 0]),
       });
@@ -1032,11 +1368,37 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
       jsonBody(
         d,
         rng.pick<unknown>([
-          { redirect_uris: rng.pick<unknown>([[], null, 'https://x', Array(11).fill('https://client.example/cb'), ['javascript:alert(1)'], ['http://evil.example/cb'], ['https://client.example/cb#frag'], ['https://user:pass@client.example/'], ['com.example.app:/cb'], ['http://[::1]:8/cb'], ['x'.repeat(3000)]]) },
-          { redirect_uris: ['https://client.example/cb'], client_name: rng.pick<unknown>(['', 'x'.repeat(1000), '\u0000', '<b>bold</b>', 5, null, 'é😀\u202e']) },
+          {
+            redirect_uris: rng.pick<unknown>([
+              [],
+              null,
+              'https://x',
+              Array(11).fill('https://client.example/cb'),
+              ['javascript:alert(1)'],
+              ['http://evil.example/cb'],
+              ['https://client.example/cb#frag'],
+              ['https://user:pass@client.example/'],
+              ['com.example.app:/cb'],
+              ['http://[::1]:8/cb'],
+              ['x'.repeat(3000)],
+            ]),
+          },
+          {
+            redirect_uris: ['https://client.example/cb'],
+            client_name: rng.pick<unknown>(['', 'x'.repeat(1000), '\u0000', '<b>bold</b>', 5, null, 'é😀\u202e']),
+          },
           { redirect_uris: ['https://client.example/cb'], token_endpoint_auth_method: rng.pick<unknown>(['private_key_jwt', 'client_secret_jwt', '', null]) },
-          { redirect_uris: ['https://client.example/cb'], grant_types: rng.pick<unknown>([['implicit'], ['refresh_token'], 'authorization_code', []]), response_types: rng.pick<unknown>([['token'], ['code', 'token'], 'code']) },
-          { redirect_uris: ['https://client.example/cb'], scope: rng.pick<unknown>(['admin', '', 'profile:read profile:read', 5]), jwks: { keys: [{}] }, software_statement: 'a.b.c' },
+          {
+            redirect_uris: ['https://client.example/cb'],
+            grant_types: rng.pick<unknown>([['implicit'], ['refresh_token'], 'authorization_code', []]),
+            response_types: rng.pick<unknown>([['token'], ['code', 'token'], 'code']),
+          },
+          {
+            redirect_uris: ['https://client.example/cb'],
+            scope: rng.pick<unknown>(['admin', '', 'profile:read profile:read', 5]),
+            jwks: { keys: [{}] },
+            software_statement: 'a.b.c',
+          },
           { redirect_uris: ['https://client.example/cb'], client_uri: 'javascript:x', logo_uri: 'http://127.0.0.1/', contacts: ['x'], tos_uri: 5 },
         ]),
       );
@@ -1044,11 +1406,30 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
       break;
     case 'POST /oauth/token': {
       const form: Record<string, string> = {};
-      if (rng.chance(0.9)) form.grant_type = rng.pick(['authorization_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'client_credentials', 'refresh_token', 'password', '', 'AUTHORIZATION_CODE']);
+      if (rng.chance(0.9))
+        form.grant_type = rng.pick([
+          'authorization_code',
+          'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          'client_credentials',
+          'refresh_token',
+          'password',
+          '',
+          'AUTHORIZATION_CODE',
+        ]);
       if (rng.chance(0.6)) form.code = rng.pick([...fx.oauth.codes, '', 'x'.repeat(2000), rng.string(43), '\u0000']);
       if (rng.chance(0.6)) form.redirect_uri = rng.pick([fx.oauth.redirectUri, `${fx.oauth.redirectUri}/`, 'https://evil.example/cb', '']);
       if (rng.chance(0.6)) form.code_verifier = rng.pick([fx.oauth.verifier, rng.string(42), rng.string(129), '', 'é'.repeat(43)]);
-      if (rng.chance(0.5)) form.client_id = rng.pick([fx.oauth.publicClientId, fx.oauth.confidentialClient.id, 'mcl_unknown', '', 'https://client.example/metadata.json', 'http://127.0.0.1/x', 'mcl_\u0000', '\ud800']);
+      if (rng.chance(0.5))
+        form.client_id = rng.pick([
+          fx.oauth.publicClientId,
+          fx.oauth.confidentialClient.id,
+          'mcl_unknown',
+          '',
+          'https://client.example/metadata.json',
+          'http://127.0.0.1/x',
+          'mcl_\u0000',
+          '\ud800',
+        ]);
       if (rng.chance(0.2)) form.client_secret = rng.pick([fx.oauth.confidentialClient.secret, 'wrong', '']);
       if (rng.chance(0.3)) form.assertion = rng.pick([fx.tokens.assertion, rng.pick(fx.tokens.full), 'a.b.c', '']);
       if (rng.chance(0.3)) form.scope = rng.pick(['profile:read', 'admin', '', 'profile:read  apps:read']);
@@ -1059,7 +1440,14 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
         setHeader(
           d,
           'authorization',
-          rng.pick([`Basic ${Buffer.from(`${id}:wrong`).toString('base64')}`, 'Basic !!!', 'Basic ', `Basic ${Buffer.from('nocolon').toString('base64')}`, `Basic ${Buffer.from('%zz:%zz').toString('base64')}`, `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`]),
+          rng.pick([
+            `Basic ${Buffer.from(`${id}:wrong`).toString('base64')}`,
+            'Basic !!!',
+            'Basic ',
+            `Basic ${Buffer.from('nocolon').toString('base64')}`,
+            `Basic ${Buffer.from('%zz:%zz').toString('base64')}`,
+            `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+          ]),
         );
       }
       break;
@@ -1068,12 +1456,32 @@ function mutateSemantic(rng: Rng, d: Draft, t: Target, fx: Fixtures): void {
     case 'POST /oauth/authorize': {
       const params = new URLSearchParams(fx.oauth.authorizeQuery);
       const name = rng.pick(['response_type', 'client_id', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method', 'scope', 'resource']);
-      const value = rng.pick([null, '', 'x', 'token', 'plain', 'S256', 'admin', 'profile:read', `${fx.origin}/api/v1`, 'https://evil.example', 'x'.repeat(9000), 'https://client.example/metadata.json', 'mcl_unknown', '\u0000']);
+      const value = rng.pick([
+        null,
+        '',
+        'x',
+        'token',
+        'plain',
+        'S256',
+        'admin',
+        'profile:read',
+        `${fx.origin}/api/v1`,
+        'https://evil.example',
+        'x'.repeat(9000),
+        'https://client.example/metadata.json',
+        'mcl_unknown',
+        '\u0000',
+      ]);
       if (value === null) params.delete(name);
       else if (rng.chance(0.3)) params.append(name, value);
       else params.set(name, value);
       const query = params.toString();
-      if (d.method === 'POST') formBody(d, { request: query, csrf_token: rng.chance(0.5) ? fx.oauth.csrf : rng.pick(['', '1.x', `1790000000.${'A'.repeat(43)}`]), decision: rng.pick(['approve', 'deny']) });
+      if (d.method === 'POST')
+        formBody(d, {
+          request: query,
+          csrf_token: rng.chance(0.5) ? fx.oauth.csrf : rng.pick(['', '1.x', `1790000000.${'A'.repeat(43)}`]),
+          decision: rng.pick(['approve', 'deny']),
+        });
       else d.query = [query];
       break;
     }
@@ -1100,7 +1508,9 @@ export function encodedPath(rng: Rng, path: string): string {
       case 0:
       case 1: {
         // Escape some unreserved characters (hex in either case): the same path, RFC 3986 §6.2.2.2.
-        p = p.replace(/[A-Za-z0-9\-._~]/g, (c) => (rng.chance(0.3) ? `%${c.charCodeAt(0).toString(16)[rng.chance(0.5) ? 'toUpperCase' : 'toLowerCase']()}` : c));
+        p = p.replace(/[A-Za-z0-9\-._~]/g, (c) =>
+          rng.chance(0.3) ? `%${c.charCodeAt(0).toString(16)[rng.chance(0.5) ? 'toUpperCase' : 'toLowerCase']()}` : c,
+        );
         break;
       }
       case 2:

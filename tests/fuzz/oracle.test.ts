@@ -9,7 +9,15 @@ const AT = Date.UTC(2026, 10, 24, 12, 0, 0);
 const BUDGET = { max: 120, windowSeconds: 60 };
 
 function sent(route: string, method: HttpMethod = 'GET', headers: Record<string, string> = {}, extra: Partial<Sent> = {}): Sent {
-  return { route, declaration: (ROUTES as Record<string, RouteDeclaration>)[route]!, method, headers: new Headers(headers), budget: BUDGET, deletedUser: false, ...extra };
+  return {
+    route,
+    declaration: (ROUTES as Record<string, RouteDeclaration>)[route]!,
+    method,
+    headers: new Headers(headers),
+    budget: BUDGET,
+    deletedUser: false,
+    ...extra,
+  };
 }
 
 const RATE = {
@@ -76,7 +84,9 @@ describe('the oracle', () => {
     expect(judge(oauth, answer(400, { error: 'invalid_grant', error_description: 'x' }, bare, ['api-version'])).problems).toEqual([]);
     expect(judge(oauth, answer(400, envelope(400, 'invalid_request'), bare, ['api-version'])).problems.join()).toMatch(/not an RFC 6749 error/);
     expect(judge(oauth, answer(400, { error: 'made_up' }, bare, ['api-version'])).problems.join()).toMatch(/not an OAuth error code/);
-    expect(judge(oauth, answer(400, { error: 'invalid_grant' }, { 'cache-control': 'public, max-age=60' }, ['api-version'])).problems.join()).toMatch(/an error with Cache-Control/);
+    expect(judge(oauth, answer(400, { error: 'invalid_grant' }, { 'cache-control': 'public, max-age=60' }, ['api-version'])).problems.join()).toMatch(
+      /an error with Cache-Control/,
+    );
   });
 
   it('takes the MCP transport’s JSON-RPC errors where documented, and A2A’s 500 as JSON-RPC (still a 5xx)', () => {
@@ -91,7 +101,8 @@ describe('the oracle', () => {
 
   it('reports challenges that are missing, or sent where none belongs', () => {
     expect(judge(sent('/api/v1/me'), answer(401, envelope(401, 'invalid_token'))).problems.join()).toMatch(/without a Bearer challenge/);
-    const challenge = 'Bearer error="insufficient_scope", scope="earnings:read", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api/v1"';
+    const challenge =
+      'Bearer error="insufficient_scope", scope="earnings:read", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api/v1"';
     expect(judge(sent('/api/v1/me'), answer(403, envelope(403, 'insufficient_scope'), { 'www-authenticate': challenge })).problems).toEqual([]);
     const sdk = sent('/functions/v1/validate-key', 'GET');
     const vary = { vary: 'Origin' };
@@ -115,8 +126,12 @@ describe('the oracle', () => {
 
   it('reports 405 without Allow, a shared cache for a credential, a body on HEAD, CORS off its declaration', () => {
     expect(judge(sent('/api/v1/pricing', 'PUT'), answer(405, envelope(405, 'method_not_allowed'))).problems.join()).toMatch(/405 without Allow/);
-    expect(judge(sent('/api/v1/pricing', 'PUT'), answer(405, envelope(405, 'method_not_allowed'), { allow: 'GET, PUT' })).problems.join()).toMatch(/which Allow lists/);
-    expect(judge(sent('/api/v1/pricing', 'GET', { authorization: 'Bearer x' }), answer(200, {}, { 'cache-control': 'public, max-age=60' })).problems.join()).toMatch(/credentialed answer/);
+    expect(judge(sent('/api/v1/pricing', 'PUT'), answer(405, envelope(405, 'method_not_allowed'), { allow: 'GET, PUT' })).problems.join()).toMatch(
+      /which Allow lists/,
+    );
+    expect(
+      judge(sent('/api/v1/pricing', 'GET', { authorization: 'Bearer x' }), answer(200, {}, { 'cache-control': 'public, max-age=60' })).problems.join(),
+    ).toMatch(/credentialed answer/);
     expect(judge(sent('/api/v1/pricing', 'HEAD'), answer(200, '{}')).problems.join()).toMatch(/body on a HEAD/);
     expect(judge(sent('/api/v1/pricing'), answer(200, {}, { 'access-control-allow-origin': 'https://x.example' })).problems.join()).toMatch(/public route/);
   });

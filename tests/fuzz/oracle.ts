@@ -79,7 +79,8 @@ function checkRateLimit(sent: Sent, got: Answered, problems: string[]): void {
   const policy = h.get('ratelimit-policy');
   const m = policy === null ? null : /^"default";q=(\d+);w=(\d+)(?:, "key";q=(\d+);w=(\d+))?$/.exec(policy);
   if (!m) problems.push(`RateLimit-Policy ${JSON.stringify(policy)} is not the documented syntax`);
-  else if (Number(m[1]) !== max || Number(m[2]) !== windowSeconds) problems.push(`RateLimit-Policy ${policy} is not the budget in force (q=${max}, w=${windowSeconds})`);
+  else if (Number(m[1]) !== max || Number(m[2]) !== windowSeconds)
+    problems.push(`RateLimit-Policy ${policy} is not the budget in force (q=${max}, w=${windowSeconds})`);
   const rate = h.get('ratelimit');
   const r = rate === null ? null : /^"default";r=(\d+);t=(\d+)(?:, "key";r=(\d+);t=(\d+))?$/.exec(rate);
   if (!r) problems.push(`RateLimit ${JSON.stringify(rate)} is not the documented syntax`);
@@ -92,7 +93,8 @@ function checkRateLimit(sent: Sent, got: Answered, problems: string[]): void {
   const remaining = h.get('x-ratelimit-remaining');
   const reset = h.get('x-ratelimit-reset');
   if (!/^\d+$/.test(limit ?? '')) problems.push(`X-RateLimit-Limit ${JSON.stringify(limit)} is not an integer`);
-  if (!/^\d+$/.test(remaining ?? '') || Number(remaining) > Number(limit)) problems.push(`X-RateLimit-Remaining ${JSON.stringify(remaining)} is not an integer within the limit`);
+  if (!/^\d+$/.test(remaining ?? '') || Number(remaining) > Number(limit))
+    problems.push(`X-RateLimit-Remaining ${JSON.stringify(remaining)} is not an integer within the limit`);
   const nowS = got.at / 1000;
   if (!/^\d+$/.test(reset ?? '') || Number(reset) < nowS - 2 || Number(reset) > nowS + windowSeconds + 2) {
     problems.push(`X-RateLimit-Reset ${JSON.stringify(reset)} is not a Unix time within the window`);
@@ -127,15 +129,18 @@ function checkCors(sent: Sent, got: Answered, problems: string[]): void {
 function checkApiError(sent: Sent, got: Answered, body: unknown, problems: string[]): void {
   if (sent.route === '/a2a' && isObject(body) && body.jsonrpc === '2.0') {
     // agents.md: an unexpected error is HTTP 500 with the JSON-RPC code -32603, saying nothing of its cause.
-    if (got.status !== 500 || !isObject(body.error) || body.error.code !== -32603 || typeof body.error.message !== 'string') problems.push(`an A2A JSON-RPC error with HTTP ${got.status}: ${JSON.stringify(body).slice(0, 200)}`);
+    if (got.status !== 500 || !isObject(body.error) || body.error.code !== -32603 || typeof body.error.message !== 'string')
+      problems.push(`an A2A JSON-RPC error with HTTP ${got.status}: ${JSON.stringify(body).slice(0, 200)}`);
     return;
   }
   const mcp = sent.route === '/mcp' || sent.route === '/docs/mcp';
   if (mcp && isObject(body) && body.jsonrpc === '2.0') {
     // The MCP transport's own errors (mcp-servers.md, Errors over MCP).
-    if (![400, 406, 415].includes(got.status)) problems.push(`a JSON-RPC error with HTTP ${got.status}: the MCP transport's documented ones are 400, 406 and 415`);
+    if (![400, 406, 415].includes(got.status))
+      problems.push(`a JSON-RPC error with HTTP ${got.status}: the MCP transport's documented ones are 400, 406 and 415`);
     const e = body.error;
-    if (!isObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string' || body.id !== null) problems.push(`not a JSON-RPC error object: ${JSON.stringify(body).slice(0, 200)}`);
+    if (!isObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string' || body.id !== null)
+      problems.push(`not a JSON-RPC error object: ${JSON.stringify(body).slice(0, 200)}`);
     return;
   }
   if (!isObject(body) || !isObject(body.error)) {
@@ -150,7 +155,8 @@ function checkApiError(sent: Sent, got: Answered, body: unknown, problems: strin
   if (Object.keys(rest).length > 0) problems.push(`error has other fields: ${Object.keys(rest).join(', ')}`);
   if (status !== got.status) problems.push(`error.status ${JSON.stringify(status)} is not the HTTP status ${got.status}`);
   if (typeof code !== 'string' || !(code in ERROR_CODES)) problems.push(`error.code ${JSON.stringify(code)} is not in the table`);
-  else if (ERROR_CODES[code as keyof typeof ERROR_CODES] !== got.status) problems.push(`error.code ${code} goes with ${ERROR_CODES[code as keyof typeof ERROR_CODES]}, not ${got.status}`);
+  else if (ERROR_CODES[code as keyof typeof ERROR_CODES] !== got.status)
+    problems.push(`error.code ${code} goes with ${ERROR_CODES[code as keyof typeof ERROR_CODES]}, not ${got.status}`);
   if (typeof message !== 'string' || message.length === 0) problems.push('error.message is not a non-empty string');
 }
 
@@ -175,7 +181,8 @@ function checkChallenge(sent: Sent, got: Answered, body: unknown, problems: stri
     return;
   }
   if (code === 'invalid_token' || code === 'insufficient_scope') {
-    if (!challenge?.startsWith('Bearer ') || !/resource_metadata="[^"]+"/.test(challenge)) problems.push(`a ${got.status} ${code} without a Bearer challenge naming resource_metadata (${JSON.stringify(challenge)})`);
+    if (!challenge?.startsWith('Bearer ') || !/resource_metadata="[^"]+"/.test(challenge))
+      problems.push(`a ${got.status} ${code} without a Bearer challenge naming resource_metadata (${JSON.stringify(challenge)})`);
     if (code === 'insufficient_scope' && (!/error="insufficient_scope"/.test(challenge ?? '') || !/(^|[ ,])scope="[^"]+"/.test(challenge ?? ''))) {
       problems.push('insufficient_scope without error="insufficient_scope" and the scope in the challenge');
     }
@@ -200,7 +207,8 @@ export function judge(sent: Sent, got: Answered): Verdict {
   }
   if (!REQUEST_ID.test(h.get('x-request-id') ?? '')) problems.push(`X-Request-Id ${JSON.stringify(h.get('x-request-id'))}`);
   const version = h.get('api-version');
-  if (sent.declaration.apiVersion ? version !== '1' : version !== null) problems.push(`API-Version ${JSON.stringify(version)} on a route that ${sent.declaration.apiVersion ? 'declares' : 'does not declare'} it`);
+  if (sent.declaration.apiVersion ? version !== '1' : version !== null)
+    problems.push(`API-Version ${JSON.stringify(version)} on a route that ${sent.declaration.apiVersion ? 'declares' : 'does not declare'} it`);
   checkRateLimit(sent, got, problems);
   checkCors(sent, got, problems);
 
@@ -208,7 +216,8 @@ export function judge(sent: Sent, got: Answered): Verdict {
   if (cache === null) problems.push('no Cache-Control');
   else {
     if (got.status >= 400 && !/\bno-store\b/.test(cache)) problems.push(`an error with Cache-Control: ${cache}`);
-    if ((sent.headers.has('authorization') || sent.headers.has('x-api-key')) && /\bpublic\b/.test(cache)) problems.push(`a credentialed answer with Cache-Control: ${cache}`);
+    if ((sent.headers.has('authorization') || sent.headers.has('x-api-key')) && /\bpublic\b/.test(cache))
+      problems.push(`a credentialed answer with Cache-Control: ${cache}`);
   }
 
   const operation = sent.method === 'OPTIONS' ? undefined : sent.declaration.methods[sent.method === 'HEAD' ? 'GET' : (sent.method as 'GET')];
@@ -219,10 +228,16 @@ export function judge(sent: Sent, got: Answered): Verdict {
   if (sent.method === 'POST' && operation && got.status < 400) {
     const cap = operation.maxBodyBytes ?? MAX_BODY_BYTES;
     const declared = Number(sent.headers.get('content-length') ?? '0');
-    if ((sent.bodyBytes ?? 0) > cap || declared > cap) problems.push(`a body of ${Math.max(sent.bodyBytes ?? 0, declared)} bytes accepted (${got.status}) where at most ${cap} are`);
+    if ((sent.bodyBytes ?? 0) > cap || declared > cap)
+      problems.push(`a body of ${Math.max(sent.bodyBytes ?? 0, declared)} bytes accepted (${got.status}) where at most ${cap} are`);
   }
   const accountRead = sent.declaration.methods.GET?.credential.kind === 'bearer' && sent.declaration.apiVersion;
-  if (accountRead && got.status === 200 && /^Bearer +svc_sandbox *$/i.test(sent.headers.get('authorization') ?? '') && got.headers.get('service-sandbox') !== 'true') {
+  if (
+    accountRead &&
+    got.status === 200 &&
+    /^Bearer +svc_sandbox *$/i.test(sent.headers.get('authorization') ?? '') &&
+    got.headers.get('service-sandbox') !== 'true'
+  ) {
     problems.push('a sandbox answer without Service-Sandbox: true');
   }
 
@@ -259,7 +274,7 @@ export function judge(sent: Sent, got: Answered): Verdict {
   if (json && !parsed?.ok) problems.push(`a ${got.status} whose JSON does not parse: ${got.body.slice(0, 200)}`);
   if (got.status >= 300 && got.status < 400 && !h.get('location')) problems.push(`a ${got.status} without Location`);
   if (sent.route === '/a2a' && got.status === 200) {
-    const ok = isObject(body) && body.jsonrpc === '2.0' && ('result' in body) !== ('error' in body);
+    const ok = isObject(body) && body.jsonrpc === '2.0' && 'result' in body !== 'error' in body;
     if (!ok) problems.push(`an A2A answer that is not a JSON-RPC response: ${got.body.slice(0, 200)}`);
     else if ('error' in body && (!isObject(body.error) || !Number.isInteger(body.error.code) || typeof body.error.message !== 'string')) {
       problems.push(`an A2A JSON-RPC error object of the wrong shape: ${got.body.slice(0, 200)}`);

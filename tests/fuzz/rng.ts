@@ -21,7 +21,8 @@ export function parseSeed(text: string | undefined, fallback: number): number {
   if (text === undefined || text.trim() === '') return fallback;
   const t = text.trim();
   const n = /^0x[0-9a-f]+$/i.test(t) ? parseInt(t.slice(2), 16) : /^\d+$/.test(t) ? Number(t) : NaN;
-  if (!Number.isSafeInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`FUZZ_SEED must be a 32-bit unsigned integer (decimal or 0x hex), not ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 0xffffffff)
+    throw new Error(`FUZZ_SEED must be a 32-bit unsigned integer (decimal or 0x hex), not ${JSON.stringify(text)}`);
   return n;
 }
 

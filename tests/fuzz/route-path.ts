@@ -131,7 +131,11 @@ export class Router {
     try {
       target = normalizeTarget(raw);
     } catch (err) {
-      return { kind: 'unanswered', why: `scripts/request-path.mjs threw ${String(err)}; scripts/serve.mjs calls it outside any try, so the request is never answered`, target: raw };
+      return {
+        kind: 'unanswered',
+        why: `scripts/request-path.mjs threw ${String(err)}; scripts/serve.mjs calls it outside any try, so the request is never answered`,
+        target: raw,
+      };
     }
     const q = target.indexOf('?');
     let path = q < 0 ? target : target.slice(0, q);

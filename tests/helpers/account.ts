@@ -33,7 +33,11 @@ export async function postBatch(body: unknown, init: { token?: string; key?: str
     ctx(),
   );
   const text = await res.text();
-  return { res, text, body: JSON.parse(text) as Record<string, unknown> & { responses: { id: string | number; status: number; body: Record<string, unknown> }[] } };
+  return {
+    res,
+    text,
+    body: JSON.parse(text) as Record<string, unknown> & { responses: { id: string | number; status: number; body: Record<string, unknown> }[] },
+  };
 }
 
 /**

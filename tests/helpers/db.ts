@@ -53,9 +53,7 @@ async function openPostgresCopy(url: string, template: string): Promise<Engine> 
 
 /** The ids of the two demo publishers, read as the service would. */
 export async function demoUsers(engine: Engine): Promise<{ demo: string; demo2: string }> {
-  const rows = await engine.query<{ id: string; email: string }>(
-    "select id, email from public.users where email in ('demo@example.com', 'demo2@example.com')",
-  );
+  const rows = await engine.query<{ id: string; email: string }>("select id, email from public.users where email in ('demo@example.com', 'demo2@example.com')");
   const byEmail = Object.fromEntries(rows.map((r) => [r.email, r.id]));
   return { demo: byEmail['demo@example.com']!, demo2: byEmail['demo2@example.com']! };
 }

@@ -68,7 +68,12 @@ export function consentForm(html: string): { request: string; csrf: string } {
   const field = (name: string) => {
     const m = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
     if (!m) throw new Error(`no ${name} field on the page`);
-    return m[1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    return m[1]!
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   };
   return { request: field('request'), csrf: field('csrf_token') };
 }

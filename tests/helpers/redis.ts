@@ -131,9 +131,7 @@ export class RedisConnection {
   /** Sends the commands in one write; resolves with their replies, error replies included. */
   send(commands: readonly (readonly RespArg[])[]): Promise<RespValue[]> {
     if (this.failure) return Promise.reject(this.failure);
-    const replies = commands.map(
-      () => new Promise<RespValue>((resolve, reject) => this.waiting.push({ resolve, reject })),
-    );
+    const replies = commands.map(() => new Promise<RespValue>((resolve, reject) => this.waiting.push({ resolve, reject })));
     this.socket.write(Buffer.concat(commands.map(encodeCommand)));
     return Promise.all(replies);
   }

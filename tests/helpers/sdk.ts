@@ -53,7 +53,10 @@ export async function newKey(
 
 /** A new app of the publisher's, made as the console makes it. */
 export async function newApp(db: Engine, userId: string, name: string): Promise<string> {
-  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${Math.random().toString(36).slice(2, 8)}`;
+  const slug = `${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')}-${Math.random().toString(36).slice(2, 8)}`;
   const made = await createApp(db, userId, { name, slug, description: '', category: [], allowed_origins: [] });
   if (!made.ok) throw new Error(`createApp refused: ${made.error}`);
   return made.value.id;
@@ -61,7 +64,9 @@ export async function newApp(db: Engine, userId: string, name: string): Promise<
 
 async function firstApp(db: Engine, userId: string): Promise<string> {
   // Read as the service would; the test database is the test's own.
-  const [row] = await db.query<{ id: string }>('select id from public.apps where user_id = $1 and archived_at is null order by created_at, id limit 1', [userId]);
+  const [row] = await db.query<{ id: string }>('select id from public.apps where user_id = $1 and archived_at is null order by created_at, id limit 1', [
+    userId,
+  ]);
   if (!row) throw new Error(`user ${userId} has no app`);
   return row.id;
 }

@@ -14,9 +14,7 @@ export class TcpProxy {
   private stalled = false;
   port = 0;
 
-  constructor(
-    private readonly target: { host: string; port: number },
-  ) {}
+  constructor(private readonly target: { host: string; port: number }) {}
 
   async start(): Promise<this> {
     await this.listen(0);

@@ -77,7 +77,16 @@ export async function staleToken(userId: string): Promise<string> {
 export async function unsignedToken(userId: string): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const claims = { iss: issuer(), sub: userId, aud: [resourceUri('api'), resourceUri('mcp')], client_id: 'mcl_testclient0000000000', scope: SCOPES.join(' '), iat: now, exp: now + 600, jti: 'none' };
+  const claims = {
+    iss: issuer(),
+    sub: userId,
+    aud: [resourceUri('api'), resourceUri('mcp')],
+    client_id: 'mcl_testclient0000000000',
+    scope: SCOPES.join(' '),
+    iat: now,
+    exp: now + 600,
+    jti: 'none',
+  };
   return `${part({ alg: 'none', typ: 'at+jwt' })}.${part(claims)}.`;
 }
 

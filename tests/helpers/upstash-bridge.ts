@@ -48,11 +48,7 @@ type Outcome = { result: unknown } | { error: string };
 type JsonCommand = [string, ...(string | number | boolean)[]];
 
 function isCommand(value: unknown): value is JsonCommand {
-  return (
-    Array.isArray(value) &&
-    typeof value[0] === 'string' &&
-    value.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
-  );
+  return Array.isArray(value) && typeof value[0] === 'string' && value.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean');
 }
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
@@ -219,8 +215,7 @@ export async function startUpstashBridge({ redisHost = '127.0.0.1', redisPort, t
     const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
     handle(req, base64).then(
       ({ status, body }) => reply(status, body),
-      (err: unknown) =>
-        err instanceof HttpError ? reply(err.status, { error: err.message }) : reply(500, { error: `ERR bridge: ${String(err)}` }),
+      (err: unknown) => (err instanceof HttpError ? reply(err.status, { error: err.message }) : reply(500, { error: `ERR bridge: ${String(err)}` })),
     );
   });
 

@@ -15,7 +15,16 @@ const task = (id: string, text = 'hello'): Task => ({
     message: undefined,
     timestamp: '2026-11-24T10:00:00.000Z',
   },
-  artifacts: [{ artifactId: 'a1', name: 'answer', description: '', parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }], metadata: undefined, extensions: [] }],
+  artifacts: [
+    {
+      artifactId: 'a1',
+      name: 'answer',
+      description: '',
+      parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+      metadata: undefined,
+      extensions: [],
+    },
+  ],
   history: [],
   metadata: { asked: 'x' },
 });
@@ -67,7 +76,7 @@ for (const engine of testEngines()) {
       await expect(new DatabaseTaskStore(database).list()).rejects.toThrow(/not listed/);
     });
 
-    it('are the service\'s alone: anon and authenticated cannot read them', async () => {
+    it("are the service's alone: anon and authenticated cannot read them", async () => {
       for (const role of ['anon', 'authenticated']) {
         await expect(
           suite.db.transaction(async (tx) => {

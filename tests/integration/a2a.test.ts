@@ -124,7 +124,12 @@ describe('SendMessage through the SDK client', () => {
       expect(reply).toContain(`${base()}/pricing#advertiser-cpm-by-ad-format`);
       expect(reply).toMatch(/live values/);
     } finally {
-      await asService(suite.db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [DEFAULT_PRICING.min_payout_usd, DEFAULT_PRICING.advertiser_cpm_usd.tooltip]));
+      await asService(suite.db, (q) =>
+        q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [
+          DEFAULT_PRICING.min_payout_usd,
+          DEFAULT_PRICING.advertiser_cpm_usd.tooltip,
+        ]),
+      );
     }
   });
 
@@ -162,7 +167,18 @@ describe('SendMessage through the SDK client', () => {
     const again = await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
     expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(again.artifacts).toHaveLength(1);
-    await expect(client.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: undefined, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: undefined })).rejects.toThrow(/not listed/);
+    await expect(
+      client.listTasks({
+        tenant: '',
+        contextId: '',
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageSize: undefined,
+        pageToken: '',
+        historyLength: undefined,
+        statusTimestampAfter: undefined,
+        includeArtifacts: undefined,
+      }),
+    ).rejects.toThrow(/not listed/);
     await expect(client.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(/not cancelable/i);
   });
 
@@ -179,7 +195,13 @@ describe('SendMessage through the SDK client', () => {
 
   it('falls back to SendMessage when the client asks for a stream (the card declares none)', async () => {
     const events = [];
-    for await (const event of client.sendMessageStream({ tenant: '', message: userMessage('What is the minimum payout?'), configuration: undefined, metadata: undefined })) events.push(event);
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: userMessage('What is the minimum payout?'),
+      configuration: undefined,
+      metadata: undefined,
+    }))
+      events.push(event);
     expect(events).toHaveLength(1);
     expect(events[0]?.payload?.$case).toBe('task');
   });
@@ -282,14 +304,21 @@ describe('JSON-RPC over HTTP at /a2a', () => {
 
   it('requires A2A-Version 1.0: without it the SDK reads 0.3 and answers -32009', async () => {
     for (const headers of [{}, { 'A2A-Version': '0.3' }, { 'A2A-Version': '2.0' }] as Record<string, string>[]) {
-      const res = await post(rpc('SendMessage', { message: { role: 'ROLE_USER', messageId: randomUUID(), parts: [{ text: 'What is the minimum payout?' }] } }), headers);
+      const res = await post(
+        rpc('SendMessage', { message: { role: 'ROLE_USER', messageId: randomUUID(), parts: [{ text: 'What is the minimum payout?' }] } }),
+        headers,
+      );
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ id: 1, error: { code: -32009 } });
     }
   });
 
   it('refuses a body that is not JSON with -32005', async () => {
-    const res = await inProcessFetch(`${base()}/a2a`, { method: 'POST', headers: { 'content-type': 'text/plain', 'A2A-Version': '1.0' }, body: rpc('SendMessage') });
+    const res = await inProcessFetch(`${base()}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'A2A-Version': '1.0' },
+      body: rpc('SendMessage'),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: null, error: { code: -32005 } });
   });

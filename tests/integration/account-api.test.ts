@@ -28,7 +28,13 @@ async function unreachable(kind: 'pglite' | 'postgres'): Promise<Engine> {
   return closed;
 }
 const index = handlersOf('/api/v1');
-const SCHEMAS = { '/api/v1/me': profileBody, '/api/v1/me/apps': appsBody, '/api/v1/me/earnings': earningsBody, '/api/v1/me/earnings/daily': dailyBody, '/api/v1/me/api-keys': apiKeysBody };
+const SCHEMAS = {
+  '/api/v1/me': profileBody,
+  '/api/v1/me/apps': appsBody,
+  '/api/v1/me/earnings': earningsBody,
+  '/api/v1/me/earnings/daily': dailyBody,
+  '/api/v1/me/api-keys': apiKeysBody,
+};
 const routeAt = (path: string) => ACCOUNT_ROUTES.find((r) => r.path === path)!;
 
 for (const engine of testEngines()) {
@@ -110,12 +116,12 @@ for (const engine of testEngines()) {
     });
 
     describe('parameters', () => {
-      const [appsRoute, earningsRoute, dailyRoute, keysRoute] = ['/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/earnings/daily', '/api/v1/me/api-keys'].map(routeAt) as [
-        (typeof ACCOUNT_ROUTES)[number],
-        (typeof ACCOUNT_ROUTES)[number],
-        (typeof ACCOUNT_ROUTES)[number],
-        (typeof ACCOUNT_ROUTES)[number],
-      ];
+      const [appsRoute, earningsRoute, dailyRoute, keysRoute] = [
+        '/api/v1/me/apps',
+        '/api/v1/me/earnings',
+        '/api/v1/me/earnings/daily',
+        '/api/v1/me/api-keys',
+      ].map(routeAt) as [(typeof ACCOUNT_ROUTES)[number], (typeof ACCOUNT_ROUTES)[number], (typeof ACCOUNT_ROUTES)[number], (typeof ACCOUNT_ROUTES)[number]];
       const bad = async (route: (typeof ACCOUNT_ROUTES)[number], query: string, param: string) => {
         const { res, body } = await get(route.GET, `${route.path}?${query}`, await accessToken(users.demo));
         expect(res.status).toBe(400);
@@ -128,7 +134,9 @@ for (const engine of testEngines()) {
         expect(placements.length).toBeGreaterThan(0);
         if (status !== 'all') expect(new Set(placements.map((p) => p.status))).toEqual(new Set([status]));
       });
-      it.each(['archived', 'ACTIVE', '', 'active&placement_status=paused'])('placement_status=%j is a 400', (v) => bad(appsRoute, `placement_status=${v}`, 'placement_status'));
+      it.each(['archived', 'ACTIVE', '', 'active&placement_status=paused'])('placement_status=%j is a 400', (v) =>
+        bad(appsRoute, `placement_status=${v}`, 'placement_status'),
+      );
 
       it.each([
         ['0', 0],
@@ -197,19 +205,29 @@ for (const engine of testEngines()) {
       const token = await accessToken(users.demo);
       const { body: apps } = await get(ACCOUNT_ROUTES[1]!.GET, '/api/v1/me/apps?placement_status=all', token);
       const { body: earnings } = await get(ACCOUNT_ROUTES[2]!.GET, '/api/v1/me/earnings?payout_limit=50', token);
-      const placements = (apps as { placements: { revenue_usd: number; impressions: number; clicks: number; fill_rate: number; rpm_usd: number }[] }).placements;
+      const placements = (apps as { placements: { revenue_usd: number; impressions: number; clicks: number; fill_rate: number; rpm_usd: number }[] })
+        .placements;
       const cents = (n: number) => Math.round(n * 100);
       for (const p of placements) {
         expect(cents(p.revenue_usd) / 100).toBe(p.revenue_usd);
         expect(p.fill_rate).toBeGreaterThan(0.8);
         expect(p.fill_rate).toBeLessThanOrEqual(1);
       }
-      const e = earnings as { ad_revenue_tracked_usd: number; impressions: number; clicks: number; payouts_paid_usd: number; payouts_pending_usd: number; payouts: { amount_usd: number; status: string; paid_at: string | null }[] };
+      const e = earnings as {
+        ad_revenue_tracked_usd: number;
+        impressions: number;
+        clicks: number;
+        payouts_paid_usd: number;
+        payouts_pending_usd: number;
+        payouts: { amount_usd: number; status: string; paid_at: string | null }[];
+      };
       expect(cents(e.ad_revenue_tracked_usd)).toBe(placements.reduce((n, p) => n + cents(p.revenue_usd), 0));
       expect(e.impressions).toBe(placements.reduce((n, p) => n + p.impressions, 0));
       expect(e.clicks).toBe(placements.reduce((n, p) => n + p.clicks, 0));
       expect(cents(e.payouts_paid_usd)).toBe(e.payouts.filter((p) => p.status === 'paid').reduce((n, p) => n + cents(p.amount_usd), 0));
-      expect(cents(e.payouts_pending_usd)).toBe(e.payouts.filter((p) => ['pending', 'processing'].includes(p.status)).reduce((n, p) => n + cents(p.amount_usd), 0));
+      expect(cents(e.payouts_pending_usd)).toBe(
+        e.payouts.filter((p) => ['pending', 'processing'].includes(p.status)).reduce((n, p) => n + cents(p.amount_usd), 0),
+      );
       for (const p of e.payouts) expect(p.paid_at !== null).toBe(p.status === 'paid');
     });
 

@@ -109,13 +109,19 @@ for (const engine of testEngines()) {
           const mine = [userId];
           return {
             profile: (await q.query('select id, email, name, company, role, created_at from public.users where id = $1', mine))[0],
-            apps: await q.query('select id, name, slug, description, category, allowed_origins, created_at from public.apps where user_id = $1 and archived_at is null order by created_at, id', mine),
+            apps: await q.query(
+              'select id, name, slug, description, category, allowed_origins, created_at from public.apps where user_id = $1 and archived_at is null order by created_at, id',
+              mine,
+            ),
             placements: await q.query(
               `select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, created_at
                from public.placements where user_id = $1 order by created_at, id`,
               mine,
             ),
-            payouts: await q.query('select period, amount_usd, status, paid_at, requested_at from public.payouts where user_id = $1 order by period desc', mine),
+            payouts: await q.query(
+              'select period, amount_usd, status, paid_at, requested_at from public.payouts where user_id = $1 order by period desc',
+              mine,
+            ),
             api_keys: await q.query(
               `select id, app_id, name, environment, status, key_prefix, key_last4, created_at, last_used_at
                from public.api_keys where user_id = $1 order by created_at, id`,
@@ -172,7 +178,9 @@ for (const engine of testEngines()) {
 
       it('money with cents and sub-cent digits keeps its value through the JSON aggregate', async () => {
         const { placements } = await readAccount(probe.engine, reader(suite.users.demo), 'apps');
-        const [raw] = await asService(suite.db, (q) => q.query<{ revenue_usd: string }>('select revenue_usd::text from public.placements where id = $1', [placements[0]!.id]));
+        const [raw] = await asService(suite.db, (q) =>
+          q.query<{ revenue_usd: string }>('select revenue_usd::text from public.placements where id = $1', [placements[0]!.id]),
+        );
         expect(placements[0]!.revenue_usd).toBe(Number(raw!.revenue_usd));
       });
     });
@@ -207,50 +215,51 @@ for (const engine of testEngines()) {
 
       // PostgreSQL only: PGlite runs one transaction at a time, so a read there would wait for
       // the lock's holder instead of timing out.
-      if (engine.name === 'postgres') it('a lock the read cannot get in time (55P03, the database is busy) is the 502 account_unavailable', async () => {
-        const token = await accessToken(suite.users.demo);
-        const earningsRoute = route('/api/v1/me/earnings');
-        const keysRoute = route('/api/v1/me/api-keys');
-        const logged = vi.spyOn(log, 'error');
-        let locked!: () => void;
-        let release!: () => void;
-        const isLocked = new Promise<void>((resolve) => (locked = resolve));
-        const released = new Promise<void>((resolve) => (release = resolve));
-        const holding = suite.db.transaction(async (tx) => {
-          await tx.exec('lock table public.payouts in access exclusive mode');
-          locked();
-          await released;
+      if (engine.name === 'postgres')
+        it('a lock the read cannot get in time (55P03, the database is busy) is the 502 account_unavailable', async () => {
+          const token = await accessToken(suite.users.demo);
+          const earningsRoute = route('/api/v1/me/earnings');
+          const keysRoute = route('/api/v1/me/api-keys');
+          const logged = vi.spyOn(log, 'error');
+          let locked!: () => void;
+          let release!: () => void;
+          const isLocked = new Promise<void>((resolve) => (locked = resolve));
+          const released = new Promise<void>((resolve) => (release = resolve));
+          const holding = suite.db.transaction(async (tx) => {
+            await tx.exec('lock table public.payouts in access exclusive mode');
+            locked();
+            await released;
+          });
+          await isLocked;
+          // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would:
+          // the setting opens every transaction, whether run in turn or sent as one script.
+          const lockTimeout = "select set_config('lock_timeout', '50ms', true)";
+          const impatient: Engine = {
+            ...suite.db,
+            transaction: (fn) =>
+              suite.db.transaction(async (tx) => {
+                await tx.query(lockTimeout);
+                return fn(tx);
+              }),
+            script: async (text) => (await suite.db.script(`${lockTimeout}; ${text}`)).slice(1),
+          };
+          setTestServices({ ...services, database: () => Promise.resolve(impatient) });
+          try {
+            const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
+            expect(res.status).toBe(502);
+            expect(body).toEqual({ error: { status: 502, code: 'account_unavailable', message: expect.stringContaining('retry after') } });
+            expect(res.headers.get('retry-after')).toBe('5');
+            expect(text).not.toMatch(/lock|payouts|55P03/);
+            expect(logged).toHaveBeenCalledWith('account read failed', expect.objectContaining({ user_id: suite.users.demo, read: 'earnings' }));
+            // A read that does not touch the locked table is not held up.
+            expect((await get(keysRoute.GET, keysRoute.path, token)).res.status).toBe(200);
+          } finally {
+            setTestServices(services);
+            release();
+            await holding;
+          }
+          expect((await get(earningsRoute.GET, earningsRoute.path, token)).res.status).toBe(200);
         });
-        await isLocked;
-        // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would:
-        // the setting opens every transaction, whether run in turn or sent as one script.
-        const lockTimeout = "select set_config('lock_timeout', '50ms', true)";
-        const impatient: Engine = {
-          ...suite.db,
-          transaction: (fn) =>
-            suite.db.transaction(async (tx) => {
-              await tx.query(lockTimeout);
-              return fn(tx);
-            }),
-          script: async (text) => (await suite.db.script(`${lockTimeout}; ${text}`)).slice(1),
-        };
-        setTestServices({ ...services, database: () => Promise.resolve(impatient) });
-        try {
-          const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
-          expect(res.status).toBe(502);
-          expect(body).toEqual({ error: { status: 502, code: 'account_unavailable', message: expect.stringContaining('retry after') } });
-          expect(res.headers.get('retry-after')).toBe('5');
-          expect(text).not.toMatch(/lock|payouts|55P03/);
-          expect(logged).toHaveBeenCalledWith('account read failed', expect.objectContaining({ user_id: suite.users.demo, read: 'earnings' }));
-          // A read that does not touch the locked table is not held up.
-          expect((await get(keysRoute.GET, keysRoute.path, token)).res.status).toBe(200);
-        } finally {
-          setTestServices(services);
-          release();
-          await holding;
-        }
-        expect((await get(earningsRoute.GET, earningsRoute.path, token)).res.status).toBe(200);
-      });
 
       it('a bug in the view code is a 500 internal_error that does not show the cause, which is logged', async () => {
         const token = await accessToken(suite.users.demo);

@@ -205,16 +205,22 @@ for (const engine of testEngines()) {
       });
 
       it.each([
-        ['tampered', async () => {
-          const [h, p, s] = (await assertionFromService()).split('.') as [string, string, string];
-          const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
-          return `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'agr_BBBBBBBBBBBBBBBBBBBBBB' })).toString('base64url')}.${s}`;
-        }],
-        ['signed by another key', async () => {
-          const { privateKey } = await generateKeyPair('ES256');
-          const secrets = await requireOAuthSecrets(testServices());
-          return (await issueIdentityAssertion({ signingKey: privateKey, publicJwk: secrets.publicJwk })).assertion;
-        }],
+        [
+          'tampered',
+          async () => {
+            const [h, p, s] = (await assertionFromService()).split('.') as [string, string, string];
+            const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
+            return `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'agr_BBBBBBBBBBBBBBBBBBBBBB' })).toString('base64url')}.${s}`;
+          },
+        ],
+        [
+          'signed by another key',
+          async () => {
+            const { privateKey } = await generateKeyPair('ES256');
+            const secrets = await requireOAuthSecrets(testServices());
+            return (await issueIdentityAssertion({ signingKey: privateKey, publicJwk: secrets.publicJwk })).assertion;
+          },
+        ],
         ['for another audience', () => serviceSigned({ aud: `${BASE}/api/v1` })],
         ['from another issuer', () => serviceSigned({ iss: 'https://another-deployment.example' })],
         ['of the access-token typ', () => serviceSigned({ typ: 'at+jwt' })],

@@ -33,7 +33,9 @@ for (const engine of testEngines()) {
     it('answers in request order, ids defaulting to the index, each exactly as the route alone would', async () => {
       const token = await accessToken(users.demo);
       const { res, body } = await postBatch(
-        { requests: [{ path: '/api/v1/me/earnings?payout_limit=2', id: 'earn' }, { path: '/api/v1/pricing?audience=publisher' }, { path: '/api/v1/me', id: 7 }] },
+        {
+          requests: [{ path: '/api/v1/me/earnings?payout_limit=2', id: 'earn' }, { path: '/api/v1/pricing?audience=publisher' }, { path: '/api/v1/me', id: 7 }],
+        },
         { token },
       );
       expect(res.status).toBe(200);
@@ -49,7 +51,10 @@ for (const engine of testEngines()) {
     });
 
     it('validates each sub-request as if called alone', async () => {
-      const { body } = await postBatch({ requests: [{ path: '/api/v1/search?q=' }, { path: '/api/v1/me/apps?placement_status=nope' }, { path: '/api/v1/pages?limit=101' }] }, { token: 'svc_sandbox' });
+      const { body } = await postBatch(
+        { requests: [{ path: '/api/v1/search?q=' }, { path: '/api/v1/me/apps?placement_status=nope' }, { path: '/api/v1/pages?limit=101' }] },
+        { token: 'svc_sandbox' },
+      );
       expect(body.responses.map((r) => r.status)).toEqual([400, 400, 400]);
       for (const r of body.responses) expect(r.body).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.any(String) } });
     });
@@ -64,21 +69,32 @@ for (const engine of testEngines()) {
         ['a token of another issuer', () => otherIssuerToken(users.demo), 401, 'invalid_token'],
       ];
       it.each(cases)('%s: every account sub-request answers %i %s, the public one 200', async (_name, make, status, code) => {
-        const { res, body } = await postBatch({ requests: [...ACCOUNT_ROUTES.map((r) => ({ path: r.path })), { path: '/api/v1/pricing' }] }, { token: await make() });
+        const { res, body } = await postBatch(
+          { requests: [...ACCOUNT_ROUTES.map((r) => ({ path: r.path })), { path: '/api/v1/pricing' }] },
+          { token: await make() },
+        );
         expect(res.status).toBe(200);
         expect(body.responses.map((r) => r.status)).toEqual([...ACCOUNT_ROUTES.map(() => status), 200]);
         for (const r of body.responses.slice(0, ACCOUNT_ROUTES.length)) expect(r.body).toEqual({ error: { status, code, message: expect.any(String) } });
       });
 
-      it.each(ACCOUNT_ROUTES.map((r) => [r.scope, r.path] as const))('a token without %s: 403 insufficient_scope for %s and the routes of that scope only', async (scope) => {
-        const token = await accessToken(users.demo, { scopes: SCOPES.filter((s) => s !== scope) });
-        const { body } = await postBatch({ requests: ACCOUNT_ROUTES.map((r) => ({ path: r.path })) }, { token });
-        for (const [i, r] of ACCOUNT_ROUTES.entries()) {
-          const sub = body.responses[i]!;
-          if (r.scope === scope) expect(sub).toEqual({ id: i, status: 403, body: { error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining(scope) } } });
-          else expect(sub.status).toBe(200);
-        }
-      });
+      it.each(ACCOUNT_ROUTES.map((r) => [r.scope, r.path] as const))(
+        'a token without %s: 403 insufficient_scope for %s and the routes of that scope only',
+        async (scope) => {
+          const token = await accessToken(users.demo, { scopes: SCOPES.filter((s) => s !== scope) });
+          const { body } = await postBatch({ requests: ACCOUNT_ROUTES.map((r) => ({ path: r.path })) }, { token });
+          for (const [i, r] of ACCOUNT_ROUTES.entries()) {
+            const sub = body.responses[i]!;
+            if (r.scope === scope)
+              expect(sub).toEqual({
+                id: i,
+                status: 403,
+                body: { error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining(scope) } },
+              });
+            else expect(sub.status).toBe(200);
+          }
+        },
+      );
     });
 
     describe('malformed batches are 400', () => {
@@ -153,7 +169,10 @@ for (const engine of testEngines()) {
       it('runs the sub-requests once for two concurrent requests with one key', async () => {
         const token = await accessToken(users.demo);
         const before = probe.state.userReads;
-        const [a, b] = await Promise.all([postBatch(requests, { token, key: `race-${engine.name}` }), postBatch(requests, { token, key: `race-${engine.name}` })]);
+        const [a, b] = await Promise.all([
+          postBatch(requests, { token, key: `race-${engine.name}` }),
+          postBatch(requests, { token, key: `race-${engine.name}` }),
+        ]);
         expect(a.res.status).toBe(200);
         expect(b.res.status).toBe(200);
         expect(a.text).toBe(b.text);

@@ -43,7 +43,14 @@ for (const engine of testEngines()) {
     const appOf = async (user: SignedInUser) => (await appsOf(user)).apps[0]!.id;
 
     const newApp = (fields: Partial<Record<string, string>> = {}) =>
-      form({ name: 'Story Forge', slug: 'story-forge', description: 'Stories', category: 'Writing, games', allowed_origins: 'https://storyforge.example\nhttp://localhost:5173', ...fields });
+      form({
+        name: 'Story Forge',
+        slug: 'story-forge',
+        description: 'Stories',
+        category: 'Writing, games',
+        allowed_origins: 'https://storyforge.example\nhttp://localhost:5173',
+        ...fields,
+      });
 
     it('creates an app with its categories and allowed origins, and the API lists it', async () => {
       const state = await createAppForm(newApp(), me(), suite.services);
@@ -81,7 +88,9 @@ for (const engine of testEngines()) {
 
     it('edits an app, and cannot edit or archive another publisher’s app', async () => {
       const id = (await appsOf(me())).apps.find((a) => a.slug === 'story-forge')!.id;
-      expect((await updateAppForm(id, newApp({ name: 'Story Forge 2', slug: 'story-forge-2', allowed_origins: '' }), me(), suite.services)).notice).toMatch(/^Saved\./);
+      expect((await updateAppForm(id, newApp({ name: 'Story Forge 2', slug: 'story-forge-2', allowed_origins: '' }), me(), suite.services)).notice).toMatch(
+        /^Saved\./,
+      );
       expect((await appsOf(me())).apps.find((a) => a.id === id)).toMatchObject({ name: 'Story Forge 2', slug: 'story-forge-2', allowed_origins: [] });
       const theirs = await appOf(other());
       expect((await updateAppForm(theirs, newApp({ slug: 'taken-over' }), me(), suite.services)).error).toBe('That app does not exist, or is archived.');
@@ -93,7 +102,9 @@ for (const engine of testEngines()) {
     it('creates placements of the four formats, and refuses an unknown format or another publisher’s app', async () => {
       const app = (await appsOf(me())).apps.find((a) => a.slug === 'story-forge-2')!.id;
       for (const format of ['floating_video', 'tooltip', 'sponsored_card', 'inline_text']) {
-        expect((await createPlacementForm(form({ app_id: app, name: `P ${format}`, format }), me(), suite.services)).notice).toBe(`Created the placement P ${format}.`);
+        expect((await createPlacementForm(form({ app_id: app, name: `P ${format}`, format }), me(), suite.services)).notice).toBe(
+          `Created the placement P ${format}.`,
+        );
       }
       const unknown = await createPlacementForm(form({ app_id: app, name: 'Banner', format: 'banner' }), me(), suite.services);
       expect(unknown.error).toMatch(/Choose one of the formats/);
@@ -129,11 +140,19 @@ for (const engine of testEngines()) {
       const created = state.createdKey!;
       expect(created.key).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
       expect(created.masked_key).toBe(`${created.key.slice(0, 16)}…${created.key.slice(-4)}`);
-      const [row] = await asService(suite.db, (q) => q.query<{ key_hash: string; id: string }>('select id, key_hash from public.api_keys where key_prefix = $1', [created.key.slice(0, 16)]));
+      const [row] = await asService(suite.db, (q) =>
+        q.query<{ key_hash: string; id: string }>('select id, key_hash from public.api_keys where key_prefix = $1', [created.key.slice(0, 16)]),
+      );
       expect(row!.key_hash).toBe(sha256Hex(created.key));
       const stored = JSON.stringify(await asService(suite.db, (q) => q.query('select * from public.api_keys where id = $1', [row!.id])));
       expect(stored).not.toContain(created.key);
-      expect((await keysOf(me())).find((k) => k.id === row!.id)).toMatchObject({ app_id: app, name: 'Web', environment: 'development', status: 'active', masked_key: created.masked_key });
+      expect((await keysOf(me())).find((k) => k.id === row!.id)).toMatchObject({
+        app_id: app,
+        name: 'Web',
+        environment: 'development',
+        status: 'active',
+        masked_key: created.masked_key,
+      });
 
       expect((await revokeApiKeyForm(form({ id: row!.id }), other(), suite.services)).error).toMatch(/does not exist/);
       expect((await revokeApiKeyForm(form({ id: row!.id }), me(), suite.services)).notice).toMatch(/Revoked/);
@@ -142,9 +161,13 @@ for (const engine of testEngines()) {
     });
 
     it('refuses a key for another publisher’s app, or with an unknown environment', async () => {
-      expect((await createApiKeyForm(form({ app_id: await appOf(other()), name: 'Borrowed', environment: 'production' }), me(), suite.services)).error).toMatch(/does not exist/);
+      expect((await createApiKeyForm(form({ app_id: await appOf(other()), name: 'Borrowed', environment: 'production' }), me(), suite.services)).error).toMatch(
+        /does not exist/,
+      );
       const app = await appOf(me());
-      expect((await createApiKeyForm(form({ app_id: app, name: 'Staging', environment: 'staging' }), me(), suite.services)).error).toMatch(/development or production/);
+      expect((await createApiKeyForm(form({ app_id: app, name: 'Staging', environment: 'staging' }), me(), suite.services)).error).toMatch(
+        /development or production/,
+      );
       expect((await createApiKeyForm(form({ app_id: 'not-a-uuid', name: 'X', environment: 'production' }), me(), suite.services)).error).toBe('Unknown app.');
     });
 
@@ -165,9 +188,14 @@ for (const engine of testEngines()) {
       await recordApproval(suite.db, suite.users.demo, { clientId: 'mcl_console000000000000000', name: 'Console test client' }, ['profile:read']);
       await recordApproval(suite.db, suite.users.demo, { clientId: 'mcl_console000000000000000', name: 'Console test client' }, ['profile:read', 'apps:read']);
       const mine = await listApprovals(suite.db, suite.users.demo);
-      expect(mine.find((a) => a.client_id === 'mcl_console000000000000000')).toMatchObject({ client_name: 'Console test client', scopes: ['profile:read', 'apps:read'] });
+      expect(mine.find((a) => a.client_id === 'mcl_console000000000000000')).toMatchObject({
+        client_name: 'Console test client',
+        scopes: ['profile:read', 'apps:read'],
+      });
       expect((await listApprovals(suite.db, suite.users.demo2)).map((a) => a.client_id)).not.toContain('mcl_console000000000000000');
-      expect((await withdrawApprovalForm(form({ client_id: 'mcl_console000000000000000' }), other(), suite.services)).error).toBe('That approval does not exist.');
+      expect((await withdrawApprovalForm(form({ client_id: 'mcl_console000000000000000' }), other(), suite.services)).error).toBe(
+        'That approval does not exist.',
+      );
       expect((await withdrawApprovalForm(form({ client_id: 'mcl_console000000000000000' }), me(), suite.services)).notice).toMatch(/must ask you again/);
       expect((await listApprovals(suite.db, suite.users.demo)).map((a) => a.client_id)).not.toContain('mcl_console000000000000000');
     });

@@ -218,7 +218,9 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
     await workers;
     const kinds = [...seen.keys()].sort();
     // Only successes and the documented answers of an outage, each with Retry-After.
-    expect(kinds.filter((k) => !['me 200', 'me 502 retry', 'ad 200', 'ad 503 retry', 'pricing 200 live=true', 'pricing 200 live=false'].includes(k))).toEqual([]);
+    expect(kinds.filter((k) => !['me 200', 'me 502 retry', 'ad 200', 'ad 503 retry', 'pricing 200 live=true', 'pricing 200 live=false'].includes(k))).toEqual(
+      [],
+    );
     // The outage was seen, and so was the return.
     expect(seen.get('me 502 retry')).toBeGreaterThan(0);
     expect(seen.get('ad 503 retry')).toBeGreaterThan(0);
@@ -244,7 +246,12 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
   it('cuts off a slow statement at the deadline and cancels it on the server', async () => {
     const marker = `slow_${randomBytes(4).toString('hex')}`;
     const slow = engine.query(`select pg_sleep(30) as ${marker}`);
-    const err = await answered(slow.then(() => null, (e: unknown) => e));
+    const err = await answered(
+      slow.then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     expect(err).toBeInstanceOf(DatabaseTimeout);
     expect(isDatabaseError(err)).toBe(true);
     // The cancel request reached the server: the statement is no longer running there.
@@ -261,7 +268,12 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
 
   it('does not queue statements without bound: with every connection busy, the ones waiting are answered at the deadline too', async () => {
     // Twice as many slow statements as the pool has connections (10): half wait for one.
-    const slow = Array.from({ length: 20 }, () => engine.query('select pg_sleep(30)').then(() => null, (e: unknown) => e));
+    const slow = Array.from({ length: 20 }, () =>
+      engine.query('select pg_sleep(30)').then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     const errors = await answered(Promise.all(slow));
     expect(errors.every((e) => e instanceof DatabaseTimeout)).toBe(true);
     // The pool is free again: a quick statement answers, once the cancel requests have all

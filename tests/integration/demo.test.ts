@@ -24,7 +24,12 @@ for (const engine of testEngines()) {
           [hashApiKey(setup.key)],
         ),
       );
-      expect(key).toMatchObject({ name: 'Quizly demo page', status: 'active', user_id: suite.users.demo, allowed_origins: ['http://localhost:3000', 'http://127.0.0.1:3000'] });
+      expect(key).toMatchObject({
+        name: 'Quizly demo page',
+        status: 'active',
+        user_id: suite.users.demo,
+        allowed_origins: ['http://localhost:3000', 'http://127.0.0.1:3000'],
+      });
       const placements = await suite.db.query<{ id: string; format: string; status: string; name: string }>(
         'select id, format, status, name from public.placements where id = any($1::uuid[])',
         [Object.values(setup.placements)],

@@ -110,7 +110,12 @@ describe('the docs MCP server at /docs/mcp', () => {
         docsMcp.POST(
           new Request(`${BASE}/docs/mcp`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'x-forwarded-for': '192.0.2.91' },
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': '2025-06-18',
+              'x-forwarded-for': '192.0.2.91',
+            },
             body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
           }),
           { params: Promise.resolve({}) },

@@ -131,34 +131,61 @@ for (const engine of testEngines()) {
         if (!made.ok) throw new Error(made.error);
         placements.push(made.value.id);
       }
-      const keys = [(await newKey(db, users.demo, { appId: app.value.id })).key, (await newKey(db, users.demo, { appId: app.value.id, environment: 'development' })).key];
+      const keys = [
+        (await newKey(db, users.demo, { appId: app.value.id })).key,
+        (await newKey(db, users.demo, { appId: app.value.id, environment: 'development' })).key,
+      ];
       const revoked = await newKey(db, users.demo, { appId: app.value.id, name: 'Revoked' });
       if (!(await revokeApiKey(db, users.demo, revoked.id)).ok) throw new Error('could not revoke');
-      const archivedApp = await createApp(db, users.demo, { name: 'Fuzz archived', slug: `fuzz-arch-${Date.now()}`, description: '', category: [], allowed_origins: [] });
+      const archivedApp = await createApp(db, users.demo, {
+        name: 'Fuzz archived',
+        slug: `fuzz-arch-${Date.now()}`,
+        description: '',
+        category: [],
+        allowed_origins: [],
+      });
       if (!archivedApp.ok) throw new Error(archivedApp.error);
       const archived = await newKey(db, users.demo, { appId: archivedApp.value.id });
       if (!(await archiveApp(db, users.demo, archivedApp.value.id)).ok) throw new Error('could not archive');
       const allowed = 'https://allowed.example';
-      const originApp = await createApp(db, users.demo, { name: 'Fuzz origin', slug: `fuzz-origin-${Date.now()}`, description: '', category: [], allowed_origins: [allowed] });
+      const originApp = await createApp(db, users.demo, {
+        name: 'Fuzz origin',
+        slug: `fuzz-origin-${Date.now()}`,
+        description: '',
+        category: [],
+        allowed_origins: [allowed],
+      });
       if (!originApp.ok) throw new Error(originApp.error);
       const originKey = await newKey(db, users.demo, { appId: originApp.value.id });
 
       const decisionTokens: string[] = [];
       for (let round = 0; round < 3; round++) {
         for (const placement of placements) {
-          const ad = await call('/functions/v1/ads', 'GET', `/functions/v1/ads?placement_id=${placement}&session_id=fuzz-setup-${round}`, { 'x-api-key': keys[0]! });
+          const ad = await call('/functions/v1/ads', 'GET', `/functions/v1/ads?placement_id=${placement}&session_id=fuzz-setup-${round}`, {
+            'x-api-key': keys[0]!,
+          });
           if (ad.status === 200) decisionTokens.push(String(ad.body!.token));
         }
       }
       if (decisionTokens.length === 0) throw new Error('no ad filled: the fuzzer needs decision tokens');
       const consentedSubjects = ['a', 'b'].map((c) => c.repeat(64));
       for (const subject of consentedSubjects) {
-        const made = await call('/functions/v1/consents', 'POST', '/functions/v1/consents', { 'x-api-key': keys[0]! }, { subject_id: subject, purposes: ['ai_interactions', 'ux_sessions'], policy_version: 'v1' });
+        const made = await call(
+          '/functions/v1/consents',
+          'POST',
+          '/functions/v1/consents',
+          { 'x-api-key': keys[0]! },
+          { subject_id: subject, purposes: ['ai_interactions', 'ux_sessions'], policy_version: 'v1' },
+        );
         if (made.status !== 200) throw new Error(`consent answered ${made.status}`);
       }
-      const foreignPlacements = (await db.query<{ id: string }>('select p.id from public.placements p join public.apps a on a.id = p.app_id where a.user_id = $1', [users.demo2])).map((r) => r.id);
+      const foreignPlacements = (
+        await db.query<{ id: string }>('select p.id from public.placements p join public.apps a on a.id = p.app_id where a.user_id = $1', [users.demo2])
+      ).map((r) => r.id);
       const demoApps = (await db.query<{ id: string }>('select id from public.apps where user_id = $1', [users.demo])).map((r) => r.id);
-      const demoPlacements = (await db.query<{ id: string }>('select p.id from public.placements p join public.apps a on a.id = p.app_id where a.user_id = $1', [users.demo])).map((r) => r.id);
+      const demoPlacements = (
+        await db.query<{ id: string }>('select p.id from public.placements p join public.apps a on a.id = p.app_id where a.user_id = $1', [users.demo])
+      ).map((r) => r.id);
 
       const pages = await call('/api/v1/pages', 'GET', '/api/v1/pages?limit=1', {});
       const search = await call('/api/v1/search', 'GET', '/api/v1/search?q=api&limit=1', {});
@@ -166,9 +193,12 @@ for (const engine of testEngines()) {
 
       const identity = await call('/agent/identity', 'POST', '/agent/identity', {}, { type: 'anonymous' });
       const publicClientId = await publicClient([REDIRECT], 'Fuzz public');
-      const confidential = (await registerClient({ client_name: 'Fuzz confidential', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' })).body;
+      const confidential = (
+        await registerClient({ client_name: 'Fuzz confidential', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' })
+      ).body;
       const codes: string[] = [];
-      for (const client of [publicClientId, publicClientId, confidential.client_id, confidential.client_id]) codes.push((await approve(client, users.demo)).searchParams.get('code')!);
+      for (const client of [publicClientId, publicClientId, confidential.client_id, confidential.client_id])
+        codes.push((await approve(client, users.demo)).searchParams.get('code')!);
       const authorizeQuery = authorizeParams(publicClientId).toString();
       const { sessionSecret } = await requireOAuthSecrets(suite.services);
 
@@ -239,7 +269,12 @@ for (const engine of testEngines()) {
         const started = performance.now();
         const answered = await settle(
           (async () => {
-            const res = await callRoute(routed.route, handler, nextRequest(`${fixtures.origin}${routed.target}`, { method: request.method, headers, body: request.body }), routed.params);
+            const res = await callRoute(
+              routed.route,
+              handler,
+              nextRequest(`${fixtures.origin}${routed.target}`, { method: request.method, headers, body: request.body }),
+              routed.params,
+            );
             return { res, text: await res.text() };
           })(),
           TIMEOUT_MS,
@@ -303,7 +338,12 @@ for (const engine of testEngines()) {
           const key = `${(o.routed as { route: string }).route} ${o.request.method} ${o.status}`;
           table.set(key, (table.get(key) ?? 0) + 1);
         }
-        console.log([...table].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${String(n).padStart(6)} ${k}`).join('\n'));
+        console.log(
+          [...table]
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([k, n]) => `${String(n).padStart(6)} ${k}`)
+            .join('\n'),
+        );
       }
       const report = failures
         .slice(0, 12)
@@ -319,7 +359,10 @@ for (const engine of testEngines()) {
       if (failures.length > 0) {
         console.log(
           `fuzz[${engine.name}]: ${failures.length} failing requests (seed ${formatSeed(SEED)}); replay with ` +
-            `FUZZ_SEED=${formatSeed(SEED)} FUZZ_ONLY=${failures.slice(0, 20).map((o) => o.request.index).join(',')} npx vitest run tests/integration/fuzz.test.ts\n\n${report}`,
+            `FUZZ_SEED=${formatSeed(SEED)} FUZZ_ONLY=${failures
+              .slice(0, 20)
+              .map((o) => o.request.index)
+              .join(',')} npx vitest run tests/integration/fuzz.test.ts\n\n${report}`,
         );
       }
       expect(failures.length, `seed ${formatSeed(SEED)}:\n${report}`).toBe(0);
@@ -329,12 +372,22 @@ for (const engine of testEngines()) {
       // declared operation answered a success at least once, so the deep paths ran too.
       const asked = new Set(outcomes.filter((o) => o.request.index < targets.length).map((o) => o.request.intent));
       expect(targets.map((t) => `${t.method} ${t.route}`).filter((t) => !asked.has(t))).toEqual([]);
-      const succeeded = new Set(answered.filter((o) => o.status! < 400 && o.routed.kind === 'route').map((o) => `${o.request.method} ${(o.routed as { route: string }).route}`));
+      const succeeded = new Set(
+        answered.filter((o) => o.status! < 400 && o.routed.kind === 'route').map((o) => `${o.request.method} ${(o.routed as { route: string }).route}`),
+      );
       // (HEAD of a GET that records something is refused by design: a link checker must not count.)
-      const declared = targets.filter((t) => t.operation && t.method !== 'OPTIONS' && !(t.method === 'HEAD' && t.declaration.getRecords)).map((t) => `${t.method} ${t.route}`);
+      const declared = targets
+        .filter((t) => t.operation && t.method !== 'OPTIONS' && !(t.method === 'HEAD' && t.declaration.getRecords))
+        .map((t) => `${t.method} ${t.route}`);
       expect(declared.filter((op) => !succeeded.has(op))).toEqual([]);
       // The default budget ran out at least once, so 429s were judged too.
-      const limited = outcomes.filter((o) => o.request.budget === 'default' && o.routed.kind === 'route' && ROUTES[o.routed.route as keyof typeof ROUTES].rateLimit && o.request.method !== 'OPTIONS');
+      const limited = outcomes.filter(
+        (o) =>
+          o.request.budget === 'default' &&
+          o.routed.kind === 'route' &&
+          ROUTES[o.routed.route as keyof typeof ROUTES].rateLimit &&
+          o.request.method !== 'OPTIONS',
+      );
       if (limited.length > standard.rateLimiter.config.max) expect(count((o) => o.status === 429)).toBeGreaterThan(0);
     }, 300_000);
   });

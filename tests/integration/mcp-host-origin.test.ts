@@ -51,7 +51,7 @@ describe.each([
   ['/docs/mcp', {}],
   ['/mcp', SANDBOX],
 ] as const)('%s', (path, credential) => {
-  it('refuses the MCP conformance suite\'s rebinding request (Host and Origin evil.example.com) with a 403 in the API envelope', async () => {
+  it("refuses the MCP conformance suite's rebinding request (Host and Origin evil.example.com) with a 403 in the API envelope", async () => {
     const { res, body } = await post(path, { ...credential, ...EVIL });
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toBe('application/json');

@@ -238,7 +238,11 @@ for (const engine of testEngines()) {
         { params: Promise.resolve({}) },
       );
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { jsonrpc: string; id: number; result: { structuredContent: Record<string, unknown>; content: { type: string; text: string }[] } };
+      const body = (await res.json()) as {
+        jsonrpc: string;
+        id: number;
+        result: { structuredContent: Record<string, unknown>; content: { type: string; text: string }[] };
+      };
       expect(body).toMatchObject({ jsonrpc: '2.0', id: 1 });
       expect(body.result.structuredContent).toEqual(await restTwin('get_my_earnings', 'svc_sandbox', '?payout_limit=1'));
       expect(body.result.content).toEqual([{ type: 'text', text: JSON.stringify(body.result.structuredContent) }]);

@@ -16,9 +16,7 @@ for (const engine of testEngines()) {
     });
 
     it('records every migration where the Supabase CLI looks, and re-running applies nothing', async () => {
-      const rows = await db.query<{ version: string; name: string }>(
-        'select version, name from supabase_migrations.schema_migrations order by version',
-      );
+      const rows = await db.query<{ version: string; name: string }>('select version, name from supabase_migrations.schema_migrations order by version');
       expect(rows.map((r) => r.version)).toEqual(readMigrations().map((m) => m.version));
       expect(await migrate(db)).toEqual([]);
     });
@@ -61,7 +59,7 @@ for (const engine of testEngines()) {
       expect(keys.filter((k) => k.status === 'revoked')).toHaveLength(1);
     });
 
-    it("placement counters equal the sum of their daily stats", async () => {
+    it('placement counters equal the sum of their daily stats', async () => {
       const rows = await db.query<{ id: string; impressions: number; clicks: number; revenue_usd: number; si: number; sc: number; sr: number }>(
         `select p.id, p.impressions, p.clicks, p.revenue_usd,
                 coalesce(sum(s.impressions), 0)::bigint si, coalesce(sum(s.clicks), 0)::bigint sc, coalesce(sum(s.revenue_usd), 0)::numeric sr

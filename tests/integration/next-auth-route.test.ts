@@ -34,7 +34,10 @@ describe('/api/auth/*', () => {
   it('refuses a body over the cap with 413, on the logger and every other action', async () => {
     const services = makeServices();
     for (const action of ['_log', 'signout', 'callback/credentials']) {
-      const res = await handlersOf('/api/auth/[...nextauth]', services).POST(post(action, 'x'.repeat(MAX_BODY_BYTES + 1), '192.0.2.121', 'application/x-www-form-urlencoded'), ctx(action.split('/')));
+      const res = await handlersOf('/api/auth/[...nextauth]', services).POST(
+        post(action, 'x'.repeat(MAX_BODY_BYTES + 1), '192.0.2.121', 'application/x-www-form-urlencoded'),
+        ctx(action.split('/')),
+      );
       expect(res.status, action).toBe(413);
       expect(await res.json()).toMatchObject({ error: 'invalid_request' });
     }

@@ -92,7 +92,13 @@ describe('/oauth/authorize under a flood', () => {
       new Request('http://localhost:3000/oauth/token', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '192.0.2.134' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', client_id: `${origin}/token.json`, code: 'x', redirect_uri: 'http://127.0.0.1:8765/callback', code_verifier: 'x'.repeat(43) }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          client_id: `${origin}/token.json`,
+          code: 'x',
+          redirect_uri: 'http://127.0.0.1:8765/callback',
+          code_verifier: 'x'.repeat(43),
+        }).toString(),
       }),
       { params: Promise.resolve({}) },
     );

@@ -115,7 +115,10 @@ describe('client ID metadata documents', () => {
     expect(await fetchClientMetadata(`${origin}/bidi.json`)).toEqual({ ok: false, reason: expect.stringMatching(/client_name .*U\+202E/) });
     handler = serve(document('/bidi.json'), { 'cache-control': 'max-age=600' });
     // Refused documents are remembered for FAILURE_TTL_S, no longer.
-    expect(await fetchClientMetadata(`${origin}/bidi.json`, Date.now() + FAILURE_TTL_S * 1000 + 1)).toMatchObject({ ok: true, client: { name: 'Metadata Tool' } });
+    expect(await fetchClientMetadata(`${origin}/bidi.json`, Date.now() + FAILURE_TTL_S * 1000 + 1)).toMatchObject({
+      ok: true,
+      client: { name: 'Metadata Tool' },
+    });
   });
 
   it('keeps a document as long as its Cache-Control allows', async () => {
@@ -138,7 +141,10 @@ describe('client ID metadata documents', () => {
     expect((await fetchClientMetadata(`${origin}/flaky.json`, now)).ok).toBe(false);
     handler = serve(document('/flaky.json'), { 'cache-control': 'max-age=600' });
     // A flood of the same bad client_id costs one fetch.
-    expect(await fetchClientMetadata(`${origin}/flaky.json`, now + 1000)).toEqual({ ok: false, reason: 'the client_id URL answered 500 (redirects are not followed)' });
+    expect(await fetchClientMetadata(`${origin}/flaky.json`, now + 1000)).toEqual({
+      ok: false,
+      reason: 'the client_id URL answered 500 (redirects are not followed)',
+    });
     expect(hits).toEqual(['/flaky.json']);
     expect((await fetchClientMetadata(`${origin}/flaky.json`, now + FAILURE_TTL_S * 1000 + 1)).ok).toBe(true);
     expect(hits).toEqual(['/flaky.json', '/flaky.json']);

@@ -57,10 +57,34 @@ describe('OAuth secrets', () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const calls: [string, () => Promise<Response>][] = [
       ['GET /oauth/authorize', async () => handlersOf('/oauth/authorize', services).GET(new Request('http://localhost/oauth/authorize?client_id=x'), ctx)],
-      ['POST /oauth/authorize', async () => handlersOf('/oauth/authorize', services).POST(new Request('http://localhost/oauth/authorize', { method: 'POST', headers: form, body: 'request=a&decision=approve' }), ctx)],
-      ['POST /oauth/token', async () => handlersOf('/oauth/token', services).POST(new Request('http://localhost/oauth/token', { method: 'POST', headers: form, body: 'grant_type=authorization_code' }), ctx)],
-      ['POST /oauth/register', async () => handlersOf('/oauth/register', services).POST(new Request('http://localhost/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), ctx)],
-      ['GET /.well-known/jwks.json', async () => handlersOf('/.well-known/jwks.json', services).GET(new Request('http://localhost/.well-known/jwks.json'), ctx)],
+      [
+        'POST /oauth/authorize',
+        async () =>
+          handlersOf('/oauth/authorize', services).POST(
+            new Request('http://localhost/oauth/authorize', { method: 'POST', headers: form, body: 'request=a&decision=approve' }),
+            ctx,
+          ),
+      ],
+      [
+        'POST /oauth/token',
+        async () =>
+          handlersOf('/oauth/token', services).POST(
+            new Request('http://localhost/oauth/token', { method: 'POST', headers: form, body: 'grant_type=authorization_code' }),
+            ctx,
+          ),
+      ],
+      [
+        'POST /oauth/register',
+        async () =>
+          handlersOf('/oauth/register', services).POST(
+            new Request('http://localhost/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+            ctx,
+          ),
+      ],
+      [
+        'GET /.well-known/jwks.json',
+        async () => handlersOf('/.well-known/jwks.json', services).GET(new Request('http://localhost/.well-known/jwks.json'), ctx),
+      ],
     ];
     for (const [name, call] of calls) {
       const res = await call();

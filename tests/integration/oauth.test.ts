@@ -79,11 +79,17 @@ for (const engine of testEngines()) {
 
     describe('registration (RFC 7591)', () => {
       it.each(['client_secret_post', 'client_secret_basic'])('returns a secret once for %s and stores only its hash', async (method) => {
-        const { res, body } = await registerClient({ client_name: 'Confidential', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: method });
+        const { res, body } = await registerClient({
+          client_name: 'Confidential',
+          redirect_uris: ['https://app.example/cb'],
+          token_endpoint_auth_method: method,
+        });
         expect(res.status).toBe(201);
         expect(res.headers.get('cache-control')).toBe('no-store');
         expect(body).toMatchObject({ client_id: expect.any(String), client_secret: expect.any(String), token_endpoint_auth_method: method });
-        const [row] = await asService(suite.db, (q) => q.query<{ client_secret_hash: string }>('select client_secret_hash from public.oauth_clients where client_id = $1', [body.client_id]));
+        const [row] = await asService(suite.db, (q) =>
+          q.query<{ client_secret_hash: string }>('select client_secret_hash from public.oauth_clients where client_id = $1', [body.client_id]),
+        );
         expect(row!.client_secret_hash).toBe(hashClientSecret(body.client_secret!));
         expect(row!.client_secret_hash).not.toContain(body.client_secret!);
       });
@@ -118,7 +124,11 @@ for (const engine of testEngines()) {
       });
 
       it('refuses an unknown token_endpoint_auth_method with invalid_client_metadata', async () => {
-        const { res, body } = await registerClient({ client_name: 'Bad', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' });
+        const { res, body } = await registerClient({
+          client_name: 'Bad',
+          redirect_uris: ['https://app.example/cb'],
+          token_endpoint_auth_method: 'private_key_jwt',
+        });
         expect(res.status).toBe(400);
         expect(body.error).toBe('invalid_client_metadata');
       });
@@ -131,28 +141,43 @@ for (const engine of testEngines()) {
         expect(again.res.status).toBe(201);
         expect(again.body).toEqual(first.body);
         expect(again.res.headers.get('idempotency-key')).toBe('reg-retry-1');
-        const [{ n }] = (await asService(suite.db, (q) => q.query<{ n: number }>("select count(*)::int as n from public.oauth_clients where client_name = 'Retry'"))) as [{ n: number }];
+        const [{ n }] = (await asService(suite.db, (q) =>
+          q.query<{ n: number }>("select count(*)::int as n from public.oauth_clients where client_name = 'Retry'"),
+        )) as [{ n: number }];
         expect(n).toBe(1);
         // The stored answer is not readable without the key: no secret in clear in the table.
-        const rows = await asService(suite.db, (q) => q.query<{ response_body: string }>("select response_body from public.idempotency_records where scope = 'oauth_register'"));
+        const rows = await asService(suite.db, (q) =>
+          q.query<{ response_body: string }>("select response_body from public.idempotency_records where scope = 'oauth_register'"),
+        );
         for (const r of rows) expect(r.response_body).not.toContain(first.body.client_secret!);
       });
 
       it('refuses the same Idempotency-Key with another body', async () => {
-        await registerClient({ client_name: 'One', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' }, { 'idempotency-key': 'reg-conflict', 'x-forwarded-for': '203.0.113.7' });
-        const { res, body } = await registerClient({ client_name: 'Two', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' }, { 'idempotency-key': 'reg-conflict', 'x-forwarded-for': '203.0.113.7' });
+        await registerClient(
+          { client_name: 'One', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' },
+          { 'idempotency-key': 'reg-conflict', 'x-forwarded-for': '203.0.113.7' },
+        );
+        const { res, body } = await registerClient(
+          { client_name: 'Two', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' },
+          { 'idempotency-key': 'reg-conflict', 'x-forwarded-for': '203.0.113.7' },
+        );
         expect(res.status).toBe(400);
         expect(body.error).toBe('invalid_request');
       });
 
       it('creates one client for concurrent registrations with one key', async () => {
         const request = { client_name: 'Concurrent', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' };
-        const results = await Promise.all([1, 2, 3].map(() => registerClient(request, { 'idempotency-key': 'reg-concurrent', 'x-forwarded-for': '203.0.113.7' })));
+        const results = await Promise.all(
+          [1, 2, 3].map(() => registerClient(request, { 'idempotency-key': 'reg-concurrent', 'x-forwarded-for': '203.0.113.7' })),
+        );
         expect(new Set(results.map((r) => r.body.client_id)).size).toBe(1);
       });
 
       it('refuses an Idempotency-Key that is not visible ASCII', async () => {
-        const { res } = await registerClient({ client_name: 'X', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' }, { 'idempotency-key': 'has space' });
+        const { res } = await registerClient(
+          { client_name: 'X', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' },
+          { 'idempotency-key': 'has space' },
+        );
         expect(res.status).toBe(400);
       });
     });
@@ -217,7 +242,10 @@ for (const engine of testEngines()) {
         const { request, csrf } = consentForm(await (await openAuthorize(authorizeParams(denied).toString(), cookie)).text());
         await decide({ request, csrf_token: csrf, decision: 'deny' }, cookie);
         const approvals = await listApprovals(suite.db, suite.users.demo2);
-        expect(approvals.find((a) => a.client_id === approved)).toMatchObject({ client_name: 'Recorded Client', scopes: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] });
+        expect(approvals.find((a) => a.client_id === approved)).toMatchObject({
+          client_name: 'Recorded Client',
+          scopes: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'],
+        });
         expect(approvals.map((a) => a.client_id)).not.toContain(denied);
       });
 
@@ -235,7 +263,9 @@ for (const engine of testEngines()) {
       });
 
       it('accepts a registered loopback redirect URI on any port (RFC 8252 §7.3)', async () => {
-        const location = await approve(await publicClient(['http://127.0.0.1/callback']), suite.users.demo, { redirect_uri: 'http://127.0.0.1:51234/callback' });
+        const location = await approve(await publicClient(['http://127.0.0.1/callback']), suite.users.demo, {
+          redirect_uri: 'http://127.0.0.1:51234/callback',
+        });
         expect(location.host).toBe('127.0.0.1:51234');
       });
 
@@ -260,7 +290,10 @@ for (const engine of testEngines()) {
 
         it('127.1 for a registered 127.0.0.1', async () => {
           const clientId = await publicClient(['http://127.0.0.1:8765/callback']);
-          const res = await openAuthorize(authorizeParams(clientId, { redirect_uri: 'http://127.1:8765/callback' }).toString(), await sessionCookie(suite.users.demo));
+          const res = await openAuthorize(
+            authorizeParams(clientId, { redirect_uri: 'http://127.1:8765/callback' }).toString(),
+            await sessionCookie(suite.users.demo),
+          );
           expect(res.status).toBe(400);
           expect(res.headers.get('location')).toBeNull();
         });
@@ -393,7 +426,9 @@ for (const engine of testEngines()) {
 
       it('answers an expired code with invalid_grant', async () => {
         const result = await grantError(async (clientId, code) => {
-          await asService(suite.db, (q) => q.query("update public.oauth_authorization_codes set expires_at = now() - interval '1 second' where client_id = $1", [clientId]));
+          await asService(suite.db, (q) =>
+            q.query("update public.oauth_authorization_codes set expires_at = now() - interval '1 second' where client_id = $1", [clientId]),
+          );
           return codeGrant(clientId, code);
         });
         expect(result).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'The authorization code has expired.' } });
@@ -437,7 +472,11 @@ for (const engine of testEngines()) {
 
       describe('confidential clients', () => {
         const confidential = async (method: 'client_secret_basic' | 'client_secret_post') => {
-          const { body } = await registerClient({ client_name: 'Server app', redirect_uris: ['http://127.0.0.1:8765/callback'], token_endpoint_auth_method: method });
+          const { body } = await registerClient({
+            client_name: 'Server app',
+            redirect_uris: ['http://127.0.0.1:8765/callback'],
+            token_endpoint_auth_method: method,
+          });
           const code = (await approve(body.client_id, suite.users.demo)).searchParams.get('code')!;
           return { clientId: body.client_id, secret: body.client_secret!, code };
         };

@@ -145,9 +145,7 @@ function validatorAt(ptr: string): ValidateFunction {
 }
 
 function ajvErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? [])
-    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)} [schema ${e.schemaPath}]`)
-    .join('; ');
+  return (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)} [schema ${e.schemaPath}]`).join('; ');
 }
 
 /** Validates `value` against the schema at `ptr`: the Ajv errors, or null. */
@@ -208,8 +206,7 @@ const ALL_SCOPES = [
 function securityOf(op: Op) {
   const requirements = op.op.security ?? doc.security ?? [];
   const schemes = doc.components?.securitySchemes ?? {};
-  const named = (test: (s: SecurityScheme) => boolean) =>
-    requirements.flatMap((r) => Object.keys(r)).filter((name) => schemes[name] && test(schemes[name]!));
+  const named = (test: (s: SecurityScheme) => boolean) => requirements.flatMap((r) => Object.keys(r)).filter((name) => schemes[name] && test(schemes[name]!));
   const oauth = named((s) => s.type === 'oauth2');
   return {
     /** No credential needed (no requirement, or an empty one). */
@@ -353,7 +350,8 @@ function derivedCases(op: Op): Case[] {
   const scopes = sec.scopes;
   const scopeText = scopes.length ? scopes.join(' ') : 'every scope';
   /** The credential the parameter cases use: none when none is needed. */
-  const good = async (t: Tools) => (sec.anonymous ? undefined : sec.userTokens ? t.user(scopes.length ? scopes : undefined) : sec.sandbox ? SANDBOX : undefined);
+  const good = async (t: Tools) =>
+    sec.anonymous ? undefined : sec.userTokens ? t.user(scopes.length ? scopes : undefined) : sec.sandbox ? SANDBOX : undefined;
   /** The SDK key the parameter cases send, for an operation that takes one. */
   const key = sec.keyHeader;
   const goodKey = async (t: Tools): Promise<Record<string, string>> => (key ? { [key]: await t.sdkKey('active') } : {});
@@ -566,9 +564,7 @@ const overBudget = (init: (t: Tools) => Promise<CallInit>): Case => ({
 });
 
 const WRITTEN: Record<string, Case[]> = {
-  'GET /api/v1': [
-    { label: 'a token for the MCP resource only', expect: [401], run: async (t) => void (await t.call({ token: await t.mcpOnly() })) },
-  ],
+  'GET /api/v1': [{ label: 'a token for the MCP resource only', expect: [401], run: async (t) => void (await t.call({ token: await t.mcpOnly() })) }],
   'GET /api/v1/search': [
     nextPage('/api/v1/search?q=payout&limit=2'),
     { label: 'a cursor this API did not issue', expect: [400], run: async (t) => void (await t.call({ url: '/api/v1/search?q=payout&cursor=forged.cursor' })) },
@@ -681,7 +677,8 @@ const WRITTEN: Record<string, Case[]> = {
     {
       label: 'an Idempotency-Key with a token that is not a JWT',
       expect: [401],
-      run: async (t) => void (await t.call({ body: batchBody(ACCOUNT_SUBS), token: 'not-a-jwt', headers: { 'idempotency-key': `bad-token-${Math.random()}` } })),
+      run: async (t) =>
+        void (await t.call({ body: batchBody(ACCOUNT_SUBS), token: 'not-a-jwt', headers: { 'idempotency-key': `bad-token-${Math.random()}` } })),
     },
     {
       label: 'over the rate limit (no budget left)',
@@ -885,7 +882,12 @@ const WRITTEN: Record<string, Case[]> = {
     }),
     keyed('a body over 64 KiB, within the 1 MiB of this route (50 records of 14 KB)', 200, async (t) => {
       const data = { prompt: 'p'.repeat(7_000), response: 'r'.repeat(7_000) };
-      return { body: dataJson(await t.sdkConsent(), Array.from({ length: 50 }, (_, i) => ({ id: `big-${randomBytes(4).toString('hex')}-${i}`, data }))) };
+      return {
+        body: dataJson(
+          await t.sdkConsent(),
+          Array.from({ length: 50 }, (_, i) => ({ id: `big-${randomBytes(4).toString('hex')}-${i}`, data })),
+        ),
+      };
     }),
     keyed('a subject without a consent', 403, async () => ({ body: dataJson(newSubject()) })),
     keyed('a subject consented to ux_sessions only', 403, async (t) => ({ body: dataJson(await t.sdkConsent(['ux_sessions'])) })),
@@ -895,7 +897,10 @@ const WRITTEN: Record<string, Case[]> = {
     })),
     keyed('an invalid body: an unknown kind', 400, async (t) => ({ body: dataJson(await t.sdkConsent(), AI_RECORDS, 'emails') })),
     keyed('an invalid body: 51 records', 400, async (t) => ({
-      body: dataJson(await t.sdkConsent(), Array.from({ length: 51 }, (_, i) => ({ id: `r${i}`, data: { prompt: 'hi', response: 'hello' } }))),
+      body: dataJson(
+        await t.sdkConsent(),
+        Array.from({ length: 51 }, (_, i) => ({ id: `r${i}`, data: { prompt: 'hi', response: 'hello' } })),
+      ),
     })),
     keyed('an invalid body: not JSON', 400, async () => ({ body: '{"records": [' })),
     keyed('a text/plain body', 415, async (t) => ({ body: dataJson(await t.sdkConsent()), contentType: 'text/plain' })),
@@ -982,7 +987,8 @@ function checkSubResponses(a: Answered, body: unknown): string[] {
     const subOp = OPERATIONS.find((o) => o.method === 'GET' && o.path === pathname);
     if (!subOp) return void problems.push(`responses[${i}]: no GET ${pathname} in the document`);
     const status = documentedResponse(subOp, sub.status);
-    if (status === null) return void problems.push(`responses[${i}] (GET ${subs[i]!.path.slice(0, 80)}): status ${sub.status} is not documented for ${subOp.key}`);
+    if (status === null)
+      return void problems.push(`responses[${i}] (GET ${subs[i]!.path.slice(0, 80)}): status ${sub.status} is not documented for ${subOp.key}`);
     const { ptr, value } = resolve<ResponseObject>(`${subOp.ptr}/responses/${escapeToken(status)}`);
     if (!value.content?.['application/json']?.schema) return;
     const errors = validate(`${ptr}/content/${escapeToken('application/json')}/schema`, sub.body);
@@ -1042,7 +1048,8 @@ describe('the published document', () => {
     for (const op of OPERATIONS) {
       for (const status of Object.keys(op.op.responses)) {
         const { ptr, value } = resolve<ResponseObject>(`${op.ptr}/responses/${escapeToken(status)}`);
-        for (const [m, media] of Object.entries(value.content ?? {})) if (media.schema) expect(() => validatorAt(`${ptr}/content/${escapeToken(m)}/schema`), `${op.key} ${status} ${m}`).not.toThrow();
+        for (const [m, media] of Object.entries(value.content ?? {}))
+          if (media.schema) expect(() => validatorAt(`${ptr}/content/${escapeToken(m)}/schema`), `${op.key} ${status} ${m}`).not.toThrow();
         for (const h of Object.keys(value.headers ?? {})) {
           const header = resolve<HeaderObject>(`${ptr}/headers/${escapeToken(h)}`);
           if (header.value.schema) expect(() => validatorAt(`${header.ptr}/schema`), `${op.key} ${status} header ${h}`).not.toThrow();
@@ -1209,7 +1216,8 @@ for (const engine of testEngines()) {
             if (answered.length !== c.expect.length) problems.push(`the case made ${answered.length} calls, meant ${c.expect.length}`);
             answered.forEach((a, i) => {
               const where = `${describeRequest(a.request)} → ${a.status}`;
-              if (c.expect[i] !== undefined && a.status !== c.expect[i]) problems.push(`${where}: the case is there to draw ${c.expect[i]}; body: ${a.text.slice(0, 300)}`);
+              if (c.expect[i] !== undefined && a.status !== c.expect[i])
+                problems.push(`${where}: the case is there to draw ${c.expect[i]}; body: ${a.text.slice(0, 300)}`);
               for (const p of check(op, a)) problems.push(`${where}: ${p}`);
             });
             expect(problems, `${op.key}, ${c.label}:\n  ${problems.join('\n  ')}`).toEqual([]);

@@ -130,7 +130,12 @@ describe('GET /api/v1/openapi.json', () => {
         authorizationCode: {
           authorizationUrl: `${base}/oauth/authorize`,
           tokenUrl: `${base}/oauth/token`,
-          scopes: { 'profile:read': expect.any(String), 'apps:read': expect.any(String), 'earnings:read': expect.any(String), 'api_keys:read': expect.any(String) },
+          scopes: {
+            'profile:read': expect.any(String),
+            'apps:read': expect.any(String),
+            'earnings:read': expect.any(String),
+            'api_keys:read': expect.any(String),
+          },
         },
       },
     });
@@ -140,7 +145,11 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('marks no real operation deprecated (none is today)', () => {
-    expect(operations().filter(({ op }) => op.deprecated).map(({ key }) => key)).toEqual([]);
+    expect(
+      operations()
+        .filter(({ op }) => op.deprecated)
+        .map(({ key }) => key),
+    ).toEqual([]);
   });
 });
 
@@ -172,13 +181,25 @@ describe('documented query parameters match the published limits and the zod sch
     return op?.declaration.query?.shape[name] as z.ZodType | undefined;
   };
 
-  it.each(['/api/v1', '/api/v1/search', '/api/v1/pages', '/api/v1/pricing', '/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/earnings/daily', '/api/v1/me/api-keys'])(
-    'GET %s documents exactly the query parameters of the table',
-    (p) => {
-      const names = (doc.paths[p]?.get?.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
-      expect(names.sort()).toEqual(rows.filter((r) => r.path === p).map((r) => r.name).sort());
-    },
-  );
+  it.each([
+    '/api/v1',
+    '/api/v1/search',
+    '/api/v1/pages',
+    '/api/v1/pricing',
+    '/api/v1/me',
+    '/api/v1/me/apps',
+    '/api/v1/me/earnings',
+    '/api/v1/me/earnings/daily',
+    '/api/v1/me/api-keys',
+  ])('GET %s documents exactly the query parameters of the table', (p) => {
+    const names = (doc.paths[p]?.get?.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
+    expect(names.sort()).toEqual(
+      rows
+        .filter((r) => r.path === p)
+        .map((r) => r.name)
+        .sort(),
+    );
+  });
 
   it.each(rows.map((r) => ({ ...r, label: `GET ${r.path} ${r.name}` })))('$label', (row) => {
     const param = documented(row.path, row.name);
@@ -292,7 +313,11 @@ describe('deprecation: one flag on the route drives the headers and the document
     expect(built.paths['/api/v1/test-deprecated']?.get?.deprecated).toBe(true);
     const others = Object.entries(built.paths)
       .filter(([p]) => p !== '/api/v1/test-deprecated')
-      .flatMap(([p, item]) => Object.entries(item).filter(([, op]) => op.deprecated).map(([verb]) => `${verb} ${p}`));
+      .flatMap(([p, item]) =>
+        Object.entries(item)
+          .filter(([, op]) => op.deprecated)
+          .map(([verb]) => `${verb} ${p}`),
+      );
     expect(others).toEqual([]);
     expect(built.paths['/api/v1/test-deprecated']?.get?.parameters).toEqual([
       { name: 'n', in: 'query', required: false, description: 'A number, 1 to 10.', schema: { type: 'integer', minimum: 1, maximum: 10, default: 1 } },

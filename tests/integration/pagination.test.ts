@@ -270,7 +270,11 @@ describe('tampered, forged and foreign cursors are a 400', () => {
     try {
       const c = await searchCursor('token', 2);
       const body = searchBody.parse(await json200(await search({ q: 'token', limit: 2, cursor: c })));
-      expect(body.results.map((r) => r.url)).toEqual(searchPages('token').slice(2, 4).map((h) => `${base()}${h.path}`));
+      expect(body.results.map((r) => r.url)).toEqual(
+        searchPages('token')
+          .slice(2, 4)
+          .map((h) => `${base()}${h.path}`),
+      );
       const rows = await db.query<{ count: number }>("select count(*)::int as count from public.service_secrets where name = 'cursor_key'");
       expect(rows[0]?.count).toBe(1);
     } finally {

@@ -40,7 +40,8 @@ function tryOnce(dir: string): { status: number | null; stderr: string } {
   return { status: r.status, stderr: r.stderr };
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())));
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())));
 
 afterEach(async () => {
   for (const child of running.splice(0)) {

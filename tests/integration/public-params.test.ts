@@ -82,18 +82,20 @@ describe('GET /api/v1/search', () => {
   const search = searchHandlers;
 
   /** What a 200 must say for query `q` at `limit` from `offset`. */
-  const expectPage = (q: string, limit: number, offset = 0) => (raw: unknown) => {
-    const body = searchBody.parse(raw);
-    const hits = searchPages(q);
-    const expected = hits.slice(offset, offset + limit);
-    expect(body.query).toBe(q);
-    expect(body.count).toBe(hits.length);
-    expect(body.pagination.limit).toBe(limit);
-    expect(body.results.length).toBeLessThanOrEqual(limit);
-    expect(body.results.map((r) => r.url)).toEqual(expected.map((h) => `${base()}${h.path}`));
-    expect(body.pagination.has_more).toBe(offset + limit < hits.length);
-    expect(body.pagination.next_cursor === null).toBe(!body.pagination.has_more);
-  };
+  const expectPage =
+    (q: string, limit: number, offset = 0) =>
+    (raw: unknown) => {
+      const body = searchBody.parse(raw);
+      const hits = searchPages(q);
+      const expected = hits.slice(offset, offset + limit);
+      expect(body.query).toBe(q);
+      expect(body.count).toBe(hits.length);
+      expect(body.pagination.limit).toBe(limit);
+      expect(body.results.length).toBeLessThanOrEqual(limit);
+      expect(body.results.map((r) => r.url)).toEqual(expected.map((h) => `${base()}${h.path}`));
+      expect(body.pagination.has_more).toBe(offset + limit < hits.length);
+      expect(body.pagination.next_cursor === null).toBe(!body.pagination.has_more);
+    };
 
   type Row = { name: string; query: string | (() => Promise<string>); param?: string; check?: (body: unknown) => void };
   const ok: Row[] = [
@@ -205,18 +207,20 @@ describe('GET /api/v1/pricing', () => {
 describe('GET /api/v1/pages', () => {
   const pages = pagesHandlers;
 
-  const expectPage = (limit: number, offset = 0) => (raw: unknown) => {
-    const body = pagesBody.parse(raw);
-    const all = allPages();
-    const expected = all.slice(offset, offset + limit);
-    expect(body.total).toBe(all.length);
-    expect(body.count).toBe(expected.length);
-    expect(body.pages.map((p) => p.path)).toEqual(expected.map((p) => p.path));
-    expect(body.pagination.limit).toBe(limit);
-    expect(body.pages.length).toBeLessThanOrEqual(limit);
-    expect(body.pagination.has_more).toBe(offset + limit < all.length);
-    expect(body.pagination.next_cursor === null).toBe(!body.pagination.has_more);
-  };
+  const expectPage =
+    (limit: number, offset = 0) =>
+    (raw: unknown) => {
+      const body = pagesBody.parse(raw);
+      const all = allPages();
+      const expected = all.slice(offset, offset + limit);
+      expect(body.total).toBe(all.length);
+      expect(body.count).toBe(expected.length);
+      expect(body.pages.map((p) => p.path)).toEqual(expected.map((p) => p.path));
+      expect(body.pagination.limit).toBe(limit);
+      expect(body.pages.length).toBeLessThanOrEqual(limit);
+      expect(body.pagination.has_more).toBe(offset + limit < all.length);
+      expect(body.pagination.next_cursor === null).toBe(!body.pagination.has_more);
+    };
 
   type Row = { name: string; query: string | (() => Promise<string>); param?: string; check?: (body: unknown) => void };
   const ok: Row[] = [
@@ -285,7 +289,13 @@ describe('GET /api/v1', () => {
       'POST /api/v1/batch',
     ]);
     expect(body.public_endpoints.find((e) => e.path === '/api/v1/search')?.description).toBe('Search the docs and product pages (q, limit, cursor).');
-    expect(body.account_endpoints.map((e) => e.path)).toEqual(['/api/v1/me', '/api/v1/me/apps', '/api/v1/me/earnings', '/api/v1/me/earnings/daily', '/api/v1/me/api-keys']);
+    expect(body.account_endpoints.map((e) => e.path)).toEqual([
+      '/api/v1/me',
+      '/api/v1/me/apps',
+      '/api/v1/me/earnings',
+      '/api/v1/me/earnings/daily',
+      '/api/v1/me/api-keys',
+    ]);
     expect(body.sdk_endpoints).toEqual(sdkEndpoints());
     expect(body.sdk_endpoints.map((e) => `${e.method} ${e.path}`)).toEqual([
       'GET /functions/v1/validate-key',
@@ -297,7 +307,11 @@ describe('GET /api/v1', () => {
       'DELETE /functions/v1/consents',
       'POST /functions/v1/data',
     ]);
-    expect(body.sdk_endpoints[0]).toEqual({ method: 'GET', path: '/functions/v1/validate-key', description: 'Check an API key, and see which app it belongs to.' });
+    expect(body.sdk_endpoints[0]).toEqual({
+      method: 'GET',
+      path: '/functions/v1/validate-key',
+      description: 'Check an API key, and see which app it belongs to.',
+    });
   };
 
   it.each([
@@ -339,9 +353,7 @@ describe('methods other than GET on the public endpoints', () => {
     ['/api/v1/pages', pagesHandlers],
     ['/api/v1/openapi.json', openApiHandlers],
   ];
-  const rows = endpoints.flatMap(([path, handlers]) =>
-    (['POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) => ({ path, handlers, method })),
-  );
+  const rows = endpoints.flatMap(([path, handlers]) => (['POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) => ({ path, handlers, method })));
 
   it.each(rows)('$method $path → 405 method_not_allowed with Allow', async ({ path, handlers, method }) => {
     const res = await call(handlers, path, '', { method });

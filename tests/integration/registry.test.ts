@@ -47,7 +47,7 @@ describe('lists derived from the registry', () => {
     expect(documented.sort()).toEqual(rest.map((op) => `${op.method} ${op.path}`).sort());
   });
 
-  it("the index lists every REST operation: the public ones, the account ones with their scope, and the SDK ones", () => {
+  it('the index lists every REST operation: the public ones, the account ones with their scope, and the SDK ones', () => {
     const kind = (op: (typeof rest)[number]) => op.declaration.credential.kind;
     const sdk = (op: (typeof rest)[number]) => op.path.startsWith('/functions/v1/');
     expect(publicEndpoints().map((e) => `${e.method} ${e.path}`)).toEqual(
@@ -73,7 +73,10 @@ describe('lists derived from the registry', () => {
     expect(Object.keys(ACCOUNT_TOOLS).sort()).toEqual(named.map((op) => op.declaration.mcpTool).sort());
     for (const op of named) {
       const credential = op.declaration.credential;
-      expect(ACCOUNT_TOOLS[op.declaration.mcpTool!]).toEqual({ scope: credential.kind === 'bearer' ? credential.scope : undefined, rest: `${op.method} ${op.path}` });
+      expect(ACCOUNT_TOOLS[op.declaration.mcpTool!]).toEqual({
+        scope: credential.kind === 'bearer' ? credential.scope : undefined,
+        rest: `${op.method} ${op.path}`,
+      });
     }
   });
 

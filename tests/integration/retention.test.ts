@@ -61,7 +61,14 @@ for (const engine of testEngines()) {
     it(`keeps a client a publisher authorized, until nobody has for ${IDLE_CLIENT_TTL_DAYS} days`, async () => {
       const used = (await register('192.0.2.143')).body.client_id!;
       await issueCode(
-        { clientId: used, userId: suite.users.demo, redirectUri: 'https://tool.example/cb', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', scopes: ['profile:read'], resources: [] },
+        {
+          clientId: used,
+          userId: suite.users.demo,
+          redirectUri: 'https://tool.example/cb',
+          codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          scopes: ['profile:read'],
+          resources: [],
+        },
         suite.db,
       );
       await age(used, 'created_at', '30 days');
@@ -83,8 +90,7 @@ for (const engine of testEngines()) {
       const key = () => `retention-${Math.random().toString(36).slice(2)}`;
       const first = key();
       expect((await postBatch({ requests: [{ path: '/api/v1/pricing' }] }, { token: 'svc_sandbox', key: first })).res.status).toBe(200);
-      const count = async () =>
-        (await asService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.idempotency_records')))[0]!.n;
+      const count = async () => (await asService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.idempotency_records')))[0]!.n;
       expect(await count()).toBeGreaterThan(0);
       await asService(suite.db, (q) => q.query("update public.idempotency_records set expires_at = now() - interval '1 minute'"));
       const expired = await count();

@@ -135,14 +135,20 @@ const USER_TABLES: UserTable[] = [
  * Tables with no user in them: only the service may read them (pricing is public). The ad
  * tables are read by the SDK role as well (tests/integration/sdk-rls.test.ts), never by a user.
  */
-const SERVICE_ONLY_TABLES = ['oauth_clients', 'idempotency_records', 'service_secrets', 'campaigns', 'creatives', 'campaign_daily_spend', 'ad_decisions', 'ad_traffic_counts'];
+const SERVICE_ONLY_TABLES = [
+  'oauth_clients',
+  'idempotency_records',
+  'service_secrets',
+  'campaigns',
+  'creatives',
+  'campaign_daily_spend',
+  'ad_decisions',
+  'ad_traffic_counts',
+];
 
 function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {
   const cols = Object.keys(row);
-  return [
-    `insert into public.${table} (${cols.join(', ')}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
-    Object.values(row),
-  ];
+  return [`insert into public.${table} (${cols.join(', ')}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(row)];
 }
 
 /** Runs `fn` and reports how it ended: rows, or the SQLSTATE-ish message of the failure. */
@@ -194,10 +200,9 @@ for (const engine of testEngines()) {
       users = await demoUsers(db);
       await asService(db, async (q) => {
         for (const id of [users.demo, users.demo2]) {
-          const [p] = await q.query<{ app_id: string; id: string }>(
-            'select app_id, id from public.placements where user_id = $1 order by created_at limit 1',
-            [id],
-          );
+          const [p] = await q.query<{ app_id: string; id: string }>('select app_id, id from public.placements where user_id = $1 order by created_at limit 1', [
+            id,
+          ]);
           refs[id] = { appId: p!.app_id, placementId: p!.id };
         }
         // An identity and a pending authorization code for each user, so those tables have rows to hide.
@@ -241,7 +246,10 @@ for (const engine of testEngines()) {
               continue;
             }
             const owners = new Set(all.rows.map((r) => (r as { owner: string }).owner));
-            expect([...owners].every((o) => o === me), `${t.table} leaks rows of another user`).toBe(true);
+            expect(
+              [...owners].every((o) => o === me),
+              `${t.table} leaks rows of another user`,
+            ).toBe(true);
             // Asking for the other user's rows by name finds nothing either.
             const theirs = await as(me, (q) => q.query(`select ${t.columns} from public.${t.table} where ${t.owner} = $1`, [other]));
             expect(theirs).toHaveLength(0);
@@ -249,7 +257,7 @@ for (const engine of testEngines()) {
         });
 
         if (t.insert) {
-          it("a row cannot be inserted for another user", async () => {
+          it('a row cannot be inserted for another user', async () => {
             const [sql, params] = insertSql(t.table, t.insert!(users.demo2, refs[users.demo2]!));
             const result = await attempt(() => as(users.demo, (q) => q.query(sql, params)));
             expect(result.ok).toBe(false);
@@ -261,9 +269,7 @@ for (const engine of testEngines()) {
           it("another user's rows cannot be updated", async () => {
             const { column, value } = t.update!;
             const result = await attempt(() =>
-              as(users.demo, (q) =>
-                q.query(`update public.${t.table} set ${column} = $1 where ${t.owner} = $2 returning ${t.owner}`, [value, users.demo2]),
-              ),
+              as(users.demo, (q) => q.query(`update public.${t.table} set ${column} = $1 where ${t.owner} = $2 returning ${t.owner}`, [value, users.demo2])),
             );
             // Either the column is not writable at all, or RLS leaves nothing to update.
             if (result.ok) expect(result.rows).toHaveLength(0);
@@ -314,7 +320,8 @@ for (const engine of testEngines()) {
           expect(f.prosrc, f.proname).toMatch(/\bfrom public\.users\b/);
           expect(f.prosrc, f.proname).not.toMatch(/\$\d|user_id|auth\.uid|current_setting|request\.jwt/i);
           // The only condition a read may have is about the rows themselves (archived apps, recent days), never who owns them.
-          for (const condition of f.prosrc.match(/\bwhere\b[^)]*/gi) ?? []) expect(condition.trim(), f.proname).toMatch(/^where ((a\.)?archived_at is null|d\.day > current_date - 90)$/i);
+          for (const condition of f.prosrc.match(/\bwhere\b[^)]*/gi) ?? [])
+            expect(condition.trim(), f.proname).toMatch(/^where ((a\.)?archived_at is null|d\.day > current_date - 90)$/i);
         }
       });
 
@@ -355,7 +362,10 @@ for (const engine of testEngines()) {
           expect(seen).toEqual(mine);
           expect(sorted(earnings.placements.map((p) => p.id))).toEqual(mine.placements);
           for (const kind of ['apps', 'placements', 'api_keys'] as const) {
-            expect(seen[kind].filter((id) => theirs[kind].includes(id)), kind).toEqual([]);
+            expect(
+              seen[kind].filter((id) => theirs[kind].includes(id)),
+              kind,
+            ).toEqual([]);
           }
         }
       });
@@ -422,9 +432,16 @@ for (const engine of testEngines()) {
         });
         await q.query(keySql, keyParams);
         const revoked = await q.query("update public.api_keys set status = 'revoked', revoked_at = now() where key_prefix = 'pk_test_ownkey00' returning id");
-        const [consentSql, consentParams] = insertSql('oauth_consents', { user_id: users.demo, client_id: 'https://own.example/client.json', client_name: 'Own', scopes: ['profile:read'] });
+        const [consentSql, consentParams] = insertSql('oauth_consents', {
+          user_id: users.demo,
+          client_id: 'https://own.example/client.json',
+          client_name: 'Own',
+          scopes: ['profile:read'],
+        });
         await q.query(consentSql, consentParams);
-        const renewed = await q.query("update public.oauth_consents set scopes = '{apps:read}' where client_id = 'https://own.example/client.json' returning client_id");
+        const renewed = await q.query(
+          "update public.oauth_consents set scopes = '{apps:read}' where client_id = 'https://own.example/client.json' returning client_id",
+        );
         const withdrawn = await q.query("delete from public.oauth_consents where client_id = 'https://own.example/client.json' returning client_id");
         const deleted = await q.query('delete from public.apps where id = $1 returning id', [app!.id]);
         return { renamed: renamed.length, revoked: revoked.length, renewed: renewed.length, withdrawn: withdrawn.length, deleted: deleted.length };
@@ -473,7 +490,10 @@ for (const engine of testEngines()) {
 
     it('service-only tables are closed to users and anonymous callers', async () => {
       for (const table of SERVICE_ONLY_TABLES) {
-        for (const run of [(fn: (q: Queryable) => Promise<unknown[]>) => as(users.demo, fn), (fn: (q: Queryable) => Promise<unknown[]>) => asAnonymous(db, fn)]) {
+        for (const run of [
+          (fn: (q: Queryable) => Promise<unknown[]>) => as(users.demo, fn),
+          (fn: (q: Queryable) => Promise<unknown[]>) => asAnonymous(db, fn),
+        ]) {
           const result = await attempt(() => run((q) => q.query(`select * from public.${table}`)));
           if (result.ok) expect(result.rows, table).toHaveLength(0);
           else expect(result.error).toMatch(DENIED);
@@ -487,11 +507,12 @@ for (const engine of testEngines()) {
          join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind = 'r'`,
       );
       expect(rows.length).toBeGreaterThanOrEqual(USER_TABLES.length + SERVICE_ONLY_TABLES.length);
-      for (const r of rows) expect({ table: r.relname, enabled: r.relrowsecurity, forced: r.relforcerowsecurity }).toEqual({
-        table: r.relname,
-        enabled: true,
-        forced: true,
-      });
+      for (const r of rows)
+        expect({ table: r.relname, enabled: r.relrowsecurity, forced: r.relforcerowsecurity }).toEqual({
+          table: r.relname,
+          enabled: true,
+          forced: true,
+        });
     });
 
     it('policies are named as sentences', async () => {

@@ -15,14 +15,7 @@ describe.each(testEngines())('readAsUser on $name', (engine) => {
     await db?.close();
   });
 
-  const hostile = [
-    "it's",
-    'back\\slash and "quotes"',
-    '$$; drop table public.users; --',
-    '$tag$ $ $$ $$$',
-    '\u0000\n\t\u2028',
-    'ends with $',
-  ];
+  const hostile = ["it's", 'back\\slash and "quotes"', '$$; drop table public.users; --', '$tag$ $ $$ $$$', '\u0000\n\t\u2028', 'ends with $'];
 
   it.each(hostile)('passes %j through as a claim, and the statement runs as authenticated', async (value) => {
     const claims = { sub: '00000000-0000-0000-0000-000000000001', client_id: value, scope: value };

@@ -70,7 +70,7 @@ describe('allowedValues', () => {
   it('reads the list of a `column in (...)` CHECK, and nothing else', () => {
     expect(allowedValues("CHECK ((format = ANY (ARRAY['floating_video'::text, 'it''s'::text])))")).toEqual(['floating_video', "it's"]);
     expect(allowedValues('CHECK ((impressions >= 0))')).toBeNull();
-    expect(allowedValues("CHECK ((email = lower(email)))")).toBeNull();
+    expect(allowedValues('CHECK ((email = lower(email)))')).toBeNull();
   });
 });
 
@@ -107,4 +107,3 @@ for (const engine of testEngines()) {
     });
   });
 }
-

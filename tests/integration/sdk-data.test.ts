@@ -50,14 +50,23 @@ for (const engine of testEngines()) {
       const s = subject('consenting');
       const recorded = await consent({ subject_id: s, purposes: ['ai_interactions'], policy_version: '2026-11', consented_at: '2026-11-20T09:00:00Z' });
       expect(recorded.status, recorded.text).toBe(200);
-      expect(consentBody.strict().parse(recorded.body)).toMatchObject({ subject_id: s, purposes: ['ai_interactions'], policy_version: '2026-11', consented_at: '2026-11-20T09:00:00.000Z' });
+      expect(consentBody.strict().parse(recorded.body)).toMatchObject({
+        subject_id: s,
+        purposes: ['ai_interactions'],
+        policy_version: '2026-11',
+        consented_at: '2026-11-20T09:00:00.000Z',
+      });
       expect((await read(s)).body).toEqual(recorded.body);
 
       const stored = await submit({ subject_id: s, kind: 'ai_interaction', records: [interaction('a'), interaction('b')] });
       expect(stored.status, stored.text).toBe(200);
       expect(dataBody.strict().parse(stored.body)).toEqual({ received: 2, stored: 2, duplicates: 0 });
       // A retry stores nothing twice.
-      expect((await submit({ subject_id: s, kind: 'ai_interaction', records: [interaction('b'), interaction('c')] })).body).toEqual({ received: 2, stored: 1, duplicates: 1 });
+      expect((await submit({ subject_id: s, kind: 'ai_interaction', records: [interaction('b'), interaction('c')] })).body).toEqual({
+        received: 2,
+        stored: 1,
+        duplicates: 1,
+      });
       // UX sessions are another purpose, not covered.
       const ux = await submit({ subject_id: s, kind: 'ux_session', records: [session('u1')] });
       expect(ux.status).toBe(403);
@@ -72,9 +81,13 @@ for (const engine of testEngines()) {
     it('stores a record as its kind defines it: fields it does not define are dropped, not kept', async () => {
       const s = subject('extra-fields');
       await consent({ subject_id: s, purposes: ['ai_interactions'], policy_version: 'v1' });
-      const res = await submit({ subject_id: s, kind: 'ai_interaction', records: [{ id: 'x1', data: { prompt: 'p', response: 'r', email: 'someone@example.com' } }] });
+      const res = await submit({
+        subject_id: s,
+        kind: 'ai_interaction',
+        records: [{ id: 'x1', data: { prompt: 'p', response: 'r', email: 'someone@example.com' } }],
+      });
       expect(res.status).toBe(200);
-      const [row] = await suite.db.query<{ payload: unknown }>("select payload from public.data_records where subject_hash = $1", [s]);
+      const [row] = await suite.db.query<{ payload: unknown }>('select payload from public.data_records where subject_hash = $1', [s]);
       expect(row!.payload).toEqual({ prompt: 'p', response: 'r' });
     });
 
@@ -128,7 +141,13 @@ for (const engine of testEngines()) {
         { subject_id: s, kind: 'ai_interaction', records: [{ id: '1', data: { prompt: 'nul \u0000', response: 'x' } }] },
         { subject_id: s, kind: 'ux_session', records: [interaction('1')] },
         { subject_id: s, kind: 'ai_interaction', records: Array.from({ length: 51 }, (_, i) => interaction(`r${i}`)) },
-        { subject_id: s, kind: 'ux_session', records: [{ id: 'big', data: { ...session('x').data, events: Array.from({ length: 500 }, (_, t) => ({ t, type: 'scroll', target: 'x'.repeat(60) })) } }] },
+        {
+          subject_id: s,
+          kind: 'ux_session',
+          records: [
+            { id: 'big', data: { ...session('x').data, events: Array.from({ length: 500 }, (_, t) => ({ t, type: 'scroll', target: 'x'.repeat(60) })) } },
+          ],
+        },
       ];
       for (const body of bad) {
         const res = await submit(body);
@@ -136,10 +155,16 @@ for (const engine of testEngines()) {
         expect(res.body.error.code).toBe('invalid_request');
       }
       // Text and times PostgreSQL could not store are refused here, not failed on there.
-      expect((await submit({ subject_id: s, kind: 'ai_interaction', records: [{ id: 'lone', data: { prompt: 'half \ud800 pair', response: 'x' } }] })).status).toBe(400);
-      const literal = await submit({ subject_id: s, kind: 'ai_interaction', records: [{ id: 'literal', data: { prompt: 'the text \\u0000 is six characters', response: 'x' } }] });
+      expect(
+        (await submit({ subject_id: s, kind: 'ai_interaction', records: [{ id: 'lone', data: { prompt: 'half \ud800 pair', response: 'x' } }] })).status,
+      ).toBe(400);
+      const literal = await submit({
+        subject_id: s,
+        kind: 'ai_interaction',
+        records: [{ id: 'literal', data: { prompt: 'the text \\u0000 is six characters', response: 'x' } }],
+      });
       expect(literal.status, literal.text).toBe(200);
-      await suite.db.query("delete from public.data_records where subject_hash = $1", [s]);
+      await suite.db.query('delete from public.data_records where subject_hash = $1', [s]);
       for (const body of [
         { subject_id: s, purposes: [], policy_version: 'v1' },
         { subject_id: s, purposes: ['emails'], policy_version: 'v1' },

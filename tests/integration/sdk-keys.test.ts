@@ -131,7 +131,11 @@ for (const engine of testEngines()) {
         for (const c of cases) {
           const res = await handler(sdkRequest(path, c.headers, { method }), ctx());
           const body: unknown = await res.json();
-          expect({ case: c.label, status: res.status, body }).toEqual({ case: c.label, status: 401, body: { error: { status: 401, code: 'invalid_token', message: expect.any(String) } } });
+          expect({ case: c.label, status: res.status, body }).toEqual({
+            case: c.label,
+            status: 401,
+            body: { error: { status: 401, code: 'invalid_token', message: expect.any(String) } },
+          });
           expectEnvelope(res, body, 401, 'invalid_token');
           expect(res.headers.get('cache-control'), c.label).toBe('no-store');
           expect(res.headers.get('access-control-allow-origin'), c.label).toBe('*');
@@ -158,7 +162,7 @@ for (const engine of testEngines()) {
         expect((await call({ 'x-api-key': made.key })).res.status).toBe(200);
       });
 
-      it("a key of an archived app is a 403 forbidden, archived in the console", async () => {
+      it('a key of an archived app is a 403 forbidden, archived in the console', async () => {
         const appId = await newApp(suite.db, suite.users.demo, 'Archived soon');
         const made = await newKey(suite.db, suite.users.demo, { appId });
         expect((await call({ 'x-api-key': made.key })).res.status).toBe(200);
@@ -182,11 +186,16 @@ for (const engine of testEngines()) {
 
     describe('publishers apart', () => {
       it("a key answers its own app and nothing of the other publisher's", async () => {
-        for (const [who, other] of [['demo', 'demo2'], ['demo2', 'demo']] as const) {
+        for (const [who, other] of [
+          ['demo', 'demo2'],
+          ['demo2', 'demo'],
+        ] as const) {
           const made = await newKey(suite.db, suite.users[who], { name: `Own key of ${who}` });
           const { res, body, text } = await call({ 'x-api-key': made.key });
           expect(res.status).toBe(200);
-          const [owner] = await suite.db.query<{ user_id: string }>('select user_id from public.apps where id = $1', [(body as { app: { id: string } }).app.id]);
+          const [owner] = await suite.db.query<{ user_id: string }>('select user_id from public.apps where id = $1', [
+            (body as { app: { id: string } }).app.id,
+          ]);
           expect(owner!.user_id).toBe(suite.users[who]);
           for (const value of owned[other]) expect(text, `${who}'s answer names ${other}'s ${value}`).not.toContain(value);
         }
@@ -196,7 +205,11 @@ for (const engine of testEngines()) {
     describe('CORS', () => {
       it('a preflight from any page allows GET with x-api-key (the app is not known yet), is not counted, and runs no check', async () => {
         const preflight = await validateKey.OPTIONS(
-          sdkRequest(PATH, { origin: 'https://writer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' }, { method: 'OPTIONS' }),
+          sdkRequest(
+            PATH,
+            { origin: 'https://writer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+            { method: 'OPTIONS' },
+          ),
           ctx(),
         );
         expect(preflight.status).toBe(204);
@@ -270,7 +283,19 @@ for (const engine of testEngines()) {
       it('cannot list keys: anything but a whole hash finds nothing', async () => {
         const made = await newKey(suite.db, suite.users.demo);
         const hash = hashApiKey(made.key);
-        for (const probe of [null, '', '%', '_%', '*', hash.slice(0, 32), `${hash.slice(0, 63)}%`, hash.toUpperCase(), made.key, made.key.slice(0, 16), `' or true --`]) {
+        for (const probe of [
+          null,
+          '',
+          '%',
+          '_%',
+          '*',
+          hash.slice(0, 32),
+          `${hash.slice(0, 63)}%`,
+          hash.toUpperCase(),
+          made.key,
+          made.key.slice(0, 16),
+          `' or true --`,
+        ]) {
           const rows = await asAnonymous(suite.db, (q) => lookUp(q, probe));
           expect(rows, JSON.stringify(probe)).toEqual([]);
         }
@@ -292,7 +317,16 @@ for (const engine of testEngines()) {
       });
 
       it('runs as its owner with a fixed, empty search_path; anon and authenticated may call it, nobody else', async () => {
-        const [fn] = await suite.db.query<{ prosecdef: boolean; proconfig: string[]; provolatile: string; owner_bypasses_rls: boolean; anon: boolean; authenticated: boolean; service_role: boolean; public_acl: boolean }>(
+        const [fn] = await suite.db.query<{
+          prosecdef: boolean;
+          proconfig: string[];
+          provolatile: string;
+          owner_bypasses_rls: boolean;
+          anon: boolean;
+          authenticated: boolean;
+          service_role: boolean;
+          public_acl: boolean;
+        }>(
           `select p.prosecdef, p.proconfig, p.provolatile, (r.rolsuper or r.rolbypassrls) as owner_bypasses_rls,
                   has_function_privilege('anon', p.oid, 'execute') as anon,
                   has_function_privilege('authenticated', p.oid, 'execute') as authenticated,

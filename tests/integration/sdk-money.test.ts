@@ -89,7 +89,7 @@ for (const engine of testEngines()) {
     const id = () => `evt-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
     describe('GET /functions/v1/ads', () => {
-      it('answers an ad of the placement\'s format with its token, click URL and viewability rule', async () => {
+      it("answers an ad of the placement's format with its token, click URL and viewability rule", async () => {
         for (const format of ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'] as const) {
           const res = await ad(a, format, '&session_id=session-0001&keywords=writing,notes');
           expect(res.status, res.text).toBe(200);
@@ -127,14 +127,19 @@ for (const engine of testEngines()) {
         expect(none.status).toBe(404);
         await rollUp(suite.db);
         expect(await placementRow(suite.db, b.placements.tooltip)).toEqual(before);
-        const [{ count }] = (await suite.db.query<{ count: number }>('select count(*)::int as count from public.ad_decisions where app_id = $1', [b.appId])) as [
-          { count: number },
-        ];
+        const [{ count }] = (await suite.db.query<{ count: number }>('select count(*)::int as count from public.ad_decisions where app_id = $1', [
+          b.appId,
+        ])) as [{ count: number }];
         expect(count).toBe(0);
       });
 
       it('refuses a missing or malformed placement id, a bad session id and bad keywords with 400', async () => {
-        for (const query of ['', '?placement_id=nope', `?placement_id=${a.placements.tooltip}&session_id=short`, `?placement_id=${a.placements.tooltip}&keywords=Caps!`]) {
+        for (const query of [
+          '',
+          '?placement_id=nope',
+          `?placement_id=${a.placements.tooltip}&session_id=short`,
+          `?placement_id=${a.placements.tooltip}&keywords=Caps!`,
+        ]) {
           const res = await sdk(`/functions/v1/ads${query}`, { headers: { 'x-api-key': a.key } });
           expect(res.status, query).toBe(400);
           expect(res.body.error.code).toBe('invalid_request');
@@ -227,7 +232,7 @@ for (const engine of testEngines()) {
         });
       });
 
-      it('never bills an impression twice, one without viewability evidence, or one below the format\'s rule', async () => {
+      it("never bills an impression twice, one without viewability evidence, or one below the format's rule", async () => {
         const p = await publisher(suite.db, suite.users.demo);
         const card = await filled(p, 'sponsored_card');
         const video = await filled(p, 'floating_video');
@@ -250,7 +255,9 @@ for (const engine of testEngines()) {
         ]);
         expect(res.body).toMatchObject({ recorded: 1, invalid: 4 });
         // A large ad needs 30% in view only.
-        const large = await send(p, [{ id: id(), type: 'impression', token: third.token, viewability: { visible_share: 0.31, visible_seconds: 1, area_px: 300_000 } }]);
+        const large = await send(p, [
+          { id: id(), type: 'impression', token: third.token, viewability: { visible_share: 0.31, visible_seconds: 1, area_px: 300_000 } },
+        ]);
         expect(large.body.results[0]).toEqual({ id: expect.any(String), status: 'recorded' });
         await rollUp(suite.db);
         expect(await placementRow(suite.db, p.placements.sponsored_card)).toMatchObject({ impressions: 2 });
@@ -307,7 +314,13 @@ for (const engine of testEngines()) {
           { id: id(), type: 'impression', token: 'not-a-token', viewability: VIEWABLE },
         ]);
         expect(res.status).toBe(200);
-        expect(res.body.results.map((r: { reason?: string }) => r.reason)).toEqual(['invalid_token', 'expired_token', 'wrong_app', 'invalid_token', 'invalid_token']);
+        expect(res.body.results.map((r: { reason?: string }) => r.reason)).toEqual([
+          'invalid_token',
+          'expired_token',
+          'wrong_app',
+          'invalid_token',
+          'invalid_token',
+        ]);
         expect(res.body).toMatchObject({ recorded: 0, rejected: 5 });
 
         const bot = await send(p, [{ id: id(), type: 'impression', token: mine.token, viewability: VIEWABLE }], {
@@ -351,8 +364,13 @@ for (const engine of testEngines()) {
         const second = await filled(p, 'sponsored_card');
         const third = await filled(p, 'sponsored_card');
         const bot = { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1)' };
-        expect((await send(p, [{ id: 'once-bot', type: 'impression', token: first.token, viewability: VIEWABLE }], { headers: bot })).body.results[0].reason).toBe('bot');
-        expect((await send(p, [{ id: 'once-glimpse', type: 'impression', token: second.token, viewability: { visible_share: 0.1, visible_seconds: 2 } }])).body.results[0].reason).toBe('not_viewable');
+        expect(
+          (await send(p, [{ id: 'once-bot', type: 'impression', token: first.token, viewability: VIEWABLE }], { headers: bot })).body.results[0].reason,
+        ).toBe('bot');
+        expect(
+          (await send(p, [{ id: 'once-glimpse', type: 'impression', token: second.token, viewability: { visible_share: 0.1, visible_seconds: 2 } }])).body
+            .results[0].reason,
+        ).toBe('not_viewable');
         expect((await send(p, [{ id: 'once-early', type: 'click', token: third.token }])).body.results[0].reason).toBe('no_impression');
         const again = await send(p, [
           { id: 'once-bot', type: 'impression', token: first.token, viewability: VIEWABLE },
@@ -414,7 +432,12 @@ for (const engine of testEngines()) {
         ];
         // The same events under other ids as well: they conflict on the decision, not the id.
         const renamed = batch.map((e) => ({ ...e, id: `again-${e.id}` }));
-        const answers = await Promise.all([send(p, batch, { ip: '203.0.113.1' }), send(p, batch, { ip: '203.0.113.2' }), send(p, renamed, { ip: '203.0.113.3' }), send(p, batch, { ip: '203.0.113.4' })]);
+        const answers = await Promise.all([
+          send(p, batch, { ip: '203.0.113.1' }),
+          send(p, batch, { ip: '203.0.113.2' }),
+          send(p, renamed, { ip: '203.0.113.3' }),
+          send(p, batch, { ip: '203.0.113.4' }),
+        ]);
         for (const a_ of answers) expect(a_.status).toBe(200);
         const recorded = answers.reduce((sum, r) => sum + (r.body.recorded as number), 0);
         expect(recorded).toBe(6);
@@ -428,17 +451,25 @@ for (const engine of testEngines()) {
       });
 
       it('refuses a body that is not events with 400, and other media types with 415', async () => {
-        for (const body of [{}, { events: [] }, { events: [{ id: 'x', type: 'view', token: 't' }] }, { events: Array.from({ length: 101 }, (_, i) => ({ id: `e${i}`, type: 'click', token: 't' })) }]) {
+        for (const body of [
+          {},
+          { events: [] },
+          { events: [{ id: 'x', type: 'view', token: 't' }] },
+          { events: Array.from({ length: 101 }, (_, i) => ({ id: `e${i}`, type: 'click', token: 't' })) },
+        ]) {
           const res = await send(a, (body as { events?: unknown[] }).events ?? (undefined as never));
           expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
         }
-        const form = await sdk('/functions/v1/events', { body: 'events=1', headers: { 'x-api-key': a.key, 'content-type': 'application/x-www-form-urlencoded' } });
+        const form = await sdk('/functions/v1/events', {
+          body: 'events=1',
+          headers: { 'x-api-key': a.key, 'content-type': 'application/x-www-form-urlencoded' },
+        });
         expect(form.status).toBe(415);
       });
     });
 
     describe('GET /functions/v1/click', () => {
-      it('records the click after the impression and redirects to the creative\'s landing page only', async () => {
+      it("records the click after the impression and redirects to the creative's landing page only", async () => {
         const p = await publisher(suite.db, suite.users.demo);
         const body = await filled(p, 'sponsored_card');
         await send(p, [{ id: id(), type: 'impression', token: body.token, viewability: VIEWABLE }], { ip: '192.0.2.90' });
@@ -490,7 +521,8 @@ for (const engine of testEngines()) {
 
       it('refuses a browser whose origin the app does not list, allows listed ones and requests without Origin', async () => {
         const p = await publisher(suite.db, suite.users.demo, ['https://app.example']);
-        const call = (headers: Record<string, string>) => sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}`, { headers: { 'x-api-key': p.key, ...headers } });
+        const call = (headers: Record<string, string>) =>
+          sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}`, { headers: { 'x-api-key': p.key, ...headers } });
         const allowed = await call({ origin: 'https://app.example' });
         expect(allowed.status).toBe(200);
         expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
@@ -502,13 +534,22 @@ for (const engine of testEngines()) {
         expect((await call({})).status).toBe(200);
         // The console edits the list; the change holds within seconds.
         const other = makeServices({ database: suite.db, rateLimiter: UNLIMITED() });
-        const edited = await updateApp(suite.db, p.userId, p.appId, { name: 'Money edited', slug: `edited-${p.appId.slice(0, 8)}`, description: '', category: [], allowed_origins: ['https://other.example'] });
+        const edited = await updateApp(suite.db, p.userId, p.appId, {
+          name: 'Money edited',
+          slug: `edited-${p.appId.slice(0, 8)}`,
+          description: '',
+          category: [],
+          allowed_origins: ['https://other.example'],
+        });
         expect(edited.ok).toBe(true);
-        const now = await sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}`, { headers: { 'x-api-key': p.key, origin: 'https://other.example' }, services: other });
+        const now = await sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}`, {
+          headers: { 'x-api-key': p.key, origin: 'https://other.example' },
+          services: other,
+        });
         expect(now.status).toBe(200);
       });
 
-      it('gives each key its own budget, on top of the address\'s, and says so in the headers', async () => {
+      it("gives each key its own budget, on top of the address's, and says so in the headers", async () => {
         const p = await publisher(suite.db, suite.users.demo);
         const q = await newKey(suite.db, p.userId, { appId: p.appId });
         const limited = makeServices({
@@ -558,7 +599,7 @@ for (const engine of testEngines()) {
         expect(roundUsd(totals(after).ad_revenue_tracked_usd - totals(before).ad_revenue_tracked_usd)).toBe(roundUsd(worth));
       });
 
-      it('keep the daily stats equal to the placements\' totals', async () => {
+      it("keep the daily stats equal to the placements' totals", async () => {
         const [row] = await suite.db.query<{ mismatched: number }>(
           `select count(*)::int as mismatched from public.placements p
            left join (select placement_id, sum(impressions) i, sum(clicks) c, sum(revenue_usd) r, sum(ad_requests) q, sum(fills) f

@@ -18,7 +18,11 @@ interface App {
 }
 
 /** Runs one statement as the app's SDK role; its rows, or the error's message. */
-async function asApp(db: Engine, app: { appId: string; userId?: string }, sql: string): Promise<{ ok: true; rows: Record<string, unknown>[] } | { ok: false; error: string }> {
+async function asApp(
+  db: Engine,
+  app: { appId: string; userId?: string },
+  sql: string,
+): Promise<{ ok: true; rows: Record<string, unknown>[] } | { ok: false; error: string }> {
   try {
     const results = await runAsApp(db, app.userId ? { appId: app.appId, userId: app.userId } : { appId: app.appId }, sql);
     return { ok: true, rows: results[0] ?? [] };
@@ -69,7 +73,17 @@ for (const engine of testEngines()) {
     });
 
     it('reads no publisher data: users, keys, stats, payouts, approvals and credentials are closed', async () => {
-      for (const table of ['users', 'api_keys', 'daily_stats', 'payouts', 'oauth_consents', 'user_credentials', 'service_secrets', 'idempotency_records', 'oauth_clients']) {
+      for (const table of [
+        'users',
+        'api_keys',
+        'daily_stats',
+        'payouts',
+        'oauth_consents',
+        'user_credentials',
+        'service_secrets',
+        'idempotency_records',
+        'oauth_clients',
+      ]) {
         const result = await asApp(suite.db, a, `select * from public.${table}`);
         expect(result.ok, table).toBe(false);
         if (!result.ok) expect(result.error).toMatch(DENIED);
@@ -119,7 +133,9 @@ for (const engine of testEngines()) {
     it("records what became of its own decisions only: another app's are out of reach", async () => {
       const theirs = await asApp(suite.db, a, `update public.ad_decisions set click_ip_hash = 'x' where app_id = '${b.appId}' returning id`);
       expect(theirs).toEqual({ ok: true, rows: [] });
-      const [{ touched }] = (await suite.db.query<{ touched: number }>("select count(*)::int as touched from public.ad_decisions where click_ip_hash = 'x'")) as [{ touched: number }];
+      const [{ touched }] = (await suite.db.query<{ touched: number }>(
+        "select count(*)::int as touched from public.ad_decisions where click_ip_hash = 'x'",
+      )) as [{ touched: number }];
       expect(touched).toBe(0);
     });
 

@@ -24,7 +24,17 @@ const { getMiddlewareMatchers } = pageStaticInfo as unknown as {
 const proxyMatchers = getMiddlewareMatchers(proxyConfig.matcher, {}).map((m) => ({ ...m, regexp: new RegExp(m.regexp) }));
 const proxyRuns = (path: string) => proxyMatchers.some((m) => m.regexp.test(path));
 
-const PAGES = [...allPages().map((p) => p.path), '/signin', '/signup', '/demo', '/dashboard', '/dashboard/earnings', '/dashboard/apps/3f1c0d8e', '/no-such-page', '/docs/no-such-page'];
+const PAGES = [
+  ...allPages().map((p) => p.path),
+  '/signin',
+  '/signup',
+  '/demo',
+  '/dashboard',
+  '/dashboard/earnings',
+  '/dashboard/apps/3f1c0d8e',
+  '/no-such-page',
+  '/docs/no-such-page',
+];
 
 describe("the proxy's matcher", () => {
   it.each(PAGES)('runs for the page %s', (p) => {
@@ -37,10 +47,17 @@ describe("the proxy's matcher", () => {
     for (const path of [p, `${p}/below`]) expect(proxyRuns(path), path).toBe(false);
   });
 
-  it.each(['/_next/static/chunks/app.js', '/_next/image', '/sdk/v1.0.0.js', '/ads/fernway.webm', '/favicon.ico', '/docs/payouts.md', '/index.md', '/llms.txt', '/.well-known/jwks.json'])(
-    'leaves the file %s alone',
-    (p) => expect(proxyRuns(p)).toBe(false),
-  );
+  it.each([
+    '/_next/static/chunks/app.js',
+    '/_next/image',
+    '/sdk/v1.0.0.js',
+    '/ads/fernway.webm',
+    '/favicon.ico',
+    '/docs/payouts.md',
+    '/index.md',
+    '/llms.txt',
+    '/.well-known/jwks.json',
+  ])('leaves the file %s alone', (p) => expect(proxyRuns(p)).toBe(false));
 
   it('leaves markdown asked for with Accept, and router prefetches, alone', () => {
     const missing = proxyMatchers[0]!.missing ?? [];
@@ -50,7 +67,12 @@ describe("the proxy's matcher", () => {
 
   it('runs for every page file under app/', () => {
     for (const file of Object.keys(import.meta.glob('/app/**/page.tsx'))) {
-      const path = file.replace(/^\/app/, '').replace(/\/page\.tsx$/, '').replace(/\[\[?\.{3}[^/]*\]?\]/, 'some/page').replace(/\[[^/]*\]/, '7f3a') || '/';
+      const path =
+        file
+          .replace(/^\/app/, '')
+          .replace(/\/page\.tsx$/, '')
+          .replace(/\[\[?\.{3}[^/]*\]?\]/, 'some/page')
+          .replace(/\[[^/]*\]/, '7f3a') || '/';
       expect(proxyRuns(path), `${file} as ${path}`).toBe(true);
     }
   });
@@ -92,10 +114,19 @@ describe("next.config.ts's headers", async () => {
   const rules = (await nextConfig.headers!()).map((r) => ({ ...r, regex: new RegExp(buildCustomRoute('header', r).regex) }));
   const headersOf = (path: string) => Object.fromEntries(rules.filter((r) => r.regex.test(path)).flatMap((r) => r.headers.map((h) => [h.key, h.value])));
 
-  it.each(['/', '/docs', '/signin', '/api/v1/pricing', '/mcp', '/docs/mcp', '/oauth/token', '/functions/v1/ads', '/sdk/v1.0.0.js', '/_next/static/chunks/app.js', '/llms.txt'])(
-    'give %s nosniff and the Referrer-Policy',
-    (path) => expect(headersOf(path)).toMatchObject(COMMON_SECURITY_HEADERS),
-  );
+  it.each([
+    '/',
+    '/docs',
+    '/signin',
+    '/api/v1/pricing',
+    '/mcp',
+    '/docs/mcp',
+    '/oauth/token',
+    '/functions/v1/ads',
+    '/sdk/v1.0.0.js',
+    '/_next/static/chunks/app.js',
+    '/llms.txt',
+  ])('give %s nosniff and the Referrer-Policy', (path) => expect(headersOf(path)).toMatchObject(COMMON_SECURITY_HEADERS));
 
   it('leave /oauth/authorize to set its own Referrer-Policy (the consent page and its redirects)', () => {
     expect(headersOf('/oauth/authorize')).toEqual({});

@@ -68,7 +68,9 @@ describe('sign-up and sign-in', () => {
     const session = outcome.cookies.find((c) => c.name === sessionCookieName())!;
     expect(session).toMatchObject({ options: { httpOnly: true, sameSite: 'lax', path: '/' } });
     // And the device cookie that lets this browser past strangers' guesses (lib/auth/device.ts).
-    expect(outcome.cookies.find((c) => c.name === DEVICE_COOKIE)).toMatchObject({ options: { httpOnly: true, sameSite: 'lax', path: '/', maxAge: DEVICE_COOKIE_MAX_AGE_S } });
+    expect(outcome.cookies.find((c) => c.name === DEVICE_COOKIE)).toMatchObject({
+      options: { httpOnly: true, sameSite: 'lax', path: '/', maxAge: DEVICE_COOKIE_MAX_AGE_S },
+    });
     const secrets = await requireOAuthSecrets(services);
     const request = new Request('http://localhost/dashboard', { headers: { cookie: `${session.name}=${session.value}` } });
     expect(await sessionUser(request, secrets, db)).toMatchObject({ id: demo });
@@ -116,7 +118,8 @@ describe('sign-up and sign-in', () => {
   });
 
   it(`refuses further attempts from an address after ${ATTEMPTS_PER_IP} failures at any accounts`, async () => {
-    for (let i = 0; i < ATTEMPTS_PER_IP; i++) expect((await signIn(services, `stranger-${i}@example.com`, 'guess', '203.0.113.9')).error).toBe('CredentialsSignin');
+    for (let i = 0; i < ATTEMPTS_PER_IP; i++)
+      expect((await signIn(services, `stranger-${i}@example.com`, 'guess', '203.0.113.9')).error).toBe('CredentialsSignin');
     expect((await signIn(services, 'demo@example.com', DEMO_PASSWORD, '203.0.113.9')).error).toBe('TooManyAttempts');
   });
 
@@ -143,7 +146,14 @@ describe('sign-up and sign-in', () => {
 
   it('creates a publisher with a hashed password, then answers the same email again alike, changing nothing', async () => {
     const form = new FormData();
-    for (const [k, v] of Object.entries({ email: 'New.Publisher@Example.com', password: 'a-long-password', name: 'New Publisher', company: 'Acme', callbackUrl: '/oauth/authorize?x=1' })) form.set(k, v);
+    for (const [k, v] of Object.entries({
+      email: 'New.Publisher@Example.com',
+      password: 'a-long-password',
+      name: 'New Publisher',
+      company: 'Acme',
+      callbackUrl: '/oauth/authorize?x=1',
+    }))
+      form.set(k, v);
     const next = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services), 'http://localhost');
     expect(next.pathname).toBe('/signin');
     expect(Object.fromEntries(next.searchParams)).toEqual({ created: '1', email: 'new.publisher@example.com', callbackUrl: '/oauth/authorize?x=1' });
@@ -179,7 +189,8 @@ describe('sign-up and sign-in', () => {
 
   it('refuses to send the browser off-site after sign-up', async () => {
     const form = new FormData();
-    for (const [k, v] of Object.entries({ email: 'y@example.com', password: 'a-long-password', name: 'Y', company: '', callbackUrl: '//evil.example/x' })) form.set(k, v);
+    for (const [k, v] of Object.entries({ email: 'y@example.com', password: 'a-long-password', name: 'Y', company: '', callbackUrl: '//evil.example/x' }))
+      form.set(k, v);
     const next = new URL(await signUpFromForm(form, new Headers(), services), 'http://localhost');
     expect(next.searchParams.get('callbackUrl')).toBe('/');
   });
@@ -207,7 +218,9 @@ describe('sign-up and sign-in', () => {
       const form = new FormData();
       for (const [k, v] of Object.entries({ email: 'gone@example.com', password: 'a-long-password', name: 'Gone', company: '' })) form.set(k, v);
       await signUpFromForm(form, new Headers(), services);
-      const [{ id }] = (await asService(db, (q) => q.query<{ id: string }>("select id from public.users where email = 'gone@example.com'"))) as [{ id: string }];
+      const [{ id }] = (await asService(db, (q) => q.query<{ id: string }>("select id from public.users where email = 'gone@example.com'"))) as [
+        { id: string },
+      ];
       const secrets = await requireOAuthSecrets(services);
       const cookie = `${sessionCookieName()}=${await encode({ token: { sub: id }, secret: secrets.sessionSecret })}`;
       expect(await sessionUser(request(cookie), secrets, db)).not.toBeNull();

@@ -16,7 +16,8 @@ import { makeServices } from '../helpers/services';
 
 const form = (fields: Record<string, string>) => {
   const f = new FormData();
-  for (const [k, v] of Object.entries({ password: 'a-long-password', name: 'Someone', company: '', callbackUrl: '/oauth/authorize?x=1', ...fields })) f.set(k, v);
+  for (const [k, v] of Object.entries({ password: 'a-long-password', name: 'Someone', company: '', callbackUrl: '/oauth/authorize?x=1', ...fields }))
+    f.set(k, v);
   return f;
 };
 const from = (ip: string) => new Headers({ 'x-forwarded-for': ip });
@@ -41,15 +42,18 @@ for (const engine of testEngines()) {
       );
       return rows;
     };
-    const userCount = async () =>
-      (await asService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.users')))[0]!.n;
+    const userCount = async () => (await asService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.users')))[0]!.n;
 
     it('answers an email that has an account exactly as a new one, and creates or changes nothing', async () => {
       const before = await account('demo@example.com');
       expect(before).toHaveLength(1);
       const count = await userCount();
 
-      const existing = await signUpFromForm(form({ email: 'demo@example.com', name: 'Intruder', company: 'Evil Corp', password: 'intruder-password' }), from('192.0.2.70'), services);
+      const existing = await signUpFromForm(
+        form({ email: 'demo@example.com', name: 'Intruder', company: 'Evil Corp', password: 'intruder-password' }),
+        from('192.0.2.70'),
+        services,
+      );
       expect(existing).toBe(`/signin?${new URLSearchParams({ created: '1', email: 'demo@example.com', callbackUrl: '/oauth/authorize?x=1' })}`);
 
       const fresh = await signUpFromForm(form({ email: `new-${engine.name}@example.com` }), from('192.0.2.71'), services);
@@ -58,8 +62,7 @@ for (const engine of testEngines()) {
       // The existing account is untouched: same row, same password; the intruder's password opens nothing.
       expect(await account('demo@example.com')).toEqual(before);
       expect(await userCount()).toBe(count + 1);
-      const signIn = async (password: string) =>
-        signInFromForm(form({ email: 'demo@example.com', password }), from('192.0.2.72'), services).then((o) => o.ok);
+      const signIn = async (password: string) => signInFromForm(form({ email: 'demo@example.com', password }), from('192.0.2.72'), services).then((o) => o.ok);
       expect(await signIn('intruder-password')).toBe(false);
       expect(await signIn(DEMO_PASSWORD)).toBe(true);
     });

@@ -26,8 +26,8 @@ export default async function ConnectedAppsPage() {
         </Link>
       </nav>
       <p>
-        The apps and agents you allowed to read your account, with what you allowed. Withdrawing an approval means the app must ask you again. An access token it
-        already holds keeps working until it expires, at most one hour after it was issued.
+        The apps and agents you allowed to read your account, with what you allowed. Withdrawing an approval means the app must ask you again. An access token
+        it already holds keeps working until it expires, at most one hour after it was issued.
       </p>
       {approvals.length === 0 ? (
         <p>You have not approved any app.</p>

@@ -31,7 +31,9 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
     getEarnings(principal, s.database, 50),
     listApps(principal, s.database, 'all'),
   ]);
-  const shown = placements.filter((p) => p.status !== 'archived' && (!query.app_id || p.app_id === query.app_id) && (!query.placement_id || p.id === query.placement_id));
+  const shown = placements.filter(
+    (p) => p.status !== 'archived' && (!query.app_id || p.app_id === query.app_id) && (!query.placement_id || p.id === query.placement_id),
+  );
   const scope = query.placement_id
     ? `placement ${placements.find((p) => p.id === query.placement_id)?.name ?? ''}`
     : query.app_id
@@ -117,8 +119,9 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
           <button type="submit">Show</button>
         </form>
         <p>
-          {formatDay(`${daily.from}T00:00:00Z`)} to {formatDay(`${daily.to}T00:00:00Z`)}, {scope}: <strong data-testid="period-revenue">{formatUsd(daily.totals.revenue_usd)}</strong>,{' '}
-          {formatCount(daily.totals.impressions)} impressions, {formatCount(daily.totals.clicks)} clicks.
+          {formatDay(`${daily.from}T00:00:00Z`)} to {formatDay(`${daily.to}T00:00:00Z`)}, {scope}:{' '}
+          <strong data-testid="period-revenue">{formatUsd(daily.totals.revenue_usd)}</strong>, {formatCount(daily.totals.impressions)} impressions,{' '}
+          {formatCount(daily.totals.clicks)} clicks.
         </p>
         <DailyChart label="Revenue per day (USD)" format="usd" points={daily.daily.map((d) => ({ date: d.date, value: d.revenue_usd }))} />
         <DailyChart label="Impressions per day" format="count" points={daily.daily.map((d) => ({ date: d.date, value: d.impressions }))} />

@@ -90,7 +90,11 @@ export function cleanKeywords(words: readonly string[] | string): string {
   const kept: string[] = [];
   // A page without types may pass one comma-separated string.
   for (const word of typeof words === 'string' ? words.split(',') : words) {
-    const clean = String(word).toLowerCase().replace(/[^a-z0-9 -]+/g, ' ').replace(/\s+/g, ' ').trim();
+    const clean = String(word)
+      .toLowerCase()
+      .replace(/[^a-z0-9 -]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (clean && !kept.includes(clean) && kept.length < 10 && [...kept, clean].join(',').length <= 200) kept.push(clean);
   }
   return kept.join(',');
@@ -293,7 +297,8 @@ export class MonetizeClient {
             // Each event's outcome: anything not recorded (or already recorded) is worth knowing.
             const answer = (await res.json().catch(() => null)) as { results?: { id: string; status: string; reason?: string }[] } | null;
             for (const r of answer?.results ?? []) {
-              if (r.status !== 'recorded' && r.status !== 'duplicate') this.emit('error', '', { error: new Error(`event ${r.id} ${r.status}${r.reason ? `: ${r.reason}` : ''}`) });
+              if (r.status !== 'recorded' && r.status !== 'duplicate')
+                this.emit('error', '', { error: new Error(`event ${r.id} ${r.status}${r.reason ? `: ${r.reason}` : ''}`) });
             }
             return;
           }
@@ -362,7 +367,11 @@ export class MonetizeClient {
     kind: 'ai_interaction' | 'ux_session',
     records: { id: string; data: Record<string, unknown> }[],
   ): Promise<{ received: number; stored: number; duplicates: number }> {
-    return (await this.call<{ received: number; stored: number; duplicates: number }>('POST', 'data', { subject_id: await this.subjectId(userId), kind, records }))!;
+    return (await this.call<{ received: number; stored: number; duplicates: number }>('POST', 'data', {
+      subject_id: await this.subjectId(userId),
+      kind,
+      records,
+    }))!;
   }
 }
 

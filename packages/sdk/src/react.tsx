@@ -31,6 +31,7 @@ export function MonetizeAd({ client, placementId, format, keywords, fallback, cl
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [client, placementId, format, words]);
   // The format's room from the first paint (server rendering included), before the SDK runs.
-  const room: CSSProperties = format && format !== 'floating_video' ? { display: 'block', height: ROOM[format], overflow: 'hidden', boxSizing: 'border-box' } : {};
+  const room: CSSProperties =
+    format && format !== 'floating_video' ? { display: 'block', height: ROOM[format], overflow: 'hidden', boxSizing: 'border-box' } : {};
   return <div ref={slot} className={className} style={{ ...room, ...style }} data-monetize-placement={placementId} />;
 }

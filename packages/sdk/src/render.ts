@@ -62,7 +62,12 @@ export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void): Drawn 
       a.append(img);
     }
     const text = el(doc, 'span', 'mz-text');
-    text.append(el(doc, 'span', 'mz-label', `${label} · ${advertiser}`), el(doc, 'span', 'mz-title', headline), el(doc, 'span', 'mz-body', body), el(doc, 'span', 'mz-cta', cta));
+    text.append(
+      el(doc, 'span', 'mz-label', `${label} · ${advertiser}`),
+      el(doc, 'span', 'mz-title', headline),
+      el(doc, 'span', 'mz-body', body),
+      el(doc, 'span', 'mz-cta', cta),
+    );
     a.append(text);
     root.append(a);
   } else {

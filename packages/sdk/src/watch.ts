@@ -8,7 +8,12 @@ import { ViewabilityClock } from './viewability';
  * and a timer for the moment the rule would be met if nothing changes. Answers a function that
  * stops watching.
  */
-export function watchViewability(element: Element, rule: ViewabilityRule, video: HTMLVideoElement | null, onViewable: (evidence: Evidence) => void): () => void {
+export function watchViewability(
+  element: Element,
+  rule: ViewabilityRule,
+  video: HTMLVideoElement | null,
+  onViewable: (evidence: Evidence) => void,
+): () => void {
   const clock = new ViewabilityClock(rule, video !== null);
   let share = 0;
   let area = 0;

@@ -33,7 +33,9 @@ describe('the SDK build', () => {
     const src = `/sdk/v${VERSION as string}\\.js`;
     for (const page of DOCS_WITH_SCRIPT_TAG as string[]) {
       const text = fs.readFileSync(page, 'utf8');
-      expect(text, page).toMatch(new RegExp(`<script src="https://[A-Za-z.-]+${src}" integrity="${hash.replace(/[+/]/g, '\\$&')}" crossorigin="anonymous"></script>`));
+      expect(text, page).toMatch(
+        new RegExp(`<script src="https://[A-Za-z.-]+${src}" integrity="${hash.replace(/[+/]/g, '\\$&')}" crossorigin="anonymous"></script>`),
+      );
       expect(text.match(/integrity="[^"]*"/g), `${page}: one hash, the current one`).toEqual([`integrity="${hash}"`]);
     }
   });
@@ -61,9 +63,27 @@ client.render('#slot', 'p', { format: 'banner' });
 `,
       );
       const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-      const r = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--lib', 'dom,es2020', '--module', 'esnext', '--moduleResolution', 'bundler', '--target', 'es2020', '--skipLibCheck', path.join(dir, 'app.ts')], {
-        encoding: 'utf8',
-      });
+      const r = spawnSync(
+        process.execPath,
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--lib',
+          'dom,es2020',
+          '--module',
+          'esnext',
+          '--moduleResolution',
+          'bundler',
+          '--target',
+          'es2020',
+          '--skipLibCheck',
+          path.join(dir, 'app.ts'),
+        ],
+        {
+          encoding: 'utf8',
+        },
+      );
       expect(r.stdout + r.stderr).toBe('');
       expect(r.status).toBe(0);
     } finally {

@@ -86,9 +86,7 @@ function json(body: unknown, status = 200): Response {
 
 /** The requests made to `path`, in order. */
 function requests(path: string): { url: URL; init: RequestInit }[] {
-  return fetchMock.mock.calls
-    .map(([input, init]) => ({ url: new URL(String(input)), init: init ?? {} }))
-    .filter((r) => r.url.pathname === path);
+  return fetchMock.mock.calls.map(([input, init]) => ({ url: new URL(String(input)), init: init ?? {} })).filter((r) => r.url.pathname === path);
 }
 
 function header(init: RequestInit, name: string): string | null {
@@ -755,7 +753,11 @@ describe('viewability', () => {
     expect(eventsOf('viewable')).toHaveLength(1);
 
     await vi.advanceTimersByTimeAsync(1000);
-    expect(eventPosts().flat().map((e) => e.viewability.area_px)).toEqual([9_600]);
+    expect(
+      eventPosts()
+        .flat()
+        .map((e) => e.viewability.area_px),
+    ).toEqual([9_600]);
   });
 
   it('counts a large ad (970×250, at least 242,500 px) at 35% in view, and not a smaller one', async () => {
@@ -883,7 +885,7 @@ describe('viewability', () => {
     expect(unhandled).toEqual([]);
   });
 
-  it('restarts a video ad\'s count when its playback pauses', async () => {
+  it("restarts a video ad's count when its playback pauses", async () => {
     const c = client();
     const ad = makeAd('floating_video', { video_url: `${BASE}/clip.mp4` });
     const { root, target } = await renderAd(c, ad);
@@ -922,7 +924,11 @@ describe('one impression per decision', () => {
     await vi.advanceTimersByTimeAsync(5000);
 
     expect(eventsOf('viewable')).toHaveLength(1);
-    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+    expect(
+      eventPosts()
+        .flat()
+        .map((e) => e.id),
+    ).toEqual([`${ad.decision_id}.impression`]);
 
     // Once counted, watching it again watches nothing.
     const third = slot();
@@ -948,7 +954,11 @@ describe('one impression per decision', () => {
     see(again.root, 1);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(eventsOf('viewable')).toHaveLength(1);
-    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+    expect(
+      eventPosts()
+        .flat()
+        .map((e) => e.id),
+    ).toEqual([`${ad.decision_id}.impression`]);
   });
 
   it('counts a decision rendered again after being destroyed before it was viewable, once', async () => {
@@ -965,7 +975,11 @@ describe('one impression per decision', () => {
     const again = await renderAd(c, ad);
     see(again.root, 1);
     await vi.advanceTimersByTimeAsync(5000);
-    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${ad.decision_id}.impression`]);
+    expect(
+      eventPosts()
+        .flat()
+        .map((e) => e.id),
+    ).toEqual([`${ad.decision_id}.impression`]);
   });
 
   it('does not send an impression for a decision another copy of the SDK on the page already counted', async () => {
@@ -991,7 +1005,11 @@ describe('one impression per decision', () => {
     see(other, 1);
     await vi.advanceTimersByTimeAsync(5000);
     expect(impressed.has(mine.decision_id)).toBe(true);
-    expect(eventPosts().flat().map((e) => e.id)).toEqual([`${mine.decision_id}.impression`]);
+    expect(
+      eventPosts()
+        .flat()
+        .map((e) => e.id),
+    ).toEqual([`${mine.decision_id}.impression`]);
   });
 });
 
@@ -1050,7 +1068,9 @@ describe('flush', () => {
     const sendBeacon = beacon(true);
     // What the beacons carried. (Clients of earlier tests listen to the page too.)
     const beaconed = async () =>
-      (await Promise.all(sendBeacon.mock.calls.map(([, data]) => (data as Blob).text()))).flatMap((t) => (JSON.parse(t) as { events: SentEvent[] }).events.map((e) => e.id));
+      (await Promise.all(sendBeacon.mock.calls.map(([, data]) => (data as Blob).text()))).flatMap((t) =>
+        (JSON.parse(t) as { events: SentEvent[] }).events.map((e) => e.id),
+      );
     const c = client();
     const first = await queued(c);
     visibility = 'hidden';
@@ -1190,7 +1210,11 @@ describe('flush', () => {
     expect(times.slice(3).map((t, i, all) => (i === 0 ? 0 : t - all[i - 1]!))).toEqual([0, 5000, 10_000, 20_000, 40_000]);
     await advanceTo(Date.now() + 600_000);
     expect(tried()).toBe(5);
-    expect(eventPosts().flat().filter((e) => e.id === `${first.decision_id}.impression`)).toHaveLength(3);
+    expect(
+      eventPosts()
+        .flat()
+        .filter((e) => e.id === `${first.decision_id}.impression`),
+    ).toHaveLength(3);
   });
 
   it('emits an error naming the event and its reason for each result rejected or invalid in a 200 answer, and none for recorded or duplicate', async () => {
@@ -1374,7 +1398,13 @@ describe('consent', () => {
 
   it('recordConsent POSTs {subject_id, purposes, policy_version} to /functions/v1/consents with the key', async () => {
     const subject = createHash('sha256').update('user-1').digest('hex');
-    const consent = { subject_id: subject, purposes: ['ai_interactions'], policy_version: '2025-01', consented_at: '2025-01-02T00:00:00Z', recorded_at: '2025-01-02T00:00:00Z' };
+    const consent = {
+      subject_id: subject,
+      purposes: ['ai_interactions'],
+      policy_version: '2025-01',
+      consented_at: '2025-01-02T00:00:00Z',
+      recorded_at: '2025-01-02T00:00:00Z',
+    };
     routes.set('/functions/v1/consents', () => json(consent, 201));
     const c = client();
 

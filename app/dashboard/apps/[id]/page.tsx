@@ -107,7 +107,12 @@ export default async function AppPage({ params }: { params: Params }) {
         />
         <h3>Archive</h3>
         <p>An archived app is listed nowhere and served nothing; its keys are revoked. Its earnings stay in your totals.</p>
-        <ConfirmButton action={archiveAppAction} fields={{ id: app.id }} label={`Archive ${app.name}`} question={`Archive ${app.name}? Its keys stop working at once.`} />
+        <ConfirmButton
+          action={archiveAppAction}
+          fields={{ id: app.id }}
+          label={`Archive ${app.name}`}
+          question={`Archive ${app.name}? Its keys stop working at once.`}
+        />
       </section>
     </div>
   );
