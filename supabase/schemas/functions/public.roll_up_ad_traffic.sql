@@ -1,0 +1,59 @@
+-- Takes up to `p_limit` rows of `ad_traffic_counts` (deleting them) and adds them to the
+-- placements' totals, the daily stats, the campaigns' daily spend and the keys' last use, in one
+-- transaction: every count is added exactly once. Rows of transactions still open are invisible
+-- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
+-- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
+create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
+returns table (decisions bigint, events bigint)
+language plpgsql volatile security invoker set search_path = ''
+as $$
+begin
+  return query
+  with taken as (
+    delete from public.ad_traffic_counts c
+    where c.id in (select x.id from public.ad_traffic_counts x order by x.id limit p_limit for update skip locked)
+    returning c.*
+  ), by_day as (
+    select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
+           sum(t.clicks) as clicks, sum(t.revenue_usd) as revenue
+    from taken t group by t.placement_id, t.day
+  ), daily as (
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, revenue_usd)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.revenue
+    from by_day b join public.placements p on p.id = b.placement_id
+    on conflict (placement_id, day) do update set
+      ad_requests = s.ad_requests + excluded.ad_requests,
+      fills       = s.fills + excluded.fills,
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks,
+      revenue_usd = s.revenue_usd + excluded.revenue_usd
+  ), totals as (
+    update public.placements p set
+      ad_requests = p.ad_requests + c.requests,
+      fills       = p.fills + c.fills,
+      impressions = p.impressions + c.impressions,
+      clicks      = p.clicks + c.clicks,
+      revenue_usd = p.revenue_usd + c.revenue
+    from (select b.placement_id, sum(b.requests) requests, sum(b.fills) fills, sum(b.impressions) impressions,
+                 sum(b.clicks) clicks, sum(b.revenue) revenue
+          from by_day b group by b.placement_id) c
+    where p.id = c.placement_id
+  ), spend as (
+    insert into public.campaign_daily_spend as s (campaign_id, day, impressions, clicks, spent_usd)
+    select t.campaign_id, t.day, sum(t.impressions), sum(t.clicks), sum(t.cost_usd)
+    -- A campaign deleted since its ad was served has no spend to keep (and must not stop the run).
+    from taken t where (t.impressions > 0 or t.clicks > 0) and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
+    group by t.campaign_id, t.day
+    on conflict (campaign_id, day) do update set
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks,
+      spent_usd   = s.spent_usd + excluded.spent_usd
+  ), used as (
+    update public.api_keys k set last_used_at = greatest(k.last_used_at, u.last_at)
+    from (select t.api_key_id, max(t.at) as last_at from taken t where t.api_key_id is not null group by t.api_key_id) u
+    where k.id = u.api_key_id
+  )
+  select coalesce(sum(t.requests), 0)::bigint, coalesce(sum(t.impressions + t.clicks), 0)::bigint from taken t;
+end $$;
+revoke all on function public.roll_up_ad_traffic(integer) from public, anon, authenticated, sdk;
+grant execute on function public.roll_up_ad_traffic(integer) to service_role;

@@ -1,0 +1,73 @@
+-- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
+-- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
+-- Eligible: campaign and creative active and running; spent today below the paced budget (the
+-- day's budget times the share of the UTC day gone by, plus an hour's worth, so a campaign can
+-- start serving after midnight); fewer than `frequency_cap` fills for this session in 24 hours.
+-- The request is counted (`ad_traffic_counts`) whether or not it filled.
+-- The draw: weight = daily budget, tripled when a campaign keyword is in the request's keywords;
+-- `-ln(1 - random()) / weight` is the smallest for each campaign with probability weight / total.
+create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid)
+returns table (
+  found        boolean,
+  decision_id  uuid,
+  format       text,
+  creative_id  uuid,
+  advertiser   text,
+  headline     text,
+  body         text,
+  cta          text,
+  image_url    text,
+  video_url    text
+)
+language plpgsql volatile security invoker set search_path = ''
+as $$
+declare
+  v_app uuid := public.sdk_app_id();
+  v_placement record;
+  v_pick record;
+  v_day_share numeric := extract(epoch from (now() - date_trunc('day', now(), 'UTC'))) / 86400;
+  v_decision uuid;
+begin
+  select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
+  if not found then
+    return query select false, null::uuid, null::text, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+    return;
+  end if;
+  -- Nothing picked unless the placement is active and a creative is eligible.
+  select null::uuid as id, null::uuid as campaign_id into v_pick;
+  if v_placement.status = 'active' then
+    -- One creative per eligible campaign, at random, then one campaign by weight: a campaign
+    -- with more creatives does not win more often.
+    select e.* into v_pick
+    from (
+      select distinct on (c.id) cr.id, cr.campaign_id, c.advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url,
+             c.daily_budget_usd * case when c.keywords && coalesce(p_keywords, '{}') then 3 else 1 end as weight
+      from public.creatives cr
+      join public.campaigns c on c.id = cr.campaign_id
+      left join public.campaign_daily_spend s on s.campaign_id = c.id and s.day = (now() at time zone 'UTC')::date
+      where cr.format = v_placement.format and cr.status = 'active' and c.status = 'active'
+        and c.starts_at <= now() and (c.ends_at is null or c.ends_at > now())
+        and coalesce(s.spent_usd, 0) < c.daily_budget_usd * least(1, v_day_share + 1.0 / 24)
+        and (p_session_id is null or (
+          select count(*) from public.ad_decisions d
+          where d.app_id = v_app and d.session_id = p_session_id and d.campaign_id = c.id
+            and d.created_at > now() - interval '24 hours') < c.frequency_cap)
+      order by c.id, random()
+    ) as e
+    order by -ln(1 - random()) / e.weight
+    limit 1;
+  end if;
+  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, campaign_id, creative_id)
+  values (v_app, v_placement.id, p_api_key_id, p_session_id, v_pick.campaign_id, v_pick.id)
+  returning id into v_decision;
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, day, requests, fills)
+  values (v_app, v_placement.id, p_api_key_id, (now() at time zone 'UTC')::date, 1, case when v_pick.id is null then 0 else 1 end);
+  if v_pick.id is null then
+    return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+  else
+    return query select true, v_decision, v_placement.format, v_pick.id, v_pick.advertiser, v_pick.headline, v_pick.body,
+                        v_pick.cta, v_pick.image_url, v_pick.video_url;
+  end if;
+end $$;
+revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid) from public, anon, authenticated;
+grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid) to sdk;
