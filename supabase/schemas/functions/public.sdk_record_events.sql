@@ -9,11 +9,14 @@
 --               (`unknown_decision` alone is answered without a row: there is no ad to name).
 --
 -- What a batch mostly holds, first impressions that meet the viewability rule, is recorded in
--- one statement: each decision takes its impression only `where impression_event_id is null`,
--- which a concurrent batch for the same decision waits on and then finds taken. Everything else
+-- one statement: each decision takes its impression only while it has none (once per ad), which
+-- a concurrent batch for the same decision waits on and then finds taken. Everything else
 -- (clicks, retries, invalid traffic) is decided one event at a time, impressions before clicks,
 -- so a batch holding both for one decision counts both. The counts billed go to
--- `ad_traffic_counts` in the same transaction.
+-- `ad_traffic_counts` in the same transaction. The rules are functions with their own files:
+-- sdk_invalid_reason names the first one an event fails (sdk_viewable, sdk_already_counted,
+-- sdk_click_before_impression, sdk_recent_clicks); sdk_cost_per_impression and
+-- sdk_publisher_revenue say what it is worth.
 create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_bot boolean)
 returns table (n integer, outcome text, reason text)
 language plpgsql volatile security invoker set search_path = ''
@@ -26,6 +29,7 @@ declare
   v_recorded integer[] := '{}';
   v_event record;
   v_decision record;
+  v_viewable boolean;
   v_reason text;
   v_cost numeric;
   v_taken boolean;
@@ -46,10 +50,11 @@ begin
         impression_event_id = i.id, impressed_at = now(),
         visible_share = least(i.visible_share, 1), visible_seconds = least(i.visible_seconds, 86400),
         cost_usd = public.sdk_cost_per_impression(p.format, v_pricing),
-        revenue_usd = round(public.sdk_cost_per_impression(p.format, v_pricing) * v_pricing.publisher_ad_revenue_share, 6)
+        revenue_usd = public.sdk_publisher_revenue(public.sdk_cost_per_impression(p.format, v_pricing), v_pricing)
       from input i, public.placements p
       where d.id = i.decision_id and i.nth_of_id = 1 and i.nth_of_decision = 1
-        and d.creative_id is not null and d.impression_event_id is null and p.id = d.placement_id
+        and d.creative_id is not null and p.id = d.placement_id
+        and not public.sdk_already_counted('impression', d.impression_event_id, d.click_event_id)
         and d.click_event_id is distinct from i.id
         and public.sdk_viewable(p.format, i.visible_share, i.visible_seconds, i.area_px)
         -- An id already recorded as invalid traffic stays what it was: the slow path answers `duplicate`.
@@ -92,40 +97,34 @@ begin
       continue;
     end if;
 
-    v_reason := null;
-    if p_bot then
-      v_reason := 'bot';
-    elsif v_event.kind = 'impression'
-          and not public.sdk_viewable(v_decision.format, v_event.visible_share, v_event.visible_seconds, v_event.area_px) then
-      v_reason := 'not_viewable';
-    elsif (v_event.kind = 'impression' and v_decision.impression_event_id is not null)
-          or (v_event.kind = 'click' and v_decision.click_event_id is not null) then
-      v_reason := 'already_counted';
-    elsif v_event.kind = 'click' and v_decision.impression_event_id is null then
-      v_reason := 'no_impression';
-    elsif v_event.kind = 'click' then
-      -- One billable click per address and ad in 3 hours; the lock makes the check and the
-      -- update one step for concurrent clicks of the same address on the same ad.
+    -- The first counting rule the event fails. The 3-hour rule is the one that reads other
+    -- decisions, and for concurrent clicks of one address on one ad its check and the click's
+    -- update must be one step: a lock, taken only for a click that no other rule refuses, then
+    -- the rules again with what the check found.
+    v_viewable := public.sdk_viewable(v_decision.format, v_event.visible_share, v_event.visible_seconds, v_event.area_px);
+    v_reason := public.sdk_invalid_reason(v_event.kind, p_bot, v_viewable, v_decision.impression_event_id, v_decision.click_event_id,
+                                          p_repeat_click => false);
+    if v_reason is null and v_event.kind = 'click' then
       perform pg_advisory_xact_lock(hashtextextended(coalesce(p_ip_hash, '') || v_decision.creative_id::text, 0));
-      if exists (select 1 from public.ad_decisions x
-                 where x.creative_id = v_decision.creative_id and x.click_ip_hash = p_ip_hash
-                   and x.clicked_at > now() - interval '3 hours') then
-        v_reason := 'repeat_click';
-      end if;
+      v_reason := public.sdk_invalid_reason(v_event.kind, p_bot, v_viewable, v_decision.impression_event_id, v_decision.click_event_id,
+                    p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
     end if;
 
     if v_reason is null then
       v_cost := case when v_event.kind = 'impression' then public.sdk_cost_per_impression(v_decision.format, v_pricing) else 0 end;
+      -- Once per ad, and a click after its impression, again in the update itself: a concurrent
+      -- batch that took the decision first is waited on, then found here.
       if v_event.kind = 'impression' then
         update public.ad_decisions set
           impression_event_id = v_event.id, impressed_at = now(),
           visible_share = least(v_event.visible_share, 1), visible_seconds = least(v_event.visible_seconds, 86400),
-          cost_usd = v_cost, revenue_usd = round(v_cost * v_pricing.publisher_ad_revenue_share, 6)
-        where id = v_decision.id and impression_event_id is null
+          cost_usd = v_cost, revenue_usd = public.sdk_publisher_revenue(v_cost, v_pricing)
+        where id = v_decision.id and not public.sdk_already_counted('impression', impression_event_id, click_event_id)
         returning true into v_taken;
       else
         update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
-        where id = v_decision.id and click_event_id is null and impression_event_id is not null
+        where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
+          and not public.sdk_click_before_impression('click', impression_event_id)
         returning true into v_taken;
       end if;
       if coalesce(v_taken, false) then
@@ -133,7 +132,7 @@ begin
         insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, clicks, revenue_usd, cost_usd)
         values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today,
                 case when v_event.kind = 'impression' then 1 else 0 end, case when v_event.kind = 'click' then 1 else 0 end,
-                round(v_cost * v_pricing.publisher_ad_revenue_share, 6), v_cost);
+                public.sdk_publisher_revenue(v_cost, v_pricing), v_cost);
         return query select v_event.n, 'recorded'::text, null::text;
         continue;
       end if;

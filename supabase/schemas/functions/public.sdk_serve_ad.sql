@@ -1,10 +1,9 @@
 -- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
 -- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
--- Eligible: campaign and creative active and running; spent today below the paced budget (the
--- day's budget times the share of the UTC day gone by, plus an hour's worth, so a campaign can
--- start serving after midnight); fewer than `frequency_cap` fills for this session in 24 hours.
--- The request is counted (`ad_traffic_counts`) whether or not it filled.
--- The draw: weight = daily budget, tripled when a campaign keyword is in the request's keywords;
+-- Eligible: creative active, campaign running (sdk_campaign_running), paced budget left today
+-- (sdk_day_share, sdk_paced_budget_left), under the session's frequency cap (sdk_session_fills,
+-- sdk_under_frequency_cap); each rule has its file here. The request is counted
+-- (`ad_traffic_counts`) whether or not it filled. The draw: weight from sdk_draw_weight, and
 -- `-ln(1 - random()) / weight` is the smallest for each campaign with probability weight / total.
 create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid)
 returns table (
@@ -25,7 +24,7 @@ declare
   v_app uuid := public.sdk_app_id();
   v_placement record;
   v_pick record;
-  v_day_share numeric := extract(epoch from (now() - date_trunc('day', now(), 'UTC'))) / 86400;
+  v_day_share numeric := public.sdk_day_share(now());
   v_decision uuid;
 begin
   select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
@@ -41,17 +40,15 @@ begin
     select e.* into v_pick
     from (
       select distinct on (c.id) cr.id, cr.campaign_id, c.advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url,
-             c.daily_budget_usd * case when c.keywords && coalesce(p_keywords, '{}') then 3 else 1 end as weight
+             public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords) as weight
       from public.creatives cr
       join public.campaigns c on c.id = cr.campaign_id
       left join public.campaign_daily_spend s on s.campaign_id = c.id and s.day = (now() at time zone 'UTC')::date
-      where cr.format = v_placement.format and cr.status = 'active' and c.status = 'active'
-        and c.starts_at <= now() and (c.ends_at is null or c.ends_at > now())
-        and coalesce(s.spent_usd, 0) < c.daily_budget_usd * least(1, v_day_share + 1.0 / 24)
-        and (p_session_id is null or (
-          select count(*) from public.ad_decisions d
-          where d.app_id = v_app and d.session_id = p_session_id and d.campaign_id = c.id
-            and d.created_at > now() - interval '24 hours') < c.frequency_cap)
+      where cr.format = v_placement.format and cr.status = 'active'
+        and public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now())
+        and public.sdk_paced_budget_left(s.spent_usd, c.daily_budget_usd, v_day_share)
+        and public.sdk_under_frequency_cap(p_session_id, (select count(*) from public.sdk_session_fills(v_app, p_session_id, c.id, now())),
+                                           c.frequency_cap)
       order by c.id, random()
     ) as e
     order by -ln(1 - random()) / e.weight
