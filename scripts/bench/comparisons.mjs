@@ -1,0 +1,59 @@
+// The lines printed beside the table: latency comparisons between endpoints, each endpoint's
+// targets (throughput at least, p99 at most, both relative to the baseline) with their verdicts,
+// and the SDK events' database check.
+import { COMPARISONS } from './endpoints.mjs';
+import { median, verdict } from './statistics.mjs';
+
+/** What `measured` says about COMPARISONS and the endpoints' targets, and a line for each. */
+export function compare(measured) {
+  // Each latency is taken relative to the baseline slice beside it, and the median over pairs is
+  // compared: endpoints are measured minutes apart, and this machine's speed drifts by more than
+  // 10% over such spans (one run read a 2.7x batch/request latency ratio from a slow spell that
+  // the baseline showed too).
+  const relativeLatency = (name) => {
+    const m = measured.find((r) => r.endpoint.name === name);
+    return m ? median(m.pairs.map((p) => p.run.latencyMs.mean / p.baseline.latencyMs.mean)) : undefined;
+  };
+  const comparisons = COMPARISONS.map((c) => {
+    const subject = measured.find((r) => r.endpoint.name === c.subject)?.run;
+    const reference = measured.find((r) => r.endpoint.name === c.reference)?.run;
+    const subjectRelative = relativeLatency(c.subject);
+    const referenceRelative = relativeLatency(c.reference);
+    if (!subject || !reference || subjectRelative === undefined || referenceRelative === undefined) return null;
+    const ratio = subjectRelative / referenceRelative;
+    return { ...c, subjectMs: subject.latencyMs.mean, referenceMs: reference.latencyMs.mean, subjectRelative, referenceRelative, ratio, ok: ratio < c.limit };
+  }).filter(Boolean);
+  const comparisonLines = comparisons.map(
+    (c) =>
+      `${c.name}: ${c.subjectRelative.toFixed(2)}x vs ${c.referenceRelative.toFixed(2)}x the baseline's latency (${c.subjectMs.toFixed(2)} ms vs ${c.referenceMs.toFixed(2)} ms) = ${c.ratio.toFixed(2)}x (target < ${c.limit}x: ${c.ok ? 'met' : 'NOT met'})`,
+  );
+  const targets = measured
+    .filter((m) => m.endpoint.atLeast !== undefined)
+    .map((m) => ({
+      endpoint: m.endpoint.name,
+      atLeast: m.endpoint.atLeast,
+      ratio: m.run.reqPerSec / m.baseline.reqPerSec,
+      interval: m.interval,
+      verdict: verdict(m.interval, m.endpoint.atLeast),
+    }));
+  // p99 beside the baseline's, slice pair by slice pair (the median of the ratios).
+  const latencyTargets = measured
+    .filter((m) => m.endpoint.p99AtMost !== undefined)
+    .map((m) => {
+      const ratio = median(m.pairs.map((p) => p.run.latencyMs.p99 / Math.max(1, p.baseline.latencyMs.p99)));
+      return { endpoint: m.endpoint.name, ratio, atMost: m.endpoint.p99AtMost, ok: ratio <= m.endpoint.p99AtMost };
+    });
+  comparisonLines.push(
+    ...latencyTargets.map(
+      (t) => `${t.endpoint}: p99 ${t.ratio.toFixed(2)}x the baseline's (median over slice pairs), target at most ${t.atMost}x: ${t.ok ? 'met' : 'NOT met'}`,
+    ),
+    ...measured.filter((m) => m.check).map((m) => `${m.endpoint.name}: ${m.check.line}`),
+  );
+  comparisonLines.push(
+    ...targets.map(
+      (t) =>
+        `${t.endpoint}: ${t.ratio.toFixed(3)}x the baseline's req/s (95% interval ${t.interval.low.toFixed(3)}–${t.interval.high.toFixed(3)}), target at least ${t.atLeast}x: ${t.verdict}`,
+    ),
+  );
+  return { comparisons, comparisonLines, targets, latencyTargets };
+}

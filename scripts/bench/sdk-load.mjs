@@ -1,0 +1,79 @@
+// The SDK endpoints' load: what each request sends (an app's key; for events, bodies of
+// impressions signed as the server signs its decision tokens), and for events the check afterwards
+// that the database kept every answered event exactly once.
+import { createHmac } from 'node:crypto';
+import postgres from 'postgres';
+
+const EVENTS_PER_REQUEST = 50;
+
+/** What one SDK endpoint sends, and for events, how to check afterwards that each was kept once. */
+export function sdkLoadFor(kind, prepared) {
+  const headers = { 'x-api-key': prepared.key };
+  if (kind === 'ads') return { headers, path: `/functions/v1/ads?placement_id=${prepared.placementId}` };
+  // Decision tokens as the server signs them (lib/sdk/tokens.ts), for the decisions scripts/bench-sdk.ts made.
+  const secret = Buffer.from(prepared.secret, 'base64url');
+  const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
+  let next = 0;
+  let answered = 0;
+  const decision = (i) => `00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
+  const token = (d) =>
+    `${d}.${prepared.appId}.${expiresAt}.${createHmac('sha256', secret).update(`v1.${d}.${prepared.appId}.${expiresAt}`).digest('base64url')}`;
+  const viewability = { visible_share: 1, visible_seconds: 1.5 };
+  const body = () => {
+    if (next + EVENTS_PER_REQUEST > prepared.decisions) throw new Error('the bench used up its decisions: raise BENCH_SDK_DECISIONS');
+    const events = [];
+    for (let k = 0; k < EVENTS_PER_REQUEST; k++, next++) {
+      events.push({ id: `bench-${next}`, type: 'impression', token: token(decision(next)), viewability });
+    }
+    return JSON.stringify({ events });
+  };
+  /** Bodies made ahead; `next` counts every event made, sent or not. */
+  const ready = [];
+  return {
+    headers: { ...headers, 'content-type': 'application/json' },
+    path: '/functions/v1/events',
+    request: {
+      method: 'POST',
+      /** Up to 600 requests' bodies per second of the slice to come (a 2-core machine serves far fewer). */
+      refill(seconds) {
+        while (ready.length < 600 * seconds) ready.push(body());
+      },
+      makeBody() {
+        return ready.shift() ?? body();
+      },
+      onResponse(status) {
+        if (status === 200) answered++;
+      },
+    },
+    /** Every event of a 200 answer recorded, and each exactly once. */
+    async verify(databaseUrl) {
+      // The roll-up and the last requests settle first.
+      await new Promise((r) => setTimeout(r, 1000));
+      const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+      try {
+        // A billable impression is kept on its decision (the decision is the dedupe): count them
+        // there, and any the server judged invalid in ad_events.
+        const [row] = await sql.unsafe(
+          `select count(*)::int as events, count(distinct impression_event_id)::int as ids, count(distinct id)::int as decisions,
+                  count(*)::int as billable,
+                  (select count(*)::int from public.ad_events where event_id like 'bench-%') as invalid
+           from public.ad_decisions where impression_event_id like 'bench-%'`,
+        );
+        // Requests still in flight when a slice ended were not counted as answered, yet the server
+        // may have recorded them: between what was answered and what was sent.
+        const expected = answered * EVENTS_PER_REQUEST;
+        const once = row.ids === row.events && row.decisions === row.events && row.invalid === 0;
+        const ok = once && row.events >= expected && row.events <= next - ready.length * EVENTS_PER_REQUEST;
+        return {
+          ok,
+          sent: next,
+          answered200: answered,
+          ...row,
+          line: `${next - ready.length * EVENTS_PER_REQUEST} events sent, ${expected} of them answered 200; the database holds ${row.events} billable impressions, ${row.ids} distinct ids, on ${row.decisions} distinct decisions, ${row.invalid} invalid: ${ok ? 'every answered event, each exactly once' : 'NOT every answered event exactly once'}`,
+        };
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    },
+  };
+}
