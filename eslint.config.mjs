@@ -1,26 +1,83 @@
 import nextCoreWebVitals from 'eslint-config-next/core-web-vitals';
 import nextTypescript from 'eslint-config-next/typescript';
 
+/**
+ * The service role bypasses row-level security. These files, and only these, may run statements
+ * as it (`asService` from lib/platform/db/roles.ts); everything a user or an app asks for runs as them.
+ * Adding a file here is a decision to review: say in the commit why it cannot run as a user,
+ * an app or `anon`.
+ */
+export const SERVICE_ROLE_ALLOWLIST = [
+  'lib/a2a/task-store.ts', // A2A tasks belong to no account: every caller is anonymous
+  'lib/auth/users.ts', // sign-in and sign-up run before anyone is known
+  'lib/platform/db/service-secrets.ts', // the service's own keys
+  'lib/demo/page.ts', // the demo page reads its own publishable key
+  'lib/demo/seed.ts', // the demo accounts, written before they exist
+  'lib/idempotency/store.ts', // idempotency records of callers without an account
+  'lib/oauth/clients.ts', // client registration, before any user approved the client
+  'lib/oauth/codes.ts', // authorization codes, redeemed by a client that is no user
+  'lib/sdk/rollup.ts', // the roll-up adds every app's traffic to its totals
+];
+
+/**
+ * Ways around the one entry to the database (lib/platform/db/roles.ts) that no module above lib/platform/db may
+ * take: the engine itself (SQL text and parameters), opening a database (the composition root,
+ * lib/services.ts, does), making a statement other than with the `sql` tag.
+ */
+const outsideDb = ['lib/**/*.{ts,tsx}', 'app/**/*.{ts,tsx}', 'proxy.ts', 'instrumentation.ts'];
+const testFiles = ['**/*.test.ts', '**/*.test.tsx'];
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    // Account reads run as the user (RLS); the service module must stay out of their reach.
-    files: ['lib/account/**', 'app/api/v1/me/**', 'lib/mcp/**'],
+    files: outsideDb,
+    ignores: ['lib/platform/db/**', ...testFiles],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/db/service', '@/lib/db/service'], message: 'Account reads run as the user: use asUser from lib/db/database.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/db/engine', '@/lib/platform/db/engine'],
+              message: 'Only lib/platform/db holds the engine: run statements with as(db, role, claims) from lib/platform/db/roles and the sql tag.',
+            },
+            {
+              group: ['**/db/roles', '@/lib/platform/db/roles'],
+              importNames: ['asService'],
+              message:
+                'The service role bypasses row-level security: run as the user, the app or anon (as() in lib/platform/db/roles), or add the file to SERVICE_ROLE_ALLOWLIST in eslint.config.mjs with the reason.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='sql']",
+          message: 'sql is a template tag: write sql`…` so that every ${value} is bound or quoted, never pasted.',
+        },
+        {
+          selector: "NewExpression[callee.name='Sql']",
+          message: 'A statement is made with the sql tag, never by hand.',
+        },
       ],
     },
   },
   {
-    // The SDK key lookup runs as `anon` (public.sdk_key): knowing the key is the authorization.
-    files: ['lib/sdk/keys.ts'],
+    // The allowlist: the same rules, less the service role's.
+    files: SERVICE_ROLE_ALLOWLIST,
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/db/service', '@/lib/db/service'], message: 'The key lookup runs as anon: use asAnonymous and public.sdk_key.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/db/engine', '@/lib/platform/db/engine'],
+              message: 'Only lib/platform/db holds the engine: run statements with asService(db) and the sql tag.',
+            },
+          ],
+        },
       ],
     },
   },

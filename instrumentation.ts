@@ -6,7 +6,7 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   if (process.env.NEXT_PHASE === 'phase-production-build') return;
   const { services } = await import('./lib/services');
-  const { log, describeError } = await import('./lib/log');
+  const { log, describeError } = await import('./lib/platform/log');
   // A database that cannot open now is retried on the first request that needs it; an embedded
   // one that another process has is not, and this server stops, saying which process it is.
   await services()

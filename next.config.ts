@@ -1,6 +1,6 @@
 import type { NextConfig } from 'next';
-import { COMMON_SECURITY_HEADERS } from './lib/http/security-headers';
-import { nonPagePaths } from './lib/registry';
+import { COMMON_SECURITY_HEADERS } from './lib/platform/http/security-headers';
+import { nonPagePaths } from './lib/schemas/registry';
 
 /**
  * Markdown twins: `<path>.md`, and any page asked for with `Accept: text/markdown`, are answered
@@ -26,7 +26,7 @@ const nextConfig: NextConfig = {
   async headers() {
     return [
       {
-        // nosniff and Referrer-Policy on every answer: pages, API, files (lib/http/security-headers.ts;
+        // nosniff and Referrer-Policy on every answer: pages, API, files (lib/platform/http/security-headers.ts;
         // the pages' own policy is set in proxy.ts). Not on /oauth/authorize, which sets its own
         // Referrer-Policy (same-origin on the consent page, no-referrer on its redirects): Next
         // keeps a header configured here over the one a route sends.

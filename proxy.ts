@@ -1,9 +1,9 @@
 import { NextResponse, type NextRequest } from 'next/server';
-import { env } from './lib/env';
-import { newNonce, pageSecurityHeaders, wantsHsts } from './lib/http/security-headers';
+import { env } from './lib/platform/env';
+import { newNonce, pageSecurityHeaders, wantsHsts } from './lib/platform/http/security-headers';
 
 /**
- * The site's pages get their security headers here (lib/http/security-headers.ts): a
+ * The site's pages get their security headers here (lib/platform/http/security-headers.ts): a
  * Content-Security-Policy with a nonce drawn for this response, which Next reads from the
  * request's copy of the header and puts on the scripts it renders, and the page headers around
  * it. The matcher leaves out everything that is not a page: the API's prefixes (the route

@@ -6,7 +6,7 @@ import { SearchBox } from './_components/search-box';
 import './globals.css';
 
 // Every page is rendered per request, so that Next can put the nonce of the request's
-// Content-Security-Policy (proxy.ts) on its inline scripts: lib/http/security-headers.ts says why.
+// Content-Security-Policy (proxy.ts) on its inline scripts: lib/platform/http/security-headers.ts says why.
 export const dynamic = 'force-dynamic';
 
 export const metadata: Metadata = {

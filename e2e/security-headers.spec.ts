@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 
 /**
- * The site's security headers (lib/http/security-headers.ts) in Chromium on the production
+ * The site's security headers (lib/platform/http/security-headers.ts) in Chromium on the production
  * build: every page sends a Content-Security-Policy with a fresh nonce (and Next puts it on its
  * scripts), cannot be framed by another site, and runs without a single CSP violation, from the
  * docs to the console's charts and the demo's ads; API answers keep their CORS headers and gain
@@ -52,7 +52,7 @@ test.describe('headers', () => {
   }
 
   test('a content page and its markdown at the same URL: the markdown says Vary: Accept, the HTML is never stored', async ({ request }) => {
-    // Next sets a page's Vary itself (lib/http/security-headers.ts); what keeps caches from
+    // Next sets a page's Vary itself (lib/platform/http/security-headers.ts); what keeps caches from
     // handing one answer for the other is the twin's Vary and the page's no-store.
     for (const path of ['/', '/docs', '/docs/quickstart']) {
       const html = await request.get(path);

@@ -12,9 +12,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createApiKey } from '../lib/console/writes';
-import { openPglite, openPostgres } from '../lib/db/engine';
-import { serviceSecret } from '../lib/db/service-secrets';
-import { env } from '../lib/env';
+import { openPglite, openPostgres } from '../lib/platform/db/engine';
+import { serviceSecret } from '../lib/platform/db/service-secrets';
+import { env } from '../lib/platform/env';
 
 async function main(count: number): Promise<void> {
   const { DATABASE_URL, PGLITE_DATA_DIR } = env();

@@ -9,10 +9,10 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { openPglite, openPostgres } from '../lib/db/engine';
-import { dropMigratedSchema, migrate } from '../lib/db/migrate';
-import { seed } from '../lib/db/seed';
-import { env } from '../lib/env';
+import { openPglite, openPostgres } from '../lib/platform/db/engine';
+import { dropMigratedSchema, migrate } from '../lib/platform/db/migrate';
+import { seed } from '../lib/demo/seed';
+import { env } from '../lib/platform/env';
 import { resourceUri } from '../lib/oauth/resources';
 import { SCOPES } from '../lib/oauth/scopes';
 import { loadOAuthSecrets } from '../lib/oauth/secrets';

@@ -5,11 +5,11 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { lockDataDir } from '../lib/db/pglite-lock';
-import { openPglite, openPostgres, type Engine } from '../lib/db/engine';
-import { dropMigratedSchema, migrate } from '../lib/db/migrate';
-import { seed } from '../lib/db/seed';
-import { env } from '../lib/env';
+import { lockDataDir } from '../lib/platform/db/pglite-lock';
+import { openPglite, openPostgres, type Engine } from '../lib/platform/db/engine';
+import { dropMigratedSchema, migrate } from '../lib/platform/db/migrate';
+import { seed } from '../lib/demo/seed';
+import { env } from '../lib/platform/env';
 
 async function open(): Promise<Engine> {
   const { DATABASE_URL, PGLITE_DATA_DIR } = env();
@@ -29,7 +29,7 @@ async function main(command: string | undefined): Promise<void> {
       await dropMigratedSchema(engine);
       await engine.close();
     } else {
-      // Not under a running server: the lock says who has it (lib/db/pglite-lock.ts).
+      // Not under a running server: the lock says who has it (lib/platform/db/pglite-lock.ts).
       const release = lockDataDir(path.resolve(PGLITE_DATA_DIR));
       try {
         rmSync(path.resolve(PGLITE_DATA_DIR), { recursive: true, force: true });

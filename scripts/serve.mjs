@@ -4,7 +4,7 @@
 // Why not plain `next dev` / `next start`: Next only sets X-Forwarded-For when the client did
 // not send one, so behind it a client could choose the address it is rate-limited by. This
 // small server plays the part a platform plays in production (Vercel overwrites the header):
-// it appends the socket's peer address, and lib/http/client-ip.ts trusts only the last entry.
+// it appends the socket's peer address, and lib/platform/http/client-ip.ts trusts only the last entry.
 import http from 'node:http';
 import next from 'next';
 import { normalizeRequestTarget } from './request-path.mjs';

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { allPages, pageByPath, twinPath } from '@/lib/content/pages';
-import { absoluteUrl } from '@/lib/http/responses';
+import { absoluteUrl } from '@/lib/platform/http/responses';
 
 /**
  * Every public page, from content/ (rendered per request, for the nonce of its

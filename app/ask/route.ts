@@ -1,4 +1,4 @@
-import { askRoute } from '@/lib/ask/handlers';
+import { askRoute } from '@/lib/routes/ask';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = askRoute;

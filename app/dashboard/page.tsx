@@ -2,12 +2,12 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getEarnings, listApiKeys, listApps } from '@/lib/account/operations';
 import { formatCount, formatDay, formatUsd } from '@/lib/console/format';
-import { consolePrincipal } from '@/lib/console/session';
+import { consoleAccount } from '@/lib/console/session';
 import { services } from '@/lib/services';
 import { createAppAction } from './actions';
 import { AppForm } from './forms';
 import { requirePublisher } from './publisher';
-import { KeyTable, PayoutTable, PlacementTable, Totals } from './tables';
+import { KeyTable, PayoutsSection, PlacementTable, Totals } from './tables';
 
 export const metadata: Metadata = { title: 'Console', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -15,11 +15,11 @@ export const dynamic = 'force-dynamic';
 export default async function ConsolePage() {
   const user = await requirePublisher('/dashboard');
   const s = services();
-  const principal = consolePrincipal(user, s.now());
+  const account = consoleAccount(user, s.database);
   const [{ apps, placements }, { api_keys: keys }, earnings] = await Promise.all([
-    listApps(principal, s.database, 'all'),
-    listApiKeys(principal, s.database, 'all'),
-    getEarnings(principal, s.database, 12),
+    listApps(account, 'all'),
+    listApiKeys(account, 'all'),
+    getEarnings(account, 12),
   ]);
   return (
     <div className="console">
@@ -76,10 +76,7 @@ export default async function ConsolePage() {
         <AppForm action={createAppAction} submit="Create app" idPrefix="new-app" />
       </section>
 
-      <section aria-labelledby="payouts">
-        <h2 id="payouts">Payouts</h2>
-        <PayoutTable payouts={earnings.payouts} />
-      </section>
+      <PayoutsSection payouts={earnings.payouts} />
     </div>
   );
 }

@@ -74,6 +74,16 @@ export function KeyTable({ label, keys, actions }: { label: string; keys: ApiKey
   );
 }
 
+/** The payouts section of a console page. */
+export function PayoutsSection({ payouts }: { payouts: Payout[] }) {
+  return (
+    <section aria-labelledby="payouts">
+      <h2 id="payouts">Payouts</h2>
+      <PayoutTable payouts={payouts} />
+    </section>
+  );
+}
+
 /** Payouts, the most recent first, with their statuses. */
 export function PayoutTable({ payouts }: { payouts: Payout[] }) {
   if (payouts.length === 0) return <p>No payouts yet.</p>;

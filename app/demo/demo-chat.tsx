@@ -3,7 +3,7 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { createClient, type MonetizeEvent } from '../../packages/sdk/src/index';
 import { MonetizeAd } from '../../packages/sdk/src/react';
-import type { DemoFormat } from '@/lib/demo';
+import type { DemoFormat } from '@/lib/demo/page';
 
 /** Canned answers: the demo is about the ads, not the AI. */
 const ANSWERS = [

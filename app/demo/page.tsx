@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { demoSetup } from '@/lib/demo';
+import { demoSetup } from '@/lib/demo/page';
 import { services } from '@/lib/services';
 import { DemoChat } from './demo-chat';
 

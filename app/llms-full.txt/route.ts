@@ -1,4 +1,4 @@
-import { llmsFullTxtRoute } from '@/lib/content/handlers';
+import { llmsFullTxtRoute } from '@/lib/routes/content';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = llmsFullTxtRoute;

@@ -1,4 +1,4 @@
-import { llmsTxtRoute } from '@/lib/content/handlers';
+import { llmsTxtRoute } from '@/lib/routes/content';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = llmsTxtRoute;

@@ -1,4 +1,4 @@
-import { mcpRoute } from '@/lib/mcp/handlers';
+import { mcpRoute } from '@/lib/routes/mcp';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = mcpRoute;

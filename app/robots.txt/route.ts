@@ -1,4 +1,4 @@
-import { robotsRoute } from '@/lib/content/handlers';
+import { robotsRoute } from '@/lib/routes/content';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = robotsRoute;

@@ -1,4 +1,4 @@
-import { sitemapRoute } from '@/lib/content/handlers';
+import { sitemapRoute } from '@/lib/routes/content';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = sitemapRoute;

@@ -1,5 +1,5 @@
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
-import { absoluteUrl } from '../http/responses';
+import { absoluteUrl } from '../platform/http/responses';
 import { QUESTION_MAX } from '../schemas/ask';
 
 /**

@@ -8,6 +8,7 @@ import {
   type ExecutionEventBusManager,
   type RequestContext,
 } from '@a2a-js/sdk/server';
+import type { AskAnswers } from '../ask/answer';
 import type { LivePricing } from '../pricing/settings';
 import { QUESTION_MAX } from '../schemas/ask';
 import { answerFor, chooseSkill, replyText, type SkillAnswer } from './skills';
@@ -53,7 +54,10 @@ export function answerArtifact(answer: SkillAnswer): Artifact {
 }
 
 export class MonetizeAgentExecutor implements AgentExecutor {
-  constructor(private readonly pricing: LivePricing) {}
+  constructor(
+    private readonly pricing: LivePricing,
+    private readonly answered: AskAnswers,
+  ) {}
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = request;
@@ -74,7 +78,7 @@ export class MonetizeAgentExecutor implements AgentExecutor {
       this.finish(bus, taskId, contextId, TaskState.TASK_STATE_REJECTED, refusal);
       return;
     }
-    const answer = await answerFor(question, chooseSkill(question, userMessage.metadata?.skill), this.pricing);
+    const answer = await answerFor(question, chooseSkill(question, userMessage.metadata?.skill), this.pricing, this.answered);
     bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: answerArtifact(answer), append: false, lastChunk: true, metadata: undefined }));
     this.finish(bus, taskId, contextId, TaskState.TASK_STATE_COMPLETED, replyText(answer));
   }

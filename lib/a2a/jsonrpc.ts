@@ -1,16 +1,17 @@
 import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, JsonRpcTransportHandler, UnauthenticatedUser, defaultServerCallContextBuilder, validateVersion } from '@a2a-js/sdk/server';
-import { log, describeError } from '../log';
-import { ApiError } from '../http/errors';
-import { JsonTooDeep, MAX_JSON_DEPTH, parseJson, readText } from '../http/input';
-import { json, type JsonReply } from '../http/kernel';
-import { absoluteUrl } from '../http/responses';
+import { log, describeError } from '../platform/log';
+import { ApiError } from '../platform/http/errors';
+import { JsonTooDeep, MAX_JSON_DEPTH, parseJson, readText } from '../platform/http/input';
+import { json, type JsonReply } from '../platform/http/kernel';
+import { absoluteUrl } from '../platform/http/responses';
+import type { AskAnswers } from '../ask/answer';
 import type { LivePricing } from '../pricing/settings';
 import { agentCard } from './card';
 import { MonetizeAgentExecutor, TaskBusManager } from './executor';
 import { DatabaseTaskStore } from './task-store';
-import type { Engine } from '../db/database';
+import type { Database } from '../platform/db/roles';
 
 /**
  * The A2A JSON-RPC binding for a route handler: what the SDK's Express `jsonRpcHandler` does,
@@ -22,10 +23,11 @@ import type { Engine } from '../db/database';
 type JsonRpcId = string | number | null;
 
 type Agent = { base: string; transport: JsonRpcTransportHandler; handler: DefaultRequestHandler };
-/** What the agent needs of the services: prices to quote, and the database its tasks are kept in. */
+/** What the agent needs of the services: prices to quote, answers given, and the database its tasks are kept in. */
 export interface AgentServices {
   readonly pricing: LivePricing;
-  database(): Promise<Engine>;
+  readonly caches: { readonly askAnswers: AskAnswers };
+  database(): Promise<Database>;
 }
 const agents = new WeakMap<LivePricing, Agent>();
 
@@ -38,7 +40,12 @@ function theAgent(services: AgentServices): Agent {
   let agent = agents.get(services.pricing);
   if (agent?.base !== base) {
     const store = new DatabaseTaskStore(() => services.database());
-    const handler = new DefaultRequestHandler(agentCard(), store, new MonetizeAgentExecutor(services.pricing), new TaskBusManager());
+    const handler = new DefaultRequestHandler(
+      agentCard(),
+      store,
+      new MonetizeAgentExecutor(services.pricing, services.caches.askAnswers),
+      new TaskBusManager(),
+    );
     agents.set(services.pricing, (agent = { base, handler, transport: new JsonRpcTransportHandler(handler) }));
   }
   return agent;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Role, type Message } from '@a2a-js/sdk';
-import { env } from '../env';
+import { env } from '../platform/env';
 import { DEFAULT_PRICING, type PricingValues } from '../pricing/defaults';
 import { pricingFor } from '../pricing/settings';
 import { agentCard } from './card';

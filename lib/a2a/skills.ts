@@ -1,7 +1,7 @@
-import { ask, type Answer, type Citation } from '../ask/answer';
+import { ask, type Answer, type AskAnswers, type Citation } from '../ask/answer';
 import { passagesOf } from '../ask/passages';
 import { pageByPath } from '../content/pages';
-import { absoluteUrl } from '../http/responses';
+import { absoluteUrl } from '../platform/http/responses';
 import { pricingFor, type LivePricing } from '../pricing/settings';
 import type { PricingBody } from '../schemas/pricing';
 
@@ -123,7 +123,7 @@ export function replyText(answer: Answer): string {
 }
 
 /** Answers a question with a skill; the pricing skill reads the live values (or the defaults). */
-export async function answerFor(question: string, skill: Skill, pricing: LivePricing): Promise<SkillAnswer> {
-  if (skill === 'pricing') return { skill, ...pricingAnswer(question, pricingFor(await pricing.values(), 'all'), ask(question).citations) };
-  return { skill, ...ask(question) };
+export async function answerFor(question: string, skill: Skill, pricing: LivePricing, answered: AskAnswers): Promise<SkillAnswer> {
+  if (skill === 'pricing') return { skill, ...pricingAnswer(question, pricingFor(await pricing.values(), 'all'), ask(question, answered).citations) };
+  return { skill, ...ask(question, answered) };
 }

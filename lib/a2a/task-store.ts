@@ -1,8 +1,9 @@
 import { Task, type ListTasksResponse } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { TaskStore } from '@a2a-js/sdk/server';
-import type { Engine } from '../db/database';
-import { asService } from '../db/service';
+import type { Database } from '../platform/db/roles';
+import { asService } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
 
 /** How long a task is kept after it was last saved. */
 export const TASK_TTL_MS = 15 * 60_000;
@@ -35,28 +36,26 @@ export function storable(value: unknown): unknown {
  */
 export class DatabaseTaskStore implements TaskStore {
   constructor(
-    private readonly database: () => Promise<Engine>,
+    private readonly database: () => Promise<Database>,
     private readonly ttlMs = TASK_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
   async save(task: Task): Promise<void> {
     const now = this.now();
-    await asService(await this.database(), async (q) => {
-      await q.query('delete from public.a2a_tasks where saved_at < $1', [new Date(now - this.ttlMs)]);
-      await q.query(
-        `insert into public.a2a_tasks (id, task, saved_at) values ($1, $2::jsonb, $3)
-         on conflict (id) do update set task = excluded.task, saved_at = excluded.saved_at`,
-        [task.id, storable(Task.toJSON(task)), new Date(now)],
-      );
-    });
+    await asService(await this.database()).script(
+      sql`delete from public.a2a_tasks where saved_at < ${new Date(now - this.ttlMs)} returning 1`,
+      sql`insert into public.a2a_tasks (id, task, saved_at) values (${task.id}, ${JSON.stringify(storable(Task.toJSON(task)))}::jsonb, ${new Date(now)})
+          on conflict (id) do update set task = excluded.task, saved_at = excluded.saved_at
+          returning 1`,
+    );
   }
 
   async load(taskId: string): Promise<Task | undefined> {
     // No task has such an id (and the database would refuse it as a parameter): not found, where it was a 500.
     if (storable(taskId) !== taskId) return undefined;
-    const rows = await asService(await this.database(), (q) =>
-      q.query<{ task: unknown }>('select task from public.a2a_tasks where id = $1 and saved_at >= $2', [taskId, new Date(this.now() - this.ttlMs)]),
+    const rows = await asService(await this.database()).query<{ task: unknown }>(
+      sql`select task from public.a2a_tasks where id = ${taskId} and saved_at >= ${new Date(this.now() - this.ttlMs)}`,
     );
     return rows[0] ? Task.fromJSON(rows[0].task) : undefined;
   }

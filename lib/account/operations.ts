@@ -1,57 +1,79 @@
 import type { z } from 'zod';
-import type { Engine } from '../db/database';
+import type { Database } from '../platform/db/roles';
 import type { Principal } from '../oauth/bearer';
 import type { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '../schemas/account';
-import { readAccount, type AccountReader } from './reads';
+import { readAccount, type AccountRead, type AccountReader, type AccountRow } from './reads';
 import { SANDBOX_API_KEYS, SANDBOX_APPS, SANDBOX_PAYOUTS, SANDBOX_PLACEMENTS, SANDBOX_PROFILE, sandboxDaily } from './sandbox';
 import { apiKeysView, appsView, dailyView, earningsView, profileView, type DailyQuery, type EnvironmentFilter, type PlacementFilter } from './views';
 
 /**
- * The four account operations, for REST and MCP alike: a principal in, a body out. The sandbox
- * principal gets the fixed demo account and `sandbox: true`; a user's reads run through RLS, one
- * statement each, and the views are built after the transaction has ended.
+ * The account operations, for REST, MCP and the console alike: an account source in, a body out.
+ * The source is chosen once per caller (`accountSource`): a user's account read as them under
+ * row-level security, one statement per read, or the sandbox's fixed demo account. Both answer
+ * the same rows, and the same views make the bodies, so the sandbox's answers have exactly the
+ * shapes and the rules of real ones.
  */
+
+/** The database, opened only when a user's account is read: the sandbox never touches it. */
+export type OpenDatabase = () => Promise<Database>;
+
+/** Where an account's rows come from. */
+export interface AccountSource {
+  /** The sandbox's demo account: its answers say `sandbox: true`. */
+  readonly sandbox: boolean;
+  read<R extends AccountRead>(read: R): Promise<AccountRow<R>>;
+}
+
+/** A user's account, read as the user (lib/account/reads.ts). */
+export function userAccount(database: OpenDatabase, reader: AccountReader): AccountSource {
+  return { sandbox: false, read: async (read) => readAccount(await database(), reader, read) };
+}
+
+/** The sandbox's demo account (lib/account/sandbox.ts); its daily figures end `today`. */
+export function sandboxAccount(today: string): AccountSource {
+  const id = SANDBOX_PROFILE.id;
+  const rows: { [R in AccountRead]: () => AccountRow<R> } = {
+    profile: () => SANDBOX_PROFILE,
+    apps: () => ({ id, apps: SANDBOX_APPS, placements: SANDBOX_PLACEMENTS }),
+    earnings: () => ({ id, placements: SANDBOX_PLACEMENTS, payouts: SANDBOX_PAYOUTS }),
+    apiKeys: () => ({ id, api_keys: SANDBOX_API_KEYS }),
+    daily: () => ({ id, daily: sandboxDaily(today) }),
+  };
+  return { sandbox: true, read: async (read) => rows[read]() };
+}
+
+/** The account a token's principal reads: the sandbox's, or the user's. */
+export function accountSource(principal: Principal, database: OpenDatabase, today: string): AccountSource {
+  if (principal.kind === 'sandbox') return sandboxAccount(today);
+  return userAccount(database, { userId: principal.userId, clientId: principal.clientId, scopes: principal.scopes });
+}
 
 type Sandboxed<T> = T & { sandbox?: true };
 
-function reader(principal: Extract<Principal, { kind: 'user' }>): AccountReader {
-  return { userId: principal.userId, clientId: principal.clientId, scopes: principal.scopes };
+/** The body, marked `sandbox: true` when it came from the sandbox. */
+function answer<T extends object>(source: AccountSource, body: T): Sandboxed<T> {
+  return source.sandbox ? { ...body, sandbox: true } : body;
 }
 
-const sandboxed = <T extends object>(body: T): Sandboxed<T> => ({ ...body, sandbox: true });
-
-/** The database, opened only for a user: the sandbox never touches it. */
-export type Database = () => Promise<Engine>;
-
-export async function getProfile(principal: Principal, database: Database): Promise<Sandboxed<z.infer<typeof profileBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(profileView(SANDBOX_PROFILE));
-  return profileView(await readAccount(await database(), reader(principal), 'profile'));
+export async function getProfile(source: AccountSource): Promise<Sandboxed<z.infer<typeof profileBody>>> {
+  return answer(source, profileView(await source.read('profile')));
 }
 
-export async function listApps(principal: Principal, database: Database, filter: PlacementFilter): Promise<Sandboxed<z.infer<typeof appsBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(appsView(SANDBOX_APPS, SANDBOX_PLACEMENTS, filter));
-  const { apps, placements } = await readAccount(await database(), reader(principal), 'apps');
-  return appsView(apps, placements, filter);
+export async function listApps(source: AccountSource, filter: PlacementFilter): Promise<Sandboxed<z.infer<typeof appsBody>>> {
+  const { apps, placements } = await source.read('apps');
+  return answer(source, appsView(apps, placements, filter));
 }
 
-export async function getEarnings(principal: Principal, database: Database, payoutLimit: number): Promise<Sandboxed<z.infer<typeof earningsBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(earningsView(SANDBOX_PLACEMENTS, SANDBOX_PAYOUTS, payoutLimit));
-  const { placements, payouts } = await readAccount(await database(), reader(principal), 'earnings');
-  return earningsView(placements, payouts, payoutLimit);
+export async function getEarnings(source: AccountSource, payoutLimit: number): Promise<Sandboxed<z.infer<typeof earningsBody>>> {
+  const { placements, payouts } = await source.read('earnings');
+  return answer(source, earningsView(placements, payouts, payoutLimit));
 }
 
-export async function listApiKeys(principal: Principal, database: Database, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(apiKeysView(SANDBOX_API_KEYS, environment));
-  return apiKeysView((await readAccount(await database(), reader(principal), 'apiKeys')).api_keys, environment);
+export async function listApiKeys(source: AccountSource, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {
+  return answer(source, apiKeysView((await source.read('apiKeys')).api_keys, environment));
 }
 
 /** The daily figures of a period ending `today` (YYYY-MM-DD, UTC). */
-export async function getDailyEarnings(
-  principal: Principal,
-  database: Database,
-  query: DailyQuery,
-  today: string,
-): Promise<Sandboxed<z.infer<typeof dailyBody>>> {
-  if (principal.kind === 'sandbox') return sandboxed(dailyView(sandboxDaily(today), query, today));
-  return dailyView((await readAccount(await database(), reader(principal), 'daily')).daily, query, today);
+export async function getDailyEarnings(source: AccountSource, query: DailyQuery, today: string): Promise<Sandboxed<z.infer<typeof dailyBody>>> {
+  return answer(source, dailyView((await source.read('daily')).daily, query, today));
 }

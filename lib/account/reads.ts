@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { readAsUser, type Engine } from '../db/database';
-import { isDatabaseError } from '../db/errors';
-import { ApiError, RETRY_AFTER_S } from '../http/errors';
-import { describeError, log } from '../log';
+import { as, type Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { isDatabaseError } from '../platform/db/errors';
+import { ApiError, RETRY_AFTER_S } from '../platform/http/errors';
+import { describeError, log } from '../platform/log';
 import { apiKeyRow, appRow, dailyRow, payoutRow, placementRow, profileRow } from '../schemas/account';
 
 /**
@@ -25,21 +26,21 @@ export interface AccountReader {
 
 /** Each read: its one statement, and the schema of the one row it returns. */
 export const ACCOUNT_READS = {
-  profile: { sql: 'select public.account_profile() as account', row: profileRow },
+  profile: { sql: sql`select public.account_profile() as account`, row: profileRow },
   apps: {
-    sql: 'select public.account_apps() as account',
+    sql: sql`select public.account_apps() as account`,
     row: z.object({ id: z.string(), apps: z.array(appRow), placements: z.array(placementRow) }),
   },
   earnings: {
-    sql: 'select public.account_earnings() as account',
+    sql: sql`select public.account_earnings() as account`,
     row: z.object({ id: z.string(), placements: z.array(placementRow), payouts: z.array(payoutRow) }),
   },
   apiKeys: {
-    sql: 'select public.account_api_keys() as account',
+    sql: sql`select public.account_api_keys() as account`,
     row: z.object({ id: z.string(), api_keys: z.array(apiKeyRow) }),
   },
   daily: {
-    sql: 'select public.account_daily() as account',
+    sql: sql`select public.account_daily() as account`,
     row: z.object({ id: z.string(), daily: z.array(dailyRow) }),
   },
 } as const;
@@ -59,11 +60,13 @@ const databaseDown = () =>
  * connection to it (the client should retry later), is the 502 `account_unavailable`. Any other
  * error is a bug and goes on unchanged, for the route to answer 500 and log.
  */
-export async function readAccount<R extends AccountRead>(db: Engine, reader: AccountReader, read: R): Promise<AccountRow<R>> {
-  const { sql, row } = ACCOUNT_READS[read];
+export async function readAccount<R extends AccountRead>(db: Database, reader: AccountReader, read: R): Promise<AccountRow<R>> {
+  const { sql: statement, row } = ACCOUNT_READS[read];
   let account: unknown;
   try {
-    const [found] = await readAsUser<{ account: unknown }>(db, { sub: reader.userId, scope: reader.scopes.join(' '), client_id: reader.clientId }, sql);
+    const [found] = await as(db, 'authenticated', { sub: reader.userId, scope: reader.scopes.join(' '), client_id: reader.clientId }).query<{
+      account: unknown;
+    }>(statement);
     account = found?.account;
   } catch (err) {
     if (!isDatabaseError(err)) throw err;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { resetEnv } from '../env';
-import { OAuthError } from '../http/errors';
+import { resetEnv } from '../platform/env';
+import { OAuthError } from '../platform/http/errors';
 import type { OAuthSecrets } from '../oauth/secrets';
 import { issueAccessToken, verifyAccessToken } from '../oauth/tokens';
 import {

@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { env } from '../env';
-import { OAuthError } from '../http/errors';
-import { absoluteUrl } from '../http/responses';
+import { env } from '../platform/env';
+import { OAuthError } from '../platform/http/errors';
+import { absoluteUrl } from '../platform/http/responses';
 import { SANDBOX_TOKEN } from '../oauth/bearer';
-import { OAUTH_PATHS } from '../oauth/metadata';
-import { issuer } from '../oauth/resources';
+import { issuer, OAUTH_PATHS } from '../oauth/resources';
 import { SCOPES, scopeString, type Scope } from '../oauth/scopes';
 import { TOKEN_ALG, type OAuthSecrets } from '../oauth/secrets';
 import { isCompactJws } from '../oauth/tokens';

@@ -1,7 +1,7 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
-import { Lru } from '../cache/lru';
+import { Lru } from '../platform/cache/lru';
 import { allPages } from '../content/pages';
-import { absoluteUrl } from '../http/responses';
+import { absoluteUrl } from '../platform/http/responses';
 import { normalizeTerm, snippetAround } from '../search/engine';
 import { passagesOf, type Passage } from './passages';
 
@@ -208,11 +208,15 @@ export function compose(question: string, hits: Hit[], terms: string[]): Answer 
   return { question, found: true, answer: parts.join(' '), citations: cited.map((h) => citationOf(h, terms)) };
 }
 
-/** Answers already given: the docs do not change while the process runs. */
-const answered = new Lru<string, Answer>('ask-answers', 500);
+/** Answers already given: the docs do not change while the process runs (one per instance, in its services). */
+export type AskAnswers = Lru<string, Answer>;
 
-/** The answer to a question (already trimmed and within QUESTION_MAX). */
-export function ask(question: string): Answer {
+export function askAnswers(): AskAnswers {
+  return new Lru('ask-answers', 500);
+}
+
+/** The answer to a question (already trimmed and within QUESTION_MAX), from `answered` when it was given before. */
+export function ask(question: string, answered: AskAnswers): Answer {
   const known = answered.get(question);
   if (known) return known;
   const terms = termsOf(question);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { makeServices } from '../../tests/helpers/services';
 import type { OAuthSecrets } from '../oauth/secrets';
 import type { Services } from '../services';
-import { nextAuthRoute } from './handlers';
+import { nextAuthRoute } from '../routes/auth';
 import { safeRedirect } from './options';
 
 /**

@@ -1,10 +1,10 @@
 import type { AuthOptions } from 'next-auth';
 import GitHubProvider from 'next-auth/providers/github';
 import GoogleProvider from 'next-auth/providers/google';
-import { env } from '../env';
-import { log } from '../log';
+import { env } from '../platform/env';
+import { log } from '../platform/log';
 import { requireOAuthSecrets } from '../oauth/secrets';
-import type { Services } from '../services';
+import type { AuthServices as Services } from './services';
 import { userForIdentity } from './users';
 
 /**
@@ -46,7 +46,7 @@ export async function authOptions(services: Services): Promise<AuthOptions> {
 
 function buildOptions(services: Services, sessionSecret: string): AuthOptions {
   const e = env();
-  // next-auth reads its own origin from NEXTAUTH_URL; ours is PUBLIC_BASE_URL (lib/env.ts).
+  // next-auth reads its own origin from NEXTAUTH_URL; ours is PUBLIC_BASE_URL (lib/platform/env.ts).
   process.env.NEXTAUTH_URL ??= e.PUBLIC_BASE_URL;
 
   // Email and password sign-in is our own server action (lib/auth/signin.ts), which writes the
@@ -98,7 +98,7 @@ function buildOptions(services: Services, sessionSecret: string): AuthOptions {
  * rule, a path or a URL of this origin, else home; except that a value that is no URL also goes
  * home, where next-auth's rule threw (a form's `callbackUrl` of `http://localhost:3000]` made
  * POST /api/auth/signout a 500). Parameters and cookies that are no URL are refused before
- * next-auth sees them (lib/auth/handlers.ts).
+ * next-auth sees them (lib/routes/auth.ts).
  */
 export function safeRedirect(url: string, baseUrl: string): string {
   if (url.startsWith('/')) return `${baseUrl}${url}`;

@@ -1,5 +1,5 @@
 import { decode } from 'next-auth/jwt';
-import type { Engine } from '../db/database';
+import type { Database } from '../platform/db/roles';
 import type { OAuthSecrets } from '../oauth/secrets';
 import { sessionCookieName } from './options';
 import { findUser, type SignedInUser } from './users';
@@ -20,7 +20,7 @@ export function readCookies(header: string | null): Map<string, string> {
  * The publisher signed in on this browser, from next-auth's session cookie (an encrypted JWT),
  * or null. The account must still exist: a deleted user's cookie signs in nobody.
  */
-export async function sessionUser(request: { headers: Headers }, secrets: Pick<OAuthSecrets, 'sessionSecret'>, engine: Engine): Promise<SignedInUser | null> {
+export async function sessionUser(request: { headers: Headers }, secrets: Pick<OAuthSecrets, 'sessionSecret'>, engine: Database): Promise<SignedInUser | null> {
   const cookies = readCookies(request.headers.get('cookie'));
   const name = sessionCookieName();
   // next-auth splits a large session into name.0, name.1, …

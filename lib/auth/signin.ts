@@ -1,8 +1,8 @@
 import { encode } from 'next-auth/jwt';
-import { clientIp } from '../http/client-ip';
-import { log } from '../log';
+import { clientIp } from '../platform/http/client-ip';
+import { log } from '../platform/log';
 import { requireOAuthSecrets } from '../oauth/secrets';
-import type { Services } from '../services';
+import type { AuthServices as Services } from './services';
 import { safeCallbackUrl, textField } from './messages';
 import { SESSION_MAX_AGE_S, sessionCookieName, usesSecureCookies } from './options';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S, deviceCookieValue, trustedDevice } from './device';

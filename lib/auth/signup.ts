@@ -1,5 +1,5 @@
-import { clientIp } from '../http/client-ip';
-import type { Services } from '../services';
+import { clientIp } from '../platform/http/client-ip';
+import type { AuthServices as Services } from './services';
 import { allowAttempt } from './throttle';
 import { createPublisher, signUpInput } from './users';
 import { isSignUpErrorCode, safeCallbackUrl, textField, type SignUpErrorCode } from './messages';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRateLimiter } from '../http/rate-limit';
+import { MemoryRateLimiter } from '../platform/http/rate-limit';
 import {
   allowAttempt,
   ATTEMPTS_PER_ACCOUNT,

@@ -1,11 +1,11 @@
-import { senderOf } from '../http/client-ip';
-import { createRateLimiter, retryAfterSeconds, type RateLimiter } from '../http/rate-limit';
+import { senderOf } from '../platform/http/client-ip';
+import { createRateLimiter, retryAfterSeconds, type RateLimiter } from '../platform/http/rate-limit';
 
 /**
  * Brute-force protection for sign-in and sign-up (RFC 9700 asks the authorization server to
  * resist credential guessing; so do we), per account and address, per address, and per account,
  * in the same store as the API rate limit (memory, or Upstash across instances). Addresses are
- * counted by sender: an IPv4 address, or an IPv6 /64 network (lib/http/client-ip.ts).
+ * counted by sender: an IPv4 address, or an IPv6 /64 network (lib/platform/http/client-ip.ts).
  *
  * Sign-in counts failed attempts only: an attempt takes its unit before the password is checked
  * (so a burst of parallel guesses cannot all pass a check made before any of them failed) and

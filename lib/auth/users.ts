@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Engine } from '../db/database';
-import { asService } from '../db/service';
+import { asService, type Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 
 /**
@@ -35,38 +35,34 @@ export type SignUpResult = { ok: true; user: SignedInUser } | { ok: false; error
  * A new publisher account, or `ok: false` when the email already has one, which is then left
  * exactly as it was. The password is hashed first either way, so both cost the same scrypt work.
  */
-export async function createPublisher(input: SignUpInput, engine: Engine): Promise<SignUpResult> {
+export async function createPublisher(input: SignUpInput, engine: Database): Promise<SignUpResult> {
   const hash = await hashPassword(input.password);
-  return asService(engine, async (db) => {
+  return asService(engine).transaction(async (db) => {
     const [user] = await db.query<SignedInUser>(
-      `insert into public.users (email, name, company, role) values ($1, $2, $3, 'Publisher')
-       on conflict (email) do nothing returning id, email, name`,
-      [input.email, input.name, input.company || null],
+      sql`insert into public.users (email, name, company, role) values (${input.email}, ${input.name}, ${input.company || null}, 'Publisher')
+          on conflict (email) do nothing returning id, email, name`,
     );
     if (!user) return { ok: false, error: 'An account with this email address already exists. Sign in instead.' };
-    await db.query('insert into public.user_credentials (user_id, password_hash) values ($1, $2)', [user.id, hash]);
+    await db.query(sql`insert into public.user_credentials (user_id, password_hash) values (${user.id}, ${hash})`);
     return { ok: true, user };
   });
 }
 
 /** The user whose password this is, or null. Spends the same time whether or not the email exists. */
-export async function checkPassword(email: string, password: string, engine: Engine): Promise<SignedInUser | null> {
+export async function checkPassword(email: string, password: string, engine: Database): Promise<SignedInUser | null> {
   const normalized = email.trim().toLowerCase();
-  const [row] = await asService(engine, (db) =>
-    db.query<SignedInUser & { password_hash: string | null }>(
-      `select u.id, u.email, u.name, c.password_hash
-       from public.users u left join public.user_credentials c on c.user_id = u.id where u.email = $1`,
-      [normalized],
-    ),
+  const [row] = await asService(engine).query<SignedInUser & { password_hash: string | null }>(
+    sql`select u.id, u.email, u.name, c.password_hash
+        from public.users u left join public.user_credentials c on c.user_id = u.id where u.email = ${normalized}`,
   );
   const ok = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
   if (!row || !row.password_hash || !ok) return null;
   return { id: row.id, email: row.email, name: row.name };
 }
 
-export async function findUser(id: string, engine: Engine): Promise<SignedInUser | null> {
+export async function findUser(id: string, engine: Database): Promise<SignedInUser | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
-  const [row] = await asService(engine, (db) => db.query<SignedInUser>('select id, email, name from public.users where id = $1', [id]));
+  const [row] = await asService(engine).query<SignedInUser>(sql`select id, email, name from public.users where id = ${id}::uuid`);
   return row ?? null;
 }
 
@@ -76,26 +72,23 @@ export async function findUser(id: string, engine: Engine): Promise<SignedInUser
  */
 export async function userForIdentity(
   identity: { provider: 'github' | 'google'; providerUserId: string; email: string | null; name: string | null },
-  engine: Engine,
+  engine: Database,
 ): Promise<SignUpResult> {
-  return asService(engine, async (db) => {
+  return asService(engine).transaction(async (db) => {
     const [linked] = await db.query<SignedInUser>(
-      `select u.id, u.email, u.name from public.user_identities i join public.users u on u.id = i.user_id
-       where i.provider = $1 and i.provider_user_id = $2`,
-      [identity.provider, identity.providerUserId],
+      sql`select u.id, u.email, u.name from public.user_identities i join public.users u on u.id = i.user_id
+          where i.provider = ${identity.provider} and i.provider_user_id = ${identity.providerUserId}`,
     );
     if (linked) return { ok: true, user: linked };
     if (!identity.email) return { ok: false, error: 'The identity provider did not share an email address.' };
     const [user] = await db.query<SignedInUser>(
-      `insert into public.users (email, name, role) values ($1, $2, 'Publisher') on conflict (email) do nothing returning id, email, name`,
-      [identity.email.toLowerCase(), identity.name],
+      sql`insert into public.users (email, name, role) values (${identity.email.toLowerCase()}, ${identity.name}, 'Publisher')
+          on conflict (email) do nothing returning id, email, name`,
     );
     if (!user) return { ok: false, error: 'An account with this email address already exists: sign in with its password.' };
-    await db.query('insert into public.user_identities (provider, provider_user_id, user_id) values ($1, $2, $3)', [
-      identity.provider,
-      identity.providerUserId,
-      user.id,
-    ]);
+    await db.query(
+      sql`insert into public.user_identities (provider, provider_user_id, user_id) values (${identity.provider}, ${identity.providerUserId}, ${user.id})`,
+    );
     return { ok: true, user };
   });
 }

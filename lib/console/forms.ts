@@ -2,7 +2,11 @@ import type { z } from 'zod';
 import type { SignedInUser } from '../auth/users';
 import { withdrawApproval } from '../oauth/approvals';
 import { apiKeyInput, apiKeyRevocation, appArchival, appInput, approvalWithdrawal, placementAction, placementInput } from '../schemas/console';
-import type { Services } from '../services';
+import type { Database } from '../platform/db/roles';
+import type { SdkDirectory } from '../sdk/keys';
+
+/** What the console's forms need: the database, and this instance's SDK lookups to forget after a change. */
+type Services = { database(): Promise<Database>; readonly sdkDirectory: SdkDirectory };
 import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, updateApp, type WriteResult } from './writes';
 
 /**

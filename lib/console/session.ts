@@ -1,8 +1,12 @@
 import { sessionUser } from '../auth/session';
 import type { SignedInUser } from '../auth/users';
-import type { Principal } from '../oauth/bearer';
+import { userAccount, type AccountSource, type OpenDatabase } from '../account/operations';
 import { SCOPES } from '../schemas/account';
-import type { Services } from '../services';
+import type { Database } from '../platform/db/roles';
+import type { OAuthSecrets } from '../oauth/secrets';
+
+/** What reading the console's session needs: the session secret and the database. */
+type Services = { oauthSecrets(): Promise<OAuthSecrets | null>; database(): Promise<Database> };
 
 /**
  * Who is using the console: the publisher of the browser's session cookie, or null (signed
@@ -16,7 +20,7 @@ export async function signedInPublisher(headers: Headers, services: Services): P
   return sessionUser({ headers }, secrets, await services.database());
 }
 
-/** The console's principal for `user`: the API's reads, run as the user under RLS. */
-export function consolePrincipal(user: SignedInUser, now: number): Extract<Principal, { kind: 'user' }> {
-  return { kind: 'user', userId: user.id, clientId: 'console', scopes: [...SCOPES], expiresAt: new Date(now + 60_000) };
+/** The publisher's own account, as the console reads it: the API's reads, run as the user under RLS with every read scope. */
+export function consoleAccount(user: SignedInUser, database: OpenDatabase): AccountSource {
+  return userAccount(database, { userId: user.id, clientId: 'console', scopes: [...SCOPES] });
 }

@@ -1,5 +1,7 @@
-import { asUser, type Engine, type Queryable } from '../db/database';
-import { violatedConstraint } from '../db/errors';
+import type { Database } from '../platform/db/roles';
+import { asPublisher } from './publisher';
+import { sql } from '../platform/db/sql';
+import { violatedConstraint } from '../platform/db/errors';
 import type { ApiKeyInput, AppInput, PlacementInput } from '../schemas/console';
 import type { PLACEMENT_ACTIONS } from '../schemas/console';
 import { generateApiKey, maskApiKey } from '../sdk/api-key';
@@ -17,21 +19,14 @@ export type WriteResult<T = undefined> = { ok: true; value: T } | { ok: false; e
 const ok = <T>(value: T): WriteResult<T> => ({ ok: true, value });
 const refused = (error: string): WriteResult<never> => ({ ok: false, error });
 
-function asPublisher<T>(db: Engine, userId: string, fn: (q: Queryable) => Promise<T>): Promise<T> {
-  return asUser(db, { sub: userId, client_id: 'console' }, fn);
-}
-
 const SLUG_TAKEN = 'apps_slug_unique_per_user';
 const slugTaken = (slug: string) => refused(`You already have an app with the slug “${slug}”. Choose another.`);
 
-export async function createApp(db: Engine, userId: string, input: AppInput): Promise<WriteResult<{ id: string }>> {
+export async function createApp(db: Database, userId: string, input: AppInput): Promise<WriteResult<{ id: string }>> {
   try {
-    const [row] = await asPublisher(db, userId, (q) =>
-      q.query<{ id: string }>(
-        `insert into public.apps (user_id, name, slug, description, category, allowed_origins)
-         values ($1, $2, $3, $4, $5, $6) returning id`,
-        [userId, input.name, input.slug, input.description, input.category, input.allowed_origins],
-      ),
+    const [row] = await asPublisher(db, userId).query<{ id: string }>(
+      sql`insert into public.apps (user_id, name, slug, description, category, allowed_origins)
+          values (${userId}, ${input.name}, ${input.slug}, ${input.description}, ${input.category}::text[], ${input.allowed_origins}::text[]) returning id`,
     );
     return ok({ id: row!.id });
   } catch (err) {
@@ -40,14 +35,12 @@ export async function createApp(db: Engine, userId: string, input: AppInput): Pr
   }
 }
 
-export async function updateApp(db: Engine, userId: string, id: string, input: AppInput): Promise<WriteResult> {
+export async function updateApp(db: Database, userId: string, id: string, input: AppInput): Promise<WriteResult> {
   try {
-    const rows = await asPublisher(db, userId, (q) =>
-      q.query(
-        `update public.apps set name = $2, slug = $3, description = $4, category = $5, allowed_origins = $6
-         where id = $1 and archived_at is null returning id`,
-        [id, input.name, input.slug, input.description, input.category, input.allowed_origins],
-      ),
+    const rows = await asPublisher(db, userId).query(
+      sql`update public.apps set name = ${input.name}, slug = ${input.slug}, description = ${input.description},
+            category = ${input.category}::text[], allowed_origins = ${input.allowed_origins}::text[]
+          where id = ${id}::uuid and archived_at is null returning id`,
     );
     return rows.length === 1 ? ok(undefined) : refused('That app does not exist, or is archived.');
   } catch (err) {
@@ -57,11 +50,11 @@ export async function updateApp(db: Engine, userId: string, id: string, input: A
 }
 
 /** Archives an app: kept for its history, listed nowhere, served nothing; its keys are revoked. */
-export async function archiveApp(db: Engine, userId: string, id: string): Promise<WriteResult> {
-  const archived = await asPublisher(db, userId, async (q) => {
-    const rows = await q.query('update public.apps set archived_at = now() where id = $1 and archived_at is null returning id', [id]);
+export async function archiveApp(db: Database, userId: string, id: string): Promise<WriteResult> {
+  const archived = await asPublisher(db, userId).transaction(async (q) => {
+    const rows = await q.query(sql`update public.apps set archived_at = now() where id = ${id}::uuid and archived_at is null returning id`);
     if (rows.length === 1) {
-      await q.query("update public.api_keys set status = 'revoked', revoked_at = now() where app_id = $1 and status = 'active'", [id]);
+      await q.query(sql`update public.api_keys set status = 'revoked', revoked_at = now() where app_id = ${id}::uuid and status = 'active'`);
     }
     return rows.length === 1;
   });
@@ -75,13 +68,10 @@ const NO_APP = 'That app does not exist, or is archived.';
  * else's), in the same statement: nothing is created for an app that is not theirs, or that an
  * archive running at the same moment has just taken away.
  */
-export async function createPlacement(db: Engine, userId: string, input: PlacementInput): Promise<WriteResult<{ id: string }>> {
-  const [row] = await asPublisher(db, userId, (q) =>
-    q.query<{ id: string }>(
-      `insert into public.placements (app_id, user_id, name, format)
-       select a.id, $2, $3, $4 from public.apps a where a.id = $1 and a.archived_at is null returning id`,
-      [input.app_id, userId, input.name, input.format],
-    ),
+export async function createPlacement(db: Database, userId: string, input: PlacementInput): Promise<WriteResult<{ id: string }>> {
+  const [row] = await asPublisher(db, userId).query<{ id: string }>(
+    sql`insert into public.placements (app_id, user_id, name, format)
+        select a.id, ${userId}, ${input.name}, ${input.format} from public.apps a where a.id = ${input.app_id}::uuid and a.archived_at is null returning id`,
   );
   return row ? ok({ id: row.id }) : refused(NO_APP);
 }
@@ -95,16 +85,13 @@ const MOVES: Record<PlacementAction, { to: string; from: string[] }> = {
   archive: { to: 'archived', from: ['active', 'paused'] },
 };
 
-export async function changePlacement(db: Engine, userId: string, id: string, action: PlacementAction): Promise<WriteResult> {
+export async function changePlacement(db: Database, userId: string, id: string, action: PlacementAction): Promise<WriteResult> {
   const move = MOVES[action];
-  const rows = await asPublisher(db, userId, (q) =>
-    q.query(
-      `update public.placements p set status = $2
-       where p.id = $1 and p.status = any($3::text[])
-         and exists (select 1 from public.apps a where a.id = p.app_id and a.archived_at is null)
-       returning p.id`,
-      [id, move.to, move.from],
-    ),
+  const rows = await asPublisher(db, userId).query(
+    sql`update public.placements p set status = ${move.to}
+        where p.id = ${id}::uuid and p.status = any(${move.from}::text[])
+          and exists (select 1 from public.apps a where a.id = p.app_id and a.archived_at is null)
+        returning p.id`,
   );
   return rows.length === 1
     ? ok(undefined)
@@ -112,21 +99,19 @@ export async function changePlacement(db: Engine, userId: string, id: string, ac
 }
 
 /** A new key: the full key is in the answer and nowhere else; the database keeps its hash. */
-export async function createApiKey(db: Engine, userId: string, input: ApiKeyInput): Promise<WriteResult<{ id: string; key: string; masked_key: string }>> {
+export async function createApiKey(db: Database, userId: string, input: ApiKeyInput): Promise<WriteResult<{ id: string; key: string; masked_key: string }>> {
   const key = generateApiKey(input.environment);
-  const [row] = await asPublisher(db, userId, (q) =>
-    q.query<{ id: string }>(
-      `insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
-       select a.id, $2, $3, $4, $5, $6, $7 from public.apps a where a.id = $1 and a.archived_at is null returning id`,
-      [input.app_id, userId, input.name, input.environment, key.prefix, key.last4, key.hash],
-    ),
+  const [row] = await asPublisher(db, userId).query<{ id: string }>(
+    sql`insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
+        select a.id, ${userId}, ${input.name}, ${input.environment}, ${key.prefix}, ${key.last4}, ${key.hash}
+        from public.apps a where a.id = ${input.app_id}::uuid and a.archived_at is null returning id`,
   );
   return row ? ok({ id: row.id, key: key.key, masked_key: maskApiKey(key.prefix, key.last4) }) : refused(NO_APP);
 }
 
-export async function revokeApiKey(db: Engine, userId: string, id: string): Promise<WriteResult> {
-  const rows = await asPublisher(db, userId, (q) =>
-    q.query("update public.api_keys set status = 'revoked', revoked_at = now() where id = $1 and status = 'active' returning id", [id]),
+export async function revokeApiKey(db: Database, userId: string, id: string): Promise<WriteResult> {
+  const rows = await asPublisher(db, userId).query(
+    sql`update public.api_keys set status = 'revoked', revoked_at = now() where id = ${id}::uuid and status = 'active' returning id`,
   );
   return rows.length === 1 ? ok(undefined) : refused('That key does not exist, or is revoked already.');
 }

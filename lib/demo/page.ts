@@ -1,8 +1,9 @@
-import type { Engine } from './db/database';
-import { isDatabaseError } from './db/errors';
-import { asService } from './db/service';
-import { describeError, log } from './log';
-import { hashApiKey } from './sdk/api-key';
+import type { Database } from '../platform/db/roles';
+import { isDatabaseError } from '../platform/db/errors';
+import { asService } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { describeError, log } from '../platform/log';
+import { hashApiKey } from '../sdk/api-key';
 
 /**
  * The demo page (`/demo`): a small AI-chat app of the demo publisher (Quizly, in the seed) that
@@ -25,7 +26,7 @@ export interface DemoSetup {
 }
 
 /** The demo's key and placements, or why the page cannot show ads (and what to do). */
-export async function demoSetup(database: () => Promise<Engine>): Promise<DemoSetup | { problem: string }> {
+export async function demoSetup(database: () => Promise<Database>): Promise<DemoSetup | { problem: string }> {
   try {
     return await readSetup(await database());
   } catch (err) {
@@ -35,23 +36,21 @@ export async function demoSetup(database: () => Promise<Engine>): Promise<DemoSe
   }
 }
 
-async function readSetup(db: Engine): Promise<DemoSetup | { problem: string }> {
-  return asService(db, async (q) => {
-    const [secret] = await q.query<{ value: string }>('select value from public.service_secrets where name = $1', [DEMO_PAGE_KEY_SECRET]);
+async function readSetup(db: Database): Promise<DemoSetup | { problem: string }> {
+  return asService(db).transaction(async (q) => {
+    const [secret] = await q.query<{ value: string }>(sql`select value from public.service_secrets where name = ${DEMO_PAGE_KEY_SECRET}`);
     if (!secret) return { problem: "This database was seeded before the demo page existed: `npm run db:reset` seeds it again, with the demo page's key." };
     const [key] = await q.query<{ status: string; app_id: string; name: string; archived: boolean }>(
-      `select k.status, a.id as app_id, a.name, a.archived_at is not null as archived
-       from public.api_keys k join public.apps a on a.id = k.app_id where k.key_hash = $1`,
-      [hashApiKey(secret.value)],
+      sql`select k.status, a.id as app_id, a.name, a.archived_at is not null as archived
+          from public.api_keys k join public.apps a on a.id = k.app_id where k.key_hash = ${hashApiKey(secret.value)}`,
     );
     if (!key || key.status !== 'active' || key.archived) {
       return { problem: "The demo page's key was revoked, or its app archived, in the console: `npm run db:reset` seeds the demo again." };
     }
     const rows = await q.query<{ id: string; format: DemoFormat }>(
-      `select distinct on (format) id, format from public.placements
-       where app_id = $1 and status = 'active' and format in ('inline_text', 'sponsored_card', 'floating_video')
-       order by format, created_at`,
-      [key.app_id],
+      sql`select distinct on (format) id, format from public.placements
+          where app_id = ${key.app_id} and status = 'active' and format in ('inline_text', 'sponsored_card', 'floating_video')
+          order by format, created_at`,
     );
     const placements = Object.fromEntries(rows.map((r) => [r.format, r.id])) as Partial<Record<DemoFormat, string>>;
     if (!placements.inline_text || !placements.sponsored_card || !placements.floating_video) {

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/password';
-import { sdkClaims } from '../sdk/access';
 import { generateApiKey } from '../sdk/api-key';
 import type { KeyEnvironment, PayoutStatus, PlacementFormat, PlacementStatus } from '../schemas/account';
-import type { Engine, Transaction } from './engine';
+import { asService, type Database, type Statements } from '../platform/db/roles';
+import { sql, type Sql } from '../platform/db/sql';
 import { DEFAULT_PRICING } from '../pricing/defaults';
-import { env } from '../env';
-import { DEMO_PAGE_KEY_SECRET } from '../demo';
-import { mulberry32 } from '../random';
+import { env } from '../platform/env';
+import { DEMO_PAGE_KEY_SECRET } from './page';
+import { mulberry32 } from '../platform/random';
 
 /**
  * Demo data: two publishers with different apps, placements, stats, payouts and keys, so
@@ -136,9 +136,12 @@ function monthPeriod(now: Date, monthsAgo: number): { period: string; requested:
   return { period: d.toISOString().slice(0, 7), requested: new Date(d.getTime() + 2 * 86400_000 + 9 * 3600_000) };
 }
 
-async function insertJson(tx: Transaction, table: string, rows: object[], returning = ''): Promise<Record<string, unknown>[]> {
-  if (rows.length === 0) return [];
-  return tx.query(`insert into public.${table} select * from json_populate_recordset(null::public.${table}, $1::json) ${returning}`, [rows]);
+/** The tables the seed fills from JSON rows, named in SQL. */
+const TABLES = { daily_stats: sql`public.daily_stats` } satisfies Record<string, Sql>;
+
+async function insertJson(tx: Statements, table: keyof typeof TABLES, rows: object[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(sql`insert into ${TABLES[table]} select * from json_populate_recordset(null::${TABLES[table]}, ${JSON.stringify(rows)}::json)`);
 }
 
 /** The service's own origin, and on a developer's machine the same port on 127.0.0.1 too. */
@@ -148,38 +151,33 @@ function serviceOrigins(): string[] {
   return [url.origin, `${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ''}`];
 }
 
-async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Promise<void> {
+async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date): Promise<void> {
   const rand = random(p.seed);
   const memberSince = new Date(now.getTime() - p.memberSinceDaysAgo * 86400_000);
-  const [user] = await tx.query<{ id: string }>('insert into public.users (email, name, company, role, created_at) values ($1, $2, $3, $4, $5) returning id', [
-    p.email,
-    p.name,
-    p.company,
-    p.role,
-    memberSince,
-  ]);
+  const [user] = await tx.query<{ id: string }>(
+    sql`insert into public.users (email, name, company, role, created_at) values (${p.email}, ${p.name}, ${p.company}, ${p.role}, ${memberSince}) returning id`,
+  );
   const userId = user!.id;
-  await tx.query('insert into public.user_credentials (user_id, password_hash) values ($1, $2)', [userId, await hashPassword(DEMO_PASSWORD)]);
+  await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
 
   const monthlyRevenue = new Map<string, number>();
   let firstAppId: string | undefined;
   for (const [appIndex, app] of p.apps.entries()) {
     const appCreated = new Date(memberSince.getTime() + (appIndex * 30 + 2) * 86400_000);
     const [appRow] = await tx.query<{ id: string }>(
-      'insert into public.apps (user_id, name, slug, description, category, created_at) values ($1, $2, $3, $4, $5, $6) returning id',
-      [userId, app.name, app.slug, app.description, app.category, appCreated],
+      sql`insert into public.apps (user_id, name, slug, description, category, created_at)
+          values (${userId}, ${app.name}, ${app.slug}, ${app.description}, ${app.category}::text[], ${appCreated}) returning id`,
     );
     const appId = appRow!.id;
     firstAppId ??= appId;
     // The demo page is served by this service: its pages' origin may use the app's keys.
-    if (app.demoPage) await tx.query('update public.apps set allowed_origins = $2 where id = $1', [appId, serviceOrigins()]);
+    if (app.demoPage) await tx.query(sql`update public.apps set allowed_origins = ${serviceOrigins()}::text[] where id = ${appId}`);
 
     const active: string[] = [];
     for (const [i, pl] of app.placements.entries()) {
       const [placement] = await tx.query<{ id: string }>(
-        `insert into public.placements (app_id, user_id, name, format, status, created_at)
-         values ($1, $2, $3, $4, $5, $6) returning id`,
-        [appId, userId, pl.name, pl.format, pl.status, new Date(appCreated.getTime() + i * 86400_000)],
+        sql`insert into public.placements (app_id, user_id, name, format, status, created_at)
+            values (${appId}, ${userId}, ${pl.name}, ${pl.format}, ${pl.status}, ${new Date(appCreated.getTime() + i * 86400_000)}) returning id`,
       );
       const placementId = placement!.id;
       if (pl.status === 'active') active.push(placementId);
@@ -216,12 +214,11 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
       await insertJson(tx, 'daily_stats', stats);
       // The placement's counters are the sum of its daily stats, so every view agrees.
       await tx.query(
-        `update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q, fills = s.f
-         from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_usd), 0) r,
-                      coalesce(sum(ad_requests), 0) q, coalesce(sum(fills), 0) f
-               from public.daily_stats where placement_id = $1) s
-         where p.id = $1`,
-        [placementId],
+        sql`update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q, fills = s.f
+            from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_usd), 0) r,
+                         coalesce(sum(ad_requests), 0) q, coalesce(sum(fills), 0) f
+                  from public.daily_stats where placement_id = ${placementId}) s
+            where p.id = ${placementId}`,
       );
     }
 
@@ -232,29 +229,17 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
       const key = generateApiKey(k.environment);
       const created = new Date(appCreated.getTime() + (i + 1) * 86400_000);
       await tx.query(
-        `insert into public.api_keys (app_id, user_id, name, environment, status, key_prefix, key_last4, key_hash, created_at, last_used_at, revoked_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          appId,
-          userId,
-          k.name,
-          k.environment,
-          k.revoked ? 'revoked' : 'active',
-          key.prefix,
-          key.last4,
-          key.hash,
-          created,
-          k.revoked ? new Date(now.getTime() - 40 * 86400_000) : new Date(now.getTime() - 3600_000),
-          k.revoked ? new Date(now.getTime() - 30 * 86400_000) : null,
-        ],
+        sql`insert into public.api_keys (app_id, user_id, name, environment, status, key_prefix, key_last4, key_hash, created_at, last_used_at, revoked_at)
+            values (${appId}, ${userId}, ${k.name}, ${k.environment}, ${k.revoked ? 'revoked' : 'active'}, ${key.prefix}, ${key.last4}, ${key.hash}, ${created},
+                    ${k.revoked ? new Date(now.getTime() - 40 * 86400_000) : new Date(now.getTime() - 3600_000)},
+                    ${k.revoked ? new Date(now.getTime() - 30 * 86400_000) : null})`,
       );
       // The demo page shows its key in its source, as any web page using the SDK does: a
-      // publishable key. The page reads it from here (lib/demo.ts).
+      // publishable key. The page reads it from here (lib/demo/page.ts).
       if (k.demoPage) {
-        await tx.query(`insert into public.service_secrets (name, value) values ($1, $2) on conflict (name) do update set value = excluded.value`, [
-          DEMO_PAGE_KEY_SECRET,
-          key.key,
-        ]);
+        await tx.query(
+          sql`insert into public.service_secrets (name, value) values (${DEMO_PAGE_KEY_SECRET}, ${key.key}) on conflict (name) do update set value = excluded.value`,
+        );
       }
     }
   }
@@ -263,9 +248,8 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
 
   // A client each publisher approved a while ago, listed under connected apps in the console.
   await tx.query(
-    `insert into public.oauth_consents (user_id, client_id, client_name, scopes, approved_at)
-     values ($1, 'https://reports.example/client.json', 'Reports Example (demo)', '{profile:read,earnings:read}', $2)`,
-    [userId, new Date(now.getTime() - 12 * 86400_000)],
+    sql`insert into public.oauth_consents (user_id, client_id, client_name, scopes, approved_at)
+        values (${userId}, 'https://reports.example/client.json', 'Reports Example (demo)', '{profile:read,earnings:read}', ${new Date(now.getTime() - 12 * 86400_000)})`,
   );
 
   const payouts = [];
@@ -284,37 +268,26 @@ async function seedPublisher(tx: Transaction, p: PublisherSeed, now: Date): Prom
     });
   }
   await tx.query(
-    `insert into public.payouts (user_id, period, amount_usd, status, requested_at, paid_at)
-     select user_id, period, amount_usd, status, requested_at, paid_at
-     from json_to_recordset($1::json) as p(user_id uuid, period text, amount_usd numeric, status text, requested_at timestamptz, paid_at timestamptz)`,
-    [payouts],
+    sql`insert into public.payouts (user_id, period, amount_usd, status, requested_at, paid_at)
+        select user_id, period, amount_usd, status, requested_at, paid_at
+        from json_to_recordset(${JSON.stringify(payouts)}::json)
+          as p(user_id uuid, period text, amount_usd numeric, status text, requested_at timestamptz, paid_at timestamptz)`,
   );
 }
 
-export async function seedPricing(tx: Transaction): Promise<void> {
+export async function seedPricing(tx: Statements): Promise<void> {
   const d = DEFAULT_PRICING;
   await tx.query(
-    `insert into public.pricing_settings (
+    sql`insert into public.pricing_settings (
        publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
        cpm_floating_video_usd, cpm_tooltip_usd, cpm_sponsored_card_usd, cpm_inline_text_usd,
        price_per_ai_interaction_row_usd, price_per_ux_session_recording_usd, price_per_gb_bundle_usd,
        exclusive_license_multiplier, min_payout_usd)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     values (${d.publisher_ad_revenue_share}, ${d.platform_ad_fee}, ${d.publisher_data_revenue_share},
+             ${d.advertiser_cpm_usd.floating_video}, ${d.advertiser_cpm_usd.tooltip}, ${d.advertiser_cpm_usd.sponsored_card}, ${d.advertiser_cpm_usd.inline_text},
+             ${d.dataset_prices_usd.per_ai_interaction_row}, ${d.dataset_prices_usd.per_ux_session_recording}, ${d.dataset_prices_usd.per_gb_bundle},
+             ${d.exclusive_license_multiplier}, ${d.min_payout_usd})
      on conflict (id) do nothing`,
-    [
-      d.publisher_ad_revenue_share,
-      d.platform_ad_fee,
-      d.publisher_data_revenue_share,
-      d.advertiser_cpm_usd.floating_video,
-      d.advertiser_cpm_usd.tooltip,
-      d.advertiser_cpm_usd.sponsored_card,
-      d.advertiser_cpm_usd.inline_text,
-      d.dataset_prices_usd.per_ai_interaction_row,
-      d.dataset_prices_usd.per_ux_session_recording,
-      d.dataset_prices_usd.per_gb_bundle,
-      d.exclusive_license_multiplier,
-      d.min_payout_usd,
-    ],
   );
 }
 
@@ -324,15 +297,17 @@ export async function seedPricing(tx: Transaction): Promise<void> {
  * viewable impressions, one click, one impression too brief to count). `seed` rolls it up at the
  * end, so the demo shows the raw rows and the totals agreeing by the same rules as live traffic.
  */
-async function seedTodaysTraffic(tx: Transaction, userId: string, appId: string, placements: string[]): Promise<void> {
+async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, placements: string[]): Promise<void> {
   if (placements.length === 0) return;
-  await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [sdkClaims({ appId, userId })]);
+  // As the app's SDK role, within the seed's transaction (lib/sdk/access.ts names the same claims).
+  await tx.query(
+    sql`select set_config('request.jwt.claims', ${JSON.stringify({ role: 'sdk', app_id: appId, user_id: userId })}, true), set_config('role', 'sdk', true)`,
+  );
   for (const placementId of placements) {
     const decisions: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [row] = await tx.query<{ decision_id: string; creative_id: string | null }>(
-        "select decision_id, creative_id from public.sdk_serve_ad($1, null, '{}', null)",
-        [placementId],
+        sql`select decision_id, creative_id from public.sdk_serve_ad(${placementId}::uuid, null, '{}', null)`,
       );
       if (row?.creative_id) decisions.push(row.decision_id);
     }
@@ -343,18 +318,17 @@ async function seedTodaysTraffic(tx: Transaction, userId: string, appId: string,
       // Scrolled past in under a second: recorded as invalid traffic, never billed.
       ...decisions.slice(2, 3).map((d) => ({ n: 3, id: `seed-glimpse-${d}`, kind: 'impression', decision_id: d, visible_share: 0.8, visible_seconds: 0.4 })),
     ];
-    await tx.query('select * from public.sdk_record_events($1::jsonb, $2, false)', [events, 'seed-address']);
+    await tx.query(sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, 'seed-address', false)`);
   }
-  await tx.query("select set_config('role', 'service_role', true)");
+  await tx.query(sql`select set_config('role', 'service_role', true)`);
 }
 
 /** One user of the app who agreed to share AI interactions, and two of their rows. */
-async function seedConsent(tx: Transaction, userId: string, appId: string): Promise<void> {
+async function seedConsent(tx: Statements, userId: string, appId: string): Promise<void> {
   const subject = createHash('sha256').update(`demo-subject-${appId}`).digest('hex');
   const [consent] = await tx.query<{ id: string }>(
-    `insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
-     values ($1, $2, $3, '{ai_interactions}', '2026-09', now() - interval '3 days') returning id`,
-    [appId, userId, subject],
+    sql`insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
+        values (${appId}, ${userId}, ${subject}, '{ai_interactions}', '2026-09', now() - interval '3 days') returning id`,
   );
   const rows = [
     { prompt: 'Suggest a title for a mystery set in Lisbon.', response: 'The Tiles of Alfama.' },
@@ -362,9 +336,8 @@ async function seedConsent(tx: Transaction, userId: string, appId: string): Prom
   ];
   for (const [i, data] of rows.entries()) {
     await tx.query(
-      `insert into public.data_records (app_id, user_id, consent_id, subject_hash, kind, record_id, payload, bytes)
-       values ($1, $2, $3, $4, 'ai_interaction', $5, $6::jsonb, octet_length($6::text))`,
-      [appId, userId, consent!.id, subject, `seed-${i + 1}`, JSON.stringify(data)],
+      sql`insert into public.data_records (app_id, user_id, consent_id, subject_hash, kind, record_id, payload, bytes)
+          values (${appId}, ${userId}, ${consent!.id}, ${subject}, 'ai_interaction', ${`seed-${i + 1}`}, ${JSON.stringify(data)}::jsonb, octet_length(${JSON.stringify(data)}::text))`,
     );
   }
 }
@@ -456,19 +429,18 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
 ];
 
 /** The demo advertisers, once: a database with any campaign is left alone. */
-export async function seedAdvertisers(tx: Transaction): Promise<boolean> {
-  const existing = await tx.query('select 1 from public.campaigns limit 1');
+export async function seedAdvertisers(tx: Statements): Promise<boolean> {
+  const existing = await tx.query(sql`select 1 from public.campaigns limit 1`);
   if (existing.length > 0) return false;
   for (const a of DEMO_ADVERTISERS) {
     const [campaign] = await tx.query<{ id: string }>(
-      `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap, keywords, starts_at)
-       values ($1, $2, 2000, 10, $3, now() - interval '1 day') returning id`,
-      [a.advertiser, a.name, a.keywords],
+      sql`insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap, keywords, starts_at)
+          values (${a.advertiser}, ${a.name}, 2000, 10, ${a.keywords}::text[], now() - interval '1 day') returning id`,
     );
     for (const c of a.creatives) {
       await tx.query(
-        `insert into public.creatives (campaign_id, format, headline, body, cta, image_url, video_url, landing_url) values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [campaign!.id, c.format, c.headline, c.body, c.cta, c.image, c.video ?? null, a.landing],
+        sql`insert into public.creatives (campaign_id, format, headline, body, cta, image_url, video_url, landing_url)
+            values (${campaign!.id}, ${c.format}, ${c.headline}, ${c.body}, ${c.cta}, ${c.image}, ${c.video ?? null}, ${a.landing})`,
       );
     }
   }
@@ -476,17 +448,16 @@ export async function seedAdvertisers(tx: Transaction): Promise<boolean> {
 }
 
 /** Returns true when it seeded, false when the demo data was already there. */
-export async function seed(engine: Engine, now = new Date()): Promise<boolean> {
-  return engine.transaction(async (tx) => {
-    await tx.query("select set_config('role', 'service_role', true)");
+export async function seed(db: Database, now = new Date()): Promise<boolean> {
+  return asService(db).transaction(async (tx) => {
     await seedPricing(tx);
     await seedAdvertisers(tx);
-    const existing = await tx.query('select 1 from public.users where email = $1', [PUBLISHERS[0]!.email]);
+    const existing = await tx.query(sql`select 1 from public.users where email = ${PUBLISHERS[0]!.email}`);
     if (existing.length > 0) return false;
     for (const p of PUBLISHERS) await seedPublisher(tx, p, now);
     // Today's demo traffic counted at once, so the first figures anyone reads already agree
     // with the raw rows (and no roll-up moves them a few seconds later).
-    await tx.query('select * from public.roll_up_ad_traffic()');
+    await tx.query(sql`select * from public.roll_up_ad_traffic()`);
     return true;
   });
 }

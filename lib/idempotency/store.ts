@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Engine } from '../db/database';
-import { asService } from '../db/service';
-import { ApiError } from '../http/errors';
-import { jsonText, type JsonReply } from '../http/kernel';
+import type { Database } from '../platform/db/roles';
+import { asService } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { ApiError } from '../platform/http/errors';
+import { jsonText, type JsonReply } from '../platform/http/kernel';
 import { IDEMPOTENCY_KEY } from '../schemas/common';
 
 /**
@@ -49,7 +50,7 @@ export interface IdempotencyOptions {
   run: () => Promise<StoredAnswer>;
   /** How long a retry waits for a running first attempt. */
   waitMs?: number;
-  engine: Engine;
+  engine: Database;
   /** Milliseconds since the epoch (Services.now). */
   now?: () => number;
 }
@@ -84,26 +85,22 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
   // Claim the key, or take over a record that expired or was abandoned mid-run. Expired records
   // of others are deleted on the way, a few at a time, so the table holds about a day of
   // records with no scheduler.
-  const claimed = await asService(engine, async (db) => {
-    await db.query(
-      `delete from public.idempotency_records r
-       using (select scope, principal, idempotency_key from public.idempotency_records
-              where expires_at < now() order by expires_at limit ${SWEEP}) old
-       where (r.scope, r.principal, r.idempotency_key) = (old.scope, old.principal, old.idempotency_key)`,
-    );
-    return db.query(
-      `insert into public.idempotency_records (scope, principal, idempotency_key, request_hash)
-       values ($1, $2, $3, $4)
-       on conflict (scope, principal, idempotency_key) do update
-         set request_hash = excluded.request_hash, state = 'running', response_status = null,
-             response_body = null, created_at = now(), expires_at = now() + interval '24 hours'
-         where idempotency_records.expires_at < now()
-            or (idempotency_records.state = 'running'
-                and idempotency_records.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_S}))
-       returning 1 as claimed`,
-      [scope, principal, keyHash, requestHash],
-    );
-  });
+  const [, claimed = []] = await asService(engine).script(
+    sql`delete from public.idempotency_records r
+        using (select scope, principal, idempotency_key from public.idempotency_records
+               where expires_at < now() order by expires_at limit ${SWEEP}) old
+        where (r.scope, r.principal, r.idempotency_key) = (old.scope, old.principal, old.idempotency_key)
+        returning 1`,
+    sql`insert into public.idempotency_records (scope, principal, idempotency_key, request_hash)
+        values (${scope}, ${principal}, ${keyHash}, ${requestHash})
+        on conflict (scope, principal, idempotency_key) do update
+          set request_hash = excluded.request_hash, state = 'running', response_status = null,
+              response_body = null, created_at = now(), expires_at = now() + interval '24 hours'
+          where idempotency_records.expires_at < now()
+             or (idempotency_records.state = 'running'
+                 and idempotency_records.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_S}))
+        returning 1 as claimed`,
+  );
 
   if (claimed.length === 1) {
     let answer: StoredAnswer;
@@ -111,29 +108,23 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
       answer = await options.run();
     } catch (err) {
       // Nothing was answered: forget the claim so that a retry runs again.
-      await asService(engine, (db) =>
-        db.query('delete from public.idempotency_records where scope = $1 and principal = $2 and idempotency_key = $3', [scope, principal, keyHash]),
+      await asService(engine).query(
+        sql`delete from public.idempotency_records where scope = ${scope} and principal = ${principal} and idempotency_key = ${keyHash}`,
       );
       throw err;
     }
-    await asService(engine, (db) =>
-      db.query(
-        `update public.idempotency_records set state = 'done', response_status = $4, response_body = $5
-         where scope = $1 and principal = $2 and idempotency_key = $3`,
-        [scope, principal, keyHash, answer.status, encrypt(answer.body, secret)],
-      ),
+    await asService(engine).query(
+      sql`update public.idempotency_records set state = 'done', response_status = ${answer.status}, response_body = ${encrypt(answer.body, secret)}
+          where scope = ${scope} and principal = ${principal} and idempotency_key = ${keyHash}`,
     );
     return { kind: 'ran', answer };
   }
 
   const deadline = now() + (options.waitMs ?? 10_000);
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const [record] = await asService(engine, (db) =>
-      db.query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
-        `select request_hash, state, response_status, response_body from public.idempotency_records
-         where scope = $1 and principal = $2 and idempotency_key = $3`,
-        [scope, principal, keyHash],
-      ),
+    const [record] = await asService(engine).query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
+      sql`select request_hash, state, response_status, response_body from public.idempotency_records
+          where scope = ${scope} and principal = ${principal} and idempotency_key = ${keyHash}`,
     );
     // The first attempt failed and let go of the key meanwhile: run it now.
     if (!record) return idempotent(options);

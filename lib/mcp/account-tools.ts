@@ -1,12 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, type Database } from '../account/operations';
+import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, type OpenDatabase } from '../account/operations';
 import { todayUtc } from '../account/views';
-import { ApiError } from '../http/errors';
-import { describeError, log } from '../log';
+import { ApiError } from '../platform/http/errors';
+import { describeError, log } from '../platform/log';
 import type { Principal } from '../oauth/bearer';
-import { protectedOperations } from '../registry';
+import { protectedOperations } from '../schemas/registry';
 import { SCOPES, type Scope } from '../schemas/account';
 import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, dailyBody, dailyQuery, earningsBody, profileBody } from '../schemas/account';
 import { requestsIn } from './http';
@@ -63,12 +63,13 @@ function failed(err: unknown): CallToolResult {
 }
 
 /** The account server for one request, bound to its caller and the database it reads. */
-export function accountServer(principal: Principal, database: Database, now: () => number = Date.now): McpServer {
+export function accountServer(principal: Principal, database: OpenDatabase, now: () => number = Date.now): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
       'Read-only tools over the signed-in publisher’s Monetize account. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
   });
 
+  const source = accountSource(principal, database, todayUtc(now()));
   const run = (name: string, read: () => Promise<object>) => async (): Promise<CallToolResult> => {
     // The route refused missing scopes already; checked again here so no path reaches the data without one.
     const scope = ACCOUNT_TOOLS[name]?.scope;
@@ -89,7 +90,7 @@ export function accountServer(principal: Principal, database: Database, now: () 
       outputSchema: profileBody,
       annotations: READ_ONLY,
     },
-    run('whoami', () => getProfile(principal, database)),
+    run('whoami', () => getProfile(source)),
   );
   server.registerTool(
     'list_my_apps',
@@ -100,7 +101,7 @@ export function accountServer(principal: Principal, database: Database, now: () 
       outputSchema: appsBody,
       annotations: READ_ONLY,
     },
-    async (args) => run('list_my_apps', () => listApps(principal, database, args.placement_status))(),
+    async (args) => run('list_my_apps', () => listApps(source, args.placement_status))(),
   );
   server.registerTool(
     'get_my_earnings',
@@ -111,7 +112,7 @@ export function accountServer(principal: Principal, database: Database, now: () 
       outputSchema: earningsBody,
       annotations: READ_ONLY,
     },
-    async (args) => run('get_my_earnings', () => getEarnings(principal, database, args.payout_limit))(),
+    async (args) => run('get_my_earnings', () => getEarnings(source, args.payout_limit))(),
   );
   server.registerTool(
     'get_my_daily_earnings',
@@ -123,7 +124,7 @@ export function accountServer(principal: Principal, database: Database, now: () 
       outputSchema: dailyBody,
       annotations: READ_ONLY,
     },
-    async (args) => run('get_my_daily_earnings', () => getDailyEarnings(principal, database, args, todayUtc(now())))(),
+    async (args) => run('get_my_daily_earnings', () => getDailyEarnings(source, args, todayUtc(now())))(),
   );
   server.registerTool(
     'list_my_api_keys',
@@ -134,7 +135,7 @@ export function accountServer(principal: Principal, database: Database, now: () 
       outputSchema: apiKeysBody,
       annotations: READ_ONLY,
     },
-    async (args) => run('list_my_api_keys', () => listApiKeys(principal, database, args.environment))(),
+    async (args) => run('list_my_api_keys', () => listApiKeys(source, args.environment))(),
   );
   return server;
 }

@@ -1,12 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { pageByPath, twinPath, type Page } from '../content/pages';
-import { absoluteUrl } from '../http/responses';
+import { absoluteUrl } from '../platform/http/responses';
 import { pricingFor, type LivePricing } from '../pricing/settings';
 import { pricingBody, pricingQuery } from '../schemas/pricing';
 import { searchResult } from '../schemas/search';
 import { resultOf, searchPages } from '../search/engine';
-import { env } from '../env';
+import { env } from '../platform/env';
 import { READ_ONLY, structured, toolError } from './tools';
 
 /**

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { readText } from '../http/input';
+import { readText } from '../platform/http/input';
 
 /**
  * One MCP POST over Streamable HTTP, stateless: a new server and transport for each request,

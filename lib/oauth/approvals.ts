@@ -1,4 +1,6 @@
-import { asUser, type Engine } from '../db/database';
+import type { Database } from '../platform/db/roles';
+import { asPublisher } from '../console/publisher';
+import { sql } from '../platform/db/sql';
 import { approvalRow, type ApprovalRow } from '../schemas/console';
 
 /**
@@ -9,29 +11,24 @@ import { approvalRow, type ApprovalRow } from '../schemas/console';
  * expire within the hour.
  */
 
-const claims = (userId: string) => ({ sub: userId, client_id: 'console' });
-
 /** Records (or renews) an approval: the client's name and the scopes as approved this time. */
-export async function recordApproval(db: Engine, userId: string, client: { clientId: string; name: string }, scopes: readonly string[]): Promise<void> {
-  await asUser(db, claims(userId), (q) =>
-    q.query(
-      `insert into public.oauth_consents (user_id, client_id, client_name, scopes) values ($1, $2, $3, $4)
-       on conflict (user_id, client_id) do update set client_name = excluded.client_name, scopes = excluded.scopes, approved_at = now()`,
-      [userId, client.clientId, client.name.slice(0, 200), [...scopes]],
-    ),
+export async function recordApproval(db: Database, userId: string, client: { clientId: string; name: string }, scopes: readonly string[]): Promise<void> {
+  await asPublisher(db, userId).query(
+    sql`insert into public.oauth_consents (user_id, client_id, client_name, scopes) values (${userId}, ${client.clientId}, ${client.name.slice(0, 200)}, ${scopes}::text[])
+        on conflict (user_id, client_id) do update set client_name = excluded.client_name, scopes = excluded.scopes, approved_at = now()`,
   );
 }
 
 /** The publisher's approvals, the most recent first. */
-export async function listApprovals(db: Engine, userId: string): Promise<ApprovalRow[]> {
-  const rows = await asUser(db, claims(userId), (q) =>
-    q.query('select client_id, client_name, scopes, approved_at from public.oauth_consents order by approved_at desc, client_id'),
+export async function listApprovals(db: Database, userId: string): Promise<ApprovalRow[]> {
+  const rows = await asPublisher(db, userId).query(
+    sql`select client_id, client_name, scopes, approved_at from public.oauth_consents order by approved_at desc, client_id`,
   );
   return rows.map((r) => approvalRow.parse(r));
 }
 
 /** Withdraws an approval; false when there was none (never another publisher's: RLS hides those). */
-export async function withdrawApproval(db: Engine, userId: string, clientId: string): Promise<boolean> {
-  const rows = await asUser(db, claims(userId), (q) => q.query('delete from public.oauth_consents where client_id = $1 returning client_id', [clientId]));
+export async function withdrawApproval(db: Database, userId: string, clientId: string): Promise<boolean> {
+  const rows = await asPublisher(db, userId).query(sql`delete from public.oauth_consents where client_id = ${clientId} returning client_id`);
   return rows.length === 1;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { resetEnv } from '../env';
+import { resetEnv } from '../platform/env';
 import { authorizationResponseUrl, checkAuthorizationRequest, MAX_STATE_LENGTH, type AuthorizeCheck } from './authorize';
 import type { ClientLookup } from './client-lookup';
 import type { Client } from './clients';

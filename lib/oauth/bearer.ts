@@ -1,5 +1,5 @@
-import { Lru } from '../cache/lru';
-import { ApiError } from '../http/errors';
+import { Lru } from '../platform/cache/lru';
+import { ApiError } from '../platform/http/errors';
 import { bearerChallenge } from './challenge';
 import { resourceUri, type ResourceName } from './resources';
 import { SCOPES, type Scope } from './scopes';
@@ -40,6 +40,21 @@ export function bearerToken(request: { headers: Headers }): { present: false } |
 export interface TokenCheck {
   oauthSecrets(): Promise<OAuthSecrets | null>;
   now(): number;
+  /** Tokens this instance verified (`Services.caches`). */
+  readonly caches: { readonly tokens: VerifiedTokens };
+}
+
+/**
+ * Access tokens already verified, by resource and token, with what they say. A token is a signed,
+ * immutable statement, so verifying the same one again (an ES256 signature check, about a tenth
+ * of an account read) can only repeat the answer; its expiry is still checked on every use.
+ * Only valid tokens are kept, at most 1,000. Kept because it pays: `npm run bench` measures
+ * real-token reads over 10% slower without it.
+ */
+export type VerifiedTokens = Lru<string, Extract<Principal, { kind: 'user' }>>;
+
+export function verifiedTokens(): VerifiedTokens {
+  return new Lru('tokens', 1000);
 }
 
 export async function authenticate(request: { headers: Headers }, resource: ResourceName, check: TokenCheck): Promise<Principal>;
@@ -66,7 +81,7 @@ export async function authenticate(
   }
   if (credential.token === SANDBOX_TOKEN) return { kind: 'sandbox', scopes: [...SCOPES] };
   const key = `${resource} ${credential.token}`;
-  const known = verified.get(key);
+  const known = check.caches.tokens.get(key);
   // A token verified before needs no second signature check until it expires.
   if (known && known.expiresAt.getTime() > check.now()) return known;
   const secrets = await requireOAuthSecrets(check).catch(() => {
@@ -78,18 +93,9 @@ export async function authenticate(
   }
   const t = result.token;
   const principal: Principal = { kind: 'user', userId: t.sub, clientId: t.clientId, scopes: t.scopes, expiresAt: t.expiresAt };
-  verified.set(key, principal);
+  check.caches.tokens.set(key, principal);
   return principal;
 }
-
-/**
- * Access tokens already verified, by resource and token, with what they say. A token is a signed,
- * immutable statement, so verifying the same one again (an ES256 signature check, about a tenth
- * of an account read) can only repeat the answer; its expiry is still checked on every use.
- * Only valid tokens are kept, at most 1,000. Kept because it pays: `npm run bench` measures
- * real-token reads over 10% slower without it.
- */
-const verified = new Lru<string, Extract<Principal, { kind: 'user' }>>('tokens', 1000);
 
 /** 403 `insufficient_scope` naming the scope to ask for (RFC 6750 §3.1; MCP step-up). */
 export function requireScope(principal: Principal, scope: Scope, resource: ResourceName): void {

@@ -1,7 +1,7 @@
-import type { Engine } from '../db/database';
-import { MemoryRateLimiter } from '../http/rate-limit';
+import type { Database } from '../platform/db/roles';
+import { MemoryRateLimiter } from '../platform/http/rate-limit';
 import { findRegisteredClient, type Client } from './clients';
-import { fetchClientMetadata, looksLikeMetadataUrl } from './client-metadata';
+import { fetchClientMetadata, looksLikeMetadataUrl, metadataDocuments } from './client-metadata';
 
 export type ClientLookup = { ok: true; client: Client } | { ok: false; reason: string; busy?: true };
 
@@ -15,6 +15,8 @@ export const FETCHES_PER_ADDRESS = 10;
 export const FETCHES_OVERALL = 100;
 
 export class MetadataFetchBudget {
+  /** The documents fetched, and the failures, as long as each may be kept. */
+  readonly documents = metadataDocuments();
   private readonly perAddress: MemoryRateLimiter;
   private readonly overall: MemoryRateLimiter;
 
@@ -33,8 +35,8 @@ export class MetadataFetchBudget {
 }
 
 /** A registered client, or one whose client_id is the URL of its metadata document, fetched within `budget` for `address`. */
-export async function lookupClient(clientId: string, engine: Engine, budget: MetadataFetchBudget, address: string): Promise<ClientLookup> {
-  if (looksLikeMetadataUrl(clientId)) return fetchClientMetadata(clientId, Date.now(), () => budget.take(address));
+export async function lookupClient(clientId: string, engine: Database, budget: MetadataFetchBudget, address: string): Promise<ClientLookup> {
+  if (looksLikeMetadataUrl(clientId)) return fetchClientMetadata(clientId, budget.documents, Date.now(), () => budget.take(address));
   const client = await findRegisteredClient(clientId, engine);
   return client ? { ok: true, client } : { ok: false, reason: 'no client is registered with this client_id' };
 }

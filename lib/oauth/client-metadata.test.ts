@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { resetEnv } from '../env';
+import { resetEnv } from '../platform/env';
 import { checkClientIdUrl, freshnessSeconds, isPrivateAddress, looksLikeMetadataUrl, parseClientMetadataDocument } from './client-metadata';
 
 // Pin the SSRF switch to its default, whatever the shell running the tests has set.

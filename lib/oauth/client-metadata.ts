@@ -2,9 +2,9 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { Lru } from '../cache/lru';
-import { env } from '../env';
-import { log } from '../log';
+import { Lru } from '../platform/cache/lru';
+import { env } from '../platform/env';
+import { log } from '../platform/log';
 import { checkClientName } from './client-name';
 import type { Client } from './clients';
 import { isPrivateAddress } from './private-address';
@@ -167,8 +167,12 @@ export function parseClientMetadataDocument(clientId: string, body: string): Cli
 /** How long a failure is remembered: a flood of one bad client_id costs one fetch per this, not one per request. */
 export const FAILURE_TTL_S = 30;
 
-/** Documents, as long as their HTTP headers allow; failures, for FAILURE_TTL_S. */
-const cache = new Lru<string, { until: number } & ({ client: Client } | { reason: string })>('client-metadata', 500);
+/** Documents, as long as their HTTP headers allow; failures, for FAILURE_TTL_S (one per instance, in its services). */
+export type MetadataDocuments = Lru<string, { until: number } & ({ client: Client } | { reason: string })>;
+
+export function metadataDocuments(): MetadataDocuments {
+  return new Lru('client-metadata', 500);
+}
 
 export type MetadataLookup = { ok: true; client: Client } | { ok: false; reason: string; busy?: true };
 
@@ -177,7 +181,12 @@ export type MetadataLookup = { ok: true; client: Client } | { ok: false; reason:
  * (a cache miss), and answers whether the budget allows one (lib/oauth/client-lookup.ts): when it
  * does not, nothing is fetched and the answer is `busy`.
  */
-export async function fetchClientMetadata(clientId: string, now = Date.now(), admit: () => boolean = () => true): Promise<MetadataLookup> {
+export async function fetchClientMetadata(
+  clientId: string,
+  cache: MetadataDocuments,
+  now = Date.now(),
+  admit: () => boolean = () => true,
+): Promise<MetadataLookup> {
   const hit = cache.get(clientId);
   if (hit && hit.until > now) return 'client' in hit ? { ok: true, client: hit.client } : { ok: false, reason: hit.reason };
   const bad = checkClientIdUrl(clientId);
@@ -195,9 +204,4 @@ export async function fetchClientMetadata(clientId: string, now = Date.now(), ad
     cache.set(clientId, { reason, until: now + FAILURE_TTL_S * 1000 });
     return { ok: false, reason };
   }
-}
-
-/** Tests: forget cached documents. */
-export function clearClientMetadataCache(): void {
-  cache.clear();
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OAuthError } from '../http/errors';
+import { OAuthError } from '../platform/http/errors';
 import { hashClientSecret, MAX_CLIENT_NAME, secretMatches, validateRegistration } from './clients';
 
 const GOOD = { client_name: 'Example App', redirect_uris: ['https://app.example.com/cb', 'http://127.0.0.1/cb'] };

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { sameText, sha256Hex } from '../crypto';
-import type { Engine } from '../db/database';
-import { asService } from '../db/service';
-import { OAuthError } from '../http/errors';
+import { sameText, sha256Hex } from '../platform/crypto';
+import type { Database } from '../platform/db/roles';
+import { asService } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { OAuthError } from '../platform/http/errors';
 import { checkClientName } from './client-name';
 import { AUTH_METHODS, type TokenEndpointAuthMethod } from './metadata';
 import { checkRedirectUri, MAX_REDIRECT_URIS } from './redirect-uri';
@@ -103,25 +104,22 @@ const SWEEP = 100;
  * registration first deletes up to SWEEP clients that expired (never authorized within a day,
  * or not for 180 days), so what strangers can store stays bounded with no scheduler.
  */
-export async function registerClient(input: RegistrationInput, engine: Engine): Promise<RegisteredClient> {
+export async function registerClient(input: RegistrationInput, engine: Database): Promise<RegisteredClient> {
   const clientId = `mcl_${randomBytes(16).toString('base64url')}`;
   const secret = input.token_endpoint_auth_method === 'none' ? undefined : `mcs_${randomBytes(32).toString('base64url')}`;
-  const [row] = await asService(engine, async (db) => {
-    await db.query(
-      `delete from public.oauth_clients where client_id in (
-         select client_id from public.oauth_clients
-         where last_used_at is null and created_at < now() - make_interval(hours => ${UNUSED_CLIENT_TTL_H})
-         union all
-         select client_id from public.oauth_clients
-         where last_used_at < now() - make_interval(days => ${IDLE_CLIENT_TTL_DAYS})
-         limit ${SWEEP})`,
-    );
-    return db.query<{ created_at: Date }>(
-      `insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
-       values ($1, $2, $3, $4, $5) returning created_at`,
-      [clientId, input.client_name, input.redirect_uris, input.token_endpoint_auth_method, secret ? hashClientSecret(secret) : null],
-    );
-  });
+  const [, [row] = []] = (await asService(engine).script(
+    sql`delete from public.oauth_clients where client_id in (
+          select client_id from public.oauth_clients
+          where last_used_at is null and created_at < now() - make_interval(hours => ${UNUSED_CLIENT_TTL_H})
+          union all
+          select client_id from public.oauth_clients
+          where last_used_at < now() - make_interval(days => ${IDLE_CLIENT_TTL_DAYS})
+          limit ${SWEEP})
+        returning 1`,
+    sql`insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
+        values (${clientId}, ${input.client_name}, ${input.redirect_uris}::text[], ${input.token_endpoint_auth_method}, ${secret ? hashClientSecret(secret) : null})
+        returning created_at`,
+  )) as [unknown, { created_at: Date }[]?];
   return {
     client_id: clientId,
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
@@ -134,20 +132,17 @@ export async function registerClient(input: RegistrationInput, engine: Engine): 
   };
 }
 
-export async function findRegisteredClient(clientId: string, engine: Engine): Promise<Client | null> {
+export async function findRegisteredClient(clientId: string, engine: Database): Promise<Client | null> {
   if (!/^mcl_[A-Za-z0-9_-]{22}$/.test(clientId)) return null;
-  const [row] = await asService(engine, (db) =>
-    db.query<{
-      client_id: string;
-      client_name: string;
-      redirect_uris: string[];
-      token_endpoint_auth_method: TokenEndpointAuthMethod;
-      client_secret_hash: string | null;
-    }>(
-      `select client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash
-       from public.oauth_clients where client_id = $1`,
-      [clientId],
-    ),
+  const [row] = await asService(engine).query<{
+    client_id: string;
+    client_name: string;
+    redirect_uris: string[];
+    token_endpoint_auth_method: TokenEndpointAuthMethod;
+    client_secret_hash: string | null;
+  }>(
+    sql`select client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash
+        from public.oauth_clients where client_id = ${clientId}`,
   );
   if (!row) return null;
   return {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../crypto';
-import type { Engine } from '../db/database';
-import { asService } from '../db/service';
+import { sha256Hex } from '../platform/crypto';
+import { asService, type Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
 
 /**
  * Authorization codes (RFC 6749 §4.1.2: short-lived, single use; ours live 60 s): random, stored as
@@ -20,20 +20,19 @@ export interface CodeBinding {
   resources: string[];
 }
 
-export async function issueCode(binding: CodeBinding, engine: Engine): Promise<string> {
+export async function issueCode(binding: CodeBinding, engine: Database): Promise<string> {
   const code = `mac_${randomBytes(32).toString('base64url')}`;
-  await asService(engine, async (db) => {
+  await asService(engine).script(
     // Codes long past their minute are of no use to anyone: sweep them as new ones are made.
-    await db.query("delete from public.oauth_authorization_codes where expires_at < now() - interval '1 hour'");
-    await db.query(
-      `insert into public.oauth_authorization_codes
-         (code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at)
-       values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => ${CODE_TTL_S}))`,
-      [sha256Hex(code), binding.clientId, binding.userId, binding.redirectUri, binding.codeChallenge, binding.scopes, binding.resources],
-    );
+    sql`delete from public.oauth_authorization_codes where expires_at < now() - interval '1 hour' returning 1`,
+    sql`insert into public.oauth_authorization_codes
+          (code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at)
+        values (${sha256Hex(code)}, ${binding.clientId}, ${binding.userId}, ${binding.redirectUri}, ${binding.codeChallenge},
+                ${binding.scopes}::text[], ${binding.resources}::text[], now() + make_interval(secs => ${CODE_TTL_S}))
+        returning 1`,
     // A publisher approved this client: it is in use, and kept (lib/oauth/clients.ts, retention).
-    await db.query('update public.oauth_clients set last_used_at = now() where client_id = $1', [binding.clientId]);
-  });
+    sql`update public.oauth_clients set last_used_at = now() where client_id = ${binding.clientId} returning 1`,
+  );
   return code;
 }
 
@@ -44,23 +43,20 @@ export type Redeemed = { ok: true; binding: CodeBinding } | { ok: false; reason:
  * of two concurrent redemptions only one sees `used_at is null`. A code is spent even when the
  * rest of the request then fails (a wrong verifier gets no second try).
  */
-export async function redeemCode(code: string, engine: Engine): Promise<Redeemed> {
+export async function redeemCode(code: string, engine: Database): Promise<Redeemed> {
   if (!/^mac_[A-Za-z0-9_-]{43}$/.test(code)) return { ok: false, reason: 'unknown' };
-  const [row] = await asService(engine, (db) =>
-    db.query<{
-      client_id: string;
-      user_id: string;
-      redirect_uri: string;
-      code_challenge: string;
-      scopes: string[];
-      resources: string[];
-      expired: boolean;
-    }>(
-      `update public.oauth_authorization_codes set used_at = now()
-       where code_hash = $1 and used_at is null
-       returning client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at <= now() as expired`,
-      [sha256Hex(code)],
-    ),
+  const [row] = await asService(engine).query<{
+    client_id: string;
+    user_id: string;
+    redirect_uri: string;
+    code_challenge: string;
+    scopes: string[];
+    resources: string[];
+    expired: boolean;
+  }>(
+    sql`update public.oauth_authorization_codes set used_at = now()
+        where code_hash = ${sha256Hex(code)} and used_at is null
+        returning client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at <= now() as expired`,
   );
   if (!row) return { ok: false, reason: 'unknown' };
   if (row.expired) return { ok: false, reason: 'expired' };

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { sameText } from '../crypto';
+import { sameText } from '../platform/crypto';
 import type { SignedInUser } from '../auth/users';
 import type { AuthorizationRequest } from './authorize';
 import { isLoopbackRedirect, redirectTarget } from './redirect-uri';
 import { SCOPE_DESCRIPTIONS } from './scopes';
-import { escapeHtml, htmlPage } from '../html/page';
+import { escapeHtml, htmlPage } from '../platform/html/page';
 import { displayClientName, isolate } from './client-name';
 
 /**

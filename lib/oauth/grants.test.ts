@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OAuthError } from '../http/errors';
+import { OAuthError } from '../platform/http/errors';
 import { clientCredentials } from './grants';
 
 const basic = (userPass: string) => `Basic ${Buffer.from(userPass, 'utf8').toString('base64')}`;

@@ -1,7 +1,7 @@
 import { agentRegistrationEnabled, sandboxTokenBody, verifyIdentityAssertion } from '../agent/identity';
-import { OAuthError } from '../http/errors';
-import { json, type JsonReply } from '../http/kernel';
-import { NO_STORE_HEADERS } from '../http/responses';
+import { OAuthError } from '../platform/http/errors';
+import { json, type JsonReply } from '../platform/http/kernel';
+import { NO_STORE_HEADERS } from '../platform/http/responses';
 import { lookupClient, type ClientLookup } from './client-lookup';
 import { secretMatches, type Client } from './clients';
 import { redeemCode } from './codes';
@@ -9,8 +9,8 @@ import { JWT_BEARER_GRANT, supportedGrantTypes } from './metadata';
 import { verifyPkce } from './pkce';
 import { parseResources } from './resources';
 import { parseScopes, scopeString } from './scopes';
-import type { Engine } from '../db/database';
-import type { Services } from '../services';
+import type { Database } from '../platform/db/roles';
+import type { MetadataFetchBudget } from './client-lookup';
 import { requireOAuthSecrets, type OAuthSecrets } from './secrets';
 import { issueAccessToken } from './tokens';
 
@@ -75,7 +75,7 @@ export async function authenticateClient(credentials: Credentials, lookup: (clie
   return client;
 }
 
-async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets, db: Engine): Promise<JsonReply> {
+async function authorizationCodeGrant(form: Record<string, string>, client: Client, secrets: OAuthSecrets, db: Database): Promise<JsonReply> {
   const { code, redirect_uri: redirectUri, code_verifier: verifier } = form;
   if (!code) throw new OAuthError('invalid_request', 'code is missing.');
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is missing: send the one the authorization request used.');
@@ -133,8 +133,20 @@ async function jwtBearerGrant(
   return json(sandboxTokenBody(), { headers: { ...NO_STORE_HEADERS, 'Service-Sandbox': 'true' } });
 }
 
+/** What the token endpoint needs: the signing key, the database, the budget of client metadata fetches. */
+export interface TokenEndpointServices {
+  oauthSecrets(): Promise<OAuthSecrets | null>;
+  database(): Promise<Database>;
+  readonly metadataFetches: MetadataFetchBudget;
+}
+
 /** A token request (RFC 6749 §4.1.3, RFC 7523 §2.1): the grant it names, for the client it authenticates. */
-export async function answerTokenRequest(form: Record<string, string>, authorization: string | null, services: Services, address: string): Promise<JsonReply> {
+export async function answerTokenRequest(
+  form: Record<string, string>,
+  authorization: string | null,
+  services: TokenEndpointServices,
+  address: string,
+): Promise<JsonReply> {
   const secrets = await requireOAuthSecrets(services);
   const db = await services.database();
   const lookup = (clientId: string) => lookupClient(clientId, db, services.metadataFetches, address);

@@ -1,6 +1,8 @@
 import { agentRegistrationEnabled } from '../agent/identity';
-import { absoluteUrl } from '../http/responses';
-import { issuer, resourceUri, type ResourceName } from './resources';
+import { absoluteUrl } from '../platform/http/responses';
+import { issuer, OAUTH_PATHS, resourceUri, type ResourceName } from './resources';
+
+export { OAUTH_PATHS };
 import { SCOPES } from './scopes';
 
 /**
@@ -17,13 +19,6 @@ export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export function supportedGrantTypes(): string[] {
   return agentRegistrationEnabled() ? ['authorization_code', JWT_BEARER_GRANT] : ['authorization_code'];
 }
-
-export const OAUTH_PATHS = {
-  authorize: '/oauth/authorize',
-  token: '/oauth/token',
-  register: '/oauth/register',
-  jwks: '/.well-known/jwks.json',
-} as const;
 
 export function authorizationServerMetadata(options: { grantTypes: readonly string[] }) {
   return {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sameText } from '../crypto';
+import { sameText } from '../platform/crypto';
 
 /**
  * PKCE (RFC 7636), S256 only: `plain` offers no protection when the authorization request leaks

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { ipv6Groups } from '../http/client-ip';
+import { ipv6Groups } from '../platform/http/client-ip';
 
 /**
  * Which addresses a fetch made on a stranger's behalf (a client ID metadata document,

@@ -1,13 +1,14 @@
-import { absoluteUrl } from '../http/responses';
-import { env } from '../env';
+import { absoluteUrl } from '../platform/http/responses';
+import { env } from '../platform/env';
 
 /**
  * The protected resources (RFC 8707 §2): the REST API and the MCP endpoint.
  * A token's `aud` names the ones it was issued for; each surface accepts only its own.
  */
 
-export type ResourceName = 'api' | 'mcp';
-export const RESOURCE_NAMES: readonly ResourceName[] = ['api', 'mcp'];
+import { RESOURCE_NAMES, type ResourceName } from '../schemas/oauth';
+
+export { RESOURCE_NAMES, type ResourceName };
 
 const PATHS: Record<ResourceName, string> = { api: '/api/v1', mcp: '/mcp' };
 
@@ -35,3 +36,10 @@ export function parseResources(values: readonly string[]): { ok: true; resources
   for (const v of values) if (!known.includes(v)) return { ok: false, unknown: v };
   return { ok: true, resources: known.filter((k) => values.includes(k)) };
 }
+
+export const OAUTH_PATHS = {
+  authorize: '/oauth/authorize',
+  token: '/oauth/token',
+  register: '/oauth/register',
+  jwks: '/.well-known/jwks.json',
+} as const;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, importPKCS8, calculateJwkThumbprint, type CryptoKey, type JWK } from 'jose';
-import type { Engine } from '../db/database';
-import { serviceSecret } from '../db/service-secrets';
-import { env } from '../env';
-import { OAuthError } from '../http/errors';
+import type { Database } from '../platform/db/roles';
+import { serviceSecret } from '../platform/db/service-secrets';
+import { env } from '../platform/env';
+import { OAuthError } from '../platform/http/errors';
 
 /**
  * The secrets OAuth needs: the ES256 key that signs access tokens and the session secret of
@@ -52,7 +52,7 @@ async function finish(key: { privateKey: CryptoKey; publicJwk: JWK }, sessionSec
 }
 
 /** The secrets, or null when OAuth is not configured (production only). */
-export async function loadOAuthSecrets(database: () => Promise<Engine>): Promise<OAuthSecrets | null> {
+export async function loadOAuthSecrets(database: () => Promise<Database>): Promise<OAuthSecrets | null> {
   const e = env();
   if (e.NODE_ENV === 'production') {
     if (!e.OAUTH_SIGNING_KEY || !e.NEXTAUTH_SECRET) return null;

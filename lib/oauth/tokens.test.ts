@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { resetEnv } from '../env';
+import { resetEnv } from '../platform/env';
 import type { OAuthSecrets } from './secrets';
 import { ACCESS_TOKEN_TTL_S, issueAccessToken, verifyAccessToken } from './tokens';
 

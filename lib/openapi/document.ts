@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { env } from '../env';
-import type { Credential, OperationDeclaration, ResponseDoc } from '../http/declaration';
-import { ERROR_CODES } from '../http/errors';
-import { BODY_TYPES, MAX_BODY_BYTES } from '../http/input';
-import { API_VERSION } from '../http/kernel';
+import { env } from '../platform/env';
+import type { ResponseDoc } from '../platform/http/declaration';
+import type { Credential, OperationDeclaration } from '../schemas/registry';
+import { ERROR_CODES } from '../platform/http/errors';
+import { BODY_TYPES, MAX_BODY_BYTES } from '../platform/http/input';
+import { API_VERSION } from '../platform/http/kernel';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes';
-import { restOperations, type Operation } from '../registry';
+import { restOperations, type Operation } from '../schemas/registry';
 import { apiErrorBody } from '../schemas/common';
 
 /**

@@ -80,7 +80,7 @@ const schema = z
     /** `on` (default) offers anonymous agent registration; `off` removes it. */
     AGENT_REGISTRATION: z.enum(['on', 'off']).default('on'),
     /**
-     * The MCP endpoints' DNS-rebinding protection (lib/http/host-origin.ts): extra names this
+     * The MCP endpoints' DNS-rebinding protection (lib/platform/http/host-origin.ts): extra names this
      * deployment answers under, besides PUBLIC_BASE_URL's host, loopback names and Vercel's own
      * (a second domain, a proxy's name). Any other `Host` is refused with 403.
      */
@@ -93,16 +93,8 @@ const schema = z
     VERCEL_PROJECT_PRODUCTION_URL: optionalString,
     /** Log level of the server log. */
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-    /** In-process caches to turn off, by name (lib/cache/lru.ts): how `npm run bench` measures what each is worth. */
-    CACHES_OFF: z
-      .string()
-      .default('')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      ),
+    /** In-process caches to turn off, by name (lib/platform/cache/lru.ts): how `npm run bench` measures what each is worth. */
+    CACHES_OFF: commaList(z.string()),
   })
   .superRefine((v, ctx) => {
     if ((v.UPSTASH_REDIS_REST_URL === undefined) !== (v.UPSTASH_REDIS_REST_TOKEN === undefined)) {

@@ -1,7 +1,8 @@
-import { cacheOff } from '../cache/lru';
-import { asAnonymous, type Engine, type Queryable } from '../db/database';
-import { env } from '../env';
-import { log, describeError } from '../log';
+import { cacheOff } from '../platform/cache/lru';
+import { as, type Database, type Statements } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { env } from '../platform/env';
+import { log, describeError } from '../platform/log';
 import { pricingBody, type Audience, type PricingBody } from '../schemas/pricing';
 import { DEFAULT_PRICING, type PricingValues } from './defaults';
 
@@ -28,8 +29,8 @@ interface PricingRow {
   min_payout_usd: number;
 }
 
-export async function readPricingSettings(db: Queryable): Promise<PricingValues | null> {
-  const [row] = await db.query<PricingRow & Record<string, unknown>>('select * from public.pricing_settings limit 1');
+export async function readPricingSettings(db: Pick<Statements, 'query'>): Promise<PricingValues | null> {
+  const [row] = await db.query<PricingRow & Record<string, unknown>>(sql`select * from public.pricing_settings limit 1`);
   if (!row) return null;
   return {
     publisher_ad_revenue_share: row.publisher_ad_revenue_share,
@@ -72,7 +73,7 @@ export class LivePricing {
   private last: Read | undefined;
 
   constructor(
-    private readonly database: () => Promise<Engine>,
+    private readonly database: () => Promise<Database>,
     private readonly now: () => number,
   ) {}
 
@@ -81,7 +82,7 @@ export class LivePricing {
     if (this.last && now - this.last.at < this.last.ttl && !cacheOff('pricing')) return this.last;
     const read: Read = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve(null), answers: new Map() };
     read.value = this.database()
-      .then((db) => asAnonymous(db, readPricingSettings))
+      .then((db) => readPricingSettings(as(db, 'anon')))
       .catch((err) => {
         log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
         read.ttl = FAILED_TTL_MS;

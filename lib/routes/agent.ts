@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { OAuthError } from '../http/errors';
-import { readBody } from '../http/input';
-import { defineRoute, json } from '../http/kernel';
-import { NO_STORE_HEADERS } from '../http/responses';
+import { OAuthError } from '../platform/http/errors';
+import { readBody } from '../platform/http/input';
+import { json } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
+import { NO_STORE_HEADERS } from '../platform/http/responses';
 import { requireOAuthSecrets } from '../oauth/secrets';
-import { ROUTES } from '../registry';
-import { agentRegistrationEnabled, issueIdentityAssertion, registrationBody, registrationType } from './identity';
+import { ROUTES } from '../schemas/registry';
+import { agentRegistrationEnabled, issueIdentityAssertion, registrationBody, registrationType } from '../agent/identity';
 
 /**
  * POST /agent/identity: anonymous agent registration. OAuth error style (`{error,

@@ -1,6 +1,7 @@
-import { defineRoute, json, API_VERSION } from '../http/kernel';
-import { absoluteUrl } from '../http/responses';
-import { restOperations, ROUTES, type Operation } from '../registry';
+import { json, API_VERSION } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
+import { absoluteUrl } from '../platform/http/responses';
+import { restOperations, ROUTES, type Operation } from '../schemas/registry';
 import { indexBody } from '../schemas/api';
 
 /** GET /api/v1: what the API offers, and (with a token) what the token is. */

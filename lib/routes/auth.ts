@@ -1,14 +1,14 @@
 import NextAuth from 'next-auth';
 import { NextRequest } from 'next/server';
-import { ApiError, OAuthError } from '../http/errors';
-import { defineRoute, type Context } from '../http/kernel';
-import { readText } from '../http/input';
-import { ROUTES } from '../registry';
-import { authOptions, usesSecureCookies } from './options';
+import { ApiError, OAuthError } from '../platform/http/errors';
+import { defineRoute, type Context } from './kernel';
+import { readText } from '../platform/http/input';
+import { ROUTES } from '../schemas/registry';
+import { authOptions, usesSecureCookies } from '../auth/options';
 
 /**
  * /api/auth/*: next-auth's own endpoints (sign-in callbacks, CSRF token, session, sign-out),
- * behind the kernel like every route: rate limited per address (lib/registry.ts), and a body
+ * behind the kernel like every route: rate limited per address (lib/schemas/registry.ts), and a body
  * read here, within the kernel's cap (64 KB, 413 beyond), before next-auth sees it.
  * Options are built per request because the session secret may come from the database
  * (development).
@@ -47,7 +47,7 @@ async function nextAuth({ request, params, services }: Pick<Context<{ credential
   }
   const res = (await NextAuth(bounded as NextRequest, { params: Promise.resolve({ nextauth: segments }) }, await authOptions(services))) as Response;
   // next-auth refuses an action it does not have (and a session update without its CSRF token)
-  // with a 400 in plain text; this route's errors are RFC 6749's (lib/registry.ts).
+  // with a 400 in plain text; this route's errors are RFC 6749's (lib/schemas/registry.ts).
   if (res.status === 400 && !res.headers.get('content-type')?.startsWith('application/json')) {
     const text = await res.text();
     throw new OAuthError('invalid_request', text.startsWith('Error: ') ? text.slice('Error: '.length) : 'A session update needs a valid csrfToken.');

@@ -1,14 +1,15 @@
-import { apiKeysRoute, appsRoute, dailyEarningsRoute, earningsRoute, profileRoute } from '../account/handlers';
-import { pagesRoute } from '../content/handlers';
-import { sha256Hex } from '../crypto';
-import { env } from '../env';
-import { ApiError } from '../http/errors';
-import { defineRoute, jsonText, type Route } from '../http/kernel';
+import { apiKeysRoute, appsRoute, dailyEarningsRoute, earningsRoute, profileRoute } from './account';
+import { pagesRoute } from './content';
+import { sha256Hex } from '../platform/crypto';
+import { env } from '../platform/env';
+import { ApiError } from '../platform/http/errors';
+import { jsonText, type Route } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
 import { idempotencyKey, idempotentResponse, type StoredAnswer } from '../idempotency/store';
 import { authenticate, bearerToken, SANDBOX_TOKEN } from '../oauth/bearer';
-import { pricingRoute } from '../pricing/handlers';
-import { batchPaths, ROUTES, type BatchPath } from '../registry';
-import { searchRoute } from '../search/handlers';
+import { pricingRoute } from './pricing';
+import { batchPaths, ROUTES, type BatchPath } from '../schemas/registry';
+import { searchRoute } from './search';
 import type { Services } from '../services';
 
 /**
@@ -32,7 +33,7 @@ const TARGETS: Record<BatchPath, Route> = {
 /** The paths a batch dispatches to, for a test to compare with the registry. */
 export const BATCH_TARGETS: readonly string[] = Object.keys(TARGETS);
 
-export interface SubRequest {
+export interface BatchItem {
   id: string | number;
   /** The path and query as given. */
   path: string;
@@ -42,7 +43,7 @@ export interface SubRequest {
 const ALLOWED: readonly string[] = batchPaths();
 
 /** Checks every sub-request's path: an API v1 path this endpoint may dispatch to. */
-export function planBatch(requests: { path: string; id?: string | number }[]): SubRequest[] {
+export function planBatch(requests: { path: string; id?: string | number }[]): BatchItem[] {
   const allowed = ALLOWED;
   return requests.map((r, index) => {
     const where = `requests[${index}].path`;
@@ -64,7 +65,7 @@ export function planBatch(requests: { path: string; id?: string | number }[]): S
 }
 
 /** One sub-response as JSON text: `{"id":…,"status":…,"body":…}`, the body spliced in as answered. */
-async function dispatch(sub: SubRequest, from: Caller, services: Services): Promise<string> {
+async function dispatch(sub: BatchItem, from: Caller, services: Services): Promise<string> {
   const answer = await TARGETS[sub.route].dispatch({ url: `${env().PUBLIC_BASE_URL}${sub.path}`, headers: from.headers, clientIp: from.clientIp }, services);
   // A Response (no batchable route answers one today) is read and checked to be JSON.
   const text = answer instanceof Response ? JSON.stringify(JSON.parse((await answer.text()) || 'null')) : answer.text;
@@ -77,7 +78,7 @@ interface Caller {
   clientIp: string;
 }
 
-export async function runBatch(subs: SubRequest[], from: Caller, sandbox: boolean, services: Services): Promise<StoredAnswer> {
+export async function runBatch(subs: BatchItem[], from: Caller, sandbox: boolean, services: Services): Promise<StoredAnswer> {
   const responses = await Promise.all(subs.map((s) => dispatch(s, from, services)));
   return { status: 200, body: `{"responses":[${responses.join(',')}]${sandbox ? ',"sandbox":true' : ''}}` };
 }

@@ -1,10 +1,11 @@
-import { defineRoute, json } from '../http/kernel';
-import { decodeCursor, paginate } from '../http/cursor';
-import { ApiError } from '../http/errors';
-import { absoluteUrl } from '../http/responses';
-import { ROUTES } from '../registry';
+import { json } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
+import { decodeCursor, paginate } from '../platform/http/cursor';
+import { ApiError } from '../platform/http/errors';
+import { absoluteUrl } from '../platform/http/responses';
+import { ROUTES } from '../schemas/registry';
 import { pagesBody } from '../schemas/pages';
-import { allPages, pageByPath, twinPath } from './pages';
+import { allPages, pageByPath, twinPath } from '../content/pages';
 
 /** GET /api/v1/pages: every public, indexable page with its markdown twin. */
 export const pagesRoute = defineRoute(ROUTES['/api/v1/pages'], {

@@ -1,13 +1,13 @@
-import { env } from '../env';
-import { ApiError } from '../http/errors';
-import { callerOf, hostOrOriginRefusal, hostOriginPolicy } from '../http/host-origin';
-import { defineRoute } from '../http/kernel';
+import { env } from '../platform/env';
+import { ApiError } from '../platform/http/errors';
+import { callerOf, hostOrOriginRefusal, hostOriginPolicy } from '../platform/http/host-origin';
+import { defineRoute } from './kernel';
 import { bearerChallenge } from '../oauth/challenge';
-import { ROUTES } from '../registry';
+import { ROUTES } from '../schemas/registry';
 import { SCOPES } from '../schemas/account';
-import { accountServer, missingScopes } from './account-tools';
-import { docsServer } from './docs-tools';
-import { readMcpRequest, requestsIn, type McpExchange } from './http';
+import { accountServer, missingScopes } from '../mcp/account-tools';
+import { docsServer } from '../mcp/docs-tools';
+import { readMcpRequest, requestsIn, type McpExchange } from '../mcp/http';
 
 /**
  * POST /mcp (account tools, bearer token for the MCP resource) and POST /docs/mcp (public).
@@ -15,7 +15,7 @@ import { readMcpRequest, requestsIn, type McpExchange } from './http';
  */
 
 /**
- * DNS-rebinding protection (lib/http/host-origin.ts): a request for another host, or from a web
+ * DNS-rebinding protection (lib/platform/http/host-origin.ts): a request for another host, or from a web
  * page on an origin this deployment does not allow, is a 403 before any message is read. At
  * /mcp it runs after the token check, so a request without a valid token is still the 401 that
  * starts authorization.

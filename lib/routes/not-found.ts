@@ -1,4 +1,4 @@
-import { ROUTES } from '../registry';
+import { ROUTES } from '../schemas/registry';
 import { defineRoute } from './kernel';
 
 /**

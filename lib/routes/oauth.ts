@@ -1,22 +1,23 @@
 import { sessionUser } from '../auth/session';
-import { env } from '../env';
-import { senderOf } from '../http/client-ip';
-import { OAuthError } from '../http/errors';
-import { retryAfterSeconds } from '../http/rate-limit';
-import { defineRoute, json } from '../http/kernel';
-import { absoluteUrl, NO_STORE_HEADERS } from '../http/responses';
+import { env } from '../platform/env';
+import { senderOf } from '../platform/http/client-ip';
+import { OAuthError } from '../platform/http/errors';
+import { retryAfterSeconds } from '../platform/http/rate-limit';
+import { json } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
+import { absoluteUrl, NO_STORE_HEADERS } from '../platform/http/responses';
 import { idempotencyKey, idempotentResponse } from '../idempotency/store';
-import { ROUTES } from '../registry';
+import { ROUTES } from '../schemas/registry';
 import { MAX_AUTHORIZATION_REQUEST } from '../schemas/oauth';
-import { authorizationResponseUrl, checkAuthorizationRequest, type AuthorizeCheck } from './authorize';
-import { lookupClient } from './client-lookup';
-import { registerClient, validateRegistration } from './clients';
-import { issueCode } from './codes';
-import { checkConsentToken, consentPage, consentToken, errorPage, PAGE_HEADERS } from './consent';
-import { authorizationServerMetadata, protectedResourceMetadata, supportedGrantTypes } from './metadata';
-import { requireOAuthSecrets } from './secrets';
-import { answerTokenRequest } from './grants';
-import { recordApproval } from './approvals';
+import { authorizationResponseUrl, checkAuthorizationRequest, type AuthorizeCheck } from '../oauth/authorize';
+import { lookupClient } from '../oauth/client-lookup';
+import { registerClient, validateRegistration } from '../oauth/clients';
+import { issueCode } from '../oauth/codes';
+import { checkConsentToken, consentPage, consentToken, errorPage, PAGE_HEADERS } from '../oauth/consent';
+import { authorizationServerMetadata, protectedResourceMetadata, supportedGrantTypes } from '../oauth/metadata';
+import { requireOAuthSecrets } from '../oauth/secrets';
+import { answerTokenRequest } from '../oauth/grants';
+import { recordApproval } from '../oauth/approvals';
 
 /** The authorization server's routes: authorize (consent), token, registration, discovery. */
 

@@ -1,6 +1,7 @@
-import { defineRoute, json } from '../http/kernel';
-import { ROUTES } from '../registry';
-import { openApiDocument } from './document';
+import { json } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
+import { ROUTES } from '../schemas/registry';
+import { openApiDocument } from '../openapi/document';
 
 /** GET /api/v1/openapi.json */
 export const openApiRoute = defineRoute(ROUTES['/api/v1/openapi.json'], { GET: () => json(openApiDocument()) });

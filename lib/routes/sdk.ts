@@ -1,10 +1,11 @@
-import { defineRoute, json } from '../http/kernel';
-import { ROUTES } from '../registry';
+import { json } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
+import { ROUTES } from '../schemas/registry';
 import { adBody, consentBody, dataBody, eventsBody, validateKeyBody, withdrawalBody } from '../schemas/sdk';
-import { serveAd } from './ads';
-import { followClick } from './click';
-import { currentConsent, recordConsent, submitData, withdrawConsent } from './data';
-import { recordEvents } from './events';
+import { serveAd } from '../sdk/ads';
+import { followClick } from '../sdk/click';
+import { currentConsent, recordConsent, submitData, withdrawConsent } from '../sdk/data';
+import { recordEvents } from '../sdk/events';
 
 /**
  * The SDK surface (`/functions/v1/*`). The kernel's credential step has checked the key in

@@ -1,18 +1,9 @@
-import { Lru } from '../cache/lru';
-import { decodeCursor, paginationAt } from '../http/cursor';
-import { defineRoute, jsonText } from '../http/kernel';
-import { ROUTES } from '../registry';
+import { decodeCursor, paginationAt } from '../platform/http/cursor';
+import { jsonText } from '../platform/http/kernel';
+import { defineRoute } from './kernel';
+import { ROUTES } from '../schemas/registry';
 import { searchBody } from '../schemas/search';
-import { resultOf, searchPages } from './engine';
-
-/**
- * Answers already given, by query, limit and offset, as sent, with the key their cursor was
- * signed with. The index does not change while the process runs, so the same request always
- * gets the same answer; keeping the last 500 spares the search, the snippets, the cursor's
- * signature and the serialisation. Kept because it pays: `npm run bench` measures the search
- * over 5% slower without it.
- */
-const answered = new Lru<string, { key: Buffer; text: string }>('search-pages', 500);
+import { resultOf, searchPages } from '../search/engine';
 
 /** GET /api/v1/search: public docs search, paged by cursors bound to the query and limit. */
 export const searchRoute = defineRoute(ROUTES['/api/v1/search'], {
@@ -21,6 +12,7 @@ export const searchRoute = defineRoute(ROUTES['/api/v1/search'], {
     const binding = `search\n${query.q}\n${query.limit}`;
     const offset = query.cursor ? decodeCursor(key, binding, query.cursor) : 0;
     const id = `${binding}\n${offset}`;
+    const answered = services.caches.searchPages;
     const known = answered.get(id);
     if (known && known.key === key) return jsonText(known.text);
     const hits = searchPages(query.q);

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** The protected resources (RFC 8707 §2): the REST API and the MCP endpoint (lib/oauth/resources.ts). */
+export type ResourceName = 'api' | 'mcp';
+export const RESOURCE_NAMES: readonly ResourceName[] = ['api', 'mcp'];
+
 /** The longest authorization request the consent form carries back, in characters. */
 export const MAX_AUTHORIZATION_REQUEST = 8 * 1024;
 

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import type { Credential, DeclarableMethod, OperationDeclaration, RouteDeclaration } from './http/declaration';
-import type { ResourceName } from './oauth/resources';
-import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, dailyBody, dailyQuery, earningsBody, earningsQuery, profileBody, type Scope } from './schemas/account';
-import { indexBody } from './schemas/api';
-import { askQuery, askRequest } from './schemas/ask';
-import { batchBody, batchRequest, idempotencyKeyHeader } from './schemas/batch';
-import { apiErrorBody } from './schemas/common';
-import { consentDecisionForm, registrationRequest, tokenForm } from './schemas/oauth';
-import { pagesBody, pagesQuery } from './schemas/pages';
-import { pricingBody, pricingQuery } from './schemas/pricing';
-import { searchBody, searchQuery } from './schemas/search';
+import type { DeclarableMethod, OperationDeclaration as AnyOperation, RouteDeclaration as AnyRoute } from '../platform/http/declaration';
+import type { ResourceName } from './oauth';
+import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, dailyBody, dailyQuery, earningsBody, earningsQuery, profileBody, type Scope } from './account';
+import { indexBody } from './api';
+import { askQuery, askRequest } from './ask';
+import { batchBody, batchRequest, idempotencyKeyHeader } from './batch';
+import { apiErrorBody } from './common';
+import { consentDecisionForm, registrationRequest, tokenForm } from './oauth';
+import { pagesBody, pagesQuery } from './pages';
+import { pricingBody, pricingQuery } from './pricing';
+import { searchBody, searchQuery } from './search';
 import {
   adBody,
   adsQuery,
@@ -24,19 +24,51 @@ import {
   MAX_DATA_BODY_BYTES,
   validateKeyBody,
   withdrawalBody,
-} from './schemas/sdk';
+} from './sdk';
 
 /**
  * Every route of the service, declared once: one entry per route file under app/, keyed by its
  * path. An entry says how the route is reached (credential, scope, query and body schemas), how
  * it answers (error shape, CORS, rate limit, cache, deprecation) and how it is documented. The
- * code that answers lives in the domain's `handlers.ts`, bound to its entry by `defineRoute`.
+ * code that answers lives in a module of lib/routes/, bound to its entry by `defineRoute`.
  *
  * Everything else that lists routes reads this table: the OpenAPI document, the endpoint lists
  * of `GET /api/v1`, the batch allowlist, the scopes of the MCP account tools, the paths the
  * markdown-twin rewrite leaves alone, and the shared bad-credential test matrix
- * (lib/registry.test.ts proves each equals what the table says).
+ * (tests/integration/registry.test.ts proves each equals what the table says).
  */
+
+/**
+ * The credentials a route may declare, and the kernel's credential step for each: what it
+ * checks and what the handler is given. The kernel checks a credential before the query and
+ * body are read, so a caller without a valid one learns nothing about the parameters (401
+ * before 400). A new kind (a console session, say) is a new case here and in `Principals`, and
+ * every route that declares it gets the same checks (lib/routes/credentials.ts).
+ *
+ * - `none`: anyone.
+ * - `bearer`: an access token for `resource` (or the sandbox token); with `scope`, a token
+ *   without it is a 403 `insufficient_scope`.
+ * - `optional-bearer`: no credential is fine, but one that is sent must be valid.
+ * - `forwarded-bearer`: the kernel checks nothing; the handler hands `Authorization` on to
+ *   the operations it runs (the batch endpoint), and each of those checks it.
+ * - `api-key`: an app's publishable SDK key in `x-api-key` (the SDK surface, `/functions/v1/*`).
+ *   Missing, malformed or unknown is a 401 `invalid_token`; a revoked key, or a key of an
+ *   archived app, is a 403 `forbidden`. A key also has a budget of its own, on top of the
+ *   address's (content/docs/rate-limits.md).
+ * - `optional-api-key`: an SDK key when the request has `x-api-key`; without one, the handler
+ *   authenticates by other means (decision tokens).
+ */
+export type Credential =
+  | { kind: 'none' }
+  | { kind: 'bearer'; resource: ResourceName; scope?: Scope }
+  | { kind: 'optional-bearer'; resource: ResourceName }
+  | { kind: 'forwarded-bearer'; resource: ResourceName }
+  | { kind: 'api-key' }
+  | { kind: 'optional-api-key' };
+
+/** A declaration of this service: its credentials are the ones above. */
+export type OperationDeclaration = AnyOperation<Credential>;
+export type RouteDeclaration = AnyRoute<Credential>;
 
 /** The REST API: the error envelope, `API-Version`, rate limited, readable from any origin. */
 const REST = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: true } as const;
@@ -471,7 +503,7 @@ export const ROUTES = declare({
   '/sitemap.xml': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/robots.txt': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'public, max-age=3600' } } },
   // ── Paths under the API's prefixes that no route above has: a 404 in the envelope, with each
-  // surface's headers, never the site's HTML (lib/http/not-found.ts). No operations: nothing to
+  // surface's headers, never the site's HTML (lib/routes/not-found.ts). No operations: nothing to
   // document or list. ──────────────────────────────────────────────────────────────────────────
   '/api/v1/[...unknown]': { ...REST, methods: {} },
   '/functions/v1/[[...unknown]]': { ...REST, methods: {} },

@@ -1,17 +1,18 @@
 import { z } from 'zod';
-import type { Engine } from '../db/database';
-import { ApiError } from '../http/errors';
+import type { Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { ApiError } from '../platform/http/errors';
 import { issuer } from '../oauth/resources';
 import { VIEWABILITY_RULES, type AdBody } from '../schemas/sdk';
 import type { PlacementFormat } from '../schemas/account';
-import { queryAsApp, rowsOf, sqlText, sqlTextArray } from './access';
+import { asApp } from './access';
 import type { AppPrincipal } from './keys';
 import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken } from './tokens';
 
 /**
  * `GET /functions/v1/ads`: one ad for one placement of the key's app, or nothing.
  *
- * The decision is `public.sdk_serve_ad` (migration 20261125000000), run as the app's SDK role in
+ * The decision is `public.sdk_serve_ad` (supabase/schemas/functions/public.sdk_serve_ad.sql), run as the app's SDK role in
  * one round trip: the placement (another app's is invisible, so it is a 404 here), the eligible
  * creatives of its format (campaign active and running, paced budget left today, under the
  * session's frequency cap), one draw weighted by budget, and the decision row, written whether
@@ -39,16 +40,16 @@ const served = z.object({
 });
 
 export interface AdServices {
-  database(): Promise<Engine>;
+  database(): Promise<Database>;
   sdkSecret(): Promise<Buffer>;
   now(): number;
 }
 
 /** The ad, or null when nothing fills; throws the 404 of a placement the app does not have. */
 export async function serveAd(app: AppPrincipal, request: AdRequest, services: AdServices): Promise<AdBody | null> {
-  const call = `select * from public.sdk_serve_ad(${sqlText(request.placementId)}::uuid, ${sqlText(request.sessionId)}, ${sqlTextArray(request.keywords)}, ${sqlText(app.keyId)}::uuid)`;
-  const [results, key] = await Promise.all([queryAsApp(services.database, app, call), services.sdkSecret()]);
-  const row = served.parse(rowsOf(results, 0)[0]);
+  const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid)`;
+  const [rows, key] = await Promise.all([services.database().then((db) => asApp(db, app).query(call)), services.sdkSecret()]);
+  const row = served.parse(rows[0]);
   if (!row.found) throw new ApiError('not_found', 'No placement with this id belongs to the app of this key.');
   if (!row.creative_id) return null;
   const expiresAt = Math.floor(services.now() / 1000) + DECISION_TOKEN_TTL_SECONDS;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../crypto';
+import { sha256Hex } from '../platform/crypto';
 import type { KeyEnvironment } from '../schemas/account';
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ApiError } from '../http/errors';
-import { queryAsApp, rowsOf, sqlText } from './access';
+import { ApiError } from '../platform/http/errors';
+import { sql } from '../platform/db/sql';
+import { asApp } from './access';
 import { recordEventsCall, type EventServices } from './events';
 import { verifyDecisionToken } from './tokens';
 
@@ -25,14 +26,14 @@ export async function followClick(token: string, call: { headers: Headers; clien
   const app = await services.sdkDirectory.app(() => services.database(), claims.appId);
   if (!app) throw new ApiError('not_found', 'The ad of this link no longer exists.');
 
-  const find = `select cr.landing_url from public.ad_decisions d join public.creatives cr on cr.id = d.creative_id where d.id = ${sqlText(claims.decisionId)}::uuid`;
-  let statements = find;
+  const find = sql`select cr.landing_url from public.ad_decisions d join public.creatives cr on cr.id = d.creative_id where d.id = ${claims.decisionId}::uuid`;
+  const statements = [find];
   if (check.ok && !app.archived) {
     const event = { n: 0, id: `redirect:${claims.decisionId}`, kind: 'click', decision_id: claims.decisionId };
-    statements += `; ${recordEventsCall([event], key, call)}`;
+    statements.push(recordEventsCall([event], key, call));
   }
-  const results = await queryAsApp(services.database, app, statements);
-  const row = rowsOf(results, 0)[0];
+  const [found] = await asApp(await services.database(), app).script(...statements);
+  const row = found?.[0];
   if (!row) throw new ApiError('not_found', 'The ad of this link no longer exists.');
   return landing.parse(row).landing_url;
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { Engine } from '../db/database';
-import { ApiError } from '../http/errors';
+import type { Database } from '../platform/db/roles';
+import { sql, type Sql } from '../platform/db/sql';
+import { ApiError } from '../platform/http/errors';
 import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } from '../schemas/sdk';
-import { queryAsApp, rowsOf, sqlJson, sqlText } from './access';
+import { asApp } from './access';
 import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
-import { verifyDecisionToken, type TokenCheck } from './tokens';
+import { verifyDecisionToken, type DecisionTokenCheck } from './tokens';
 import { addressHash, isKnownBot } from './traffic';
 
 /**
@@ -19,7 +20,7 @@ import { addressHash, isKnownBot } from './traffic';
  */
 
 export interface EventServices {
-  database(): Promise<Engine>;
+  database(): Promise<Database>;
   sdkSecret(): Promise<Buffer>;
   now(): number;
   readonly sdkDirectory: SdkDirectory;
@@ -38,9 +39,9 @@ type Result = EventsBody['results'][number];
  * The statement that records `events` (the rows `public.sdk_record_events` takes) as sent by this
  * client: its address hashed with the service's key, and whether it says it is a robot.
  */
-export function recordEventsCall(events: Record<string, unknown>[], key: Buffer, client: { headers: Headers; clientIp: string }): string {
+export function recordEventsCall(events: Record<string, unknown>[], key: Buffer, client: { headers: Headers; clientIp: string }): Sql {
   const bot = isKnownBot(client.headers.get('user-agent'));
-  return `select * from public.sdk_record_events(${sqlJson(events)}, ${sqlText(addressHash(key, client.clientIp))}, ${bot})`;
+  return sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, ${addressHash(key, client.clientIp)}, ${bot})`;
 }
 
 const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
@@ -48,7 +49,7 @@ const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUS
 export async function recordEvents(request: EventsRequest, call: EventsCall, services: EventServices): Promise<EventsBody> {
   const key = await services.sdkSecret();
   const now = services.now();
-  const checks: TokenCheck[] = request.events.map((e) => verifyDecisionToken(key, e.token, now));
+  const checks: DecisionTokenCheck[] = request.events.map((e) => verifyDecisionToken(key, e.token, now));
 
   const appId = call.principal?.appId ?? checks.find((c) => c.ok)?.claims.appId;
   let app: SdkApp | undefined = call.principal ?? undefined;
@@ -83,8 +84,8 @@ export async function recordEvents(request: EventsRequest, call: EventsCall, ser
   });
 
   if (app && toRecord.length > 0) {
-    const results_ = await queryAsApp(services.database, app, recordEventsCall(toRecord, key, call));
-    const rows = rowsOf(results_, 0).map((r) => recordedRow.parse(r));
+    const recorded = await asApp(await services.database(), app).query(recordEventsCall(toRecord, key, call));
+    const rows = recorded.map((r) => recordedRow.parse(r));
     // The function answers in its own order (impressions first), each row with its position.
     for (const row of rows) results[row.n] = { id: request.events[row.n]!.id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../db/database';
-import { isDatabaseError } from '../db/errors';
-import { ApiError } from '../http/errors';
+import { ENGINE, type Engine } from '../platform/db/engine';
+import { isDatabaseError } from '../platform/db/errors';
+import { ApiError } from '../platform/http/errors';
 import { generateApiKey } from './api-key';
 import { appOfKey, authenticateApiKey, presentedKey, SdkDirectory, type SdkKeyRow } from './keys';
 
@@ -95,7 +95,10 @@ describe('checking a key', () => {
   /** A database whose every statement fails with `err`, counting the attempts. */
   const failing = (err: Error) => {
     const state = { calls: 0 };
-    const engine = {
+    const engine: Engine = {
+      get [ENGINE]() {
+        return engine;
+      },
       script: () => {
         state.calls++;
         return Promise.reject(err);
@@ -146,7 +149,10 @@ describe("an instance's directory of keys", () => {
     const state = { calls: 0, fail: null as Error | null };
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
-    const engine = {
+    const engine: Engine = {
+      get [ENGINE]() {
+        return engine;
+      },
       script: async () => {
         state.calls++;
         await gate;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { scriptAs, type Engine } from '../db/database';
-import { ApiError, OriginRefused } from '../http/errors';
+import { as, type Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { ApiError, OriginRefused } from '../platform/http/errors';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, type KeyEnvironment } from '../schemas/account';
-import { rowsOf, runAsApp, sqlText } from './access';
+import { asApp } from './access';
 import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
 
 /**
@@ -102,8 +103,8 @@ export function checkOrigin(app: Pick<SdkApp, 'allowedOrigins'>, headers: Header
 }
 
 /** The row of the key, found by its hash as `anon`, or undefined when no key has that hash. */
-export async function findApiKey(db: Engine, key: string): Promise<SdkKeyRow | undefined> {
-  const rows = rowsOf(await scriptAs(db, 'anon', null, `select * from public.sdk_key(${sqlText(hashApiKey(key))})`), 0);
+export async function findApiKey(db: Database, key: string): Promise<SdkKeyRow | undefined> {
+  const rows = await as(db, 'anon').query(sql`select * from public.sdk_key(${hashApiKey(key)})`);
   // key_hash is unique: a second row would be a broken schema, and neither row may be trusted.
   if (rows.length > 1) throw new Error('public.sdk_key answered more than one key for one hash');
   return rows.length === 1 ? sdkKeyRow.parse(rows[0]) : undefined;
@@ -112,9 +113,8 @@ export async function findApiKey(db: Engine, key: string): Promise<SdkKeyRow | u
 const appRow = z.object({ id: z.string(), name: z.string(), user_id: z.string(), archived: z.boolean(), allowed_origins: z.array(z.string()) });
 
 /** An app by its id, read as that app's SDK role (a decision token names the app; RLS shows no other). */
-export async function findApp(db: Engine, appId: string): Promise<SdkApp | undefined> {
-  const results = await runAsApp(db, { appId }, 'select id, name, user_id, archived_at is not null as archived, allowed_origins from public.apps');
-  const row = rowsOf(results, 0)[0];
+export async function findApp(db: Database, appId: string): Promise<SdkApp | undefined> {
+  const [row] = await asApp(db, { appId }).query(sql`select id, name, user_id, archived_at is not null as archived, allowed_origins from public.apps`);
   if (!row) return undefined;
   const app = appRow.parse(row);
   return { appId: app.id, appName: app.name, userId: app.user_id, archived: app.archived, allowedOrigins: app.allowed_origins };
@@ -133,7 +133,7 @@ export class SdkDirectory {
 
   constructor(private readonly now: () => number) {}
 
-  async key(db: () => Promise<Engine>, key: string): Promise<SdkKeyRow | undefined> {
+  async key(db: () => Promise<Database>, key: string): Promise<SdkKeyRow | undefined> {
     const kept = this.keys.get(key);
     if (kept && this.now() - kept.at < DIRECTORY_TTL_MS) return kept.row;
     return this.once(`key:${key}`, async () => {
@@ -146,7 +146,7 @@ export class SdkDirectory {
     });
   }
 
-  async app(db: () => Promise<Engine>, appId: string): Promise<SdkApp | undefined> {
+  async app(db: () => Promise<Database>, appId: string): Promise<SdkApp | undefined> {
     const kept = this.apps.get(appId);
     if (kept && this.now() - kept.at < DIRECTORY_TTL_MS) return kept.app;
     return this.once(`app:${appId}`, async () => {
@@ -184,7 +184,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 
 /** What checking a key needs: the database and this instance's directory. */
 export interface KeyCheck {
-  database(): Promise<Engine>;
+  database(): Promise<Database>;
   readonly sdkDirectory: SdkDirectory;
 }
 

@@ -1,25 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Engine } from '../db/database';
+import { ENGINE, type Engine } from '../platform/db/engine';
 import { scheduleRollUps } from './rollup';
 
-/** An engine whose roll-up call answers what `answer` says, counting the runs. */
+/**
+ * An engine whose roll-up call answers what `answer` says, counting the runs. The roll-up runs as
+ * the service in one message (lib/platform/db/roles.ts): the settings, then the call.
+ */
 function engine(answer: () => Promise<unknown>) {
   const state = { runs: 0, running: 0, overlapped: false };
-  const db = {
-    transaction: async (fn: (tx: { query: (sql: string) => Promise<unknown[]> }) => Promise<unknown>) =>
-      fn({
-        query: async (sql: string) => {
-          if (!sql.includes('roll_up_ad_traffic')) return [];
-          state.runs++;
-          state.running++;
-          if (state.running > 1) state.overlapped = true;
-          try {
-            return [await answer()];
-          } finally {
-            state.running--;
-          }
-        },
-      }),
+  const db: Engine = {
+    get [ENGINE]() {
+      return db;
+    },
+    script: async (statements: readonly string[]) => {
+      if (!statements.some((s) => s.includes('roll_up_ad_traffic'))) return statements.map(() => []);
+      state.runs++;
+      state.running++;
+      if (state.running > 1) state.overlapped = true;
+      try {
+        return [[{}], [await answer()]];
+      } finally {
+        state.running--;
+      }
+    },
   } as unknown as Engine;
   return { db, state };
 }

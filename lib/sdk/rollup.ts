@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Engine } from '../db/database';
-import { asService } from '../db/service';
-import { describeError, log } from '../log';
+import { asService, type Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { describeError, log } from '../platform/log';
 
 /**
  * The roll-up (migration 20261125000000, `public.roll_up_ad_traffic`): adds the ad requests and
@@ -15,8 +15,8 @@ import { describeError, log } from '../log';
 const counted = z.object({ decisions: z.number(), events: z.number() });
 
 /** One run; answers how many ad requests and events it counted. */
-export async function rollUp(db: Engine): Promise<{ decisions: number; events: number }> {
-  const rows = await asService(db, (q) => q.query('select * from public.roll_up_ad_traffic()'));
+export async function rollUp(db: Database): Promise<{ decisions: number; events: number }> {
+  const rows = await asService(db).query(sql`select * from public.roll_up_ad_traffic()`);
   return counted.parse(rows[0]);
 }
 
@@ -24,7 +24,7 @@ export async function rollUp(db: Engine): Promise<{ decisions: number; events: n
  * Runs the roll-up every `intervalMs` until stopped. A run that fails is logged and the next one
  * tries again; runs never overlap. The timer does not keep the process alive.
  */
-export function scheduleRollUps(database: () => Promise<Engine>, intervalMs: number): { stop(): void } {
+export function scheduleRollUps(database: () => Promise<Database>, intervalMs: number): { stop(): void } {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

@@ -36,13 +36,13 @@ export function signDecisionToken(key: Buffer, claims: DecisionClaims): string {
   return `${decisionId}.${appId}.${expiresAt}.${signature(key, decisionId, appId, expiresAt)}`;
 }
 
-export type TokenCheck = { ok: true; claims: DecisionClaims } | { ok: false; reason: 'invalid_token' | 'expired_token'; claims?: DecisionClaims };
+export type DecisionTokenCheck = { ok: true; claims: DecisionClaims } | { ok: false; reason: 'invalid_token' | 'expired_token'; claims?: DecisionClaims };
 
 /**
  * The token's claims when we signed it. An expired token still answers its claims (the click
  * endpoint then redirects without counting), under `reason: 'expired_token'`.
  */
-export function verifyDecisionToken(key: Buffer, token: string, nowMs: number): TokenCheck {
+export function verifyDecisionToken(key: Buffer, token: string, nowMs: number): DecisionTokenCheck {
   const parts = token.split('.');
   if (parts.length !== 4) return { ok: false, reason: 'invalid_token' };
   const [decisionId = '', appId = '', expiry = '', sent = ''] = parts;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { senderOf } from '../http/client-ip';
+import { senderOf } from '../platform/http/client-ip';
 
 /**
  * Invalid traffic: what makes an event unbillable before any rule about the ad itself. One

@@ -1,6 +1,6 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { allPages, type Page } from '../content/pages';
-import { absoluteUrl } from '../http/responses';
+import { absoluteUrl } from '../platform/http/responses';
 
 /**
  * Docs search over the public pages: MiniSearch (BM25+ ranking) with prefix matching on every

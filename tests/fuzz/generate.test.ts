@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '@/lib/registry';
+import { ROUTES } from '@/lib/schemas/registry';
 import { describeRequest, generateRequest, targetsOf, type Fixtures, type Plan } from './generate';
 import { Rng, parseSeed } from './rng';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HTTP_METHODS, type HttpMethod, type OperationDeclaration, type RouteDeclaration } from '@/lib/http/declaration';
+import { HTTP_METHODS, type HttpMethod } from '@/lib/platform/http/declaration';
+import type { OperationDeclaration, RouteDeclaration } from '@/lib/schemas/registry';
 import { Rng } from './rng';
 
 /**

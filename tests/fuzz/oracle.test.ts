@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HttpMethod, RouteDeclaration } from '@/lib/http/declaration';
-import { ROUTES } from '@/lib/registry';
+import type { HttpMethod, RouteDeclaration } from '@/lib/platform/http/declaration';
+import { ROUTES } from '@/lib/schemas/registry';
 import { judge, type Answered, type Sent } from './oracle';
 
 /** The oracle finds what it is there to find: each rule, broken once, is reported. */

@@ -1,11 +1,11 @@
-import type { HttpMethod, RouteDeclaration } from '@/lib/http/declaration';
-import { ERROR_CODES, OAUTH_ERROR_CODES } from '@/lib/http/errors';
-import { MAX_BODY_BYTES } from '@/lib/http/input';
+import type { HttpMethod, RouteDeclaration } from '@/lib/platform/http/declaration';
+import { ERROR_CODES, OAUTH_ERROR_CODES } from '@/lib/platform/http/errors';
+import { MAX_BODY_BYTES } from '@/lib/platform/http/input';
 
 /**
  * The fuzzer's oracle: what every answer must be, whatever was asked, from the documentation
  * (content/docs/errors.md, rate-limits.md, rest-api.md, mcp-servers.md, agents.md) and the
- * route's declaration in lib/registry.ts. It answers the list of what is wrong with one answer;
+ * route's declaration in lib/schemas/registry.ts. It answers the list of what is wrong with one answer;
  * the runner adds "no hang" (the answer and its body settle within the per-request timeout).
  *
  * - No 5xx: the database is healthy, so no 503 either. The one documented 5xx that needs no

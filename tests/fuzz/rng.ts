@@ -4,7 +4,7 @@
  * (and can be replayed alone with FUZZ_ONLY=i). Never Math.random or crypto: a seed must say it all.
  */
 
-import { mulberry32 } from '@/lib/random';
+import { mulberry32 } from '@/lib/platform/random';
 
 export { mulberry32 };
 

@@ -1,6 +1,7 @@
-import type { Engine, Transaction } from '@/lib/db/database';
+import type { Engine, Transaction } from '@/lib/platform/db/engine';
 import type { Scope } from '@/lib/oauth/scopes';
-import { protectedOperations, type RoutePath } from '@/lib/registry';
+import { protectedOperations, type RoutePath } from '@/lib/schemas/registry';
+import { derivedEngine } from './db';
 import { handlersOf, type TestHandler } from './routes';
 
 /** The account routes of the registry (each needs a token with a scope), and helpers to call them as a client would. */
@@ -41,19 +42,20 @@ export async function postBatch(body: unknown, init: { token?: string; key?: str
 }
 
 /**
- * An engine that counts the account reads run as a user (each begins by setting the claims),
- * or fails every transaction while `failing` is set (a database outage).
+ * An engine that counts the account reads run as a user (each begins by setting the role
+ * `authenticated`, sent as one message with its read or as the first statement of a transaction),
+ * or fails every transaction and message while `failing` is set (a database outage).
  */
 export function instrumented(engine: Engine) {
   const state = { userReads: 0, failing: false };
   // What the driver throws when the server is down: a socket error with its errno code.
   const outage = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (simulated outage)'), { code: 'ECONNREFUSED' }));
-  const wrapped: Engine = {
-    ...engine,
-    script: (text) => {
+  const wrapped: Engine = derivedEngine(engine, {
+    script: (statements, options) => {
       if (state.failing) return outage();
-      if (text.includes("set_config('role', 'authenticated'")) state.userReads++;
-      return engine.script(text);
+      // lib/platform/db/roles.ts writes the role as a literal in a one-message script.
+      if (statements.some((s) => s.includes("set_config('role', E'authenticated', true)"))) state.userReads++;
+      return engine.script(statements, options);
     },
     transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
       if (state.failing) return outage();
@@ -61,12 +63,14 @@ export function instrumented(engine: Engine) {
         fn({
           ...tx,
           query: ((text: string, params?: unknown[]) => {
-            if (text.includes("set_config('role', 'authenticated'")) state.userReads++;
+            // In a transaction, the role is bound as a parameter.
+            if (/^select set_config\('request\.jwt\.claims', \$1, true\), set_config\('role', \$2, true\)$/.test(text) && params?.[1] === 'authenticated')
+              state.userReads++;
             return tx.query(text, params as never);
           }) as Transaction['query'],
         }),
       );
     },
-  };
+  });
   return { engine: wrapped, state };
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { openPglite, openPostgres, type Engine } from '../../lib/db/engine';
-import { MemoryRateLimiter } from '../../lib/http/rate-limit';
+import { ENGINE, openPglite, openPostgres, type Engine } from '../../lib/platform/db/engine';
+import { MemoryRateLimiter } from '../../lib/platform/http/rate-limit';
 import type { Services } from '../../lib/services';
 import { makeServices, setTestServices } from './services';
 
@@ -40,15 +40,29 @@ async function openPostgresCopy(url: string, template: string): Promise<Engine> 
   const target = new URL(url);
   target.pathname = `/${name}`;
   const engine = await openPostgres(target.toString());
-  const close = engine.close;
-  return {
-    ...engine,
+  return derivedEngine(engine, {
     close: async () => {
-      await close();
+      await engine.close();
       await admin.exec(`drop database if exists ${name}`);
       await admin.close();
     },
+  });
+}
+
+/**
+ * `base` with some of its methods replaced (a test's probe, a simulated outage). The result is
+ * its own `Database`: the roles of lib/platform/db/roles.ts reach the engine through it, so they run
+ * through the replaced methods too (a plain `{ ...base }` would copy base's engine instead).
+ */
+export function derivedEngine(base: Engine, overrides: Partial<Omit<Engine, 'kind' | typeof ENGINE>>): Engine {
+  const engine: Engine = {
+    ...base,
+    ...overrides,
+    get [ENGINE]() {
+      return engine;
+    },
   };
+  return engine;
 }
 
 /** The ids of the two demo publishers, read as the service would. */

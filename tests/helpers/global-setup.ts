@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { openPglite, openPostgres } from '../../lib/db/engine';
-import { migrate } from '../../lib/db/migrate';
-import { seed } from '../../lib/db/seed';
+import { openPglite, openPostgres } from '../../lib/platform/db/engine';
+import { migrate } from '../../lib/platform/db/migrate';
+import { seed } from '../../lib/demo/seed';
 
 /**
  * Prepares one migrated and seeded database per engine for the whole run; each test file then

@@ -1,5 +1,5 @@
-import { env } from '@/lib/env';
-import type { RoutePath } from '@/lib/registry';
+import { env } from '@/lib/platform/env';
+import type { RoutePath } from '@/lib/schemas/registry';
 import { handlersOf } from './routes';
 
 /**

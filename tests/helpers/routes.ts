@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
-import { declarationOf, routeOf } from '@/lib/http/kernel';
-import type { RoutePath } from '@/lib/registry';
+import { declarationOf, routeOf } from '@/lib/platform/http/kernel';
+import type { RoutePath } from '@/lib/schemas/registry';
 import type { Services } from '@/lib/services';
 import { bound } from './services';
 

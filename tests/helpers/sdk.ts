@@ -1,10 +1,10 @@
 import { createApiKey, createApp } from '@/lib/console/writes';
-import type { Engine } from '@/lib/db/database';
-import type { DeclarableMethod } from '@/lib/http/declaration';
+import type { Engine } from '@/lib/platform/db/engine';
+import type { DeclarableMethod } from '@/lib/platform/http/declaration';
 import type { KeyEnvironment } from '@/lib/sdk/api-key';
 import { generateApiKey } from '@/lib/sdk/api-key';
 import { SANDBOX_TOKEN } from '@/lib/oauth/bearer';
-import { apiKeyOperations, type RoutePath } from '@/lib/registry';
+import { apiKeyOperations, type RoutePath } from '@/lib/schemas/registry';
 import type { Services } from '@/lib/services';
 import { handlersOf, type TestHandler } from './routes';
 

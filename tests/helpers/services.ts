@@ -1,4 +1,4 @@
-import type { Route, RouteHandler } from '@/lib/http/kernel';
+import type { Route, RouteHandler } from '@/lib/platform/http/kernel';
 import { createServices, type ServiceOverrides, type Services } from '@/lib/services';
 
 /**

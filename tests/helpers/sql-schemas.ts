@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Engine, Transaction } from '../../lib/db/engine';
+import type { Engine, Transaction } from '../../lib/platform/db/engine';
 
 /**
  * The SQL functions' one home (supabase/schemas/README.md): each function of the schemas `public`

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@/lib/a2a/task-store';
-import { asService } from '@/lib/db/service';
 import { suiteDatabase, testEngines } from '../helpers/db';
+import { rawAsService } from '../helpers/roles';
 
 /** The A2A agent's tasks in the database (lib/a2a/task-store.ts), on every engine. */
 
@@ -64,7 +64,7 @@ for (const engine of testEngines()) {
       now += 1;
       expect(await store.load(old)).toBeUndefined();
       await store.save(task(crypto.randomUUID()));
-      const left = await asService(suite.db, (q) => q.query('select 1 from public.a2a_tasks where id = $1', [old]));
+      const left = await rawAsService(suite.db, (q) => q.query('select 1 from public.a2a_tasks where id = $1', [old]));
       expect(left).toHaveLength(0);
     });
 

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentCard, Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { asService } from '@/lib/db/service';
-import { env } from '@/lib/env';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { env } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { PGLITE, suiteDatabase, UNLIMITED } from '../helpers/db';
 import { inProcessFetch as routeFetch } from '../helpers/in-process-fetch';
 import { makeServices, setTestServices } from '../helpers/services';
+import { rawAsService } from '../helpers/roles';
 
 /**
  * Interoperability: the A2A SDK's own client reads the agent card and, asked "What is the
@@ -114,7 +114,7 @@ describe('SendMessage through the SDK client', () => {
   });
 
   it('answers pricing questions with the live values', async () => {
-    await asService(suite.db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75, cpm_tooltip_usd = 4.5'));
+    await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75, cpm_tooltip_usd = 4.5'));
     try {
       const payout = asTask(await send(client, 'What is the minimum payout?'));
       expect(texts(payout.status?.message?.parts).join('\n')).toMatch(/minimum payout is 75 USD/);
@@ -124,7 +124,7 @@ describe('SendMessage through the SDK client', () => {
       expect(reply).toContain(`${base()}/pricing#advertiser-cpm-by-ad-format`);
       expect(reply).toMatch(/live values/);
     } finally {
-      await asService(suite.db, (q) =>
+      await rawAsService(suite.db, (q) =>
         q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [
           DEFAULT_PRICING.min_payout_usd,
           DEFAULT_PRICING.advertiser_cpm_usd.tooltip,

@@ -1,10 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_APPS } from '@/lib/account/sandbox';
 import { createPublisher } from '@/lib/auth/users';
-import type { Engine } from '@/lib/db/database';
-import { openPglite, openPostgres } from '@/lib/db/engine';
-import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { openPglite, openPostgres } from '@/lib/platform/db/engine';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
 import { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '@/lib/schemas/account';
 import type { Services } from '@/lib/services';
@@ -13,6 +12,7 @@ import { demoUsers, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';
 import { accessToken, confusedToken, expiredToken, foreignSignedToken, otherIssuerToken, staleToken, unsignedToken } from '../helpers/tokens';
+import { rawAsService } from '../helpers/roles';
 
 const METADATA = 'http://localhost:3000/.well-known/oauth-protected-resource/api/v1';
 
@@ -242,7 +242,7 @@ for (const engine of testEngines()) {
       };
       const idsOf = async (userId: string) => {
         const ids = new Set<string>([userId]);
-        const rows = await asService(db, (q) =>
+        const rows = await rawAsService(db, (q) =>
           q.query<{ id: string }>(
             `select id::text from public.apps where user_id = $1 union all select id::text from public.placements where user_id = $1
                union all select id::text from public.api_keys where user_id = $1 union all select email from public.users where id = $1
@@ -272,7 +272,7 @@ for (const engine of testEngines()) {
         if (!created.ok) throw new Error(created.error);
         const token = await accessToken(created.user.id);
         expect((await get(ACCOUNT_ROUTES[0]!.GET, '/api/v1/me', token)).res.status).toBe(200);
-        await asService(db, (q) => q.query('delete from public.users where id = $1', [created.user.id]));
+        await rawAsService(db, (q) => q.query('delete from public.users where id = $1', [created.user.id]));
         for (const r of ACCOUNT_ROUTES) {
           const { res, body } = await get(r.GET, r.path, token);
           expect(res.status).toBe(502);

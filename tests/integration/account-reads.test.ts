@@ -1,21 +1,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/operations';
+import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/operations';
+
+const today = () => new Date().toISOString().slice(0, 10);
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
 import * as views from '@/lib/account/views';
-import type { Engine, Transaction } from '@/lib/db/database';
-import { isDatabaseError } from '@/lib/db/errors';
-import { asService } from '@/lib/db/service';
-import { log } from '@/lib/log';
+import type { Engine, Transaction } from '@/lib/platform/db/engine';
+import { isDatabaseError } from '@/lib/platform/db/errors';
+import { toLiteral } from '@/lib/platform/db/sql';
+import { log } from '@/lib/platform/log';
 import { accountServer } from '@/lib/mcp/account-tools';
 import type { Principal } from '@/lib/oauth/bearer';
 import { SCOPES } from '@/lib/schemas/account';
 import type { Services } from '@/lib/services';
 import { ACCOUNT_ROUTES, get } from '../helpers/account';
-import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
+import { derivedEngine, suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { makeServices, setTestServices } from '../helpers/services';
 import { accessToken } from '../helpers/tokens';
+import { rawAsService } from '../helpers/roles';
 
 /**
  * The account reads, on every engine the run has: one data statement each after the claims,
@@ -25,12 +28,11 @@ import { accessToken } from '../helpers/tokens';
 
 /**
  * An engine that records the statements of each transaction: those run in `transaction`, and
- * those sent together by `pipeline`, which is one transaction too.
+ * those sent together as one message by `script`, which is one transaction too.
  */
 function recording(engine: Engine) {
   const transactions: string[][] = [];
-  const wrapped: Engine = {
-    ...engine,
+  const wrapped: Engine = derivedEngine(engine, {
     transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
       const statements: string[] = [];
       transactions.push(statements);
@@ -44,12 +46,12 @@ function recording(engine: Engine) {
         }),
       );
     },
-    // A script is one message, which PostgreSQL runs as one transaction: its statements, split.
-    script: (text) => {
-      transactions.push(text.split('; '));
-      return engine.script(text);
+    // A script is one message, which PostgreSQL runs as one transaction: its statements.
+    script: (statements, options) => {
+      transactions.push([...statements]);
+      return engine.script(statements, options);
     },
-  };
+  });
   return { engine: wrapped, transactions };
 }
 
@@ -84,11 +86,11 @@ for (const engine of testEngines()) {
 
     describe('round trips', () => {
       const operations = {
-        profile: (p: Principal) => getProfile(p, database),
-        apps: (p: Principal) => listApps(p, database, 'all'),
-        earnings: (p: Principal) => getEarnings(p, database, 50),
-        apiKeys: (p: Principal) => listApiKeys(p, database, 'all'),
-        daily: (p: Principal) => getDailyEarnings(p, database, { days: '30' }, new Date().toISOString().slice(0, 10)),
+        profile: (p: Principal) => getProfile(accountSource(p, database, today())),
+        apps: (p: Principal) => listApps(accountSource(p, database, today()), 'all'),
+        earnings: (p: Principal) => getEarnings(accountSource(p, database, today()), 50),
+        apiKeys: (p: Principal) => listApiKeys(accountSource(p, database, today()), 'all'),
+        daily: (p: Principal) => getDailyEarnings(accountSource(p, database, today()), { days: '30' }, new Date().toISOString().slice(0, 10)),
       } satisfies Record<AccountRead, (p: Principal) => Promise<object>>;
 
       it.each(Object.keys(operations) as AccountRead[])('%s: one transaction, the claims and one SELECT', async (read) => {
@@ -97,15 +99,15 @@ for (const engine of testEngines()) {
         const transactions = probe.transactions.slice(before);
         expect(transactions).toHaveLength(1);
         expect(transactions[0]).toHaveLength(2);
-        expect(transactions[0]![0]).toMatch(/set_config\('request\.jwt\.claims'.*set_config\('role', 'authenticated'/s);
-        expect(transactions[0]![1]).toBe(ACCOUNT_READS[read].sql);
+        expect(transactions[0]![0]).toMatch(/set_config\('request\.jwt\.claims'.*set_config\('role', E'authenticated'/s);
+        expect(transactions[0]![1]).toBe(toLiteral(ACCOUNT_READS[read].sql));
       });
     });
 
     describe('values and order', () => {
       /** The same rows read column by column, as the service, in the order the API promises. */
       const direct = async (userId: string) =>
-        asService(suite.db, async (q) => {
+        rawAsService(suite.db, async (q) => {
           const mine = [userId];
           return {
             profile: (await q.query('select id, email, name, company, role, created_at from public.users where id = $1', mine))[0],
@@ -178,7 +180,7 @@ for (const engine of testEngines()) {
 
       it('money with cents and sub-cent digits keeps its value through the JSON aggregate', async () => {
         const { placements } = await readAccount(probe.engine, reader(suite.users.demo), 'apps');
-        const [raw] = await asService(suite.db, (q) =>
+        const [raw] = await rawAsService(suite.db, (q) =>
           q.query<{ revenue_usd: string }>('select revenue_usd::text from public.placements where id = $1', [placements[0]!.id]),
         );
         expect(placements[0]!.revenue_usd).toBe(Number(raw!.revenue_usd));
@@ -234,15 +236,14 @@ for (const engine of testEngines()) {
           // The reads wait at most 50 ms for a lock, as a server configured with lock_timeout would:
           // the setting opens every transaction, whether run in turn or sent as one script.
           const lockTimeout = "select set_config('lock_timeout', '50ms', true)";
-          const impatient: Engine = {
-            ...suite.db,
+          const impatient: Engine = derivedEngine(suite.db, {
             transaction: (fn) =>
               suite.db.transaction(async (tx) => {
                 await tx.query(lockTimeout);
                 return fn(tx);
               }),
-            script: async (text) => (await suite.db.script(`${lockTimeout}; ${text}`)).slice(1),
-          };
+            script: async (statements, options) => (await suite.db.script([lockTimeout, ...statements], options)).slice(1),
+          });
           setTestServices({ ...services, database: () => Promise.resolve(impatient) });
           try {
             const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
@@ -345,7 +346,7 @@ for (const engine of testEngines()) {
         vi.spyOn(views, 'apiKeysView').mockImplementation(() => {
           throw new RangeError('view-bug-0815');
         });
-        await expect(listApiKeys(principal(suite.users.demo), database, 'all')).rejects.toThrow(RangeError);
+        await expect(listApiKeys(accountSource(principal(suite.users.demo), database, today()), 'all')).rejects.toThrow(RangeError);
         expect(logged).not.toHaveBeenCalled();
       });
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { IDENTITY_ASSERTION_TYP, issueIdentityAssertion } from '@/lib/agent/identity';
-import { resetEnv } from '@/lib/env';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { resetEnv } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { requireOAuthSecrets } from '@/lib/oauth/secrets';
 import { testEngines, suiteDatabase } from '../helpers/db';
 import { BASE, exchange, publicClient } from '../helpers/oauth';

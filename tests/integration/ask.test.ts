@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { env } from '@/lib/env';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { env } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { askBody } from '@/lib/schemas/ask';
 import { UNLIMITED } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db/database';
-import { MemoryRateLimiter, type RateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { MemoryRateLimiter, type RateLimiter } from '@/lib/platform/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';
 import { demoUsers, testEngines } from '../helpers/db';

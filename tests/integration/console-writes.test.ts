@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getEarnings, listApiKeys, listApps } from '@/lib/account/operations';
 import type { SignedInUser } from '@/lib/auth/users';
-import { sha256Hex } from '@/lib/crypto';
-import { asService } from '@/lib/db/service';
+import { sha256Hex } from '@/lib/platform/crypto';
 import {
   archiveAppForm,
   changePlacementForm,
@@ -13,12 +12,13 @@ import {
   updateAppForm,
   withdrawApprovalForm,
 } from '@/lib/console/forms';
-import { consolePrincipal } from '@/lib/console/session';
+import { consoleAccount } from '@/lib/console/session';
 import { listApprovals, recordApproval } from '@/lib/oauth/approvals';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { accessToken } from '../helpers/tokens';
 import { get } from '../helpers/account';
 import { handlersOf } from '../helpers/routes';
+import { rawAsService } from '../helpers/roles';
 
 /**
  * The console's writes, from form fields to rows, as each demo publisher, on every engine: what
@@ -38,8 +38,8 @@ for (const engine of testEngines()) {
     const publisher = (id: string): SignedInUser => ({ id, email: 'x@example.com', name: null });
     const me = () => publisher(suite.users.demo);
     const other = () => publisher(suite.users.demo2);
-    const appsOf = async (user: SignedInUser) => listApps(consolePrincipal(user, Date.now()), suite.services.database, 'all');
-    const keysOf = async (user: SignedInUser) => (await listApiKeys(consolePrincipal(user, Date.now()), suite.services.database, 'all')).api_keys;
+    const appsOf = async (user: SignedInUser) => listApps(consoleAccount(user, suite.services.database), 'all');
+    const keysOf = async (user: SignedInUser) => (await listApiKeys(consoleAccount(user, suite.services.database), 'all')).api_keys;
     const appOf = async (user: SignedInUser) => (await appsOf(user)).apps[0]!.id;
 
     const newApp = (fields: Partial<Record<string, string>> = {}) =>
@@ -140,11 +140,11 @@ for (const engine of testEngines()) {
       const created = state.createdKey!;
       expect(created.key).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
       expect(created.masked_key).toBe(`${created.key.slice(0, 16)}…${created.key.slice(-4)}`);
-      const [row] = await asService(suite.db, (q) =>
+      const [row] = await rawAsService(suite.db, (q) =>
         q.query<{ key_hash: string; id: string }>('select id, key_hash from public.api_keys where key_prefix = $1', [created.key.slice(0, 16)]),
       );
       expect(row!.key_hash).toBe(sha256Hex(created.key));
-      const stored = JSON.stringify(await asService(suite.db, (q) => q.query('select * from public.api_keys where id = $1', [row!.id])));
+      const stored = JSON.stringify(await rawAsService(suite.db, (q) => q.query('select * from public.api_keys where id = $1', [row!.id])));
       expect(stored).not.toContain(created.key);
       expect((await keysOf(me())).find((k) => k.id === row!.id)).toMatchObject({
         app_id: app,
@@ -172,7 +172,7 @@ for (const engine of testEngines()) {
     });
 
     it('archives an app: unlisted, its keys revoked, its earnings still counted', async () => {
-      const before = await getEarnings(consolePrincipal(me(), Date.now()), suite.services.database, 0);
+      const before = await getEarnings(consoleAccount(me(), suite.services.database), 0);
       const app = (await appsOf(me())).apps.find((a) => a.slug === 'story-forge-2')!.id;
       await createApiKeyForm(form({ app_id: app, name: 'Live', environment: 'production' }), me(), suite.services);
       expect((await archiveAppForm(form({ id: app }), me(), suite.services)).notice).toMatch(/archived/);
@@ -180,7 +180,7 @@ for (const engine of testEngines()) {
       expect(apps.map((a) => a.id)).not.toContain(app);
       expect(placements.map((p) => p.app_id)).not.toContain(app);
       expect((await keysOf(me())).filter((k) => k.app_id === app).map((k) => k.status)).toEqual(['revoked', 'revoked']);
-      expect(await getEarnings(consolePrincipal(me(), Date.now()), suite.services.database, 0)).toEqual(before);
+      expect(await getEarnings(consoleAccount(me(), suite.services.database), 0)).toEqual(before);
       expect((await createPlacementForm(form({ app_id: app, name: 'Late', format: 'tooltip' }), me(), suite.services)).error).toMatch(/archived/);
     });
 

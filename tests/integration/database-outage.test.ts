@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPlacement } from '@/lib/console/writes';
-import { DatabaseTimeout, openPostgres, type Engine } from '@/lib/db/engine';
-import { isDatabaseError } from '@/lib/db/errors';
+import { DatabaseTimeout, openPostgres, type Engine } from '@/lib/platform/db/engine';
+import { isDatabaseError } from '@/lib/platform/db/errors';
 import { adBody } from '@/lib/schemas/sdk';
 import type { Services } from '@/lib/services';
 import { demoUsers, UNLIMITED } from '../helpers/db';

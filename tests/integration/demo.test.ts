@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { changePlacement, revokeApiKey } from '@/lib/console/writes';
-import { asService } from '@/lib/db/service';
-import { demoSetup, type DemoSetup } from '@/lib/demo';
+import { demoSetup, type DemoSetup } from '@/lib/demo/page';
 import { hashApiKey } from '@/lib/sdk/api-key';
 import { suiteDatabase, testEngines } from '../helpers/db';
+import { rawAsService } from '../helpers/roles';
 
 /**
- * The demo page's setup (/demo, lib/demo.ts) on every engine: the seed gives the demo publisher's
+ * The demo page's setup (/demo, lib/demo/page.ts) on every engine: the seed gives the demo publisher's
  * app Quizly a key of its own and lists the service's origin; the page finds the key and one
  * active placement per format it shows, and says what to do when it cannot.
  */
@@ -18,7 +18,7 @@ for (const engine of testEngines()) {
       const setup = (await demoSetup(async () => suite.db)) as DemoSetup;
       expect(setup.appName).toBe('Quizly');
       expect(setup.key).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
-      const [key] = await asService(suite.db, (q) =>
+      const [key] = await rawAsService(suite.db, (q) =>
         q.query<{ name: string; status: string; user_id: string; allowed_origins: string[] }>(
           'select k.name, k.status, k.user_id, a.allowed_origins from public.api_keys k join public.apps a on a.id = k.app_id where k.key_hash = $1',
           [hashApiKey(setup.key)],
@@ -45,11 +45,11 @@ for (const engine of testEngines()) {
       expect((await changePlacement(suite.db, suite.users.demo, setup.placements.sponsored_card, 'resume')).ok).toBe(true);
       expect(await demoSetup(async () => suite.db)).toEqual(setup);
 
-      const [key] = await asService(suite.db, (q) => q.query<{ id: string }>('select id from public.api_keys where key_hash = $1', [hashApiKey(setup.key)]));
+      const [key] = await rawAsService(suite.db, (q) => q.query<{ id: string }>('select id from public.api_keys where key_hash = $1', [hashApiKey(setup.key)]));
       expect((await revokeApiKey(suite.db, suite.users.demo, key!.id)).ok).toBe(true);
       expect(await demoSetup(async () => suite.db)).toEqual({ problem: expect.stringContaining('revoked') });
 
-      await asService(suite.db, (q) => q.query("delete from public.service_secrets where name = 'demo_page_key'"));
+      await rawAsService(suite.db, (q) => q.query("delete from public.service_secrets where name = 'demo_page_key'"));
       expect(await demoSetup(async () => suite.db)).toEqual({ problem: expect.stringContaining('npm run db:reset') });
     });
 

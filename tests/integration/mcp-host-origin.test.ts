@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetEnv } from '@/lib/env';
+import { resetEnv } from '@/lib/platform/env';
 import { UNLIMITED } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';
 
 /**
- * DNS-rebinding protection at both MCP endpoints (lib/http/host-origin.ts), through the route
+ * DNS-rebinding protection at both MCP endpoints (lib/platform/http/host-origin.ts), through the route
  * files: a request for a host that is not one of the deployment's names, or from a web page on an
  * origin it does not allow, is a 403 in the API envelope before any JSON-RPC message is read;
  * the deployment's own names, loopback names and requests without `Origin` are served. The

@@ -3,7 +3,6 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_PROFILE } from '@/lib/account/sandbox';
 import { createPublisher } from '@/lib/auth/users';
-import { asService } from '@/lib/db/service';
 import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
 import type { Scope } from '@/lib/oauth/scopes';
 import { ACCOUNT_ROUTES, get } from '../helpers/account';
@@ -11,6 +10,7 @@ import { testEngines, suiteDatabase } from '../helpers/db';
 import { inProcessFetch } from '../helpers/in-process-fetch';
 import { handlersOf } from '../helpers/routes';
 import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from '../helpers/tokens';
+import { rawAsService } from '../helpers/roles';
 
 const BASE = 'http://localhost:3000';
 const METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
@@ -203,7 +203,7 @@ for (const engine of testEngines()) {
       if (!created.ok) throw new Error(created.error);
       const token = await accessToken(created.user.id, { resources: ['mcp'] });
       expect((await (await connect(token)).callTool({ name: 'whoami' })).isError ?? false).toBe(false);
-      await asService(suite.db, (q) => q.query('delete from public.users where id = $1', [created.user.id]));
+      await rawAsService(suite.db, (q) => q.query('delete from public.users where id = $1', [created.user.id]));
       const client = await connect(token);
       const result = await client.callTool({ name: 'whoami' });
       expect(result.isError).toBe(true);

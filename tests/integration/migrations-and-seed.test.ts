@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db/database';
-import { migrate, readMigrations } from '@/lib/db/migrate';
-import { seed, DEMO_PASSWORD } from '@/lib/db/seed';
+import type { Engine } from '@/lib/platform/db/engine';
+import { migrate, readMigrations } from '@/lib/platform/db/migrate';
+import { seed, DEMO_PASSWORD } from '@/lib/demo/seed';
 import { verifyPassword } from '@/lib/auth/password';
 import { demoUsers, testEngines } from '../helpers/db';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
-import { MAX_BODY_BYTES } from '@/lib/http/input';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
+import { MAX_BODY_BYTES } from '@/lib/platform/http/input';
 import { handlersOf } from '../helpers/routes';
 import { makeServices } from '../helpers/services';
 

@@ -1,11 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db/database';
-import { resetEnv } from '@/lib/env';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { resetEnv } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { FETCHES_OVERALL, FETCHES_PER_ADDRESS, MetadataFetchBudget } from '@/lib/oauth/client-lookup';
-import { clearClientMetadataCache } from '@/lib/oauth/client-metadata';
 import { openPgliteCopy } from '../helpers/db';
 import { authorizeParams } from '../helpers/oauth';
 import { handlersOf } from '../helpers/routes';
@@ -49,7 +48,6 @@ describe('/oauth/authorize under a flood', () => {
   beforeEach(() => {
     process.env.OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS_FOR_TESTS = '1';
     resetEnv();
-    clearClientMetadataCache();
     hits = 0;
   });
   afterEach(() => {

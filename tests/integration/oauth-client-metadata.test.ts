@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db/database';
-import { resetEnv } from '@/lib/env';
-import { clearClientMetadataCache, FAILURE_TTL_S, fetchClientMetadata, FETCH_TIMEOUT_MS } from '@/lib/oauth/client-metadata';
+import type { Engine } from '@/lib/platform/db/engine';
+import { resetEnv } from '@/lib/platform/env';
+import { FAILURE_TTL_S, fetchClientMetadata, FETCH_TIMEOUT_MS, metadataDocuments, type MetadataDocuments } from '@/lib/oauth/client-metadata';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
 import { approve, codeGrant, exchange, authorizeParams, openAuthorize, sessionCookie } from '../helpers/oauth';
 import { makeServices, setTestServices } from '../helpers/services';
@@ -39,6 +39,7 @@ function serve(body: string, headers: Record<string, string> = {}, status = 200)
 
 describe('client ID metadata documents', () => {
   let db: Engine;
+  let documents: MetadataDocuments;
   beforeAll(async () => {
     server = createServer((req, res) => {
       hits.push(req.url ?? '');
@@ -58,7 +59,9 @@ describe('client ID metadata documents', () => {
   beforeEach(() => {
     process.env.OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS_FOR_TESTS = '1';
     resetEnv();
-    clearClientMetadataCache();
+    // Fresh services, and so fresh caches of documents, for each test.
+    setTestServices(makeServices({ database: db }));
+    documents = metadataDocuments();
     hits = [];
   });
   afterEach(() => {
@@ -73,7 +76,7 @@ describe('client ID metadata documents', () => {
     });
 
     it('refuses a plain http client_id', async () => {
-      expect(await fetchClientMetadata(`${origin}/client.json`)).toEqual({ ok: false, reason: 'a client_id URL must use https' });
+      expect(await fetchClientMetadata(`${origin}/client.json`, documents)).toEqual({ ok: false, reason: 'a client_id URL must use https' });
       expect(hits).toEqual([]);
     });
 
@@ -89,7 +92,7 @@ describe('client ID metadata documents', () => {
       ['a local-use NAT64 literal', 'https://[64:ff9b:1::a00:1]:1/client.json'],
       ['a name that resolves to loopback', 'https://localhost:1/client.json'],
     ])('refuses %s without connecting', async (_what, url) => {
-      const result = await fetchClientMetadata(url);
+      const result = await fetchClientMetadata(url, documents);
       expect(result.ok).toBe(false);
       expect(result.ok === false && result.reason).toMatch(/private address|EPRIVATE/);
     });
@@ -112,10 +115,13 @@ describe('client ID metadata documents', () => {
 
   it('refuses a document whose client_name holds a bidirectional control, by the rule registration applies, and keeps the refusal only briefly', async () => {
     handler = serve(document('/bidi.json', { client_name: 'Monetize Official \u202eelgooG' }), { 'cache-control': 'max-age=600' });
-    expect(await fetchClientMetadata(`${origin}/bidi.json`)).toEqual({ ok: false, reason: expect.stringMatching(/client_name .*U\+202E/) });
+    expect(await fetchClientMetadata(`${origin}/bidi.json`, documents)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/client_name .*U\+202E/),
+    });
     handler = serve(document('/bidi.json'), { 'cache-control': 'max-age=600' });
     // Refused documents are remembered for FAILURE_TTL_S, no longer.
-    expect(await fetchClientMetadata(`${origin}/bidi.json`, Date.now() + FAILURE_TTL_S * 1000 + 1)).toMatchObject({
+    expect(await fetchClientMetadata(`${origin}/bidi.json`, documents, Date.now() + FAILURE_TTL_S * 1000 + 1)).toMatchObject({
       ok: true,
       client: { name: 'Metadata Tool' },
     });
@@ -123,30 +129,30 @@ describe('client ID metadata documents', () => {
 
   it('keeps a document as long as its Cache-Control allows', async () => {
     handler = serve(document('/cached.json'), { 'cache-control': 'public, max-age=60' });
-    expect((await fetchClientMetadata(`${origin}/cached.json`)).ok).toBe(true);
-    expect((await fetchClientMetadata(`${origin}/cached.json`)).ok).toBe(true);
+    expect((await fetchClientMetadata(`${origin}/cached.json`, documents)).ok).toBe(true);
+    expect((await fetchClientMetadata(`${origin}/cached.json`, documents)).ok).toBe(true);
     expect(hits).toEqual(['/cached.json']);
   });
 
   it('fetches a no-store document every time', async () => {
     handler = serve(document('/fresh.json'), { 'cache-control': 'no-store' });
-    await fetchClientMetadata(`${origin}/fresh.json`);
-    await fetchClientMetadata(`${origin}/fresh.json`);
+    await fetchClientMetadata(`${origin}/fresh.json`, documents);
+    await fetchClientMetadata(`${origin}/fresh.json`, documents);
     expect(hits).toEqual(['/fresh.json', '/fresh.json']);
   });
 
   it('keeps a failure for FAILURE_TTL_S only, whatever the headers say', async () => {
     const now = Date.now();
     handler = serve('{}', { 'cache-control': 'max-age=600' }, 500);
-    expect((await fetchClientMetadata(`${origin}/flaky.json`, now)).ok).toBe(false);
+    expect((await fetchClientMetadata(`${origin}/flaky.json`, documents, now)).ok).toBe(false);
     handler = serve(document('/flaky.json'), { 'cache-control': 'max-age=600' });
     // A flood of the same bad client_id costs one fetch.
-    expect(await fetchClientMetadata(`${origin}/flaky.json`, now + 1000)).toEqual({
+    expect(await fetchClientMetadata(`${origin}/flaky.json`, documents, now + 1000)).toEqual({
       ok: false,
       reason: 'the client_id URL answered 500 (redirects are not followed)',
     });
     expect(hits).toEqual(['/flaky.json']);
-    expect((await fetchClientMetadata(`${origin}/flaky.json`, now + FAILURE_TTL_S * 1000 + 1)).ok).toBe(true);
+    expect((await fetchClientMetadata(`${origin}/flaky.json`, documents, now + FAILURE_TTL_S * 1000 + 1)).ok).toBe(true);
     expect(hits).toEqual(['/flaky.json', '/flaky.json']);
   });
 
@@ -157,20 +163,23 @@ describe('client ID metadata documents', () => {
         res.end();
       } else serve(document('/moved.json'))(req, res);
     };
-    const result = await fetchClientMetadata(`${origin}/moved.json`);
+    const result = await fetchClientMetadata(`${origin}/moved.json`, documents);
     expect(result).toEqual({ ok: false, reason: expect.stringContaining('302') });
     expect(hits).toEqual(['/moved.json']);
   });
 
   it('refuses a document over 5 KB', async () => {
     handler = serve(document('/big.json', { padding: 'x'.repeat(6000) }));
-    expect(await fetchClientMetadata(`${origin}/big.json`)).toEqual({ ok: false, reason: expect.stringContaining('larger than 5120 bytes') });
+    expect(await fetchClientMetadata(`${origin}/big.json`, documents)).toEqual({
+      ok: false,
+      reason: expect.stringContaining('larger than 5120 bytes'),
+    });
   });
 
   it('gives up on a server that does not answer in time', async () => {
     handler = () => {};
     const started = Date.now();
-    expect(await fetchClientMetadata(`${origin}/slow.json`)).toEqual({ ok: false, reason: expect.stringContaining('in time') });
+    expect(await fetchClientMetadata(`${origin}/slow.json`, documents)).toEqual({ ok: false, reason: expect.stringContaining('in time') });
     expect(Date.now() - started).toBeLessThan(FETCH_TIMEOUT_MS + 2000);
   });
 

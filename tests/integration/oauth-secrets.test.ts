@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT, importJWK } from 'jose';
-import type { Engine } from '@/lib/db/database';
-import { resetEnv } from '@/lib/env';
-import { OAuthError } from '@/lib/http/errors';
+import type { Engine } from '@/lib/platform/db/engine';
+import { resetEnv } from '@/lib/platform/env';
+import { OAuthError } from '@/lib/platform/http/errors';
 import { requireOAuthSecrets } from '@/lib/oauth/secrets';
 import type { Services } from '@/lib/services';
 import { openPgliteCopy } from '../helpers/db';

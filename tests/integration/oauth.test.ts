@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
-import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { listApprovals } from '@/lib/oauth/approvals';
 import { hashClientSecret } from '@/lib/oauth/clients';
 import { testEngines, suiteDatabase } from '../helpers/db';
@@ -21,6 +20,7 @@ import {
   sessionCookie,
   VERIFIER,
 } from '../helpers/oauth';
+import { rawAsService } from '../helpers/roles';
 
 const asMetadata = handlersOf('/.well-known/oauth-authorization-server');
 const jwks = handlersOf('/.well-known/jwks.json');
@@ -87,7 +87,7 @@ for (const engine of testEngines()) {
         expect(res.status).toBe(201);
         expect(res.headers.get('cache-control')).toBe('no-store');
         expect(body).toMatchObject({ client_id: expect.any(String), client_secret: expect.any(String), token_endpoint_auth_method: method });
-        const [row] = await asService(suite.db, (q) =>
+        const [row] = await rawAsService(suite.db, (q) =>
           q.query<{ client_secret_hash: string }>('select client_secret_hash from public.oauth_clients where client_id = $1', [body.client_id]),
         );
         expect(row!.client_secret_hash).toBe(hashClientSecret(body.client_secret!));
@@ -119,7 +119,7 @@ for (const engine of testEngines()) {
         const { res, body } = await registerClient({ client_name: name, redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' });
         expect(res.status).toBe(400);
         expect(body).toEqual({ error: 'invalid_client_metadata', error_description: expect.stringContaining(codePoint) });
-        const rows = await asService(suite.db, (q) => q.query('select 1 from public.oauth_clients where client_name = $1', [name]));
+        const rows = await rawAsService(suite.db, (q) => q.query('select 1 from public.oauth_clients where client_name = $1', [name]));
         expect(rows).toEqual([]);
       });
 
@@ -141,12 +141,12 @@ for (const engine of testEngines()) {
         expect(again.res.status).toBe(201);
         expect(again.body).toEqual(first.body);
         expect(again.res.headers.get('idempotency-key')).toBe('reg-retry-1');
-        const [{ n }] = (await asService(suite.db, (q) =>
+        const [{ n }] = (await rawAsService(suite.db, (q) =>
           q.query<{ n: number }>("select count(*)::int as n from public.oauth_clients where client_name = 'Retry'"),
         )) as [{ n: number }];
         expect(n).toBe(1);
         // The stored answer is not readable without the key: no secret in clear in the table.
-        const rows = await asService(suite.db, (q) =>
+        const rows = await rawAsService(suite.db, (q) =>
           q.query<{ response_body: string }>("select response_body from public.idempotency_records where scope = 'oauth_register'"),
         );
         for (const r of rows) expect(r.response_body).not.toContain(first.body.client_secret!);
@@ -212,7 +212,7 @@ for (const engine of testEngines()) {
 
       it('shows a client name stored before the rule isolated, its bidirectional controls made visible', async () => {
         const clientId = 'mcl_legacybidiname00000000';
-        await asService(suite.db, (q) =>
+        await rawAsService(suite.db, (q) =>
           q.query(
             `insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
              values ($1, $2, $3, 'none', null)`,
@@ -426,7 +426,7 @@ for (const engine of testEngines()) {
 
       it('answers an expired code with invalid_grant', async () => {
         const result = await grantError(async (clientId, code) => {
-          await asService(suite.db, (q) =>
+          await rawAsService(suite.db, (q) =>
             q.query("update public.oauth_authorization_codes set expires_at = now() - interval '1 second' where client_id = $1", [clientId]),
           );
           return codeGrant(clientId, code);

@@ -3,8 +3,8 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { archiveApp, changePlacement, createPlacement, revokeApiKey } from '@/lib/console/writes';
-import { routeOf, type HttpMethod } from '@/lib/http/kernel';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { routeOf, type HttpMethod } from '@/lib/platform/http/kernel';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { signDecisionToken } from '@/lib/sdk/tokens';
 import type { Services } from '@/lib/services';
 import { instrumented } from '../helpers/account';

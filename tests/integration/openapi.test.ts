@@ -3,13 +3,14 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Engine } from '@/lib/db/database';
-import { env } from '@/lib/env';
-import type { RouteDeclaration } from '@/lib/http/declaration';
-import { defineRoute, json, routeOf } from '@/lib/http/kernel';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { env } from '@/lib/platform/env';
+import type { RouteDeclaration } from '@/lib/platform/http/declaration';
+import { json, routeOf } from '@/lib/platform/http/kernel';
+import { defineRoute } from '@/lib/routes/kernel';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { buildOpenApiDocument } from '@/lib/openapi/document';
-import { restOperations, type Operation as RegistryOperation, type RoutePath } from '@/lib/registry';
+import { restOperations, type Operation as RegistryOperation, type RoutePath } from '@/lib/schemas/registry';
 import { apiErrorBody, intParam } from '@/lib/schemas/common';
 import { openPgliteCopy } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
@@ -87,7 +88,7 @@ describe('GET /api/v1/openapi.json', () => {
     const missing: string[] = [];
     for (const file of files) {
       const urlPath = urlPathOf(file);
-      // The 404 of paths no route has (lib/http/not-found.ts) declares nothing to document.
+      // The 404 of paths no route has (lib/routes/not-found.ts) declares nothing to document.
       if (/\[\.\.\.unknown\]/.test(file)) continue;
       const mod = (await import(file)) as Record<string, unknown>;
       // The file's handlers, run with the test's services: OPTIONS answers the kernel's Allow list without running a handler.

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPages } from '@/lib/content/pages';
-import type { Engine } from '@/lib/db/database';
-import { env } from '@/lib/env';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { env } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { searchBody } from '@/lib/schemas/search';
 import { searchPages } from '@/lib/search/engine';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 /**
- * One process per embedded database (lib/db/pglite-lock.ts), with real processes: a second one
+ * One process per embedded database (lib/platform/db/pglite-lock.ts), with real processes: a second one
  * is refused with a message naming the first and what to do; `npm run db:reset` is refused
  * too and deletes nothing; a lock left by a killed process is taken over; a closed database
  * frees its directory.

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db/database';
-import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
-import { testEngines } from '../helpers/db';
+import { derivedEngine, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';
+import { rawAsService } from '../helpers/roles';
 
 const { GET } = handlersOf('/api/v1/pricing');
 const ctx = { params: Promise.resolve({}) };
@@ -31,12 +31,12 @@ for (const engine of testEngines()) {
     afterEach(() => setTestServices(undefined));
 
     it('answers the live values from the pricing settings table', async () => {
-      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75'));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75'));
       const res = await GET(request(), ctx);
       expect(res.status).toBe(200);
       const body = await res.json();
       expect(body).toMatchObject({ currency: 'USD', live: true, min_payout_usd: 75, markdown: expect.stringMatching(/\/pricing\.md$/) });
-      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
     });
 
     it.each([
@@ -103,17 +103,21 @@ for (const engine of testEngines()) {
       let now = t0;
       const { pricing } = makeServices({ database: db, now: () => now });
       const first = await pricing.values();
-      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 99'));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 99'));
       now = t0 + 1_000;
       expect((await pricing.values())?.min_payout_usd).toBe(first?.min_payout_usd);
       now = t0 + 16_000;
       expect((await pricing.values())?.min_payout_usd).toBe(99);
-      await asService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
     });
 
     it('answers the defaults with live: false when the database is down, and live values after recovery', async () => {
       const down = new Error('connection refused');
-      setTestServices(makeServices({ database: { ...db, transaction: () => Promise.reject(down), query: () => Promise.reject(down) } }));
+      setTestServices(
+        makeServices({
+          database: derivedEngine(db, { transaction: () => Promise.reject(down), query: () => Promise.reject(down), script: () => Promise.reject(down) }),
+        }),
+      );
       try {
         await expectDefaults();
       } finally {

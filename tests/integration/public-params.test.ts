@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicEndpoints, sdkEndpoints } from '@/lib/api/handlers';
+import { publicEndpoints, sdkEndpoints } from '@/lib/routes/api';
 import { indexBody } from '@/lib/schemas/api';
 import { allPages } from '@/lib/content/pages';
-import type { Engine } from '@/lib/db/database';
-import { env } from '@/lib/env';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { env } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { AUDIENCES, pricingBody, type Audience } from '@/lib/schemas/pricing';
 import { searchBody } from '@/lib/schemas/search';

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import nextConfig from '@/next.config';
-import { accountEndpoints, publicEndpoints, sdkEndpoints } from '@/lib/api/handlers';
-import { BATCH_TARGETS } from '@/lib/batch/handlers';
-import { HTTP_METHODS } from '@/lib/http/declaration';
-import { declarationOf } from '@/lib/http/kernel';
+import { accountEndpoints, publicEndpoints, sdkEndpoints } from '@/lib/routes/api';
+import { BATCH_TARGETS } from '@/lib/routes/batch';
+import { HTTP_METHODS } from '@/lib/platform/http/declaration';
+import { declarationOf } from '@/lib/platform/http/kernel';
 import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
 import { buildOpenApiDocument } from '@/lib/openapi/document';
-import { apiKeyOperations, batchPaths, operations, protectedOperations, restOperations, ROUTES } from '@/lib/registry';
+import { apiKeyOperations, batchPaths, operations, protectedOperations, restOperations, ROUTES } from '@/lib/schemas/registry';
 import { ACCOUNT_ROUTES } from '../helpers/account';
 import { ROUTE_FILES } from '../helpers/routes';
 import { SDK_KEY_ROUTES } from '../helpers/sdk';
 
 /**
- * The route registry (lib/registry.ts) is the one list of routes: every route file runs its
+ * The route registry (lib/schemas/registry.ts) is the one list of routes: every route file runs its
  * entry through the kernel, every entry has its file, and every other list of routes in the
  * code equals what the registry says.
  */
@@ -24,7 +24,7 @@ describe('route files and the registry', () => {
 
   it.each(ROUTE_FILES.map((f) => [f.path, f]))('%s runs its registry entry through the kernel, for every method', (_, { path, module }) => {
     const entry = (ROUTES as Record<string, unknown>)[path];
-    expect(entry, `no registry entry for ${path}: declare it in lib/registry.ts`).toBeDefined();
+    expect(entry, `no registry entry for ${path}: declare it in lib/schemas/registry.ts`).toBeDefined();
     for (const m of HTTP_METHODS) {
       // Every method is exported, so an undeclared one gets the kernel's 405 and not Next's.
       expect(declarationOf(module[m]), `${m} is not a kernel handler of ${path}`).toBe(entry);

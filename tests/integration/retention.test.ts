@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { IDLE_CLIENT_TTL_DAYS, UNUSED_CLIENT_TTL_H } from '@/lib/oauth/clients';
 import { issueCode } from '@/lib/oauth/codes';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { postBatch } from '../helpers/account';
 import { handlersOf } from '../helpers/routes';
 import { makeServices } from '../helpers/services';
+import { rawAsService } from '../helpers/roles';
 
 /**
  * What a stranger can store without an account stays bounded: client registrations have a budget
@@ -32,9 +32,9 @@ for (const engine of testEngines()) {
       return { res, body: (await res.json()) as Record<string, string> };
     };
     const clientExists = async (clientId: string) =>
-      (await asService(suite.db, (q) => q.query('select 1 from public.oauth_clients where client_id = $1', [clientId]))).length === 1;
+      (await rawAsService(suite.db, (q) => q.query('select 1 from public.oauth_clients where client_id = $1', [clientId]))).length === 1;
     const age = (clientId: string, column: 'created_at' | 'last_used_at', interval: string) =>
-      asService(suite.db, (q) => q.query(`update public.oauth_clients set ${column} = now() - interval '${interval}' where client_id = $1`, [clientId]));
+      rawAsService(suite.db, (q) => q.query(`update public.oauth_clients set ${column} = now() - interval '${interval}' where client_id = $1`, [clientId]));
 
     it('gives registration a budget of its own per address (an IPv6 /64): past it, 429 rate_limited with Retry-After', async () => {
       const services = makeServices({ database: suite.db, registrations: new MemoryRateLimiter({ max: 3, windowSeconds: 3600 }) });
@@ -90,9 +90,10 @@ for (const engine of testEngines()) {
       const key = () => `retention-${Math.random().toString(36).slice(2)}`;
       const first = key();
       expect((await postBatch({ requests: [{ path: '/api/v1/pricing' }] }, { token: 'svc_sandbox', key: first })).res.status).toBe(200);
-      const count = async () => (await asService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.idempotency_records')))[0]!.n;
+      const count = async () =>
+        (await rawAsService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.idempotency_records')))[0]!.n;
       expect(await count()).toBeGreaterThan(0);
-      await asService(suite.db, (q) => q.query("update public.idempotency_records set expires_at = now() - interval '1 minute'"));
+      await rawAsService(suite.db, (q) => q.query("update public.idempotency_records set expires_at = now() - interval '1 minute'"));
       const expired = await count();
       expect((await postBatch({ requests: [{ path: '/api/v1/pricing' }] }, { token: 'svc_sandbox', key: key() })).res.status).toBe(200);
       // All the expired ones were deleted (fewer than a sweep's worth here); the new one is there.

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
-import { asAnonymous, asUser, type Engine, type Queryable } from '@/lib/db/database';
-import { asService } from '@/lib/db/service';
+import type { Engine, Queryable } from '@/lib/platform/db/engine';
+import { as as asRole } from '@/lib/platform/db/roles';
+import { toBound, type Sql } from '@/lib/platform/db/sql';
 import { SCOPES } from '@/lib/schemas/account';
-import { demoUsers, testEngines } from '../helpers/db';
+import { demoUsers, derivedEngine, testEngines } from '../helpers/db';
+import { rawAsAnon, rawAsService, rawAsUser } from '../helpers/roles';
 
 /**
  * Row-level security, on every engine the run has: for every table that holds a user's data,
@@ -165,8 +167,11 @@ const DENIED = /row-level security|permission denied/;
 /** What each account read sends: the call of one read function, and nothing else. */
 const READ_CALL = /^select public\.(account_[a-z_]+)\(\) as account$/;
 
+/** A statement's SQL text, its values as `$1`, `$2`…. */
+const textOf = (statement: Sql) => toBound(statement).text;
+
 /** The read functions, named by the statements. */
-const READ_FUNCTIONS = Object.values(ACCOUNT_READS).map(({ sql }) => READ_CALL.exec(sql)?.[1] ?? sql);
+const READ_FUNCTIONS = Object.values(ACCOUNT_READS).map(({ sql }) => READ_CALL.exec(textOf(sql))?.[1] ?? textOf(sql));
 
 type ReadFunction = {
   proname: string;
@@ -183,7 +188,7 @@ for (const engine of testEngines()) {
     let db: Engine;
     let users: { demo: string; demo2: string };
     const refs: Record<string, Refs> = {};
-    const as = <T>(userId: string, fn: (q: Queryable) => Promise<T>) => asUser(db, { sub: userId }, fn);
+    const as = <T>(userId: string, fn: (q: Queryable) => Promise<T>) => rawAsUser(db, { sub: userId }, fn);
     /** The read functions as the catalog has them, with who may execute them. */
     const readFunctions = () =>
       db.query<ReadFunction>(
@@ -198,7 +203,7 @@ for (const engine of testEngines()) {
     beforeAll(async () => {
       db = await engine.open();
       users = await demoUsers(db);
-      await asService(db, async (q) => {
+      await rawAsService(db, async (q) => {
         for (const id of [users.demo, users.demo2]) {
           const [p] = await q.query<{ app_id: string; id: string }>('select app_id, id from public.placements where user_id = $1 order by created_at limit 1', [
             id,
@@ -222,7 +227,7 @@ for (const engine of testEngines()) {
     });
 
     it('the demo data has rows for both users in every user table', async () => {
-      await asService(db, async (q) => {
+      await rawAsService(db, async (q) => {
         for (const t of USER_TABLES) {
           const rows = await q.query<{ owner: string }>(`select distinct ${t.owner} as owner from public.${t.table}`);
           const owners = rows.map((r) => r.owner);
@@ -295,7 +300,7 @@ for (const engine of testEngines()) {
 
       /** A user's rows as the service sees them (RLS bypassed, filtered by owner): ids, and payout periods. */
       const owned = (userId: string) =>
-        asService(db, async (q) => {
+        rawAsService(db, async (q) => {
           const column = async (sql: string) => sorted((await q.query<{ v: string }>(sql, [userId])).map((r) => r.v));
           return {
             apps: await column('select id::text as v from public.apps where user_id = $1'),
@@ -308,8 +313,9 @@ for (const engine of testEngines()) {
       it('name no user: no parameter, no user id, no auth.uid(), no condition on the owner in their SQL', async () => {
         // The statements the application sends: a bare call of one read function each.
         for (const { sql } of Object.values(ACCOUNT_READS)) {
-          expect(sql).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);
-          expect(sql).toMatch(READ_CALL);
+          expect(sql.values).toEqual([]);
+          expect(textOf(sql)).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);
+          expect(textOf(sql)).toMatch(READ_CALL);
         }
         // The functions, as the database has them: no argument, and a body that names no user
         // either (nor reads the claims, which would be naming one).
@@ -337,8 +343,8 @@ for (const engine of testEngines()) {
         }
         // And the refusal holds when an anonymous caller tries.
         for (const { sql } of Object.values(ACCOUNT_READS)) {
-          const result = await attempt(() => asAnonymous(db, (q) => q.query(sql)));
-          expect(result, sql).toEqual({ ok: false, error: expect.stringMatching(/permission denied for function account_/) });
+          const result = await attempt(() => asRole(db, 'anon').query(sql));
+          expect(result, textOf(sql)).toEqual({ ok: false, error: expect.stringMatching(/permission denied for function account_/) });
         }
       });
 
@@ -382,32 +388,31 @@ for (const engine of testEngines()) {
           );
         const before = await serviceMayExecute();
         for (const { sql } of Object.values(ACCOUNT_READS)) {
-          const fn = READ_CALL.exec(sql)![1]!;
-          const granting: Engine = {
-            ...db,
+          const fn = READ_CALL.exec(textOf(sql))![1]!;
+          const granting: Engine = derivedEngine(db, {
             transaction: (run) =>
               db.transaction(async (tx) => {
                 await tx.exec(`grant execute on function public.${fn}() to service_role`);
                 return run(tx);
               }),
-          };
-          const failure = await asService(granting, (q) => q.query(sql)).then(
+          });
+          const failure = await rawAsService(granting, (q) => q.query(textOf(sql))).then(
             () => undefined,
             (err: unknown) => err,
           );
-          expect(failure, sql).toMatchObject({ code: '21000' });
-          expect((failure as Error).message, sql).toMatch(/more than one row/);
+          expect(failure, textOf(sql)).toMatchObject({ code: '21000' });
+          expect((failure as Error).message, textOf(sql)).toMatch(/more than one row/);
         }
         // Nothing of the grants outlived their transactions.
         expect(await serviceMayExecute()).toEqual(before);
         // And the profiles they found were those of both publishers.
-        const profiles = await asService(db, (q) => q.query<{ id: string }>('select id from public.users'));
+        const profiles = await rawAsService(db, (q) => q.query<{ id: string }>('select id from public.users'));
         expect(profiles.map((r) => r.id)).toEqual(expect.arrayContaining([users.demo, users.demo2]));
       });
     });
 
     it("the other user's rows are all still there after the attempts", async () => {
-      const counts = await asService(db, (q) =>
+      const counts = await rawAsService(db, (q) =>
         q.query<{ n: number }>("select count(*)::int as n from public.apps where user_id = $1 and name <> 'Intruder app'", [users.demo2]),
       );
       const apps = await as(users.demo2, (q) => q.query('select id from public.apps'));
@@ -480,20 +485,17 @@ for (const engine of testEngines()) {
 
     it('an anonymous caller sees no user data, and reads pricing', async () => {
       for (const t of USER_TABLES) {
-        const result = await attempt(() => asAnonymous(db, (q) => q.query(`select ${t.owner} from public.${t.table}`)));
+        const result = await attempt(() => rawAsAnon(db, (q) => q.query(`select ${t.owner} from public.${t.table}`)));
         if (result.ok) expect(result.rows, t.table).toHaveLength(0);
         else expect(result.error).toMatch(DENIED);
       }
-      const pricing = await asAnonymous(db, (q) => q.query('select publisher_ad_revenue_share from public.pricing_settings'));
+      const pricing = await rawAsAnon(db, (q) => q.query('select publisher_ad_revenue_share from public.pricing_settings'));
       expect(pricing).toHaveLength(1);
     });
 
     it('service-only tables are closed to users and anonymous callers', async () => {
       for (const table of SERVICE_ONLY_TABLES) {
-        for (const run of [
-          (fn: (q: Queryable) => Promise<unknown[]>) => as(users.demo, fn),
-          (fn: (q: Queryable) => Promise<unknown[]>) => asAnonymous(db, fn),
-        ]) {
+        for (const run of [(fn: (q: Queryable) => Promise<unknown[]>) => as(users.demo, fn), (fn: (q: Queryable) => Promise<unknown[]>) => rawAsAnon(db, fn)]) {
           const result = await attempt(() => run((q) => q.query(`select * from public.${table}`)));
           if (result.ok) expect(result.rows, table).toHaveLength(0);
           else expect(result.error).toMatch(DENIED);

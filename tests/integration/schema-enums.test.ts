@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';

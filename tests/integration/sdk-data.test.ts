@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '@/lib/db/database';
+import type { Engine } from '@/lib/platform/db/engine';
 import { consentBody, dataBody, withdrawalBody } from '@/lib/schemas/sdk';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { newKey, sdk } from '../helpers/sdk';

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { archiveAppForm, revokeApiKeyForm } from '@/lib/console/forms';
 import { revokeApiKey } from '@/lib/console/writes';
-import { asAnonymous, asUser, type Queryable } from '@/lib/db/database';
-import { asService } from '@/lib/db/service';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Queryable } from '@/lib/platform/db/engine';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { hashApiKey } from '@/lib/sdk/api-key';
 import { validateKeyBody } from '@/lib/schemas/sdk';
 import { instrumented } from '../helpers/account';
@@ -11,6 +10,7 @@ import { suiteDatabase, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { badKeys, newApp, newKey, SDK_KEY_ROUTES, sdkRequest } from '../helpers/sdk';
 import { makeServices } from '../helpers/services';
+import { rawAsAnon, rawAsService, rawAsUser } from '../helpers/roles';
 
 /**
  * The SDK surface's credential, an app's key in `x-api-key`, on every engine: what
@@ -175,7 +175,7 @@ for (const engine of testEngines()) {
         // The console revokes an archived app's keys; the lookup refuses them by the app as well.
         const appId = await newApp(suite.db, suite.users.demo2, 'Archived alone');
         const made = await newKey(suite.db, suite.users.demo2, { appId });
-        await asService(suite.db, (q) => q.query('update public.apps set archived_at = now() where id = $1', [appId]));
+        await rawAsService(suite.db, (q) => q.query('update public.apps set archived_at = now() where id = $1', [appId]));
         const [key] = await suite.db.query<{ status: string }>('select status from public.api_keys where id = $1', [made.id]);
         expect(key!.status).toBe('active');
         const { res, body } = await call({ 'x-api-key': made.key });
@@ -253,7 +253,7 @@ for (const engine of testEngines()) {
 
       it('answers the one key whose hash is given, with its app', async () => {
         const made = await newKey(suite.db, suite.users.demo2, { name: 'Lookup', environment: 'development' });
-        const rows = await asAnonymous(suite.db, (q) => lookUp(q, hashApiKey(made.key)));
+        const rows = await rawAsAnon(suite.db, (q) => lookUp(q, hashApiKey(made.key)));
         expect(rows).toEqual([
           {
             id: made.id,
@@ -272,10 +272,10 @@ for (const engine of testEngines()) {
       });
 
       it('finds each key by its own hash, and only that key', async () => {
-        const keys = await asService(suite.db, (q) => q.query<{ id: string; key_hash: string }>('select id, key_hash from public.api_keys'));
+        const keys = await rawAsService(suite.db, (q) => q.query<{ id: string; key_hash: string }>('select id, key_hash from public.api_keys'));
         expect(keys.length).toBeGreaterThanOrEqual(5);
         for (const k of keys) {
-          const rows = await asAnonymous(suite.db, (q) => lookUp(q, k.key_hash));
+          const rows = await rawAsAnon(suite.db, (q) => lookUp(q, k.key_hash));
           expect(rows.map((r) => r.id)).toEqual([k.id]);
         }
       });
@@ -296,7 +296,7 @@ for (const engine of testEngines()) {
           made.key.slice(0, 16),
           `' or true --`,
         ]) {
-          const rows = await asAnonymous(suite.db, (q) => lookUp(q, probe));
+          const rows = await rawAsAnon(suite.db, (q) => lookUp(q, probe));
           expect(rows, JSON.stringify(probe)).toEqual([]);
         }
         // One function of one argument: no overload that takes nothing or a pattern.
@@ -308,7 +308,7 @@ for (const engine of testEngines()) {
 
       it('is the only way in: anon still cannot read api_keys or apps', async () => {
         for (const sql of ['select id from public.api_keys', 'select key_hash from public.api_keys', 'select id from public.apps']) {
-          const result = await asAnonymous(suite.db, (q) => q.query(sql)).then(
+          const result = await rawAsAnon(suite.db, (q) => q.query(sql)).then(
             (rows) => ({ rows }),
             (err: Error) => ({ error: err.message }),
           );
@@ -348,7 +348,7 @@ for (const engine of testEngines()) {
         });
         // A signed-in user finds a key of another publisher's by its hash, as anyone holding the key could.
         const made = await newKey(suite.db, suite.users.demo);
-        const rows = await asUser(suite.db, { sub: suite.users.demo2 }, (q) => lookUp(q, hashApiKey(made.key)));
+        const rows = await rawAsUser(suite.db, { sub: suite.users.demo2 }, (q) => lookUp(q, hashApiKey(made.key)));
         expect(rows.map((r) => r.id)).toEqual([made.id]);
       });
     });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { changePlacement, createApp, createPlacement, revokeApiKey, updateApp } from '@/lib/console/writes';
-import type { Engine } from '@/lib/db/database';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
+import type { Engine } from '@/lib/platform/db/engine';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { adBody, eventsBody } from '@/lib/schemas/sdk';
 import { rollUp } from '@/lib/sdk/rollup';

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine, Queryable } from '@/lib/db/database';
-import { runAsApp } from '@/lib/sdk/access';
+import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import { rollUp } from '@/lib/sdk/rollup';
 import { suiteDatabase, testEngines } from '../helpers/db';
+import { rawScriptAs, sdkClaims } from '../helpers/roles';
 
 /**
  * Row-level security of the SDK role, on every engine: a request that runs as one app (its
@@ -17,14 +17,14 @@ interface App {
   placementId: string;
 }
 
-/** Runs one statement as the app's SDK role; its rows, or the error's message. */
+/** Runs one statement as the app's SDK role, in one message with the claims as the SDK surface sends it; its rows, or the error's message. */
 async function asApp(
   db: Engine,
   app: { appId: string; userId?: string },
   sql: string,
 ): Promise<{ ok: true; rows: Record<string, unknown>[] } | { ok: false; error: string }> {
   try {
-    const results = await runAsApp(db, app.userId ? { appId: app.appId, userId: app.userId } : { appId: app.appId }, sql);
+    const results = await rawScriptAs(db, 'sdk', sdkClaims(app), [sql]);
     return { ok: true, rows: results[0] ?? [] };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
@@ -95,12 +95,12 @@ for (const engine of testEngines()) {
 
     it('cannot write a decision or an event for another app, or under another owner', async () => {
       const attempts = [
-        `insert into public.ad_decisions (app_id, placement_id) values ('${b.appId}', '${b.placementId}')`,
+        `insert into public.ad_decisions (app_id, placement_id) values ('${b.appId}', '${b.placementId}') returning 1`,
         // Its own app id on another app's placement: the foreign key (placement, app) refuses it.
-        `insert into public.ad_decisions (app_id, placement_id) values ('${a.appId}', '${b.placementId}')`,
-        `insert into public.ad_events (event_id, placement_id, user_id, app_id, kind) values ('x', '${b.placementId}', '${b.userId}', '${b.appId}', 'impression')`,
-        `insert into public.ad_events (event_id, placement_id, user_id, app_id, kind) values ('x', '${a.placementId}', '${b.userId}', '${a.appId}', 'impression')`,
-        `insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at) values ('${b.appId}', '${b.userId}', '${'a'.repeat(64)}', '{ai_interactions}', 'v1', now())`,
+        `insert into public.ad_decisions (app_id, placement_id) values ('${a.appId}', '${b.placementId}') returning 1`,
+        `insert into public.ad_events (event_id, placement_id, user_id, app_id, kind) values ('x', '${b.placementId}', '${b.userId}', '${b.appId}', 'impression') returning 1`,
+        `insert into public.ad_events (event_id, placement_id, user_id, app_id, kind) values ('x', '${a.placementId}', '${b.userId}', '${a.appId}', 'impression') returning 1`,
+        `insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at) values ('${b.appId}', '${b.userId}', '${'a'.repeat(64)}', '{ai_interactions}', 'v1', now()) returning 1`,
       ];
       for (const sql of attempts) {
         const result = await asApp(suite.db, a, sql);
@@ -110,18 +110,18 @@ for (const engine of testEngines()) {
 
     it('cannot change or delete recorded traffic, change campaigns, or run the roll-up', async () => {
       for (const sql of [
-        'update public.ad_events set revenue_usd = 1000',
-        'update public.ad_decisions set placement_id = placement_id',
-        'update public.ad_decisions set app_id = app_id',
-        'delete from public.ad_events',
-        'update public.ad_decisions set session_id = null',
+        'update public.ad_events set revenue_usd = 1000 returning 1',
+        'update public.ad_decisions set placement_id = placement_id returning 1',
+        'update public.ad_decisions set app_id = app_id returning 1',
+        'delete from public.ad_events returning 1',
+        'update public.ad_decisions set session_id = null returning 1',
         'select * from public.ad_traffic_counts',
-        'delete from public.ad_traffic_counts',
-        'delete from public.ad_decisions',
-        "update public.campaigns set status = 'paused'",
-        'update public.campaign_daily_spend set spent_usd = 0',
-        'update public.placements set impressions = 1000000',
-        "update public.data_records set status = 'sold'",
+        'delete from public.ad_traffic_counts returning 1',
+        'delete from public.ad_decisions returning 1',
+        "update public.campaigns set status = 'paused' returning 1",
+        'update public.campaign_daily_spend set spent_usd = 0 returning 1',
+        'update public.placements set impressions = 1000000 returning 1',
+        "update public.data_records set status = 'sold' returning 1",
         'select * from public.roll_up_ad_traffic()',
       ]) {
         const result = await asApp(suite.db, a, sql);

@@ -6,12 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import nextConfig from '@/next.config';
 import { config as proxyConfig, proxy } from '@/proxy';
 import { allPages } from '@/lib/content/pages';
-import { resetEnv } from '@/lib/env';
-import { COMMON_SECURITY_HEADERS } from '@/lib/http/security-headers';
-import { ROUTES } from '@/lib/registry';
+import { resetEnv } from '@/lib/platform/env';
+import { COMMON_SECURITY_HEADERS } from '@/lib/platform/http/security-headers';
+import { ROUTES } from '@/lib/schemas/registry';
 
 /**
- * Where the security headers are set (lib/http/security-headers.ts), checked with Next's own
+ * Where the security headers are set (lib/platform/http/security-headers.ts), checked with Next's own
  * matching code: proxy.ts runs for every page and for nothing else the route registry declares,
  * and gives each page answer its policy with a nonce Next will find; next.config.ts gives every
  * answer nosniff and a Referrer-Policy, except /oauth/authorize, which sets its own.

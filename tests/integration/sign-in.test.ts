@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
-import type { Engine } from '@/lib/db/database';
-import { asService } from '@/lib/db/service';
+import type { Engine } from '@/lib/platform/db/engine';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from '@/lib/auth/device';
 import { sessionCookieName } from '@/lib/auth/options';
 import { hashPassword } from '@/lib/auth/password';
@@ -10,10 +9,11 @@ import { sessionUser } from '@/lib/auth/session';
 import { signUpFromForm } from '@/lib/auth/signup';
 import { ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP, ATTEMPTS_PER_IP } from '@/lib/auth/throttle';
 import { requireOAuthSecrets } from '@/lib/oauth/secrets';
-import { DEMO_PASSWORD } from '@/lib/db/seed';
+import { DEMO_PASSWORD } from '@/lib/demo/seed';
 import type { Services } from '@/lib/services';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
 import { makeServices } from '../helpers/services';
+import { rawAsService } from '../helpers/roles';
 
 /** Signs in through the form's server action, from `ip` (with a device cookie); the user it signed in, or null (and the error code the page shows). */
 async function signIn(services: Services, email: string, password: string, ip: string, device?: string) {
@@ -107,7 +107,7 @@ describe('sign-up and sign-in', () => {
   it(`signs in ${ATTEMPTS_PER_IP + 10} different accounts from one address in one window`, async () => {
     const password = 'a-long-password';
     const emails = Array.from({ length: ATTEMPTS_PER_IP + 10 }, (_, i) => `office-${i}@example.com`);
-    await asService(db, async (q) => {
+    await rawAsService(db, async (q) => {
       const hash = await hashPassword(password);
       for (const email of emails) {
         const [u] = await q.query<{ id: string }>("insert into public.users (email, name, role) values ($1, 'Office', 'Publisher') returning id", [email]);
@@ -157,7 +157,7 @@ describe('sign-up and sign-in', () => {
     const next = new URL(await signUpFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.50' }), services), 'http://localhost');
     expect(next.pathname).toBe('/signin');
     expect(Object.fromEntries(next.searchParams)).toEqual({ created: '1', email: 'new.publisher@example.com', callbackUrl: '/oauth/authorize?x=1' });
-    const [row] = await asService(db, (q) =>
+    const [row] = await rawAsService(db, (q) =>
       q.query<{ name: string; company: string; password_hash: string }>(
         "select u.name, u.company, c.password_hash from public.users u join public.user_credentials c on c.user_id = u.id where u.email = 'new.publisher@example.com'",
       ),
@@ -218,13 +218,13 @@ describe('sign-up and sign-in', () => {
       const form = new FormData();
       for (const [k, v] of Object.entries({ email: 'gone@example.com', password: 'a-long-password', name: 'Gone', company: '' })) form.set(k, v);
       await signUpFromForm(form, new Headers(), services);
-      const [{ id }] = (await asService(db, (q) => q.query<{ id: string }>("select id from public.users where email = 'gone@example.com'"))) as [
+      const [{ id }] = (await rawAsService(db, (q) => q.query<{ id: string }>("select id from public.users where email = 'gone@example.com'"))) as [
         { id: string },
       ];
       const secrets = await requireOAuthSecrets(services);
       const cookie = `${sessionCookieName()}=${await encode({ token: { sub: id }, secret: secrets.sessionSecret })}`;
       expect(await sessionUser(request(cookie), secrets, db)).not.toBeNull();
-      await asService(db, (q) => q.query('delete from public.users where id = $1', [id]));
+      await rawAsService(db, (q) => q.query('delete from public.users where id = $1', [id]));
       expect(await sessionUser(request(cookie), secrets, db)).toBeNull();
     });
   });

@@ -3,11 +3,11 @@ import { signInFromForm } from '@/lib/auth/signin';
 import { signUpFromForm } from '@/lib/auth/signup';
 import { SIGN_UP_ERRORS } from '@/lib/auth/messages';
 import { ATTEMPTS_PER_ACCOUNT_AND_IP } from '@/lib/auth/throttle';
-import { asService } from '@/lib/db/service';
-import { DEMO_PASSWORD } from '@/lib/db/seed';
+import { DEMO_PASSWORD } from '@/lib/demo/seed';
 import type { Services } from '@/lib/services';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { makeServices } from '../helpers/services';
+import { rawAsService } from '../helpers/roles';
 
 /**
  * Sign-up does not tell whether an email address has an account: a new address and one that has
@@ -33,7 +33,7 @@ for (const engine of testEngines()) {
 
     /** Everything about an account that sign-up could change. */
     const account = async (email: string) => {
-      const rows = await asService(suite.db, (q) =>
+      const rows = await rawAsService(suite.db, (q) =>
         q.query<Record<string, unknown>>(
           `select u.id, u.email, u.name, u.company, u.role, u.created_at, c.password_hash
            from public.users u left join public.user_credentials c on c.user_id = u.id where u.email = $1`,
@@ -42,7 +42,7 @@ for (const engine of testEngines()) {
       );
       return rows;
     };
-    const userCount = async () => (await asService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.users')))[0]!.n;
+    const userCount = async () => (await rawAsService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.users')))[0]!.n;
 
     it('answers an email that has an account exactly as a new one, and creates or changes nothing', async () => {
       const before = await account('demo@example.com');

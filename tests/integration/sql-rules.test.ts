@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine, Row, Transaction } from '../../lib/db/engine';
+import type { Engine, Row, Transaction } from '../../lib/platform/db/engine';
 import { EVENT_REASONS } from '../../lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 

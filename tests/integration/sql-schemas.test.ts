@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../lib/db/engine';
+import type { Engine } from '../../lib/platform/db/engine';
 import { testEngines } from '../helpers/db';
 import { compareFunctionsWithFiles, readSchemaFiles, type SchemaFile } from '../helpers/sql-schemas';
 

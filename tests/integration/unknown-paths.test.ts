@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { env } from '@/lib/env';
-import { MemoryRateLimiter } from '@/lib/http/rate-limit';
-import type { RoutePath } from '@/lib/registry';
+import { env } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
+import type { RoutePath } from '@/lib/schemas/registry';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';
 

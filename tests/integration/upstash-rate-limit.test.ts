@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Engine } from '@/lib/db/database';
-import { resetEnv } from '@/lib/env';
-import { senderOf } from '@/lib/http/client-ip';
-import { UpstashRateLimiter, type RateLimitConfig } from '@/lib/http/rate-limit';
-import { log } from '@/lib/log';
+import type { Engine } from '@/lib/platform/db/engine';
+import { resetEnv } from '@/lib/platform/env';
+import { senderOf } from '@/lib/platform/http/client-ip';
+import { UpstashRateLimiter, type RateLimitConfig } from '@/lib/platform/http/rate-limit';
+import { log } from '@/lib/platform/log';
 import { openPgliteCopy } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices } from '../helpers/services';
@@ -13,7 +13,7 @@ import { findRedis, freePort, RedisConnection } from '../helpers/redis';
 import { startUpstashBridge, type UpstashBridge } from '../helpers/upstash-bridge';
 
 /**
- * The Upstash limiter (lib/http/rate-limit.ts) with the real @upstash/ratelimit and
+ * The Upstash limiter (lib/platform/http/rate-limit.ts) with the real @upstash/ratelimit and
  * @upstash/redis, against a real redis-server behind the test-only REST bridge: instances that
  * share one Redis share one budget, and an unreachable Redis lets requests through.
  */

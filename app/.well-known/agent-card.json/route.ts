@@ -1,4 +1,4 @@
-import { agentCardRoute } from '@/lib/a2a/handlers';
+import { agentCardRoute } from '@/lib/routes/a2a';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = agentCardRoute;

@@ -1,4 +1,4 @@
-import { jwksRoute } from '@/lib/oauth/handlers';
+import { jwksRoute } from '@/lib/routes/oauth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = jwksRoute;

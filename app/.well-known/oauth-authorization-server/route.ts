@@ -1,4 +1,4 @@
-import { authorizationServerMetadataRoute } from '@/lib/oauth/handlers';
+import { authorizationServerMetadataRoute } from '@/lib/routes/oauth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = authorizationServerMetadataRoute;

@@ -1,4 +1,4 @@
-import { agentIdentityRoute } from '@/lib/agent/handlers';
+import { agentIdentityRoute } from '@/lib/routes/agent';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = agentIdentityRoute;

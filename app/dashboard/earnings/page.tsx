@@ -4,11 +4,11 @@ import { getDailyEarnings, getEarnings, listApps } from '@/lib/account/operation
 import { todayUtc } from '@/lib/account/views';
 import { csvDataUrl, toCsv } from '@/lib/console/csv';
 import { clickThroughRate, formatCount, formatDay, formatUsd } from '@/lib/console/format';
-import { consolePrincipal } from '@/lib/console/session';
+import { consoleAccount } from '@/lib/console/session';
 import { DAILY_PERIODS, dailyQuery } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
 import { requirePublisher } from '../publisher';
-import { PayoutTable, PlacementTable, ScrollTable, Totals } from '../tables';
+import { PayoutsSection, PlacementTable, ScrollTable, Totals } from '../tables';
 import { DailyChart } from './chart';
 
 export const metadata: Metadata = { title: 'Earnings', robots: { index: false, follow: false } };
@@ -24,12 +24,12 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
   const parsed = dailyQuery.safeParse({ days: one(params.days), app_id: one(params.app_id), placement_id: one(params.placement_id) });
   const query = parsed.success ? parsed.data : dailyQuery.parse({});
   const s = services();
-  const principal = consolePrincipal(user, s.now());
+  const account = consoleAccount(user, s.database);
   const today = todayUtc(s.now());
   const [daily, earnings, { apps, placements }] = await Promise.all([
-    getDailyEarnings(principal, s.database, query, today),
-    getEarnings(principal, s.database, 50),
-    listApps(principal, s.database, 'all'),
+    getDailyEarnings(account, query, today),
+    getEarnings(account, 50),
+    listApps(account, 'all'),
   ]);
   const shown = placements.filter(
     (p) => p.status !== 'archived' && (!query.app_id || p.app_id === query.app_id) && (!query.placement_id || p.id === query.placement_id),
@@ -162,10 +162,7 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
         <p className="hint">CTR: clicks per impression. Fill rate: the share of ad requests that were filled. RPM: revenue per 1,000 impressions.</p>
       </section>
 
-      <section aria-labelledby="payouts">
-        <h2 id="payouts">Payouts</h2>
-        <PayoutTable payouts={earnings.payouts} />
-      </section>
+      <PayoutsSection payouts={earnings.payouts} />
     </div>
   );
 }

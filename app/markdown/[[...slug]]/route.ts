@@ -1,4 +1,4 @@
-import { markdownTwinRoute } from '@/lib/content/handlers';
+import { markdownTwinRoute } from '@/lib/routes/content';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = markdownTwinRoute;

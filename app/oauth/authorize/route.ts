@@ -1,4 +1,4 @@
-import { authorizeRoute } from '@/lib/oauth/handlers';
+import { authorizeRoute } from '@/lib/routes/oauth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = authorizeRoute;

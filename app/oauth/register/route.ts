@@ -1,4 +1,4 @@
-import { registerRoute } from '@/lib/oauth/handlers';
+import { registerRoute } from '@/lib/routes/oauth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = registerRoute;

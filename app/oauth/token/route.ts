@@ -1,4 +1,4 @@
-import { tokenRoute } from '@/lib/oauth/handlers';
+import { tokenRoute } from '@/lib/routes/oauth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = tokenRoute;

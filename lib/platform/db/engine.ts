@@ -20,17 +20,42 @@ export interface Transaction extends Queryable {
   exec(sql: string): Promise<void>;
 }
 
-export interface Engine extends Transaction {
+/**
+ * The key under which a `Database` holds its engine. Only lib/platform/db reads it
+ * (lib/platform/db/roles.ts): eslint.config.mjs keeps every other module of the service from
+ * importing this file, so the code above the platform layer holds a database it can run
+ * statements on only as a role, with statements made by the `sql` tag. A registered symbol:
+ * Next bundles this module into more than one chunk, and the process's database (kept on
+ * globalThis, lib/services.ts) is opened by one and used by the others.
+ */
+export const ENGINE = Symbol.for('monetize.engine');
+
+/** An open database as the service's code sees it: its kind, and nothing to run SQL with but the roles. */
+export interface Database {
   readonly kind: 'pglite' | 'postgres';
+  readonly [ENGINE]: Engine;
+}
+
+/**
+ * The transport: SQL text and parameters, for lib/db (migrations, roles), tests and scripts.
+ * Every engine is also the `Database` of itself.
+ */
+export interface Engine extends Transaction, Database {
   /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
-   * Runs statements without parameters, `;`-separated, as one message (the simple query
-   * protocol) and answers each one's rows. PostgreSQL runs such a message as one transaction:
-   * a setting made with `set_config(..., true)` holds for the statements after it and ends with
-   * them, a failure rolls the whole back, and it costs one round trip and no begin or commit.
+   * Runs statements without parameters as one message (the simple query protocol) and answers
+   * each one's rows. PostgreSQL runs such a message as one transaction: a setting made with
+   * `set_config(..., true)` holds for the statements after it and ends with them, a failure
+   * rolls the whole back, and it costs one round trip and no begin or commit.
+   *
+   * Every statement must answer rows (a `select`, or a write with `returning`): postgres.js
+   * answers nothing for a statement that does not, so the answers after it would shift by one.
+   * Both engines refuse such a script, so a test on either finds it. With `lastMayAnswerNothing`
+   * (for a caller whose other statements answer rows by construction: lib/platform/db/roles.ts, one
+   * statement after the settings), the last may answer nothing, and its answer is `[]`.
    */
-  script(text: string): Promise<Row[][]>;
+  script(statements: readonly string[], options?: { lastMayAnswerNothing?: boolean }): Promise<Row[][]>;
   close(): Promise<void>;
 }
 
@@ -55,7 +80,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
   // The data directory is the server's own state, not code: keep it out of the build's file tracing.
   const dataDir = options.dataDir ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), options.dataDir) : undefined;
   if (dataDir) mkdirSync(/*turbopackIgnore: true*/ dataDir, { recursive: true });
-  // One process per data directory (lib/db/pglite-lock.ts): a second one is refused, by name.
+  // One process per data directory (lib/platform/db/pglite-lock.ts): a second one is refused, by name.
   const release = dataDir ? lockDataDir(dataDir) : () => {};
   let db: InstanceType<typeof PGlite>;
   try {
@@ -84,26 +109,43 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
     },
   });
   const self = wrap(db);
-  return {
+  const engine: Engine & { dump(): Promise<Blob> } = {
     kind: 'pglite',
+    get [ENGINE]() {
+      return engine;
+    },
     query: self.query,
     exec: self.exec,
     // PGlite is one session for the whole process; its transaction() holds an exclusive lock,
     // so two concurrent transactions never interleave (and never see each other's settings).
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    script: async (text) => (await db.exec(text)).map((r) => r.rows as Row[]),
+    script: async (statements, options = {}) => {
+      const results = await db.exec(statements.join(';\n'));
+      const answering = options.lastMayAnswerNothing ? results.slice(0, -1) : results;
+      if (results.length !== statements.length || answering.some((r) => r.fields.length === 0)) throw new ScriptWithoutRows();
+      return results.map((r) => r.rows as Row[]);
+    },
     close: async () => {
       await db.close();
       release();
     },
     dump: async () => db.dumpDataDir('none'),
   };
+  return engine;
+}
+
+/** A script with a statement that answers no rows (Engine.script says why that is refused). */
+export class ScriptWithoutRows extends Error {
+  constructor() {
+    super('Every statement sent as one message must answer rows: end a write with `returning`.');
+    this.name = 'ScriptWithoutRows';
+  }
 }
 
 /**
  * A statement cut off by the deadline: SQLSTATE 57014 (query_canceled), the code PostgreSQL gives
  * a statement its `statement_timeout` cancels, so every caller treats it as the database being
- * unavailable (lib/db/errors.ts), never as a bug.
+ * unavailable (lib/platform/db/errors.ts), never as a bug.
  */
 export class DatabaseTimeout extends Error {
   readonly code = '57014';
@@ -116,7 +158,7 @@ export class DatabaseTimeout extends Error {
 export interface PostgresOptions {
   /**
    * The deadline of each statement, waiting for a connection included. The service sets it
-   * (DATABASE_TIMEOUT_MS, lib/db/database.ts); without it, as in the scripts that migrate, seed
+   * (DATABASE_TIMEOUT_MS, lib/platform/db/database.ts); without it, as in the scripts that migrate, seed
    * or fill a bench database with millions of rows, a statement may take as long as it needs.
    */
   timeoutMs?: number;
@@ -153,6 +195,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     prepare: parsed.port !== '6543',
     onnotice: () => {},
     types: {
+      // Our JSON values are JSON text already (lib/platform/db/sql.ts): sent as they are, not encoded again.
+      json: { to: 114, from: [114, 3802], serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)), parse: (x: string) => JSON.parse(x) },
       int8: { to: OID.INT8, from: [OID.INT8], serialize: String, parse: toNumber },
       numeric: { to: OID.NUMERIC, from: [OID.NUMERIC], serialize: String, parse: toNumber },
       date: { to: OID.DATE, from: [OID.DATE], serialize: String, parse: asIs },
@@ -172,8 +216,11 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     },
   });
   const self = wrap(sql);
-  return {
+  const engine: Engine = {
     kind: 'postgres',
+    get [ENGINE]() {
+      return engine;
+    },
     query: self.query,
     exec: self.exec,
     transaction: <T>(fn: (tx: Transaction) => Promise<T>) => {
@@ -199,14 +246,18 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         );
       });
     },
-    script: async (text) => {
-      const results = (await within(sql.unsafe(text).simple(), timeoutMs)) as unknown as Row[] | Row[][];
-      // One statement answers its rows; several answer a list of them.
+    script: async (statements, options = {}) => {
+      const results = (await within(sql.unsafe(statements.join(';\n')).simple(), timeoutMs)) as unknown as Row[] | Row[][];
+      // One statement that answers rows gives its rows; several, a list of them.
       const all = results.length > 0 && Array.isArray(results[0]) ? (results as Row[][]) : [results as Row[]];
+      // The last answered nothing, and the caller knows every other one answers rows.
+      if (options.lastMayAnswerNothing && all.length === statements.length - 1) all.push([]);
+      if (all.length !== statements.length) throw new ScriptWithoutRows();
       return all.map((rows) => [...rows]);
     },
     close: () => sql.end({ timeout: 5 }),
   };
+  return engine;
 }
 
 /** A statement of postgres.js: it starts when awaited, and can be cancelled. */

@@ -1,11 +1,9 @@
 import type { z } from 'zod';
-import type { ResourceName } from '../oauth/resources';
-import type { Scope } from '../schemas/account';
 
 /**
  * What a route declaration says: everything about a route except the code that answers it.
- * The registry (lib/registry.ts) holds one declaration per route file under app/; the kernel
- * (lib/http/kernel.ts) runs a declaration with its handlers; the OpenAPI document, the
+ * The registry (lib/schemas/registry.ts) holds one declaration per route file under app/; the kernel
+ * (lib/platform/http/kernel.ts) runs a declaration with its handlers; the OpenAPI document, the
  * `/api/v1` index, the batch allowlist, the MCP tools' scopes and the markdown-twin rewrite
  * read the declarations, so none of them can drift from the routes.
  */
@@ -16,27 +14,12 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export type DeclarableMethod = Exclude<HttpMethod, 'HEAD' | 'OPTIONS'>;
 
 /**
- * Who may call an operation, checked by the kernel before the query and body are read (so a
- * caller without a valid credential learns nothing about the parameters: 401 before 400).
- *
- * - `none`: anyone.
- * - `bearer`: an access token for `resource` (or the sandbox token); with `scope`, a token
- *   without it is a 403 `insufficient_scope`.
- * - `optional-bearer`: no credential is fine, but one that is sent must be valid.
- * - `forwarded-bearer`: the kernel checks nothing; the handler hands `Authorization` on to
- *   the operations it runs (the batch endpoint), and each of those checks it.
- * - `api-key`: an app's publishable SDK key in `x-api-key` (the SDK surface, `/functions/v1/*`).
- *   Missing, malformed or unknown is a 401 `invalid_token`; a revoked key, or a key of an
- *   archived app, is a 403 `forbidden`.
+ * Who may call an operation: a kind the composition root's credential step knows
+ * (lib/routes/credentials.ts), checked by the kernel before the query and body are read.
  */
-export type Credential =
-  | { kind: 'none' }
-  | { kind: 'bearer'; resource: ResourceName; scope?: Scope }
-  | { kind: 'optional-bearer'; resource: ResourceName }
-  | { kind: 'forwarded-bearer'; resource: ResourceName }
-  | { kind: 'api-key' }
-  /** An SDK key when the request has `x-api-key`; without one, the handler authenticates by other means (decision tokens). */
-  | { kind: 'optional-api-key' };
+export interface Credential {
+  readonly kind: string;
+}
 
 export interface ResponseDoc {
   description: string;
@@ -61,14 +44,14 @@ export interface OperationDoc {
   responses: Record<number, ResponseDoc>;
 }
 
-export interface OperationDeclaration {
-  credential: Credential;
+export interface OperationDeclaration<C extends Credential = Credential> {
+  credential: C;
   /** The query parameters, validated before the handler runs; unknown ones are ignored. */
   query?: z.ZodObject;
   body?: z.ZodType;
   /** How the body is encoded; `json` by default. */
   bodyType?: 'json' | 'form' | 'beacon';
-  /** The largest body accepted, when not the default (lib/http/input.ts, MAX_BODY_BYTES). */
+  /** The largest body accepted, when not the default (lib/platform/http/input.ts, MAX_BODY_BYTES). */
   maxBodyBytes?: number;
   /** Cache-Control of a successful answer; `no-store` by default and whenever a credential was sent. */
   cache?: string;
@@ -89,7 +72,7 @@ export interface Deprecation {
   link: string;
 }
 
-export interface RouteDeclaration {
+export interface RouteDeclaration<C extends Credential = Credential> {
   /** The route file's path under app/, e.g. `/api/v1/me/apps` or `/markdown/[[...slug]]`. */
   path: string;
   /** Which error shape the route speaks: the API envelope, or RFC 6749 for OAuth endpoints. */
@@ -110,5 +93,5 @@ export interface RouteDeclaration {
   /** Sends `API-Version` (REST routes). */
   apiVersion: boolean;
   deprecated?: Deprecation;
-  methods: Partial<Record<DeclarableMethod, OperationDeclaration>>;
+  methods: Partial<Record<DeclarableMethod, OperationDeclaration<C>>>;
 }

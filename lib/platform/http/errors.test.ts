@@ -5,7 +5,7 @@ import { ApiError, ERROR_CODES, type ErrorCode } from './errors';
 
 /** The closed table of API error codes, as published in content/docs/errors.md. */
 function documentedCodes(): Record<string, number> {
-  const page = readFileSync(path.resolve(__dirname, '../../content/docs/errors.md'), 'utf8');
+  const page = readFileSync(path.resolve(__dirname, '../../../content/docs/errors.md'), 'utf8');
   const section = page.slice(page.indexOf('| Code | Status |'));
   const table = section.slice(0, section.indexOf('\n\n'));
   return Object.fromEntries([...table.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1]!, Number(m[2])]));

@@ -46,6 +46,11 @@ export class ApiError extends Error {
   body(): ApiErrorBody & Record<string, unknown> {
     return { ...this.extra, error: { status: this.status, code: this.code, message: this.message } };
   }
+
+  /** An OAuth error answered by a route of the API envelope: its status's code where one fits. */
+  static fromOAuthError(err: OAuthError): ApiError {
+    return new ApiError(err.status === 429 ? 'rate_limited' : err.status === 503 ? 'unavailable' : 'invalid_request', err.description, err.headers);
+  }
 }
 
 /**
@@ -99,5 +104,11 @@ export class OAuthError extends Error {
 
   body(): { error: OAuthErrorCode; error_description: string } {
     return { error: this.code, error_description: this.description };
+  }
+
+  /** An API error answered by an OAuth route, in RFC 6749's shape. */
+  static fromApiError(err: ApiError): OAuthError {
+    const code = err.code === 'rate_limited' ? 'rate_limited' : err.code === 'unavailable' ? 'temporarily_unavailable' : 'invalid_request';
+    return new OAuthError(code, err.message, err.status, err.headers);
   }
 }

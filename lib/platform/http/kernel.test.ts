@@ -1,26 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { RouteDeclaration } from './declaration';
+import type { RouteDeclaration } from '../../schemas/registry';
 import { OAuthError } from './errors';
-import { bound, makeServices, testServices, setTestServices } from '../../tests/helpers/services';
-import {
-  defineRoute as define,
-  declarationOf,
-  routeOf,
-  json,
-  jsonText,
-  newRequestId,
-  API_VERSION,
-  type Handlers,
-  type JsonReply,
-  type RouteOptions,
-} from './kernel';
+import { bound, makeServices, testServices, setTestServices } from '../../../tests/helpers/services';
+import { defineRoute as define } from '../../routes/kernel';
+import type { Services } from '../../services';
+import { newRequestId } from './exchange';
+import { declarationOf, routeOf, json, jsonText, API_VERSION, type Handlers, type JsonReply, type RouteOptions } from './kernel';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
 
 /** A route whose handlers run with the test's services (and their rate limiter). */
-function defineRoute<R extends RouteDeclaration>(declaration: R, handlers: Handlers<R>, options?: RouteOptions) {
+function defineRoute<R extends RouteDeclaration>(declaration: R, handlers: Handlers<R, Services>, options?: RouteOptions) {
   return Object.assign(bound(define(declaration, handlers, options)), { declaration });
 }
 

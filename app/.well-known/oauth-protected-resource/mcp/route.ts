@@ -1,4 +1,4 @@
-import { mcpResourceMetadataRoute } from '@/lib/oauth/handlers';
+import { mcpResourceMetadataRoute } from '@/lib/routes/oauth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = mcpResourceMetadataRoute;

@@ -1,4 +1,4 @@
-import { nextAuthRoute } from '@/lib/auth/handlers';
+import { nextAuthRoute } from '@/lib/routes/auth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = nextAuthRoute;

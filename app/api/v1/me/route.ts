@@ -1,4 +1,4 @@
-import { profileRoute } from '@/lib/account/handlers';
+import { profileRoute } from '@/lib/routes/account';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = profileRoute;

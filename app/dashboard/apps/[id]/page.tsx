@@ -3,9 +3,9 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { listApiKeys, listApps } from '@/lib/account/operations';
 import { formatDay } from '@/lib/console/format';
-import { consolePrincipal } from '@/lib/console/session';
+import { consoleAccount } from '@/lib/console/session';
 import { adRequestSnippet, impressionSnippet } from '@/lib/console/snippets';
-import { env } from '@/lib/env';
+import { env } from '@/lib/platform/env';
 import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
 import { archiveAppAction, changePlacementAction, createApiKeyAction, createPlacementAction, revokeApiKeyAction, updateAppAction } from '../../actions';
@@ -22,8 +22,8 @@ export default async function AppPage({ params }: { params: Params }) {
   const { id } = await params;
   const user = await requirePublisher(`/dashboard/apps/${encodeURIComponent(id)}`);
   const s = services();
-  const principal = consolePrincipal(user, s.now());
-  const [{ apps, placements }, { api_keys: keys }] = await Promise.all([listApps(principal, s.database, 'all'), listApiKeys(principal, s.database, 'all')]);
+  const account = consoleAccount(user, s.database);
+  const [{ apps, placements }, { api_keys: keys }] = await Promise.all([listApps(account, 'all'), listApiKeys(account, 'all')]);
   // Only the publisher's own, active apps are listed: anything else is not found.
   const app = apps.find((a) => a.id === id);
   if (!app) notFound();

@@ -1,5 +1,5 @@
-import { unknownPathRoute } from '@/lib/http/not-found';
+import { unknownPathRoute } from '@/lib/routes/not-found';
 
-/** Any path under /functions/v1 that no route has: the API's 404 (lib/http/not-found.ts). */
+/** Any path under /functions/v1 that no route has: the API's 404 (lib/routes/not-found.ts). */
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = unknownPathRoute('/functions/v1/[[...unknown]]');

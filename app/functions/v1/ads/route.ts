@@ -1,4 +1,4 @@
-import { adsRoute } from '@/lib/sdk/handlers';
+import { adsRoute } from '@/lib/routes/sdk';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = adsRoute;

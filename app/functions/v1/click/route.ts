@@ -1,4 +1,4 @@
-import { clickRoute } from '@/lib/sdk/handlers';
+import { clickRoute } from '@/lib/routes/sdk';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = clickRoute;

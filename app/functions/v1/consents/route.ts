@@ -1,4 +1,4 @@
-import { consentsRoute } from '@/lib/sdk/handlers';
+import { consentsRoute } from '@/lib/routes/sdk';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = consentsRoute;

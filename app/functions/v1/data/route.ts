@@ -1,4 +1,4 @@
-import { dataRoute } from '@/lib/sdk/handlers';
+import { dataRoute } from '@/lib/routes/sdk';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = dataRoute;

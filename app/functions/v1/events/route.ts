@@ -1,4 +1,4 @@
-import { eventsRoute } from '@/lib/sdk/handlers';
+import { eventsRoute } from '@/lib/routes/sdk';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = eventsRoute;

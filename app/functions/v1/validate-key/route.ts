@@ -1,4 +1,4 @@
-import { validateKeyRoute } from '@/lib/sdk/handlers';
+import { validateKeyRoute } from '@/lib/routes/sdk';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = validateKeyRoute;

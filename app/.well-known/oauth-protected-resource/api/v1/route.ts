@@ -1,4 +1,4 @@
-import { apiResourceMetadataRoute } from '@/lib/oauth/handlers';
+import { apiResourceMetadataRoute } from '@/lib/routes/oauth';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiResourceMetadataRoute;

@@ -1,4 +1,4 @@
-import { apiKeysRoute } from '@/lib/account/handlers';
+import { apiKeysRoute } from '@/lib/routes/account';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiKeysRoute;

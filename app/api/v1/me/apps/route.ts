@@ -1,4 +1,4 @@
-import { appsRoute } from '@/lib/account/handlers';
+import { appsRoute } from '@/lib/routes/account';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = appsRoute;

@@ -1,4 +1,4 @@
-import { earningsRoute } from '@/lib/account/handlers';
+import { earningsRoute } from '@/lib/routes/account';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = earningsRoute;

@@ -1,4 +1,4 @@
-import { dailyEarningsRoute } from '@/lib/account/handlers';
+import { dailyEarningsRoute } from '@/lib/routes/account';
 
 export const dynamic = 'force-dynamic';
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = dailyEarningsRoute;

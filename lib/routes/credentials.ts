@@ -1,0 +1,51 @@
+import type { CheckedCredential } from '../platform/http/kernel';
+import { authenticate, requireScope, type Principal, type TokenCheck } from '../oauth/bearer';
+import type { Credential } from '../schemas/registry';
+import { authenticateApiKey, type AppPrincipal, type KeyCheck } from '../sdk/keys';
+import type { RateLimiter } from '../platform/http/rate-limit';
+
+/**
+ * The credential step of the kernel for each kind of credential a route may declare
+ * (`Credential`, lib/schemas/registry.ts): what it checks and what the handler is given.
+ */
+
+declare module '../platform/http/kernel' {
+  interface Principals {
+    none: undefined;
+    bearer: Principal;
+    'optional-bearer': Principal | null;
+    'forwarded-bearer': undefined;
+    'api-key': AppPrincipal;
+    'optional-api-key': AppPrincipal | null;
+  }
+}
+
+/** What the checks need from the request's services: the token key and the clock, the database for SDK keys, the keys' budget. */
+export type CredentialServices = TokenCheck & KeyCheck & { readonly keyRateLimiter: RateLimiter };
+
+const KEY_OVER_BUDGET = "This API key's requests are over its budget: wait for the number of seconds in Retry-After, then retry.";
+
+/** Throws the 401, 403 or 503 of the credential; answers the caller's principal (and an SDK key's budget). */
+export async function checkCredential(credential: Credential, request: { headers: Headers }, services: CredentialServices): Promise<CheckedCredential> {
+  switch (credential.kind) {
+    case 'none':
+    case 'forwarded-bearer':
+      return { principal: undefined };
+    case 'optional-bearer':
+      return { principal: await authenticate(request, credential.resource, services, { required: false }) };
+    case 'bearer': {
+      // RFC 6750 §3.1: 401 or 403 with a challenge.
+      const principal = await authenticate(request, credential.resource, services);
+      if (credential.scope) requireScope(principal, credential.scope, credential.resource);
+      return { principal };
+    }
+    case 'api-key':
+      return withKeyBudget(await authenticateApiKey(request, services), services);
+    case 'optional-api-key':
+      return request.headers.has('x-api-key') ? withKeyBudget(await authenticateApiKey(request, services), services) : { principal: null };
+  }
+}
+
+function withKeyBudget(app: AppPrincipal, services: CredentialServices): CheckedCredential {
+  return { principal: app, budget: { limiter: services.keyRateLimiter, key: `key:${app.keyId}`, refusal: KEY_OVER_BUDGET } };
+}
