@@ -31,13 +31,13 @@ const MAIN_ENDPOINTS = [
     body: JSON.stringify({ requests: Array.from({ length: 20 }, (_, i) => ({ path: SANDBOX_PATHS[i % SANDBOX_PATHS.length] })) }),
   },
   { name: 'GET /api/v1/me/apps (token, PGlite)', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.4 },
-  { name: 'GET /api/v1/me/apps (token, PostgreSQL)', target: 'postgres', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.6 },
+  { name: 'GET /api/v1/me/apps (token, PostgreSQL)', target: 'postgres', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.6, compareBefore: true },
   // The SDK's hot paths, as publishers' apps load them: an app's key, 50 connections (many
   // clients at once), on PostgreSQL. Ads: one placement, no session (no frequency cap). Events:
   // 50 first impressions per request, each of its own decision (scripts/bench-sdk.ts), so every
   // one is recorded; afterwards the database must hold each exactly once.
-  { name: 'GET /functions/v1/ads (PostgreSQL)', target: 'postgres', sdk: 'ads', connections: 50, atLeast: 0.5, p99AtMost: 2 },
-  { name: 'POST /functions/v1/events, 50 per request (PostgreSQL)', target: 'postgres', sdk: 'events', connections: 50, atLeast: 0.3 },
+  { name: 'GET /functions/v1/ads (PostgreSQL)', target: 'postgres', sdk: 'ads', connections: 50, atLeast: 0.5, p99AtMost: 2, compareBefore: true },
+  { name: 'POST /functions/v1/events, 50 per request (PostgreSQL)', target: 'postgres', sdk: 'events', connections: 50, atLeast: 0.3, compareBefore: true },
   // What each in-process cache is worth: the same endpoint with the cache turned off
   // (CACHES_OFF, lib/platform/cache/lru.ts). BENCH_ONLY=cache measures only these and their endpoints.
   { name: 'GET /api/v1/pricing [cache: pricing off]', target: 'pglite', path: '/api/v1/pricing', env: { CACHES_OFF: 'pricing' } },
@@ -45,9 +45,13 @@ const MAIN_ENDPOINTS = [
   { name: 'GET /api/v1/me/apps (token, PGlite) [cache: tokens off]', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, env: { CACHES_OFF: 'tokens' } },
   { name: 'GET /api/v1/me/apps (sandbox) [cache: sandbox off]', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX, env: { CACHES_OFF: 'sandbox' } },
 ];
-// With BENCH_BEFORE, each endpoint marked `compareBefore` is measured on that revision right after.
+// With BENCH_BEFORE, each endpoint marked `compareBefore` is measured on that revision right after,
+// on the same kind of database.
+const BEFORE_TARGET_OF = { pglite: 'before', postgres: 'before-postgres' };
 export const ENDPOINTS = MAIN_ENDPOINTS.flatMap((e) =>
-  BEFORE && e.compareBefore ? [e, { ...e, name: `${e.name} [before ${BEFORE}]`, target: 'before', atLeast: undefined }] : [e],
+  BEFORE && e.compareBefore
+    ? [e, { ...e, name: `${e.name} [before ${BEFORE}]`, target: BEFORE_TARGET_OF[e.target], atLeast: undefined, p99AtMost: undefined }]
+    : [e],
 );
 
 /**

@@ -26,13 +26,13 @@ export async function measureEndpoint(endpoint, prepared) {
   // for each endpoint that needs one: minted while no server holds the embedded database.
   const fresh = target.fresh !== false && !prepared.has(`${endpoint.target} fresh`);
   prepared.set(`${endpoint.target} fresh`, true);
-  const token = endpoint.token || fresh ? mintToken(serverEnv, fresh) : undefined;
+  const token = endpoint.token || fresh ? mintToken(serverEnv, fresh, target.cwd) : undefined;
   let headers = endpoint.token ? { ...endpoint.headers, authorization: `Bearer ${token}` } : endpoint.headers;
   let pathAndQuery = endpoint.path;
   const request = { method: endpoint.method, body: endpoint.body, connections: endpoint.connections };
   let sdkLoad;
   if (endpoint.sdk) {
-    sdkLoad = sdkLoadFor(endpoint.sdk, prepareSdk(serverEnv));
+    sdkLoad = sdkLoadFor(endpoint.sdk, prepareSdk(serverEnv, target.cwd));
     ({ headers, path: pathAndQuery } = sdkLoad);
     Object.assign(request, sdkLoad.request);
   }

@@ -28,24 +28,36 @@ export const TARGETS = {
     port: 3302,
     env: { DATABASE_URL: databaseOn(POSTGRES_SERVER, 'monetize_bench') },
     ready: '/api/v1/pricing',
-    /** Creates the database anew; false when no PostgreSQL answers. */
-    async create() {
-      const admin = postgres(POSTGRES_SERVER, { max: 1, connect_timeout: 5, onnotice: () => {} });
-      try {
-        await admin.unsafe('drop database if exists monetize_bench with (force)');
-        await admin.unsafe('create database monetize_bench');
-        return true;
-      } catch (err) {
-        console.log(`  (no PostgreSQL at ${new URL(POSTGRES_SERVER).host}: ${err.message}; its endpoints are skipped)`);
-        return false;
-      } finally {
-        await admin.end({ timeout: 1 });
-      }
-    },
+    create: () => freshDatabase('monetize_bench'),
   },
 };
-// BENCH_BEFORE (./before.mjs): that revision's checkout, served beside ours.
-if (BEFORE) TARGETS.before = BEFORE_TARGET;
+// BENCH_BEFORE (./before.mjs): that revision's checkout, served beside ours, on the embedded
+// database and on a PostgreSQL database of its own, migrated and filled by its own scripts.
+if (BEFORE) {
+  TARGETS.before = BEFORE_TARGET;
+  TARGETS['before-postgres'] = {
+    port: 3304,
+    cwd: BEFORE_TARGET.cwd,
+    env: { DATABASE_URL: databaseOn(POSTGRES_SERVER, 'monetize_bench_before') },
+    ready: '/api/v1/pricing',
+    create: () => freshDatabase('monetize_bench_before'),
+  };
+}
+
+/** Creates the database `name` anew on the PostgreSQL server; false when none answers. */
+async function freshDatabase(name) {
+  const admin = postgres(POSTGRES_SERVER, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.unsafe(`create database ${name}`);
+    return true;
+  } catch (err) {
+    console.log(`  (no PostgreSQL at ${new URL(POSTGRES_SERVER).host}: ${err.message}; its endpoints are skipped)`);
+    return false;
+  } finally {
+    await admin.end({ timeout: 1 });
+  }
+}
 
 function databaseOn(serverUrl, name) {
   const url = new URL(serverUrl);
