@@ -105,6 +105,13 @@ function eventPosts(): SentEvent[][] {
   return requests('/functions/v1/events').map((r) => (JSON.parse(String(r.init.body)) as { events: SentEvent[] }).events);
 }
 
+/** The ids of every event posted by fetch, in order. */
+function postedIds(): string[] {
+  return eventPosts()
+    .flat()
+    .map((e) => e.id);
+}
+
 /** A fetch answer that never comes, unless the request is aborted (as a real fetch rejects then). */
 function pendingUntilAborted(init: RequestInit): Promise<Response> {
   return new Promise((_resolve, reject) => {
@@ -924,11 +931,7 @@ describe('one impression per decision', () => {
     await vi.advanceTimersByTimeAsync(5000);
 
     expect(eventsOf('viewable')).toHaveLength(1);
-    expect(
-      eventPosts()
-        .flat()
-        .map((e) => e.id),
-    ).toEqual([`${ad.decision_id}.impression`]);
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`]);
 
     // Once counted, watching it again watches nothing.
     const third = slot();
@@ -954,11 +957,7 @@ describe('one impression per decision', () => {
     see(again.root, 1);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(eventsOf('viewable')).toHaveLength(1);
-    expect(
-      eventPosts()
-        .flat()
-        .map((e) => e.id),
-    ).toEqual([`${ad.decision_id}.impression`]);
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`]);
   });
 
   it('counts a decision rendered again after being destroyed before it was viewable, once', async () => {
@@ -975,11 +974,7 @@ describe('one impression per decision', () => {
     const again = await renderAd(c, ad);
     see(again.root, 1);
     await vi.advanceTimersByTimeAsync(5000);
-    expect(
-      eventPosts()
-        .flat()
-        .map((e) => e.id),
-    ).toEqual([`${ad.decision_id}.impression`]);
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`]);
   });
 
   it('does not send an impression for a decision another copy of the SDK on the page already counted', async () => {
@@ -1005,11 +1000,7 @@ describe('one impression per decision', () => {
     see(other, 1);
     await vi.advanceTimersByTimeAsync(5000);
     expect(impressed.has(mine.decision_id)).toBe(true);
-    expect(
-      eventPosts()
-        .flat()
-        .map((e) => e.id),
-    ).toEqual([`${mine.decision_id}.impression`]);
+    expect(postedIds()).toEqual([`${mine.decision_id}.impression`]);
   });
 });
 
