@@ -38,9 +38,9 @@ if (BEFORE) {
   TARGETS['before-postgres'] = {
     port: 3304,
     cwd: BEFORE_TARGET.cwd,
-    env: { DATABASE_URL: databaseOn(POSTGRES_SERVER, 'monetize_bench_before') },
+    env: { DATABASE_URL: databaseOn(POSTGRES_SERVER, 'monetize_before_bench') },
     ready: '/api/v1/pricing',
-    create: () => freshDatabase('monetize_bench_before'),
+    create: () => freshDatabase('monetize_before_bench'),
   };
 }
 
