@@ -9,23 +9,15 @@ import { parseScopes, type Scope } from './scopes';
  * The checks of an authorization request, in the order RFC 6749 §4.1.2.1 and RFC 9700 §4.1
  * require: until the client and its redirect URI are known to be right, an error is shown on
  * our own page and never redirected (a redirect to an unchecked URI is an open redirector).
- * After that, errors go back to the client with `error`, `state` and `iss` (RFC 9207), but only
- * for a client someone verified: anyone can register a client (or publish a metadata document)
- * with any redirect URI, and an error redirect happens before the user does anything, which
- * would make us an open redirector to that URI (RFC 9700 §4.11.2). For the others the error
- * is shown on our own page, with its code. The one redirect every client gets is the answer
- * to the user's own decision: the code after Approve, `access_denied` after Deny.
+ * After that, errors go back to the client's registered redirect URI with `error`, `state` and
+ * `iss` (RFC 6749 §4.1.2.1, RFC 9207), for every client, as the interface says: nearly every
+ * client registers itself, and a native or command-line client waiting on its loopback callback
+ * would otherwise never learn that its request failed. The redirect goes only to a URI the
+ * client registered (exact match), and carries nothing but the error, its description, the
+ * client's own state and our issuer; SECURITY.md weighs what is left of RFC 9700 §4.11.2.
  */
 
 export const MAX_STATE_LENGTH = 1024;
-
-/** The error page's title for each error an unverified client is shown on our page. */
-const ERROR_TITLES: Record<string, string> = {
-  invalid_request: 'Invalid request',
-  unsupported_response_type: 'Unsupported request',
-  invalid_scope: 'Unknown permission',
-  invalid_target: 'Unknown resource',
-};
 
 export interface AuthorizationRequest {
   client: Client;
@@ -81,13 +73,13 @@ export async function checkAuthorizationRequest(params: URLSearchParams, lookup:
     if (!redirectUri) return page('Invalid redirect URI', 'The redirect URI in the request is not one this application registered.');
   }
 
-  // From here on a verified client gets the error at its redirect URI; any other, on our page.
+  // From here on the client gets the error at its redirect URI.
   const stateParam = single(params, 'state');
   const state = stateParam.ok ? stateParam.value : null;
-  const fail = (error: string, description: string): AuthorizeCheck =>
-    client.verified
-      ? { kind: 'redirect', location: authorizationResponseUrl(redirectUri, { error, error_description: description, state }) }
-      : page(ERROR_TITLES[error] ?? 'Invalid request', `${description} (${error})`);
+  const fail = (error: string, description: string): AuthorizeCheck => ({
+    kind: 'redirect',
+    location: authorizationResponseUrl(redirectUri, { error, error_description: description, state }),
+  });
 
   // RFC 6749 §3.1: request parameters must not be included more than once.
   for (const name of ['response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method']) {

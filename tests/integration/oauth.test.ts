@@ -306,39 +306,39 @@ for (const engine of testEngines()) {
         expect(await res.text()).toContain('Unknown application');
       });
 
-      // Any client can register any redirect URI, so an error found after it was checked is
-      // shown on our own page (RFC 9700 §4.11.2): redirecting it at once, before the user did
-      // anything, would make us an open redirector. Its code is on the page.
-      const shown = async (extra: Record<string, string | null>) => {
+      // An error found after the client and its redirect URI were checked goes back to that
+      // registered URI, with the client's state and our issuer (RFC 6749 §4.1.2.1, RFC 9207),
+      // for a self-registered client too: the interface says so, and a native client waiting on
+      // its loopback callback learns of it no other way.
+      const redirected = async (extra: Record<string, string | null>, cookie?: string) => {
         const clientId = await publicClient();
-        const res = await openAuthorize(authorizeParams(clientId, extra).toString(), await sessionCookie(suite.users.demo));
-        expect(res.status).toBe(400);
-        expect(res.headers.get('location')).toBeNull();
-        const page = await res.text();
-        expect(page).not.toContain('127.0.0.1:8765');
-        return /\((invalid_request|invalid_scope|unsupported_response_type|invalid_target)\)/.exec(page)?.[1];
+        const res = await openAuthorize(authorizeParams(clientId, extra).toString(), cookie);
+        expect(res.status).toBe(302);
+        const location = new URL(res.headers.get('location')!);
+        expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8765/callback');
+        expect(location.searchParams.get('state')).toBe('st-123');
+        expect(location.searchParams.get('iss')).toBe(BASE);
+        expect(location.searchParams.has('code')).toBe(false);
+        return location.searchParams.get('error');
       };
 
-      it('shows PKCE plain as invalid_request on our page', async () => {
-        expect(await shown({ code_challenge_method: 'plain', code_challenge: VERIFIER })).toBe('invalid_request');
+      it('sends PKCE plain back to the client as invalid_request', async () => {
+        expect(await redirected({ code_challenge_method: 'plain', code_challenge: VERIFIER }, await sessionCookie(suite.users.demo))).toBe('invalid_request');
       });
-      it('shows a missing code_challenge as invalid_request on our page', async () => {
-        expect(await shown({ code_challenge: null, code_challenge_method: null })).toBe('invalid_request');
+      it('sends a missing code_challenge back to the client as invalid_request', async () => {
+        expect(await redirected({ code_challenge: null, code_challenge_method: null }, await sessionCookie(suite.users.demo))).toBe('invalid_request');
       });
-      it('shows a scope outside the four as invalid_scope on our page', async () => {
-        expect(await shown({ scope: 'profile:read admin:write' })).toBe('invalid_scope');
+      it('sends a scope outside the four back to the client as invalid_scope', async () => {
+        expect(await redirected({ scope: 'profile:read admin:write' }, await sessionCookie(suite.users.demo))).toBe('invalid_scope');
       });
-      it('shows response_type=token as unsupported_response_type on our page', async () => {
-        expect(await shown({ response_type: 'token' })).toBe('unsupported_response_type');
+      it('sends response_type=token back to the client as unsupported_response_type', async () => {
+        expect(await redirected({ response_type: 'token' }, await sessionCookie(suite.users.demo))).toBe('unsupported_response_type');
       });
-      it('shows an unknown resource as invalid_target on our page', async () => {
-        expect(await shown({ resource: 'https://evil.example/api' })).toBe('invalid_target');
+      it('sends an unknown resource back to the client as invalid_target', async () => {
+        expect(await redirected({ resource: 'https://evil.example/api' }, await sessionCookie(suite.users.demo))).toBe('invalid_target');
       });
-      it('shows the error without a session too: nothing is redirected before the user acts', async () => {
-        const clientId = await publicClient();
-        const res = await openAuthorize(authorizeParams(clientId, { response_type: 'token' }).toString());
-        expect(res.status).toBe(400);
-        expect(res.headers.get('location')).toBeNull();
+      it('sends the error back without a session too: the request was wrong before anyone signed in', async () => {
+        expect(await redirected({ response_type: 'token' })).toBe('unsupported_response_type');
       });
 
       it('refuses a consent POST without its CSRF token', async () => {
