@@ -48,8 +48,6 @@ export interface Services {
   readonly caches: Caches;
   /** The key that signs decision tokens and hashes client addresses, the same on every instance. */
   sdkSecret(): Promise<Buffer>;
-  /** Client registrations per address and hour (OAUTH_REGISTRATIONS_PER_HOUR), each one stored for at least a day. */
-  readonly registrations: RateLimiter;
   /** How many client metadata documents this instance may fetch, per address and overall (lib/oauth/client-lookup.ts). */
   readonly metadataFetches: MetadataFetchBudget;
 }
@@ -90,7 +88,6 @@ export interface ServiceOverrides {
   database?: Database | (() => Promise<Database>);
   rateLimiter?: RateLimiter;
   keyRateLimiter?: RateLimiter;
-  registrations?: RateLimiter;
   attempts?: AttemptLimiters;
   now?: () => number;
   /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
@@ -135,7 +132,6 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     // Tokens signed by one instance are checked by another: no fallback to a key of this
     // process, and a failure is retried on the next request.
     sdkSecret: retrying(() => storedKey('sdk_token_key', database)),
-    registrations: overrides.registrations ?? createRateLimiter({ max: env().OAUTH_REGISTRATIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:register'),
     metadataFetches: new MetadataFetchBudget(now),
   };
 }

@@ -70,7 +70,6 @@ async function startApp(port) {
       PUBLIC_BASE_URL: base,
       PGLITE_DATA_DIR: dataDir,
       RATE_LIMIT_MAX: '100000',
-      OAUTH_REGISTRATIONS_PER_HOUR: '100000',
       LOG_LEVEL: 'warn',
       OAUTH_SIGNING_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),

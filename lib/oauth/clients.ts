@@ -98,16 +98,32 @@ export const UNUSED_CLIENT_TTL_H = 24;
 export const IDLE_CLIENT_TTL_DAYS = 180;
 /** How many expired clients one registration deletes: enough to outpace any registration rate the budgets allow. */
 const SWEEP = 100;
+/**
+ * How many clients nobody approved yet one address (an IPv6 /64) may have registered within
+ * the last day. What a stranger can store is bounded by this, not by how often they register:
+ * a CI pipeline that registers a client per run and approves it, or an office behind one
+ * address, is never refused; a registration left pending expires after UNUSED_CLIENT_TTL_H.
+ */
+export const MAX_PENDING_CLIENTS_PER_ADDRESS = 100;
+
+/** A registration: the client, or the refusal of an address at its limit, with when a place frees up. */
+export type Registration = { ok: true; client: RegisteredClient } | { ok: false; retryAfterS: number };
 
 /**
  * Creates the client; the secret exists only in the answer, the database keeps its hash. Each
  * registration first deletes up to SWEEP clients that expired (never authorized within a day,
- * or not for 180 days), so what strangers can store stays bounded with no scheduler.
+ * or not for 180 days), so what strangers can store stays bounded with no scheduler, then
+ * refuses an address (`from`, a keyed hash of it) that has MAX_PENDING_CLIENTS_PER_ADDRESS
+ * clients pending. Registrations from one address take turns (an advisory lock on its hash, held
+ * to the end of the message), so two at once cannot both take the last place.
  */
-export async function registerClient(input: RegistrationInput, engine: Database): Promise<RegisteredClient> {
+export async function registerClient(input: RegistrationInput, from: string, engine: Database): Promise<Registration> {
   const clientId = `mcl_${randomBytes(16).toString('base64url')}`;
   const secret = input.token_endpoint_auth_method === 'none' ? undefined : `mcs_${randomBytes(32).toString('base64url')}`;
-  const [, [row] = []] = (await asService(engine).script(
+  const pending = sql`public.oauth_clients p
+    where p.registered_from = ${from} and p.last_used_at is null and p.created_at > now() - make_interval(hours => ${UNUSED_CLIENT_TTL_H})`;
+  const [, , [row] = [], [oldest] = []] = (await asService(engine).script(
+    sql`select 1 as locked from pg_advisory_xact_lock(hashtext(${`oauth_register ${from}`}))`,
     sql`delete from public.oauth_clients where client_id in (
           select client_id from public.oauth_clients
           where last_used_at is null and created_at < now() - make_interval(hours => ${UNUSED_CLIENT_TTL_H})
@@ -116,11 +132,14 @@ export async function registerClient(input: RegistrationInput, engine: Database)
           where last_used_at < now() - make_interval(days => ${IDLE_CLIENT_TTL_DAYS})
           limit ${SWEEP})
         returning 1`,
-    sql`insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash)
-        values (${clientId}, ${input.client_name}, ${input.redirect_uris}::text[], ${input.token_endpoint_auth_method}, ${secret ? hashClientSecret(secret) : null})
+    sql`insert into public.oauth_clients (client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash, registered_from)
+        select ${clientId}, ${input.client_name}, ${input.redirect_uris}::text[], ${input.token_endpoint_auth_method}, ${secret ? hashClientSecret(secret) : null}, ${from}
+        where (select count(*) from ${pending}) < ${MAX_PENDING_CLIENTS_PER_ADDRESS}
         returning created_at`,
-  )) as [unknown, { created_at: Date }[]?];
-  return {
+    sql`select ceil(extract(epoch from min(p.created_at) + make_interval(hours => ${UNUSED_CLIENT_TTL_H}) - now()))::int as retry_after_s from ${pending}`,
+  )) as [unknown, unknown, { created_at: Date }[]?, { retry_after_s: number | null }[]?];
+  if (!row) return { ok: false, retryAfterS: Math.max(1, oldest?.retry_after_s ?? 1) };
+  const client: RegisteredClient = {
     client_id: clientId,
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
     client_id_issued_at: Math.floor(row!.created_at.getTime() / 1000),
@@ -130,6 +149,7 @@ export async function registerClient(input: RegistrationInput, engine: Database)
     grant_types: ['authorization_code'],
     response_types: ['code'],
   };
+  return { ok: true, client };
 }
 
 export async function findRegisteredClient(clientId: string, engine: Database): Promise<Client | null> {

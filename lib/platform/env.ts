@@ -55,8 +55,6 @@ const schema = z
     RATE_LIMIT_MAX: positiveInt(120),
     /** Length of the rate-limit window in seconds. */
     RATE_LIMIT_WINDOW_S: positiveInt(60),
-    /** Client registrations (`POST /oauth/register`) allowed per hour and client address (an IPv6 /64), on top of the rate limit. */
-    OAUTH_REGISTRATIONS_PER_HOUR: positiveInt(20),
     /** Requests allowed per window and SDK key (content/docs/rate-limits.md), on top of the per-address budget. */
     SDK_KEY_RATE_LIMIT_MAX: positiveInt(6000),
     /** Seconds between two runs of the ad traffic roll-up in a long-running server; 0 turns it off (pg_cron runs it instead). */

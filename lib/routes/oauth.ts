@@ -1,8 +1,7 @@
 import { sessionUser } from '../auth/session';
 import { env } from '../platform/env';
-import { senderOf } from '../platform/http/client-ip';
+import { addressHash } from '../platform/http/client-ip';
 import { OAuthError } from '../platform/http/errors';
-import { retryAfterSeconds } from '../platform/http/rate-limit';
 import { json } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { absoluteUrl, NO_STORE_HEADERS } from '../platform/http/responses';
@@ -11,7 +10,7 @@ import { ROUTES } from '../schemas/registry';
 import { MAX_AUTHORIZATION_REQUEST } from '../schemas/oauth';
 import { authorizationResponseUrl, checkAuthorizationRequest, type AuthorizeCheck } from '../oauth/authorize';
 import { lookupClient } from '../oauth/client-lookup';
-import { registerClient, validateRegistration } from '../oauth/clients';
+import { MAX_PENDING_CLIENTS_PER_ADDRESS, registerClient, validateRegistration } from '../oauth/clients';
 import { issueCode } from '../oauth/codes';
 import { checkConsentToken, consentPage, consentToken, errorPage, PAGE_HEADERS } from '../oauth/consent';
 import { authorizationServerMetadata, protectedResourceMetadata, supportedGrantTypes } from '../oauth/metadata';
@@ -105,18 +104,20 @@ export const registerRoute = defineRoute(ROUTES['/oauth/register'], {
     const db = await services.database();
     const key = idempotencyKey(request);
     const input = validateRegistration(body);
-    // Each registration is stored for at least a day: it has a budget of its own, far below the rate limit.
-    const budget = await services.registrations.consume(senderOf(clientIp));
-    if (!budget.allowed) {
-      const wait = String(retryAfterSeconds(budget.resetAt, services.now()));
+    // What one address may leave pending is bounded (lib/oauth/clients.ts), not how often it registers.
+    const from = addressHash(await services.sdkSecret(), clientIp);
+    const register = async () => {
+      const registration = await registerClient(input, from, db);
+      if (registration.ok) return registration.client;
+      const wait = String(registration.retryAfterS);
       throw new OAuthError(
         'rate_limited',
-        `Too many clients registered from this address: wait ${wait} seconds (Retry-After), or reuse a client you registered.`,
+        `This address has ${MAX_PENDING_CLIENTS_PER_ADDRESS} registered clients nobody approved in the last day: approve or reuse one, or wait ${wait} seconds (Retry-After).`,
         429,
         { 'Retry-After': wait },
       );
-    }
-    if (key === null) return json(await registerClient(input, db), { status: 201, headers: NO_STORE_HEADERS });
+    };
+    if (key === null) return json(await register(), { status: 201, headers: NO_STORE_HEADERS });
     return idempotentResponse({
       engine: db,
       now: services.now,
@@ -124,7 +125,7 @@ export const registerRoute = defineRoute(ROUTES['/oauth/register'], {
       principal: clientIp,
       key,
       fingerprint: JSON.stringify(input),
-      run: async () => ({ status: 201, body: JSON.stringify(await registerClient(input, db)) }),
+      run: async () => ({ status: 201, body: JSON.stringify(await register()) }),
       what: 'registration',
       headers: NO_STORE_HEADERS,
     });

@@ -1,5 +1,4 @@
-import { createHmac } from 'node:crypto';
-import { senderOf } from '../platform/http/client-ip';
+import { addressHash } from '../platform/http/client-ip';
 
 /**
  * Invalid traffic: what makes an event unbillable before any rule about the ad itself. One
@@ -20,13 +19,4 @@ export function isKnownBot(userAgent: string | null): boolean {
   return userAgent !== null && KNOWN_BOTS.test(userAgent);
 }
 
-/**
- * The client's address as the event tables keep it: a keyed hash (so the table holds no address),
- * of the address or, for IPv6, of its /64 network (what one subscriber usually holds).
- */
-export function addressHash(key: Buffer, clientIp: string): string {
-  return createHmac('sha256', key)
-    .update(`address:${senderOf(clientIp)}`)
-    .digest('base64url')
-    .slice(0, 32);
-}
+export { addressHash };

@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { IDLE_CLIENT_TTL_DAYS, UNUSED_CLIENT_TTL_H } from '@/lib/oauth/clients';
+import { IDLE_CLIENT_TTL_DAYS, MAX_PENDING_CLIENTS_PER_ADDRESS, UNUSED_CLIENT_TTL_H } from '@/lib/oauth/clients';
 import { issueCode } from '@/lib/oauth/codes';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { postBatch } from '../helpers/account';
 import { handlersOf } from '../helpers/routes';
-import { makeServices } from '../helpers/services';
 import { rawAsService } from '../helpers/roles';
 
 /**
- * What a stranger can store without an account stays bounded: client registrations have a budget
- * per address, clients nobody authorizes expire, and expired idempotency records are deleted
+ * What a stranger can store without an account stays bounded: an address may leave only so many
+ * registered clients pending (nobody approved them), clients nobody authorizes expire, and expired idempotency records are deleted
  * as new ones are written, with no scheduler, on both engines.
  */
 
@@ -36,17 +34,56 @@ for (const engine of testEngines()) {
     const age = (clientId: string, column: 'created_at' | 'last_used_at', interval: string) =>
       rawAsService(suite.db, (q) => q.query(`update public.oauth_clients set ${column} = now() - interval '${interval}' where client_id = $1`, [clientId]));
 
-    it('gives registration a budget of its own per address (an IPv6 /64): past it, 429 rate_limited with Retry-After', async () => {
-      const services = makeServices({ database: suite.db, registrations: new MemoryRateLimiter({ max: 3, windowSeconds: 3600 }) });
-      for (let i = 1; i <= 3; i++) expect((await register(`2001:db8:9:9::${i}`, services)).res.status).toBe(201);
-      const refused = await register('2001:db8:9:9::ff', services);
+    it(`refuses an address (an IPv6 /64) with ${MAX_PENDING_CLIENTS_PER_ADDRESS} clients nobody approved in the last day, and no other; an approved one frees a place`, async () => {
+      const ids: string[] = [];
+      for (let i = 1; i <= MAX_PENDING_CLIENTS_PER_ADDRESS; i++) {
+        const { res, body } = await register(`2001:db8:9:9::${(i % 0xffff).toString(16)}`);
+        expect(res.status).toBe(201);
+        ids.push(body.client_id!);
+      }
+      // Stored by a keyed hash of the /64, never the address.
+      const [from] = await rawAsService(suite.db, (q) =>
+        q.query<{ registered_from: string }>('select registered_from from public.oauth_clients where client_id = $1', [ids[0]]),
+      );
+      expect(from!.registered_from).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(from!.registered_from).not.toContain('2001');
+
+      const refused = await register('2001:db8:9:9::ff00');
       expect(refused.res.status).toBe(429);
       expect(refused.body.error).toBe('rate_limited');
-      expect(Number(refused.res.headers.get('retry-after'))).toBeGreaterThan(3000);
+      // A place frees up when the oldest pending client expires, a day after it registered.
+      expect(Number(refused.res.headers.get('retry-after'))).toBeGreaterThan(UNUSED_CLIENT_TTL_H * 3600 - 600);
       expect(refused.res.headers.get('cache-control')).toBe('no-store');
-      expect((await register('2001:db8:9:a::1', services)).res.status).toBe(201);
-      // An invalid registration is answered as invalid before it is counted.
-      expect((await register('2001:db8:9:9::fe', services, { client_name: 'x' })).res.status).toBe(400);
+      // Another address is not affected, and an invalid registration is answered as invalid.
+      expect((await register('2001:db8:9:a::1')).res.status).toBe(201);
+      expect((await register('2001:db8:9:9::fe', suite.services, { client_name: 'x' })).res.status).toBe(400);
+
+      // A publisher approves one of them: it no longer counts, and the address may register one more.
+      await issueCode(
+        {
+          clientId: ids[0]!,
+          userId: suite.users.demo,
+          redirectUri: 'https://tool.example/cb',
+          codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          scopes: ['profile:read'],
+          resources: [],
+        },
+        suite.db,
+      );
+      expect((await register('2001:db8:9:9::ff01')).res.status).toBe(201);
+      expect((await register('2001:db8:9:9::ff02')).res.status).toBe(429);
+      // A pending client older than a day no longer counts either.
+      await age(ids[1]!, 'created_at', `${UNUSED_CLIENT_TTL_H} hours 1 minute`);
+      expect((await register('2001:db8:9:9::ff03')).res.status).toBe(201);
+    });
+
+    it('takes registrations from one address in turn: many at once never pass the limit', async () => {
+      const ip = (i: number) => `2001:db8:7:7::${i.toString(16)}`;
+      const first = await Promise.all(Array.from({ length: MAX_PENDING_CLIENTS_PER_ADDRESS - 5 }, (_, i) => register(ip(i + 1))));
+      expect(first.every((r) => r.res.status === 201)).toBe(true);
+      const race = await Promise.all(Array.from({ length: 20 }, (_, i) => register(ip(0x1000 + i))));
+      expect(race.filter((r) => r.res.status === 201)).toHaveLength(5);
+      expect(race.filter((r) => r.res.status === 429)).toHaveLength(15);
     });
 
     it(`deletes a client nobody authorized ${UNUSED_CLIENT_TTL_H} hours after it registered, when another registers`, async () => {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 /**
  * The client's address for rate limiting: the address our own platform appended to
  * `X-Forwarded-For`, never a value the client chose, so a client cannot pick the address it is
@@ -54,4 +55,15 @@ export function ipv6Groups(address: string): number[] {
   const right = tail ? tail.split(':') : [];
   const zeros = tail === undefined ? 0 : 8 - left.length - right.length;
   return [...left, ...Array<string>(zeros).fill('0'), ...right].map((g) => parseInt(g, 16));
+}
+
+/**
+ * The client's address as tables keep it: a keyed hash (so the table holds no address), of the
+ * address or, for IPv6, of its /64 network (what one subscriber usually holds).
+ */
+export function addressHash(key: Buffer, clientIp: string): string {
+  return createHmac('sha256', key)
+    .update(`address:${senderOf(clientIp)}`)
+    .digest('base64url')
+    .slice(0, 32);
 }
