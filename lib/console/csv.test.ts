@@ -21,6 +21,10 @@ describe('console CSV', () => {
     );
   });
 
+  it('quotes a field with a semicolon or a tab, so a spreadsheet whose separator is ; keeps it one cell (no formula after the ;)', () => {
+    expect(toCsv(['name'], [['x;=1+1;'], ['a\t=2'], ['plain; text']])).toBe('name\r\n"x;=1+1;"\r\n"a\t=2"\r\n"plain; text"\r\n');
+  });
+
   it('downloads from a data URL', () => {
     expect(decodeURIComponent(csvDataUrl('a,b\r\n').split(',').slice(1).join(','))).toBe('a,b\r\n');
     expect(csvDataUrl('x')).toMatch(/^data:text\/csv;charset=utf-8,/);

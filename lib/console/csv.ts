@@ -1,6 +1,8 @@
 /**
  * CSV for the console's downloads (RFC 4180: comma-separated, CRLF line ends, a field quoted
- * when it holds a comma, a quote or a line break, quotes doubled). A text that a spreadsheet
+ * when it holds a comma, a quote or a line break, quotes doubled). A field holding a semicolon or
+ * a tab is quoted too: spreadsheets in locales whose separator is `;` would otherwise split
+ * `x;=1+1` into cells, the second one a formula. A text that a spreadsheet
  * would run as a formula (starting with =, +, -, @, tab or carriage return) is prefixed with
  * an apostrophe: names are the publisher's own, but the file may be opened anywhere.
  */
@@ -11,7 +13,7 @@ function field(cell: Cell): string {
   if (cell === null) return '';
   if (typeof cell === 'number') return String(cell);
   const text = /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
