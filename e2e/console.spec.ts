@@ -224,9 +224,9 @@ test('a server action posted from another origin is refused (the CSRF check ever
   const html = await (await request.get('/signin')).text();
   const action = /name="(\$ACTION_ID_[0-9a-f]+)"/.exec(html)?.[1];
   expect(action).toBeTruthy();
-  const post = (origin: string) =>
+  const post = (origin: string, headers: Record<string, string> = {}) =>
     request.post('/signin', {
-      headers: { origin },
+      headers: { origin, ...headers },
       multipart: { [action!]: '', callbackUrl: '/dashboard', email: DEMO.email, password: DEMO.password },
       maxRedirects: 0,
     });
@@ -236,4 +236,8 @@ test('a server action posted from another origin is refused (the CSRF check ever
   const theirs = await post('https://evil.example');
   expect(theirs.status()).toBeGreaterThanOrEqual(400);
   expect(theirs.headers()['set-cookie'] ?? '').not.toMatch(/session-token/);
+  // Naming their own host as the forwarded one changes nothing: only our platform may set it.
+  const forged = await post('https://evil.example', { 'x-forwarded-host': 'evil.example' });
+  expect(forged.status()).toBeGreaterThanOrEqual(400);
+  expect(forged.headers()['set-cookie'] ?? '').not.toMatch(/session-token/);
 });

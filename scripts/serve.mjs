@@ -7,6 +7,7 @@
 // it appends the socket's peer address, and lib/platform/http/client-ip.ts trusts only the last entry.
 import http from 'node:http';
 import next from 'next';
+import { platformHeaders } from './forwarded.mjs';
 import { normalizeRequestTarget } from './request-path.mjs';
 import { serveOptions } from './serve-options.mjs';
 
@@ -30,9 +31,7 @@ const handle = app.getRequestHandler();
 const upgrade = app.getUpgradeHandler();
 
 function appendPeer(req) {
-  const peer = req.socket.remoteAddress ?? 'unknown';
-  const sent = req.headers['x-forwarded-for'];
-  req.headers['x-forwarded-for'] = sent ? `${Array.isArray(sent) ? sent.join(', ') : sent}, ${peer}` : peer;
+  platformHeaders(req.headers, req.socket.remoteAddress ?? 'unknown');
 }
 
 const server = http.createServer((req, res) => {
