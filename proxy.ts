@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { env } from './lib/platform/env';
+import { isCrossOriginPost } from './lib/platform/http/host-origin';
 import { newNonce, pageSecurityHeaders, wantsHsts } from './lib/platform/http/security-headers';
 
 /**
@@ -18,6 +19,16 @@ export function proxy(request: NextRequest): NextResponse {
     dev: settings.NODE_ENV === 'development',
     hsts: wantsHsts({ publicBaseUrl: settings.PUBLIC_BASE_URL, host: request.headers.get('host'), forwardedProto: request.headers.get('x-forwarded-proto') }),
   });
+  if (isCrossOriginPost(request.method, request.headers)) {
+    // Another site posting one of our forms (the sign-in, a console action): refused before Next
+    // runs the action, so it is neither a 500 nor a line in the log.
+    const refused = new NextResponse('This form was sent from another site, so it was not accepted. Open the page on this site and send it again.', {
+      status: 403,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+    });
+    for (const [name, value] of Object.entries(headers)) refused.headers.set(name, value);
+    return refused;
+  }
   const forward = new Headers(request.headers);
   forward.set('content-security-policy', headers['Content-Security-Policy']!);
   const response = NextResponse.next({ request: { headers: forward } });

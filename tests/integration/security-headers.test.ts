@@ -100,6 +100,18 @@ describe('the proxy', () => {
     expect(first.headers.get('x-frame-options')).toBe('DENY');
   });
 
+  it('answers another site posting one of our forms 403, with the page headers, before Next runs the action', async () => {
+    const post = (origin: string) => proxy(new NextRequest('http://localhost:3000/signin', { method: 'POST', headers: { host: 'localhost:3000', origin } }));
+    const refused = post('https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('x-middleware-next')).toBeNull();
+    expect(refused.headers.get('x-frame-options')).toBe('DENY');
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    expect(await refused.text()).toMatch(/another site/);
+    // Our own page's post goes on to Next.
+    expect(post('http://localhost:3000').headers.get('x-middleware-next')).toBe('1');
+  });
+
   it('adds HSTS only for an https deployment, never on localhost', () => {
     expect(run('http://localhost:3000/').headers.get('strict-transport-security')).toBeNull();
     expect(run('http://localhost:3000/', { 'x-forwarded-proto': 'https' }).headers.get('strict-transport-security')).toBeNull();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../env';
-import { callerOf, hostOrOriginRefusal, hostOriginPolicy, isLoopbackHostname, parseHost, type HostOriginConfig } from './host-origin';
+import { callerOf, hostOrOriginRefusal, hostOriginPolicy, isCrossOriginPost, isLoopbackHostname, parseHost, type HostOriginConfig } from './host-origin';
 
 const config = (extra: Partial<HostOriginConfig> = {}): HostOriginConfig => ({
   PUBLIC_BASE_URL: 'https://monetize.example',
@@ -140,5 +140,26 @@ describe('the request and the configuration', () => {
     expect(isLoopbackHostname('127.0.0.2')).toBe(false);
     expect(parseHost('Example.COM:80')?.host).toBe('example.com');
     expect(parseHost('a b')).toBeUndefined();
+  });
+});
+
+describe('isCrossOriginPost: another site posting one of our forms', () => {
+  const h = (entries: Record<string, string>) => new Headers(entries);
+  it('refuses a POST whose Origin names another host than the request’s, or is opaque', () => {
+    expect(isCrossOriginPost('POST', h({ host: 'localhost:3000', origin: 'https://evil.example' }))).toBe(true);
+    expect(isCrossOriginPost('POST', h({ host: 'localhost:3000', origin: 'http://localhost:3001' }))).toBe(true);
+    expect(isCrossOriginPost('POST', h({ host: 'localhost:3000', origin: 'null' }))).toBe(true);
+    expect(isCrossOriginPost('POST', h({ host: 'localhost:3000', origin: 'not a url' }))).toBe(true);
+    expect(isCrossOriginPost('POST', h({ origin: 'https://monetize.example' }))).toBe(true);
+  });
+  it('lets through a POST from our own origin, one without Origin, and anything but a POST', () => {
+    expect(isCrossOriginPost('POST', h({ host: 'localhost:3000', origin: 'http://localhost:3000' }))).toBe(false);
+    expect(isCrossOriginPost('POST', h({ host: 'Monetize.Example', origin: 'https://monetize.example' }))).toBe(false);
+    expect(isCrossOriginPost('POST', h({ host: 'localhost:3000' }))).toBe(false);
+    expect(isCrossOriginPost('GET', h({ host: 'localhost:3000', origin: 'https://evil.example' }))).toBe(false);
+  });
+  it('takes the host our platform forwarded over Host (behind a proxy, Host is the proxy’s)', () => {
+    expect(isCrossOriginPost('POST', h({ host: 'internal:8080', 'x-forwarded-host': 'monetize.example', origin: 'https://monetize.example' }))).toBe(false);
+    expect(isCrossOriginPost('POST', h({ host: 'monetize.example', 'x-forwarded-host': 'internal:8080', origin: 'https://monetize.example' }))).toBe(true);
   });
 });

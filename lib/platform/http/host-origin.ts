@@ -115,3 +115,24 @@ function allowedOrigin(policy: HostOriginPolicy, origin: string): boolean {
   if (url.origin !== origin.toLowerCase()) return false; // a path, credentials or a query: not an Origin header
   return isLoopbackHostname(url.hostname) || policy.origins.has(url.origin);
 }
+
+/**
+ * A form or server action posted to one of our pages from a page of another origin: `Origin`
+ * present and naming another host than the one the request was sent to (`X-Forwarded-Host`,
+ * which only our platform sets, or `Host`), or the opaque `null` a sandboxed frame sends. Next
+ * refuses such a server action too, but only by throwing inside the action: a 500 and a line in
+ * the log for every attempt. `proxy.ts` answers it 403 first. A post without `Origin` (a
+ * browser from before 2020, or a script) is left to Next's own check.
+ */
+export function isCrossOriginPost(method: string, headers: Headers): boolean {
+  if (method !== 'POST') return false;
+  const origin = headers.get('origin');
+  if (origin === null) return false;
+  if (origin === 'null') return true;
+  const host = headers.get('x-forwarded-host') ?? headers.get('host');
+  try {
+    return host === null || new URL(origin).host !== host.toLowerCase();
+  } catch {
+    return true;
+  }
+}
