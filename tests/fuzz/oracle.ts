@@ -69,7 +69,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function checkRateLimit(sent: Sent, got: Answered, problems: string[]): void {
   const h = got.headers;
-  const counted = sent.declaration.rateLimit && sent.method !== 'OPTIONS';
+  // Every answer of a rate-limited surface says the budget, preflights too (which take nothing from it).
+  const counted = sent.declaration.rateLimit;
   if (!counted) {
     const present = RATE_HEADERS.filter((n) => h.has(n));
     if (present.length > 0) problems.push(`rate-limit headers on a surface that is not counted here: ${present.join(', ')}`);

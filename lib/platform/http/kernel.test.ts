@@ -233,6 +233,19 @@ describe('route kernel', () => {
     expect((await route.GET(get('/x', { 'x-forwarded-for': '198.51.100.2' }), ctx)).status).toBe(200);
   });
 
+  it('answers a preflight with the budget’s headers, and takes nothing from it', async () => {
+    useRateLimiter(new MemoryRateLimiter({ max: 3, windowSeconds: 60 }));
+    const headers = { 'x-forwarded-for': '198.51.100.3' };
+    const preflight = () => route.OPTIONS(new Request('http://localhost/x', { method: 'OPTIONS', headers }), ctx);
+    const fresh = await preflight();
+    expect(fresh.status).toBe(204);
+    expect(fresh.headers.get('RateLimit-Policy')).toBe('"default";q=3;w=60');
+    expect(fresh.headers.get('X-RateLimit-Remaining')).toBe('3');
+    expect((await route.GET(get('/x', headers), ctx)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await preflight()).headers.get('X-RateLimit-Remaining')).toBe('2');
+    expect((await route.GET(get('/x', headers), ctx)).headers.get('X-RateLimit-Remaining')).toBe('1');
+  });
+
   it('counts an IPv6 client by its /64: new addresses in one network share one budget', async () => {
     useRateLimiter(new MemoryRateLimiter({ max: 3, windowSeconds: 60 }));
     for (let i = 1; i <= 3; i++) expect((await route.GET(get('/x', { 'x-forwarded-for': `2001:db8:7:7::${i}` }), ctx)).status).toBe(200);

@@ -164,7 +164,9 @@ export function createKernel<S extends KernelServices>(config: KernelConfig<S>) 
       let answer: Answer;
       try {
         if (method === 'OPTIONS') {
-          // Preflights are the browser's, not the client's: they are not counted.
+          // Preflights are the browser's, not the client's: they are not counted, but they say
+          // the budget as every answer of the surface does (a look at it costs no unit).
+          if (x.limiter) x.limit = await x.limiter.consume(senderOf(x.clientIp), 0);
           answer = new Response(null, { status: 204, headers: { allow } });
         } else {
           await take(x, 1);

@@ -25,9 +25,9 @@ export interface RateLimitResult {
 export interface RateLimiter {
   readonly config: RateLimitConfig;
   /**
-   * Takes `cost` units from `key`'s budget, or none when they do not all fit. The in-memory
-   * limiter answers at once (no promise, so no microtask on every request); a shared one answers
-   * when its store has.
+   * Takes `cost` units from `key`'s budget, or none when they do not all fit; a cost of 0 only
+   * reads the budget (a preflight's headers). The in-memory limiter answers at once (no promise,
+   * so no microtask on every request); a shared one answers when its store has.
    */
   consume(key: string, cost?: number): RateLimitResult | Promise<RateLimitResult>;
   /** Gives back `units` that `key` consumed in this window (an attempt that turned out not to count). */
@@ -65,6 +65,18 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = this.now();
     this.sweep(now);
     let w = this.windows.get(key);
+    if (cost === 0) {
+      // A look opens no window: the budget's window still starts at the first counted request.
+      const live = w && now < w.resetAt ? w : undefined;
+      const used = live?.used ?? 0;
+      return {
+        allowed: used <= this.config.max,
+        limit: this.config.max,
+        remaining: Math.max(0, this.config.max - used),
+        resetAt: live?.resetAt ?? now + this.config.windowSeconds * 1000,
+        at: now,
+      };
+    }
     if (!w || now >= w.resetAt) {
       w = { used: 0, resetAt: now + this.config.windowSeconds * 1000 };
       if (this.windows.size >= this.maxKeys && this.whenFull === 'refuse' && !this.windows.has(key)) {
