@@ -4,7 +4,7 @@ import type { Principal } from '../oauth/bearer';
 import type { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '../schemas/account';
 import { readAccount, type AccountRead, type AccountReader, type AccountRow } from './reads';
 import { SANDBOX_API_KEYS, SANDBOX_APPS, SANDBOX_PAYOUTS, SANDBOX_PLACEMENTS, SANDBOX_PROFILE, sandboxDaily } from './sandbox';
-import { apiKeysView, appsView, dailyView, earningsView, profileView, type DailyQuery, type EnvironmentFilter, type PlacementFilter } from './views';
+import { apiKeysView, appsView, dailyView, earningsView, profileView, todayUtc, type DailyQuery, type EnvironmentFilter, type PlacementFilter } from './views';
 
 /**
  * The account operations, for REST, MCP and the console alike: an account source in, a body out.
@@ -29,22 +29,22 @@ export function userAccount(database: OpenDatabase, reader: AccountReader): Acco
   return { sandbox: false, read: async (read) => readAccount(await database(), reader, read) };
 }
 
-/** The sandbox's demo account (lib/account/sandbox.ts); its daily figures end `today`. */
-export function sandboxAccount(today: string): AccountSource {
+/** The sandbox's demo account (lib/account/sandbox.ts); its daily figures end today, by `now`. */
+export function sandboxAccount(now: () => number): AccountSource {
   const id = SANDBOX_PROFILE.id;
   const rows: { [R in AccountRead]: () => AccountRow<R> } = {
     profile: () => SANDBOX_PROFILE,
     apps: () => ({ id, apps: SANDBOX_APPS, placements: SANDBOX_PLACEMENTS }),
     earnings: () => ({ id, placements: SANDBOX_PLACEMENTS, payouts: SANDBOX_PAYOUTS }),
     apiKeys: () => ({ id, api_keys: SANDBOX_API_KEYS }),
-    daily: () => ({ id, daily: sandboxDaily(today) }),
+    daily: () => ({ id, daily: sandboxDaily(todayUtc(now())) }),
   };
   return { sandbox: true, read: async (read) => rows[read]() };
 }
 
 /** The account a token's principal reads: the sandbox's, or the user's. */
-export function accountSource(principal: Principal, database: OpenDatabase, today: string): AccountSource {
-  if (principal.kind === 'sandbox') return sandboxAccount(today);
+export function accountSource(principal: Principal, database: OpenDatabase, now: () => number): AccountSource {
+  if (principal.kind === 'sandbox') return sandboxAccount(now);
   return userAccount(database, { userId: principal.userId, clientId: principal.clientId, scopes: principal.scopes });
 }
 

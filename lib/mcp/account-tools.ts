@@ -69,7 +69,7 @@ export function accountServer(principal: Principal, database: OpenDatabase, now:
       'Read-only tools over the signed-in publisher’s Monetize account. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
   });
 
-  const source = accountSource(principal, database, todayUtc(now()));
+  const source = accountSource(principal, database, now);
   const run = (name: string, read: () => Promise<object>) => async (): Promise<CallToolResult> => {
     // The route refused missing scopes already; checked again here so no path reaches the data without one.
     const scope = ACCOUNT_TOOLS[name]?.scope;

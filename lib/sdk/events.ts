@@ -6,7 +6,8 @@ import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } fr
 import { asApp } from './access';
 import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
 import { verifyDecisionToken, type DecisionTokenCheck } from './tokens';
-import { addressHash, isKnownBot } from './traffic';
+import { addressHash } from '../platform/http/client-ip';
+import { isKnownBot } from './traffic';
 
 /**
  * `POST /functions/v1/events`: a batch of impressions and clicks, each with its own id and the

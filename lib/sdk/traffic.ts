@@ -1,5 +1,3 @@
-import { addressHash } from '../platform/http/client-ip';
-
 /**
  * Invalid traffic: what makes an event unbillable before any rule about the ad itself. One
  * place, so every path (events, click redirects) names the same reasons.
@@ -18,5 +16,3 @@ const KNOWN_BOTS =
 export function isKnownBot(userAgent: string | null): boolean {
   return userAgent !== null && KNOWN_BOTS.test(userAgent);
 }
-
-export { addressHash };

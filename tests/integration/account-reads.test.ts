@@ -3,7 +3,6 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps } from '@/lib/account/operations';
 
-const today = () => new Date().toISOString().slice(0, 10);
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
 import * as views from '@/lib/account/views';
 import type { Engine, Transaction } from '@/lib/platform/db/engine';
@@ -86,11 +85,11 @@ for (const engine of testEngines()) {
 
     describe('round trips', () => {
       const operations = {
-        profile: (p: Principal) => getProfile(accountSource(p, database, today())),
-        apps: (p: Principal) => listApps(accountSource(p, database, today()), 'all'),
-        earnings: (p: Principal) => getEarnings(accountSource(p, database, today()), 50),
-        apiKeys: (p: Principal) => listApiKeys(accountSource(p, database, today()), 'all'),
-        daily: (p: Principal) => getDailyEarnings(accountSource(p, database, today()), { days: '30' }, new Date().toISOString().slice(0, 10)),
+        profile: (p: Principal) => getProfile(accountSource(p, database, Date.now)),
+        apps: (p: Principal) => listApps(accountSource(p, database, Date.now), 'all'),
+        earnings: (p: Principal) => getEarnings(accountSource(p, database, Date.now), 50),
+        apiKeys: (p: Principal) => listApiKeys(accountSource(p, database, Date.now), 'all'),
+        daily: (p: Principal) => getDailyEarnings(accountSource(p, database, Date.now), { days: '30' }, new Date().toISOString().slice(0, 10)),
       } satisfies Record<AccountRead, (p: Principal) => Promise<object>>;
 
       it.each(Object.keys(operations) as AccountRead[])('%s: one transaction, the claims and one SELECT', async (read) => {
@@ -346,7 +345,7 @@ for (const engine of testEngines()) {
         vi.spyOn(views, 'apiKeysView').mockImplementation(() => {
           throw new RangeError('view-bug-0815');
         });
-        await expect(listApiKeys(accountSource(principal(suite.users.demo), database, today()), 'all')).rejects.toThrow(RangeError);
+        await expect(listApiKeys(accountSource(principal(suite.users.demo), database, Date.now), 'all')).rejects.toThrow(RangeError);
         expect(logged).not.toHaveBeenCalled();
       });
 

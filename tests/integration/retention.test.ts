@@ -31,6 +31,19 @@ for (const engine of testEngines()) {
     };
     const clientExists = async (clientId: string) =>
       (await rawAsService(suite.db, (q) => q.query('select 1 from public.oauth_clients where client_id = $1', [clientId]))).length === 1;
+    /** A publisher approves the client: a code is issued for it, which marks it used. */
+    const approve = (clientId: string) =>
+      issueCode(
+        {
+          clientId,
+          userId: suite.users.demo,
+          redirectUri: 'https://tool.example/cb',
+          codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          scopes: ['profile:read'],
+          resources: [],
+        },
+        suite.db,
+      );
     const age = (clientId: string, column: 'created_at' | 'last_used_at', interval: string) =>
       rawAsService(suite.db, (q) => q.query(`update public.oauth_clients set ${column} = now() - interval '${interval}' where client_id = $1`, [clientId]));
 
@@ -59,17 +72,7 @@ for (const engine of testEngines()) {
       expect((await register('2001:db8:9:9::fe', suite.services, { client_name: 'x' })).res.status).toBe(400);
 
       // A publisher approves one of them: it no longer counts, and the address may register one more.
-      await issueCode(
-        {
-          clientId: ids[0]!,
-          userId: suite.users.demo,
-          redirectUri: 'https://tool.example/cb',
-          codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          scopes: ['profile:read'],
-          resources: [],
-        },
-        suite.db,
-      );
+      await approve(ids[0]!);
       expect((await register('2001:db8:9:9::ff01')).res.status).toBe(201);
       expect((await register('2001:db8:9:9::ff02')).res.status).toBe(429);
       // A pending client older than a day no longer counts either.
@@ -97,17 +100,7 @@ for (const engine of testEngines()) {
 
     it(`keeps a client a publisher authorized, until nobody has for ${IDLE_CLIENT_TTL_DAYS} days`, async () => {
       const used = (await register('192.0.2.143')).body.client_id!;
-      await issueCode(
-        {
-          clientId: used,
-          userId: suite.users.demo,
-          redirectUri: 'https://tool.example/cb',
-          codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          scopes: ['profile:read'],
-          resources: [],
-        },
-        suite.db,
-      );
+      await approve(used);
       await age(used, 'created_at', '30 days');
       await register('192.0.2.144');
       expect(await clientExists(used)).toBe(true);

@@ -120,14 +120,18 @@ export function toBound(statement: Sql): { text: string; params: unknown[] } {
 export function toLiteral(statement: Sql): string {
   let text = statement.chunks[0]!;
   statement.values.forEach((value, i) => {
-    text += literal(value) + statement.chunks[i + 1]!;
+    // Checked when the statement was made: written as they are.
+    text += written(value) + statement.chunks[i + 1]!;
   });
   return text;
 }
 
-/** A value as a SQL literal (the module comment gives the forms and why). */
+/** A value as a SQL literal (the module comment gives the forms and why), refused as the tag refuses it. */
 export function literal(value: Leaf): string {
-  checked(value);
+  return written(checked(value));
+}
+
+function written(value: Leaf): string {
   if (value === null) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number' || typeof value === 'bigint') return `(${value.toString()})`;
