@@ -40,7 +40,7 @@ export interface Services {
   cursorKey(): Promise<Buffer>;
   /** The pricing settings, reread at most every 15 seconds. */
   readonly pricing: LivePricing;
-  /** The budget of each SDK key, on top of the address's (content/docs/rate-limits.md). */
+  /** The SDK budget of each publisher, shared by all their keys, on top of the address's (content/docs/rate-limits.md). */
   readonly keyRateLimiter: RateLimiter;
   /** The SDK keys and apps this instance looked up, trusted for a few seconds (lib/sdk/keys.ts). */
   readonly sdkDirectory: SdkDirectory;

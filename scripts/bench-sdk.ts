@@ -1,13 +1,14 @@
 /**
  * For `npm run bench`: prepares the SDK endpoints' load on the target's database and prints it
- * as JSON: a new API key of the demo publisher's first app, an active placement of that app,
- * and `count` decisions for that placement, as if `GET /functions/v1/ads` had served them, so
+ * as JSON: a new API key of the demo publisher's first app (of `email`'s, when given: the load
+ * run spreads its clients over both demo publishers), an active placement of that app and all
+ * of its active placements, and `count` decisions for that placement, as if `GET /functions/v1/ads` had served them, so
  * that every event the bench sends is a first impression of its own decision. Their ids are
  * `00000000-0000-7000-8000-<i in 12 hex digits>`: time-ordered like the server's (migration
  * 20261125000000), and sent in the order they were made, as real events follow their ads by
  * moments. The bench signs their tokens with the printed key, as the server
  * does (lib/sdk/tokens.ts). No count goes with them: they stand for requests counted long ago.
- * `tsx scripts/bench-sdk.ts <count>`; reads the server's environment (DATABASE_URL), and runs
+ * `tsx scripts/bench-sdk.ts <count> [email]`; reads the server's environment (DATABASE_URL), and runs
  * after `bench-token.ts fresh` has made the database fresh.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,7 +17,7 @@ import { openPglite, openPostgres } from '../lib/platform/db/engine';
 import { serviceSecret } from '../lib/platform/db/service-secrets';
 import { env } from '../lib/platform/env';
 
-async function main(count: number): Promise<void> {
+async function main(count: number, email: string): Promise<void> {
   const { DATABASE_URL, PGLITE_DATA_DIR } = env();
   // It prints the token key and writes decisions: only ever on the bench's own database.
   const target = DATABASE_URL ? new URL(DATABASE_URL).pathname : PGLITE_DATA_DIR;
@@ -26,9 +27,13 @@ async function main(count: number): Promise<void> {
   try {
     const [placement] = await engine.query<{ id: string; app_id: string; user_id: string; format: string }>(
       `select p.id, p.app_id, p.user_id, p.format from public.placements p join public.users u on u.id = p.user_id
-       where u.email = 'demo@example.com' and p.status = 'active' and p.format = 'tooltip' order by p.created_at limit 1`,
+       where u.email = $1 and p.status = 'active' and p.format = 'tooltip' order by p.created_at limit 1`,
+      [email],
     );
-    if (!placement) throw new Error('no active tooltip placement of the demo publisher');
+    if (!placement) throw new Error(`no active tooltip placement of ${email}`);
+    const placements = await engine.query<{ id: string }>(`select id from public.placements where app_id = $1 and status = 'active' order by created_at, id`, [
+      placement.app_id,
+    ]);
     const key = await createApiKey(engine, placement.user_id, { app_id: placement.app_id, name: 'Bench', environment: 'production' });
     if (!key.ok) throw new Error(key.error);
     const secret = await serviceSecret('sdk_token_key', () => randomBytes(32).toString('base64url'), engine);
@@ -39,13 +44,22 @@ async function main(count: number): Promise<void> {
             lateral (select id, campaign_id from public.creatives where format = $4 order by id limit 1) cr`,
       [placement.app_id, placement.id, count, placement.format],
     );
-    process.stdout.write(JSON.stringify({ key: key.value.key, placementId: placement.id, appId: placement.app_id, secret, decisions: count }));
+    process.stdout.write(
+      JSON.stringify({
+        key: key.value.key,
+        placementId: placement.id,
+        placements: placements.map((p) => p.id),
+        appId: placement.app_id,
+        secret,
+        decisions: count,
+      }),
+    );
   } finally {
     await engine.close();
   }
 }
 
-main(Number(process.argv[2] ?? '0')).catch((err) => {
+main(Number(process.argv[2] ?? '0'), process.argv[3] ?? 'demo@example.com').catch((err) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -37,13 +37,15 @@
 // clients (220 a second) stay below that with some room for whatever else runs here; 200 clients
 // (440 a second) overload it, and then requests queue in the server without bound (nothing sheds load):
 // latency climbs to the clients' timeout, and the run fails on timeouts, not on statuses.
-// SDK keys: an app's key is shared by every user of that app, and each key has its own budget of
-// SDK_KEY_RATE_LIMIT_MAX (6000) per window on top of the address's. One key for all the clients
-// would make the key's budget the bottleneck (100 clients × 2.2/s × 44% SDK requests × 60 s =
-// 5,808 per window, about the whole budget), which is a different test (LOAD_KEYS=1 runs it). By
-// default the clients are spread over as many keys (bench-sdk.ts makes each on the demo
-// publisher's app) as keep every key under half its budget: 2 for 100 clients, i.e. 50 users of
-// each of 2 apps at the ceiling. 429s for a key's budget are counted apart from the address's.
+// SDK keys: an app's key is shared by every user of that app, and all of a publisher's keys share
+// one budget of SDK_KEY_RATE_LIMIT_MAX (6000) per window on top of the address's. One publisher
+// for all the clients would make that budget the bottleneck (100 clients × 2.2/s × 44% SDK
+// requests × 60 s = 5,808 per window, about the whole budget), which is a different test
+// (LOAD_KEYS=1 runs it). By default the clients are spread over as many keys as keep every
+// publisher under half its budget, each key of the next demo publisher in turn (bench-sdk.ts makes
+// it on that publisher's first app, whose placements its clients ask for): 2 for 100 clients,
+// i.e. 50 users of each of 2 publishers' apps at the ceiling. Past 2 keys the demo publishers'
+// keys share their budgets. 429s for a publisher's budget are counted apart from the address's.
 // Bounded: loopback only; at most LOAD_MAX_REQUESTS (default 1.1 × the planned number) requests;
 // each request has LOAD_TIMEOUT_MS (default 10 s, from the moment it is issued, queueing in the
 // agent included), and a timeout counts as a failure; a client with 16 requests unanswered skips

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { getEarnings, listApiKeys, listApps } from '@/lib/account/operations';
 import { formatCount, formatDay, formatUsd } from '@/lib/console/format';
 import { consoleAccount } from '@/lib/console/session';
+import { MAX_APPS_PER_PUBLISHER } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
 import { createAppAction } from './actions';
 import { AppForm } from './forms';
@@ -73,6 +74,7 @@ export default async function ConsolePage() {
 
       <section aria-labelledby="new-app">
         <h2 id="new-app">Create an app</h2>
+        <p className="hint">You can have up to {MAX_APPS_PER_PUBLISHER} apps that are not archived.</p>
         <AppForm action={createAppAction} submit="Create app" idPrefix="new-app" />
       </section>
 

@@ -3,7 +3,7 @@ import { asPublisher } from './publisher';
 import { sql } from '../platform/db/sql';
 import { violatedConstraint } from '../platform/db/errors';
 import type { ApiKeyInput, AppInput, PlacementInput } from '../schemas/console';
-import type { PLACEMENT_ACTIONS } from '../schemas/console';
+import { MAX_ACTIVE_KEYS_PER_APP, MAX_APPS_PER_PUBLISHER, type PLACEMENT_ACTIONS } from '../schemas/console';
 import { generateApiKey, maskApiKey } from '../sdk/api-key';
 
 /**
@@ -22,6 +22,14 @@ const refused = (error: string): WriteResult<never> => ({ ok: false, error });
 const SLUG_TAKEN = 'apps_slug_unique_per_user';
 const slugTaken = (slug: string) => refused(`You already have an app with the slug “${slug}”. Choose another.`);
 
+/** The caps the database enforces (migration 20261202000000), by the name its refusal gives. */
+const TOO_MANY_APPS = 'apps_active_per_publisher';
+const tooManyApps = refused(`You already have ${MAX_APPS_PER_PUBLISHER} apps, the most you can have: archive one you no longer use to make room.`);
+const TOO_MANY_KEYS = 'api_keys_active_per_app';
+const tooManyKeys = refused(
+  `This app already has ${MAX_ACTIVE_KEYS_PER_APP} active keys, the most an app can have: revoke one you no longer use to make room.`,
+);
+
 export async function createApp(db: Database, userId: string, input: AppInput): Promise<WriteResult<{ id: string }>> {
   try {
     const [row] = await asPublisher(db, userId).query<{ id: string }>(
@@ -30,7 +38,9 @@ export async function createApp(db: Database, userId: string, input: AppInput): 
     );
     return ok({ id: row!.id });
   } catch (err) {
-    if (violatedConstraint(err) === SLUG_TAKEN) return slugTaken(input.slug);
+    const violated = violatedConstraint(err);
+    if (violated === SLUG_TAKEN) return slugTaken(input.slug);
+    if (violated === TOO_MANY_APPS) return tooManyApps;
     throw err;
   }
 }
@@ -98,14 +108,24 @@ export async function changePlacement(db: Database, userId: string, id: string, 
     : refused(`That placement does not exist, or cannot be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'archived'} now.`);
 }
 
-/** A new key: the full key is in the answer and nowhere else; the database keeps its hash. */
+/**
+ * A new key: the full key is in the answer and nowhere else; the database keeps its hash. An app
+ * at its cap of active keys is refused by the database, so two creations at once cannot both
+ * take the last place.
+ */
 export async function createApiKey(db: Database, userId: string, input: ApiKeyInput): Promise<WriteResult<{ id: string; key: string; masked_key: string }>> {
   const key = generateApiKey(input.environment);
-  const [row] = await asPublisher(db, userId).query<{ id: string }>(
-    sql`insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
-        select a.id, ${userId}, ${input.name}, ${input.environment}, ${key.prefix}, ${key.last4}, ${key.hash}
-        from public.apps a where a.id = ${input.app_id}::uuid and a.archived_at is null returning id`,
-  );
+  let row: { id: string } | undefined;
+  try {
+    [row] = await asPublisher(db, userId).query<{ id: string }>(
+      sql`insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
+          select a.id, ${userId}, ${input.name}, ${input.environment}, ${key.prefix}, ${key.last4}, ${key.hash}
+          from public.apps a where a.id = ${input.app_id}::uuid and a.archived_at is null returning id`,
+    );
+  } catch (err) {
+    if (violatedConstraint(err) === TOO_MANY_KEYS) return tooManyKeys;
+    throw err;
+  }
   return row ? ok({ id: row.id, key: key.key, masked_key: maskApiKey(key.prefix, key.last4) }) : refused(NO_APP);
 }
 

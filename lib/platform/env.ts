@@ -55,7 +55,7 @@ const schema = z
     RATE_LIMIT_MAX: positiveInt(120),
     /** Length of the rate-limit window in seconds. */
     RATE_LIMIT_WINDOW_S: positiveInt(60),
-    /** Requests allowed per window and SDK key (content/docs/rate-limits.md), on top of the per-address budget. */
+    /** Requests allowed per window with a publisher's SDK keys, all of them together (content/docs/rate-limits.md), on top of the per-address budget. */
     SDK_KEY_RATE_LIMIT_MAX: positiveInt(6000),
     /** Seconds between two runs of the ad traffic roll-up in a long-running server; 0 turns it off (pg_cron runs it instead). */
     ROLLUP_INTERVAL_S: z.coerce.number().int().min(0).max(3600).default(10),

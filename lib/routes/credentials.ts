@@ -23,7 +23,8 @@ declare module '../platform/http/kernel' {
 /** What the checks need from the request's services: the token key and the clock, the database for SDK keys, the keys' budget. */
 export type CredentialServices = TokenCheck & KeyCheck & { readonly keyRateLimiter: RateLimiter };
 
-const KEY_OVER_BUDGET = "This API key's requests are over its budget: wait for the number of seconds in Retry-After, then retry.";
+const KEY_OVER_BUDGET =
+  "The requests made with this publisher's API keys are over their budget, which all of the publisher's keys share: wait for the number of seconds in Retry-After, then retry.";
 
 /** Throws the 401, 403 or 503 of the credential; answers the caller's principal (and an SDK key's budget). */
 export async function checkCredential(credential: Credential, request: { headers: Headers }, services: CredentialServices): Promise<CheckedCredential> {
@@ -46,6 +47,10 @@ export async function checkCredential(credential: Credential, request: { headers
   }
 }
 
+/**
+ * The SDK budget a key draws on is its publisher's, one for all their keys and apps (the policy
+ * `"key"` of content/docs/rate-limits.md): a publisher who mints more keys gets no more requests.
+ */
 function withKeyBudget(app: AppPrincipal, services: CredentialServices): CheckedCredential {
-  return { principal: app, budget: { limiter: services.keyRateLimiter, key: `key:${app.keyId}`, refusal: KEY_OVER_BUDGET } };
+  return { principal: app, budget: { limiter: services.keyRateLimiter, key: `publisher:${app.userId}`, refusal: KEY_OVER_BUDGET } };
 }

@@ -11,6 +11,15 @@ import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from './account';
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_CATEGORIES = 10;
 export const MAX_ORIGINS = 20;
+/**
+ * What a publisher may have active at once, enforced by the database (triggers of migration
+ * 20261202000000, which hold the same numbers) and published in the docs: 50 apps not archived,
+ * 20 active keys per app, so at most 1,000 active keys. Enough for an app per product and
+ * environment and a key per build or client with room to rotate each (a rotation needs two at
+ * once), and few enough that what one publisher can create stays small.
+ */
+export const MAX_APPS_PER_PUBLISHER = 50;
+export const MAX_ACTIVE_KEYS_PER_APP = 20;
 
 /** Text from a form: comma- or newline-separated items, trimmed, empty ones dropped. */
 const listOf = (item: z.ZodType<string>, max: number, what: string) =>

@@ -80,7 +80,9 @@ export async function runClients({ octet, count, rate, seconds, setup, stats, bu
   const clients = Array.from({ length: count }, (_, i) => ({
     address: addressOf(octet, i),
     agent: new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, localAddress: addressOf(octet, i) }),
+    // A key and its app's placements: a placement of another app is not the key's.
     key: setup.sdk[i % setup.sdk.length].key,
+    placements: setup.sdk[i % setup.sdk.length].placements,
     session: `load-${octet}-${i}-${randomUUID().slice(0, 8)}`,
     nextPlacement: i,
     inFlight: 0,
@@ -142,7 +144,7 @@ async function send(c, setup, stats) {
   k.statuses[r.status] = (k.statuses[r.status] ?? 0) + 1;
   stats.latencies.push(r.ms);
   k.latencies.push(r.ms);
-  if (r.status === 429 && /API key's requests are over its budget/.test(r.body)) stats.keyLimited++;
+  if (r.status === 429 && /publisher's API keys are over their budget/.test(r.body)) stats.keyLimited++;
   const ok = (r.status >= 200 && r.status < 300) || r.status === 429;
   if (!ok) {
     stats.unexpectedCount++;

@@ -57,7 +57,7 @@ export function requestFor(kind, c, setup) {
     case 'validate-key':
       return { path: '/functions/v1/validate-key', headers: { 'x-api-key': c.key } };
     case 'ads': {
-      const placement = setup.placements[c.nextPlacement++ % setup.placements.length];
+      const placement = c.placements[c.nextPlacement++ % c.placements.length];
       return { path: `/functions/v1/ads?placement_id=${placement}&session_id=${c.session}`, headers: { 'x-api-key': c.key } };
     }
     case 'events': {

@@ -86,7 +86,7 @@ export function writeReport(run) {
     .map(([s, n]) => `${s}: ${n}`)
     .join(', ');
   const lines = [
-    `Requests: ${load.sent} sent over ${LOAD_SECONDS} s (${load.perSecond}/s; the last answered or timed out ${round(loadSeconds - LOAD_SECONDS)} s after), ${load.answered} answered; ${statusLine}; 429 for a key's budget: ${load['429ForKeyBudget']}; errors: ${JSON.stringify(load.errors)}; timeouts: ${load.timeouts}; skipped: ${load.skippedClientBacklog}`,
+    `Requests: ${load.sent} sent over ${LOAD_SECONDS} s (${load.perSecond}/s; the last answered or timed out ${round(loadSeconds - LOAD_SECONDS)} s after), ${load.answered} answered; ${statusLine}; 429 for a publisher's key budget: ${load['429ForKeyBudget']}; errors: ${JSON.stringify(load.errors)}; timeouts: ${load.timeouts}; skipped: ${load.skippedClientBacklog}`,
     `429 share: ${round(((load.statuses[429] ?? 0) / Math.max(1, load.answered)) * 100)}% (about ${round(report.expected429Share * 100)}% expected at ${OVER}x the ceiling)`,
     `Latency: p50 ${load.latencyMs.p50} ms, p90 ${load.latencyMs.p90} ms, p99 ${load.latencyMs.p99} ms, max ${load.latencyMs.max} ms`,
     `CPU during load, in cores of ${report.machine.cpus}: the machine ${machineLoad.busyCores} (this server ${machineLoad.serverCores}, the load generator ${machineLoad.loadGeneratorCores}, other processes ${machineLoad.otherCores}); load average ${machineLoad.loadAverage1mAtStart} → ${machineLoad.loadAverage1mAtEnd}; the server's child processes: ${procs.length}`,
@@ -109,7 +109,7 @@ export function writeReport(run) {
   const md = [
     `# Load run ${stamp}`,
     '',
-    `${CLIENTS} clients, each on its own loopback address, at ${OVER}x the per-address ceiling (${policies.default.q} per ${policies.default.w} s) for ${LOAD_SECONDS} s, then ${IDLE_SECONDS} s idle; ${keys} SDK key(s) (budget ${policies.key.q} each); ${report.machine.cpus} CPUs (${report.machine.cpuModel}), Node ${process.version}. Took ${report.durationS.total} s (build ${report.durationS.build} s).`,
+    `${CLIENTS} clients, each on its own loopback address, at ${OVER}x the per-address ceiling (${policies.default.q} per ${policies.default.w} s) for ${LOAD_SECONDS} s, then ${IDLE_SECONDS} s idle; ${keys} SDK key(s) of the demo publishers in turn (budget ${policies.key.q} per publisher); ${report.machine.cpus} CPUs (${report.machine.cpuModel}), Node ${process.version}. Took ${report.durationS.total} s (build ${report.durationS.build} s).`,
     '',
     ...lines.map((l) => `- ${l}`),
     '',

@@ -10,6 +10,8 @@ import { DATA_DIR, DIST_DIR, FORCE_GC, HOST, PORT } from './settings.mjs';
 
 const TSX_CLI = path.join(root, 'node_modules/tsx/dist/cli.mjs');
 const READY_TIMEOUT_MS = 180_000;
+/** The demo publishers (lib/demo/seed.ts), whose keys the load's clients use in turn. */
+const PUBLISHERS = ['demo@example.com', 'demo2@example.com'];
 
 /** The server's environment: production, fresh OAuth secrets, the default limits, no Upstash. */
 export function serverEnvironment() {
@@ -51,14 +53,15 @@ function runTsx(script, args, env) {
 
 /**
  * Wipes and seeds the database and mints the demo publisher's token (bench-token.ts fresh), then
- * makes `keys` SDK keys (bench-sdk.ts, no decisions: the load gets its own from /functions/v1/ads).
+ * makes `keys` SDK keys (bench-sdk.ts, no decisions: the load gets its own from /functions/v1/ads),
+ * each of the two demo publishers in turn: a publisher's keys share one SDK budget.
  * Before the server starts: the embedded database is one process's.
  */
 export function prepareDatabase(env, keys) {
   fs.rmSync(path.join(root, DATA_DIR), { recursive: true, force: true });
   const token = runTsx('scripts/bench-token.ts', ['fresh'], env);
   const sdk = [];
-  for (let i = 0; i < keys; i++) sdk.push(JSON.parse(runTsx('scripts/bench-sdk.ts', ['0'], env)));
+  for (let i = 0; i < keys; i++) sdk.push(JSON.parse(runTsx('scripts/bench-sdk.ts', ['0', PUBLISHERS[i % PUBLISHERS.length]], env)));
   return { token, sdk };
 }
 

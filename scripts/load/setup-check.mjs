@@ -2,17 +2,16 @@
 import http from 'node:http';
 import { addressOf, exchange } from './clients.mjs';
 
-/** The active placements of the keys' app, the policies the server announces, and a check that addresses count apart. */
+/**
+ * The active placements of the keys' apps (each key's own, as bench-sdk.ts found them), the
+ * policies the server announces, and checks that the minted token works and that addresses
+ * count apart.
+ */
 export async function checkSetup(prepared) {
   const agent = (i) => new http.Agent({ keepAlive: false, localAddress: addressOf(3, i) });
   const apps = await exchange(agent(0), { path: '/api/v1/me/apps?placement_status=active', headers: { authorization: `Bearer ${prepared.token}` } });
   if (apps.status !== 200) throw new Error(`GET /api/v1/me/apps with the minted token answered ${apps.status ?? apps.error}: ${apps.body ?? ''}`);
-  const appId = prepared.sdk[0].appId;
-  const body = JSON.parse(apps.body);
-  const placements = (body.placements ?? body.apps?.flatMap((a) => a.placements ?? []) ?? [])
-    .filter((p) => p.app_id === appId && p.status === 'active')
-    .map((p) => p.id);
-  if (placements.length === 0) placements.push(prepared.sdk[0].placementId);
+  const placements = [...new Set(prepared.sdk.flatMap((s) => s.placements))];
 
   const validate = await exchange(agent(1), { path: '/functions/v1/validate-key', headers: { 'x-api-key': prepared.sdk[0].key } });
   if (validate.status !== 200) throw new Error(`GET /functions/v1/validate-key answered ${validate.status ?? validate.error}: ${validate.body ?? ''}`);

@@ -33,7 +33,7 @@ export class Exchange<S> {
   readonly requestId = newRequestId();
   /** The last answer of the rate limiter, for the headers. */
   limit?: RateLimitResult;
-  /** The credential's own budget (an SDK key's) and its last answer. */
+  /** The credential's own budget (an SDK key's: its publisher's) and its last answer. */
   budget?: { limiter: RateLimiter; result: RateLimitResult };
   /** The request's Origin was refused by the app it called (an `sdk` CORS route). */
   originRefused = false;

@@ -39,7 +39,7 @@ export interface KernelServices {
 export interface Principals {}
 export type PrincipalOf<C> = C extends { kind: infer K } ? (K extends keyof Principals ? Principals[K] : undefined) : undefined;
 
-/** The credential step's answer: who calls, and a budget of the credential's own (an SDK key's) to take a unit from. */
+/** The credential step's answer: who calls, and a budget of the credential's own (an SDK key's: its publisher's) to take a unit from. */
 export interface CheckedCredential {
   principal: unknown;
   budget?: { limiter: RateLimiter; key: string; refusal: string };

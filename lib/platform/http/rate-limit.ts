@@ -215,7 +215,7 @@ export function writeRateLimitHeaders(target: Record<string, string>, r: RateLim
 export const KEY_POLICY_NAME = 'key';
 
 /**
- * An SDK key's budget beside the address's (written first): both policies in `RateLimit-Policy`
+ * An SDK key's budget (its publisher's, shared by all their keys) beside the address's (written first): both policies in `RateLimit-Policy`
  * and `RateLimit`, as the draft allows a list, and the `X-RateLimit-*` headers of whichever has
  * fewer requests left (or refused).
  */

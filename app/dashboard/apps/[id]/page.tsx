@@ -7,6 +7,7 @@ import { consoleAccount } from '@/lib/console/session';
 import { adRequestSnippet, impressionSnippet } from '@/lib/console/snippets';
 import { env } from '@/lib/platform/env';
 import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
+import { MAX_ACTIVE_KEYS_PER_APP } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
 import { archiveAppAction, changePlacementAction, createApiKeyAction, createPlacementAction, revokeApiKeyAction, updateAppAction } from '../../actions';
 import { AppForm, ConfirmButton, KeyForm, PlacementButtons, PlacementForm, Snippet } from '../../forms';
@@ -88,6 +89,7 @@ export default async function AppPage({ params }: { params: Params }) {
           />
         )}
         <h3>New key</h3>
+        <p className="hint">An app can have up to {MAX_ACTIVE_KEYS_PER_APP} active keys; revoking one makes room for another.</p>
         <KeyForm action={createApiKeyAction} appId={app.id} environments={KEY_ENVIRONMENTS} />
       </section>
 
