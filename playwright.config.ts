@@ -18,6 +18,8 @@ const oauthConfig = {
 };
 const common = {
   NODE_ENV: 'production',
+  // The suite signs in as the demo publishers: production seeds them only when asked.
+  SEED_DEMO: 'true',
   ...oauthConfig,
   NEXT_DIST_DIR: '.next-test',
   NEXT_TELEMETRY_DISABLED: '1',

@@ -19,6 +19,8 @@ function start(): ChildProcess {
     env: {
       ...process.env,
       NODE_ENV: 'production',
+      // The demo page's key and placements: production seeds them only when asked.
+      SEED_DEMO: 'true',
       NEXT_DIST_DIR: '.next-test',
       PGLITE_DATA_DIR: DATA,
       DATABASE_URL: '',

@@ -13,7 +13,7 @@ import { loadOAuthSecrets, type OAuthSecrets } from './oauth/secrets';
 import { LivePricing } from './pricing/settings';
 import { SdkDirectory } from './sdk/keys';
 import { scheduleRollUps } from './sdk/rollup';
-import { env } from './platform/env';
+import { env, type Env } from './platform/env';
 import { seed } from './demo/seed';
 
 /**
@@ -138,12 +138,21 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
 
 /**
  * The environment's database, migrated; the embedded one is also seeded with the demo accounts
- * the first time (a real PostgreSQL is seeded on purpose, `npm run db:seed`).
+ * the first time when `seedsDemo` says so (a real PostgreSQL is seeded on purpose, `npm run db:seed`).
  */
 async function openProcessDatabase(): Promise<Database> {
   const engine = await openDatabase();
-  if (engine.kind === 'pglite' && (await seed(engine))) log.info('demo accounts seeded');
+  if (engine.kind === 'pglite' && seedsDemo(env()) && (await seed(engine))) log.info('demo accounts seeded');
   return engine;
+}
+
+/**
+ * Whether a start seeds the embedded database with the demo accounts: as SEED_DEMO says, and
+ * when it says nothing, outside production only. Their password is published (README), so a
+ * production start seeds them only when asked.
+ */
+export function seedsDemo(e: Pick<Env, 'NODE_ENV' | 'SEED_DEMO'>): boolean {
+  return e.SEED_DEMO === undefined ? e.NODE_ENV !== 'production' : e.SEED_DEMO === 'true';
 }
 
 /** 32 random bytes kept in `service_secrets` under `name`, made on first use. */

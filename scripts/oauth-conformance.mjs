@@ -65,6 +65,8 @@ async function startApp(port) {
     env: {
       ...process.env,
       NODE_ENV: 'production',
+      // Chromium signs in as the demo publisher: production seeds the demo accounts only when asked.
+      SEED_DEMO: 'true',
       NEXT_DIST_DIR: distDir,
       PORT: String(port),
       PUBLIC_BASE_URL: base,

@@ -22,7 +22,8 @@ try {
 const { dev, port, host } = options;
 process.env.PORT = String(port);
 process.env.PUBLIC_BASE_URL ||= `http://localhost:${port}`;
-if (dev) process.env.NODE_ENV ||= 'development';
+// Next sets it too, but later: configuration read before then (lib/platform/env.ts) must see the mode.
+process.env.NODE_ENV ||= dev ? 'development' : 'production';
 
 const app = next({ dev, hostname: 'localhost', port, turbopack: dev ? true : undefined });
 const started = Date.now();

@@ -51,6 +51,13 @@ const schema = z
     DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
     /** Where the embedded database keeps its files. */
     PGLITE_DATA_DIR: z.string().default('.data/pglite'),
+    /**
+     * Whether a start seeds the embedded database with the demo accounts, whose password is
+     * published, the first time it opens it: `true` or `false`. Unset: yes in development and
+     * tests, never in production, where a deployment that wants them (the end-to-end tests, the
+     * conformance run, the bench) says `true`.
+     */
+    SEED_DEMO: optionalString.pipe(z.enum(['true', 'false'], 'set it to true or false, or leave it unset').optional()),
     /** Requests allowed per window and client IP on the rate-limited surfaces. */
     RATE_LIMIT_MAX: positiveInt(120),
     /** Length of the rate-limit window in seconds. */

@@ -76,6 +76,9 @@ export const TARGET_ENV = {
   NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
   NEXT_DIST_DIR: APP_DIST_DIR,
   NEXT_TELEMETRY_DISABLED: '1',
+  // The demo accounts: bench-token.ts seeds the fresh databases itself, but the BENCH_BEFORE
+  // server seeds its own on start, which production does only when asked.
+  SEED_DEMO: 'true',
   LOG_LEVEL: 'warn', // a log line per request would measure logging, not serving
   RATE_LIMIT_MAX: '1000000000', // one client sends every request: never limit it
   SDK_KEY_RATE_LIMIT_MAX: '1000000000', // nor its one key

@@ -13,7 +13,10 @@ const READY_TIMEOUT_MS = 180_000;
 /** The demo publishers (lib/demo/seed.ts), whose keys the load's clients use in turn. */
 const PUBLISHERS = ['demo@example.com', 'demo2@example.com'];
 
-/** The server's environment: production, fresh OAuth secrets, the default limits, no Upstash. */
+/**
+ * The server's environment: production, fresh OAuth secrets, the default limits, no Upstash. No
+ * SEED_DEMO: prepareDatabase seeds the database (bench-token.ts fresh) before the server starts.
+ */
 export function serverEnvironment() {
   const env = { ...process.env };
   for (const name of [
