@@ -39,6 +39,8 @@ const originEntry = z.string().refine((v) => {
 }, 'each entry must be an origin, such as https://app.example (scheme, host and port only)');
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().max(1_000_000_000).default(fallback);
+/** A positive count that may go past a billion (bytes). */
+const positiveCount = (fallback: number) => z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).default(fallback);
 
 const schema = z
   .object({
@@ -100,6 +102,16 @@ const schema = z
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /** In-process caches to turn off, by name (lib/platform/cache/lru.ts): how `npm run bench` measures what each is worth. */
     CACHES_OFF: commaList(z.string()),
+    /**
+     * Quotas on consented data (content/docs/data-and-consent.md, Quotas), per UTC day: records
+     * and bytes one subject may have stored in one app, and one app in all.
+     */
+    DATA_SUBJECT_RECORDS_PER_DAY: positiveInt(1_000),
+    DATA_SUBJECT_BYTES_PER_DAY: positiveCount(10_000_000),
+    DATA_APP_RECORDS_PER_DAY: positiveInt(200_000),
+    DATA_APP_BYTES_PER_DAY: positiveCount(1_000_000_000),
+    /** New subjects (first consents) one client address may bring to one app in an hour. */
+    CONSENT_NEW_SUBJECTS_PER_ADDRESS_HOUR: positiveInt(100),
   })
   .superRefine((v, ctx) => {
     if ((v.UPSTASH_REDIS_REST_URL === undefined) !== (v.UPSTASH_REDIS_REST_TOKEN === undefined)) {

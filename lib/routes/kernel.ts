@@ -11,8 +11,9 @@ import { checkCredential } from './credentials';
 export const defineRoute = createKernel({
   services,
   checkCredential: (credential, request, s) => checkCredential(credential as Credential, request, s),
-  // What the surfaces read: tokens, JSON and form bodies, idempotency, SDK keys, MCP and A2A.
-  corsRequestHeaders: 'Authorization, Content-Type, Idempotency-Key, X-Api-Key, MCP-Protocol-Version, Mcp-Session-Id, A2A-Version, A2A-Extensions',
+  // What the surfaces read: tokens, JSON and form bodies, idempotency, SDK keys and consent proofs, MCP and A2A.
+  corsRequestHeaders:
+    'Authorization, Content-Type, Idempotency-Key, X-Api-Key, X-Consent-Proof, MCP-Protocol-Version, Mcp-Session-Id, A2A-Version, A2A-Extensions',
 });
 
 /** What a handler of this service is given. */

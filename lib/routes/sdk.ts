@@ -1,11 +1,12 @@
 import { json } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { ROUTES } from '../schemas/registry';
-import { adBody, consentBody, dataBody, eventsBody, validateKeyBody, withdrawalBody } from '../schemas/sdk';
+import { adBody, consentBody, dataBody, eventsBody, recordedConsentBody, validateKeyBody, withdrawalBody } from '../schemas/sdk';
 import { serveAd } from '../sdk/ads';
 import { followClick } from '../sdk/click';
 import { currentConsent, recordConsent, submitData, withdrawConsent } from '../sdk/data';
 import { recordEvents } from '../sdk/events';
+import { presentedProof } from '../sdk/subjects';
 
 /**
  * The SDK surface (`/functions/v1/*`). The kernel's credential step has checked the key in
@@ -48,14 +49,21 @@ export const clickRoute = defineRoute(ROUTES['/functions/v1/click'], {
   },
 });
 
-/** /functions/v1/consents: read, record and withdraw a subject's consent. */
+/** Who asks about a subject: the consent proof the request presents (lib/sdk/subjects.ts), and its address. */
+const askerOf = (request: Request, clientIp: string) => ({ proof: presentedProof(request.headers), clientIp });
+
+/** /functions/v1/consents: read, record and withdraw a subject's consent, its proof in `x-consent-proof`. */
 export const consentsRoute = defineRoute(ROUTES['/functions/v1/consents'], {
-  GET: async ({ principal, query, services }) => json(consentBody.parse(await currentConsent(principal, query.subject_id, services.database))),
-  POST: async ({ principal, body, services }) => json(consentBody.parse(await recordConsent(principal, body, services.now(), services.database))),
-  DELETE: async ({ principal, query, services }) => json(withdrawalBody.parse(await withdrawConsent(principal, query.subject_id, services.database))),
+  GET: async ({ principal, query, request, clientIp, services }) =>
+    json(consentBody.parse(await currentConsent(principal, query.subject_id, askerOf(request, clientIp), services))),
+  POST: async ({ principal, body, request, clientIp, services }) =>
+    json(recordedConsentBody.parse(await recordConsent(principal, body, askerOf(request, clientIp), services))),
+  DELETE: async ({ principal, query, request, clientIp, services }) =>
+    json(withdrawalBody.parse(await withdrawConsent(principal, query.subject_id, askerOf(request, clientIp), services))),
 });
 
-/** POST /functions/v1/data: consented records of one subject. */
+/** POST /functions/v1/data: consented records of one subject, its proof in `x-consent-proof`. */
 export const dataRoute = defineRoute(ROUTES['/functions/v1/data'], {
-  POST: async ({ principal, body, services }) => json(dataBody.parse(await submitData(principal, body, services.database))),
+  POST: async ({ principal, body, request, clientIp, services }) =>
+    json(dataBody.parse(await submitData(principal, body, askerOf(request, clientIp), services))),
 });

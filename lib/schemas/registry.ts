@@ -14,7 +14,10 @@ import {
   adBody,
   adsQuery,
   clickQuery,
+  CONSENT_CLOCK_SKEW_MINUTES,
+  CONSENT_MAX_AGE_DAYS,
   consentBody,
+  consentProofHeader,
   consentQuery,
   consentRequest,
   dataBody,
@@ -22,6 +25,7 @@ import {
   eventsBody,
   eventsRequest,
   MAX_DATA_BODY_BYTES,
+  recordedConsentBody,
   validateKeyBody,
   withdrawalBody,
 } from './sdk';
@@ -91,6 +95,9 @@ const API_KEY_OR_TOKENS = { kind: 'optional-api-key' } as const satisfies Creden
 const bearer = (resource: ResourceName, scope?: Scope) => ({ kind: 'bearer', resource, scope }) as const satisfies Credential;
 
 const DOCS_CACHE = 'public, max-age=300';
+
+/** The consent proof a subject's first consent answered, sent to act on the subject (lib/sdk/subjects.ts). */
+const CONSENT_PROOF = { name: 'x-consent-proof', schema: consentProofHeader, description: consentProofHeader.description! };
 
 const ACCOUNT_200 = 'The data of the user who approved the token (sandbox data for `svc_sandbox`).';
 const ACCOUNT_502 = { description: 'The account data could not be loaded (`account_unavailable`): authorize again.', schema: apiErrorBody };
@@ -402,10 +409,16 @@ export const ROUTES = declare({
         doc: {
           operationId: 'getConsent',
           summary: "A subject's current consent",
+          description:
+            "Needs the subject's consent proof in `x-consent-proof`. Without it, or with a wrong one, the answer is the 404 of a subject without a consent: the publishable key alone does not tell whether a user consented.",
           tags: ['SDK'],
+          requestHeaders: [CONSENT_PROOF],
           responses: {
             200: { description: 'The current consent.', schema: consentBody },
-            404: { description: 'No current consent for this subject (`not_found`).', schema: apiErrorBody },
+            404: {
+              description: 'No current consent for this subject and consent proof (`not_found`): none recorded, withdrawn, or no proof or a wrong one.',
+              schema: apiErrorBody,
+            },
           },
         },
       },
@@ -415,9 +428,28 @@ export const ROUTES = declare({
         doc: {
           operationId: 'recordConsent',
           summary: 'Record what a user agreed to',
-          description: "Replaces the subject's current consent. Purposes it no longer lists lose their unsold data at once.",
+          description:
+            "A subject's first consent needs only the key, and answers the subject's consent proof (`consent_proof`): keep it with the user. A new consent for a subject that has one (more or fewer purposes, a new policy, consent again after a withdrawal) needs that proof in `x-consent-proof`; it is recorded as a new row that supersedes the current one, and purposes it no longer lists lose their unsold data at once. New subjects are bounded per client address and hour (429).",
           tags: ['SDK'],
-          responses: { 200: { description: 'The consent as recorded.', schema: consentBody } },
+          requestHeaders: [CONSENT_PROOF],
+          responses: {
+            200: { description: "The consent as recorded, with the subject's consent proof.", schema: recordedConsentBody },
+            400: {
+              description: `A malformed or invalid body, or a \`consented_at\` more than ${CONSENT_CLOCK_SKEW_MINUTES} minutes ahead of the service's clock or more than ${CONSENT_MAX_AGE_DAYS} days ago (\`invalid_request\`).`,
+              schema: apiErrorBody,
+            },
+            403: {
+              description:
+                "The subject already has a consent with this app and the request lacks its consent proof, or has a wrong one (`forbidden`), besides the key's own 403s.",
+              schema: apiErrorBody,
+            },
+            429: {
+              description:
+                'The rate limit, or a new subject past the new subjects its client address may bring to this app in an hour (`rate_limited`): wait `Retry-After` seconds.',
+              schema: apiErrorBody,
+              headers: { 'Retry-After': 'Seconds to wait.' },
+            },
+          },
         },
       },
       DELETE: {
@@ -426,9 +458,18 @@ export const ROUTES = declare({
         doc: {
           operationId: 'withdrawConsent',
           summary: "Withdraw a subject's consent",
-          description: "Ends the current consent and deletes the subject's unsold data. Sending it again is harmless.",
+          description:
+            "Needs the subject's consent proof in `x-consent-proof`. Ends the current consent (a withdrawal, recorded after it) and deletes the subject's unsold data at once. Sending it again is harmless. The proof stays valid: the user may consent again with it.",
           tags: ['SDK'],
-          responses: { 200: { description: 'What was withdrawn and deleted.', schema: withdrawalBody } },
+          requestHeaders: [CONSENT_PROOF],
+          responses: {
+            200: { description: 'What was withdrawn and deleted.', schema: withdrawalBody },
+            403: {
+              description:
+                "No subject with this consent proof (`forbidden`): one that never consented, or a request without the proof or with a wrong one, besides the key's own 403s.",
+              schema: apiErrorBody,
+            },
+          },
         },
       },
     },
@@ -444,11 +485,21 @@ export const ROUTES = declare({
           operationId: 'submitData',
           summary: 'Submit consented data',
           description:
-            "AI-interaction rows or UX-session recordings of one subject, stored only when the subject's current consent covers their purpose. A record whose id was stored before is kept as it was.",
+            "AI-interaction rows or UX-session recordings of one subject, stored only when the subject's current consent covers their purpose and the request carries the subject's consent proof in `x-consent-proof`. A record whose id was stored before is kept as it was. Daily quotas per subject and per app bound what is stored (429).",
           tags: ['SDK'],
+          requestHeaders: [CONSENT_PROOF],
           responses: {
             200: { description: 'What was stored.', schema: dataBody },
-            403: { description: "No current consent covering this kind of data (`forbidden`), besides the key's own 403s.", schema: apiErrorBody },
+            403: {
+              description: "No current consent covering this kind of data for this subject and consent proof (`forbidden`), besides the key's own 403s.",
+              schema: apiErrorBody,
+            },
+            429: {
+              description:
+                "The rate limit, or the day's quota of the subject or of the app (`rate_limited`): nothing of the request was stored; wait `Retry-After` seconds.",
+              schema: apiErrorBody,
+              headers: { 'Retry-After': 'Seconds to wait.' },
+            },
           },
         },
       },

@@ -178,21 +178,47 @@ export const PURPOSE_OF_KIND = { ai_interaction: 'ai_interactions', ux_session: 
 
 const subjectId = z.string().regex(/^[0-9a-f]{64}$/, 'a subject id is the SHA-256 of your user id, as 64 lowercase hex digits: never the id or email itself');
 
+/** How far ahead of the service's clock a `consented_at` may be: a device's clock runs a little fast. */
+export const CONSENT_CLOCK_SKEW_MINUTES = 5;
+/** How far back a `consented_at` may be: a consent is recorded when it is given, or soon after (an app that was offline). */
+export const CONSENT_MAX_AGE_DAYS = 30;
+
+/** The `x-consent-proof` header: the proof the subject's first consent answered. */
+export const consentProofHeader = z
+  .string()
+  .regex(/^cp_[A-Za-z0-9_-]{43}$/)
+  .describe(
+    "The subject's consent proof, as its first consent answered it (`consent_proof`). Required to read, withdraw or change an existing subject's consent and to submit its data; without it, or with a wrong one, the answer is that of a subject without a consent.",
+  );
+
 export const consentRequest = z.object({
   subject_id: subjectId,
   purposes: z.array(z.enum(DATA_PURPOSES)).min(1).max(DATA_PURPOSES.length),
   policy_version: z.string().min(1).max(64).refine(storable, 'text without NUL characters').describe('The version of your privacy policy the user agreed to.'),
-  consented_at: instant.optional().describe('When the user agreed; now when left out.'),
+  consented_at: instant
+    .optional()
+    .describe(
+      `When the user agreed: at most ${CONSENT_MAX_AGE_DAYS} days ago and no later than ${CONSENT_CLOCK_SKEW_MINUTES} minutes after the service's clock; now when left out.`,
+    ),
 });
 
 export const consentQuery = z.object({ subject_id: subjectId });
 
 export const consentBody = z.object({
-  subject_id: z.string(),
+  subject_id: z.string().describe('The subject id you sent.'),
   purposes: z.array(z.enum(DATA_PURPOSES)),
   policy_version: z.string(),
   consented_at: z.string(),
   recorded_at: z.string(),
+});
+
+/** `POST /functions/v1/consents` 200: the consent, and the proof its owner keeps. */
+export const recordedConsentBody = consentBody.extend({
+  consent_proof: z
+    .string()
+    .describe(
+      "The subject's consent proof: keep it with the user (the SDK keeps it in the browser's localStorage) and send it in `x-consent-proof` to read, withdraw or change this consent and to submit data. It is made with the subject's first consent and stays the same after; the service keeps only its hash and cannot show it again.",
+    ),
 });
 
 export const withdrawalBody = z.object({

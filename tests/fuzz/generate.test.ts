@@ -28,6 +28,8 @@ const FIXTURES: Fixtures = {
     originKey: { key: `pk_live_${'o'.repeat(32)}`, origin: 'https://allowed.example' },
     decisionTokens: ['d1.app.1790000000.mac'],
     consentedSubjects: ['a'.repeat(64)],
+    withdrawnSubject: 'c'.repeat(64),
+    consentProofs: { ['a'.repeat(64)]: `cp_${'A'.repeat(43)}`, ['c'.repeat(64)]: `cp_${'C'.repeat(43)}` },
   },
   account: { appIds: ['33333333-3333-4333-8333-333333333333'], placementIds: ['44444444-4444-4444-8444-444444444444'] },
   cursors: { pages: { limit: 1, cursor: 'eyJvIjoxfQ.mac' }, search: { q: 'api', limit: 1, cursor: 'eyJvIjoxfQ.mac2' } },

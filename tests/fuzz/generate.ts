@@ -51,6 +51,10 @@ export interface Fixtures {
     decisionTokens: string[];
     /** Subjects with a current consent to both purposes (never withdrawn by the fuzzer). */
     consentedSubjects: string[];
+    /** A subject with a consent that the fuzzer withdraws (again and again: after the first, nothing is left). */
+    withdrawnSubject: string;
+    /** The consent proof of each of those subjects (`x-consent-proof`), by subject id. */
+    consentProofs: Record<string, string>;
   };
   account: { appIds: string[]; placementIds: string[] };
   cursors: { pages: { limit: number; cursor: string }; search: { q: string; limit: number; cursor: string } };
@@ -135,6 +139,16 @@ interface Draft {
 function setHeader(d: Draft, name: string, value: string): void {
   d.headers = d.headers.filter(([n]) => n.toLowerCase() !== name.toLowerCase());
   d.headers.push([name, value]);
+}
+
+/**
+ * The subject's consent proof in `x-consent-proof`, mostly; sometimes none, or one of the right
+ * form that no subject has, which the service answers as it answers an unknown subject.
+ */
+function proofFor(rng: Rng, d: Draft, subject: string, fx: Fixtures): void {
+  const proof = fx.sdk.consentProofs[subject];
+  if (proof && rng.chance(0.85)) setHeader(d, 'x-consent-proof', proof);
+  else if (rng.chance(0.5)) setHeader(d, 'x-consent-proof', `cp_${rng.string(43)}`);
 }
 
 function getHeader(d: Draft, name: string): string | undefined {
@@ -526,22 +540,27 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
       return d;
     }
     case 'GET /functions/v1/consents':
-    case 'DELETE /functions/v1/consents':
+    case 'DELETE /functions/v1/consents': {
       // A DELETE withdraws: never one of the subjects the data requests rely on.
-      d.query.push(param('subject_id', key.startsWith('DELETE') || rng.chance(0.3) ? rng.hex(64) : rng.pick(fx.sdk.consentedSubjects)));
+      const known = key.startsWith('DELETE') ? fx.sdk.withdrawnSubject : rng.pick(fx.sdk.consentedSubjects);
+      const subject = rng.chance(0.3) ? rng.hex(64) : known;
+      d.query.push(param('subject_id', subject));
+      proofFor(rng, d, subject, fx);
       return d;
+    }
     case 'POST /functions/v1/consents':
       jsonBody(d, {
         subject_id: rng.hex(64),
         purposes: rng.sample(['ai_interactions', 'ux_sessions'], rng.int(1, 2)),
         policy_version: `v${rng.int(1, 5)}`,
-        ...(rng.chance(0.3) ? { consented_at: '2026-01-02T03:04:05Z' } : {}),
       });
       return d;
-    case 'POST /functions/v1/data':
+    case 'POST /functions/v1/data': {
+      const subject = rng.pick(fx.sdk.consentedSubjects);
+      proofFor(rng, d, subject, fx);
       if (rng.chance(0.6)) {
         jsonBody(d, {
-          subject_id: rng.pick(fx.sdk.consentedSubjects),
+          subject_id: subject,
           kind: 'ai_interaction',
           records: Array.from({ length: rng.int(1, 4) }, () => ({
             id: `rec-${rng.string(10)}`,
@@ -550,7 +569,7 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
         });
       } else {
         jsonBody(d, {
-          subject_id: rng.pick(fx.sdk.consentedSubjects),
+          subject_id: subject,
           kind: 'ux_session',
           records: [
             {
@@ -561,6 +580,7 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
         });
       }
       return d;
+    }
     case 'GET /oauth/authorize':
       d.query.push(fx.oauth.authorizeQuery);
       if (rng.chance(0.7)) setHeader(d, 'cookie', fx.oauth.sessionCookie);

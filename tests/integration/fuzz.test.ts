@@ -169,7 +169,9 @@ for (const engine of testEngines()) {
       }
       if (decisionTokens.length === 0) throw new Error('no ad filled: the fuzzer needs decision tokens');
       const consentedSubjects = ['a', 'b'].map((c) => c.repeat(64));
-      for (const subject of consentedSubjects) {
+      const withdrawnSubject = 'c'.repeat(64);
+      const consentProofs: Record<string, string> = {};
+      for (const subject of [...consentedSubjects, withdrawnSubject]) {
         const made = await call(
           '/functions/v1/consents',
           'POST',
@@ -178,6 +180,7 @@ for (const engine of testEngines()) {
           { subject_id: subject, purposes: ['ai_interactions', 'ux_sessions'], policy_version: 'v1' },
         );
         if (made.status !== 200) throw new Error(`consent answered ${made.status}`);
+        consentProofs[subject] = String(made.body!.consent_proof);
       }
       const foreignPlacements = (
         await db.query<{ id: string }>('select p.id from public.placements p join public.apps a on a.id = p.app_id where a.user_id = $1', [users.demo2])
@@ -225,6 +228,8 @@ for (const engine of testEngines()) {
           originKey: { key: originKey.key, origin: allowed },
           decisionTokens,
           consentedSubjects,
+          withdrawnSubject,
+          consentProofs,
         },
         account: { appIds: demoApps, placementIds: demoPlacements },
         cursors: { pages: { limit: 1, cursor: cursorOf(pages) }, search: { q: 'api', limit: 1, cursor: cursorOf(search) } },

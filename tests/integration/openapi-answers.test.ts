@@ -269,8 +269,8 @@ interface Tools {
   sdkPlacement(state: 'active' | 'paused', who?: 'demo' | 'demo2'): Promise<{ key: string; placementId: string }>;
   /** A fresh ad for demo's active placement, from the ads route (a call outside the case: not one of its answers). */
   sdkAd(): Promise<{ decision_id: string; token: string; click_url: string }>;
-  /** A new subject with a current consent to `purposes` in the app of demo's working key, recorded through the consents route (outside the case). */
-  sdkConsent(purposes?: readonly string[]): Promise<string>;
+  /** A new subject with a current consent to `purposes` in the app of demo's working key, recorded through the consents route (outside the case), and its consent proof. */
+  sdkConsent(purposes?: readonly string[]): Promise<{ subject: string; proof: string }>;
 }
 
 interface Case {
@@ -529,6 +529,18 @@ const consentJson = (subject: string, purposes: readonly string[] = ['ai_interac
 const AI_RECORDS = [{ id: 'r1', data: { prompt: 'hi', response: 'hello' } }];
 const dataJson = (subject: string, records: unknown[] = AI_RECORDS, kind = 'ai_interaction') => JSON.stringify({ subject_id: subject, kind, records });
 const consentsUrl = (subject: string) => `/functions/v1/consents${query({ subject_id: subject })}`;
+const PROOF = 'x-consent-proof';
+/** A subject's consent proof, as a header. */
+const proofOf = (proof: string) => ({ [PROOF]: proof });
+/** A proof of the right form that no subject has. */
+const FORGED_PROOF = `cp_${'A'.repeat(43)}`;
+/** A consent of a subject, its proof sent: the consents route as its owner calls it. */
+const owned = async (t: Tools, purposes?: readonly string[]) => {
+  const { subject, proof } = await t.sdkConsent(purposes);
+  return { subject, headers: proofOf(proof) };
+};
+/** An RFC 3339 time with an offset, `ms` before now. */
+const withOffset = (ms: number) => `${new Date(Date.now() - ms + 3_600_000).toISOString().slice(0, 19)}+01:00`;
 /** Over the 64 KiB every body but data's may have. */
 const OVER_64_KIB = 'a'.repeat(70_000);
 
@@ -552,7 +564,10 @@ const activeKey = async (t: Tools) => (await active(t)).key;
 const keyed = (label: string, status: number, init: (t: Tools) => Promise<CallInit>): Case => ({
   label,
   expect: [status],
-  run: async (t) => void (await t.call({ ...(await init(t)), headers: { [API_KEY]: await t.sdkKey('active') } })),
+  run: async (t) => {
+    const request = await init(t);
+    await t.call({ ...request, headers: { ...request.headers, [API_KEY]: await t.sdkKey('active') } });
+  },
 });
 const overBudget = (init: (t: Tools) => Promise<CallInit>): Case => ({
   label: 'over the rate limit',
@@ -798,13 +813,21 @@ const WRITTEN: Record<string, Case[]> = {
     overBudget(async () => ({ body: eventsJson(FOREIGN_TOKEN), contentType: 'text/plain;charset=UTF-8' })),
   ],
   'GET /functions/v1/consents': [
-    keyed('a subject with a current consent', 200, async (t) => ({ url: consentsUrl(await t.sdkConsent()) })),
+    keyed('a subject with a current consent, and its proof', 200, async (t) => {
+      const { subject, headers } = await owned(t);
+      return { url: consentsUrl(subject), headers };
+    }),
+    keyed('a subject with a current consent, without its proof', 404, async (t) => ({ url: consentsUrl((await t.sdkConsent()).subject) })),
+    keyed('a subject with a current consent, and a wrong proof', 404, async (t) => ({
+      url: consentsUrl((await t.sdkConsent()).subject),
+      headers: proofOf(FORGED_PROOF),
+    })),
     {
-      label: "another publisher's key, for a subject consented in another app",
+      label: "another publisher's key, for a subject consented in another app, with its proof",
       expect: [404],
       run: async (t) => {
-        const url = consentsUrl(await t.sdkConsent());
-        await t.call({ url, headers: { [API_KEY]: await t.sdkKey('active', 'demo2', 'development') } });
+        const { subject, headers } = await owned(t);
+        await t.call({ url: consentsUrl(subject), headers: { ...headers, [API_KEY]: await t.sdkKey('active', 'demo2', 'development') } });
       },
     },
     keyed('a subject without a consent', 404, async () => ({ url: consentsUrl(newSubject()) })),
@@ -819,7 +842,22 @@ const WRITTEN: Record<string, Case[]> = {
   'POST /functions/v1/consents': [
     keyed("a new subject's consent", 200, async () => ({ body: consentJson(newSubject()) })),
     keyed('a consent to both purposes, with consented_at', 200, async () => ({
-      body: consentJson(newSubject(), ['ai_interactions', 'ux_sessions'], { consented_at: '2026-11-20T10:00:00+01:00' }),
+      body: consentJson(newSubject(), ['ai_interactions', 'ux_sessions'], { consented_at: withOffset(2 * 3_600_000) }),
+    })),
+    keyed('consented_at 31 days ago', 400, async () => ({
+      body: consentJson(newSubject(), ['ai_interactions'], { consented_at: withOffset(31 * 86_400_000) }),
+    })),
+    keyed('consented_at 10 minutes ahead', 400, async () => ({ body: consentJson(newSubject(), ['ai_interactions'], { consented_at: withOffset(-600_000) }) })),
+    keyed("a new consent for a subject that has one, with the subject's proof", 200, async (t) => {
+      const { subject, headers } = await owned(t);
+      return { body: consentJson(subject, ['ux_sessions']), headers };
+    }),
+    keyed("a new consent for a subject that has one, without the subject's proof", 403, async (t) => ({
+      body: consentJson((await t.sdkConsent()).subject, ['ux_sessions']),
+    })),
+    keyed('a new consent for a subject that has one, with a wrong proof', 403, async (t) => ({
+      body: consentJson((await t.sdkConsent()).subject, ['ux_sessions']),
+      headers: proofOf(FORGED_PROOF),
     })),
     {
       label: "another publisher's development key",
@@ -827,13 +865,14 @@ const WRITTEN: Record<string, Case[]> = {
       run: async (t) => void (await t.call({ body: consentJson(newSubject()), headers: { [API_KEY]: await t.sdkKey('active', 'demo2', 'development') } })),
     },
     {
-      label: 'a consent replaced by a narrower one',
+      label: 'a consent replaced by a narrower one, with the proof the first answered',
       expect: [200, 200],
       run: async (t) => {
         const subject = newSubject();
         const headers = { [API_KEY]: await t.sdkKey('active') };
-        await t.call({ body: consentJson(subject, ['ai_interactions', 'ux_sessions']), headers });
-        await t.call({ body: consentJson(subject, ['ux_sessions']), headers });
+        const first = await t.call({ body: consentJson(subject, ['ai_interactions', 'ux_sessions']), headers });
+        const { consent_proof } = JSON.parse(first.text) as { consent_proof: string };
+        await t.call({ body: consentJson(subject, ['ux_sessions']), headers: { ...headers, ...proofOf(consent_proof) } });
       },
     },
     keyed('an invalid body: subject_id in upper case', 400, async () => ({ body: consentJson(newSubject().toUpperCase()) })),
@@ -847,17 +886,26 @@ const WRITTEN: Record<string, Case[]> = {
     overBudget(async (t) => ({ body: consentJson(newSubject()), headers: { [API_KEY]: await t.sdkKey('active') } })),
   ],
   'DELETE /functions/v1/consents': [
-    keyed('a subject with a current consent', 200, async (t) => ({ url: consentsUrl(await t.sdkConsent()) })),
+    keyed('a subject with a current consent, and its proof', 200, async (t) => {
+      const { subject, headers } = await owned(t);
+      return { url: consentsUrl(subject), headers };
+    }),
     {
       label: 'withdrawn twice (the second time, nothing is left to withdraw)',
       expect: [200, 200],
       run: async (t) => {
-        const init = { url: consentsUrl(await t.sdkConsent()), headers: { [API_KEY]: await t.sdkKey('active') } };
+        const { subject, headers } = await owned(t);
+        const init = { url: consentsUrl(subject), headers: { ...headers, [API_KEY]: await t.sdkKey('active') } };
         await t.call(init);
         await t.call(init);
       },
     },
-    keyed('a subject that never consented', 200, async () => ({ url: consentsUrl(newSubject()) })),
+    keyed('a subject with a current consent, without its proof', 403, async (t) => ({ url: consentsUrl((await t.sdkConsent()).subject) })),
+    keyed('a subject with a current consent, and a wrong proof', 403, async (t) => ({
+      url: consentsUrl((await t.sdkConsent()).subject),
+      headers: proofOf(FORGED_PROOF),
+    })),
+    keyed('a subject that never consented', 403, async () => ({ url: consentsUrl(newSubject()), headers: proofOf(FORGED_PROOF) })),
     keyed('no subject_id', 400, async () => ({})),
     keyed('bad parameter subject_id="a"', 400, async () => ({ url: consentsUrl('a') })),
     keyed('bad parameter subject_id in upper case', 400, async () => ({ url: consentsUrl(newSubject().toUpperCase()) })),
@@ -865,48 +913,69 @@ const WRITTEN: Record<string, Case[]> = {
     overBudget(async (t) => ({ url: consentsUrl(newSubject()), headers: { [API_KEY]: await t.sdkKey('active') } })),
   ],
   'POST /functions/v1/data': [
-    keyed('an AI interaction of a subject consented to ai_interactions', 200, async (t) => ({ body: dataJson(await t.sdkConsent()) })),
+    keyed('an AI interaction of a subject consented to ai_interactions, with its proof', 200, async (t) => {
+      const { subject, headers } = await owned(t);
+      return { body: dataJson(subject), headers };
+    }),
     {
       label: 'the same records sent twice (the second time, duplicates)',
       expect: [200, 200],
       run: async (t) => {
         const records = [{ id: `r-${randomBytes(6).toString('hex')}`, data: { prompt: 'hi', response: 'hello', model: 'demo' } }];
-        const init = { body: dataJson(await t.sdkConsent(), records), headers: { [API_KEY]: await t.sdkKey('active') } };
+        const { subject, headers } = await owned(t);
+        const init = { body: dataJson(subject, records), headers: { ...headers, [API_KEY]: await t.sdkKey('active') } };
         await t.call(init);
         await t.call(init);
       },
     },
     keyed('a UX session of a subject consented to ux_sessions', 200, async (t) => {
       const session = { started_at: '2026-11-20T10:00:00Z', duration_seconds: 12, events: [{ t: 0, type: 'click', target: 'button' }] };
-      return { body: dataJson(await t.sdkConsent(['ux_sessions']), [{ id: `ux-${randomBytes(6).toString('hex')}`, data: session }], 'ux_session') };
+      const { subject, headers } = await owned(t, ['ux_sessions']);
+      return { body: dataJson(subject, [{ id: `ux-${randomBytes(6).toString('hex')}`, data: session }], 'ux_session'), headers };
     }),
     keyed('a body over 64 KiB, within the 1 MiB of this route (50 records of 14 KB)', 200, async (t) => {
       const data = { prompt: 'p'.repeat(7_000), response: 'r'.repeat(7_000) };
+      const { subject, headers } = await owned(t);
       return {
         body: dataJson(
-          await t.sdkConsent(),
+          subject,
           Array.from({ length: 50 }, (_, i) => ({ id: `big-${randomBytes(4).toString('hex')}-${i}`, data })),
         ),
+        headers,
       };
     }),
-    keyed('a subject without a consent', 403, async () => ({ body: dataJson(newSubject()) })),
-    keyed('a subject consented to ux_sessions only', 403, async (t) => ({ body: dataJson(await t.sdkConsent(['ux_sessions'])) })),
+    keyed('a subject without a consent', 403, async () => ({ body: dataJson(newSubject()), headers: proofOf(FORGED_PROOF) })),
+    keyed('a subject with a consent, without its proof', 403, async (t) => ({ body: dataJson((await t.sdkConsent()).subject) })),
+    keyed('a subject with a consent, and a wrong proof', 403, async (t) => ({
+      body: dataJson((await t.sdkConsent()).subject),
+      headers: proofOf(FORGED_PROOF),
+    })),
+    keyed('a subject consented to ux_sessions only', 403, async (t) => {
+      const { subject, headers } = await owned(t, ['ux_sessions']);
+      return { body: dataJson(subject), headers };
+    }),
     keyed('an invalid body: subject_id in upper case', 400, async () => ({ body: dataJson(newSubject().toUpperCase()) })),
     keyed('an invalid body: a record without its response', 400, async (t) => ({
-      body: dataJson(await t.sdkConsent(), [{ id: 'r1', data: { prompt: 'hi' } }]),
+      body: dataJson((await t.sdkConsent()).subject, [{ id: 'r1', data: { prompt: 'hi' } }]),
     })),
-    keyed('an invalid body: an unknown kind', 400, async (t) => ({ body: dataJson(await t.sdkConsent(), AI_RECORDS, 'emails') })),
+    keyed('an invalid body: an unknown kind', 400, async (t) => ({ body: dataJson((await t.sdkConsent()).subject, AI_RECORDS, 'emails') })),
     keyed('an invalid body: 51 records', 400, async (t) => ({
       body: dataJson(
-        await t.sdkConsent(),
+        (await t.sdkConsent()).subject,
         Array.from({ length: 51 }, (_, i) => ({ id: `r${i}`, data: { prompt: 'hi', response: 'hello' } })),
       ),
     })),
     keyed('an invalid body: not JSON', 400, async () => ({ body: '{"records": [' })),
-    keyed('a text/plain body', 415, async (t) => ({ body: dataJson(await t.sdkConsent()), contentType: 'text/plain' })),
+    keyed('a text/plain body', 415, async (t) => ({ body: dataJson((await t.sdkConsent()).subject), contentType: 'text/plain' })),
     keyed('a body over 1 MiB', 413, async () => ({ body: dataJson(newSubject(), [{ id: 'r1', data: { prompt: 'a'.repeat(1_100_000), response: 'hello' } }]) })),
-    ...keyRefusals(API_KEY, async (t) => ({ body: dataJson(await t.sdkConsent()) })),
-    overBudget(async (t) => ({ body: dataJson(await t.sdkConsent()), headers: { [API_KEY]: await t.sdkKey('active') } })),
+    ...keyRefusals(API_KEY, async (t) => {
+      const { subject, headers } = await owned(t);
+      return { body: dataJson(subject), headers };
+    }),
+    overBudget(async (t) => {
+      const { subject, headers } = await owned(t);
+      return { body: dataJson(subject), headers: { ...headers, [API_KEY]: await t.sdkKey('active') } };
+    }),
   ],
 };
 
@@ -1198,8 +1267,11 @@ for (const engine of testEngines()) {
         },
         async sdkConsent(purposes = ['ai_interactions']) {
           const subject = newSubject();
-          await prepared('/functions/v1/consents', 'POST', { body: consentJson(subject, purposes), headers: { [API_KEY]: await tools.sdkKey('active') } });
-          return subject;
+          const made = await prepared('/functions/v1/consents', 'POST', {
+            body: consentJson(subject, purposes),
+            headers: { [API_KEY]: await tools.sdkKey('active') },
+          });
+          return { subject, proof: (made as { consent_proof: string }).consent_proof };
         },
       };
       return tools;

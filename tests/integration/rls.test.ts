@@ -126,7 +126,7 @@ const USER_TABLES: UserTable[] = [
       policy_version: 'intruder',
       consented_at: new Date(),
     }),
-    update: { column: 'withdrawn_at', value: new Date() },
+    update: { column: 'purposes', value: ['ux_sessions'] },
     deletable: true,
   },
   // Publishers do not read the consented data itself (their apps submit it): the SDK role does.
@@ -146,6 +146,10 @@ const SERVICE_ONLY_TABLES = [
   'campaign_daily_spend',
   'ad_decisions',
   'ad_traffic_counts',
+  // Consented data's proofs and counts: the SDK role's, never a user's (tests/integration/sdk-rls.test.ts).
+  'data_subjects',
+  'data_daily_usage',
+  'data_subject_arrivals',
 ];
 
 function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {

@@ -130,6 +130,49 @@ for (const engine of testEngines()) {
       }
     });
 
+    it('cannot rewrite or erase the consent history, nor read or change proofs and counts of another app', async () => {
+      // A consent of each app, recorded as the SDK records one, so that there are rows to aim at.
+      for (const app of [a, b]) {
+        const made = await asApp(
+          suite.db,
+          app,
+          `insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
+           values ('${app.appId}', '${app.userId}', '${'c'.repeat(64)}', '{ai_interactions}', 'v1', now()) returning 1`,
+        );
+        expect(made.ok, JSON.stringify(made)).toBe(true);
+      }
+      for (const sql of [
+        "update public.data_consents set purposes = '{ux_sessions}' returning 1",
+        "update public.data_consents set policy_version = 'rewritten' returning 1",
+        'update public.data_consents set withdrawn_at = now() returning 1',
+        'update public.data_consents set consented_at = now() returning 1',
+        'delete from public.data_consents returning 1',
+        "update public.data_subjects set proof_hash = repeat('0', 64) returning 1",
+        'delete from public.data_subjects returning 1',
+      ]) {
+        const result = await asApp(suite.db, a, sql);
+        expect(result.ok, sql).toBe(false);
+        if (!result.ok) expect(result.error, sql).toMatch(DENIED);
+      }
+      const consents = await suite.db.query<{ n: number }>(
+        "select count(*)::int as n from public.data_consents where subject_hash = $1 and policy_version = 'v1'",
+        ['c'.repeat(64)],
+      );
+      expect(consents).toEqual([{ n: 2 }]);
+      const rowsOf: Record<string, string> = {
+        data_subjects: `(app_id, subject_hash, proof_hash) values ('${b.appId}', '${'d'.repeat(64)}', '${'e'.repeat(64)}')`,
+        data_daily_usage: `(app_id, day, subject_hash, records, bytes) values ('${b.appId}', current_date, '', 1, 1)`,
+        data_subject_arrivals: `(app_id, address_hash) values ('${b.appId}', 'address')`,
+      };
+      for (const [table, row] of Object.entries(rowsOf)) {
+        const theirs = await asApp(suite.db, a, `select app_id from public.${table} where app_id = '${b.appId}'`);
+        expect(theirs, table).toEqual({ ok: true, rows: [] });
+        const written = await asApp(suite.db, a, `insert into public.${table} ${row} returning 1`);
+        expect(written.ok, table).toBe(false);
+        if (!written.ok) expect(written.error, table).toMatch(/row-level security/);
+      }
+    });
+
     it("records what became of its own decisions only: another app's are out of reach", async () => {
       const theirs = await asApp(suite.db, a, `update public.ad_decisions set click_ip_hash = 'x' where app_id = '${b.appId}' returning id`);
       expect(theirs).toEqual({ ok: true, rows: [] });
