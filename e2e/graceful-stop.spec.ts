@@ -121,19 +121,20 @@ interface Impression {
   viewability: { visible_share: number; visible_seconds: number };
 }
 
-async function impression(key: string, placement: string): Promise<Impression | null> {
-  const res = await fetch(`http://127.0.0.1:${PORT}/functions/v1/ads?placement_id=${placement}`, { headers: { 'x-api-key': key } });
+/** An ad for a visitor using `browser` (an impression counts only from the browser its ad was served to). */
+async function impression(key: string, placement: string, browser: string): Promise<Impression | null> {
+  const res = await fetch(`http://127.0.0.1:${PORT}/functions/v1/ads?placement_id=${placement}`, { headers: { 'x-api-key': key, 'user-agent': browser } });
   if (res.status !== 200) return null;
   const ad = (await res.json()) as { decision_id: string; token: string };
-  return { id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: { visible_share: 1, visible_seconds: 3 } };
+  return { id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: { visible_share: 1, visible_seconds: 2.5 } };
 }
 
 /** Sends events; answers each one's status, or null when the server did not answer (stopped). */
-async function send(key: string, events: Impression[]): Promise<string[] | null> {
+async function send(key: string, events: Impression[], browser: string): Promise<string[] | null> {
   try {
     const res = await fetch(`http://127.0.0.1:${PORT}/functions/v1/events`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'user-agent': browser },
       body: JSON.stringify({ events }),
     });
     if (res.status !== 200) return null;
@@ -150,17 +151,23 @@ test('a restart loses nothing the server acknowledged, including what it answere
   try {
     await ready();
     const { key, placements } = await demoKey();
-    // Ads served, their impressions waiting to be sent: 4 batches of 10.
-    const waiting: Impression[] = [];
-    for (let i = 0; i < 40; i++) {
-      const made = await impression(key, placements[i % placements.length]!);
-      if (made) waiting.push(made);
+    // Ads served to four visitors, their impressions waiting to be sent: a batch of 10 each.
+    const browsers = [0, 1, 2, 3].map((b) => `Mozilla/5.0 (visitor ${b})`);
+    const batches: Impression[][] = [];
+    for (const browser of browsers) {
+      const batch: Impression[] = [];
+      for (let i = 0; i < 10; i++) {
+        const made = await impression(key, placements[i % placements.length]!, browser);
+        if (made) batch.push(made);
+      }
+      expect(batch.length).toBe(10);
+      batches.push(batch);
     }
-    expect(waiting.length).toBe(40);
-    const batches = [0, 1, 2, 3].map((b) => waiting.slice(b * 10, b * 10 + 10));
+    // Viewed: no impression counts sooner than its seconds in view after its ad.
+    await new Promise((r) => setTimeout(r, 3000));
     // The first batch acknowledged before the signal; the others sent as it comes.
-    expect(await send(key, batches[0]!)).toEqual(Array(10).fill('recorded'));
-    const racing = batches.slice(1).map((batch) => send(key, batch));
+    expect(await send(key, batches[0]!, browsers[0]!)).toEqual(Array(10).fill('recorded'));
+    const racing = batches.slice(1).map((batch, i) => send(key, batch, browsers[i + 1]!));
     server.kill('SIGTERM');
     const raced = await Promise.all(racing);
     expect(await exitOf(server)).toBe(0);
@@ -169,11 +176,11 @@ test('a restart loses nothing the server acknowledged, including what it answere
     try {
       await ready();
       // Every batch the stopping server acknowledged is there: sent again, each event is a duplicate.
-      const acknowledged = [batches[0]!, ...batches.slice(1).filter((_, i) => raced[i] !== null)];
-      for (const batch of acknowledged) expect(await send(key, batch)).toEqual(Array(10).fill('duplicate'));
+      const acknowledged = [0, ...[1, 2, 3].filter((b) => raced[b - 1] !== null)];
+      for (const b of acknowledged) expect(await send(key, batches[b]!, browsers[b]!)).toEqual(Array(10).fill('duplicate'));
       // What it never answered can still be sent, and counts once whether or not it had arrived.
-      for (const batch of batches.slice(1).filter((_, i) => raced[i] === null)) {
-        for (const status of (await send(key, batch)) ?? ['no answer']) expect(['recorded', 'duplicate']).toContain(status);
+      for (const b of [1, 2, 3].filter((b) => raced[b - 1] === null)) {
+        for (const status of (await send(key, batches[b]!, browsers[b]!)) ?? ['no answer']) expect(['recorded', 'duplicate']).toContain(status);
       }
     } finally {
       again.kill('SIGTERM');

@@ -59,6 +59,8 @@ test('an ad served with a key, its impression and click, show in /api/v1/me/apps
   expect(served.status()).toBe(200);
   const ad = await served.json();
   expect(ad.format).toBe('floating_video');
+  // Watched for 2.2 s: no impression counts sooner than its seconds in view after its ad, on the server's clock.
+  await page.waitForTimeout(2500);
   const events = await request.post('/functions/v1/events', {
     headers: { 'x-api-key': key },
     data: { events: [{ id: 'e2e-impression-1', type: 'impression', token: ad.token, viewability: { visible_share: 0.9, visible_seconds: 2.2 } }] },

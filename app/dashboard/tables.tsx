@@ -27,11 +27,11 @@ export function ScrollTable({ label, head, children }: { label: string; head: st
   );
 }
 
-const NUMERIC = new Set(['Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', 'Amount']);
+const NUMERIC = new Set(['Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', 'Invalid', 'Amount']);
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */
 export function PlacementTable({ label, placements, actions }: { label: string; placements: Placement[]; actions?: (p: Placement) => ReactNode }) {
-  const head = ['Name', 'Format', 'Status', 'Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', ...(actions ? ['Actions'] : [])];
+  const head = ['Name', 'Format', 'Status', 'Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', 'Invalid', ...(actions ? ['Actions'] : [])];
   return (
     <ScrollTable label={label} head={head}>
       {placements.map((p) => (
@@ -45,6 +45,9 @@ export function PlacementTable({ label, placements, actions }: { label: string; 
           <td className="num">{formatUsd(p.revenue_usd)}</td>
           <td className="num">{formatPercent(p.fill_rate)}</td>
           <td className="num">{formatUsd(p.rpm_usd)}</td>
+          <td className="num" title="Impressions and clicks refused as invalid traffic, never billed">
+            {formatPercent(p.invalid_share)}
+          </td>
           {actions && <td>{actions(p)}</td>}
         </tr>
       ))}

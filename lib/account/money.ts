@@ -25,6 +25,12 @@ export function rpmUsd(revenueUsd: number, impressions: number): number {
   return impressions > 0 ? roundUsd((revenueUsd / impressions) * 1000) : 0;
 }
 
+/** Events refused as invalid traffic, per event received (billed or refused): a fraction from 0 to 1 (4 decimals); 0 without events. */
+export function invalidShare(invalid: number, billed: number): number {
+  const received = invalid + billed;
+  return received > 0 ? Math.round((invalid / received) * 10_000) / 10_000 : 0;
+}
+
 /** Ad requests that got an ad, per ad request: a fraction from 0 to 1 (4 decimals); 0 without requests. */
 export function fillRate(fills: number, adRequests: number): number {
   if (adRequests <= 0) return 0;

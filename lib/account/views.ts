@@ -16,7 +16,7 @@ import {
   type ProfileRow,
 } from '../schemas/account';
 import { maskApiKey } from '../sdk/api-key';
-import { fillRate, roundUsd, rpmUsd, sumUsd } from './money';
+import { fillRate, invalidShare, roundUsd, rpmUsd, sumUsd } from './money';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -53,6 +53,7 @@ export function placementView(row: PlacementRow) {
     revenue_usd: roundUsd(row.revenue_usd),
     fill_rate: fillRate(row.fills, row.ad_requests),
     rpm_usd: rpmUsd(row.revenue_usd, row.impressions),
+    invalid_share: invalidShare(row.invalid_events, row.impressions + row.clicks),
     created_at: row.created_at.toISOString(),
   };
 }

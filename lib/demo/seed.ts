@@ -207,6 +207,8 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date): Promi
           revenue_usd: revenue,
           ad_requests: adRequests,
           fills,
+          // Invalid traffic (content/docs/sdk-integration.md, Counting rules): about 2% of impressions.
+          invalid_events: Math.floor(impressions * 0.02) + (impressions % 7),
         });
         const month = isoDay(date).slice(0, 7);
         monthlyRevenue.set(month, (monthlyRevenue.get(month) ?? 0) + revenue);
@@ -214,9 +216,9 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date): Promi
       await insertJson(tx, 'daily_stats', stats);
       // The placement's counters are the sum of its daily stats, so every view agrees.
       await tx.query(
-        sql`update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q, fills = s.f
+        sql`update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q, fills = s.f, invalid_events = s.v
             from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_usd), 0) r,
-                         coalesce(sum(ad_requests), 0) q, coalesce(sum(fills), 0) f
+                         coalesce(sum(ad_requests), 0) q, coalesce(sum(fills), 0) f, coalesce(sum(invalid_events), 0) v
                   from public.daily_stats where placement_id = ${placementId}) s
             where p.id = ${placementId}`,
       );
@@ -303,14 +305,23 @@ async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, 
   await tx.query(
     sql`select set_config('request.jwt.claims', ${JSON.stringify({ role: 'sdk', app_id: appId, user_id: userId })}, true), set_config('role', 'sdk', true)`,
   );
+  const served: string[][] = [];
   for (const placementId of placements) {
     const decisions: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [row] = await tx.query<{ decision_id: string; creative_id: string | null }>(
-        sql`select decision_id, creative_id from public.sdk_serve_ad(${placementId}::uuid, null, '{}', null)`,
+        sql`select decision_id, creative_id from public.sdk_serve_ad(${placementId}::uuid, null, '{}', null, 'seed-client')`,
       );
       if (row?.creative_id) decisions.push(row.decision_id);
     }
+    served.push(decisions);
+  }
+  // Served a few seconds ago: no impression is billable sooner than its viewability rule's
+  // seconds after its ad, on the server's clock, and this is all one transaction.
+  await tx.query(sql`select set_config('role', 'service_role', true)`);
+  await tx.query(sql`update public.ad_decisions set created_at = created_at - interval '5 seconds' where id = any(${served.flat()}::uuid[]) returning 1`);
+  await tx.query(sql`select set_config('role', 'sdk', true)`);
+  for (const decisions of served) {
     const viewable = { visible_share: 1, visible_seconds: 2.5 };
     const events = [
       ...decisions.slice(0, 2).map((d, n) => ({ n, id: `seed-impression-${d}`, kind: 'impression', decision_id: d, ...viewable })),
@@ -318,7 +329,7 @@ async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, 
       // Scrolled past in under a second: recorded as invalid traffic, never billed.
       ...decisions.slice(2, 3).map((d) => ({ n: 3, id: `seed-glimpse-${d}`, kind: 'impression', decision_id: d, visible_share: 0.8, visible_seconds: 0.4 })),
     ];
-    await tx.query(sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, 'seed-address', false)`);
+    await tx.query(sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, 'seed-address', 'seed-client', false, 1000, 1000000)`);
   }
   await tx.query(sql`select set_config('role', 'service_role', true)`);
 }

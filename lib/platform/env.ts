@@ -66,6 +66,10 @@ const schema = z
     RATE_LIMIT_WINDOW_S: positiveInt(60),
     /** Requests allowed per window with a publisher's SDK keys, all of them together (content/docs/rate-limits.md), on top of the per-address budget. */
     SDK_KEY_RATE_LIMIT_MAX: positiveInt(6000),
+    /** Billable impressions per hour from one client (network and browser) to one publisher's apps; past it, impressions are invalid (`client_limit`). */
+    SDK_CLIENT_IMPRESSIONS_PER_HOUR: positiveInt(240),
+    /** Billable impressions per hour of one publisher's apps, all keys together; past it, impressions are invalid (`publisher_limit`). */
+    SDK_PUBLISHER_IMPRESSIONS_PER_HOUR: positiveInt(200_000),
     /** Seconds between two runs of the ad traffic roll-up in a long-running server; 0 turns it off (pg_cron runs it instead). */
     ROLLUP_INTERVAL_S: z.coerce.number().int().min(0).max(3600).default(10),
     UPSTASH_REDIS_REST_URL: optionalString.pipe(z.string().url().optional()),

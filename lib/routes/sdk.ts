@@ -29,8 +29,13 @@ export const validateKeyRoute = defineRoute(ROUTES['/functions/v1/validate-key']
 
 /** GET /functions/v1/ads: an ad for the placement, or 204. */
 export const adsRoute = defineRoute(ROUTES['/functions/v1/ads'], {
-  GET: async ({ principal, query, services }) => {
-    const ad = await serveAd(principal, { placementId: query.placement_id, sessionId: query.session_id, keywords: query.keywords }, services);
+  GET: async ({ principal, query, request, clientIp, services }) => {
+    const ad = await serveAd(
+      principal,
+      { placementId: query.placement_id, sessionId: query.session_id, keywords: query.keywords },
+      { headers: request.headers, clientIp },
+      services,
+    );
     return ad ? json(adBody.parse(ad)) : new Response(null, { status: 204 });
   },
 });

@@ -69,6 +69,11 @@ export const placement = z.object({
   revenue_usd: z.number(),
   fill_rate: z.number().min(0).max(1).describe('A fraction from 0 to 1.'),
   rpm_usd: z.number().describe('Revenue per 1,000 impressions.'),
+  invalid_share: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('Of the impressions and clicks received, the share refused as invalid traffic (never billed): a fraction from 0 to 1.'),
   created_at: dateTime,
 });
 
@@ -163,10 +168,10 @@ export const profileRow = z.object({
 /** An app as the database has it: the answer's fields, with its time as a Date. */
 export const appRow = app.extend({ created_at: timestamp });
 
-/** A placement as the database has it: the answer's own columns, its ad requests and fills (the fill rate), its time as a Date. */
+/** A placement as the database has it: the answer's own columns, its ad requests and fills (the fill rate), its invalid events (the invalid share), its time as a Date. */
 export const placementRow = placement
-  .omit({ fill_rate: true, rpm_usd: true })
-  .extend({ ad_requests: z.number().int(), fills: z.number().int(), created_at: timestamp });
+  .omit({ fill_rate: true, rpm_usd: true, invalid_share: true })
+  .extend({ ad_requests: z.number().int(), fills: z.number().int(), invalid_events: z.number().int(), created_at: timestamp });
 
 export const payoutRow = z.object({
   period: z.string(),

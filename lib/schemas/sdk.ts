@@ -123,11 +123,19 @@ export const EVENT_REASONS = [
   'expired_token',
   'wrong_app',
   'unknown_decision',
+  'bot',
+  'other_client',
+  'too_soon',
+  'too_late',
+  'impossible_evidence',
   'not_viewable',
+  'already_counted',
   'no_impression',
   'repeat_click',
-  'already_counted',
-  'bot',
+  'campaign_ended',
+  'client_limit',
+  'publisher_limit',
+  'over_budget',
 ] as const;
 
 export const eventsBody = z.object({

@@ -8,16 +8,18 @@ import type { PlacementFormat } from '../schemas/account';
 import { asApp } from './access';
 import type { AppPrincipal } from './keys';
 import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken } from './tokens';
+import { clientHash } from '../platform/http/client-ip';
 
 /**
  * `GET /functions/v1/ads`: one ad for one placement of the key's app, or nothing.
  *
  * The decision is `public.sdk_serve_ad` (supabase/schemas/functions/public.sdk_serve_ad.sql), run as the app's SDK role in
  * one round trip: the placement (another app's is invisible, so it is a 404 here), the eligible
- * creatives of its format (campaign active and running, paced budget left today, under the
- * session's frequency cap), one draw weighted by budget, and the decision row, written whether
- * or not anything filled, so that every request counts in the fill rate. Paused and archived
- * placements never fill.
+ * creatives of its format (campaign active and running, paced budget left today counting the ads
+ * it has served and not yet billed, under the client's frequency cap), one draw weighted by
+ * budget, and the decision row, written whether or not anything filled, so that every request
+ * counts in the fill rate. The decision remembers who asked (`clientHash`): its impression is
+ * billable only from that client. Paused and archived placements never fill.
  */
 
 export interface AdRequest {
@@ -46,9 +48,16 @@ export interface AdServices {
 }
 
 /** The ad, or null when nothing fills; throws the 404 of a placement the app does not have. */
-export async function serveAd(app: AppPrincipal, request: AdRequest, services: AdServices): Promise<AdBody | null> {
-  const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid)`;
-  const [rows, key] = await Promise.all([services.database().then((db) => asApp(db, app).query(call)), services.sdkSecret()]);
+export async function serveAd(
+  app: AppPrincipal,
+  request: AdRequest,
+  client: { headers: Headers; clientIp: string },
+  services: AdServices,
+): Promise<AdBody | null> {
+  const key = await services.sdkSecret();
+  const asker = clientHash(key, client.clientIp, client.headers.get('user-agent'));
+  const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid, ${asker})`;
+  const rows = await asApp(await services.database(), app).query(call);
   const row = served.parse(rows[0]);
   if (!row.found) throw new ApiError('not_found', 'No placement with this id belongs to the app of this key.');
   if (!row.creative_id) return null;
@@ -76,10 +85,15 @@ export async function serveAd(app: AppPrincipal, request: AdRequest, services: A
   };
 }
 
-/** The Media Rating Council's rule for the format: 50% for 1 s (30% for large ads), or 50% for 2 s of video. */
+/**
+ * The Media Rating Council's rule for the format: 50% for 1 s, or 50% for 2 s of video; a
+ * sponsored card of 242,500 px or more needs 30%. Text formats are never that large: their area
+ * is no evidence (public.sdk_viewable).
+ */
 export function viewabilityRule(format: PlacementFormat): AdBody['viewability'] {
   if (format === 'floating_video') return { ...VIEWABILITY_RULES.video };
-  return { ...VIEWABILITY_RULES.display, large_ad: { ...VIEWABILITY_RULES.large_display } };
+  if (format === 'sponsored_card') return { ...VIEWABILITY_RULES.display, large_ad: { ...VIEWABILITY_RULES.large_display } };
+  return { ...VIEWABILITY_RULES.display };
 }
 
 /** Media of the demo advertisers are paths on this service. */

@@ -6,7 +6,8 @@ import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } fr
 import { asApp } from './access';
 import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
 import { verifyDecisionToken, type DecisionTokenCheck } from './tokens';
-import { addressHash } from '../platform/http/client-ip';
+import { addressHash, clientHash } from '../platform/http/client-ip';
+import { env } from '../platform/env';
 import { isKnownBot } from './traffic';
 
 /**
@@ -38,11 +39,15 @@ type Result = EventsBody['results'][number];
 
 /**
  * The statement that records `events` (the rows `public.sdk_record_events` takes) as sent by this
- * client: its address hashed with the service's key, and whether it says it is a robot.
+ * client: its address, and its network and browser, hashed with the service's key (an impression
+ * counts only from the client its ad was served to), whether it says it is a robot, and the
+ * hourly caps on billable impressions.
  */
 export function recordEventsCall(events: Record<string, unknown>[], key: Buffer, client: { headers: Headers; clientIp: string }): Sql {
-  const bot = isKnownBot(client.headers.get('user-agent'));
-  return sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, ${addressHash(key, client.clientIp)}, ${bot})`;
+  const userAgent = client.headers.get('user-agent');
+  const { SDK_CLIENT_IMPRESSIONS_PER_HOUR, SDK_PUBLISHER_IMPRESSIONS_PER_HOUR } = env();
+  return sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, ${addressHash(key, client.clientIp)},
+    ${clientHash(key, client.clientIp, userAgent)}, ${isKnownBot(userAgent)}, ${SDK_CLIENT_IMPRESSIONS_PER_HOUR}, ${SDK_PUBLISHER_IMPRESSIONS_PER_HOUR})`;
 }
 
 const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });

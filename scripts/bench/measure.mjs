@@ -14,8 +14,13 @@ export async function measure(name, url, headers = {}, expect = 200, request = {
     duration,
     method: request.method ?? 'GET',
     body: request.body,
-    // A body of its own for each request (the SDK events), and a count of what was answered.
-    requests: request.makeBody ? [{ setupRequest: (req) => ({ ...req, body: request.makeBody() }), onResponse: request.onResponse }] : undefined,
+    // A body of its own for each request (the SDK events), and a count of what was answered; or
+    // headers of its own (the ads, each from a browser of its own).
+    requests: request.makeBody
+      ? [{ setupRequest: (req) => ({ ...req, body: request.makeBody() }), onResponse: request.onResponse }]
+      : request.setupRequest
+        ? [{ setupRequest: request.setupRequest }]
+        : undefined,
   });
   const responses = Object.values(r.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
   const unexpected = responses - (r.statusCodeStats[expect]?.count ?? 0);

@@ -8,14 +8,24 @@ const EVENTS_PER_REQUEST = 50;
 
 /** What one SDK endpoint sends, and for events, how to check afterwards that each was kept once. */
 export function sdkLoadFor(kind, prepared) {
-  const headers = { 'x-api-key': prepared.key };
-  if (kind === 'ads') return { headers, path: `/functions/v1/ads?placement_id=${prepared.placementId}` };
+  const headers = { 'x-api-key': prepared.key, 'user-agent': prepared.userAgent ?? 'monetize-bench' };
+  if (kind === 'ads') {
+    // Each request from a browser of its own: one client is shown a campaign's ads only up to its
+    // frequency cap, and the bench measures serving ads, not answering 204.
+    let client = 0;
+    return {
+      headers,
+      path: `/functions/v1/ads?placement_id=${prepared.placementId}`,
+      request: { setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'user-agent': `monetize-bench/${++client}` } }) },
+    };
+  }
   // Decision tokens as the server signs them (lib/sdk/tokens.ts), for the decisions scripts/bench-sdk.ts made.
   const secret = Buffer.from(prepared.secret, 'base64url');
   const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
   let next = 0;
   let answered = 0;
-  const decision = (i) => `00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
+  // Before the decisions had a time in their ids, the bench's began with zeros.
+  const decision = (i) => `${prepared.idPrefix ?? '00000000-0000'}-7000-8000-${i.toString(16).padStart(12, '0')}`;
   const token = (d) =>
     `${d}.${prepared.appId}.${expiresAt}.${createHmac('sha256', secret).update(`v1.${d}.${prepared.appId}.${expiresAt}`).digest('base64url')}`;
   const viewability = { visible_share: 1, visible_seconds: 1.5 };

@@ -82,6 +82,8 @@ export const TARGET_ENV = {
   LOG_LEVEL: 'warn', // a log line per request would measure logging, not serving
   RATE_LIMIT_MAX: '1000000000', // one client sends every request: never limit it
   SDK_KEY_RATE_LIMIT_MAX: '1000000000', // nor its one key
+  SDK_CLIENT_IMPRESSIONS_PER_HOUR: '1000000000', // nor cap the impressions of its one client
+  SDK_PUBLISHER_IMPRESSIONS_PER_HOUR: '1000000000', // and one publisher
   // The in-memory limiter even if the shell has Upstash credentials: no network in the numbers.
   UPSTASH_REDIS_REST_URL: '',
   UPSTASH_REDIS_REST_TOKEN: '',

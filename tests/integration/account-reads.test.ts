@@ -115,7 +115,7 @@ for (const engine of testEngines()) {
               mine,
             ),
             placements: await q.query(
-              `select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, created_at
+              `select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, invalid_events, created_at
                from public.placements where user_id = $1 order by created_at, id`,
               mine,
             ),

@@ -13,6 +13,7 @@ import { handlersOf } from '../helpers/routes';
 import { newKey, sdk } from '../helpers/sdk';
 import { makeServices } from '../helpers/services';
 import { accessToken } from '../helpers/tokens';
+import { rawAsService } from '../helpers/roles';
 
 /**
  * The money path of the SDK surface on every engine (content/docs/sdk-integration.md): ads
@@ -54,6 +55,13 @@ async function placementRow(db: Engine, id: string) {
   return row!;
 }
 
+/** Ads served in the suite's database in the last `seconds` seconds are made `seconds` old, as if a person had looked at them that long. */
+async function servedSecondsAgo(db: Engine, seconds: number): Promise<void> {
+  await rawAsService(db, (q) =>
+    q.query('update public.ad_decisions set created_at = now() - make_interval(secs => $1) where created_at > now() - make_interval(secs => $1)', [seconds]),
+  );
+}
+
 async function pricing(db: Engine) {
   const [row] = await db.query<Record<string, number>>('select * from public.pricing_settings');
   return row!;
@@ -70,21 +78,28 @@ for (const engine of testEngines()) {
       b = await publisher(suite.db, suite.users.demo2);
     });
 
-    const ad = async (p: Publisher, format: PlacementFormat, extra = '') => {
-      const res = await sdk(`/functions/v1/ads?placement_id=${p.placements[format]}${extra}`, { headers: { 'x-api-key': p.key } });
+    /** An ad request, from the suite's address unless `ip` is given (an impression counts only from the client its ad was served to). */
+    const ad = async (p: Publisher, format: PlacementFormat, extra = '', ip?: string) => {
+      const res = await sdk(`/functions/v1/ads?placement_id=${p.placements[format]}${extra}`, { headers: { 'x-api-key': p.key }, ip });
       return res;
     };
-    const filled = async (p: Publisher, format: PlacementFormat, extra = '') => {
-      const res = await ad(p, format, extra);
+    const filled = async (p: Publisher, format: PlacementFormat, extra = '', ip?: string) => {
+      const res = await ad(p, format, extra, ip);
       expect(res.status, res.text).toBe(200);
       return adBody.parse(res.body);
     };
-    const send = (p: Publisher | null, events: unknown[], init: { ip?: string; headers?: Record<string, string> } = {}) =>
-      sdk('/functions/v1/events', {
+    /**
+     * The events, sent as the SDK sends them: seconds after their ads were served (no impression
+     * is billable sooner than its rule's seconds on the server's clock), unless `justServed`.
+     */
+    const send = async (p: Publisher | null, events: unknown[], init: { ip?: string; headers?: Record<string, string>; justServed?: boolean } = {}) => {
+      if (!init.justServed) await servedSecondsAgo(suite.db, 5);
+      return sdk('/functions/v1/events', {
         body: { events },
         ip: init.ip,
         headers: { ...(p ? { 'x-api-key': p.key } : {}), ...init.headers },
       });
+    };
     let n = 0;
     const id = () => `evt-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -161,39 +176,59 @@ for (const engine of testEngines()) {
         expect(await placementRow(suite.db, p.placements.sponsored_card)).toMatchObject({ ad_requests: 1, fills: 1 });
       });
 
-      it('caps how many ads of one campaign a session sees, and answers 204 when nothing is left', async () => {
+      it('caps how many ads of one campaign a client sees (its network and browser), whether or not it sends a session id, and answers 204 when nothing is left', async () => {
         const p = await publisher(suite.db, suite.users.demo);
         const [{ campaigns, cap }] = (await suite.db.query<{ campaigns: number; cap: number }>(
           "select count(distinct c.id)::int as campaigns, sum(c.frequency_cap)::int as cap from public.campaigns c join public.creatives cr on cr.campaign_id = c.id where cr.format = 'tooltip' and c.status = 'active'",
         )) as [{ campaigns: number; cap: number }];
         expect(campaigns).toBeGreaterThan(0);
-        const seen = new Map<string, number>();
+        const browser = { 'user-agent': 'Mozilla/5.0 (capped browser)' };
+        const fetchAd = (extra: string, ip: string, headers: Record<string, string> = browser) =>
+          sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}${extra}`, { headers: { 'x-api-key': p.key, ...headers }, ip });
         for (let i = 0; i < cap; i++) {
-          const body = await filled(p, 'tooltip', '&session_id=capped-session-1');
-          seen.set(body.ad.advertiser, (seen.get(body.ad.advertiser) ?? 0) + 1);
+          // Half with a session id, half without, and from two addresses of one network: one client.
+          const res = await fetchAd(i % 2 ? `&session_id=capped-session-${i}` : '', `198.51.100.${10 + (i % 2)}`);
+          expect(res.status, res.text).toBe(200);
         }
-        expect((await ad(p, 'tooltip', '&session_id=capped-session-1')).status).toBe(204);
-        // Another session still gets ads.
-        expect((await ad(p, 'tooltip', '&session_id=capped-session-2')).status).toBe(200);
+        expect((await fetchAd('', '198.51.100.10')).status).toBe(204);
+        expect((await fetchAd('&session_id=a-new-session-id', '198.51.100.99')).status).toBe(204);
+        // Another browser, or another network, still gets ads.
+        expect((await fetchAd('', '198.51.100.10', { 'user-agent': 'Mozilla/5.0 (another browser)' })).status).toBe(200);
+        expect((await fetchAd('', '203.0.113.10')).status).toBe(200);
         await rollUp(suite.db);
-        expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ ad_requests: cap + 2, fills: cap + 1 });
+        expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ ad_requests: cap + 4, fills: cap + 2 });
       });
 
-      it('serves only campaigns with paced budget left today', async () => {
+      it('serves only campaigns with paced budget left today, counting what they were billed and what the ads they served may still bill', async () => {
         const p = await publisher(suite.db, suite.users.demo);
-        const today = new Date().toISOString().slice(0, 10);
-        // Every sponsored_card campaign has spent its whole day: nothing is eligible.
-        await suite.db.query(
-          `insert into public.campaign_daily_spend (campaign_id, day, spent_usd)
-           select c.id, $1::date, c.daily_budget_usd from public.campaigns c
-           where exists (select 1 from public.creatives cr where cr.campaign_id = c.id and cr.format = 'sponsored_card')
-           on conflict (campaign_id, day) do update set spent_usd = excluded.spent_usd`,
-          [today],
+        const sponsoredCard = `select c.id, c.daily_budget_usd from public.campaigns c
+                               where exists (select 1 from public.creatives cr where cr.campaign_id = c.id and cr.format = 'sponsored_card')`;
+        // Every sponsored_card campaign has been billed its whole day: nothing is eligible.
+        await rawAsService(suite.db, (q) =>
+          q.query(
+            `insert into public.sdk_counters (name, period, used)
+             select 'budget:' || c.id, date_trunc('day', now(), 'UTC'), (c.daily_budget_usd * 1000000)::bigint from (${sponsoredCard}) c
+             on conflict (name, period) do update set used = excluded.used`,
+          ),
         );
         try {
           expect((await ad(p, 'sponsored_card')).status).toBe(204);
         } finally {
-          await suite.db.query('update public.campaign_daily_spend set spent_usd = 0 where day = $1::date', [today]);
+          await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name in (select 'budget:' || c.id from (${sponsoredCard}) c)`));
+        }
+        expect((await ad(p, 'sponsored_card')).status).toBe(200);
+        // Or has served, in the last quarter of an hour, ads that would bill its whole day.
+        await rawAsService(suite.db, (q) =>
+          q.query(
+            `insert into public.sdk_counters (name, period, used)
+             select 'promised:' || c.id, date_bin('5 minutes', now(), timestamptz '2000-01-01 00:00:00+00'), (c.daily_budget_usd * 1000000)::bigint from (${sponsoredCard}) c
+             on conflict (name, period) do update set used = excluded.used`,
+          ),
+        );
+        try {
+          expect((await ad(p, 'sponsored_card')).status).toBe(204);
+        } finally {
+          await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name in (select 'promised:' || c.id from (${sponsoredCard}) c)`));
         }
         expect((await ad(p, 'sponsored_card')).status).toBe(200);
       });
@@ -271,7 +306,7 @@ for (const engine of testEngines()) {
 
       it('bills a click only after its impression, once per decision, and once per address and ad in 3 hours', async () => {
         const p = await publisher(suite.db, suite.users.demo);
-        const first = await filled(p, 'inline_text', '&session_id=clicks-session');
+        const first = await filled(p, 'inline_text', '&session_id=clicks-session', '198.51.100.7');
         const early = await send(p, [{ id: id(), type: 'click', token: first.token }], { ip: '198.51.100.7' });
         expect(early.body.results[0]).toMatchObject({ status: 'invalid', reason: 'no_impression' });
         await send(p, [{ id: id(), type: 'impression', token: first.token, viewability: VIEWABLE }], { ip: '198.51.100.7' });
@@ -281,16 +316,16 @@ for (const engine of testEngines()) {
         expect(twice.body.results[0]).toMatchObject({ status: 'invalid', reason: 'already_counted' });
 
         // The same ad again, from the same address: its impression counts, its click does not.
-        let same = await filled(p, 'inline_text');
-        while (same.ad.id !== first.ad.id) same = await filled(p, 'inline_text');
+        let same = await filled(p, 'inline_text', '', '198.51.100.7');
+        while (same.ad.id !== first.ad.id) same = await filled(p, 'inline_text', '', '198.51.100.7');
         await send(p, [{ id: id(), type: 'impression', token: same.token, viewability: VIEWABLE }], { ip: '198.51.100.7' });
         const repeat = await send(p, [{ id: id(), type: 'click', token: same.token }], { ip: '198.51.100.7' });
         expect(repeat.body.results[0]).toMatchObject({ status: 'invalid', reason: 'repeat_click' });
         // From another address it counts.
-        let other = await filled(p, 'inline_text');
-        while (other.ad.id !== first.ad.id) other = await filled(p, 'inline_text');
-        await send(p, [{ id: id(), type: 'impression', token: other.token, viewability: VIEWABLE }], { ip: '198.51.100.8' });
-        const elsewhere = await send(p, [{ id: id(), type: 'click', token: other.token }], { ip: '198.51.100.8' });
+        let other = await filled(p, 'inline_text', '', '203.0.113.8');
+        while (other.ad.id !== first.ad.id) other = await filled(p, 'inline_text', '', '203.0.113.8');
+        await send(p, [{ id: id(), type: 'impression', token: other.token, viewability: VIEWABLE }], { ip: '203.0.113.8' });
+        const elsewhere = await send(p, [{ id: id(), type: 'click', token: other.token }], { ip: '203.0.113.8' });
         expect(elsewhere.body.results[0]).toMatchObject({ status: 'recorded' });
         await rollUp(suite.db);
         expect(await placementRow(suite.db, p.placements.inline_text)).toMatchObject({ impressions: 3, clicks: 2 });
@@ -342,6 +377,7 @@ for (const engine of testEngines()) {
             body: JSON.stringify({ events: [event] }),
             headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://app.example' },
           });
+        await servedSecondsAgo(suite.db, 5);
         const res = await beacon();
         expect(res.status, res.text).toBe(200);
         expect(res.body.results[0]).toEqual({ id: event.id, status: 'recorded' });
@@ -413,8 +449,8 @@ for (const engine of testEngines()) {
         );
         let ad = await filled(p, 'inline_text');
         while (ad.ad.advertiser !== 'Gone Soon') ad = await filled(p, 'inline_text');
-        await suite.db.query('delete from public.campaigns where id = $1', [campaign!.id]);
         expect((await send(p, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }])).body.recorded).toBe(1);
+        await suite.db.query('delete from public.campaigns where id = $1', [campaign!.id]);
         const run = await rollUp(suite.db);
         expect(run.events).toBeGreaterThanOrEqual(1);
         expect(await placementRow(suite.db, p.placements.inline_text)).toMatchObject({ impressions: 1 });
@@ -433,10 +469,10 @@ for (const engine of testEngines()) {
         // The same events under other ids as well: they conflict on the decision, not the id.
         const renamed = batch.map((e) => ({ ...e, id: `again-${e.id}` }));
         const answers = await Promise.all([
-          send(p, batch, { ip: '203.0.113.1' }),
-          send(p, batch, { ip: '203.0.113.2' }),
-          send(p, renamed, { ip: '203.0.113.3' }),
-          send(p, batch, { ip: '203.0.113.4' }),
+          send(p, batch, { ip: '192.0.2.1' }),
+          send(p, batch, { ip: '192.0.2.2' }),
+          send(p, renamed, { ip: '192.0.2.3' }),
+          send(p, batch, { ip: '192.0.2.4' }),
         ]);
         for (const a_ of answers) expect(a_.status).toBe(200);
         const recorded = answers.reduce((sum, r) => sum + (r.body.recorded as number), 0);

@@ -67,3 +67,26 @@ export function addressHash(key: Buffer, clientIp: string): string {
     .digest('base64url')
     .slice(0, 32);
 }
+
+/**
+ * The network a client's address belongs to, as ad traffic counts it: the /24 of an IPv4 address,
+ * the /64 of an IPv6 one. Carriers and offices move a person between neighbouring addresses of
+ * one network, and a fraudster with one network should count as one.
+ */
+export function networkOf(clientIp: string): string {
+  if (clientIp.includes(':')) return senderOf(clientIp);
+  const octets = clientIp.split('.');
+  return octets.length === 4 ? `${octets.slice(0, 3).join('.')}.0/24` : clientIp;
+}
+
+/**
+ * Who asked for an ad, as its decision remembers it: a keyed hash of the client's network
+ * (`networkOf`) and its user agent. An impression is billable only from the client its ad was
+ * served to (content/docs/sdk-integration.md, Counting rules); the hash holds neither.
+ */
+export function clientHash(key: Buffer, clientIp: string, userAgent: string | null): string {
+  return createHmac('sha256', key)
+    .update(`client:${networkOf(clientIp)}\n${userAgent ?? ''}`)
+    .digest('base64url')
+    .slice(0, 32);
+}

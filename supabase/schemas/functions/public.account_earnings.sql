@@ -7,7 +7,7 @@ begin
   return (select json_build_object(
             'id', u.id,
             'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
-                           from (select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, created_at
+                           from (select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, invalid_events, created_at
                                  from public.placements) r),
             'payouts', (select coalesce(json_agg(r order by r.period desc), '[]')
                         from (select period, amount_usd, status, paid_at, requested_at from public.payouts) r))

@@ -3,11 +3,28 @@
 -- transaction: every count is added exactly once. Rows of transactions still open are invisible
 -- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
+-- Each run also sweeps, a bounded batch at a time, what is kept only for a while (SECURITY.md,
+-- What strangers can store): decisions and invalid traffic after 35 days (past their token's hour,
+-- the frequency cap's day and a month's close), and counters two days after their period.
 create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
 returns table (decisions bigint, events bigint)
 language plpgsql volatile security invoker set search_path = ''
 as $$
+declare
+  v_retained_since timestamptz := now() - interval '35 days';
 begin
+  -- Decision ids are time-ordered (public.time_ordered_uuid): the oldest are the lowest.
+  delete from public.ad_decisions d
+  where d.id in (select x.id from public.ad_decisions x
+                 where x.id < (lpad(to_hex(floor(extract(epoch from v_retained_since) * 1000)::bigint), 12, '0')
+                               || '00000000000000000000')::uuid
+                 order by x.id limit 10000)
+    and d.created_at < v_retained_since;
+  delete from public.ad_events e
+  where e.id in (select x.id from public.ad_events x where x.occurred_at < v_retained_since and not x.billable limit 10000);
+  delete from public.sdk_counters k
+  where (k.name, k.period) in (select x.name, x.period from public.sdk_counters x where x.period < now() - interval '2 days' limit 10000);
+
   return query
   with taken as (
     delete from public.ad_traffic_counts c
@@ -15,17 +32,18 @@ begin
     returning c.*
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
-           sum(t.clicks) as clicks, sum(t.revenue_usd) as revenue
+           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue
     from taken t group by t.placement_id, t.day
   ), daily as (
-    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, revenue_usd)
-    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.revenue
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
       ad_requests = s.ad_requests + excluded.ad_requests,
       fills       = s.fills + excluded.fills,
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
+      invalid_events = s.invalid_events + excluded.invalid_events,
       revenue_usd = s.revenue_usd + excluded.revenue_usd
   ), totals as (
     update public.placements p set
@@ -33,9 +51,10 @@ begin
       fills       = p.fills + c.fills,
       impressions = p.impressions + c.impressions,
       clicks      = p.clicks + c.clicks,
+      invalid_events = p.invalid_events + c.invalid,
       revenue_usd = p.revenue_usd + c.revenue
     from (select b.placement_id, sum(b.requests) requests, sum(b.fills) fills, sum(b.impressions) impressions,
-                 sum(b.clicks) clicks, sum(b.revenue) revenue
+                 sum(b.clicks) clicks, sum(b.invalid) invalid, sum(b.revenue) revenue
           from by_day b group by b.placement_id) c
     where p.id = c.placement_id
   ), spend as (

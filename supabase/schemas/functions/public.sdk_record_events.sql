@@ -2,22 +2,32 @@
 -- app) and passes the decision it names; this decides the rest, in the order the rules are
 -- documented (content/docs/sdk-integration.md, Counting rules). Each event is
 -- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
--- viewability evidence, for impressions). Each event answers its `n` and one outcome:
+-- viewability evidence, for impressions). `p_ip_hash` is the keyed hash of the client's address,
+-- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_cap` and
+-- `p_publisher_cap` are the billable impressions allowed per hour to one publisher's apps, from one
+-- client and from all. Each event answers its `n` and one outcome:
 --   recorded    billable, counted, on its decision;
 --   duplicate   its id was recorded before (a retry): nothing changes;
---   invalid     recorded in `ad_events` as invalid traffic, never billed, with the reason
---               (`unknown_decision` alone is answered without a row: there is no ad to name).
+--   invalid     never billed, with the reason; counted in the placement's invalid traffic, and
+--               the first of each decision, kind and reason kept in `ad_events`
+--               (`unknown_decision` alone is answered without a count: there is no ad to name).
 --
--- What a batch mostly holds, first impressions that meet the viewability rule, is recorded in
--- one statement: each decision takes its impression only while it has none (once per ad), which
--- a concurrent batch for the same decision waits on and then finds taken. Everything else
--- (clicks, retries, invalid traffic) is decided one event at a time, impressions before clicks,
--- so a batch holding both for one decision counts both. The counts billed go to
--- `ad_traffic_counts` in the same transaction. The rules are functions with their own files:
--- sdk_invalid_reason names the first one an event fails (sdk_viewable, sdk_already_counted,
--- sdk_click_before_impression, sdk_recent_clicks); sdk_cost_per_impression and
--- sdk_publisher_revenue say what it is worth.
-create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_bot boolean)
+-- Impressions, all together:
+--   1. each decision named is locked, in id order (two batches never wait on each other in a
+--      circle), and the rules that need no counter are applied (sdk_impression_reason);
+--   2. the impressions that passed take from the client's and the publisher's hourly counters,
+--      then from their campaign's budget for the day (sdk_take): what the counters refuse is
+--      invalid (`client_limit`, `publisher_limit`, `over_budget`). The budget is debited in the
+--      same transaction as the impressions it pays for, so a campaign is billed at most its
+--      daily budget and one impression's price;
+--   3. what was billed is no longer promised (the `promised:` counters sdk_serve_ad adds to);
+--   4. the decisions, the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic
+--      are written in one statement.
+-- Then clicks, one at a time, after the impressions, so a batch holding both for one decision
+-- counts both: sdk_invalid_reason (after its impression, once per ad, one per address and ad in
+-- 3 hours), and the campaign still running and within its budget.
+create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
+                                                    p_client_cap integer, p_publisher_cap integer)
 returns table (n integer, outcome text, reason text)
 language plpgsql volatile security invoker set search_path = ''
 as $$
@@ -25,66 +35,150 @@ declare
   v_app uuid := public.sdk_app_id();
   v_user uuid := public.sdk_user_id();
   v_today date := (now() at time zone 'UTC')::date;
+  v_day timestamptz := date_trunc('day', now(), 'UTC');
+  v_hour timestamptz := date_trunc('hour', now());
   v_pricing public.pricing_settings;
-  v_recorded integer[] := '{}';
+  v_checks public.sdk_impression_check[];
+  v_passed integer;
+  v_client integer;
+  v_allowed integer;
+  v_group record;
+  v_campaigns uuid[] := '{}';
+  v_formats text[] := '{}';
+  v_granted integer[] := '{}';
   v_event record;
   v_decision record;
-  v_viewable boolean;
   v_reason text;
-  v_cost numeric;
   v_taken boolean;
 begin
   select * into v_pricing from public.pricing_settings;
 
-  -- The common case, in one statement.
-  if not p_bot then
-    with input as (
-      select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
-             row_number() over (partition by e.id order by e.n) as nth_of_id,
-             row_number() over (partition by e.decision_id order by e.n) as nth_of_decision
-      from jsonb_to_recordset(p_events)
-           as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
-      where e.kind = 'impression'
-    ), impressed as (
-      update public.ad_decisions d set
-        impression_event_id = i.id, impressed_at = now(),
-        visible_share = least(i.visible_share, 1), visible_seconds = least(i.visible_seconds, 86400),
-        cost_usd = public.sdk_cost_per_impression(p.format, v_pricing),
-        revenue_usd = public.sdk_publisher_revenue(public.sdk_cost_per_impression(p.format, v_pricing), v_pricing)
-      from input i, public.placements p
-      where d.id = i.decision_id and i.nth_of_id = 1 and i.nth_of_decision = 1
-        and d.creative_id is not null and p.id = d.placement_id
-        and not public.sdk_already_counted('impression', d.impression_event_id, d.click_event_id)
-        and d.click_event_id is distinct from i.id
-        and public.sdk_viewable(p.format, i.visible_share, i.visible_seconds, i.area_px)
-        -- An id already recorded as invalid traffic stays what it was: the slow path answers `duplicate`.
-        and not exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id)
-      returning i.n, d.placement_id, d.campaign_id, d.revenue_usd, d.cost_usd
-    ), counted as (
-      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, revenue_usd, cost_usd)
-      select v_app, m.placement_id, m.campaign_id, v_today, count(*), sum(m.revenue_usd), sum(m.cost_usd)
-      from impressed m group by m.placement_id, m.campaign_id
-    )
-    select coalesce(array_agg(m.n), '{}') into v_recorded from impressed m;
-  end if;
-  if cardinality(v_recorded) > 0 then
-    return query select recorded, 'recorded'::text, null::text from unnest(v_recorded) as recorded;
-  end if;
-  if cardinality(v_recorded) = jsonb_array_length(p_events) then
-    return;
-  end if;
-
-  -- Everything else, one at a time.
-  for v_event in
-    select e.n, e.id, e.kind, e.decision_id, e.visible_share, e.visible_seconds, e.area_px
+  -- 1. Impressions: lock their decisions, apply the rules.
+  with input as (
+    select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
+           row_number() over (partition by e.id order by e.n) as nth_of_id,
+           row_number() over (partition by e.decision_id order by e.n) as nth_of_decision
     from jsonb_to_recordset(p_events)
          as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
-    where not (e.n = any(v_recorded))
-    order by e.kind = 'click', e.n
+    where e.kind = 'impression'
+  ), locked as materialized (
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
+    from public.ad_decisions d
+    where d.id in (select i.decision_id from input i) and d.creative_id is not null
+    order by d.id
+    for update
+  )
+  select array_agg(row(
+           i.n, i.id, d.id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at, i.visible_share, i.visible_seconds,
+           public.sdk_cost_per_impression(p.format, v_pricing),
+           case
+             when d.id is null then 'unknown_decision'
+             when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
+                  or exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id) then 'duplicate'
+             else public.sdk_impression_reason(
+                    p_bot, d.client_hash = p_client_hash, extract(epoch from now() - d.created_at), p.format,
+                    i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null or i.nth_of_decision > 1,
+                    public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()))
+           end)::public.sdk_impression_check order by i.n)
+  into v_checks
+  from input i
+  left join locked d on d.id = i.decision_id
+  left join public.placements p on p.id = d.placement_id
+  left join public.campaigns c on c.id = d.campaign_id;
+
+  if v_checks is not null then
+    -- 2. The counters, in their one order: the client's hour, the publisher's hour, then each
+    -- campaign's day (and format, whose price differs).
+    select count(*) into v_passed from unnest(v_checks) as c where c.reason is null;
+    v_client := public.sdk_take('client:' || v_user || ':' || coalesce(p_client_hash, ''), v_hour, v_passed, 1, p_client_cap);
+    v_allowed := public.sdk_take('publisher:' || v_user, v_hour, v_client, 1, p_publisher_cap);
+    for v_group in
+      select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
+      from (select c.*, row_number() over (order by c.n) as nth from unnest(v_checks) as c where c.reason is null) as c
+      join public.campaigns k on k.id = c.campaign_id
+      where c.nth <= v_allowed
+      group by c.campaign_id, c.format
+      order by c.campaign_id, c.format
+    loop
+      v_campaigns := v_campaigns || v_group.campaign_id;
+      v_formats := v_formats || v_group.format;
+      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted,
+                                                (v_group.cost_usd * 1000000)::bigint, (v_group.daily_budget_usd * 1000000)::bigint);
+    end loop;
+    select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
+                         c.visible_seconds, c.cost_usd,
+                         case
+                           when c.reason is not null then c.reason
+                           when c.nth > v_client then 'client_limit'
+                           when c.nth > v_allowed then 'publisher_limit'
+                           when c.nth_of_group > coalesce(g.granted, 0) then 'over_budget'
+                         end)::public.sdk_impression_check order by c.n)
+    into v_checks
+    from (select c.*,
+                 row_number() over (partition by c.reason is null order by c.n) as nth,
+                 row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
+          from unnest(v_checks) as c) as c
+    left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
+      on g.campaign_id = c.campaign_id and g.format = c.format;
+
+    -- 3. Billed, so no longer promised: by campaign and slot, in that order.
+    for v_group in
+      select c.campaign_id, public.sdk_promise_slot(c.served_at) as slot, sum((c.cost_usd * 1000000)::bigint) as micro
+      from unnest(v_checks) as c where c.reason is null
+      group by 1, 2 order by 1, 2
+    loop
+      update public.sdk_counters set used = greatest(used - v_group.micro, 0)
+      where name = 'promised:' || v_group.campaign_id and period = v_group.slot;
+    end loop;
+
+    -- 4. Everything written, and every impression answered.
+    return query
+    with billed as (
+      update public.ad_decisions d set
+        impression_event_id = c.id, impressed_at = now(),
+        visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
+        cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
+      from unnest(v_checks) as c
+      where c.reason is null and d.id = c.decision_id
+      returning d.id
+    ), counted as (
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+      select v_app, c.placement_id, c.campaign_id, v_today,
+             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+      from unnest(v_checks) as c
+      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+      group by c.placement_id, c.campaign_id
+    ), kept as (
+      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                    billable, invalid_reason, ip_hash)
+      select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
+             'impression', false, c.reason, p_ip_hash
+      from unnest(v_checks) as c
+      where c.reason not in ('duplicate', 'unknown_decision')
+      order by c.decision_id, c.reason, c.n
+      on conflict do nothing
+    )
+    select c.n,
+           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+           case when c.reason = 'duplicate' then null else c.reason end
+    from unnest(v_checks) as c;
+  end if;
+
+  -- Clicks, one at a time.
+  for v_event in
+    select e.n, e.id, e.decision_id
+    from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
+    where e.kind = 'click'
+    order by e.n
   loop
-    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id, p.format
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
+           public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()) as running,
+           coalesce((select k.used from public.sdk_counters k where k.name = 'budget:' || d.campaign_id and k.period = v_day), 0)
+             >= c.daily_budget_usd * 1000000 as spent
     into v_decision
-    from public.ad_decisions d join public.placements p on p.id = d.placement_id
+    from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
     where d.id = v_event.decision_id;
     if not found or v_decision.creative_id is null then
       -- A token names a decision that filled; anything else is not an ad of this app.
@@ -97,67 +191,50 @@ begin
       continue;
     end if;
 
-    -- The first counting rule the event fails. The 3-hour rule is the one that reads other
+    -- The first counting rule the click fails. The 3-hour rule is the one that reads other
     -- decisions, and for concurrent clicks of one address on one ad its check and the click's
     -- update must be one step: a lock, taken only for a click that no other rule refuses, then
     -- the rules again with what the check found.
-    v_viewable := public.sdk_viewable(v_decision.format, v_event.visible_share, v_event.visible_seconds, v_event.area_px);
-    v_reason := public.sdk_invalid_reason(v_event.kind, p_bot, v_viewable, v_decision.impression_event_id, v_decision.click_event_id,
-                                          p_repeat_click => false);
-    if v_reason is null and v_event.kind = 'click' then
+    v_reason := coalesce(
+      public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id, p_repeat_click => false),
+      case when not coalesce(v_decision.running, false) then 'campaign_ended' when v_decision.spent then 'over_budget' end);
+    if v_reason is null then
       perform pg_advisory_xact_lock(hashtextextended(coalesce(p_ip_hash, '') || v_decision.creative_id::text, 0));
-      v_reason := public.sdk_invalid_reason(v_event.kind, p_bot, v_viewable, v_decision.impression_event_id, v_decision.click_event_id,
+      v_reason := public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id,
                     p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
     end if;
 
     if v_reason is null then
-      v_cost := case when v_event.kind = 'impression' then public.sdk_cost_per_impression(v_decision.format, v_pricing) else 0 end;
-      -- Once per ad, and a click after its impression, again in the update itself: a concurrent
-      -- batch that took the decision first is waited on, then found here.
-      if v_event.kind = 'impression' then
-        update public.ad_decisions set
-          impression_event_id = v_event.id, impressed_at = now(),
-          visible_share = least(v_event.visible_share, 1), visible_seconds = least(v_event.visible_seconds, 86400),
-          cost_usd = v_cost, revenue_usd = public.sdk_publisher_revenue(v_cost, v_pricing)
-        where id = v_decision.id and not public.sdk_already_counted('impression', impression_event_id, click_event_id)
-        returning true into v_taken;
-      else
-        update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
-        where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
-          and not public.sdk_click_before_impression('click', impression_event_id)
-        returning true into v_taken;
-      end if;
+      -- Once per ad, and after its impression, again in the update itself: a concurrent batch
+      -- that took the decision first is waited on, then found here.
+      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
+      where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
+        and not public.sdk_click_before_impression('click', impression_event_id)
+      returning true into v_taken;
       if coalesce(v_taken, false) then
         v_taken := null;
-        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, clicks, revenue_usd, cost_usd)
-        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today,
-                case when v_event.kind = 'impression' then 1 else 0 end, case when v_event.kind = 'click' then 1 else 0 end,
-                public.sdk_publisher_revenue(v_cost, v_pricing), v_cost);
+        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, clicks)
+        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
         return query select v_event.n, 'recorded'::text, null::text;
         continue;
       end if;
       -- A concurrent batch took it first (it waited on the row): the same event, or another.
-      if exists (select 1 from public.ad_decisions x where x.id = v_decision.id
-                 and v_event.id = case when v_event.kind = 'impression' then x.impression_event_id else x.click_event_id end) then
+      if exists (select 1 from public.ad_decisions x where x.id = v_decision.id and x.click_event_id = v_event.id) then
         return query select v_event.n, 'duplicate'::text, null::text;
         continue;
       end if;
       v_reason := 'already_counted';
     end if;
 
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, invalid)
+    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
     insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
                                   billable, invalid_reason, ip_hash)
     values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
-            v_event.kind, false, v_reason, p_ip_hash)
-    on conflict do nothing
-    returning true into v_taken;
-    if coalesce(v_taken, false) then
-      v_taken := null;
-      return query select v_event.n, 'invalid'::text, v_reason;
-    else
-      return query select v_event.n, 'duplicate'::text, null::text;
-    end if;
+            'click', false, v_reason, p_ip_hash)
+    on conflict do nothing;
+    return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
 end $$;
-revoke all on function public.sdk_record_events(jsonb, text, boolean) from public, anon, authenticated;
-grant execute on function public.sdk_record_events(jsonb, text, boolean) to sdk;
+revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
+grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;

@@ -1,11 +1,16 @@
 -- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
 -- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
 -- Eligible: creative active, campaign running (sdk_campaign_running), paced budget left today
--- (sdk_day_share, sdk_paced_budget_left), under the session's frequency cap (sdk_session_fills,
--- sdk_under_frequency_cap); each rule has its file here. The request is counted
--- (`ad_traffic_counts`) whether or not it filled. The draw: weight from sdk_draw_weight, and
--- `-ln(1 - random()) / weight` is the smallest for each campaign with probability weight / total.
-create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid)
+-- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today and what the ads it
+-- served in the impression window may still bill, under the client's frequency cap
+-- (sdk_client_fills, sdk_under_frequency_cap); each rule has its file here. The decision
+-- remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts), and a filled one is
+-- promised to its campaign's budget (a `promised:` counter of its slot, sdk_promise_slot) until
+-- its impression is billed. The request is counted (`ad_traffic_counts`) whether or not it
+-- filled. The draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the
+-- smallest for each campaign with probability weight / total.
+create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
+                                               p_client_hash text)
 returns table (
   found        boolean,
   decision_id  uuid,
@@ -25,6 +30,8 @@ declare
   v_placement record;
   v_pick record;
   v_day_share numeric := public.sdk_day_share(now());
+  v_day timestamptz := date_trunc('day', now(), 'UTC');
+  v_promised_since timestamptz := public.sdk_promise_slot(now() - interval '15 minutes');
   v_decision uuid;
 begin
   select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
@@ -43,22 +50,32 @@ begin
              public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords) as weight
       from public.creatives cr
       join public.campaigns c on c.id = cr.campaign_id
-      left join public.campaign_daily_spend s on s.campaign_id = c.id and s.day = (now() at time zone 'UTC')::date
       where cr.format = v_placement.format and cr.status = 'active'
         and public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now())
-        and public.sdk_paced_budget_left(s.spent_usd, c.daily_budget_usd, v_day_share)
-        and public.sdk_under_frequency_cap(p_session_id, (select count(*) from public.sdk_session_fills(v_app, p_session_id, c.id, now())),
-                                           c.frequency_cap)
+        and public.sdk_paced_budget_left(
+              (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k where k.name = 'budget:' || c.id and k.period = v_day)
+              + (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                 where k.name = 'promised:' || c.id and k.period >= v_promised_since),
+              c.daily_budget_usd, v_day_share)
+        and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, c.id, now())), c.frequency_cap)
       order by c.id, random()
     ) as e
     order by -ln(1 - random()) / e.weight
     limit 1;
   end if;
-  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, campaign_id, creative_id)
-  values (v_app, v_placement.id, p_api_key_id, p_session_id, v_pick.campaign_id, v_pick.id)
+  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
+  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)
   returning id into v_decision;
   insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, day, requests, fills)
   values (v_app, v_placement.id, p_api_key_id, (now() at time zone 'UTC')::date, 1, case when v_pick.id is null then 0 else 1 end);
+  if v_pick.id is not null then
+    -- Last, so that the counter's row is locked only until the commit that follows.
+    insert into public.sdk_counters as k (name, period, used)
+    select 'promised:' || v_pick.campaign_id, public.sdk_promise_slot(now()),
+           (public.sdk_cost_per_impression(v_placement.format, s) * 1000000)::bigint
+    from public.pricing_settings s
+    on conflict (name, period) do update set used = k.used + excluded.used;
+  end if;
   if v_pick.id is null then
     return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
   else
@@ -66,5 +83,5 @@ begin
                         v_pick.cta, v_pick.image_url, v_pick.video_url;
   end if;
 end $$;
-revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid) from public, anon, authenticated;
-grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid) to sdk;
+revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid, text) from public, anon, authenticated;
+grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to sdk;

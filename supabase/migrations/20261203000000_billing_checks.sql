@@ -1,0 +1,705 @@
+-- Billing that cannot be gamed (SECURITY.md, Billing; content/docs/sdk-integration.md, Counting
+-- rules). Until now a budget was checked when an ad was served and never when it was billed, and
+-- an impression was whatever its caller said. Now:
+--
+-- * Spend is checked at billing. `sdk_counters` holds bounded counters, one row per name and
+--   period: `budget:<campaign>` per UTC day (micro-dollars billed), `promised:<campaign>` per five
+--   minutes (micro-dollars the ads served may still bill), `client:<publisher>:<client>` and
+--   `publisher:<publisher>` per hour (billable impressions). An impression takes from them in
+--   the transaction that bills it (public.sdk_take), so a campaign is billed at most its daily
+--   budget and one impression's price, and serving counts what it has promised.
+-- * A decision remembers who asked (`client_hash`: a keyed hash of the client's network and
+--   browser, lib/platform/http/client-ip.ts). An impression is billable only from that client,
+--   no sooner after its ad than its viewability rule's seconds and no later than 15 minutes, with
+--   no more seconds in view than have passed, and the large-ad rule for sponsored cards only.
+--   The frequency cap counts by client, whether or not a session id is sent.
+-- * Invalid traffic is counted (`ad_traffic_counts.invalid`, rolled up into the placements' and
+--   days' `invalid_events`, which `account_apps` answers for the placements' invalid share) and
+--   kept once per decision, kind and reason, not once per request.
+-- * Decisions and invalid traffic are swept after 35 days, counters two days after their period,
+--   by the roll-up.
+
+-- ── Counters ───────────────────────────────────────────────────────────────────────────────
+create table public.sdk_counters (
+  name    text not null check (length(name) <= 120),
+  period  timestamptz not null,
+  used    bigint not null default 0 check (used >= 0),
+  primary key (name, period)
+);
+create index sdk_counters_period on public.sdk_counters (period);
+alter table public.sdk_counters enable row level security;
+alter table public.sdk_counters force row level security;
+grant select, insert, update on public.sdk_counters to sdk;
+grant select, insert, update, delete on public.sdk_counters to service_role;
+-- The counters name campaigns, hashed clients and publishers, and hold numbers only; each SDK
+-- request takes from those of its own ad, client and publisher (public.sdk_record_events).
+create policy "Apps keep the money path counters through the SDK"
+  on public.sdk_counters for all to sdk using (true) with check (true);
+
+-- Today's spend so far, as the roll-up has counted it, is where today's budgets start.
+insert into public.sdk_counters (name, period, used)
+select 'budget:' || s.campaign_id, date_trunc('day', now(), 'UTC'), round(s.spent_usd * 1000000)::bigint
+from public.campaign_daily_spend s
+where s.day = (now() at time zone 'UTC')::date and s.spent_usd > 0;
+
+-- An impression of a batch as public.sdk_record_events judges it.
+create type public.sdk_impression_check as (
+  n                integer,
+  id               text,
+  decision_id      uuid,
+  placement_id     uuid,
+  campaign_id      uuid,
+  creative_id      uuid,
+  format           text,
+  served_at        timestamptz,
+  visible_share    numeric,
+  visible_seconds  numeric,
+  cost_usd         numeric,
+  reason           text
+);
+
+-- ── Who asked ──────────────────────────────────────────────────────────────────────────────
+alter table public.ad_decisions add column client_hash text check (length(client_hash) <= 64);
+grant insert (client_hash) on public.ad_decisions to sdk;
+drop index public.ad_decisions_session;
+create index ad_decisions_client on public.ad_decisions (app_id, client_hash, campaign_id, created_at)
+  where client_hash is not null and campaign_id is not null;
+
+-- ── Invalid traffic, counted ───────────────────────────────────────────────────────────────
+alter table public.ad_traffic_counts add column invalid integer not null default 0 check (invalid >= 0);
+alter table public.placements add column invalid_events bigint not null default 0 check (invalid_events >= 0);
+alter table public.daily_stats add column invalid_events bigint not null default 0 check (invalid_events >= 0);
+update public.placements p set invalid_events = x.n
+from (select placement_id, count(*) as n from public.ad_events where not billable group by placement_id) x
+where x.placement_id = p.id;
+update public.daily_stats s set invalid_events = x.n
+from (select placement_id, (occurred_at at time zone 'UTC')::date as day, count(*) as n from public.ad_events where not billable group by 1, 2) x
+where x.placement_id = s.placement_id and x.day = s.day;
+-- Kept once per decision, kind and reason.
+delete from public.ad_events a using public.ad_events b
+where a.decision_id is not null and a.decision_id = b.decision_id and a.kind = b.kind
+  and a.invalid_reason is not distinct from b.invalid_reason and a.id > b.id;
+create unique index ad_events_invalid_once on public.ad_events (decision_id, kind, invalid_reason) where decision_id is not null;
+create index ad_events_occurred_at on public.ad_events (occurred_at) where not billable;
+
+-- ── The rules and their compositions ───────────────────────────────────────────────────────
+drop function public.sdk_serve_ad(uuid, text, text[], uuid);
+drop function public.sdk_record_events(jsonb, text, boolean);
+drop function public.sdk_session_fills(uuid, text, uuid, timestamptz);
+drop function public.sdk_under_frequency_cap(text, bigint, integer);
+drop function public.sdk_paced_budget_left(numeric, numeric, numeric);
+
+-- The bounded counters of the money path (`public.sdk_counters`, migration 20261203000000): takes
+-- up to `p_items` items of `p_unit` each from the counter `p_name` of the period `p_period`
+-- (created at zero), as long as what the counter has used is below `p_limit`, and answers how
+-- many it took. The item that crosses the limit is still taken, so a budget is overrun by at most
+-- one item's price, never more. The counter's row is locked from the first statement to the end
+-- of the caller's transaction: two callers taking from one counter take in turn, and each sees
+-- what the other took. Callers take counters in one order (lib/sdk: client, publisher, budgets by
+-- campaign, promises by campaign and slot), so two never wait on each other in a circle.
+create or replace function public.sdk_take(p_name text, p_period timestamptz, p_items integer, p_unit bigint, p_limit bigint)
+returns integer
+language plpgsql volatile security invoker set search_path = ''
+as $$
+declare
+  v_used bigint;
+  v_taken integer;
+begin
+  if p_items <= 0 then
+    return 0;
+  end if;
+  -- `do update` on the row as it is now, not as this statement's snapshot saw it: the lock, and
+  -- the latest count.
+  insert into public.sdk_counters as c (name, period, used) values (p_name, p_period, 0)
+  on conflict (name, period) do update set used = c.used
+  returning c.used into v_used;
+  v_taken := case when v_used >= p_limit then 0
+                  else least(p_items, ceil((p_limit - v_used)::numeric / greatest(p_unit, 1)))::integer end;
+  if v_taken > 0 then
+    update public.sdk_counters set used = used + v_taken * p_unit where name = p_name and period = p_period;
+  end if;
+  return v_taken;
+end $$;
+
+revoke all on function public.sdk_take(text, timestamptz, integer, bigint, bigint) from public, anon, authenticated;
+grant execute on function public.sdk_take(text, timestamptz, integer, bigint, bigint) to sdk;
+
+-- The five minutes `p_at` falls in: served ads are promised to their campaign's budget per slot
+-- (`promised:<campaign>` counters), and a promise older than the impression window (15 minutes,
+-- sdk_impression_reason) no longer counts, so pacing reads the slots of the last 20 minutes.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): inlined where called.
+create or replace function public.sdk_promise_slot(p_at timestamptz)
+returns timestamptz
+language sql immutable
+as $$
+  select date_bin(interval '5 minutes', p_at, timestamptz '2000-01-01 00:00:00+00')
+$$;
+
+revoke all on function public.sdk_promise_slot(timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_promise_slot(timestamptz) to sdk;
+
+-- The seconds the Media Rating Council's rule asks an ad of the format to be in view: two of
+-- playback for video, one for the rest. No impression is billable sooner after its ad was served.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_view_seconds(p_format text)
+returns numeric
+language sql immutable
+as $$
+  select case when p_format = 'floating_video' then 2 else 1 end::numeric
+$$;
+
+revoke all on function public.sdk_view_seconds(text) from public, anon, authenticated;
+grant execute on function public.sdk_view_seconds(text) to sdk;
+
+-- The Media Rating Council's rule: 50% of the pixels for one continuous second, 30% for display
+-- ads of 242,500 pixels or more (a sponsored card; text formats are never that large, so their
+-- area is not evidence), and 50% for two seconds of playback for video.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_viewable(p_format text, p_share numeric, p_seconds numeric, p_area bigint)
+returns boolean
+language sql immutable
+as $$
+  select coalesce(
+    p_seconds >= public.sdk_view_seconds(p_format)
+    and p_share >= case when p_format = 'sponsored_card' and coalesce(p_area, 0) >= 242500 then 0.3 else 0.5 end,
+    false)
+$$;
+
+revoke all on function public.sdk_viewable(text, numeric, numeric, bigint) from public, anon, authenticated;
+grant execute on function public.sdk_viewable(text, numeric, numeric, bigint) to sdk;
+
+-- Why an impression of a served ad, not a duplicate, is invalid traffic, or null when it may be
+-- billed (the counters decide the rest: sdk_record_events), in the documented order
+-- (content/docs/sdk-integration.md, Counting rules). Each argument is a fact the caller knows:
+-- whether the request is a robot's, whether it came from the client the ad was served to, the
+-- seconds since the ad was served on the server's clock, the format and the SDK's evidence,
+-- whether the ad has its impression (or an earlier one of this batch took it), and whether its
+-- campaign is running now.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_impression_reason(p_bot boolean, p_same_client boolean, p_age_seconds numeric, p_format text,
+                                                        p_share numeric, p_seconds numeric, p_area bigint, p_counted boolean,
+                                                        p_campaign_running boolean)
+returns text
+language sql immutable
+as $$
+  select case
+    when p_bot then 'bot'
+    when not coalesce(p_same_client, false) then 'other_client'
+    when p_age_seconds < public.sdk_view_seconds(p_format) then 'too_soon'
+    when p_age_seconds > 900 then 'too_late'
+    when coalesce(p_seconds, 0) > p_age_seconds then 'impossible_evidence'
+    when not public.sdk_viewable(p_format, p_share, p_seconds, p_area) then 'not_viewable'
+    when p_counted then 'already_counted'
+    when not coalesce(p_campaign_running, false) then 'campaign_ended'
+  end
+$$;
+
+revoke all on function public.sdk_impression_reason(boolean, boolean, numeric, text, numeric, numeric, bigint, boolean, boolean)
+  from public, anon, authenticated;
+grant execute on function public.sdk_impression_reason(boolean, boolean, numeric, text, numeric, numeric, bigint, boolean, boolean) to sdk;
+
+-- A client (its network and browser, the decision's `client_hash`) may be shown a campaign's ads
+-- fewer than `frequency_cap` times per 24 hours, whether or not it sends a session id.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_under_frequency_cap(p_fills bigint, p_frequency_cap integer)
+returns boolean
+language sql immutable
+as $$
+  select p_fills < p_frequency_cap
+$$;
+
+revoke all on function public.sdk_under_frequency_cap(bigint, integer) from public, anon, authenticated;
+grant execute on function public.sdk_under_frequency_cap(bigint, integer) to sdk;
+
+-- The app's filled decisions of the campaign for the client in the 24 hours before `p_at`, for
+-- the frequency cap (index ad_decisions_client). Set-returning, so that it is inlined as a
+-- subquery where it is called; it runs as its caller, under the SDK role's policies.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_client_fills(p_app_id uuid, p_client_hash text, p_campaign_id uuid, p_at timestamptz)
+returns setof uuid
+language sql stable
+as $$
+  select d.id from public.ad_decisions d
+  where d.app_id = p_app_id and d.client_hash = p_client_hash and d.campaign_id = p_campaign_id
+    and d.created_at > p_at - interval '24 hours'
+$$;
+
+revoke all on function public.sdk_client_fills(uuid, text, uuid, timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_client_fills(uuid, text, uuid, timestamptz) to sdk;
+
+-- A campaign may fill while what it has committed today, in micro-dollars, is below its paced
+-- budget: what its impressions were billed (its `budget:` counter, debited at billing) and what
+-- the ads it served in the impression window may still bill (its `promised:` counters).
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_paced_budget_left(p_committed_micro bigint, p_daily_budget numeric, p_day_share numeric)
+returns boolean
+language sql immutable
+as $$
+  select coalesce(p_committed_micro, 0) < public.sdk_paced_budget_usd(p_daily_budget, p_day_share) * 1000000
+$$;
+
+revoke all on function public.sdk_paced_budget_left(bigint, numeric, numeric) from public, anon, authenticated;
+grant execute on function public.sdk_paced_budget_left(bigint, numeric, numeric) to sdk;
+
+-- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
+-- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
+-- Eligible: creative active, campaign running (sdk_campaign_running), paced budget left today
+-- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today and what the ads it
+-- served in the impression window may still bill, under the client's frequency cap
+-- (sdk_client_fills, sdk_under_frequency_cap); each rule has its file here. The decision
+-- remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts), and a filled one is
+-- promised to its campaign's budget (a `promised:` counter of its slot, sdk_promise_slot) until
+-- its impression is billed. The request is counted (`ad_traffic_counts`) whether or not it
+-- filled. The draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the
+-- smallest for each campaign with probability weight / total.
+create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
+                                               p_client_hash text)
+returns table (
+  found        boolean,
+  decision_id  uuid,
+  format       text,
+  creative_id  uuid,
+  advertiser   text,
+  headline     text,
+  body         text,
+  cta          text,
+  image_url    text,
+  video_url    text
+)
+language plpgsql volatile security invoker set search_path = ''
+as $$
+declare
+  v_app uuid := public.sdk_app_id();
+  v_placement record;
+  v_pick record;
+  v_day_share numeric := public.sdk_day_share(now());
+  v_day timestamptz := date_trunc('day', now(), 'UTC');
+  v_promised_since timestamptz := public.sdk_promise_slot(now() - interval '15 minutes');
+  v_decision uuid;
+begin
+  select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
+  if not found then
+    return query select false, null::uuid, null::text, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+    return;
+  end if;
+  -- Nothing picked unless the placement is active and a creative is eligible.
+  select null::uuid as id, null::uuid as campaign_id into v_pick;
+  if v_placement.status = 'active' then
+    -- One creative per eligible campaign, at random, then one campaign by weight: a campaign
+    -- with more creatives does not win more often.
+    select e.* into v_pick
+    from (
+      select distinct on (c.id) cr.id, cr.campaign_id, c.advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url,
+             public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords) as weight
+      from public.creatives cr
+      join public.campaigns c on c.id = cr.campaign_id
+      where cr.format = v_placement.format and cr.status = 'active'
+        and public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now())
+        and public.sdk_paced_budget_left(
+              (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k where k.name = 'budget:' || c.id and k.period = v_day)
+              + (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                 where k.name = 'promised:' || c.id and k.period >= v_promised_since),
+              c.daily_budget_usd, v_day_share)
+        and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, c.id, now())), c.frequency_cap)
+      order by c.id, random()
+    ) as e
+    order by -ln(1 - random()) / e.weight
+    limit 1;
+  end if;
+  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
+  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)
+  returning id into v_decision;
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, day, requests, fills)
+  values (v_app, v_placement.id, p_api_key_id, (now() at time zone 'UTC')::date, 1, case when v_pick.id is null then 0 else 1 end);
+  if v_pick.id is not null then
+    -- Last, so that the counter's row is locked only until the commit that follows.
+    insert into public.sdk_counters as k (name, period, used)
+    select 'promised:' || v_pick.campaign_id, public.sdk_promise_slot(now()),
+           (public.sdk_cost_per_impression(v_placement.format, s) * 1000000)::bigint
+    from public.pricing_settings s
+    on conflict (name, period) do update set used = k.used + excluded.used;
+  end if;
+  if v_pick.id is null then
+    return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+  else
+    return query select true, v_decision, v_placement.format, v_pick.id, v_pick.advertiser, v_pick.headline, v_pick.body,
+                        v_pick.cta, v_pick.image_url, v_pick.video_url;
+  end if;
+end $$;
+revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid, text) from public, anon, authenticated;
+grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to sdk;
+
+-- One call per batch, as `sdk`. The caller has checked each event's token (signature, expiry,
+-- app) and passes the decision it names; this decides the rest, in the order the rules are
+-- documented (content/docs/sdk-integration.md, Counting rules). Each event is
+-- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
+-- viewability evidence, for impressions). `p_ip_hash` is the keyed hash of the client's address,
+-- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_cap` and
+-- `p_publisher_cap` are the billable impressions allowed per hour to one publisher's apps, from one
+-- client and from all. Each event answers its `n` and one outcome:
+--   recorded    billable, counted, on its decision;
+--   duplicate   its id was recorded before (a retry): nothing changes;
+--   invalid     never billed, with the reason; counted in the placement's invalid traffic, and
+--               the first of each decision, kind and reason kept in `ad_events`
+--               (`unknown_decision` alone is answered without a count: there is no ad to name).
+--
+-- Impressions, all together:
+--   1. each decision named is locked, in id order (two batches never wait on each other in a
+--      circle), and the rules that need no counter are applied (sdk_impression_reason);
+--   2. the impressions that passed take from the client's and the publisher's hourly counters,
+--      then from their campaign's budget for the day (sdk_take): what the counters refuse is
+--      invalid (`client_limit`, `publisher_limit`, `over_budget`). The budget is debited in the
+--      same transaction as the impressions it pays for, so a campaign is billed at most its
+--      daily budget and one impression's price;
+--   3. what was billed is no longer promised (the `promised:` counters sdk_serve_ad adds to);
+--   4. the decisions, the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic
+--      are written in one statement.
+-- Then clicks, one at a time, after the impressions, so a batch holding both for one decision
+-- counts both: sdk_invalid_reason (after its impression, once per ad, one per address and ad in
+-- 3 hours), and the campaign still running and within its budget.
+create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
+                                                    p_client_cap integer, p_publisher_cap integer)
+returns table (n integer, outcome text, reason text)
+language plpgsql volatile security invoker set search_path = ''
+as $$
+declare
+  v_app uuid := public.sdk_app_id();
+  v_user uuid := public.sdk_user_id();
+  v_today date := (now() at time zone 'UTC')::date;
+  v_day timestamptz := date_trunc('day', now(), 'UTC');
+  v_hour timestamptz := date_trunc('hour', now());
+  v_pricing public.pricing_settings;
+  v_checks public.sdk_impression_check[];
+  v_passed integer;
+  v_client integer;
+  v_allowed integer;
+  v_group record;
+  v_campaigns uuid[] := '{}';
+  v_formats text[] := '{}';
+  v_granted integer[] := '{}';
+  v_event record;
+  v_decision record;
+  v_reason text;
+  v_taken boolean;
+begin
+  select * into v_pricing from public.pricing_settings;
+
+  -- 1. Impressions: lock their decisions, apply the rules.
+  with input as (
+    select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
+           row_number() over (partition by e.id order by e.n) as nth_of_id,
+           row_number() over (partition by e.decision_id order by e.n) as nth_of_decision
+    from jsonb_to_recordset(p_events)
+         as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
+    where e.kind = 'impression'
+  ), locked as materialized (
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
+    from public.ad_decisions d
+    where d.id in (select i.decision_id from input i) and d.creative_id is not null
+    order by d.id
+    for update
+  )
+  select array_agg(row(
+           i.n, i.id, d.id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at, i.visible_share, i.visible_seconds,
+           public.sdk_cost_per_impression(p.format, v_pricing),
+           case
+             when d.id is null then 'unknown_decision'
+             when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
+                  or exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id) then 'duplicate'
+             else public.sdk_impression_reason(
+                    p_bot, d.client_hash = p_client_hash, extract(epoch from now() - d.created_at), p.format,
+                    i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null or i.nth_of_decision > 1,
+                    public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()))
+           end)::public.sdk_impression_check order by i.n)
+  into v_checks
+  from input i
+  left join locked d on d.id = i.decision_id
+  left join public.placements p on p.id = d.placement_id
+  left join public.campaigns c on c.id = d.campaign_id;
+
+  if v_checks is not null then
+    -- 2. The counters, in their one order: the client's hour, the publisher's hour, then each
+    -- campaign's day (and format, whose price differs).
+    select count(*) into v_passed from unnest(v_checks) as c where c.reason is null;
+    v_client := public.sdk_take('client:' || v_user || ':' || coalesce(p_client_hash, ''), v_hour, v_passed, 1, p_client_cap);
+    v_allowed := public.sdk_take('publisher:' || v_user, v_hour, v_client, 1, p_publisher_cap);
+    for v_group in
+      select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
+      from (select c.*, row_number() over (order by c.n) as nth from unnest(v_checks) as c where c.reason is null) as c
+      join public.campaigns k on k.id = c.campaign_id
+      where c.nth <= v_allowed
+      group by c.campaign_id, c.format
+      order by c.campaign_id, c.format
+    loop
+      v_campaigns := v_campaigns || v_group.campaign_id;
+      v_formats := v_formats || v_group.format;
+      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted,
+                                                (v_group.cost_usd * 1000000)::bigint, (v_group.daily_budget_usd * 1000000)::bigint);
+    end loop;
+    select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
+                         c.visible_seconds, c.cost_usd,
+                         case
+                           when c.reason is not null then c.reason
+                           when c.nth > v_client then 'client_limit'
+                           when c.nth > v_allowed then 'publisher_limit'
+                           when c.nth_of_group > coalesce(g.granted, 0) then 'over_budget'
+                         end)::public.sdk_impression_check order by c.n)
+    into v_checks
+    from (select c.*,
+                 row_number() over (partition by c.reason is null order by c.n) as nth,
+                 row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
+          from unnest(v_checks) as c) as c
+    left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
+      on g.campaign_id = c.campaign_id and g.format = c.format;
+
+    -- 3. Billed, so no longer promised: by campaign and slot, in that order.
+    for v_group in
+      select c.campaign_id, public.sdk_promise_slot(c.served_at) as slot, sum((c.cost_usd * 1000000)::bigint) as micro
+      from unnest(v_checks) as c where c.reason is null
+      group by 1, 2 order by 1, 2
+    loop
+      update public.sdk_counters set used = greatest(used - v_group.micro, 0)
+      where name = 'promised:' || v_group.campaign_id and period = v_group.slot;
+    end loop;
+
+    -- 4. Everything written, and every impression answered.
+    return query
+    with billed as (
+      update public.ad_decisions d set
+        impression_event_id = c.id, impressed_at = now(),
+        visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
+        cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
+      from unnest(v_checks) as c
+      where c.reason is null and d.id = c.decision_id
+      returning d.id
+    ), counted as (
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+      select v_app, c.placement_id, c.campaign_id, v_today,
+             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+      from unnest(v_checks) as c
+      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+      group by c.placement_id, c.campaign_id
+    ), kept as (
+      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                    billable, invalid_reason, ip_hash)
+      select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
+             'impression', false, c.reason, p_ip_hash
+      from unnest(v_checks) as c
+      where c.reason not in ('duplicate', 'unknown_decision')
+      order by c.decision_id, c.reason, c.n
+      on conflict do nothing
+    )
+    select c.n,
+           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+           case when c.reason = 'duplicate' then null else c.reason end
+    from unnest(v_checks) as c;
+  end if;
+
+  -- Clicks, one at a time.
+  for v_event in
+    select e.n, e.id, e.decision_id
+    from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
+    where e.kind = 'click'
+    order by e.n
+  loop
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
+           public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()) as running,
+           coalesce((select k.used from public.sdk_counters k where k.name = 'budget:' || d.campaign_id and k.period = v_day), 0)
+             >= c.daily_budget_usd * 1000000 as spent
+    into v_decision
+    from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
+    where d.id = v_event.decision_id;
+    if not found or v_decision.creative_id is null then
+      -- A token names a decision that filled; anything else is not an ad of this app.
+      return query select v_event.n, 'invalid'::text, 'unknown_decision'::text;
+      continue;
+    end if;
+    if v_event.id in (v_decision.impression_event_id, v_decision.click_event_id)
+       or exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
+      return query select v_event.n, 'duplicate'::text, null::text;
+      continue;
+    end if;
+
+    -- The first counting rule the click fails. The 3-hour rule is the one that reads other
+    -- decisions, and for concurrent clicks of one address on one ad its check and the click's
+    -- update must be one step: a lock, taken only for a click that no other rule refuses, then
+    -- the rules again with what the check found.
+    v_reason := coalesce(
+      public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id, p_repeat_click => false),
+      case when not coalesce(v_decision.running, false) then 'campaign_ended' when v_decision.spent then 'over_budget' end);
+    if v_reason is null then
+      perform pg_advisory_xact_lock(hashtextextended(coalesce(p_ip_hash, '') || v_decision.creative_id::text, 0));
+      v_reason := public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id,
+                    p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
+    end if;
+
+    if v_reason is null then
+      -- Once per ad, and after its impression, again in the update itself: a concurrent batch
+      -- that took the decision first is waited on, then found here.
+      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
+      where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
+        and not public.sdk_click_before_impression('click', impression_event_id)
+      returning true into v_taken;
+      if coalesce(v_taken, false) then
+        v_taken := null;
+        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, clicks)
+        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
+        return query select v_event.n, 'recorded'::text, null::text;
+        continue;
+      end if;
+      -- A concurrent batch took it first (it waited on the row): the same event, or another.
+      if exists (select 1 from public.ad_decisions x where x.id = v_decision.id and x.click_event_id = v_event.id) then
+        return query select v_event.n, 'duplicate'::text, null::text;
+        continue;
+      end if;
+      v_reason := 'already_counted';
+    end if;
+
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, invalid)
+    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
+    insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                  billable, invalid_reason, ip_hash)
+    values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
+            'click', false, v_reason, p_ip_hash)
+    on conflict do nothing;
+    return query select v_event.n, 'invalid'::text, v_reason;
+  end loop;
+end $$;
+revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
+grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
+
+-- Takes up to `p_limit` rows of `ad_traffic_counts` (deleting them) and adds them to the
+-- placements' totals, the daily stats, the campaigns' daily spend and the keys' last use, in one
+-- transaction: every count is added exactly once. Rows of transactions still open are invisible
+-- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
+-- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
+-- Each run also sweeps, a bounded batch at a time, what is kept only for a while (SECURITY.md,
+-- What strangers can store): decisions and invalid traffic after 35 days (past their token's hour,
+-- the frequency cap's day and a month's close), and counters two days after their period.
+create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
+returns table (decisions bigint, events bigint)
+language plpgsql volatile security invoker set search_path = ''
+as $$
+declare
+  v_retained_since timestamptz := now() - interval '35 days';
+begin
+  -- Decision ids are time-ordered (public.time_ordered_uuid): the oldest are the lowest.
+  delete from public.ad_decisions d
+  where d.id in (select x.id from public.ad_decisions x
+                 where x.id < (lpad(to_hex(floor(extract(epoch from v_retained_since) * 1000)::bigint), 12, '0')
+                               || '00000000000000000000')::uuid
+                 order by x.id limit 10000)
+    and d.created_at < v_retained_since;
+  delete from public.ad_events e
+  where e.id in (select x.id from public.ad_events x where x.occurred_at < v_retained_since and not x.billable limit 10000);
+  delete from public.sdk_counters k
+  where (k.name, k.period) in (select x.name, x.period from public.sdk_counters x where x.period < now() - interval '2 days' limit 10000);
+
+  return query
+  with taken as (
+    delete from public.ad_traffic_counts c
+    where c.id in (select x.id from public.ad_traffic_counts x order by x.id limit p_limit for update skip locked)
+    returning c.*
+  ), by_day as (
+    select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
+           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue
+    from taken t group by t.placement_id, t.day
+  ), daily as (
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue
+    from by_day b join public.placements p on p.id = b.placement_id
+    on conflict (placement_id, day) do update set
+      ad_requests = s.ad_requests + excluded.ad_requests,
+      fills       = s.fills + excluded.fills,
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks,
+      invalid_events = s.invalid_events + excluded.invalid_events,
+      revenue_usd = s.revenue_usd + excluded.revenue_usd
+  ), totals as (
+    update public.placements p set
+      ad_requests = p.ad_requests + c.requests,
+      fills       = p.fills + c.fills,
+      impressions = p.impressions + c.impressions,
+      clicks      = p.clicks + c.clicks,
+      invalid_events = p.invalid_events + c.invalid,
+      revenue_usd = p.revenue_usd + c.revenue
+    from (select b.placement_id, sum(b.requests) requests, sum(b.fills) fills, sum(b.impressions) impressions,
+                 sum(b.clicks) clicks, sum(b.invalid) invalid, sum(b.revenue) revenue
+          from by_day b group by b.placement_id) c
+    where p.id = c.placement_id
+  ), spend as (
+    insert into public.campaign_daily_spend as s (campaign_id, day, impressions, clicks, spent_usd)
+    select t.campaign_id, t.day, sum(t.impressions), sum(t.clicks), sum(t.cost_usd)
+    -- A campaign deleted since its ad was served has no spend to keep (and must not stop the run).
+    from taken t where (t.impressions > 0 or t.clicks > 0) and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
+    group by t.campaign_id, t.day
+    on conflict (campaign_id, day) do update set
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks,
+      spent_usd   = s.spent_usd + excluded.spent_usd
+  ), used as (
+    update public.api_keys k set last_used_at = greatest(k.last_used_at, u.last_at)
+    from (select t.api_key_id, max(t.at) as last_at from taken t where t.api_key_id is not null group by t.api_key_id) u
+    where k.id = u.api_key_id
+  )
+  select coalesce(sum(t.requests), 0)::bigint, coalesce(sum(t.impressions + t.clicks), 0)::bigint from taken t;
+end $$;
+revoke all on function public.roll_up_ad_traffic(integer) from public, anon, authenticated, sdk;
+grant execute on function public.roll_up_ad_traffic(integer) to service_role;
+
+-- GET /api/v1/me/apps: the caller's apps that are not archived, with their allowed origins, and
+-- their placements with the rolled-up figures (fills and invalid traffic included). Runs as its caller: row-level
+-- security alone decides whose rows these are. (Earnings still count every placement: money
+-- earned stays earned.)
+create or replace function public.account_apps() returns json
+language plpgsql stable security invoker set search_path = ''
+as $$
+begin
+  return (select json_build_object(
+            'id', u.id,
+            'apps', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
+                     from (select id, name, slug, description, category, allowed_origins, created_at
+                           from public.apps where archived_at is null) r),
+            'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
+                           from (select p.id, p.app_id, p.name, p.format, p.status, p.impressions, p.clicks, p.revenue_usd,
+                                        p.ad_requests, p.fills, p.invalid_events, p.created_at
+                                 from public.placements p join public.apps a on a.id = p.app_id
+                                 where a.archived_at is null) r))
+          from public.users u);
+end $$;
+
+revoke execute on function public.account_apps() from public, anon;
+grant execute on function public.account_apps() to authenticated;
+
+-- GET /api/v1/me/earnings: every placement of the caller's (archived apps' too) with its
+-- figures, and the payouts. Runs as its caller, like every account read.
+create or replace function public.account_earnings() returns json
+language plpgsql stable security invoker set search_path = ''
+as $$
+begin
+  return (select json_build_object(
+            'id', u.id,
+            'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
+                           from (select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, invalid_events, created_at
+                                 from public.placements) r),
+            'payouts', (select coalesce(json_agg(r order by r.period desc), '[]')
+                        from (select period, amount_usd, status, paid_at, requested_at from public.payouts) r))
+          from public.users u);
+end $$;
+
+revoke execute on function public.account_earnings() from public, anon;
+grant execute on function public.account_earnings() to authenticated;

@@ -1,0 +1,279 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, createPlacement } from '@/lib/console/writes';
+import type { Engine } from '@/lib/platform/db/engine';
+import { resetEnv } from '@/lib/platform/env';
+import { adBody, type AdBody } from '@/lib/schemas/sdk';
+import { rollUp } from '@/lib/sdk/rollup';
+import { suiteDatabase, testEngines } from '../helpers/db';
+import { rawAsService } from '../helpers/roles';
+import { newKey, sdk } from '../helpers/sdk';
+
+/**
+ * The attack on the money path (issue: "Billing that cannot be gamed"), redone on every engine.
+ * A fraudster with only the key from a page's source fetched 1,200 ads of a $2.00/day campaign in
+ * seconds and sent their impressions at once, some after the campaign had ended: it was billed
+ * $14.34. They sent impressions milliseconds after their ads, from other addresses, with evidence
+ * no browser could have measured (86,400 s of video at second 0, a one-line text ad "large").
+ * Now spend is checked when an impression is billed, and an impression must be plausible.
+ */
+
+const VIEWABLE = { visible_share: 0.8, visible_seconds: 1.2 };
+
+interface App {
+  appId: string;
+  key: string;
+  placement: string;
+}
+
+async function app(db: Engine, userId: string, format: 'sponsored_card' | 'inline_text' | 'floating_video'): Promise<App> {
+  const slug = `billing-${Math.random().toString(36).slice(2, 10)}`;
+  const made = await createApp(db, userId, { name: `Billing ${slug}`, slug, description: '', category: [], allowed_origins: [] });
+  if (!made.ok) throw new Error(made.error);
+  const placement = await createPlacement(db, userId, { app_id: made.value.id, name: `${format} slot`, format });
+  if (!placement.ok) throw new Error(placement.error);
+  const key = await newKey(db, userId, { appId: made.value.id });
+  return { appId: made.value.id, key: key.key, placement: placement.value.id };
+}
+
+/** A campaign of its own, with one creative of the format, that the draw all but always picks (its budget dwarfs the demo's). */
+async function campaign(db: Engine, format: string, dailyBudgetUsd: number, frequencyCap = 100): Promise<string> {
+  return rawAsService(db, async (q) => {
+    const [row] = await q.query<{ id: string }>(
+      `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap) values ('Fraud Target', 'Two dollars a day', $1, $2) returning id`,
+      [dailyBudgetUsd, frequencyCap],
+    );
+    await q.query(`insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, $2, 'Buy now', 'https://target.example/')`, [
+      row!.id,
+      format,
+    ]);
+    return row!.id;
+  });
+}
+
+async function setCampaign(db: Engine, id: string, change: { daily_budget_usd?: number; status?: string }): Promise<void> {
+  await rawAsService(db, (q) =>
+    q.query('update public.campaigns set daily_budget_usd = coalesce($2, daily_budget_usd), status = coalesce($3, status) where id = $1', [
+      id,
+      change.daily_budget_usd ?? null,
+      change.status ?? null,
+    ]),
+  );
+}
+
+/** Ads served in the last `seconds` seconds are made that old (no impression is billable sooner than its rule's seconds after its ad). */
+async function servedSecondsAgo(db: Engine, seconds: number): Promise<void> {
+  await rawAsService(db, (q) =>
+    q.query('update public.ad_decisions set created_at = now() - make_interval(secs => $1) where created_at > now() - make_interval(secs => $1)', [seconds]),
+  );
+}
+
+async function costOf(db: Engine, format: string): Promise<number> {
+  const [row] = await db.query<{ cost: string }>(`select round(cpm_${format}_usd / 1000, 6)::text as cost from public.pricing_settings`);
+  return Number(row!.cost);
+}
+
+async function billed(db: Engine, campaignId: string): Promise<{ impressions: number; cost: number }> {
+  const [row] = await rawAsService(db, (q) =>
+    q.query<{ impressions: number; cost: string }>(
+      'select count(*)::int as impressions, coalesce(sum(cost_usd), 0)::text as cost from public.ad_decisions where campaign_id = $1 and impression_event_id is not null',
+      [campaignId],
+    ),
+  );
+  return { impressions: row!.impressions, cost: Number(row!.cost) };
+}
+
+for (const engine of testEngines()) {
+  describe(`billing that cannot be gamed, on ${engine.name}`, () => {
+    const suite = suiteDatabase(engine, { unlimited: true });
+    let n = 0;
+    const id = () => `bill-${++n}-${Math.random().toString(36).slice(2, 8)}`;
+
+    const fetchAd = async (a: App, client: { ip?: string; ua?: string } = {}): Promise<AdBody | null> => {
+      const res = await sdk(`/functions/v1/ads?placement_id=${a.placement}`, {
+        headers: { 'x-api-key': a.key, ...(client.ua ? { 'user-agent': client.ua } : {}) },
+        ip: client.ip,
+      });
+      if (res.status === 204) return null;
+      expect(res.status, res.text).toBe(200);
+      return adBody.parse(res.body);
+    };
+    const send = (a: App, events: unknown[], client: { ip?: string; ua?: string } = {}) =>
+      sdk('/functions/v1/events', { body: { events }, ip: client.ip, headers: { 'x-api-key': a.key, ...(client.ua ? { 'user-agent': client.ua } : {}) } });
+
+    afterEach(() => {
+      delete process.env.SDK_CLIENT_IMPRESSIONS_PER_HOUR;
+      delete process.env.SDK_PUBLISHER_IMPRESSIONS_PER_HOUR;
+      resetEnv();
+    });
+
+    describe('spend is checked when an impression is billed', () => {
+      let target: App;
+      let campaignId: string;
+      let price: number;
+      const served: { ad: AdBody; ua: string }[] = [];
+
+      beforeAll(async () => {
+        target = await app(suite.db, suite.users.demo, 'sponsored_card');
+        price = await costOf(suite.db, 'sponsored_card');
+        // Served while the budget was large, as ads served early in a day are: more than $2.00 of them.
+        campaignId = await campaign(suite.db, 'sponsored_card', 100_000);
+        const wanted = Math.ceil(2 / price) + 60;
+        for (let client = 0; served.length < wanted; client++) {
+          const ua = `Fraud/${client}`;
+          for (let i = 0; i < 100 && served.length < wanted; i++) {
+            const ad = await fetchAd(target, { ua });
+            if (ad?.ad.advertiser === 'Fraud Target') served.push({ ad, ua });
+          }
+        }
+        await servedSecondsAgo(suite.db, 5);
+      });
+
+      it('bills a $2.00/day campaign at most its budget and one impression, however many of its ads were served, and the rest over_budget', async () => {
+        await setCampaign(suite.db, campaignId, { daily_budget_usd: 2 });
+        const last = served.splice(served.length - 5);
+        // Each client sends its impressions at once, all clients together.
+        const byClient = new Map<string, AdBody[]>();
+        for (const { ad, ua } of served) byClient.set(ua, [...(byClient.get(ua) ?? []), ad]);
+        const answers = await Promise.all(
+          [...byClient].map(([ua, ads]) =>
+            send(
+              target,
+              ads.map((ad) => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE })),
+              { ua },
+            ),
+          ),
+        );
+        const results = answers.flatMap((r) => {
+          expect(r.status, r.text).toBe(200);
+          return r.body.results as { status: string; reason?: string }[];
+        });
+        const recorded = results.filter((r) => r.status === 'recorded').length;
+        expect(results.filter((r) => r.status !== 'recorded').map((r) => r.reason)).toEqual(Array(results.length - recorded).fill('over_budget'));
+        const bill = await billed(suite.db, campaignId);
+        expect(bill.impressions).toBe(recorded);
+        expect(bill.cost).toBeLessThanOrEqual(2 + price + 1e-9);
+        expect(bill.cost).toBeGreaterThanOrEqual(2 - 1e-9);
+        // What the roll-up counts as spent is what was billed, to the millionth.
+        await rollUp(suite.db);
+        const [spend] = await rawAsService(suite.db, (q) =>
+          q.query<{ spent: string }>('select coalesce(sum(spent_usd), 0)::text as spent from public.campaign_daily_spend where campaign_id = $1', [campaignId]),
+        );
+        expect(Number(spend!.spent)).toBeCloseTo(bill.cost, 6);
+
+        // Ended: its last ads, served while it ran, bill nothing.
+        await setCampaign(suite.db, campaignId, { daily_budget_usd: 100_000, status: 'ended' });
+        for (const { ad, ua } of last) {
+          const res = await send(target, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }], { ua });
+          expect(res.body.results[0]).toMatchObject({ status: 'invalid', reason: 'campaign_ended' });
+        }
+        expect((await billed(suite.db, campaignId)).impressions).toBe(recorded);
+      });
+    });
+
+    describe('an impression must be plausible', () => {
+      it('is never billed sooner after its ad than its viewability rule allows (the attack sent it 7-11 ms after)', async () => {
+        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+        const ad = (await fetchAd(a))!;
+        const res = await send(a, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }]);
+        expect(res.body.results[0]).toMatchObject({ status: 'invalid', reason: 'too_soon' });
+        // Sent again later under another id: the ad had its chance, and still may count once.
+        await servedSecondsAgo(suite.db, 5);
+        const later = await send(a, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }]);
+        expect(later.body.results[0]).toMatchObject({ status: 'recorded' });
+      });
+
+      it('is never billed from a client other than the one its ad was served to', async () => {
+        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+        const ad = (await fetchAd(a, { ip: '198.51.100.20', ua: 'Browser/1' }))!;
+        await servedSecondsAgo(suite.db, 5);
+        const impression = () => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE });
+        expect((await send(a, [impression()], { ip: '203.0.113.20', ua: 'Browser/1' })).body.results[0]).toMatchObject({ reason: 'other_client' });
+        expect((await send(a, [impression()], { ip: '198.51.100.20', ua: 'Browser/2' })).body.results[0]).toMatchObject({ reason: 'other_client' });
+        // Another address of the same network, with the same browser, is the same client.
+        expect((await send(a, [impression()], { ip: '198.51.100.21', ua: 'Browser/1' })).body.results[0]).toMatchObject({ status: 'recorded' });
+      });
+
+      it('is never billed on impossible evidence: more seconds in view than have passed, or the large-ad rule on a text format', async () => {
+        const video = await app(suite.db, suite.users.demo, 'floating_video');
+        const clip = (await fetchAd(video))!;
+        await servedSecondsAgo(suite.db, 3);
+        const day = await send(video, [{ id: id(), type: 'impression', token: clip.token, viewability: { visible_share: 1, visible_seconds: 86_400 } }]);
+        expect(day.body.results[0]).toMatchObject({ status: 'invalid', reason: 'impossible_evidence' });
+
+        const text = await app(suite.db, suite.users.demo, 'inline_text');
+        const line = (await fetchAd(text))!;
+        expect(line.viewability).not.toHaveProperty('large_ad');
+        await servedSecondsAgo(suite.db, 3);
+        const large = await send(text, [
+          { id: id(), type: 'impression', token: line.token, viewability: { visible_share: 0.31, visible_seconds: 1.5, area_px: 242_500 } },
+        ]);
+        expect(large.body.results[0]).toMatchObject({ status: 'invalid', reason: 'not_viewable' });
+        const [kept] = await rawAsService(suite.db, (q) =>
+          q.query<{ impression_event_id: string | null }>('select impression_event_id from public.ad_decisions where id = $1', [line.decision_id]),
+        );
+        expect(kept).toEqual({ impression_event_id: null });
+      });
+
+      it('is not billed once the impression window has passed, on the server clock', async () => {
+        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+        const ad = (await fetchAd(a))!;
+        await servedSecondsAgo(suite.db, 16 * 60);
+        const res = await send(a, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }]);
+        expect(res.body.results[0]).toMatchObject({ status: 'invalid', reason: 'too_late' });
+      });
+
+      it("caps billable impressions per client and per publisher per hour, and counts the rest in the placement's invalid traffic", async () => {
+        process.env.SDK_CLIENT_IMPRESSIONS_PER_HOUR = '2';
+        resetEnv();
+        const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
+        const ads: AdBody[] = [];
+        for (let i = 0; i < 4; i++) ads.push((await fetchAd(a, { ua: 'Capped/1' }))!);
+        const other = (await fetchAd(a, { ua: 'Capped/2' }))!;
+        await servedSecondsAgo(suite.db, 5);
+        const res = await send(
+          a,
+          ads.map((ad) => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE })),
+          { ua: 'Capped/1' },
+        );
+        expect(res.body.results.map((r: { status: string; reason?: string }) => r.reason ?? r.status)).toEqual([
+          'recorded',
+          'recorded',
+          'client_limit',
+          'client_limit',
+        ]);
+
+        process.env.SDK_PUBLISHER_IMPRESSIONS_PER_HOUR = '2';
+        resetEnv();
+        const second = await send(a, [{ id: id(), type: 'impression', token: other.token, viewability: VIEWABLE }], { ua: 'Capped/2' });
+        expect(second.body.results[0]).toMatchObject({ status: 'invalid', reason: 'publisher_limit' });
+
+        await rollUp(suite.db);
+        const [row] = await rawAsService(suite.db, (q) =>
+          q.query<{ impressions: number; invalid_events: number }>('select impressions, invalid_events from public.placements where id = $1', [a.placement]),
+        );
+        expect(row).toEqual({ impressions: 2, invalid_events: 3 });
+      });
+    });
+
+    describe('invalid traffic is counted, not kept per request', () => {
+      it('keeps one row per ad, kind and reason however many events a stranger sends with one token', async () => {
+        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+        const ad = (await fetchAd(a))!;
+        const events = Array.from({ length: 100 }, () => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }));
+        // No key: a beacon, authenticated by its token alone.
+        const res = await sdk('/functions/v1/events', { method: 'POST', body: JSON.stringify({ events }), headers: { 'content-type': 'text/plain' } });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.invalid).toBe(100);
+        const [kept] = await rawAsService(suite.db, (q) =>
+          q.query<{ n: number }>('select count(*)::int as n from public.ad_events where decision_id = $1', [ad.decision_id]),
+        );
+        expect(kept!.n).toBe(1);
+        await rollUp(suite.db);
+        const [row] = await rawAsService(suite.db, (q) =>
+          q.query<{ invalid_events: number }>('select invalid_events from public.placements where id = $1', [a.placement]),
+        );
+        expect(row!.invalid_events).toBe(100);
+      });
+    });
+  });
+}
