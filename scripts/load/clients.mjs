@@ -84,6 +84,9 @@ export async function runClients({ octet, count, rate, seconds, setup, stats, bu
     key: setup.sdk[i % setup.sdk.length].key,
     placements: setup.sdk[i % setup.sdk.length].placements,
     session: `load-${octet}-${i}-${randomUUID().slice(0, 8)}`,
+    // A browser of its own: addresses of one /24 are one network, and a client is a network and a
+    // browser (frequency caps, and an impression counts only from the client its ad went to).
+    userAgent: `monetize-load/${octet}.${i}`,
     nextPlacement: i,
     inFlight: 0,
     ad: undefined,
@@ -154,7 +157,7 @@ async function send(c, setup, stats) {
   if (actual === 'ads' && r.status === 200) {
     try {
       const ad = JSON.parse(r.body);
-      c.ad = { decision: ad.decision_id, token: ad.token, impressed: false, clicked: false };
+      c.ad = { decision: ad.decision_id, token: ad.token, impressed: false, clicked: false, servedAt: performance.now() };
     } catch {
       // A body over 4 KB would be cut: keep the last ad.
     }

@@ -58,11 +58,13 @@ export function requestFor(kind, c, setup) {
       return { path: '/functions/v1/validate-key', headers: { 'x-api-key': c.key } };
     case 'ads': {
       const placement = c.placements[c.nextPlacement++ % c.placements.length];
-      return { path: `/functions/v1/ads?placement_id=${placement}&session_id=${c.session}`, headers: { 'x-api-key': c.key } };
+      return { path: `/functions/v1/ads?placement_id=${placement}&session_id=${c.session}`, headers: { 'x-api-key': c.key, 'user-agent': c.userAgent } };
     }
     case 'events': {
       const ad = c.ad;
-      if (!ad || (ad.impressed && (ad.clicked || Math.random() >= 0.1))) return requestFor('ads', c, setup);
+      // An impression counts no sooner than its seconds in view after its ad (2.5 s claimed here).
+      const viewed = ad && performance.now() - ad.servedAt >= 2600;
+      if (!ad || !viewed || (ad.impressed && (ad.clicked || Math.random() >= 0.1))) return requestFor('ads', c, setup);
       const type = ad.impressed ? 'click' : 'impression';
       if (type === 'click') ad.clicked = true;
       else ad.impressed = true;
@@ -72,7 +74,12 @@ export function requestFor(kind, c, setup) {
         token: ad.token,
         ...(type === 'impression' ? { viewability: { visible_share: 1, visible_seconds: 2.5, area_px: 300 * 250 } } : {}),
       };
-      return { method: 'POST', path: '/functions/v1/events', headers: { 'x-api-key': c.key }, body: JSON.stringify({ events: [event] }) };
+      return {
+        method: 'POST',
+        path: '/functions/v1/events',
+        headers: { 'x-api-key': c.key, 'user-agent': c.userAgent },
+        body: JSON.stringify({ events: [event] }),
+      };
     }
     case 'me (sandbox)':
       return { path: '/api/v1/me', headers: { authorization: 'Bearer svc_sandbox' } };
