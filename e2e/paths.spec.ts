@@ -68,3 +68,38 @@ test('an API path with a trailing slash is answered by its route; a page with on
   expect(docs.status()).toBe(308);
   expect(docs.headers()['location']).toBe('/docs/quickstart?from=test');
 });
+
+test('a REST path with repeated slashes, or a segment that does not decode, is answered by its route with every API header', async ({ request }) => {
+  // Next answered these with a 308 of its own, before any route: no rate-limit or version header.
+  for (const [path, status] of [
+    ['/api/v1//search?q=api', 200],
+    ['/api//v1///pricing', 200],
+    ['/api/v1//nope', 404],
+    ['/functions/v1//validate-key', 401],
+    // A segment that does not percent-decode was Next's own 500, in plain text.
+    ['/api/v1/%E0%A4', 404],
+  ] as const) {
+    const res = await request.get(path, { maxRedirects: 0 });
+    expect(res.status(), path).toBe(status);
+    expect(res.headers()['api-version'], path).toBe('1');
+    expect(res.headers()['ratelimit-policy'], path).toMatch(/^"default";q=\d+;w=\d+$/);
+    expect(res.headers()['ratelimit'], path).toMatch(/^"default";r=\d+;t=\d+$/);
+    expect(res.headers()['x-ratelimit-remaining'], path).toMatch(/^\d+$/);
+    expect(res.headers()['x-request-id'], path).toMatch(/^req_/);
+  }
+  expect((await (await request.get('/api/v1//search?q=api')).json()).results.length).toBeGreaterThan(0);
+
+  // A preflight carries them too, and is not counted.
+  const preflight = await request.fetch('/api/v1/search', {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+  });
+  expect(preflight.status()).toBe(204);
+  expect(preflight.headers()['api-version']).toBe('1');
+  expect(preflight.headers()['ratelimit']).toMatch(/^"default";r=\d+;t=\d+$/);
+
+  // A page with repeated slashes is still redirected to its canonical URL.
+  const page = await request.get('/docs//quickstart', { maxRedirects: 0 });
+  expect(page.status()).toBe(308);
+  expect(page.headers()['location']).toBe('/docs/quickstart');
+});

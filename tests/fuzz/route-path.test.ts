@@ -34,8 +34,9 @@ describe('the fuzzer’s router', () => {
     expect(route('//api//v1///pricing')).toMatchObject({ route: '/api/v1/pricing' });
   });
 
-  it('leaves a segment that does not decode to Next (400), and a path no route has to the site', () => {
-    expect(route('/api/v1/%E0%A4')).toMatchObject({ kind: 'next', status: 400 });
+  it('routes a segment that does not decode as the text it is (scripts/request-path.mjs), and a path no route has to the site', () => {
+    expect(route('/api/v1/%E0%A4')).toMatchObject({ route: '/api/v1/[...unknown]', params: { unknown: ['%E0%A4'] }, target: '/api/v1/%25E0%25A4' });
+    expect(route('/api/v1//pricing')).toMatchObject({ route: '/api/v1/pricing', target: '/api/v1/pricing' });
     expect(route('/nowhere/at/all')).toMatchObject({ kind: 'site' });
   });
 

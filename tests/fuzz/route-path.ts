@@ -7,14 +7,16 @@ import { normalizeRequestTarget } from '../../scripts/request-path.mjs';
  * router picks the route file. This module plays Next's part for the fuzzer, for the route files
  * the app has:
  *
- * - a path with `//` or `\` is answered 308 to the path with single slashes, and so are the
+ * - a path with `//` or `\` is answered 308 to the path with single slashes (serve.mjs has made
+ *   them one already under the API's prefixes, whose routes answer them), and so are the
  *   `redirects` of next.config.ts, and (unless it sets `skipTrailingSlashRedirect`) a path ending
  *   in `/` to the path without it; a client follows them, so the fuzzer routes the target it
  *   would be sent to. A trailing slash that is not redirected is ignored when matching routes;
  * - static routes first, then the `afterFiles` rewrites of next.config.ts (the markdown twins),
  *   then dynamic routes, segment by segment: static before `[x]`, before `[...x]`, before `[[...x]]`;
  * - dynamic segments are handed to the route percent-decoded (`decodeURIComponent` per segment);
- *   a segment that does not decode is Next's own 400, which no route handler sees;
+ *   a segment that does not decode would be Next's own error, which no route handler sees, but
+ *   serve.mjs has escaped its `%` already, so it decodes to the text it is;
  * - a path no route file has and no rewrite takes is the site's page (HTML), not a route handler.
  */
 
