@@ -369,7 +369,7 @@ test.describe.serial('the browser SDK on the demo app', () => {
 });
 
 test('the script build loads on another origin with its integrity hash, and warns once when loaded twice', async ({ page, request, baseURL }) => {
-  const served = await request.get('/sdk/v1.0.0.js');
+  const served = await request.get('/sdk/v1.1.0.js');
   expect(served.status()).toBe(200);
   expect(served.headers()['content-type']).toMatch(/javascript/);
   expect(served.headers()['access-control-allow-origin']).toBe('*');
@@ -378,11 +378,14 @@ test('the script build loads on another origin with its integrity hash, and warn
   expect((await latest.body()).equals(await served.body())).toBe(true);
   expect(latest.headers()['cache-control']).toBe('public, max-age=300, must-revalidate');
   const { createHash } = await import('node:crypto');
-  const hash = `sha384-${createHash('sha384')
-    .update(await served.body())
-    .digest('base64')}`;
+  const sri = (bytes: Buffer) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+  const hash = sri(await served.body());
   const docs = await (await request.get('/docs/sdk-integration.md')).text();
   expect(docs).toContain(`integrity="${hash}"`);
+  // The release before it is still served, byte for byte, to the pages that pinned it.
+  const previous = await request.get('/sdk/v1.0.0.js');
+  expect(previous.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+  expect(sri(await previous.body())).toBe('sha384-skrtN1sqHWrKwKOPuGp1iOwsdP5d16jy48MuoFOQCryHoBLqIS8rHDIxATM4ssVO');
 
   const warnings: string[] = [];
   const errors: string[] = [];
@@ -391,15 +394,15 @@ test('the script build loads on another origin with its integrity hash, and warn
   });
   page.on('pageerror', (e) => errors.push(e.message));
   // A page of no origin of ours (about:blank), as a publisher's page is.
-  const tag = `<script src="${new URL('/sdk/v1.0.0.js', baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
+  const tag = `<script src="${new URL('/sdk/v1.1.0.js', baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
   await page.setContent(`<!doctype html><title>Publisher</title>${tag}${tag}${tag}`);
   await expect.poll(() => page.evaluate(() => typeof (window as unknown as { Monetize?: { createClient: unknown } }).Monetize?.createClient)).toBe('function');
-  expect(await page.evaluate(() => (window as unknown as { Monetize: { version: string } }).Monetize.version)).toBe('1.0.0');
+  expect(await page.evaluate(() => (window as unknown as { Monetize: { version: string } }).Monetize.version)).toBe('1.1.0');
   expect(warnings.filter((w) => w.includes('loaded more than once'))).toHaveLength(1);
   // A wrong hash: the browser refuses the script.
   const refused = await page.context().newPage();
   await refused.setContent(
-    `<!doctype html><script src="${new URL('/sdk/v1.0.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`,
+    `<!doctype html><script src="${new URL('/sdk/v1.1.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`,
   );
   await refused.waitForTimeout(500);
   expect(await refused.evaluate(() => 'Monetize' in window)).toBe(false);

@@ -347,6 +347,21 @@ for (const engine of testEngines()) {
         expect(await readAs(suite.users.demo2)).toEqual([]);
       });
 
+      it('lets a page on another origin send the proof: a preflight allows x-consent-proof', async () => {
+        const preflight = await sdk('/functions/v1/consents', {
+          method: 'OPTIONS',
+          headers: {
+            origin: 'https://writer.example',
+            'access-control-request-method': 'DELETE',
+            'access-control-request-headers': 'x-api-key, x-consent-proof',
+          },
+        });
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/)).toEqual(
+          expect.arrayContaining(['x-api-key', 'x-consent-proof']),
+        );
+      });
+
       it('refuses a consented_at in the future or long past, with a clear 400', async () => {
         const now = Date.now();
         for (const at of [iso(now + 10 * MINUTE), iso(now - 31 * DAY), '1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z']) {

@@ -3,7 +3,7 @@ import { reserve } from './styles';
 import type { Ad, Consent, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose } from './types';
 import { watchViewability } from './watch';
 
-export const VERSION = '1.0.0';
+export const VERSION = '1.1.0';
 
 export interface ClientOptions {
   /** The app's publishable key (`pk_live_…` or `pk_test_…`). */
@@ -26,6 +26,16 @@ export interface RenderOptions extends AdOptions {
   format?: Format;
   /** What the slot shows when no ad fills or the request fails: text, a node, or a function making one. */
   fallback?: string | Node | (() => Node | string);
+}
+
+/** For the consent and data calls. */
+export interface ConsentOptions {
+  /**
+   * The user's consent proof, for apps that keep it themselves (on their server, with the user's
+   * account, so that it follows the user to other devices). Left out, the SDK uses the one it
+   * kept in this browser for this key and user.
+   */
+  proof?: string;
 }
 
 /** A placement rendered into the page. */
@@ -51,6 +61,43 @@ interface QueuedEvent {
 // Per page, whichever client or copy of the SDK (the script and the package) saw them: one
 // impression per decision. The service counts one anyway; this saves sending the others.
 const impressed: Set<string> = ((globalThis as { [key: symbol]: Set<string> })[Symbol.for('monetize.impressed')] ??= new Set());
+
+/** The page's monotonic clock, in ms: unlike `Date.now()`, neither wrong nor set back by the device. */
+const monotonic = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/**
+ * When each ad this copy of the SDK received stops being valid, by decision, on the monotonic
+ * clock: its time to live is `expires_at` less the service's `Date` header, both the service's
+ * clock, counted from its arrival, so a device whose clock is wrong keeps or drops nothing it
+ * should not. An answer without a readable `Date` leaves the ad's expiry to the service.
+ */
+const deadlines = new Map<string, number>();
+
+function keepDeadline(ad: Ad, date: string | null): void {
+  const ttl = Date.parse(ad.expires_at) - Date.parse(date ?? '');
+  const now = monotonic();
+  for (const [id, at] of deadlines) if (at <= now) deadlines.delete(id);
+  // The header counts whole seconds: up to one more than the ad has.
+  deadlines.set(ad.decision_id, Number.isFinite(ttl) ? now + ttl - 1000 : Infinity);
+}
+
+/** Whether an ad is past its expiry: by its deadline when this SDK received it, by the device's clock otherwise. */
+function expired(ad: Ad): boolean {
+  const deadline = deadlines.get(ad.decision_id);
+  return deadline !== undefined ? monotonic() >= deadline : Date.now() >= Date.parse(ad.expires_at);
+}
+
+/** Where a consent proof is kept in the browser: per app key and subject. */
+const proofName = (key: string, subject: string): string => `monetize:consent-proof:${key}:${subject}`;
+
+/** The storage of consent proofs, or null where the page may not use it (blocked storage, a sandboxed frame). */
+function proofStore(): Storage | null {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /** The error envelope's message, when the answer has one. */
 async function reason(res: Response): Promise<string> {
@@ -175,6 +222,7 @@ export class MonetizeClient {
         if (!res.ok) throw new Error(`ad request answered ${res.status}: ${await reason(res)}`);
         const ad: unknown = await res.json();
         if (!isAd(ad)) throw new Error('the ad request answered something that is not an ad');
+        keepDeadline(ad, res.headers.get('date'));
         this.emit('filled', placementId, { ad });
         return ad;
       } finally {
@@ -265,7 +313,7 @@ export class MonetizeClient {
   private viewed(ad: Ad, evidence: Evidence): void {
     if (impressed.has(ad.decision_id)) return;
     // Past its expiry the service would refuse it: the page should ask for a new ad instead.
-    if (Date.now() >= Date.parse(ad.expires_at)) {
+    if (expired(ad)) {
       this.emit('error', ad.placement_id, { ad, error: new Error('the ad expired before it was viewable; ask for a new one') });
       return;
     }
@@ -334,31 +382,61 @@ export class MonetizeClient {
     return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
   }
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T | null> {
-    const res = await fetch(`${this.base}/functions/v1/${path}`, {
-      method,
-      headers: { 'x-api-key': this.options.key, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+  /** The consent proof to send for a subject: the app's own, or the one kept in this browser. */
+  private proofOf(subject: string, options: ConsentOptions): string | null {
+    if (options.proof) return options.proof;
+    try {
+      return proofStore()?.getItem(proofName(this.options.key, subject)) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async call<T>(method: string, path: string, proof: string | null, body?: unknown): Promise<T | null> {
+    const headers: Record<string, string> = { 'x-api-key': this.options.key };
+    if (proof) headers['x-consent-proof'] = proof;
+    if (body) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.base}/functions/v1/${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
     if (res.status === 404 && method === 'GET') return null;
     const answer = (await res.json()) as T & { error?: { message: string } };
     if (!res.ok) throw new Error(answer.error?.message ?? `answered ${res.status}`);
     return answer;
   }
 
-  /** Records (or replaces) what a user agreed to. Unlike ads, these calls reject on failure: consent must not be assumed. */
-  async recordConsent(userId: string, purposes: Purpose[], policyVersion: string): Promise<Consent> {
-    return (await this.call<Consent>('POST', 'consents', { subject_id: await this.subjectId(userId), purposes, policy_version: policyVersion }))!;
+  /**
+   * Records what a user agreed to, or a change of it. The answer's `consent_proof` is what lets
+   * this user, and no one else, read, change or withdraw the consent and submit data: the SDK
+   * keeps it in this browser (localStorage) and sends it with the calls below; an app that keeps
+   * it itself passes it in `options`. Unlike ads, these calls reject on failure: consent must not
+   * be assumed.
+   */
+  async recordConsent(userId: string, purposes: Purpose[], policyVersion: string, options: ConsentOptions = {}): Promise<Consent> {
+    const subject = await this.subjectId(userId);
+    const consent = (await this.call<Consent>('POST', 'consents', this.proofOf(subject, options), {
+      subject_id: subject,
+      purposes,
+      policy_version: policyVersion,
+    }))!;
+    if (consent.consent_proof) {
+      try {
+        proofStore()?.setItem(proofName(this.options.key, subject), consent.consent_proof);
+      } catch {
+        // Storage full or refused: the app still has the proof in the answer.
+      }
+    }
+    return consent;
   }
 
-  /** A user's current consent, or null. */
-  async getConsent(userId: string): Promise<Consent | null> {
-    return this.call<Consent>('GET', `consents?subject_id=${await this.subjectId(userId)}`);
+  /** A user's current consent, or null (none, or no proof of it in this browser). */
+  async getConsent(userId: string, options: ConsentOptions = {}): Promise<Consent | null> {
+    const subject = await this.subjectId(userId);
+    return this.call<Consent>('GET', `consents?subject_id=${subject}`, this.proofOf(subject, options));
   }
 
-  /** Withdraws a user's consent; their unsold data is deleted. */
-  async withdrawConsent(userId: string): Promise<{ withdrawn: boolean; deleted_records: number }> {
-    return (await this.call<{ withdrawn: boolean; deleted_records: number }>('DELETE', `consents?subject_id=${await this.subjectId(userId)}`))!;
+  /** Withdraws a user's consent; their unsold data is deleted. The proof is kept: the user may consent again. */
+  async withdrawConsent(userId: string, options: ConsentOptions = {}): Promise<{ withdrawn: boolean; deleted_records: number }> {
+    const subject = await this.subjectId(userId);
+    return (await this.call<{ withdrawn: boolean; deleted_records: number }>('DELETE', `consents?subject_id=${subject}`, this.proofOf(subject, options)))!;
   }
 
   /** Submits records of a user who consented to their purpose (`ai_interaction`: prompt and response; `ux_session`). */
@@ -366,9 +444,11 @@ export class MonetizeClient {
     userId: string,
     kind: 'ai_interaction' | 'ux_session',
     records: { id: string; data: Record<string, unknown> }[],
+    options: ConsentOptions = {},
   ): Promise<{ received: number; stored: number; duplicates: number }> {
-    return (await this.call<{ received: number; stored: number; duplicates: number }>('POST', 'data', {
-      subject_id: await this.subjectId(userId),
+    const subject = await this.subjectId(userId);
+    return (await this.call<{ received: number; stored: number; duplicates: number }>('POST', 'data', this.proofOf(subject, options), {
+      subject_id: subject,
       kind,
       records,
     }))!;

@@ -63,4 +63,6 @@ export interface Consent {
   policy_version: string;
   consented_at: string;
   recorded_at: string;
+  /** The user's consent proof, in the answer to `recordConsent` only. */
+  consent_proof?: string;
 }

@@ -12,6 +12,16 @@ const root = path.resolve(__dirname, '../../..');
 /** The budget for the script build, gzipped: what a page pays to show ads. */
 const SCRIPT_BUDGET_GZIP_BYTES = 8 * 1024;
 
+/**
+ * Every released script and its Subresource Integrity hash, as pages embed it: a released version
+ * never changes (pages pin it with this hash, and it is served `immutable`). A new release adds
+ * its line here.
+ */
+const RELEASED: Record<string, string> = {
+  '1.0.0': 'sha384-skrtN1sqHWrKwKOPuGp1iOwsdP5d16jy48MuoFOQCryHoBLqIS8rHDIxATM4ssVO',
+  '1.1.0': 'sha384-hPrE05bDggo03+e0x6hyt90y/MkAk0gntH1CLf4WrMiNapFDB1sYbuo7iAT1QIkO',
+};
+
 describe('the SDK build', () => {
   it('serves, at /sdk/v<version>.js and /sdk/v1.js, exactly what the source builds to', async () => {
     expect(CLIENT_VERSION, 'src/client.ts VERSION is the package.json version').toBe(VERSION);
@@ -21,6 +31,19 @@ describe('the SDK build', () => {
       `public/sdk/v${VERSION}.js is not the build of packages/sdk/src. A released version never changes: give the package a new version (package.json and VERSION in src/client.ts), run \`npm run sdk:build\` and commit the new file`,
     ).toBe(true);
     expect(fs.readFileSync(LATEST_PATH).equals(built), 'public/sdk/v1.js is the latest build: run `npm run sdk:build`').toBe(true);
+  });
+
+  it('never changes a released script: each one is served with the bytes its hash names', () => {
+    const served = fs.readdirSync(path.join(root, 'public/sdk')).filter((f) => /^v\d+\.\d+\.\d+\.js$/.test(f));
+    expect(served.sort()).toEqual(
+      Object.keys(RELEASED)
+        .map((v) => `v${v}.js`)
+        .sort(),
+    );
+    for (const [version, hash] of Object.entries(RELEASED)) {
+      expect(integrity(fs.readFileSync(path.join(root, `public/sdk/v${version}.js`))), `public/sdk/v${version}.js`).toBe(hash);
+    }
+    expect(RELEASED[VERSION as string], `the current version, ${VERSION as string}, is listed as released`).toBeDefined();
   });
 
   it(`keeps the script within ${SCRIPT_BUDGET_GZIP_BYTES} bytes gzipped`, () => {

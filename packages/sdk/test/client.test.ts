@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanKeywords, createClient, type MonetizeClient } from '../src/client';
+import { cleanKeywords, createClient, VERSION, type MonetizeClient } from '../src/client';
 import type { Ad, Format, MonetizeEvent, ViewabilityRule } from '../src/types';
 
 /*
@@ -150,6 +150,11 @@ function makeAd(format: Format, content: Partial<Ad['ad']> = {}, rule: Viewabili
   };
 }
 
+/** An answer of `ad` with the service's `Date` header (at `serverMs`), as a real server sends it. */
+function withDate(ad: Ad, serverMs: number): Response {
+  return new Response(JSON.stringify(ad), { status: 200, headers: { 'content-type': 'application/json', date: new Date(serverMs).toUTCString() } });
+}
+
 /** The ads endpoint answers `ad` (200), whatever is asked. */
 function serveAd(ad: Ad): void {
   routes.set('/functions/v1/ads', () => json(ad));
@@ -187,9 +192,15 @@ async function settle(): Promise<void> {
   }
 }
 
-/** Renders an ad answered by the stub and waits until it is drawn; answers its root element. */
-async function renderAd(c: MonetizeClient, ad: Ad, target = slot()): Promise<{ root: HTMLElement; target: HTMLElement; destroy: () => void }> {
-  serveAd(ad);
+/** Renders an ad answered by the stub (`answer`, plain JSON by default) and waits until it is drawn; answers its root element. */
+async function renderAd(
+  c: MonetizeClient,
+  ad: Ad,
+  target = slot(),
+  answer?: () => Response,
+): Promise<{ root: HTMLElement; target: HTMLElement; destroy: () => void }> {
+  if (answer) routes.set('/functions/v1/ads', answer);
+  else serveAd(ad);
   const placement = c.render(target, ad.placement_id, { format: ad.format });
   await settle();
   const root = target.querySelector<HTMLElement>('.mz-ad');
@@ -854,6 +865,51 @@ describe('viewability', () => {
     expect(errors.map((e) => e.placementId)).toEqual([past.placement_id, during.placement_id]);
   });
 
+  it("keeps an ad it received valid for the time the service gave it, on the page's own clock, however wrong the device's clock", async () => {
+    const c = client();
+    const served = Date.now();
+    // The service's clock: served now, valid an hour; the device's clock runs an hour and a half fast.
+    const ad = makeAd('sponsored_card');
+    ad.expires_at = new Date(served + 3_600_000).toISOString();
+    vi.setSystemTime(served + 90 * 60_000);
+    const { root } = await renderAd(c, ad, slot(), () => withDate(ad, served));
+    see(root, 1);
+    await vi.advanceTimersByTimeAsync(1_100);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await settle();
+    expect(eventsOf('error')).toEqual([]);
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`]);
+  });
+
+  it('drops an ad whose time to live has run out since it arrived, though the device clock is slow', async () => {
+    const c = client();
+    const served = Date.now();
+    const ad = makeAd('tooltip');
+    ad.expires_at = new Date(served + 60_000).toISOString();
+    // An hour slow: by the device's clock, the ad would stay valid for an hour more.
+    vi.setSystemTime(served - 3_600_000);
+    const { root } = await renderAd(c, ad, slot(), () => withDate(ad, served));
+    await vi.advanceTimersByTimeAsync(61_000);
+    see(root, 1);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await settle();
+    expect(eventsOf('viewable')).toHaveLength(0);
+    expect(eventPosts()).toHaveLength(0);
+    expect((eventsOf('error')[0]?.error as Error).message).toMatch(/expir/i);
+  });
+
+  it('leaves the expiry of an ad answered without a Date header to the service', async () => {
+    const c = client();
+    const ad = makeAd('tooltip');
+    // By the device's clock it expired a minute ago; nothing says what the service's clock says.
+    ad.expires_at = new Date(Date.now() - 60_000).toISOString();
+    const { root } = await renderAd(c, ad);
+    see(root, 1);
+    await vi.advanceTimersByTimeAsync(2_100);
+    await settle();
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`]);
+  });
+
   it('emits an error event, throwing nothing, when IntersectionObserver refuses the element', async () => {
     const c = client();
     const failure = new TypeError("Failed to construct 'IntersectionObserver'");
@@ -1356,7 +1412,7 @@ describe('the script build', () => {
       await import('../src/script');
       const first = w.Monetize;
       expect(typeof first?.createClient).toBe('function');
-      expect(first?.version).toBe('1.0.0');
+      expect(first?.version).toBe(VERSION);
       expect(warn).not.toHaveBeenCalled();
 
       vi.resetModules();
@@ -1369,7 +1425,7 @@ describe('the script build', () => {
       await import('../src/script');
       expect(warn).toHaveBeenCalledTimes(1);
       expect(typeof w.Monetize?.createClient).toBe('function');
-      expect(w.Monetize?.version).toBe('1.0.0');
+      expect(w.Monetize?.version).toBe(VERSION);
     } finally {
       Reflect.deleteProperty(w, 'Monetize');
     }
@@ -1420,5 +1476,91 @@ describe('consent', () => {
     expect(call!.init.method).toBe('GET');
     expect(call!.url.searchParams.get('subject_id')).toBe(createHash('sha256').update('user-1').digest('hex'));
     expect(header(call!.init, 'x-api-key')).toBe(KEY);
+    expect(header(call!.init, 'x-consent-proof')).toBeNull();
+  });
+
+  describe('the consent proof', () => {
+    const PROOF = `cp_${'P'.repeat(43)}`;
+    const subject = createHash('sha256').update('user-1').digest('hex');
+    const recorded = { subject_id: subject, purposes: ['ai_interactions'], policy_version: '2025-01', consented_at: 'x', recorded_at: 'x' };
+
+    beforeEach(() => localStorage.clear());
+    afterEach(() => localStorage.clear());
+
+    it('is kept in this browser, per key and user, and sent with every later call for that user', async () => {
+      routes.set('/functions/v1/consents', (_url, init) => (init.method === 'POST' ? json({ ...recorded, consent_proof: PROOF }) : json(recorded)));
+      routes.set('/functions/v1/data', () => json({ received: 1, stored: 1, duplicates: 0 }));
+      const c = client();
+
+      const consent = await c.recordConsent('user-1', ['ai_interactions'], '2025-01');
+      expect(consent.consent_proof).toBe(PROOF);
+      // The first consent needs no proof; none was sent.
+      expect(header(requests('/functions/v1/consents')[0]!.init, 'x-consent-proof')).toBeNull();
+      expect(Object.values({ ...localStorage })).toContain(PROOF);
+
+      await c.getConsent('user-1');
+      await c.submitData('user-1', 'ai_interaction', [{ id: 'r1', data: { prompt: 'p', response: 'r' } }]);
+      routes.set('/functions/v1/consents', (_url, init) =>
+        init.method === 'DELETE' ? json({ subject_id: subject, withdrawn: true, deleted_records: 0 }) : json({ ...recorded, consent_proof: PROOF }),
+      );
+      await c.withdrawConsent('user-1');
+      // Consenting again after a withdrawal needs the same proof: it was kept.
+      await c.recordConsent('user-1', ['ux_sessions'], '2025-02');
+      const sent = [...requests('/functions/v1/consents'), ...requests('/functions/v1/data')].slice(1).map((r) => header(r.init, 'x-consent-proof'));
+      expect(sent).toEqual([PROOF, PROOF, PROOF, PROOF]);
+
+      // Another user, or another app's key, has no proof here.
+      await c.getConsent('user-2');
+      const other = createClient({ key: 'pk_test_another_app', baseUrl: BASE });
+      await other.getConsent('user-1');
+      expect(
+        requests('/functions/v1/consents')
+          .slice(-2)
+          .map((r) => header(r.init, 'x-consent-proof')),
+      ).toEqual([null, null]);
+    });
+
+    it('can be given by the app, which keeps it itself', async () => {
+      routes.set('/functions/v1/consents', () => json(recorded));
+      const c = client();
+      await c.getConsent('user-1', { proof: PROOF });
+      expect(header(requests('/functions/v1/consents')[0]!.init, 'x-consent-proof')).toBe(PROOF);
+    });
+
+    it('works, throwing nothing, where the page may not use localStorage', async () => {
+      routes.set('/functions/v1/consents', () => json({ ...recorded, consent_proof: PROOF }));
+      const refusing = {
+        getItem: () => {
+          throw new DOMException('The operation is insecure.', 'SecurityError');
+        },
+        setItem: () => {
+          throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+        },
+      };
+      const blocked = () => {
+        throw new DOMException('Access is denied for this document.', 'SecurityError');
+      };
+      const original = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
+      try {
+        for (const storage of [{ value: refusing }, { get: blocked }]) {
+          Object.defineProperty(globalThis, 'localStorage', { configurable: true, ...storage });
+          const c = client();
+          await expect(c.recordConsent('user-1', ['ai_interactions'], '2025-01')).resolves.toMatchObject({ consent_proof: PROOF });
+          await expect(c.getConsent('user-1')).resolves.toMatchObject({ subject_id: subject });
+          expect(header(requests('/functions/v1/consents').at(-1)!.init, 'x-consent-proof')).toBeNull();
+        }
+      } finally {
+        if (original) Object.defineProperty(globalThis, 'localStorage', original);
+      }
+      expect(unhandled).toEqual([]);
+    });
+
+    it("rejects with the service's message when the proof is refused", async () => {
+      routes.set('/functions/v1/consents', () =>
+        json({ error: { status: 403, code: 'forbidden', message: 'This subject already has a consent with this app: send its consent proof.' } }, 403),
+      );
+      const c = client();
+      await expect(c.recordConsent('user-1', ['ai_interactions'], '2025-01')).rejects.toThrow(/consent proof/);
+    });
   });
 });
