@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { openPglite, openPostgres } from '../../lib/platform/db/engine';
@@ -29,11 +29,13 @@ export default async function setup(project: TestProject) {
   writeFileSync(file, Buffer.from(await (await lite.dump()).arrayBuffer()));
   await lite.close();
   project.provide('pgliteTemplate', file);
+  // The dump is this run's alone (about 100 MB): gone with the run, not left to fill the disk.
+  const removeDump = () => rmSync(file, { force: true });
 
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
     project.provide('postgresTemplate', null);
-    return;
+    return removeDump;
   }
   const template = `mp_template_${process.pid}`;
   const admin = await openPostgres(url);
@@ -51,5 +53,6 @@ export default async function setup(project: TestProject) {
     // Test databases made from the template are dropped by their files; this drops the template.
     await admin.exec(`drop database if exists ${template}`);
     await admin.close();
+    removeDump();
   };
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createPlacement } from '@/lib/console/writes';
 import type { Engine } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
+import { clientHash } from '@/lib/platform/http/client-ip';
 import { adBody, type AdBody } from '@/lib/schemas/sdk';
 import { rollUp } from '@/lib/sdk/rollup';
 import { suiteDatabase, testEngines } from '../helpers/db';
@@ -252,6 +253,107 @@ for (const engine of testEngines()) {
           q.query<{ impressions: number; invalid_events: number }>('select impressions, invalid_events from public.placements where id = $1', [a.placement]),
         );
         expect(row).toEqual({ impressions: 2, invalid_events: 3 });
+      });
+    });
+
+    describe('what the review of the rules found', () => {
+      it('lets an impression count when an earlier one of the same ad in the batch failed the rules', async () => {
+        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+        const ad = (await fetchAd(a))!;
+        await servedSecondsAgo(suite.db, 5);
+        const res = await send(a, [
+          { id: id(), type: 'impression', token: ad.token, viewability: { visible_share: 0.4, visible_seconds: 1.2 } },
+          { id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE },
+          { id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE },
+        ]);
+        expect(res.body.results.map((r: { status: string; reason?: string }) => r.reason ?? r.status)).toEqual(['not_viewable', 'recorded', 'already_counted']);
+      });
+
+      it("does not count impressions the budget refused against the client's hourly cap", async () => {
+        process.env.SDK_CLIENT_IMPRESSIONS_PER_HOUR = '2';
+        resetEnv();
+        const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
+        const campaignId = await campaign(suite.db, 'sponsored_card', 100_000);
+        const ads: AdBody[] = [];
+        for (let i = 0; ads.length < 4 && i < 200; i++) {
+          const ad = await fetchAd(a, { ua: 'Refunded/1' });
+          if (ad?.ad.advertiser === 'Fraud Target') ads.push(ad);
+        }
+        await servedSecondsAgo(suite.db, 5);
+        // Spent: both refused over_budget, and the client's hour still has room for two.
+        await rawAsService(suite.db, (q) =>
+          q.query(
+            `insert into public.sdk_counters (name, period, used) values ('budget:' || $1, date_trunc('day', now(), 'UTC'), 100000000000::bigint)
+             on conflict (name, period) do update set used = excluded.used`,
+            [campaignId],
+          ),
+        );
+        const impressions = (list: AdBody[]) => list.map((ad) => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }));
+        const refused = await send(a, impressions(ads.slice(0, 2)), { ua: 'Refunded/1' });
+        expect(refused.body.results.map((r: { reason?: string }) => r.reason)).toEqual(['over_budget', 'over_budget']);
+        await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name = 'budget:' || $1`, [campaignId]));
+        const billed = await send(a, impressions(ads.slice(2)), { ua: 'Refunded/1' });
+        expect(billed.body.results.map((r: { status: string }) => r.status)).toEqual(['recorded', 'recorded']);
+        await setCampaign(suite.db, campaignId, { status: 'ended' });
+      });
+
+      // PGlite has one connection: two transactions cannot wait on each other there.
+      it.runIf(engine.name === 'postgres')('never deadlocks: a batch with a click waits for the ads it names before it takes any counter', async () => {
+        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+        const ua = 'Deadlock/1';
+        const [x, y, z] = [(await fetchAd(a, { ua }))!, (await fetchAd(a, { ua }))!, (await fetchAd(a, { ua }))!];
+        await servedSecondsAgo(suite.db, 5);
+        const secret = await suite.services.sdkSecret();
+        const client = clientHash(secret, '192.0.2.66', ua);
+        const [owner] = await rawAsService(suite.db, (q) => q.query<{ user_id: string }>('select user_id from public.apps where id = $1', [a.appId]));
+        const claims = JSON.stringify({ role: 'sdk', app_id: a.appId, user_id: owner!.user_id });
+        const record = (tx: { query: (text: string, params?: unknown[]) => Promise<unknown[]> }, events: object[]) =>
+          tx.query(`select * from public.sdk_record_events($1::jsonb, 'address', $2, false, 1000, 1000000)`, [JSON.stringify(events), client]);
+        const imp = (ad: AdBody, n: number) => ({ n, id: `${ad.decision_id}.impression`, kind: 'impression', decision_id: ad.decision_id, ...VIEWABLE });
+        let holding!: () => void;
+        const held = new Promise<void>((resolve) => (holding = resolve));
+        // B holds X, as its first step would; A then sends Y's impression and X's click; then B records X and Z.
+        const b = suite.db.transaction(async (tx) => {
+          await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [claims]);
+          await tx.query('select id from public.ad_decisions where id = $1 for update', [x.decision_id]);
+          holding();
+          await new Promise((r) => setTimeout(r, 300));
+          return record(tx, [imp(x, 0), imp(z, 1)]);
+        });
+        await held;
+        const a_ = suite.db.transaction(async (tx) => {
+          await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [claims]);
+          return record(tx, [imp(y, 0), { n: 1, id: `${x.decision_id}.click`, kind: 'click', decision_id: x.decision_id }]);
+        });
+        const [fromB, fromA] = await Promise.all([b, a_]);
+        // Both went through: B's impressions first (A waited for X), then A's impression and X's click.
+        expect(fromA).toEqual([
+          { n: 0, outcome: 'recorded', reason: null },
+          { n: 1, outcome: 'recorded', reason: null },
+        ]);
+        expect(fromB).toEqual([
+          { n: 0, outcome: 'recorded', reason: null },
+          { n: 1, outcome: 'recorded', reason: null },
+        ]);
+      });
+
+      it('never deadlocks a batch of an impression and a click against a batch of impressions of the same ads', async () => {
+        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+        for (let round = 0; round < 10; round++) {
+          const [x, y, z] = [
+            (await fetchAd(a, { ua: `Race/${round}` }))!,
+            (await fetchAd(a, { ua: `Race/${round}` }))!,
+            (await fetchAd(a, { ua: `Race/${round}` }))!,
+          ];
+          await servedSecondsAgo(suite.db, 5);
+          const imp = (ad: AdBody) => ({ id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: VIEWABLE });
+          await send(a, [imp(x)], { ua: `Race/${round}` });
+          const answers = await Promise.all([
+            send(a, [imp(y), { id: `${x.decision_id}.click`, type: 'click', token: x.token }], { ua: `Race/${round}` }),
+            send(a, [imp(x), imp(z)], { ua: `Race/${round}` }),
+          ]);
+          for (const res of answers) expect(res.status, res.text).toBe(200);
+        }
       });
     });
 

@@ -1,25 +1,39 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, Row, Transaction } from '../../lib/platform/db/engine';
 import { EVENT_REASONS } from '../../lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
+import { rawAsService, runAs, sdkClaims } from '../helpers/roles';
 
 /**
  * The money path's rules one by one, in SQL, on every engine (migration 20261129000000, each rule
- * in supabase/schemas/functions/): pacing, the frequency cap, once per ad, click after impression,
- * one click per address and ad in 3 hours, and the reasons an event is invalid traffic. A rule
- * that reads nothing is called directly with the facts it decides on; each is then shown at work
- * in `sdk_serve_ad` or `sdk_record_events`, called as the app's SDK role the way lib/sdk/access.ts
- * calls them (`request.jwt.claims` and the role `sdk`, set for the transaction). Every scenario
- * runs in a transaction that is rolled back, so none sees another's campaigns or decisions.
+ * in supabase/schemas/functions/, and migration 20261203000000's billing checks): pacing on what
+ * a campaign was billed and has promised, the frequency cap by client, the bounded counters
+ * (`sdk_take`), once per ad, click after impression, one click per address and ad in 3 hours,
+ * and the reasons an event is invalid traffic. A rule that reads nothing is called directly with
+ * the facts it decides on; each is then shown at work in `sdk_serve_ad` or `sdk_record_events`,
+ * called as the app's SDK role the way lib/sdk/access.ts calls them (`request.jwt.claims` and the
+ * role `sdk`, set for the transaction). Every scenario runs in a transaction that is rolled back,
+ * so none sees another's campaigns, decisions or counters.
+ *
+ * In a transaction `now()` stands still: an ad served in it was served at `now()`, and an
+ * impression recorded in it at the same instant, too soon to bill. `servedAgo` moves the ads
+ * served so far back in time, as if a person had been looking at them.
  */
 
 const FORMATS = ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'] as const;
 type Format = (typeof FORMATS)[number];
 const VIEWABLE = { visible_share: 0.8, visible_seconds: 2.5 };
+/** The client an ad request and an events batch come from, unless a test says otherwise (lib/platform/http/client-ip.ts `clientHash`). */
+const CLIENT = 'client-1';
+/** Hourly caps on billable impressions no scenario reaches, unless it sets its own. */
+const NO_CAP = 1_000_000;
 /** Decided in Node from the token, before any SQL (lib/sdk/events.ts). */
 const TOKEN_REASONS = ['invalid_token', 'expired_token', 'wrong_app'];
+/** Decided by `sdk_record_events` itself: no decision to apply the rules to, and what its counters refuse. */
+const COMPOSITION_REASONS = ['unknown_decision', 'client_limit', 'publisher_limit', 'over_budget'];
+/** Where the counters' periods start: today (UTC), for a campaign's budget. */
+const TODAY = "date_trunc('day', now(), 'UTC')";
 
 interface App {
   appId: string;
@@ -61,14 +75,76 @@ async function one<T = unknown>(q: Transaction | Engine, sql: string, params: un
   return row!.v;
 }
 
+/**
+ * The ads served in this transaction since the last call are made `seconds` old, as the service
+ * (`service_role`) would backdate them: their decisions' `created_at`, and the five minutes their
+ * promise to their campaign's budget is counted in (`promised:` counters, sdk_promise_slot), so
+ * that billing them takes their promise back where serving put it. Ends as the app's SDK role.
+ */
+async function servedAgo(tx: Transaction, app: App, seconds: number): Promise<void> {
+  await asSdk(tx, app);
+  const [slots] = await tx.query<{ served: string; backdated: string }>(
+    'select public.sdk_promise_slot(now())::text as served, public.sdk_promise_slot(now() - make_interval(secs => $1))::text as backdated',
+    [seconds],
+  );
+  await tx.query("select set_config('role', 'service_role', true)");
+  await tx.query('update public.ad_decisions set created_at = now() - make_interval(secs => $1) where app_id = $2 and created_at = now()', [
+    seconds,
+    app.appId,
+  ]);
+  if (slots!.served !== slots!.backdated) {
+    await tx.query(
+      `with moved as (delete from public.sdk_counters where name like 'promised:%' and period = $1::timestamptz returning name, used)
+       insert into public.sdk_counters as k (name, period, used) select name, $2::timestamptz, used from moved
+       on conflict (name, period) do update set used = k.used + excluded.used`,
+      [slots!.served, slots!.backdated],
+    );
+  }
+  await asSdk(tx, app);
+}
+
+/** A counter's count, or null when it does not exist (read as the owner, back as `sdk` after). */
+async function counter(tx: Transaction, app: App, name: string, period: string): Promise<number | null> {
+  await asOwner(tx);
+  const [row] = await tx.query<{ used: number }>(`select used::float8 as used from public.sdk_counters where name = $1 and period = ${period}`, [name]);
+  await asSdk(tx, app);
+  return row ? row.used : null;
+}
+
+/** Sets a counter (as the owner, back as `sdk` after). */
+async function setCounter(tx: Transaction, app: App, name: string, period: string, used: string): Promise<void> {
+  await asOwner(tx);
+  await tx.query(
+    `insert into public.sdk_counters (name, period, used) values ($1, ${period}, (${used})::bigint)
+     on conflict (name, period) do update set used = excluded.used`,
+    [name],
+  );
+  await asSdk(tx, app);
+}
+
 interface Served extends Row {
   found: boolean;
   decision_id: string;
+  format: string | null;
   creative_id: string | null;
 }
 
-function serve(tx: Transaction, placement: string, session: string | null = null, keywords: string[] = [], fn = 'sdk_serve_ad'): Promise<Served> {
-  return tx.query<Served>(`select * from public.${fn}($1::uuid, $2, $3::text[], null)`, [placement, session, keywords]).then((rows) => rows[0]!);
+interface ServeOptions {
+  session?: string | null;
+  keywords?: string[];
+  /** The client's hash; CLIENT unless given. */
+  client?: string | null;
+}
+
+function serve(tx: Transaction, placement: string, o: ServeOptions = {}): Promise<Served> {
+  return tx
+    .query<Served>('select * from public.sdk_serve_ad($1::uuid, $2, $3::text[], null, $4)', [
+      placement,
+      o.session ?? null,
+      o.keywords ?? [],
+      o.client === undefined ? CLIENT : o.client,
+    ])
+    .then((rows) => rows[0]!);
 }
 
 interface SdkEvent {
@@ -82,31 +158,60 @@ interface SdkEvent {
 
 type Outcome = { n: number; outcome: string; reason: string | null };
 
-function record(tx: Transaction, events: SdkEvent[], ip: string | null = 'address-1', bot = false, fn = 'sdk_record_events'): Promise<Outcome[]> {
+interface RecordOptions {
+  /** The address's hash; 'address-1' unless given. */
+  ip?: string | null;
+  /** The client's hash; CLIENT unless given. */
+  client?: string | null;
+  bot?: boolean;
+  clientCap?: number;
+  publisherCap?: number;
+}
+
+function record(tx: Transaction, events: SdkEvent[], o: RecordOptions = {}): Promise<Outcome[]> {
   const numbered = events.map((e, n) => ({ n, ...e }));
-  return tx.query<Outcome>(`select * from public.${fn}($1::jsonb, $2, $3) order by n`, [numbered, ip, bot]);
+  return tx.query<Outcome>('select * from public.sdk_record_events($1::jsonb, $2, $3, $4::boolean, $5::integer, $6::integer) order by n', [
+    numbered,
+    o.ip === undefined ? 'address-1' : o.ip,
+    o.client === undefined ? CLIENT : o.client,
+    o.bot ?? false,
+    o.clientCap ?? NO_CAP,
+    o.publisherCap ?? NO_CAP,
+  ]);
 }
 
 /** The outcome of each event, as the API shows it: the reason when there is one, else the status. */
 const verdicts = (rows: Outcome[]) => rows.map((r) => r.reason ?? r.outcome);
 
-/**
- * Leaves one campaign able to serve (the seed's are paused, in this transaction only), with one
- * creative per format, and answers its id and creatives.
- */
-async function onlyCampaign(
-  tx: Transaction,
-  campaign: { budget?: number; cap?: number; keywords?: string[]; status?: string; starts?: string; ends?: string | null } = {},
-): Promise<{ id: string; creatives: Record<Format, string> }> {
-  await tx.exec("update public.campaigns set status = 'paused'");
+interface CampaignSpec {
+  budget?: number;
+  cap?: number;
+  keywords?: string[];
+  status?: string;
+  starts?: string;
+  ends?: string | null;
+  formats?: readonly Format[];
+  advertiser?: string;
+}
+
+/** A campaign running beside the others, with one creative per format (or per `formats`); answers its id and creatives. */
+async function addCampaign(tx: Transaction, campaign: CampaignSpec = {}): Promise<{ id: string; creatives: Record<Format, string> }> {
   const id = await one<string>(
     tx,
     `insert into public.campaigns (advertiser, name, status, daily_budget_usd, frequency_cap, keywords, starts_at, ends_at)
-     values ('Rules Test', 'Only one', $1, $2, $3, $4::text[], coalesce($5::timestamptz, now()), $6::timestamptz) returning id as v`,
-    [campaign.status ?? 'active', campaign.budget ?? 240, campaign.cap ?? 3, campaign.keywords ?? [], campaign.starts ?? null, campaign.ends ?? null],
+     values ($7, 'Only one', $1, $2, $3, $4::text[], coalesce($5::timestamptz, now()), $6::timestamptz) returning id as v`,
+    [
+      campaign.status ?? 'active',
+      campaign.budget ?? 240,
+      campaign.cap ?? 100,
+      campaign.keywords ?? [],
+      campaign.starts ?? null,
+      campaign.ends ?? null,
+      campaign.advertiser ?? 'Rules Test',
+    ],
   );
   const creatives = {} as Record<Format, string>;
-  for (const format of FORMATS) {
+  for (const format of campaign.formats ?? FORMATS) {
     creatives[format] = await one<string>(
       tx,
       "insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, $2, 'Rules', 'https://rules.example/') returning id as v",
@@ -116,37 +221,55 @@ async function onlyCampaign(
   return { id, creatives };
 }
 
-/** A decision of the app, written as the owner with what a test needs (a creative, a session, when). */
+/** Leaves one campaign able to serve (the seed's are paused, in this transaction only): `addCampaign`'s. */
+async function onlyCampaign(tx: Transaction, campaign: CampaignSpec = {}): Promise<{ id: string; creatives: Record<Format, string> }> {
+  await tx.exec("update public.campaigns set status = 'paused'");
+  return addCampaign(tx, campaign);
+}
+
+/** A decision of the app, written as the owner with what a test needs (a creative, a client, a session, when). */
 async function decision(
   tx: Transaction,
   app: App,
-  d: { creative: string | null; campaign?: string | null; session?: string | null; createdAt?: string; clickedAt?: string; ip?: string },
+  d: {
+    creative: string | null;
+    campaign?: string | null;
+    session?: string | null;
+    client?: string | null;
+    createdAt?: string;
+    clickedAt?: string;
+    ip?: string;
+  },
 ): Promise<string> {
   return one<string>(
     tx,
-    `insert into public.ad_decisions (app_id, placement_id, session_id, campaign_id, creative_id, created_at,
+    `insert into public.ad_decisions (app_id, placement_id, session_id, client_hash, campaign_id, creative_id, created_at,
                                       impression_event_id, impressed_at, click_event_id, clicked_at, click_ip_hash)
-     values ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()),
+     values ($1, $2, $3, $9, $4, $5, coalesce($6::timestamptz, now()),
              case when $7::timestamptz is null then null else 'imp-' || gen_random_uuid() end, $7::timestamptz,
              case when $7::timestamptz is null then null else 'clk-' || gen_random_uuid() end, $7::timestamptz, $8)
      returning id as v`,
-    [app.appId, app.placements.tooltip, d.session ?? null, d.campaign ?? null, d.creative, d.createdAt ?? null, d.clickedAt ?? null, d.ip ?? null],
+    [
+      app.appId,
+      app.placements.tooltip,
+      d.session ?? null,
+      d.campaign ?? null,
+      d.creative,
+      d.createdAt ?? null,
+      d.clickedAt ?? null,
+      d.ip ?? null,
+      d.client ?? null,
+    ],
   );
-}
-
-/** The function of migration 20261125000000, before the split, under another name. */
-function functionBeforeSplit(name: 'sdk_serve_ad' | 'sdk_record_events'): string {
-  const migration = readFileSync(path.join(process.cwd(), 'supabase/migrations/20261125000000_sdk_money_path.sql'), 'utf8');
-  const start = migration.indexOf(`create function public.${name}(`);
-  const end = migration.indexOf('end $$;', start);
-  if (start < 0 || end < 0) throw new Error(`${name} not found in the money path's migration`);
-  return migration.slice(start, end + 'end $$;'.length).replace(`public.${name}(`, `public.${name}_before_split(`);
 }
 
 for (const engine of testEngines()) {
   describe(`the money path's rules on ${engine.name}`, () => {
     let db: Engine;
     let app: App;
+    /** What the advertiser pays for one impression of the format, in dollars (its CPM / 1000, to the millionth). */
+    let cost: Record<Format, number>;
+    let revenueShare: number;
 
     beforeAll(async () => {
       db = await engine.open();
@@ -163,6 +286,9 @@ for (const engine of testEngines()) {
       const placements = {} as Record<Format, string>;
       for (const format of FORMATS) placements[format] = await placement(format);
       app = { appId, userId, placements, paused: await placement('tooltip', 'paused') };
+      const [pricing] = await db.query<Record<string, number>>('select * from public.pricing_settings');
+      cost = Object.fromEntries(FORMATS.map((f) => [f, Math.round((pricing![`cpm_${f}_usd`]! / 1000) * 1e6) / 1e6])) as Record<Format, number>;
+      revenueShare = pricing!.publisher_ad_revenue_share!;
     });
     afterAll(async () => {
       await db?.close();
@@ -174,21 +300,28 @@ for (const engine of testEngines()) {
         sdk_campaign_running: 'select public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()) from public.campaigns c',
         sdk_day_share: 'select public.sdk_day_share(c.created_at) from public.campaigns c',
         sdk_paced_budget_usd: 'select public.sdk_paced_budget_usd(c.daily_budget_usd, 0.5) from public.campaigns c',
-        sdk_paced_budget_left: 'select public.sdk_paced_budget_left(s.spent_usd, 100, 0.5) from public.campaign_daily_spend s',
-        sdk_session_fills: "select (select count(*) from public.sdk_session_fills(c.id, 'session', c.id, now())) from public.campaigns c",
-        sdk_under_frequency_cap: "select public.sdk_under_frequency_cap('session', 1, c.frequency_cap) from public.campaigns c",
+        sdk_paced_budget_left: 'select public.sdk_paced_budget_left(k.used, 100, 0.5) from public.sdk_counters k',
+        sdk_client_fills: "select (select count(*) from public.sdk_client_fills(c.id, 'client', c.id, now())) from public.campaigns c",
+        sdk_under_frequency_cap: 'select public.sdk_under_frequency_cap(count(*), 3) from public.ad_decisions d',
+        sdk_promise_slot: 'select public.sdk_promise_slot(d.created_at) from public.ad_decisions d',
         sdk_draw_weight: "select public.sdk_draw_weight(c.daily_budget_usd, c.keywords, '{notes}') from public.campaigns c",
         sdk_publisher_revenue: 'select public.sdk_publisher_revenue(0.01, p) from public.pricing_settings p',
         sdk_already_counted: "select public.sdk_already_counted('click', d.impression_event_id, d.click_event_id) from public.ad_decisions d",
         sdk_click_before_impression: "select public.sdk_click_before_impression('click', d.impression_event_id) from public.ad_decisions d",
         sdk_recent_clicks: "select exists (select 1 from public.sdk_recent_clicks(cr.id, 'address', now())) from public.creatives cr",
         sdk_invalid_reason: "select public.sdk_invalid_reason('click', false, true, d.impression_event_id, d.click_event_id, false) from public.ad_decisions d",
-        // The two rules of migration 20261125000000, on the hot path as well.
-        sdk_viewable: 'select public.sdk_viewable(d.visible_share::text, d.visible_share, d.visible_seconds, 1) from public.ad_decisions d',
+        sdk_view_seconds: 'select public.sdk_view_seconds(p.format) from public.placements p',
+        sdk_viewable:
+          'select public.sdk_viewable(p.format, d.visible_share, d.visible_seconds, 1) from public.ad_decisions d join public.placements p on p.id = d.placement_id',
+        // As sdk_record_events calls it, with the facts of the decision it has locked.
+        sdk_impression_reason: `select public.sdk_impression_reason(false, d.client_hash = 'client', extract(epoch from now() - d.created_at), p.format,
+                                  d.visible_share, d.visible_seconds, 1, d.impression_event_id is not null, true)
+                                from public.ad_decisions d join public.placements p on p.id = d.placement_id`,
+        // A rule of migration 20261125000000, on the hot path as well.
         sdk_cost_per_impression: 'select public.sdk_cost_per_impression(pl.format, p) from public.pricing_settings p, public.placements pl',
       };
-      /** The rules of migration 20261129000000; the two older ones stayed executable by everyone (they read nothing). */
-      const NEW_RULES = Object.keys(USES).filter((rule) => rule !== 'sdk_viewable' && rule !== 'sdk_cost_per_impression');
+      /** The rules only the SDK role may call (sdk_cost_per_impression reads nothing and stayed executable by everyone), and the counters' `sdk_take`. */
+      const SDK_ONLY = [...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'), 'sdk_take'];
 
       it('each rule is inlined into the statement that uses it, for the SDK role, so the split costs nothing at run time', async () => {
         const plans = await scenario(db, async (tx) => {
@@ -200,7 +333,11 @@ for (const engine of testEngines()) {
           }
           return plans;
         });
-        for (const [rule, plan] of Object.entries(plans)) expect(plan, `${rule} was not inlined:\n${plan}`).not.toContain(rule);
+        // Nor any rule it calls (sdk_viewable calls sdk_view_seconds, sdk_impression_reason both).
+        for (const [rule, plan] of Object.entries(plans)) {
+          const called = Object.keys(USES).filter((r) => plan.includes(`${r}(`));
+          expect(called, `${rule}: not inlined:\n${plan}`).toEqual([]);
+        }
         // The rules are all there: a rule added later gets its use here too.
         const rules = await db.query<{ proname: string }>(
           `select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
@@ -211,16 +348,84 @@ for (const engine of testEngines()) {
         expect(rules.map((r) => r.proname)).toEqual(Object.keys(USES).sort());
       });
 
-      it('each rule may be called by the SDK role and by no request role else', async () => {
+      it('each rule, and sdk_take, may be called by the SDK role and by no request role else', async () => {
         const rows = await db.query<{ rule: string; sdk: boolean; anon: boolean; authenticated: boolean; public: boolean }>(
           `select p.proname as rule, has_function_privilege('sdk', p.oid, 'execute') as sdk, has_function_privilege('anon', p.oid, 'execute') as anon,
                   has_function_privilege('authenticated', p.oid, 'execute') as authenticated,
                   exists (select 1 from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a where a.grantee = 0) as public
            from pg_proc p join pg_namespace n on n.oid = p.pronamespace
            where n.nspname = 'public' and p.proname = any($1::text[]) order by 1`,
-          [NEW_RULES],
+          [SDK_ONLY],
         );
-        expect(rows).toEqual([...NEW_RULES].sort().map((rule) => ({ rule, sdk: true, anon: false, authenticated: false, public: false })));
+        expect(rows).toEqual([...SDK_ONLY].sort().map((rule) => ({ rule, sdk: true, anon: false, authenticated: false, public: false })));
+      });
+    });
+
+    describe('counters', () => {
+      it('sdk_take takes up to the limit, lets the item that crosses it through and no more, and creates its counter at zero', async () => {
+        const result = await scenario(db, async (tx) => {
+          await asSdk(tx, app);
+          const period = "'2026-12-03T10:00:00Z'::timestamptz";
+          const take = (name: string, items: number, unit: number, limit: number, at = period) =>
+            one<number>(tx, `select public.sdk_take($1, ${at}, $2, $3, $4) as v`, [name, items, unit, limit]);
+          const used = (name: string, at = period) => counter(tx, app, name, at);
+          const r: Record<string, unknown> = {};
+          // Up to the limit, in turns.
+          r.first = [await take('take:a', 3, 10, 100), await used('take:a')];
+          r.rest = [await take('take:a', 10, 10, 100), await used('take:a')];
+          r.full = [await take('take:a', 1, 10, 100), await used('take:a')];
+          // Another period of the name is another counter.
+          r.nextHour = [await take('take:a', 1, 10, 100, `${period} + interval '1 hour'`), await used('take:a', `${period} + interval '1 hour'`)];
+          // At 95 of 100, the item of 10 that crosses the limit is taken, and nothing after it.
+          await setCounter(tx, app, 'take:b', period, '95');
+          r.crossing = [await take('take:b', 3, 10, 100), await used('take:b')];
+          r.crossed = [await take('take:b', 3, 10, 100), await used('take:b')];
+          // One item dearer than the whole limit is still one item.
+          r.dear = [await take('take:c', 3, 500, 100), await used('take:c')];
+          // Nothing asked: nothing taken, nothing created. Nothing left: the counter is created at zero.
+          r.none = [await take('take:d', 0, 10, 100), await used('take:d')];
+          r.zero = [await take('take:e', 2, 10, 0), await used('take:e')];
+          return r;
+        });
+        expect(result).toEqual({
+          first: [3, 30],
+          rest: [7, 100],
+          full: [0, 100],
+          nextHour: [1, 10],
+          crossing: [1, 105],
+          crossed: [0, 105],
+          dear: [1, 500],
+          none: [0, null],
+          zero: [0, 0],
+        });
+      });
+
+      it.runIf(engine.name === 'postgres')('sdk_take: concurrent takers of one counter take in turn, never more than the limit and one unit', async () => {
+        const name = `take:concurrent:${randomUUID()}`;
+        const period = '2026-12-03T10:00:00Z';
+        // Eight transactions at once, each wanting 3 items of 7 from a limit of 100 (24 wanted, 15 fit),
+        // each holding its row a while after its take, as a batch does until its commit.
+        const taken = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            runAs(db, 'sdk', sdkClaims(app), async (q) => {
+              const [row] = await q.query<{ v: number }>('select public.sdk_take($1, $2::timestamptz, 3, 7, 100) as v', [name, period]);
+              await q.query('select pg_sleep(0.05)');
+              return row!.v;
+            }),
+          ),
+        );
+        const used = await rawAsService(db, async (q) => {
+          const [row] = await q.query<{ used: number }>('select used::float8 as used from public.sdk_counters where name = $1 and period = $2::timestamptz', [
+            name,
+            period,
+          ]);
+          await q.query('delete from public.sdk_counters where name = $1', [name]);
+          return row!.used;
+        });
+        expect(taken.reduce((a, b) => a + b, 0)).toBe(15);
+        expect(used).toBe(15 * 7);
+        expect(used).toBeLessThan(100 + 7);
+        expect(taken.filter((t) => t === 0).length).toBeGreaterThan(0);
       });
     });
 
@@ -259,50 +464,80 @@ for (const engine of testEngines()) {
         expect(shares[3]).toBeCloseTo(86399 / 86400, 12);
       });
 
-      it('pacing: the paced budget is the budget times the day gone by, plus an hour, never more than the budget', async () => {
+      it('pacing: the paced budget is the budget times the day gone by, plus an hour, never more than the budget; what is committed is in micro-dollars', async () => {
         const paced = (budget: number, share: number) => one<number>(db, 'select public.sdk_paced_budget_usd($1, $2) as v', [budget, share]);
         expect(await paced(240, 0)).toBe(10);
         expect(await paced(240, 0.5)).toBe(130);
         expect(await paced(240, 23 / 24)).toBe(240);
         expect(await paced(240, 0.99)).toBe(240);
-        const left = (spent: number | null, share: number) => one<boolean>(db, 'select public.sdk_paced_budget_left($1, 240, $2) as v', [spent, share]);
+        const left = (committedMicro: number | null, share: number) =>
+          one<boolean>(db, 'select public.sdk_paced_budget_left($1::bigint, 240, $2) as v', [committedMicro, share]);
         expect(await left(null, 0)).toBe(true);
-        expect(await left(9.99, 0)).toBe(true);
-        expect(await left(10.01, 0)).toBe(false);
-        expect(await left(129.99, 0.5)).toBe(true);
-        expect(await left(130.01, 0.5)).toBe(false);
-        expect(await left(239.99, 0.99)).toBe(true);
-        expect(await left(240, 0.99)).toBe(false);
+        expect(await left(0, 0)).toBe(true);
+        // Micro-dollars, not dollars: 11 of them are far below a paced $10.
+        expect(await left(11, 0)).toBe(true);
+        // The paced budget is a fraction of a micro-dollar above $10 and $130 (an hour is 1.0 / 24 of the day).
+        expect(await left(9_999_999, 0)).toBe(true);
+        expect(await left(10_000_000, 0)).toBe(true);
+        expect(await left(10_000_001, 0)).toBe(false);
+        expect(await left(129_999_999, 0.5)).toBe(true);
+        expect(await left(130_000_001, 0.5)).toBe(false);
+        expect(await left(239_999_999, 0.99)).toBe(true);
+        expect(await left(240_000_000, 0.99)).toBe(false);
+        expect(await left(240_000_001, 0.99)).toBe(false);
       });
 
-      it("pacing at work: an ad is served while today's spend is below the paced budget, and not at it", async () => {
+      it('pacing at work: an ad is served while what its campaign was billed today and promised in the last quarter hour is below the paced budget, and not at it', async () => {
         const fills = await scenario(db, async (tx) => {
           const campaign = await onlyCampaign(tx, { budget: 240 });
-          // Spend is kept to the millionth: just below the paced budget, and the paced budget rounded up.
-          const paced = 'public.sdk_paced_budget_usd(240, public.sdk_day_share(now()))';
-          const spend = (usd: string) =>
-            tx.query(
-              `insert into public.campaign_daily_spend (campaign_id, day, spent_usd) values ($1, (now() at time zone 'UTC')::date, ${usd})
-               on conflict (campaign_id, day) do update set spent_usd = excluded.spent_usd`,
-              [campaign.id],
-            );
+          const budget = `budget:${campaign.id}`;
+          const promised = `promised:${campaign.id}`;
+          // The paced budget in micro-dollars, as the counters keep it: just below it, and at it rounded up.
+          const paced = 'public.sdk_paced_budget_usd(240, public.sdk_day_share(now())) * 1000000';
+          const below = `floor(${paced}) - 1`;
+          const at = `ceil(${paced})`;
+          const slot = (minutesAgo: number) => `public.sdk_promise_slot(now() - interval '${minutesAgo} minutes')`;
+          /** Only these counters of the campaign, then one request: did it fill? */
+          const filledWith = async (counters: [name: string, period: string, used: string][]) => {
+            await asOwner(tx);
+            await tx.query('delete from public.sdk_counters where name in ($1, $2)', [budget, promised]);
+            for (const [name, period, used] of counters) await setCounter(tx, app, name, period, used);
+            return filled();
+          };
           const filled = async () => {
             await asSdk(tx, app);
             const ad = await serve(tx, app.placements.tooltip);
             await asOwner(tx);
             return ad.creative_id === campaign.creatives.tooltip;
           };
-          const answers: boolean[] = [await filled()];
-          await spend(`floor(${paced} * 1e6) / 1e6 - 0.000001`);
-          answers.push(await filled());
-          await spend(`ceil(${paced} * 1e6) / 1e6`);
-          answers.push(await filled());
-          // Spend of another day does not count against today's.
-          await tx.query('update public.campaign_daily_spend set day = day - 1 where campaign_id = $1', [campaign.id]);
-          answers.push(await filled());
-          return answers;
+          return {
+            nothing: await filledWith([]),
+            billedBelow: await filledWith([[budget, TODAY, below]]),
+            billedAt: await filledWith([[budget, TODAY, at]]),
+            // What was billed on another day does not count against today's.
+            billedYesterday: await filledWith([[budget, `${TODAY} - interval '1 day'`, at]]),
+            promisedAt: await filledWith([[promised, slot(0), at]]),
+            // Billed and promised add up; the slot 15 minutes ago is still in the window...
+            billedAndPromisedAt: await filledWith([
+              [budget, TODAY, `${at} - 1000`],
+              [promised, slot(15), '1000'],
+            ]),
+            // ...and the one before it is not: those ads can no longer be billed.
+            promisedBeforeTheWindow: await filledWith([[promised, `${slot(15)} - interval '5 minutes'`, at]]),
+            // An ad served just below the paced budget promises its price: the next request finds it at the budget.
+            servedBelow: [await filledWith([[budget, TODAY, below]]), await filled()],
+          };
         });
-        expect(fills).toEqual([true, true, false, true]);
+        expect(fills).toEqual({
+          nothing: true,
+          billedBelow: true,
+          billedAt: false,
+          billedYesterday: true,
+          promisedAt: false,
+          billedAndPromisedAt: false,
+          promisedBeforeTheWindow: true,
+          servedBelow: [true, false],
+        });
       });
 
       it('a campaign that is paused, not started or ended serves nothing; running, it serves', async () => {
@@ -326,62 +561,69 @@ for (const engine of testEngines()) {
         expect(served).toEqual({ running: true, paused: false, 'not started': false, ended: false });
       });
 
-      it('frequency cap: fewer fills than the cap per session, and a request without a session is not capped', async () => {
-        const under = (session: string | null, fills: number, cap: number) =>
-          one<boolean>(db, 'select public.sdk_under_frequency_cap($1, $2, $3) as v', [session, fills, cap]);
-        expect(await under('session-1', 0, 1)).toBe(true);
-        expect(await under('session-1', 2, 3)).toBe(true);
-        expect(await under('session-1', 3, 3)).toBe(false);
-        expect(await under('session-1', 4, 3)).toBe(false);
-        expect(await under(null, 100, 1)).toBe(true);
+      it("frequency cap: a client's fills of a campaign stay below the cap, whoever the client is", async () => {
+        const under = (fills: number, cap: number) => one<boolean>(db, 'select public.sdk_under_frequency_cap($1::bigint, $2) as v', [fills, cap]);
+        expect(await under(0, 1)).toBe(true);
+        expect(await under(2, 3)).toBe(true);
+        expect(await under(3, 3)).toBe(false);
+        expect(await under(4, 3)).toBe(false);
+        expect(await under(100, 1)).toBe(false);
+        expect(await under(0, 0)).toBe(false);
       });
 
-      it("frequency cap: a session's fills are its app's decisions filled by the campaign in the last 24 hours", async () => {
+      it("frequency cap: a client's fills are its app's decisions filled by the campaign for that client in the last 24 hours, whatever their session", async () => {
         const counted = await scenario(db, async (tx) => {
           const campaign = await onlyCampaign(tx);
-          const other = await onlyCampaign(tx);
-          const at = (hoursAgo: number) => `now() - interval '${hoursAgo} hours'`;
-          const made = async (session: string, campaignId: string, hoursAgo: number) =>
+          const other = await addCampaign(tx);
+          const made = async (client: string | null, campaignId: string | null, hoursAgo: number, session: string | null = null) =>
             decision(tx, app, {
               creative: campaign.creatives.tooltip,
               campaign: campaignId,
+              client,
               session,
-              createdAt: await one<string>(tx, `select (${at(hoursAgo)})::text as v`),
+              createdAt: await one<string>(tx, `select (now() - interval '${hoursAgo} hours')::text as v`),
             });
-          const inside = [await made('capped', campaign.id, 0), await made('capped', campaign.id, 23.9)];
+          const inside = [
+            await made('capped', campaign.id, 0, 'session-1'),
+            await made('capped', campaign.id, 23.9, 'session-2'),
+            await made('capped', campaign.id, 1),
+          ];
           await made('capped', campaign.id, 24.1);
           await made('capped', other.id, 1);
-          await made('another session', campaign.id, 1);
-          const fills = (appId: string, session: string | null) =>
-            tx.query<{ id: string }>('select f as id from public.sdk_session_fills($1, $2, $3, now()) f order by 1', [appId, session, campaign.id]);
+          await made('capped', null, 1);
+          await made('another client', campaign.id, 1, 'session-1');
+          await made(null, campaign.id, 1, 'session-1');
+          const fills = (appId: string, client: string | null) =>
+            tx.query<{ id: string }>('select f as id from public.sdk_client_fills($1, $2, $3, now()) f order by 1', [appId, client, campaign.id]);
           return {
             inside: inside.sort(),
             found: (await fills(app.appId, 'capped')).map((r) => r.id),
             otherApp: await fills('00000000-0000-4000-8000-000000000000', 'capped'),
-            noSession: await fills(app.appId, null),
+            noClient: await fills(app.appId, null),
           };
         });
         expect(counted.found).toEqual(counted.inside);
         expect(counted.otherApp).toEqual([]);
-        expect(counted.noSession).toEqual([]);
+        expect(counted.noClient).toEqual([]);
       });
 
-      it('frequency cap at work: a session stops getting the campaign at its cap, others and sessionless requests do not', async () => {
+      it('frequency cap at work: a client stops getting the campaign at its cap, with or without a session id; another client does not', async () => {
         const answers = await scenario(db, async (tx) => {
           const { creatives } = await onlyCampaign(tx, { cap: 2 });
           await asSdk(tx, app);
-          const filled = async (session: string | null) => (await serve(tx, app.placements.sponsored_card, session)).creative_id === creatives.sponsored_card;
+          const filled = async (client: string, session: string | null) =>
+            (await serve(tx, app.placements.sponsored_card, { client, session })).creative_id === creatives.sponsored_card;
           return [
-            await filled('cap-a'),
-            await filled('cap-a'),
-            await filled('cap-a'),
-            await filled('cap-b'),
-            await filled(null),
-            await filled(null),
-            await filled(null),
+            await filled('cap-a', 'session-1'),
+            await filled('cap-a', null),
+            await filled('cap-a', 'session-2'),
+            await filled('cap-a', null),
+            await filled('cap-b', 'session-1'),
+            await filled('cap-b', null),
+            await filled('cap-b', null),
           ];
         });
-        expect(answers).toEqual([true, true, false, true, true, true, true]);
+        expect(answers).toEqual([true, true, false, false, true, true, false]);
       });
 
       it("the draw's weight is the daily budget, tripled when a keyword matches", async () => {
@@ -391,6 +633,14 @@ for (const engine of testEngines()) {
         expect(await weight(['writing'], ['music'])).toBe(100);
         expect(await weight(['writing'], null)).toBe(100);
         expect(await weight([], ['writing'])).toBe(100);
+      });
+
+      it('the promise of an ad served: the five minutes it falls in, in UTC', async () => {
+        const slot = (at: string) => one<string>(db, "select to_char(public.sdk_promise_slot($1::timestamptz) at time zone 'UTC', 'HH24:MI:SS') as v", [at]);
+        expect(await slot('2026-11-26T12:00:00Z')).toBe('12:00:00');
+        expect(await slot('2026-11-26T12:04:59.999Z')).toBe('12:00:00');
+        expect(await slot('2026-11-26T12:05:00Z')).toBe('12:05:00');
+        expect(await slot('2026-11-26T18:17:30+05:30')).toBe('12:45:00');
       });
     });
 
@@ -409,6 +659,7 @@ for (const engine of testEngines()) {
           await asSdk(tx, app);
           const ad = await serve(tx, app.placements.tooltip);
           expect(ad.creative_id).toBe(creatives.tooltip);
+          await servedAgo(tx, app, 5);
           const first = await record(tx, [
             { id: 'imp-1', kind: 'impression', decision_id: ad.decision_id, ...VIEWABLE },
             { id: 'imp-2', kind: 'impression', decision_id: ad.decision_id, ...VIEWABLE },
@@ -434,6 +685,7 @@ for (const engine of testEngines()) {
           await onlyCampaign(tx);
           await asSdk(tx, app);
           const ad = await serve(tx, app.placements.tooltip);
+          await servedAgo(tx, app, 5);
           const before = await record(tx, [{ id: 'clk-early', kind: 'click', decision_id: ad.decision_id }]);
           // In one batch impressions go first, so the click after them counts.
           const batch = await record(tx, [
@@ -472,11 +724,12 @@ for (const engine of testEngines()) {
           await asSdk(tx, app);
           const ads: Served[] = [];
           for (let i = 0; i < 4; i++) ads.push(await serve(tx, app.placements.inline_text));
+          await servedAgo(tx, app, 5);
           await record(
             tx,
             ads.map((ad, i) => ({ id: `imp-${i}`, kind: 'impression' as const, decision_id: ad.decision_id, ...VIEWABLE })),
           );
-          const click = (i: number, ip: string) => record(tx, [{ id: `clk-${i}`, kind: 'click', decision_id: ads[i]!.decision_id }], ip);
+          const click = (i: number, ip: string) => record(tx, [{ id: `clk-${i}`, kind: 'click', decision_id: ads[i]!.decision_id }], { ip });
           const answers = [...verdicts(await click(0, 'address-1')), ...verdicts(await click(1, 'address-1')), ...verdicts(await click(2, 'address-2'))];
           // The first click, moved to 3 hours and a second ago, no longer bars one.
           await asOwner(tx);
@@ -486,6 +739,32 @@ for (const engine of testEngines()) {
           return answers;
         });
         expect(outcomes).toEqual(['recorded', 'repeat_click', 'recorded', 'recorded']);
+      });
+
+      it('viewability: the seconds in view of the format, then 50% of the ad, or 30% of a sponsored card of 242,500 px or more; never for text formats', async () => {
+        const seconds = (format: string) => one<number>(db, 'select public.sdk_view_seconds($1) as v', [format]);
+        expect(await seconds('floating_video')).toBe(2);
+        for (const format of ['tooltip', 'sponsored_card', 'inline_text']) expect(await seconds(format)).toBe(1);
+
+        const viewable = (format: Format, share: number | null, secs: number | null, area: number | null = null) =>
+          one<boolean>(db, 'select public.sdk_viewable($1, $2, $3, $4::bigint) as v', [format, share, secs, area]);
+        for (const format of ['tooltip', 'sponsored_card', 'inline_text'] as const) {
+          expect(await viewable(format, 0.5, 1)).toBe(true);
+          expect(await viewable(format, 0.49, 1)).toBe(false);
+          expect(await viewable(format, 0.5, 0.99)).toBe(false);
+          expect(await viewable(format, null, 1)).toBe(false);
+          expect(await viewable(format, 0.5, null)).toBe(false);
+        }
+        expect(await viewable('floating_video', 0.5, 2)).toBe(true);
+        expect(await viewable('floating_video', 0.5, 1.99)).toBe(false);
+        // The large-ad rule: a sponsored card only.
+        expect(await viewable('sponsored_card', 0.3, 1, 242_500)).toBe(true);
+        expect(await viewable('sponsored_card', 0.3, 1, 242_499)).toBe(false);
+        expect(await viewable('sponsored_card', 0.29, 1, 300_000)).toBe(false);
+        expect(await viewable('inline_text', 0.3, 1, 300_000)).toBe(false);
+        expect(await viewable('tooltip', 0.3, 1, 300_000)).toBe(false);
+        expect(await viewable('inline_text', 0.5, 1, 300_000)).toBe(true);
+        expect(await viewable('floating_video', 0.3, 2, 300_000)).toBe(false);
       });
 
       it('the reasons: the first counting rule an event fails, in the documented order', async () => {
@@ -518,26 +797,96 @@ for (const engine of testEngines()) {
         expect(await reason('click', { impression: 'i', click: 'c', repeat: true })).toBe('already_counted');
       });
 
-      it('the reasons SQL gives, with the token checks made in Node, are exactly those the API documents', async () => {
-        const produced = await db.query<{ reason: string }>(
-          `select distinct public.sdk_invalid_reason(kind, bot, viewable, impression, click, repeat) as reason
-           from unnest(array['impression', 'click']) kind, unnest(array[true, false]) bot, unnest(array[true, false]) viewable,
-                unnest(array['i', null]) impression, unnest(array['c', null]) click, unnest(array[true, false]) repeat`,
-        );
-        const reasons = produced.map((r) => r.reason).filter((r) => r !== null);
-        // unknown_decision is the composition's own: there is no decision to apply the rules to.
-        expect([...reasons, 'unknown_decision', ...TOKEN_REASONS].sort()).toEqual([...EVENT_REASONS].sort());
+      it("an impression's reasons: the first rule it fails, in the documented order, from the robot to the campaign's end", async () => {
+        interface Facts {
+          bot?: boolean;
+          sameClient?: boolean | null;
+          age?: number;
+          format?: Format;
+          share?: number | null;
+          seconds?: number | null;
+          area?: number | null;
+          counted?: boolean;
+          running?: boolean | null;
+        }
+        const reason = (f: Facts) =>
+          one<string | null>(db, 'select public.sdk_impression_reason($1, $2, $3, $4, $5, $6, $7::bigint, $8, $9) as v', [
+            f.bot ?? false,
+            f.sameClient === undefined ? true : f.sameClient,
+            f.age ?? 5,
+            f.format ?? 'tooltip',
+            f.share === undefined ? 0.8 : f.share,
+            f.seconds === undefined ? 1.2 : f.seconds,
+            f.area ?? null,
+            f.counted ?? false,
+            f.running === undefined ? true : f.running,
+          ]);
+        // Each rule alone, at its edge.
+        expect(await reason({})).toBeNull();
+        expect(await reason({ bot: true })).toBe('bot');
+        expect(await reason({ sameClient: false })).toBe('other_client');
+        expect(await reason({ sameClient: null })).toBe('other_client');
+        expect(await reason({ age: 0.99, seconds: 0.5 })).toBe('too_soon');
+        expect(await reason({ age: 1, seconds: 1 })).toBeNull();
+        expect(await reason({ format: 'floating_video', age: 1.99, seconds: 1.5 })).toBe('too_soon');
+        expect(await reason({ format: 'floating_video', age: 2, seconds: 2 })).toBeNull();
+        expect(await reason({ age: 900 })).toBeNull();
+        expect(await reason({ age: 900.001 })).toBe('too_late');
+        expect(await reason({ age: 5, seconds: 5 })).toBeNull();
+        expect(await reason({ age: 5, seconds: 5.001 })).toBe('impossible_evidence');
+        expect(await reason({ share: 0.4 })).toBe('not_viewable');
+        expect(await reason({ seconds: null })).toBe('not_viewable');
+        expect(await reason({ format: 'inline_text', share: 0.3, area: 300_000 })).toBe('not_viewable');
+        expect(await reason({ format: 'sponsored_card', share: 0.3, area: 300_000 })).toBeNull();
+        expect(await reason({ counted: true })).toBe('already_counted');
+        expect(await reason({ running: false })).toBe('campaign_ended');
+        expect(await reason({ running: null })).toBe('campaign_ended');
+        // The first that applies wins: each failing with all those after it.
+        const after = { share: 0.4, counted: true, running: false };
+        expect(await reason({ bot: true, sameClient: false, age: 0.5, seconds: 3, ...after })).toBe('bot');
+        expect(await reason({ sameClient: false, age: 0.5, seconds: 3, ...after })).toBe('other_client');
+        expect(await reason({ age: 0.5, seconds: 3, ...after })).toBe('too_soon');
+        expect(await reason({ age: 1000, seconds: 2000, ...after })).toBe('too_late');
+        expect(await reason({ age: 5, seconds: 10, ...after })).toBe('impossible_evidence');
+        expect(await reason({ ...after })).toBe('not_viewable');
+        expect(await reason({ counted: true, running: false })).toBe('already_counted');
       });
 
-      it('each reason at work: recorded as invalid traffic with its reason, never billed; unknown decisions without a row', async () => {
+      it('the reasons SQL gives, with the token checks made in Node, are exactly those the API documents', async () => {
+        const clicks = await db.query<{ reason: string | null }>(
+          `select distinct public.sdk_invalid_reason('click', bot, true, impression, click, repeat) as reason
+           from unnest(array[true, false]) bot, unnest(array['i', null]) impression, unnest(array['c', null]) click, unnest(array[true, false]) repeat`,
+        );
+        const impressions = await db.query<{ reason: string | null }>(
+          `select distinct public.sdk_impression_reason(bot, same, age, format, share, secs, area, counted, running) as reason
+           from unnest(array[true, false]) bot, unnest(array[true, false, null]) same, unnest(array[0, 1.5, 5, 1000]::numeric[]) age,
+                unnest(array['floating_video', 'tooltip', 'sponsored_card', 'inline_text']) format, unnest(array[0.8, 0.4]::numeric[]) share,
+                unnest(array[1.2, 3, 10, null]::numeric[]) secs, unnest(array[0, 300000]::bigint[]) area, unnest(array[true, false]) counted,
+                unnest(array[true, false, null]) running`,
+        );
+        const reasons = new Set([...clicks, ...impressions].map((r) => r.reason).filter((r) => r !== null));
+        // A click of an ended campaign's ad is refused as its impression would be (sdk_record_events).
+        expect(reasons.has('campaign_ended')).toBe(true);
+        expect([...reasons, ...COMPOSITION_REASONS, ...TOKEN_REASONS].sort()).toEqual([...EVENT_REASONS].sort());
+      });
+
+      it('each reason at work: recorded as invalid traffic with its reason, counted, kept once per ad, kind and reason, never billed; unknown decisions without a row', async () => {
         const result = await scenario(db, async (tx) => {
-          await onlyCampaign(tx);
+          const campaign = await onlyCampaign(tx);
           await asSdk(tx, app);
-          const ad = async () => (await serve(tx, app.placements.sponsored_card)).decision_id;
-          const [a, b, c, d, e] = [await ad(), await ad(), await ad(), await ad(), await ad()];
+          const ad = async (client = CLIENT) => (await serve(tx, app.placements.sponsored_card, { client })).decision_id;
+          const late = await ad();
+          await servedAgo(tx, app, 901);
+          const [a, b, c, d, e, g, h, i] = [await ad(), await ad(), await ad(), await ad(), await ad(), await ad(), await ad(), await ad()];
+          const elsewhere = await ad('client-2');
+          const limited = [await ad('client-3'), await ad('client-3')];
+          const publisherLimited = [await ad('client-4'), await ad('client-4')];
           const unfilled = (await serve(tx, app.paused)).decision_id;
-          const answers = [
-            ...verdicts(await record(tx, [{ id: 'bot-imp', kind: 'impression', decision_id: a, ...VIEWABLE }], 'address-1', true)),
+          await servedAgo(tx, app, 5);
+          const fresh = await ad();
+
+          const answers = [...verdicts(await record(tx, [{ id: 'bot-imp', kind: 'impression', decision_id: a, ...VIEWABLE }], { bot: true }))];
+          answers.push(
             ...verdicts(
               await record(tx, [
                 { id: 'glimpse', kind: 'impression', decision_id: b, visible_share: 0.4, visible_seconds: 5 },
@@ -551,15 +900,90 @@ for (const engine of testEngines()) {
                 { id: 'nowhere', kind: 'impression', decision_id: '00000000-0000-4000-8000-000000000000', ...VIEWABLE },
                 // The same id again: one id is one event.
                 { id: 'glimpse', kind: 'impression', decision_id: b, ...VIEWABLE },
+                { id: 'elsewhere', kind: 'impression', decision_id: elsewhere, ...VIEWABLE },
+                { id: 'soon', kind: 'impression', decision_id: fresh, visible_share: 0.8, visible_seconds: 0 },
+                { id: 'late', kind: 'impression', decision_id: late, ...VIEWABLE },
+                { id: 'impossible', kind: 'impression', decision_id: g, visible_share: 0.8, visible_seconds: 6 },
+                { id: 'click-c-again', kind: 'click', decision_id: c },
+                // Invalid again for the same reason, under another id: counted, not kept again (here, and in a later batch).
+                { id: 'glimpse-twice', kind: 'impression', decision_id: b, visible_share: 0.4, visible_seconds: 5 },
               ]),
             ),
-          ];
+          );
+          // The campaign ends: neither its impressions nor its clicks count any more.
           await asOwner(tx);
-          const rows = await tx.query<{ event_id: string; invalid_reason: string; billable: boolean }>(
-            'select event_id, invalid_reason, billable from public.ad_events where app_id = $1 order by event_id',
+          await tx.query("update public.campaigns set status = 'ended' where id = $1", [campaign.id]);
+          await asSdk(tx, app);
+          answers.push(
+            ...verdicts(
+              await record(
+                tx,
+                [
+                  { id: 'ended-imp', kind: 'impression', decision_id: h, ...VIEWABLE },
+                  { id: 'ended-click', kind: 'click', decision_id: e },
+                  { id: 'glimpse-again', kind: 'impression', decision_id: b, visible_share: 0.4, visible_seconds: 5 },
+                ],
+                { ip: 'address-2' },
+              ),
+            ),
+          );
+          // It runs again, its day's budget billed: neither counts either.
+          await asOwner(tx);
+          await tx.query("update public.campaigns set status = 'active' where id = $1", [campaign.id]);
+          await setCounter(tx, app, `budget:${campaign.id}`, TODAY, '240 * 1000000');
+          answers.push(
+            ...verdicts(
+              await record(
+                tx,
+                [
+                  { id: 'broke-imp', kind: 'impression', decision_id: i, ...VIEWABLE },
+                  { id: 'broke-click', kind: 'click', decision_id: e },
+                ],
+                { ip: 'address-3' },
+              ),
+            ),
+          );
+          await setCounter(tx, app, `budget:${campaign.id}`, TODAY, '0');
+          // One billable impression an hour for this client, then as many as the publisher has had.
+          answers.push(
+            ...verdicts(
+              await record(
+                tx,
+                limited.map((id, n) => ({ id: `client-limit-${n}`, kind: 'impression' as const, decision_id: id, ...VIEWABLE })),
+                { client: 'client-3', clientCap: 1 },
+              ),
+            ),
+          );
+          const hour = "date_trunc('hour', now())";
+          const publisherSoFar = (await counter(tx, app, `publisher:${app.userId}`, hour))!;
+          answers.push(
+            ...verdicts(
+              await record(
+                tx,
+                publisherLimited.map((id, n) => ({ id: `publisher-limit-${n}`, kind: 'impression' as const, decision_id: id, ...VIEWABLE })),
+                { client: 'client-4', publisherCap: publisherSoFar + 1 },
+              ),
+            ),
+          );
+          await asOwner(tx);
+          const rows = await tx.query<{ event_id: string; kind: string; invalid_reason: string; billable: boolean }>(
+            'select event_id, kind, invalid_reason, billable from public.ad_events where app_id = $1',
             [app.appId],
           );
-          return { answers, rows };
+          const [counts] = await tx.query<{ impressions: number; clicks: number; invalid: number }>(
+            'select sum(impressions)::int as impressions, sum(clicks)::int as clicks, sum(invalid)::int as invalid from public.ad_traffic_counts where app_id = $1',
+            [app.appId],
+          );
+          const billed = await tx.query<{ id: string }>('select id from public.ad_decisions where app_id = $1 and impression_event_id is not null', [
+            app.appId,
+          ]);
+          return {
+            answers,
+            rows: rows.sort((x, y) => (x.event_id < y.event_id ? -1 : 1)),
+            counts,
+            billed: billed.map((r) => r.id).sort(),
+            shouldBeBilled: [c, e, limited[0]!, publisherLimited[0]!].sort(),
+          };
         });
         expect(result.answers).toEqual([
           'bot',
@@ -573,27 +997,59 @@ for (const engine of testEngines()) {
           'unknown_decision',
           'unknown_decision',
           'duplicate',
+          'other_client',
+          'too_soon',
+          'too_late',
+          'impossible_evidence',
+          'already_counted',
+          'not_viewable',
+          'campaign_ended',
+          'campaign_ended',
+          'not_viewable',
+          'over_budget',
+          'over_budget',
+          'recorded',
+          'client_limit',
+          'recorded',
+          'publisher_limit',
         ]);
+        // Every reason SQL gives, each at work.
+        expect([...new Set([...result.answers, ...TOKEN_REASONS])].filter((r) => r !== 'recorded' && r !== 'duplicate').sort()).toEqual(
+          [...EVENT_REASONS].sort(),
+        );
+        const invalid = (event_id: string, kind: string, invalid_reason: string) => ({ event_id, kind, invalid_reason, billable: false });
         expect(result.rows).toEqual([
-          { event_id: 'bot-imp', invalid_reason: 'bot', billable: false },
-          { event_id: 'click-d', invalid_reason: 'no_impression', billable: false },
-          { event_id: 'click-e', invalid_reason: 'repeat_click', billable: false },
-          { event_id: 'glimpse', invalid_reason: 'not_viewable', billable: false },
-          { event_id: 'imp-c-again', invalid_reason: 'already_counted', billable: false },
+          invalid('bot-imp', 'impression', 'bot'),
+          invalid('broke-click', 'click', 'over_budget'),
+          invalid('broke-imp', 'impression', 'over_budget'),
+          invalid('click-c-again', 'click', 'already_counted'),
+          invalid('click-d', 'click', 'no_impression'),
+          invalid('click-e', 'click', 'repeat_click'),
+          invalid('client-limit-1', 'impression', 'client_limit'),
+          invalid('elsewhere', 'impression', 'other_client'),
+          invalid('ended-click', 'click', 'campaign_ended'),
+          invalid('ended-imp', 'impression', 'campaign_ended'),
+          invalid('glimpse', 'impression', 'not_viewable'),
+          invalid('imp-c-again', 'impression', 'already_counted'),
+          invalid('impossible', 'impression', 'impossible_evidence'),
+          invalid('late', 'impression', 'too_late'),
+          invalid('publisher-limit-1', 'impression', 'publisher_limit'),
+          invalid('soon', 'impression', 'too_soon'),
         ]);
+        // Counted: every invalid answer but the two about no decision, glimpse-twice and glimpse-again too.
+        expect(result.counts).toEqual({ impressions: 4, clicks: 1, invalid: 18 });
+        expect(result.billed).toEqual(result.shouldBeBilled);
       });
 
       it("an impression earns its cost times the publisher's share, to the millionth, and is billed at that", async () => {
-        const [pricing] = await db.query<{ share: number; cpm: number }>(
-          'select publisher_ad_revenue_share as share, cpm_floating_video_usd as cpm from public.pricing_settings',
-        );
         expect(await one<number>(db, 'select public.sdk_publisher_revenue(0.0123456, p) as v from public.pricing_settings p')).toBe(
-          Math.round(0.0123456 * pricing!.share * 1e6) / 1e6,
+          Math.round(0.0123456 * revenueShare * 1e6) / 1e6,
         );
         const billed = await scenario(db, async (tx) => {
           await onlyCampaign(tx);
           await asSdk(tx, app);
           const ad = await serve(tx, app.placements.floating_video);
+          await servedAgo(tx, app, 5);
           await record(tx, [{ id: 'imp', kind: 'impression', decision_id: ad.decision_id, ...VIEWABLE }]);
           await asOwner(tx);
           const [row] = await tx.query<{ cost_usd: number; revenue_usd: number }>('select cost_usd, revenue_usd from public.ad_decisions where id = $1', [
@@ -605,184 +1061,268 @@ for (const engine of testEngines()) {
           );
           return { row, counted };
         });
-        const cost = Math.round((pricing!.cpm / 1000) * 1e6) / 1e6;
-        const revenue = Math.round(cost * pricing!.share * 1e6) / 1e6;
-        expect(billed.row).toEqual({ cost_usd: cost, revenue_usd: revenue });
-        expect(billed.counted).toEqual({ cost_usd: cost, revenue_usd: revenue });
+        const revenue = Math.round(cost.floating_video * revenueShare * 1e6) / 1e6;
+        expect(billed.row).toEqual({ cost_usd: cost.floating_video, revenue_usd: revenue });
+        expect(billed.counted).toEqual({ cost_usd: cost.floating_video, revenue_usd: revenue });
       });
     });
 
-    describe('the split changes nothing', () => {
-      // These compare the compositions with the functions of migration 20261125000000, which they
-      // replaced: same answers and same rows written, for the same requests. When a rule changes
-      // on purpose, this block has done its work: delete it.
+    describe('the compositions', () => {
+      it('sdk_serve_ad fills, caps, paces and draws, remembers who asked, and promises what it served', async () => {
+        const result = await scenario(db, async (tx) => {
+          await asOwner(tx);
+          await tx.exec("update public.campaigns set status = 'paused'");
+          const small = await addCampaign(tx, { advertiser: 'Small', budget: 1000, cap: 2, formats: ['tooltip', 'sponsored_card'] });
+          const large = await addCampaign(tx, { advertiser: 'Large', budget: 3000, cap: 100, keywords: ['notes'], formats: ['tooltip', 'sponsored_card'] });
+          // Alone on its format, one ad short of its paced budget.
+          const near = await addCampaign(tx, { advertiser: 'Near', budget: 50, formats: ['inline_text'] });
+          await setCounter(tx, app, `budget:${near.id}`, TODAY, 'floor(public.sdk_paced_budget_usd(50, public.sdk_day_share(now())) * 1000000) - 1');
+          await tx.query('select setseed(0.25)');
+          await asSdk(tx, app);
 
-      /** What `fn` answers for the ad requests, and every row they wrote, ids aside. */
-      async function servedBy(tx: Transaction, fn: string) {
-        await asOwner(tx);
-        await tx.query('select setseed(0.25)');
-        await asSdk(tx, app);
-        const answers: Row[] = [];
-        const requests: [Format, string | null, string[]][] = [];
-        for (let i = 0; i < 6; i++) {
-          for (const format of FORMATS) requests.push([format, i % 3 === 0 ? null : `session-${i % 2}`, i % 2 ? ['notes'] : []]);
-        }
-        for (const [format, session, keywords] of requests) answers.push(await serve(tx, app.placements[format], session, keywords, fn));
-        answers.push(await serve(tx, app.paused, 'session-1', [], fn));
-        await asOwner(tx);
-        const decisions = [];
-        for (const a of answers) {
-          decisions.push(
-            ...(await tx.query(
-              'select placement_id, api_key_id, session_id, campaign_id, creative_id, created_at, impression_event_id from public.ad_decisions where id = $1',
-              [a.decision_id],
-            )),
+          // One fill, as it answers and writes it.
+          const first = await serve(tx, app.placements.sponsored_card, { session: 'session-1', client: 'client-first' });
+          await asOwner(tx);
+          const [firstDecision] = await tx.query(
+            `select app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id, created_at = now() as now,
+                    impression_event_id from public.ad_decisions where id = $1`,
+            [first.decision_id],
           );
-        }
-        const counts = await tx.query(
-          'select placement_id, campaign_id, api_key_id, day, requests, fills, impressions, clicks, revenue_usd, cost_usd from public.ad_traffic_counts where app_id = $1 order by id',
-          [app.appId],
-        );
-        const withoutIds = answers.map((a) => Object.fromEntries(Object.entries(a).filter(([column]) => column !== 'decision_id')));
-        return { answers: withoutIds, decisions, counts };
-      }
+          const firstCampaign = first.creative_id === small.creatives.sponsored_card ? small : large;
+          const promisedOf = async (campaignId: string) => counter(tx, app, `promised:${campaignId}`, 'public.sdk_promise_slot(now())');
+          const firstPromise = await promisedOf(firstCampaign.id);
+          const otherPromise = await promisedOf(firstCampaign === small ? large.id : small.id);
 
-      it('sdk_serve_ad fills, caps, paces and draws as before', async () => {
-        const compared = await scenario(db, async (tx) => {
-          await tx.exec(functionBeforeSplit('sdk_serve_ad'));
-          await tx.exec('grant execute on function public.sdk_serve_ad_before_split(uuid, text, text[], uuid) to sdk');
-          // Three campaigns of the seed, one more with keywords near its paced budget, one ended.
-          const campaign = await one<string>(
-            tx,
-            "insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap, keywords) values ('Near pace', 'Near', 50, 2, '{notes}') returning id as v",
+          // A paused placement: a request counted, nothing filled, nothing promised; another app's or no placement: nothing.
+          const paused = await serve(tx, app.paused);
+          const nowhere = await serve(tx, '00000000-0000-4000-8000-000000000000');
+          await asOwner(tx);
+          const [pausedDecision] = await tx.query('select client_hash, campaign_id, creative_id from public.ad_decisions where id = $1', [paused.decision_id]);
+          const promisedAfterPaused = [await promisedOf(small.id), await promisedOf(large.id)];
+          await asOwner(tx);
+          const decisions = await one<number>(tx, 'select count(*)::int as v from public.ad_decisions where app_id = $1', [app.appId]);
+          const counts = await tx.query<{ placement_id: string; requests: number; fills: number }>(
+            'select placement_id, requests, fills from public.ad_traffic_counts where app_id = $1 order by id',
+            [app.appId],
           );
-          await tx.query(
-            `insert into public.campaign_daily_spend (campaign_id, day, spent_usd)
-             values ($1, (now() at time zone 'UTC')::date, public.sdk_paced_budget_usd(50, public.sdk_day_share(now())) - 0.001)`,
-            [campaign],
-          );
-          await tx.query(
-            "insert into public.creatives (campaign_id, format, headline, landing_url) select $1, f, 'Near', 'https://near.example/' from unnest($2::text[]) f",
-            [campaign, FORMATS],
-          );
-          await tx.exec('savepoint before_either');
-          const after = await servedBy(tx, 'sdk_serve_ad');
-          await tx.exec('rollback to savepoint before_either');
-          const before = await servedBy(tx, 'sdk_serve_ad_before_split');
-          return { after, before };
+
+          // One client: the small campaign twice at most (its cap), the large one after.
+          await asSdk(tx, app);
+          const capped: string[] = [];
+          for (let n = 0; n < 30; n++) {
+            const ad = await serve(tx, app.placements.tooltip, { client: 'client-capped', session: n % 2 ? `session-${n}` : null });
+            capped.push(ad.creative_id === small.creatives.tooltip ? 'small' : ad.creative_id === large.creatives.tooltip ? 'large' : 'none');
+          }
+
+          // Near its paced budget: the first ad fills, and its promise leaves nothing for the second.
+          const nearFills = [
+            (await serve(tx, app.placements.inline_text, { client: 'client-near-1' })).creative_id === near.creatives.inline_text,
+            (await serve(tx, app.placements.inline_text, { client: 'client-near-2' })).creative_id === near.creatives.inline_text,
+          ];
+
+          // The draw, by weight: 1,000 against 3,000, and against 9,000 when the large one's keyword is asked for.
+          const draws = async (keywords: string[]) => {
+            let smallWins = 0;
+            for (let n = 0; n < 200; n++) {
+              const ad = await serve(tx, app.placements.tooltip, { client: `client-draw-${keywords.join()}-${n}`, keywords });
+              if (ad.creative_id === small.creatives.tooltip) smallWins++;
+            }
+            return smallWins / 200;
+          };
+          const plain = await draws([]);
+          const matching = await draws(['notes']);
+          return {
+            first,
+            firstDecision,
+            firstCampaign: firstCampaign.id,
+            campaigns: [small.id, large.id],
+            firstPromise,
+            otherPromise,
+            paused,
+            nowhere,
+            pausedDecision,
+            promisedAfterPaused,
+            decisions,
+            counts,
+            capped,
+            nearFills,
+            plain,
+            matching,
+          };
         });
-        expect(compared.after.answers.filter((a) => a.creative_id).length).toBeGreaterThan(10);
-        expect(compared.after.answers.filter((a) => a.found && !a.creative_id).length).toBeGreaterThan(0);
-        expect(compared.after).toEqual(compared.before);
+        expect(result.first).toMatchObject({ found: true, format: 'sponsored_card', advertiser: expect.stringMatching(/^(Small|Large)$/), headline: 'Rules' });
+        expect(result.firstDecision).toEqual({
+          app_id: app.appId,
+          placement_id: app.placements.sponsored_card,
+          api_key_id: null,
+          session_id: 'session-1',
+          client_hash: 'client-first',
+          campaign_id: result.firstCampaign,
+          creative_id: result.first.creative_id,
+          now: true,
+          impression_event_id: null,
+        });
+        expect(result.campaigns).toContain(result.firstCampaign);
+        // The price of a sponsored card, in micro-dollars, promised to its campaign's budget; nothing to the other's.
+        expect(result.firstPromise).toBe(Math.round(cost.sponsored_card * 1e6));
+        expect(result.otherPromise).toBeNull();
+        expect(result.paused).toMatchObject({ found: true, format: 'tooltip', creative_id: null });
+        expect(result.pausedDecision).toEqual({ client_hash: CLIENT, campaign_id: null, creative_id: null });
+        expect(result.promisedAfterPaused.filter((p) => p !== null)).toEqual([result.firstPromise]);
+        expect(result.nowhere).toMatchObject({ found: false, decision_id: null });
+        expect(result.decisions).toBe(2);
+        expect(result.counts).toEqual([
+          { placement_id: app.placements.sponsored_card, requests: 1, fills: 1 },
+          { placement_id: app.paused, requests: 1, fills: 0 },
+        ]);
+        expect(result.capped.filter((c) => c === 'small')).toHaveLength(2);
+        expect(result.capped.filter((c) => c === 'large')).toHaveLength(28);
+        expect(result.nearFills).toEqual([true, false]);
+        expect(result.plain).toBeGreaterThan(0.15);
+        expect(result.plain).toBeLessThan(0.35);
+        expect(result.matching).toBeGreaterThan(0.03);
+        expect(result.matching).toBeLessThan(0.17);
       });
 
-      /** What `fn` answers for the batches, and what it wrote on the decisions, events and counts. */
-      async function recordedBy(tx: Transaction, fn: string, decisions: string[]) {
-        await asSdk(tx, app);
-        const [a, b, c, d, e, f, g, h, unfilled] = decisions as [string, string, string, string, string, string, string, string, string];
-        const answers = [
-          await record(
-            tx,
-            [
-              { id: 'a-imp', kind: 'impression', decision_id: a, ...VIEWABLE },
-              { id: 'a-clk', kind: 'click', decision_id: a },
-              { id: 'b-imp', kind: 'impression', decision_id: b, visible_share: 0.31, visible_seconds: 1, area_px: 300_000 },
-              { id: 'c-imp', kind: 'impression', decision_id: c, visible_share: 0.31, visible_seconds: 1 },
-              { id: 'd-imp', kind: 'impression', decision_id: d, ...VIEWABLE },
-              { id: 'd-imp', kind: 'impression', decision_id: d, ...VIEWABLE },
-              { id: 'd-imp-2', kind: 'impression', decision_id: d, ...VIEWABLE },
-              { id: 'e-clk', kind: 'click', decision_id: e },
-              { id: 'f-imp', kind: 'impression', decision_id: f },
-              { id: 'g-imp', kind: 'impression', decision_id: g, ...VIEWABLE },
-              { id: 'g-imp', kind: 'click', decision_id: g },
-              { id: 'x-imp', kind: 'impression', decision_id: unfilled, ...VIEWABLE },
-            ],
-            'address-1',
-            false,
-            fn,
-          ),
-          await record(
-            tx,
-            [
-              { id: 'a-imp', kind: 'impression', decision_id: a, ...VIEWABLE },
-              { id: 'b-clk', kind: 'click', decision_id: b },
-              { id: 'd-clk', kind: 'click', decision_id: d },
-              { id: 'c-imp', kind: 'impression', decision_id: c, ...VIEWABLE },
-              { id: 'e-imp', kind: 'impression', decision_id: e, ...VIEWABLE },
-              { id: 'e-clk-2', kind: 'click', decision_id: e },
-              { id: 'a-clk-2', kind: 'click', decision_id: a },
-            ],
-            'address-1',
-            false,
-            fn,
-          ),
-          await record(tx, [{ id: 'e-clk-3', kind: 'click', decision_id: e }], 'address-2', false, fn),
-          await record(
-            tx,
-            [
-              { id: 'h-imp', kind: 'impression', decision_id: h, ...VIEWABLE },
-              { id: 'h-clk', kind: 'click', decision_id: h },
-            ],
-            'address-3',
-            true,
-            fn,
-          ),
-          await record(tx, [{ id: 'h-imp', kind: 'impression', decision_id: h, ...VIEWABLE }], null, false, fn),
-        ];
-        await asOwner(tx);
-        const rows = [];
-        for (const id of decisions) {
-          rows.push(
-            ...(await tx.query(
-              `select impression_event_id, impressed_at, visible_share, visible_seconds, cost_usd, revenue_usd, click_event_id, clicked_at, click_ip_hash
-               from public.ad_decisions where id = $1`,
-              [id],
-            )),
-          );
-        }
-        const events = await tx.query(
-          `select event_id, placement_id, user_id, decision_id, campaign_id, creative_id, kind, billable, invalid_reason, ip_hash, revenue_usd
-           from public.ad_events where app_id = $1 order by event_id, kind`,
-          [app.appId],
-        );
-        const counts = await tx.query(
-          'select placement_id, campaign_id, day, requests, fills, impressions, clicks, revenue_usd, cost_usd from public.ad_traffic_counts where app_id = $1 order by id',
-          [app.appId],
-        );
-        return { answers, rows, events, counts };
-      }
-
-      it('sdk_record_events counts, refuses and writes as before', async () => {
-        const compared = await scenario(db, async (tx) => {
-          await tx.exec(functionBeforeSplit('sdk_record_events'));
-          await tx.exec('grant execute on function public.sdk_record_events_before_split(jsonb, text, boolean) to sdk');
-          // One campaign, so that every ad of a format is the same creative: the 3-hour rule applies.
-          await onlyCampaign(tx);
+      it('sdk_record_events bills, refuses and writes: the decisions, the counts, the counters, and the invalid traffic once', async () => {
+        const result = await scenario(db, async (tx) => {
+          const campaign = await onlyCampaign(tx);
           await asSdk(tx, app);
-          const decisions = [];
-          for (const format of ['tooltip', 'sponsored_card', 'tooltip', 'inline_text', 'inline_text', 'tooltip', 'sponsored_card', 'floating_video'] as const) {
-            decisions.push((await serve(tx, app.placements[format])).decision_id);
-          }
-          decisions.push((await serve(tx, app.paused)).decision_id);
+          const [a, b, v, x] = [
+            await serve(tx, app.placements.tooltip),
+            await serve(tx, app.placements.sponsored_card),
+            await serve(tx, app.placements.floating_video),
+            await serve(tx, app.placements.inline_text),
+          ];
+          await servedAgo(tx, app, 5);
+          const hour = "date_trunc('hour', now())";
+          const slot = "public.sdk_promise_slot(now() - interval '5 seconds')";
+          const counters = async () => ({
+            budget: await counter(tx, app, `budget:${campaign.id}`, TODAY),
+            promised: await counter(tx, app, `promised:${campaign.id}`, slot),
+            client: await counter(tx, app, `client:${app.userId}:${CLIENT}`, hour),
+            publisher: await counter(tx, app, `publisher:${app.userId}`, hour),
+          });
+          const before = await counters();
+          const batch: SdkEvent[] = [
+            { id: 'a-imp', kind: 'impression', decision_id: a.decision_id, visible_share: 1.2, visible_seconds: 1.5 },
+            { id: 'a-clk', kind: 'click', decision_id: a.decision_id },
+            // A large sponsored card needs 30%; a text ad's area is no evidence.
+            { id: 'b-imp', kind: 'impression', decision_id: b.decision_id, visible_share: 0.31, visible_seconds: 1, area_px: 300_000 },
+            { id: 'v-imp', kind: 'impression', decision_id: v.decision_id, ...VIEWABLE },
+            { id: 'x-imp', kind: 'impression', decision_id: x.decision_id, visible_share: 0.31, visible_seconds: 1, area_px: 300_000 },
+          ];
+          const first = verdicts(await record(tx, batch));
+          const afterFirst = await counters();
+          // The same batch again, as a retry sends it: nothing changes.
+          const retry = verdicts(await record(tx, batch));
+          const afterRetry = await counters();
           await asOwner(tx);
-          await tx.exec('savepoint before_either');
-          const after = await recordedBy(tx, 'sdk_record_events', decisions);
-          await tx.exec('rollback to savepoint before_either');
-          const before = await recordedBy(tx, 'sdk_record_events_before_split', decisions);
-          return { after, before };
+          const decisions = [];
+          for (const ad of [a, b, v, x]) {
+            decisions.push(
+              ...(await tx.query(
+                `select impression_event_id, impressed_at = now() as impressed_now, visible_share::float8, visible_seconds::float8, cost_usd, revenue_usd,
+                        click_event_id, clicked_at = now() as clicked_now, click_ip_hash
+                 from public.ad_decisions where id = $1`,
+                [ad.decision_id],
+              )),
+            );
+          }
+          const events = await tx.query(
+            'select event_id, placement_id, user_id, decision_id, campaign_id, creative_id, kind, billable, invalid_reason, ip_hash from public.ad_events where app_id = $1',
+            [app.appId],
+          );
+          const counts = await tx.query(
+            `select placement_id, campaign_id, sum(requests)::int as requests, sum(fills)::int as fills, sum(impressions)::int as impressions,
+                    sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(revenue_usd)::float8 as revenue_usd, sum(cost_usd)::float8 as cost_usd
+             from public.ad_traffic_counts where app_id = $1 and campaign_id is not null group by placement_id, campaign_id`,
+            [app.appId],
+          );
+          return { first, retry, before, afterFirst, afterRetry, decisions, events, counts, campaign: campaign.id, x };
         });
-        const outcomes = new Set(compared.after.answers.flat().map((r) => r.reason ?? r.outcome));
-        expect([...outcomes].sort()).toEqual([
-          'already_counted',
-          'bot',
-          'duplicate',
-          'no_impression',
-          'not_viewable',
-          'recorded',
-          'repeat_click',
-          'unknown_decision',
+        const micro = (usd: number) => Math.round(usd * 1e6);
+        const revenue = (format: Format) => Math.round(cost[format] * revenueShare * 1e6) / 1e6;
+        expect(result.first).toEqual(['recorded', 'recorded', 'recorded', 'recorded', 'not_viewable']);
+        expect(result.retry).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+        // Serving promised the four ads' prices; billing took three of them back and debited the budget.
+        expect(result.before).toEqual({
+          budget: null,
+          promised: micro(cost.tooltip + cost.sponsored_card + cost.floating_video + cost.inline_text),
+          client: null,
+          // The seed's events of this hour are the publisher's too.
+          publisher: result.before.publisher,
+        });
+        expect(result.afterFirst).toEqual({
+          budget: micro(cost.tooltip) + micro(cost.sponsored_card) + micro(cost.floating_video),
+          promised: micro(cost.inline_text),
+          client: 3,
+          publisher: (result.before.publisher ?? 0) + 3,
+        });
+        expect(result.afterRetry).toEqual(result.afterFirst);
+        const billed = (id: string, format: Format, share: number, seconds: number) => ({
+          impression_event_id: id,
+          impressed_now: true,
+          visible_share: share,
+          visible_seconds: seconds,
+          cost_usd: cost[format],
+          revenue_usd: revenue(format),
+          click_event_id: null,
+          clicked_now: null,
+          click_ip_hash: null,
+        });
+        expect(result.decisions).toEqual([
+          // A share above 1 is kept as 1.
+          { ...billed('a-imp', 'tooltip', 1, 1.5), click_event_id: 'a-clk', clicked_now: true, click_ip_hash: 'address-1' },
+          billed('b-imp', 'sponsored_card', 0.31, 1),
+          billed('v-imp', 'floating_video', 0.8, 2.5),
+          {
+            impression_event_id: null,
+            impressed_now: null,
+            visible_share: null,
+            visible_seconds: null,
+            cost_usd: 0,
+            revenue_usd: 0,
+            click_event_id: null,
+            clicked_now: null,
+            click_ip_hash: null,
+          },
         ]);
-        expect(compared.after).toEqual(compared.before);
+        expect(result.events).toEqual([
+          {
+            event_id: 'x-imp',
+            placement_id: app.placements.inline_text,
+            user_id: app.userId,
+            decision_id: result.x.decision_id,
+            campaign_id: result.campaign,
+            creative_id: result.x.creative_id,
+            kind: 'impression',
+            billable: false,
+            invalid_reason: 'not_viewable',
+            ip_hash: 'address-1',
+          },
+        ]);
+        const counted = (format: Format, c: { fills?: number; impressions?: number; clicks?: number; invalid?: number }) => ({
+          placement_id: app.placements[format],
+          campaign_id: result.campaign,
+          requests: 0,
+          fills: 0,
+          impressions: 0,
+          clicks: 0,
+          invalid: 0,
+          revenue_usd: c.impressions ? revenue(format) : 0,
+          cost_usd: c.impressions ? cost[format] : 0,
+          ...c,
+        });
+        const byPlacement = (rows: Row[]) => [...rows].sort((p, q) => String(p.placement_id).localeCompare(String(q.placement_id)));
+        expect(byPlacement(result.counts)).toEqual(
+          byPlacement([
+            counted('tooltip', { impressions: 1, clicks: 1 }),
+            counted('sponsored_card', { impressions: 1 }),
+            counted('floating_video', { impressions: 1 }),
+            counted('inline_text', { invalid: 1 }),
+          ]),
+        );
       });
     });
   });

@@ -13,13 +13,16 @@
 --               (`unknown_decision` alone is answered without a count: there is no ad to name).
 --
 -- Impressions, all together:
---   1. each decision named is locked, in id order (two batches never wait on each other in a
---      circle), and the rules that need no counter are applied (sdk_impression_reason);
+--   1. each decision the batch names, impressions' and clicks', is locked, in id order (two
+--      batches never wait on each other in a circle), and the rules that need no counter are
+--      applied (sdk_impression_reason): an ad's impression is `already_counted` when it has one,
+--      or when an earlier impression of the batch that passed the rules takes it;
 --   2. the impressions that passed take from the client's and the publisher's hourly counters,
 --      then from their campaign's budget for the day (sdk_take): what the counters refuse is
---      invalid (`client_limit`, `publisher_limit`, `over_budget`). The budget is debited in the
---      same transaction as the impressions it pays for, so a campaign is billed at most its
---      daily budget and one impression's price;
+--      invalid (`client_limit`, `publisher_limit`, `over_budget`), and what a later counter
+--      refused is given back to the earlier ones (they count billable impressions). The budget
+--      is debited in the same transaction as the impressions it pays for, so a campaign is
+--      billed at most its daily budget and one impression's price;
 --   3. what was billed is no longer promised (the `promised:` counters sdk_serve_ad adds to);
 --   4. the decisions, the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic
 --      are written in one statement.
@@ -36,7 +39,7 @@ declare
   v_user uuid := public.sdk_user_id();
   v_today date := (now() at time zone 'UTC')::date;
   v_day timestamptz := date_trunc('day', now(), 'UTC');
-  v_hour timestamptz := date_trunc('hour', now());
+  v_hour timestamptz := date_trunc('hour', now(), 'UTC');
   v_pricing public.pricing_settings;
   v_checks public.sdk_impression_check[];
   v_passed integer;
@@ -46,6 +49,7 @@ declare
   v_campaigns uuid[] := '{}';
   v_formats text[] := '{}';
   v_granted integer[] := '{}';
+  v_billed integer;
   v_event record;
   v_decision record;
   v_reason text;
@@ -56,15 +60,16 @@ begin
   -- 1. Impressions: lock their decisions, apply the rules.
   with input as (
     select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
-           row_number() over (partition by e.id order by e.n) as nth_of_id,
-           row_number() over (partition by e.decision_id order by e.n) as nth_of_decision
+           row_number() over (partition by e.id order by e.n) as nth_of_id
     from jsonb_to_recordset(p_events)
          as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
     where e.kind = 'impression'
   ), locked as materialized (
+    -- The clicks' decisions too: a click's update later must not wait on a batch that waits on
+    -- this one's counters.
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
     from public.ad_decisions d
-    where d.id in (select i.decision_id from input i) and d.creative_id is not null
+    where d.id in (select e.decision_id from jsonb_to_recordset(p_events) as e(decision_id uuid)) and d.creative_id is not null
     order by d.id
     for update
   )
@@ -77,7 +82,7 @@ begin
                   or exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id) then 'duplicate'
              else public.sdk_impression_reason(
                     p_bot, d.client_hash = p_client_hash, extract(epoch from now() - d.created_at), p.format,
-                    i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null or i.nth_of_decision > 1,
+                    i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null,
                     public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()))
            end)::public.sdk_impression_check order by i.n)
   into v_checks
@@ -87,6 +92,15 @@ begin
   left join public.campaigns c on c.id = d.campaign_id;
 
   if v_checks is not null then
+    -- One impression per ad: of those that passed, the first of the batch.
+    select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
+                         c.visible_seconds, c.cost_usd,
+                         case when c.reason is null and c.nth_of_decision > 1 then 'already_counted' else c.reason end
+                     )::public.sdk_impression_check order by c.n)
+    into v_checks
+    from (select c.*, row_number() over (partition by c.reason is null, c.decision_id order by c.n) as nth_of_decision
+          from unnest(v_checks) as c) as c;
+
     -- 2. The counters, in their one order: the client's hour, the publisher's hour, then each
     -- campaign's day (and format, whose price differs).
     select count(*) into v_passed from unnest(v_checks) as c where c.reason is null;
@@ -120,6 +134,16 @@ begin
           from unnest(v_checks) as c) as c
     left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
       on g.campaign_id = c.campaign_id and g.format = c.format;
+
+    -- What the budgets refused was not billed: given back to the hourly counters, whose rows
+    -- this transaction holds.
+    select count(*) into v_billed from unnest(v_checks) as c where c.reason is null;
+    if v_client > v_billed then
+      update public.sdk_counters set used = used - (v_client - v_billed) where name = 'client:' || v_user || ':' || coalesce(p_client_hash, '') and period = v_hour;
+    end if;
+    if v_allowed > v_billed then
+      update public.sdk_counters set used = used - (v_allowed - v_billed) where name = 'publisher:' || v_user and period = v_hour;
+    end if;
 
     -- 3. Billed, so no longer promised: by campaign and slot, in that order.
     for v_group in
