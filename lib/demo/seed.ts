@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword } from '../auth/password';
 import { generateApiKey } from '../sdk/api-key';
 import type { KeyEnvironment, PayoutStatus, PlacementFormat, PlacementStatus } from '../schemas/account';
@@ -8,6 +8,8 @@ import { DEFAULT_PRICING } from '../pricing/defaults';
 import { env } from '../platform/env';
 import { DEMO_PAGE_KEY_SECRET } from './page';
 import { mulberry32 } from '../platform/random';
+import { serviceSecret } from '../platform/db/service-secrets';
+import { newConsentProof, proofHash, storedSubjectId, subjectKeys, type SubjectKeys } from '../sdk/subjects';
 
 /**
  * Demo data: two publishers with different apps, placements, stats, payouts and keys, so
@@ -151,7 +153,7 @@ function serviceOrigins(): string[] {
   return [url.origin, `${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ''}`];
 }
 
-async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date): Promise<void> {
+async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: SubjectKeys): Promise<void> {
   const rand = random(p.seed);
   const memberSince = new Date(now.getTime() - p.memberSinceDaysAgo * 86400_000);
   const [user] = await tx.query<{ id: string }>(
@@ -246,7 +248,7 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date): Promi
     }
   }
 
-  await seedConsent(tx, userId, firstAppId!);
+  await seedConsent(tx, userId, firstAppId!, keys);
 
   // A client each publisher approved a while ago, listed under connected apps in the console.
   await tx.query(
@@ -335,8 +337,13 @@ async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, 
 }
 
 /** One user of the app who agreed to share AI interactions, and two of their rows. */
-async function seedConsent(tx: Statements, userId: string, appId: string): Promise<void> {
-  const subject = createHash('sha256').update(`demo-subject-${appId}`).digest('hex');
+async function seedConsent(tx: Statements, userId: string, appId: string, keys: SubjectKeys): Promise<void> {
+  // Kept as the service keeps every subject: keyed per app (lib/sdk/subjects.ts), with the hash of
+  // a consent proof that went to the demo user and that nobody else has.
+  const subject = storedSubjectId(keys, appId, createHash('sha256').update(`demo-subject-${appId}`).digest('hex'));
+  await tx.query(
+    sql`insert into public.data_subjects (app_id, subject_hash, proof_hash) values (${appId}, ${subject}, ${proofHash(newConsentProof())}) returning 1`,
+  );
   const [consent] = await tx.query<{ id: string }>(
     sql`insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
         values (${appId}, ${userId}, ${subject}, '{ai_interactions}', '2026-09', now() - interval '3 days') returning id`,
@@ -460,12 +467,14 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
 
 /** Returns true when it seeded, false when the demo data was already there. */
 export async function seed(db: Database, now = new Date()): Promise<boolean> {
+  // The key subject ids are kept under, as the service derives it (lib/services.ts, sdkSecret).
+  const keys = subjectKeys(Buffer.from(await serviceSecret('sdk_token_key', () => randomBytes(32).toString('base64url'), db), 'base64url'));
   return asService(db).transaction(async (tx) => {
     await seedPricing(tx);
     await seedAdvertisers(tx);
     const existing = await tx.query(sql`select 1 from public.users where email = ${PUBLISHERS[0]!.email}`);
     if (existing.length > 0) return false;
-    for (const p of PUBLISHERS) await seedPublisher(tx, p, now);
+    for (const p of PUBLISHERS) await seedPublisher(tx, p, now, keys);
     // Today's demo traffic counted at once, so the first figures anyone reads already agree
     // with the raw rows (and no roll-up moves them a few seconds later).
     await tx.query(sql`select * from public.roll_up_ad_traffic()`);
