@@ -12,6 +12,7 @@ import {
   revokeApiKeyForm,
   updateAppForm,
   withdrawApprovalForm,
+  withdrawConsentForm,
   type FormState,
 } from '@/lib/console/forms';
 import { services } from '@/lib/services';
@@ -54,6 +55,10 @@ export async function changePlacementAction(_: FormState, form: FormData): Promi
 
 export async function createApiKeyAction(_: FormState, form: FormData): Promise<FormState> {
   return asPublisher('/dashboard', (user) => createApiKeyForm(form, user, services()));
+}
+
+export async function withdrawConsentAction(appId: string, _: FormState, form: FormData): Promise<FormState> {
+  return asPublisher(`/dashboard/apps/${appId}`, (user) => withdrawConsentForm(form, user, services()));
 }
 
 export async function revokeApiKeyAction(_: FormState, form: FormData): Promise<FormState> {

@@ -187,6 +187,33 @@ export function KeyForm({ action, appId, environments }: { action: Action; appId
   );
 }
 
+/** Withdraws one user's consent to data sales in an app, on the publisher's word. */
+export function ConsentWithdrawalForm({ action, appId }: { action: Action; appId: string }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {}) + (state.notice ?? '')}>
+      <Outcome state={state} />
+      <input type="hidden" name="app_id" value={appId} />
+      <label htmlFor="consent-user">User id</label>
+      <input
+        id="consent-user"
+        name="user"
+        required
+        maxLength={500}
+        autoComplete="off"
+        defaultValue={state.values?.user ?? ''}
+        aria-describedby="consent-user-hint"
+      />
+      <p id="consent-user-hint" className="hint">
+        The id your app passes to the SDK for this user (or its SHA-256). It is not stored.
+      </p>
+      <button type="submit" disabled={pending}>
+        Withdraw consent
+      </button>
+    </form>
+  );
+}
+
 /** Copies `text` to the clipboard, and says so. */
 function CopyButton({ text, label }: { text: string; label: string }) {
   const [copied, setCopied] = useState(false);

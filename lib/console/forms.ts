@@ -1,12 +1,25 @@
 import type { z } from 'zod';
 import type { SignedInUser } from '../auth/users';
 import { withdrawApproval } from '../oauth/approvals';
-import { apiKeyInput, apiKeyRevocation, appArchival, appInput, approvalWithdrawal, placementAction, placementInput } from '../schemas/console';
+import {
+  apiKeyInput,
+  apiKeyRevocation,
+  appArchival,
+  appInput,
+  approvalWithdrawal,
+  consentWithdrawal,
+  placementAction,
+  placementInput,
+} from '../schemas/console';
+import { withdrawConsentForPublisher } from '../sdk/data';
+import { subjectIdOf } from '../sdk/subjects';
+import { sql } from '../platform/db/sql';
+import { asPublisher } from './publisher';
 import type { Database } from '../platform/db/roles';
 import type { SdkDirectory } from '../sdk/keys';
 
 /** What the console's forms need: the database, and this instance's SDK lookups to forget after a change. */
-type Services = { database(): Promise<Database>; readonly sdkDirectory: SdkDirectory };
+type Services = { database(): Promise<Database>; readonly sdkDirectory: SdkDirectory; sdkSecret(): Promise<Buffer>; now(): number };
 import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, updateApp, type WriteResult } from './writes';
 
 /**
@@ -116,6 +129,23 @@ export async function revokeApiKeyForm(form: FormData, user: SignedInUser, servi
 function forgetSdkLookups<T>(result: WriteResult<T>, services: Services): WriteResult<T> {
   if (result.ok) services.sdkDirectory.clear();
   return result;
+}
+
+/**
+ * A user's consent withdrawn by the app's publisher (content/docs/data-and-consent.md): for a user
+ * who lost their consent proof, or asked the publisher rather than the app. The app must be the
+ * signed-in publisher's own; its unsold records of the user are deleted at once.
+ */
+export async function withdrawConsentForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(consentWithdrawal, form);
+  if (!input.ok) return input.state;
+  const db = await services.database();
+  const own = await asPublisher(db, user.id).query(sql`select id from public.apps where id = ${input.data.app_id}::uuid and archived_at is null`);
+  if (own.length === 0) return { error: 'That app does not exist, or is not yours.' };
+  const done = await withdrawConsentForPublisher({ appId: input.data.app_id, userId: user.id }, subjectIdOf(input.data.user), services);
+  if (!done.withdrawn) return { error: 'This user has no current consent with this app: nothing was withdrawn.', values: { user: input.data.user } };
+  const records = done.deleted_records === 1 ? '1 unsold record' : `${done.deleted_records} unsold records`;
+  return { notice: `Withdrawn. ${records} of this user deleted; what buyers licensed stays with them.` };
 }
 
 export async function withdrawApprovalForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {

@@ -94,6 +94,11 @@ export type ApiKeyInput = z.output<typeof apiKeyInput>;
 
 export const apiKeyRevocation = z.object({ id: id('key') });
 export const appArchival = z.object({ id: id('app') });
+/** The publisher's withdrawal of one user's consent: the app, and the user as the app names them to the SDK (or that id's SHA-256). */
+export const consentWithdrawal = z.object({
+  app_id: id('app'),
+  user: z.string().trim().min(1, "Enter the user's id, as your app passes it to the SDK.").max(500, 'A user id is at most 500 characters.'),
+});
 
 /** An approval as the console lists it. */
 export const approvalRow = z.object({

@@ -88,7 +88,7 @@ const noConsentCovering = (purpose: string) =>
   `No current consent covering ${purpose} for this subject and consent proof: record one with POST /functions/v1/consents first, and send the consent_proof it answered in x-consent-proof.`;
 
 /** The subject's keyed id in the app, and the keys. */
-async function subjectOf(app: AppPrincipal, subjectId: string, services: DataServices): Promise<{ keys: SubjectKeys; stored: string }> {
+async function subjectOf(app: Pick<AppPrincipal, 'appId'>, subjectId: string, services: DataServices): Promise<{ keys: SubjectKeys; stored: string }> {
   const keys = subjectKeys(await services.sdkSecret());
   return { keys, stored: storedSubjectId(keys, app.appId, subjectId) };
 }
@@ -222,10 +222,33 @@ export async function currentConsent(app: AppPrincipal, subjectId: string, asker
  */
 export async function withdrawConsent(app: AppPrincipal, subjectId: string, asker: Asker, services: DataServices): Promise<z.output<typeof withdrawalBody>> {
   if (asker.proof === null) throw new ApiError('forbidden', NOT_YOURS);
+  return withdraw(app, subjectId, asker.proof, services);
+}
+
+/**
+ * The publisher's own withdrawal of a user's consent, from the console: the signed-in owner of the
+ * app speaks for its users (a user who lost their proof, a request the publisher received by
+ * email, an account deleted), without the proof. The caller has checked that `app` is theirs.
+ */
+export async function withdrawConsentForPublisher(
+  app: Pick<AppPrincipal, 'appId' | 'userId'>,
+  subjectId: string,
+  services: DataServices,
+): Promise<z.output<typeof withdrawalBody>> {
+  return withdraw(app, subjectId, 'publisher', services);
+}
+
+/** Withdraws for the subject's proof, or for the app's publisher. */
+async function withdraw(
+  app: Pick<AppPrincipal, 'appId' | 'userId'>,
+  subjectId: string,
+  asker: string | 'publisher',
+  services: DataServices,
+): Promise<z.output<typeof withdrawalBody>> {
   const { stored } = await subjectOf(app, subjectId, services);
   return asApp(await services.database(), app).transaction(async (tx) => {
     await lockSubject(tx, stored, 'alone');
-    if (!(await ownsSubject(tx, stored, asker.proof))) throw new ApiError('forbidden', NOT_YOURS);
+    if (asker !== 'publisher' && !(await ownsSubject(tx, stored, asker))) throw new ApiError('forbidden', NOT_YOURS);
     // The latest row, copied as its withdrawal, unless it is one already.
     const withdrawn = await tx.query(
       sql`insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at, withdrawn_at)

@@ -56,6 +56,14 @@ export function subjectKeys(secret: Buffer): SubjectKeys {
   return { subjects: derive('subject-ids'), addresses: derive('consent-addresses') };
 }
 
+/**
+ * The subject id of a user as the SDK makes it (the SHA-256 of the app's user id, in hex): `user`
+ * itself when it is one already.
+ */
+export function subjectIdOf(user: string): string {
+  return /^[0-9a-f]{64}$/.test(user) ? user : sha256Hex(user);
+}
+
 /** The subject id the tables keep for `subjectId` (64 hex digits, as the app sent it) in `appId`: 64 hex digits. */
 export function storedSubjectId(keys: SubjectKeys, appId: string, subjectId: string): string {
   return createHmac('sha256', keys.subjects).update(`${appId}\n${subjectId}`).digest('hex');

@@ -9,8 +9,16 @@ import { env } from '@/lib/platform/env';
 import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
 import { MAX_ACTIVE_KEYS_PER_APP } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
-import { archiveAppAction, changePlacementAction, createApiKeyAction, createPlacementAction, revokeApiKeyAction, updateAppAction } from '../../actions';
-import { AppForm, ConfirmButton, KeyForm, PlacementButtons, PlacementForm, Snippet } from '../../forms';
+import {
+  archiveAppAction,
+  changePlacementAction,
+  createApiKeyAction,
+  createPlacementAction,
+  revokeApiKeyAction,
+  updateAppAction,
+  withdrawConsentAction,
+} from '../../actions';
+import { AppForm, ConfirmButton, ConsentWithdrawalForm, KeyForm, PlacementButtons, PlacementForm, Snippet } from '../../forms';
 import { requirePublisher } from '../../publisher';
 import { KeyTable, PlacementTable } from '../../tables';
 
@@ -91,6 +99,15 @@ export default async function AppPage({ params }: { params: Params }) {
         <h3>New key</h3>
         <p className="hint">An app can have up to {MAX_ACTIVE_KEYS_PER_APP} active keys; revoking one makes room for another.</p>
         <KeyForm action={createApiKeyAction} appId={app.id} environments={KEY_ENVIRONMENTS} />
+      </section>
+
+      <section aria-labelledby="consents">
+        <h2 id="consents">A user&rsquo;s consent</h2>
+        <p>
+          A user who asks you, rather than your app, to stop selling their data, or who lost the consent proof your app kept for them: withdraw their consent
+          here. Their unsold records are deleted at once.
+        </p>
+        <ConsentWithdrawalForm action={withdrawConsentAction.bind(null, app.id)} appId={app.id} />
       </section>
 
       <section aria-labelledby="settings">
