@@ -11,6 +11,7 @@ import { verifiedTokens, type VerifiedTokens } from './oauth/bearer';
 import { MetadataFetchBudget } from './oauth/client-lookup';
 import { loadOAuthSecrets, type OAuthSecrets } from './oauth/secrets';
 import { LivePricing } from './pricing/settings';
+import type { ImpressionLimits } from './sdk/events';
 import { SdkDirectory } from './sdk/keys';
 import { scheduleRollUps } from './sdk/rollup';
 import { env, type Env } from './platform/env';
@@ -42,6 +43,8 @@ export interface Services {
   readonly pricing: LivePricing;
   /** The SDK budget of each publisher, shared by all their keys, on top of the address's (content/docs/rate-limits.md). */
   readonly keyRateLimiter: RateLimiter;
+  /** The hourly caps on billable impressions, per client and per publisher (lib/sdk/events.ts). */
+  readonly impressionLimits: ImpressionLimits;
   /** The SDK keys and apps this instance looked up, trusted for a few seconds (lib/sdk/keys.ts). */
   readonly sdkDirectory: SdkDirectory;
   /** This instance's caches of answers that cannot go stale (Caches, below). */
@@ -88,6 +91,7 @@ export interface ServiceOverrides {
   database?: Database | (() => Promise<Database>);
   rateLimiter?: RateLimiter;
   keyRateLimiter?: RateLimiter;
+  impressionLimits?: ImpressionLimits;
   attempts?: AttemptLimiters;
   now?: () => number;
   /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
@@ -127,6 +131,10 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     pricing: new LivePricing(database, now),
     keyRateLimiter:
       overrides.keyRateLimiter ?? createRateLimiter({ max: env().SDK_KEY_RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }, 'monetize:sdk-key'),
+    impressionLimits: overrides.impressionLimits ?? {
+      client: createRateLimiter({ max: env().SDK_CLIENT_IMPRESSIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:impressions-client'),
+      publisher: createRateLimiter({ max: env().SDK_PUBLISHER_IMPRESSIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:impressions-publisher'),
+    },
     sdkDirectory: new SdkDirectory(now),
     caches: createCaches(),
     // Tokens signed by one instance are checked by another: no fallback to a key of this

@@ -7,7 +7,7 @@ import { asApp } from './access';
 import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
 import { verifyDecisionToken, type DecisionTokenCheck } from './tokens';
 import { addressHash, clientHash } from '../platform/http/client-ip';
-import { env } from '../platform/env';
+import type { RateLimiter } from '../platform/http/rate-limit';
 import { isKnownBot } from './traffic';
 
 /**
@@ -26,6 +26,43 @@ export interface EventServices {
   sdkSecret(): Promise<Buffer>;
   now(): number;
   readonly sdkDirectory: SdkDirectory;
+  readonly impressionLimits: ImpressionLimits;
+}
+
+/**
+ * The hourly caps on billable impressions (content/docs/sdk-integration.md, Counting rules): per
+ * client and publisher (`SDK_CLIENT_IMPRESSIONS_PER_HOUR`), and per publisher
+ * (`SDK_PUBLISHER_IMPRESSIONS_PER_HOUR`). Counted as the rate limits are, in this process or in
+ * Upstash for every instance, and not in PostgreSQL: a counter row every batch of a publisher
+ * updates would make its batches wait on each other (ARCHITECTURE.md, Spend checked at billing).
+ */
+export interface ImpressionLimits {
+  client: RateLimiter;
+  publisher: RateLimiter;
+}
+
+/** Takes up to `wanted` units of `key`'s budget: all when they fit, else what is left. */
+async function takeUpTo(limiter: RateLimiter, key: string, wanted: number): Promise<number> {
+  if (wanted <= 0) return 0;
+  if ((await limiter.consume(key, wanted)).allowed) return wanted;
+  const left = Math.min(wanted, (await limiter.consume(key, 0)).remaining);
+  return left > 0 && (await limiter.consume(key, left)).allowed ? left : 0;
+}
+
+/** How many of a batch's impressions the hourly caps allow, and how to give back what was not billed. */
+async function allowImpressions(limits: ImpressionLimits, publisher: string, client: string, impressions: number) {
+  const clientKey = `${publisher}:${client}`;
+  const fromClient = await takeUpTo(limits.client, clientKey, impressions);
+  const forPublisher = await takeUpTo(limits.publisher, publisher, fromClient);
+  return {
+    client: fromClient,
+    publisher: forPublisher,
+    /** The caps count billed impressions: what was taken and not billed goes back. */
+    async settle(billed: number): Promise<void> {
+      if (fromClient > billed) await limits.client.refund(clientKey, fromClient - billed);
+      if (forPublisher > billed) await limits.publisher.refund(publisher, forPublisher - billed);
+    },
+  };
 }
 
 export interface EventsCall {
@@ -39,15 +76,19 @@ type Result = EventsBody['results'][number];
 
 /**
  * The statement that records `events` (the rows `public.sdk_record_events` takes) as sent by this
- * client: its address, and its network and browser, hashed with the service's key (an impression
- * counts only from the client its ad was served to), whether it says it is a robot, and the
- * hourly caps on billable impressions.
+ * client: its address, and its network and browser (`clientHash`, an impression counts only from
+ * the client its ad was served to), hashed with the service's key, whether it says it is a
+ * robot, and how many impressions the hourly caps allow.
  */
-export function recordEventsCall(events: Record<string, unknown>[], key: Buffer, client: { headers: Headers; clientIp: string }): Sql {
+export function recordEventsCall(
+  events: Record<string, unknown>[],
+  key: Buffer,
+  client: { headers: Headers; clientIp: string },
+  allowed: { client: number; publisher: number } = { client: 0, publisher: 0 },
+): Sql {
   const userAgent = client.headers.get('user-agent');
-  const { SDK_CLIENT_IMPRESSIONS_PER_HOUR, SDK_PUBLISHER_IMPRESSIONS_PER_HOUR } = env();
   return sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, ${addressHash(key, client.clientIp)},
-    ${clientHash(key, client.clientIp, userAgent)}, ${isKnownBot(userAgent)}, ${SDK_CLIENT_IMPRESSIONS_PER_HOUR}, ${SDK_PUBLISHER_IMPRESSIONS_PER_HOUR})`;
+    ${clientHash(key, client.clientIp, userAgent)}, ${isKnownBot(userAgent)}, ${allowed.client}, ${allowed.publisher})`;
 }
 
 const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
@@ -90,10 +131,20 @@ export async function recordEvents(request: EventsRequest, call: EventsCall, ser
   });
 
   if (app && toRecord.length > 0) {
-    const recorded = await asApp(await services.database(), app).query(recordEventsCall(toRecord, key, call));
-    const rows = recorded.map((r) => recordedRow.parse(r));
-    // The function answers in its own order (impressions first), each row with its position.
-    for (const row of rows) results[row.n] = { id: request.events[row.n]!.id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };
+    const impressions = toRecord.filter((e) => e.kind === 'impression').length;
+    const allowed = await allowImpressions(services.impressionLimits, app.userId, clientHash(key, call.clientIp, call.headers.get('user-agent')), impressions);
+    let billed = 0;
+    try {
+      const recorded = await asApp(await services.database(), app).query(recordEventsCall(toRecord, key, call, allowed));
+      const rows = recorded.map((r) => recordedRow.parse(r));
+      // The function answers in its own order (impressions first), each row with its position.
+      for (const row of rows) {
+        results[row.n] = { id: request.events[row.n]!.id, status: row.outcome, ...(row.reason ? { reason: row.reason } : {}) };
+        if (row.outcome === 'recorded' && request.events[row.n]!.type === 'impression') billed++;
+      }
+    } finally {
+      await allowed.settle(billed);
+    }
   }
 
   const count = (status: Result['status']) => results.filter((r) => r.status === status).length;

@@ -3,11 +3,12 @@
 -- an impression was whatever its caller said. Now:
 --
 -- * Spend is checked at billing. `sdk_counters` holds bounded counters, one row per name and
---   period: `budget:<campaign>` per UTC day (micro-dollars billed), `promised:<campaign>` per five
---   minutes (micro-dollars the ads served may still bill), `client:<publisher>:<client>` and
---   `publisher:<publisher>` per hour (billable impressions). An impression takes from them in
---   the transaction that bills it (public.sdk_take), so a campaign is billed at most its daily
---   budget and one impression's price, and serving counts what it has promised.
+--   period: `budget:<campaign>` per UTC day (micro-dollars billed), and `served:<campaign>` and
+--   `billed:<campaign>` per five minutes (what serving promised and billing took, added by the
+--   roll-up). An impression takes from its campaign's budget in the transaction that bills it
+--   (public.sdk_take), so a campaign is billed at most its daily budget and one impression's
+--   price, and serving counts what it has promised and not yet billed. The hourly caps per
+--   client and publisher are counted by the server (lib/sdk/events.ts), as its rate limits are.
 -- * A decision remembers who asked (`client_hash`: a keyed hash of the client's network and
 --   browser, lib/platform/http/client-ip.ts). An impression is billable only from that client,
 --   no sooner after its ad than its viewability rule's seconds and no later than 15 minutes, with
@@ -67,6 +68,8 @@ create index ad_decisions_client on public.ad_decisions (app_id, client_hash, ca
 
 -- ── Invalid traffic, counted ───────────────────────────────────────────────────────────────
 alter table public.ad_traffic_counts add column invalid integer not null default 0 check (invalid >= 0);
+-- What a fill promises its campaign (the impression's price), for pacing (public.roll_up_ad_traffic).
+alter table public.ad_traffic_counts add column promised_usd numeric(14, 6) not null default 0 check (promised_usd >= 0);
 alter table public.placements add column invalid_events bigint not null default 0 check (invalid_events >= 0);
 alter table public.daily_stats add column invalid_events bigint not null default 0 check (invalid_events >= 0);
 update public.placements p set invalid_events = x.n
@@ -124,9 +127,10 @@ end $$;
 revoke all on function public.sdk_take(text, timestamptz, integer, bigint, bigint) from public, anon, authenticated;
 grant execute on function public.sdk_take(text, timestamptz, integer, bigint, bigint) to sdk;
 
--- The five minutes `p_at` falls in: served ads are promised to their campaign's budget per slot
--- (`promised:<campaign>` counters), and a promise older than the impression window (15 minutes,
--- sdk_impression_reason) no longer counts, so pacing reads the slots of the last 20 minutes.
+-- The five minutes `p_at` falls in: what serving promised and billing took are counted per slot
+-- (`served:<campaign>` and `billed:<campaign>` counters, kept by the roll-up), and a promise older
+-- than the impression window (15 minutes, sdk_impression_reason) no longer counts, so pacing reads
+-- the slots of the last 15 to 20 minutes.
 -- A rule of the money path (migration 20261129000000_rules_one_by_one): inlined where called.
 create or replace function public.sdk_promise_slot(p_at timestamptz)
 returns timestamptz
@@ -238,8 +242,9 @@ revoke all on function public.sdk_client_fills(uuid, text, uuid, timestamptz) fr
 grant execute on function public.sdk_client_fills(uuid, text, uuid, timestamptz) to sdk;
 
 -- A campaign may fill while what it has committed today, in micro-dollars, is below its paced
--- budget: what its impressions were billed (its `budget:` counter, debited at billing) and what
--- the ads it served in the impression window may still bill (its `promised:` counters).
+-- budget: what its impressions were billed (its `budget:` counters, debited at billing) and what
+-- the ads it served in the impression window may still bill (its `served:` less `billed:`
+-- counters).
 -- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
 -- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
 -- it. Executable by `sdk`, the role the compositions run as, and nobody else.
@@ -256,14 +261,15 @@ grant execute on function public.sdk_paced_budget_left(bigint, numeric, numeric)
 -- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
 -- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
 -- Eligible: creative active, campaign running (sdk_campaign_running), paced budget left today
--- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today and what the ads it
--- served in the impression window may still bill, under the client's frequency cap
--- (sdk_client_fills, sdk_under_frequency_cap); each rule has its file here. The decision
--- remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts), and a filled one is
--- promised to its campaign's budget (a `promised:` counter of its slot, sdk_promise_slot) until
--- its impression is billed. The request is counted (`ad_traffic_counts`) whether or not it
--- filled. The draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the
--- smallest for each campaign with probability weight / total.
+-- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today (its `budget:`
+-- counter) and what the ads it served in the impression window may still bill
+-- (its `served:` less its `billed:` counters of the last 15 minutes, which the roll-up keeps),
+-- under the client's frequency cap (sdk_client_fills, sdk_under_frequency_cap); each rule has its
+-- file here. The decision remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts).
+-- The request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
+-- filled. Nothing here writes a row another request writes too: serving waits on no one. The
+-- draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the smallest for each
+-- campaign with probability weight / total.
 create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
                                                p_client_hash text)
 returns table (
@@ -288,6 +294,7 @@ declare
   v_day timestamptz := date_trunc('day', now(), 'UTC');
   v_promised_since timestamptz := public.sdk_promise_slot(now() - interval '15 minutes');
   v_decision uuid;
+  v_promised numeric;
 begin
   select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
   if not found then
@@ -309,8 +316,10 @@ begin
         and public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now())
         and public.sdk_paced_budget_left(
               (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k where k.name = 'budget:' || c.id and k.period = v_day)
-              + (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                 where k.name = 'promised:' || c.id and k.period >= v_promised_since),
+              + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                             where k.name = 'served:' || c.id and k.period >= v_promised_since)
+                            - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                               where k.name = 'billed:' || c.id and k.period >= v_promised_since)),
               c.daily_budget_usd, v_day_share)
         and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, c.id, now())), c.frequency_cap)
       order by c.id, random()
@@ -321,16 +330,12 @@ begin
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
   values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)
   returning id into v_decision;
-  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, day, requests, fills)
-  values (v_app, v_placement.id, p_api_key_id, (now() at time zone 'UTC')::date, 1, case when v_pick.id is null then 0 else 1 end);
   if v_pick.id is not null then
-    -- Last, so that the counter's row is locked only until the commit that follows.
-    insert into public.sdk_counters as k (name, period, used)
-    select 'promised:' || v_pick.campaign_id, public.sdk_promise_slot(now()),
-           (public.sdk_cost_per_impression(v_placement.format, s) * 1000000)::bigint
-    from public.pricing_settings s
-    on conflict (name, period) do update set used = k.used + excluded.used;
+    select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
   end if;
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, day, requests, fills, promised_usd)
+  values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, (now() at time zone 'UTC')::date, 1,
+          case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0));
   if v_pick.id is null then
     return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
   else
@@ -346,9 +351,10 @@ grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to
 -- documented (content/docs/sdk-integration.md, Counting rules). Each event is
 -- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
 -- viewability evidence, for impressions). `p_ip_hash` is the keyed hash of the client's address,
--- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_cap` and
--- `p_publisher_cap` are the billable impressions allowed per hour to one publisher's apps, from one
--- client and from all. Each event answers its `n` and one outcome:
+-- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_allowed`
+-- and `p_publisher_allowed` are how many of the batch's impressions the hourly caps still allow,
+-- from this client and for this publisher (lib/sdk/events.ts keeps those counts, shared by every
+-- instance when Upstash is configured). Each event answers its `n` and one outcome:
 --   recorded    billable, counted, on its decision;
 --   duplicate   its id was recorded before (a retry): nothing changes;
 --   invalid     never billed, with the reason; counted in the placement's invalid traffic, and
@@ -360,20 +366,21 @@ grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to
 --      batches never wait on each other in a circle), and the rules that need no counter are
 --      applied (sdk_impression_reason): an ad's impression is `already_counted` when it has one,
 --      or when an earlier impression of the batch that passed the rules takes it;
---   2. the impressions that passed take from the client's and the publisher's hourly counters,
---      then from their campaign's budget for the day (sdk_take): what the counters refuse is
---      invalid (`client_limit`, `publisher_limit`, `over_budget`), and what a later counter
---      refused is given back to the earlier ones (they count billable impressions). The budget
---      is debited in the same transaction as the impressions it pays for, so a campaign is
---      billed at most its daily budget and one impression's price;
---   3. what was billed is no longer promised (the `promised:` counters sdk_serve_ad adds to);
---   4. the decisions, the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic
---      are written in one statement.
--- Then clicks, one at a time, after the impressions, so a batch holding both for one decision
--- counts both: sdk_invalid_reason (after its impression, once per ad, one per address and ad in
--- 3 hours), and the campaign still running and within its budget.
+--   2. of the impressions that passed, those past what the hourly caps allow are invalid
+--      (`client_limit`, `publisher_limit`);
+--   3. the rest are billed on their decisions;
+--   4. each campaign's budget for the day (`budget:<campaign>`, sdk_take): what it refuses is
+--      `over_budget`, and its decisions are given back, in this transaction. The budget is
+--      debited in the same transaction as the impressions it pays for, so a campaign is billed
+--      at most its daily budget and one impression's price; its row is held from there to the
+--      commit, which is little;
+--   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
+--      address and ad in 3 hours), and the campaign still running and within its budget;
+--   6. the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic, in one statement.
+-- Locks are taken in one order: the batch's decisions (id order), the budgets (campaign id
+-- order), the advisory lock of a click; so two batches never wait on each other in a circle.
 create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
-                                                    p_client_cap integer, p_publisher_cap integer)
+                                                    p_client_allowed integer, p_publisher_allowed integer)
 returns table (n integer, outcome text, reason text)
 language plpgsql volatile security invoker set search_path = ''
 as $$
@@ -382,17 +389,15 @@ declare
   v_user uuid := public.sdk_user_id();
   v_today date := (now() at time zone 'UTC')::date;
   v_day timestamptz := date_trunc('day', now(), 'UTC');
-  v_hour timestamptz := date_trunc('hour', now(), 'UTC');
   v_pricing public.pricing_settings;
   v_checks public.sdk_impression_check[];
-  v_passed integer;
   v_client integer;
   v_allowed integer;
   v_group record;
   v_campaigns uuid[] := '{}';
   v_formats text[] := '{}';
   v_granted integer[] := '{}';
-  v_billed integer;
+  v_short boolean := false;
   v_event record;
   v_decision record;
   v_reason text;
@@ -435,105 +440,70 @@ begin
   left join public.campaigns c on c.id = d.campaign_id;
 
   if v_checks is not null then
-    -- One impression per ad: of those that passed, the first of the batch.
+    -- One impression per ad, of those that passed: the first of the batch. Then the hourly caps:
+    -- past what they allow, `client_limit`, then `publisher_limit`.
+    v_client := greatest(p_client_allowed, 0);
+    v_allowed := least(v_client, greatest(p_publisher_allowed, 0));
     select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
                          c.visible_seconds, c.cost_usd,
-                         case when c.reason is null and c.nth_of_decision > 1 then 'already_counted' else c.reason end
-                     )::public.sdk_impression_check order by c.n)
+                         case when c.reason is null and c.nth > v_client then 'client_limit'
+                              when c.reason is null and c.nth > v_allowed then 'publisher_limit'
+                              else c.reason end)::public.sdk_impression_check order by c.n)
     into v_checks
-    from (select c.*, row_number() over (partition by c.reason is null, c.decision_id order by c.n) as nth_of_decision
-          from unnest(v_checks) as c) as c;
+    from (select c.*, row_number() over (partition by c.reason is null order by c.n) as nth
+          from (select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
+                       c.visible_seconds, c.cost_usd,
+                       case when c.reason is null and row_number() over (partition by c.reason is null, c.decision_id order by c.n) > 1
+                            then 'already_counted' else c.reason end as reason
+                from unnest(v_checks) as c) as c) as c;
 
-    -- 2. The counters, in their one order: the client's hour, the publisher's hour, then each
-    -- campaign's day (and format, whose price differs).
-    select count(*) into v_passed from unnest(v_checks) as c where c.reason is null;
-    v_client := public.sdk_take('client:' || v_user || ':' || coalesce(p_client_hash, ''), v_hour, v_passed, 1, p_client_cap);
-    v_allowed := public.sdk_take('publisher:' || v_user, v_hour, v_client, 1, p_publisher_cap);
+    -- 3. The impressions left are billed on their decisions (locked above).
+    update public.ad_decisions d set
+      impression_event_id = c.id, impressed_at = now(),
+      visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
+      cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
+    from unnest(v_checks) as c
+    where c.reason is null and d.id = c.decision_id;
+  end if;
+
+  if v_checks is not null then
+    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each campaign's
+    -- row is held from here to the commit, which is little (a batch's clicks are few), so
+    -- batches billing one campaign wait on each other only that long. What a budget refuses is
+    -- given back: its decisions, billed in step 3 in this transaction, are as they were.
     for v_group in
       select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
-      from (select c.*, row_number() over (order by c.n) as nth from unnest(v_checks) as c where c.reason is null) as c
-      join public.campaigns k on k.id = c.campaign_id
-      where c.nth <= v_allowed
+      from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
+      where c.reason is null
       group by c.campaign_id, c.format
       order by c.campaign_id, c.format
     loop
       v_campaigns := v_campaigns || v_group.campaign_id;
       v_formats := v_formats || v_group.format;
-      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted,
-                                                (v_group.cost_usd * 1000000)::bigint, (v_group.daily_budget_usd * 1000000)::bigint);
+      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted, (v_group.cost_usd * 1000000)::bigint,
+                                                (v_group.daily_budget_usd * 1000000)::bigint);
+      v_short := v_short or v_granted[cardinality(v_granted)] < v_group.wanted;
     end loop;
+    -- Only when a budget refused some (at its end of the day) is there anything to give back.
+    if v_short then
     select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
                          c.visible_seconds, c.cost_usd,
-                         case
-                           when c.reason is not null then c.reason
-                           when c.nth > v_client then 'client_limit'
-                           when c.nth > v_allowed then 'publisher_limit'
-                           when c.nth_of_group > coalesce(g.granted, 0) then 'over_budget'
-                         end)::public.sdk_impression_check order by c.n)
+                         case when c.reason is null and c.nth_of_group > coalesce(g.granted, 0) then 'over_budget' else c.reason end
+                     )::public.sdk_impression_check order by c.n)
     into v_checks
-    from (select c.*,
-                 row_number() over (partition by c.reason is null order by c.n) as nth,
-                 row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
+    from (select c.*, row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
           from unnest(v_checks) as c) as c
     left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
       on g.campaign_id = c.campaign_id and g.format = c.format;
-
-    -- What the budgets refused was not billed: given back to the hourly counters, whose rows
-    -- this transaction holds.
-    select count(*) into v_billed from unnest(v_checks) as c where c.reason is null;
-    if v_client > v_billed then
-      update public.sdk_counters set used = used - (v_client - v_billed) where name = 'client:' || v_user || ':' || coalesce(p_client_hash, '') and period = v_hour;
-    end if;
-    if v_allowed > v_billed then
-      update public.sdk_counters set used = used - (v_allowed - v_billed) where name = 'publisher:' || v_user and period = v_hour;
+    update public.ad_decisions d set impression_event_id = null, impressed_at = null, visible_share = null, visible_seconds = null,
+                                     cost_usd = 0, revenue_usd = 0
+    from unnest(v_checks) as c
+    where c.reason = 'over_budget' and d.id = c.decision_id;
     end if;
 
-    -- 3. Billed, so no longer promised: by campaign and slot, in that order.
-    for v_group in
-      select c.campaign_id, public.sdk_promise_slot(c.served_at) as slot, sum((c.cost_usd * 1000000)::bigint) as micro
-      from unnest(v_checks) as c where c.reason is null
-      group by 1, 2 order by 1, 2
-    loop
-      update public.sdk_counters set used = greatest(used - v_group.micro, 0)
-      where name = 'promised:' || v_group.campaign_id and period = v_group.slot;
-    end loop;
-
-    -- 4. Everything written, and every impression answered.
-    return query
-    with billed as (
-      update public.ad_decisions d set
-        impression_event_id = c.id, impressed_at = now(),
-        visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
-        cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
-      from unnest(v_checks) as c
-      where c.reason is null and d.id = c.decision_id
-      returning d.id
-    ), counted as (
-      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
-      select v_app, c.placement_id, c.campaign_id, v_today,
-             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
-             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
-             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
-      from unnest(v_checks) as c
-      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
-      group by c.placement_id, c.campaign_id
-    ), kept as (
-      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
-                                    billable, invalid_reason, ip_hash)
-      select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
-             'impression', false, c.reason, p_ip_hash
-      from unnest(v_checks) as c
-      where c.reason not in ('duplicate', 'unknown_decision')
-      order by c.decision_id, c.reason, c.n
-      on conflict do nothing
-    )
-    select c.n,
-           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
-           case when c.reason = 'duplicate' then null else c.reason end
-    from unnest(v_checks) as c;
   end if;
 
-  -- Clicks, one at a time.
+  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
   for v_event in
     select e.n, e.id, e.decision_id
     from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
@@ -572,8 +542,7 @@ begin
     end if;
 
     if v_reason is null then
-      -- Once per ad, and after its impression, again in the update itself: a concurrent batch
-      -- that took the decision first is waited on, then found here.
+      -- Once per ad, and after its impression (the decision is locked: nothing else changes it).
       update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
       where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
         and not public.sdk_click_before_impression('click', impression_event_id)
@@ -583,11 +552,6 @@ begin
         insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, clicks)
         values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
         return query select v_event.n, 'recorded'::text, null::text;
-        continue;
-      end if;
-      -- A concurrent batch took it first (it waited on the row): the same event, or another.
-      if exists (select 1 from public.ad_decisions x where x.id = v_decision.id and x.click_event_id = v_event.id) then
-        return query select v_event.n, 'duplicate'::text, null::text;
         continue;
       end if;
       v_reason := 'already_counted';
@@ -602,6 +566,35 @@ begin
     on conflict do nothing;
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
+
+
+  if v_checks is not null then
+    -- 6. The counts, the invalid traffic, and every impression answered.
+    return query
+    with counted as (
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+      select v_app, c.placement_id, c.campaign_id, v_today,
+             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+      from unnest(v_checks) as c
+      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+      group by c.placement_id, c.campaign_id
+    ), kept as (
+      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                    billable, invalid_reason, ip_hash)
+      select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
+             'impression', false, c.reason, p_ip_hash
+      from unnest(v_checks) as c
+      where c.reason not in ('duplicate', 'unknown_decision')
+      order by c.decision_id, c.reason, c.n
+      on conflict do nothing
+    )
+    select c.n,
+           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+           case when c.reason = 'duplicate' then null else c.reason end
+    from unnest(v_checks) as c;
+  end if;
 end $$;
 revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
 grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
@@ -611,7 +604,10 @@ grant execute on function public.sdk_record_events(jsonb, text, text, boolean, i
 -- transaction: every count is added exactly once. Rows of transactions still open are invisible
 -- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
--- Each run also sweeps, a bounded batch at a time, what is kept only for a while (SECURITY.md,
+-- It also adds what serving promised and what billing took, per campaign and five minutes, to the
+-- `served:` and `billed:` counters that pacing reads (public.sdk_serve_ad): serving writes no row
+-- another request writes too, and counts its promises from the next run. Each run also sweeps,
+-- a bounded batch at a time, what is kept only for a while (SECURITY.md,
 -- What strangers can store): decisions and invalid traffic after 35 days (past their token's hour,
 -- the frequency cap's day and a month's close), and counters two days after their period.
 create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
@@ -675,6 +671,17 @@ begin
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
       spent_usd   = s.spent_usd + excluded.spent_usd
+  ), promised as (
+    insert into public.sdk_counters as k (name, period, used)
+    select x.name, x.slot, x.micro
+    from (select 'served:' || t.campaign_id as name, date_bin(interval '5 minutes', t.at, timestamptz '2000-01-01 00:00:00+00') as slot,
+                 sum((t.promised_usd * 1000000)::bigint) as micro
+          from taken t where t.campaign_id is not null and t.promised_usd > 0 group by 1, 2
+          union all
+          select 'billed:' || t.campaign_id, date_bin(interval '5 minutes', t.at, timestamptz '2000-01-01 00:00:00+00'),
+                 sum((t.cost_usd * 1000000)::bigint)
+          from taken t where t.campaign_id is not null and t.cost_usd > 0 group by 1, 2) x
+    on conflict (name, period) do update set used = k.used + excluded.used
   ), used as (
     update public.api_keys k set last_used_at = greatest(k.last_used_at, u.last_at)
     from (select t.api_key_id, max(t.at) as last_at from taken t where t.api_key_id is not null group by t.api_key_id) u

@@ -1,11 +1,13 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createPlacement } from '@/lib/console/writes';
 import type { Engine } from '@/lib/platform/db/engine';
-import { resetEnv } from '@/lib/platform/env';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
+import type { Services } from '@/lib/services';
 import { clientHash } from '@/lib/platform/http/client-ip';
 import { adBody, type AdBody } from '@/lib/schemas/sdk';
 import { rollUp } from '@/lib/sdk/rollup';
-import { suiteDatabase, testEngines } from '../helpers/db';
+import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
+import { makeServices } from '../helpers/services';
 import { rawAsService } from '../helpers/roles';
 import { newKey, sdk } from '../helpers/sdk';
 
@@ -89,23 +91,33 @@ for (const engine of testEngines()) {
     let n = 0;
     const id = () => `bill-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
-    const fetchAd = async (a: App, client: { ip?: string; ua?: string } = {}): Promise<AdBody | null> => {
+    const fetchAd = async (a: App, client: { ip?: string; ua?: string; services?: Services } = {}): Promise<AdBody | null> => {
       const res = await sdk(`/functions/v1/ads?placement_id=${a.placement}`, {
         headers: { 'x-api-key': a.key, ...(client.ua ? { 'user-agent': client.ua } : {}) },
         ip: client.ip,
+        services: client.services,
       });
       if (res.status === 204) return null;
       expect(res.status, res.text).toBe(200);
       return adBody.parse(res.body);
     };
-    const send = (a: App, events: unknown[], client: { ip?: string; ua?: string } = {}) =>
-      sdk('/functions/v1/events', { body: { events }, ip: client.ip, headers: { 'x-api-key': a.key, ...(client.ua ? { 'user-agent': client.ua } : {}) } });
-
-    afterEach(() => {
-      delete process.env.SDK_CLIENT_IMPRESSIONS_PER_HOUR;
-      delete process.env.SDK_PUBLISHER_IMPRESSIONS_PER_HOUR;
-      resetEnv();
-    });
+    const send = (a: App, events: unknown[], client: { ip?: string; ua?: string; services?: Services } = {}) =>
+      sdk('/functions/v1/events', {
+        body: { events },
+        ip: client.ip,
+        headers: { 'x-api-key': a.key, ...(client.ua ? { 'user-agent': client.ua } : {}) },
+        services: client.services,
+      });
+    /** The suite's services, with hourly caps of their own on billable impressions. */
+    const capped = (perClient: number, perPublisher: number): Services =>
+      makeServices({
+        database: suite.db,
+        rateLimiter: UNLIMITED(),
+        impressionLimits: {
+          client: new MemoryRateLimiter({ max: perClient, windowSeconds: 3600 }),
+          publisher: new MemoryRateLimiter({ max: perPublisher, windowSeconds: 3600 }),
+        },
+      });
 
     describe('spend is checked when an impression is billed', () => {
       let target: App;
@@ -224,8 +236,7 @@ for (const engine of testEngines()) {
       });
 
       it("caps billable impressions per client and per publisher per hour, and counts the rest in the placement's invalid traffic", async () => {
-        process.env.SDK_CLIENT_IMPRESSIONS_PER_HOUR = '2';
-        resetEnv();
+        const services = capped(2, 2);
         const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
         const ads: AdBody[] = [];
         for (let i = 0; i < 4; i++) ads.push((await fetchAd(a, { ua: 'Capped/1' }))!);
@@ -234,7 +245,7 @@ for (const engine of testEngines()) {
         const res = await send(
           a,
           ads.map((ad) => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE })),
-          { ua: 'Capped/1' },
+          { ua: 'Capped/1', services },
         );
         expect(res.body.results.map((r: { status: string; reason?: string }) => r.reason ?? r.status)).toEqual([
           'recorded',
@@ -243,9 +254,8 @@ for (const engine of testEngines()) {
           'client_limit',
         ]);
 
-        process.env.SDK_PUBLISHER_IMPRESSIONS_PER_HOUR = '2';
-        resetEnv();
-        const second = await send(a, [{ id: id(), type: 'impression', token: other.token, viewability: VIEWABLE }], { ua: 'Capped/2' });
+        // Another client, with room of its own: the publisher's two are taken.
+        const second = await send(a, [{ id: id(), type: 'impression', token: other.token, viewability: VIEWABLE }], { ua: 'Capped/2', services });
         expect(second.body.results[0]).toMatchObject({ status: 'invalid', reason: 'publisher_limit' });
 
         await rollUp(suite.db);
@@ -270,8 +280,7 @@ for (const engine of testEngines()) {
       });
 
       it("does not count impressions the budget refused against the client's hourly cap", async () => {
-        process.env.SDK_CLIENT_IMPRESSIONS_PER_HOUR = '2';
-        resetEnv();
+        const services = capped(2, 1000);
         const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
         const campaignId = await campaign(suite.db, 'sponsored_card', 100_000);
         const ads: AdBody[] = [];
@@ -283,16 +292,17 @@ for (const engine of testEngines()) {
         // Spent: both refused over_budget, and the client's hour still has room for two.
         await rawAsService(suite.db, (q) =>
           q.query(
-            `insert into public.sdk_counters (name, period, used) values ('budget:' || $1, date_trunc('day', now(), 'UTC'), 100000000000::bigint)
+            `insert into public.sdk_counters (name, period, used)
+             values ('budget:' || $1, date_trunc('day', now(), 'UTC'), 100000000000::bigint)
              on conflict (name, period) do update set used = excluded.used`,
             [campaignId],
           ),
         );
         const impressions = (list: AdBody[]) => list.map((ad) => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }));
-        const refused = await send(a, impressions(ads.slice(0, 2)), { ua: 'Refunded/1' });
+        const refused = await send(a, impressions(ads.slice(0, 2)), { ua: 'Refunded/1', services });
         expect(refused.body.results.map((r: { reason?: string }) => r.reason)).toEqual(['over_budget', 'over_budget']);
         await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name = 'budget:' || $1`, [campaignId]));
-        const billed = await send(a, impressions(ads.slice(2)), { ua: 'Refunded/1' });
+        const billed = await send(a, impressions(ads.slice(2)), { ua: 'Refunded/1', services });
         expect(billed.body.results.map((r: { status: string }) => r.status)).toEqual(['recorded', 'recorded']);
         await setCampaign(suite.db, campaignId, { status: 'ended' });
       });
@@ -325,7 +335,8 @@ for (const engine of testEngines()) {
           await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [claims]);
           return record(tx, [imp(y, 0), { n: 1, id: `${x.decision_id}.click`, kind: 'click', decision_id: x.decision_id }]);
         });
-        const [fromB, fromA] = await Promise.all([b, a_]);
+        const byN = (rows: unknown[]) => [...(rows as { n: number }[])].sort((x, y) => x.n - y.n);
+        const [fromB, fromA] = (await Promise.all([b, a_])).map(byN);
         // Both went through: B's impressions first (A waited for X), then A's impression and X's click.
         expect(fromA).toEqual([
           { n: 0, outcome: 'recorded', reason: null },

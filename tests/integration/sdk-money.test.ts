@@ -217,18 +217,18 @@ for (const engine of testEngines()) {
           await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name in (select 'budget:' || c.id from (${sponsoredCard}) c)`));
         }
         expect((await ad(p, 'sponsored_card')).status).toBe(200);
-        // Or has served, in the last quarter of an hour, ads that would bill its whole day.
+        // Or has served, in the last quarter of an hour, ads that would bill its whole day (the roll-up counts them).
         await rawAsService(suite.db, (q) =>
           q.query(
             `insert into public.sdk_counters (name, period, used)
-             select 'promised:' || c.id, date_bin('5 minutes', now(), timestamptz '2000-01-01 00:00:00+00'), (c.daily_budget_usd * 1000000)::bigint from (${sponsoredCard}) c
+             select 'served:' || c.id, date_bin('5 minutes', now(), timestamptz '2000-01-01 00:00:00+00'), (c.daily_budget_usd * 1000000)::bigint from (${sponsoredCard}) c
              on conflict (name, period) do update set used = excluded.used`,
           ),
         );
         try {
           expect((await ad(p, 'sponsored_card')).status).toBe(204);
         } finally {
-          await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name in (select 'promised:' || c.id from (${sponsoredCard}) c)`));
+          await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name in (select 'served:' || c.id from (${sponsoredCard}) c)`));
         }
         expect((await ad(p, 'sponsored_card')).status).toBe(200);
       });

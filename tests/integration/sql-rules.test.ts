@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine, Row, Transaction } from '../../lib/platform/db/engine';
+import type { Engine, Queryable, Row, Transaction } from '../../lib/platform/db/engine';
 import { EVENT_REASONS } from '../../lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 import { rawAsService, runAs, sdkClaims } from '../helpers/roles';
@@ -8,9 +8,13 @@ import { rawAsService, runAs, sdkClaims } from '../helpers/roles';
 /**
  * The money path's rules one by one, in SQL, on every engine (migration 20261129000000, each rule
  * in supabase/schemas/functions/, and migration 20261203000000's billing checks): pacing on what
- * a campaign was billed and has promised, the frequency cap by client, the bounded counters
- * (`sdk_take`), once per ad, click after impression, one click per address and ad in 3 hours,
- * and the reasons an event is invalid traffic. A rule that reads nothing is called directly with
+ * a campaign was billed today (its `budget:` counter) and has served and not yet been billed
+ * (the `served:` and `billed:` counters the roll-up keeps), the frequency cap by client, the
+ * bounded counters (`sdk_take`) and a campaign's daily budget taken from one of them as its
+ * impressions are billed (never more than the budget and one impression), once per ad, click
+ * after impression, one click per address and ad in 3 hours, the hourly caps as the server
+ * passes them, and the reasons an event is invalid traffic.
+ * A rule that reads nothing is called directly with
  * the facts it decides on; each is then shown at work in `sdk_serve_ad` or `sdk_record_events`,
  * called as the app's SDK role the way lib/sdk/access.ts calls them (`request.jwt.claims` and the
  * role `sdk`, set for the transaction). Every scenario runs in a transaction that is rolled back,
@@ -26,11 +30,11 @@ type Format = (typeof FORMATS)[number];
 const VIEWABLE = { visible_share: 0.8, visible_seconds: 2.5 };
 /** The client an ad request and an events batch come from, unless a test says otherwise (lib/platform/http/client-ip.ts `clientHash`). */
 const CLIENT = 'client-1';
-/** Hourly caps on billable impressions no scenario reaches, unless it sets its own. */
+/** How many of a batch's impressions the hourly caps allow (lib/sdk/events.ts `allowImpressions`): all, unless a scenario says otherwise. */
 const NO_CAP = 1_000_000;
 /** Decided in Node from the token, before any SQL (lib/sdk/events.ts). */
 const TOKEN_REASONS = ['invalid_token', 'expired_token', 'wrong_app'];
-/** Decided by `sdk_record_events` itself: no decision to apply the rules to, and what its counters refuse. */
+/** Decided by `sdk_record_events` itself: no decision to apply the rules to, what the hourly caps allow no more of, and what the budget refuses. */
 const COMPOSITION_REASONS = ['unknown_decision', 'client_limit', 'publisher_limit', 'over_budget'];
 /** Where the counters' periods start: today (UTC), for a campaign's budget. */
 const TODAY = "date_trunc('day', now(), 'UTC')";
@@ -70,37 +74,45 @@ async function asOwner(tx: Transaction): Promise<void> {
   await tx.exec('set local role none');
 }
 
-async function one<T = unknown>(q: Transaction | Engine, sql: string, params: unknown[] = []): Promise<T> {
+async function one<T = unknown>(q: Queryable, sql: string, params: unknown[] = []): Promise<T> {
   const [row] = await q.query<{ v: T }>(sql, params);
   return row!.v;
 }
 
 /**
  * The ads served in this transaction since the last call are made `seconds` old, as the service
- * (`service_role`) would backdate them: their decisions' `created_at`, and the five minutes their
- * promise to their campaign's budget is counted in (`promised:` counters, sdk_promise_slot), so
- * that billing them takes their promise back where serving put it. Ends as the app's SDK role.
+ * (`service_role`) would backdate them: their decisions' `created_at`, and the time of the counts
+ * their requests left for the roll-up, which puts what they promised in the `served:` counter of
+ * that time's five minutes. Ends as the app's SDK role.
  */
 async function servedAgo(tx: Transaction, app: App, seconds: number): Promise<void> {
-  await asSdk(tx, app);
-  const [slots] = await tx.query<{ served: string; backdated: string }>(
-    'select public.sdk_promise_slot(now())::text as served, public.sdk_promise_slot(now() - make_interval(secs => $1))::text as backdated',
-    [seconds],
-  );
   await tx.query("select set_config('role', 'service_role', true)");
   await tx.query('update public.ad_decisions set created_at = now() - make_interval(secs => $1) where app_id = $2 and created_at = now()', [
     seconds,
     app.appId,
   ]);
-  if (slots!.served !== slots!.backdated) {
-    await tx.query(
-      `with moved as (delete from public.sdk_counters where name like 'promised:%' and period = $1::timestamptz returning name, used)
-       insert into public.sdk_counters as k (name, period, used) select name, $2::timestamptz, used from moved
-       on conflict (name, period) do update set used = k.used + excluded.used`,
-      [slots!.served, slots!.backdated],
-    );
-  }
+  await tx.query('update public.ad_traffic_counts set at = now() - make_interval(secs => $1) where app_id = $2 and at = now() and requests > 0', [
+    seconds,
+    app.appId,
+  ]);
   await asSdk(tx, app);
+}
+
+/** The roll-up as the server runs it (`service_role`, lib/sdk/rollup.ts), in this transaction. Ends as the app's SDK role. */
+async function rollUp(tx: Transaction, app: App): Promise<void> {
+  await tx.query("select set_config('role', 'service_role', true)");
+  await tx.query('select * from public.roll_up_ad_traffic()');
+  await asSdk(tx, app);
+}
+
+/** Every counter, as `name@period` (the period as UTC text) and its count (read as the owner, back as `sdk` after). */
+async function allCounters(tx: Transaction, app: App): Promise<Record<string, number>> {
+  await asOwner(tx);
+  const rows = await tx.query<{ key: string; used: number }>(
+    `select name || '@' || to_char(period at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as key, used::float8 as used from public.sdk_counters order by 1`,
+  );
+  await asSdk(tx, app);
+  return Object.fromEntries(rows.map((r) => [r.key, r.used]));
 }
 
 /** A counter's count, or null when it does not exist (read as the owner, back as `sdk` after). */
@@ -110,6 +122,9 @@ async function counter(tx: Transaction, app: App, name: string, period: string):
   await asSdk(tx, app);
   return row ? row.used : null;
 }
+
+/** What a campaign was billed today, in micro-dollars: its `budget:` counter (null when it does not exist). */
+const budgetUsed = (tx: Transaction, app: App, campaignId: string) => counter(tx, app, `budget:${campaignId}`, TODAY);
 
 /** Sets a counter (as the owner, back as `sdk` after). */
 async function setCounter(tx: Transaction, app: App, name: string, period: string, used: string): Promise<void> {
@@ -164,19 +179,22 @@ interface RecordOptions {
   /** The client's hash; CLIENT unless given. */
   client?: string | null;
   bot?: boolean;
-  clientCap?: number;
-  publisherCap?: number;
+  /** How many of the batch's impressions the client's hourly cap still allows (`p_client_allowed`); all unless given. */
+  clientAllowed?: number;
+  /** How many the publisher's hourly cap still allows (`p_publisher_allowed`); all unless given. */
+  publisherAllowed?: number;
 }
 
-function record(tx: Transaction, events: SdkEvent[], o: RecordOptions = {}): Promise<Outcome[]> {
+/** One batch, as lib/sdk/events.ts sends it; the outcomes sorted by `n` (sdk_record_events answers them in any order). */
+function record(tx: Queryable, events: SdkEvent[], o: RecordOptions = {}): Promise<Outcome[]> {
   const numbered = events.map((e, n) => ({ n, ...e }));
   return tx.query<Outcome>('select * from public.sdk_record_events($1::jsonb, $2, $3, $4::boolean, $5::integer, $6::integer) order by n', [
     numbered,
     o.ip === undefined ? 'address-1' : o.ip,
     o.client === undefined ? CLIENT : o.client,
     o.bot ?? false,
-    o.clientCap ?? NO_CAP,
-    o.publisherCap ?? NO_CAP,
+    o.clientAllowed ?? NO_CAP,
+    o.publisherAllowed ?? NO_CAP,
   ]);
 }
 
@@ -487,56 +505,147 @@ for (const engine of testEngines()) {
         expect(await left(240_000_001, 0.99)).toBe(false);
       });
 
-      it('pacing at work: an ad is served while what its campaign was billed today and promised in the last quarter hour is below the paced budget, and not at it', async () => {
+      it('pacing at work: an ad is served while what its campaign was billed today and served in the last quarter hour and not yet billed is below the paced budget, and not at it', async () => {
         const fills = await scenario(db, async (tx) => {
           const campaign = await onlyCampaign(tx, { budget: 240 });
-          const budget = `budget:${campaign.id}`;
-          const promised = `promised:${campaign.id}`;
-          // The paced budget in micro-dollars, as the counters keep it: just below it, and at it rounded up.
+          const other = await addCampaign(tx, { status: 'paused' });
+          const served = `served:${campaign.id}`;
+          const billed = `billed:${campaign.id}`;
+          // The paced budget in micro-dollars, as the counters keep it: at it rounded up, and just below it.
           const paced = 'public.sdk_paced_budget_usd(240, public.sdk_day_share(now())) * 1000000';
-          const below = `floor(${paced}) - 1`;
           const at = `ceil(${paced})`;
+          const below = `${at} - 1`;
           const slot = (minutesAgo: number) => `public.sdk_promise_slot(now() - interval '${minutesAgo} minutes')`;
-          /** Only these counters of the campaign, then one request: did it fill? */
-          const filledWith = async (counters: [name: string, period: string, used: string][]) => {
+          type Counter = [name: string, period: string, used: string];
+          /** `total` micro-dollars billed on the day `period` starts: the campaign's budget counter of that day. */
+          const billedOn = (total: string, period = TODAY, campaignId = campaign.id): Counter[] => [[`budget:${campaignId}`, period, total]];
+          /** One request, undone after (no decision, no count for the roll-up): would it fill? */
+          const filled = async () => {
             await asOwner(tx);
-            await tx.query('delete from public.sdk_counters where name in ($1, $2)', [budget, promised]);
+            await tx.exec('savepoint probe');
+            await asSdk(tx, app);
+            const ad = await serve(tx, app.placements.tooltip);
+            await tx.exec('rollback to savepoint probe');
+            await asOwner(tx);
+            return ad.creative_id === campaign.creatives.tooltip;
+          };
+          /** Only these counters of the two campaigns, then one request. */
+          const filledWith = async (counters: Counter[]) => {
+            await asOwner(tx);
+            await tx.query("delete from public.sdk_counters where split_part(name, ':', 2) in ($1, $2)", [campaign.id, other.id]);
             for (const [name, period, used] of counters) await setCounter(tx, app, name, period, used);
             return filled();
           };
-          const filled = async () => {
+          const direct = {
+            nothing: await filledWith([]),
+            billedBelow: await filledWith(billedOn(below)),
+            billedAt: await filledWith(billedOn(at)),
+            // What was billed on another day, or to another campaign, does not count against today's.
+            billedYesterday: await filledWith(billedOn(at, `${TODAY} - interval '1 day'`)),
+            otherCampaignAt: await filledWith(billedOn(at, TODAY, other.id)),
+            // Served in the last quarter hour and not billed: what those ads may still bill.
+            servedAt: await filledWith([[served, slot(0), at]]),
+            // Billed since, it is no longer a promise (the budget counters have it).
+            servedAndBilled: await filledWith([
+              [served, slot(0), at],
+              [billed, slot(0), at],
+            ]),
+            // Billed, and served less billed, add up to the micro-dollar, whatever the slots of the window.
+            servedNotBilledAt: await filledWith([
+              ...billedOn(`${at} - 1000`),
+              [served, slot(5), '1200'],
+              [served, slot(0), '1800'],
+              [billed, slot(10), '2000'],
+            ]),
+            servedNotBilledBelow: await filledWith([
+              ...billedOn(`${at} - 1000`),
+              [served, slot(5), '1199'],
+              [served, slot(0), '1800'],
+              [billed, slot(10), '2000'],
+            ]),
+            // Billing more than was served in the window (ads served before it) takes nothing off what was billed today.
+            billedMoreThanServed: await filledWith([...billedOn(at), [served, slot(0), '1000'], [billed, slot(0), '5000']]),
+            // The slot 15 minutes ago is still in the window...
+            servedInTheWindow: await filledWith([...billedOn(`${at} - 1000`), [served, slot(15), '1000']]),
+            // ...and the one before it is not: those ads can no longer be billed; nor does what was billed then count.
+            servedBeforeTheWindow: await filledWith([[served, `${slot(15)} - interval '5 minutes'`, at]]),
+            billedBeforeTheWindow: await filledWith([
+              [served, slot(0), at],
+              [billed, `${slot(15)} - interval '5 minutes'`, at],
+            ]),
+          };
+
+          // The same through the roll-up, from what serving and billing leave for it (ad_traffic_counts).
+          const price = Math.round(cost.tooltip * 1e6);
+          const serveOne = async () => {
             await asSdk(tx, app);
             const ad = await serve(tx, app.placements.tooltip);
             await asOwner(tx);
             return ad.creative_id === campaign.creatives.tooltip;
           };
-          return {
-            nothing: await filledWith([]),
-            billedBelow: await filledWith([[budget, TODAY, below]]),
-            billedAt: await filledWith([[budget, TODAY, at]]),
-            // What was billed on another day does not count against today's.
-            billedYesterday: await filledWith([[budget, `${TODAY} - interval '1 day'`, at]]),
-            promisedAt: await filledWith([[promised, slot(0), at]]),
-            // Billed and promised add up; the slot 15 minutes ago is still in the window...
-            billedAndPromisedAt: await filledWith([
-              [budget, TODAY, `${at} - 1000`],
-              [promised, slot(15), '1000'],
-            ]),
-            // ...and the one before it is not: those ads can no longer be billed.
-            promisedBeforeTheWindow: await filledWith([[promised, `${slot(15)} - interval '5 minutes'`, at]]),
-            // An ad served just below the paced budget promises its price: the next request finds it at the budget.
-            servedBelow: [await filledWith([[budget, TODAY, below]]), await filled()],
+          const rollUpNow = async () => {
+            await rollUp(tx, app);
+            await asOwner(tx);
           };
+          await filledWith(billedOn(`${at} - ${price}`));
+          const throughRollUp: Record<string, boolean> = {};
+          // One ad's price short of the paced budget: an ad is served, and promises its price from the roll-up's next run on.
+          throughRollUp.served = await serveOne();
+          throughRollUp.beforeTheRollUp = await filled();
+          await rollUpNow();
+          throughRollUp.afterTheRollUp = await filled();
+          // It is billed as sdk_record_events bills it (below): its price in the budget counter, and the impression
+          // counted with its cost, which the roll-up adds to the `billed:` counter. Until then it counts twice, billed and promised.
+          await tx.query(`update public.sdk_counters set used = used + $1 where name = $2 and period = ${TODAY}`, [price, `budget:${campaign.id}`]);
+          await tx.query(
+            `insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, cost_usd)
+             values ($1, $2, $3, (now() at time zone 'UTC')::date, 1, $4)`,
+            [app.appId, app.placements.tooltip, campaign.id, cost.tooltip],
+          );
+          throughRollUp.billedBeforeTheRollUp = await filled();
+          await rollUpNow();
+          throughRollUp.billedAfterTheRollUp = await filled();
+          // Counted once: a micro-dollar less billed, and it fills again.
+          await tx.query(`update public.sdk_counters set used = used - 1 where name = $1 and period = ${TODAY}`, [`budget:${campaign.id}`]);
+          throughRollUp.countedOnce = await filled();
+          // An ad served 20 minutes ago promises nothing any more; one served now does.
+          throughRollUp.servedLongAgo = await serveOne();
+          await servedAgo(tx, app, 20 * 60);
+          await rollUpNow();
+          throughRollUp.afterLongAgo = await filled();
+          throughRollUp.servedNow = await serveOne();
+          await rollUpNow();
+          throughRollUp.afterNow = await filled();
+          return { direct, throughRollUp };
         });
         expect(fills).toEqual({
-          nothing: true,
-          billedBelow: true,
-          billedAt: false,
-          billedYesterday: true,
-          promisedAt: false,
-          billedAndPromisedAt: false,
-          promisedBeforeTheWindow: true,
-          servedBelow: [true, false],
+          direct: {
+            nothing: true,
+            billedBelow: true,
+            billedAt: false,
+            billedYesterday: true,
+            otherCampaignAt: true,
+            servedAt: false,
+            servedAndBilled: true,
+            servedNotBilledAt: false,
+            servedNotBilledBelow: true,
+            billedMoreThanServed: false,
+            servedInTheWindow: false,
+            servedBeforeTheWindow: true,
+            billedBeforeTheWindow: false,
+          },
+          throughRollUp: {
+            served: true,
+            beforeTheRollUp: true,
+            afterTheRollUp: false,
+            billedBeforeTheRollUp: false,
+            billedAfterTheRollUp: false,
+            countedOnce: true,
+            servedLongAgo: true,
+            afterLongAgo: true,
+            servedNow: true,
+            afterNow: false,
+          },
         });
       });
 
@@ -927,7 +1036,7 @@ for (const engine of testEngines()) {
               ),
             ),
           );
-          // It runs again, its day's budget billed: neither counts either.
+          // It runs again, its day's budget billed (its counter at the budget, 240 dollars): neither counts either.
           await asOwner(tx);
           await tx.query("update public.campaigns set status = 'active' where id = $1", [campaign.id]);
           await setCounter(tx, app, `budget:${campaign.id}`, TODAY, '240 * 1000000');
@@ -944,24 +1053,22 @@ for (const engine of testEngines()) {
             ),
           );
           await setCounter(tx, app, `budget:${campaign.id}`, TODAY, '0');
-          // One billable impression an hour for this client, then as many as the publisher has had.
+          // The hourly caps (counted by the server) allow one more billable impression from this client, then one more for the publisher.
           answers.push(
             ...verdicts(
               await record(
                 tx,
                 limited.map((id, n) => ({ id: `client-limit-${n}`, kind: 'impression' as const, decision_id: id, ...VIEWABLE })),
-                { client: 'client-3', clientCap: 1 },
+                { client: 'client-3', clientAllowed: 1 },
               ),
             ),
           );
-          const hour = "date_trunc('hour', now())";
-          const publisherSoFar = (await counter(tx, app, `publisher:${app.userId}`, hour))!;
           answers.push(
             ...verdicts(
               await record(
                 tx,
                 publisherLimited.map((id, n) => ({ id: `publisher-limit-${n}`, kind: 'impression' as const, decision_id: id, ...VIEWABLE })),
-                { client: 'client-4', publisherCap: publisherSoFar + 1 },
+                { client: 'client-4', publisherAllowed: 1 },
               ),
             ),
           );
@@ -1041,6 +1148,270 @@ for (const engine of testEngines()) {
         expect(result.billed).toEqual(result.shouldBeBilled);
       });
 
+      it("the hourly caps at work: of a batch's impressions that pass every other rule, in order, those past what the client's cap allows, then the publisher's, are refused and take nothing from the budget", async () => {
+        const result = await scenario(db, async (tx) => {
+          const campaign = await onlyCampaign(tx);
+          await asSdk(tx, app);
+          const ads: string[] = [];
+          for (let i = 0; i < 8; i++) ads.push((await serve(tx, app.placements.tooltip)).decision_id);
+          await servedAgo(tx, app, 5);
+          const impression = (i: number, id = `imp-${i}`, evidence: { visible_share: number; visible_seconds: number } = VIEWABLE): SdkEvent => ({
+            id,
+            kind: 'impression',
+            decision_id: ads[i]!,
+            ...evidence,
+          });
+          const billed = async () => ((await budgetUsed(tx, app, campaign.id)) ?? 0) / Math.round(cost.tooltip * 1e6);
+          // Four pass the rules (a glimpse does not, nor a second impression of one ad): the client's cap allows three, the publisher's two.
+          const mixed = verdicts(
+            await record(
+              tx,
+              [
+                impression(0),
+                impression(1, 'glimpse', { visible_share: 0.1, visible_seconds: 1 }),
+                impression(2),
+                impression(2, 'imp-2-again'),
+                impression(3),
+                impression(4),
+              ],
+              { clientAllowed: 3, publisherAllowed: 2 },
+            ),
+          );
+          const billedAfterMixed = await billed();
+          // Nothing allowed, or less than nothing: nothing billed.
+          const none = verdicts(await record(tx, [impression(5), impression(6)], { clientAllowed: 0 }));
+          const negative = verdicts(await record(tx, [impression(7)], { publisherAllowed: -3 }));
+          // Clicks are not capped.
+          const click = verdicts(await record(tx, [{ id: 'clk-0', kind: 'click', decision_id: ads[0]! }], { clientAllowed: 0, publisherAllowed: 0 }));
+          // An ad refused by a cap counts later, when the caps allow it.
+          const later = verdicts(await record(tx, [impression(3, 'imp-3-later')]));
+          return { mixed, billedAfterMixed, none, negative, click, later, billedAtTheEnd: await billed() };
+        });
+        expect(result).toEqual({
+          mixed: ['recorded', 'not_viewable', 'recorded', 'already_counted', 'publisher_limit', 'client_limit'],
+          billedAfterMixed: 2,
+          none: ['client_limit', 'client_limit'],
+          negative: ['publisher_limit'],
+          click: ['recorded'],
+          later: ['recorded'],
+          billedAtTheEnd: 3,
+        });
+      });
+
+      it("the budget at work: a batch bills a campaign's impressions up to its daily budget and the one that crosses it; the rest are over_budget, their decisions untouched, and the spent campaign's clicks too", async () => {
+        const result = await scenario(db, async (tx) => {
+          const campaign = await onlyCampaign(tx, { budget: 240, formats: ['tooltip'] });
+          const exact = await addCampaign(tx, { budget: 240, formats: ['tooltip'] });
+          const other = await addCampaign(tx, { budget: 240, formats: ['tooltip'] });
+          const price = Math.round(cost.tooltip * 1e6);
+          const budget = 240 * 1e6;
+          // Billed today: two and a half impressions short of the budget (three more are billed, the third crossing it), and
+          // for `exact` two short to the micro-dollar (two are billed, and it is spent). `other` has billed nothing yet.
+          await setCounter(tx, app, `budget:${campaign.id}`, TODAY, String(budget - Math.floor(2.5 * price)));
+          await setCounter(tx, app, `budget:${exact.id}`, TODAY, String(budget - 2 * price));
+          await asOwner(tx);
+          const servedAt = await one<string>(tx, "select (now() - interval '5 seconds')::text as v");
+          const ads = async (c: { id: string; creatives: Record<Format, string> }, count: number) => {
+            const ids: string[] = [];
+            for (let i = 0; i < count; i++)
+              ids.push(await decision(tx, app, { creative: c.creatives.tooltip, campaign: c.id, client: CLIENT, createdAt: servedAt }));
+            return ids;
+          };
+          const [mine, exacts, others] = [await ads(campaign, 7), await ads(exact, 4), await ads(other, 2)];
+          const decisionsOf = (ids: string[]) =>
+            tx.query(
+              `select impression_event_id, impressed_at, visible_share::float8, visible_seconds::float8, cost_usd, revenue_usd, click_event_id, clicked_at
+               from public.ad_decisions where id = any($1::uuid[]) order by array_position($1::uuid[], id)`,
+              [ids],
+            );
+          const before = await decisionsOf(mine);
+          await asSdk(tx, app);
+          const impression = (id: string, decision_id: string, evidence = VIEWABLE): SdkEvent => ({ id, kind: 'impression', decision_id, ...evidence });
+          // The clicks first in the batch: they are judged after the budgets all the same.
+          const batch = verdicts(
+            await record(tx, [
+              { id: 'mine-0-click', kind: 'click', decision_id: mine[0]! },
+              { id: 'other-0-click', kind: 'click', decision_id: others[0]! },
+              impression('mine-0', mine[0]!),
+              impression('other-0', others[0]!),
+              impression('mine-1', mine[1]!),
+              // A glimpse takes nothing from the budget.
+              impression('mine-2', mine[2]!, { visible_share: 0.1, visible_seconds: 1 }),
+              impression('exact-0', exacts[0]!),
+              impression('mine-3', mine[3]!),
+              impression('mine-4', mine[4]!),
+              impression('exact-1', exacts[1]!),
+              impression('other-1', others[1]!),
+              impression('exact-2', exacts[2]!),
+              impression('mine-5', mine[5]!),
+            ]),
+          );
+          const budgets = async () => [await budgetUsed(tx, app, campaign.id), await budgetUsed(tx, app, exact.id), await budgetUsed(tx, app, other.id)];
+          const afterBatch = await budgets();
+          // Spent: a later batch bills nothing more, and takes nothing.
+          const later = verdicts(await record(tx, [impression('mine-6', mine[6]!), impression('exact-3', exacts[3]!)]));
+          const afterLater = await budgets();
+          await asOwner(tx);
+          const after = await decisionsOf(mine);
+          const events = await tx.query<{ event_id: string; kind: string; invalid_reason: string }>(
+            "select event_id, kind, invalid_reason from public.ad_events where app_id = $1 and invalid_reason = 'over_budget' order by event_id",
+            [app.appId],
+          );
+          const counts = await tx.query(
+            `select campaign_id, sum(impressions)::int as impressions, sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(cost_usd)::float8 as cost_usd
+             from public.ad_traffic_counts where app_id = $1 and campaign_id is not null group by campaign_id`,
+            [app.appId],
+          );
+          return { price, budget, batch, afterBatch, later, afterLater, before, after, events, counts, ids: [campaign.id, exact.id, other.id] };
+        });
+        const { price, budget } = result;
+        expect(result.batch).toEqual([
+          'over_budget',
+          'recorded',
+          'recorded',
+          'recorded',
+          'recorded',
+          'not_viewable',
+          'recorded',
+          'recorded',
+          'over_budget',
+          'recorded',
+          'recorded',
+          'over_budget',
+          'over_budget',
+        ]);
+        // Three impressions of the first campaign (the third crossing its budget by half an impression), two of `exact` (to the
+        // micro-dollar: the third is refused), both of `other`.
+        expect(result.afterBatch).toEqual([budget - Math.floor(2.5 * price) + 3 * price, budget, 2 * price]);
+        expect(result.afterBatch[0]!).toBeLessThanOrEqual(budget + price);
+        expect(result.later).toEqual(['over_budget', 'over_budget']);
+        expect(result.afterLater).toEqual(result.afterBatch);
+        // Billed: the three recorded; the glimpse and the refused as they were before the batch.
+        const untouched = {
+          impression_event_id: null,
+          impressed_at: null,
+          visible_share: null,
+          visible_seconds: null,
+          cost_usd: 0,
+          revenue_usd: 0,
+          click_event_id: null,
+          clicked_at: null,
+        };
+        expect(result.before).toEqual(Array.from({ length: 7 }, () => untouched));
+        expect(result.after.map((d) => d.impression_event_id)).toEqual(['mine-0', 'mine-1', null, 'mine-3', null, null, null]);
+        expect(result.after.map((d) => d.cost_usd)).toEqual([cost.tooltip, cost.tooltip, 0, cost.tooltip, 0, 0, 0]);
+        for (const n of [2, 4, 5, 6]) expect(result.after[n], `mine-${n}`).toEqual(untouched);
+        // The refused are invalid traffic, kept once each, and counted with the campaign; the billed, counted at their cost.
+        expect(result.events).toEqual(
+          ['exact-2', 'exact-3', 'mine-0-click', 'mine-4', 'mine-5', 'mine-6'].map((event_id) => ({
+            event_id,
+            kind: event_id.endsWith('click') ? 'click' : 'impression',
+            invalid_reason: 'over_budget',
+          })),
+        );
+        const [mineId, exactId, otherId] = result.ids;
+        const byCampaign = (rows: Row[]) => [...rows].sort((p, q) => String(p.campaign_id).localeCompare(String(q.campaign_id)));
+        expect(byCampaign(result.counts)).toEqual(
+          byCampaign([
+            { campaign_id: mineId, impressions: 3, clicks: 0, invalid: 5, cost_usd: 3 * cost.tooltip },
+            { campaign_id: exactId, impressions: 2, clicks: 0, invalid: 2, cost_usd: 2 * cost.tooltip },
+            { campaign_id: otherId, impressions: 2, clicks: 1, invalid: 0, cost_usd: 2 * cost.tooltip },
+          ]),
+        );
+      });
+
+      it.runIf(engine.name === 'postgres')(
+        'the budget at work, concurrently: batches billing the same campaigns, in either order, never bill more than a budget and one impression, and none fails',
+        async () => {
+          const price = Math.round(cost.tooltip * 1e6);
+          const budget = 240 * 1e6;
+          // Two campaigns, committed (the batches run in transactions of their own): 11 impressions left in the first's budget,
+          // the 11th crossing it by half an impression; 7 in the second's, the 7th ending it to the micro-dollar.
+          const campaigns = await db.transaction(async (tx) => [
+            await addCampaign(tx, { budget: 240, formats: ['tooltip'] }),
+            await addCampaign(tx, { budget: 240, formats: ['tooltip'] }),
+          ]);
+          const ids = campaigns.map((c) => c.id);
+          const start = [budget - Math.floor(10.5 * price), budget - 7 * price];
+          const fit = [11, 7];
+          const BATCHES = 8;
+          const perBatch = [4, 3];
+          try {
+            const ads = await db.transaction(async (tx) => {
+              for (const [c, id] of ids.entries()) {
+                await tx.query(`insert into public.sdk_counters (name, period, used) values ($1, ${TODAY}, $2)`, [`budget:${id}`, start[c]]);
+              }
+              const servedAt = await one<string>(tx, "select (now() - interval '5 seconds')::text as v");
+              const ads: string[][] = [];
+              for (const [c, campaign] of campaigns.entries()) {
+                const list: string[] = [];
+                for (let i = 0; i < BATCHES * perBatch[c]!; i++) {
+                  list.push(await decision(tx, app, { creative: campaign.creatives.tooltip, campaign: campaign.id, client: CLIENT, createdAt: servedAt }));
+                }
+                ads.push(list);
+              }
+              return ads;
+            });
+            // Eight batches at once, each with impressions of both campaigns, half of them the second's first, each holding
+            // the budgets a while after, as a batch does until its commit.
+            const batches = await Promise.allSettled(
+              Array.from({ length: BATCHES }, (_, b) =>
+                runAs(db, 'sdk', sdkClaims(app), async (q) => {
+                  const events = [0, 1].flatMap((c) =>
+                    ads[c]!.slice(b * perBatch[c]!, (b + 1) * perBatch[c]!).map((decision_id, i): SdkEvent => ({
+                      id: `concurrent-${c}-${b}-${i}`,
+                      kind: 'impression',
+                      decision_id,
+                      ...VIEWABLE,
+                    })),
+                  );
+                  const outcomes = await record(q, b % 2 ? events.reverse() : events);
+                  await q.query('select pg_sleep(0.05)');
+                  return outcomes.map((o) => ({ campaign: events[o.n]!.id.split('-')[1], verdict: o.reason ?? o.outcome }));
+                }),
+              ),
+            );
+            const failures = batches.flatMap((batch) => (batch.status === 'rejected' ? [`${(batch.reason as Error).message}`] : []));
+            expect(failures).toEqual([]);
+            const outcomes = batches.flatMap((batch) => (batch.status === 'fulfilled' ? batch.value : []));
+            const state = await rawAsService(db, async (q) => {
+              const rows: { used: number | null; billed: number; cost: number }[] = [];
+              for (const id of ids) {
+                const [row] = await q.query<{ used: number | null; billed: number; cost: number }>(
+                  `select (select used::float8 from public.sdk_counters where name = 'budget:' || $1 and period = ${TODAY}) as used,
+                          count(*) filter (where d.impression_event_id is not null)::int as billed, coalesce(sum(d.cost_usd), 0)::float8 as cost
+                   from public.ad_decisions d where d.campaign_id = $1::uuid`,
+                  [id],
+                );
+                rows.push(row!);
+              }
+              return rows;
+            });
+            [0, 1].forEach((c) => {
+              const verdictsOf = outcomes.filter((o) => o.campaign === String(c)).map((o) => o.verdict);
+              expect(verdictsOf).toHaveLength(BATCHES * perBatch[c]!);
+              expect(
+                verdictsOf.filter((v) => v === 'recorded'),
+                `campaign ${c}`,
+              ).toHaveLength(fit[c]!);
+              expect(
+                verdictsOf.filter((v) => v !== 'recorded').every((v) => v === 'over_budget'),
+                `campaign ${c}`,
+              ).toBe(true);
+              expect(state[c], `campaign ${c}`).toEqual({ used: start[c]! + fit[c]! * price, billed: fit[c], cost: expect.closeTo(fit[c]! * cost.tooltip, 6) });
+              expect(state[c]!.used!).toBeLessThanOrEqual(budget + price);
+            });
+          } finally {
+            await db.query('delete from public.ad_events where campaign_id = any($1::uuid[])', [ids]);
+            await db.query('delete from public.ad_traffic_counts where campaign_id = any($1::uuid[])', [ids]);
+            await db.query('delete from public.ad_decisions where campaign_id = any($1::uuid[])', [ids]);
+            await db.query('delete from public.sdk_counters where name = any($1::text[])', [ids.map((id) => `budget:${id}`)]);
+            await db.query('delete from public.creatives where campaign_id = any($1::uuid[])', [ids]);
+            await db.query('delete from public.campaigns where id = any($1::uuid[])', [ids]);
+          }
+        },
+      );
+
       it("an impression earns its cost times the publisher's share, to the millionth, and is billed at that", async () => {
         expect(await one<number>(db, 'select public.sdk_publisher_revenue(0.0123456, p) as v from public.pricing_settings p')).toBe(
           Math.round(0.0123456 * revenueShare * 1e6) / 1e6,
@@ -1068,16 +1439,17 @@ for (const engine of testEngines()) {
     });
 
     describe('the compositions', () => {
-      it('sdk_serve_ad fills, caps, paces and draws, remembers who asked, and promises what it served', async () => {
+      it('sdk_serve_ad fills, caps, paces and draws, remembers who asked, and counts what it promised for the roll-up, writing no counter', async () => {
         const result = await scenario(db, async (tx) => {
           await asOwner(tx);
           await tx.exec("update public.campaigns set status = 'paused'");
           const small = await addCampaign(tx, { advertiser: 'Small', budget: 1000, cap: 2, formats: ['tooltip', 'sponsored_card'] });
           const large = await addCampaign(tx, { advertiser: 'Large', budget: 3000, cap: 100, keywords: ['notes'], formats: ['tooltip', 'sponsored_card'] });
-          // Alone on its format, one ad short of its paced budget.
+          // Alone on its format, a micro-dollar short of its paced budget.
           const near = await addCampaign(tx, { advertiser: 'Near', budget: 50, formats: ['inline_text'] });
-          await setCounter(tx, app, `budget:${near.id}`, TODAY, 'floor(public.sdk_paced_budget_usd(50, public.sdk_day_share(now())) * 1000000) - 1');
+          await setCounter(tx, app, `budget:${near.id}`, TODAY, 'ceil(public.sdk_paced_budget_usd(50, public.sdk_day_share(now())) * 1000000) - 1');
           await tx.query('select setseed(0.25)');
+          const countersBefore = await allCounters(tx, app);
           await asSdk(tx, app);
 
           // One fill, as it answers and writes it.
@@ -1089,20 +1461,17 @@ for (const engine of testEngines()) {
             [first.decision_id],
           );
           const firstCampaign = first.creative_id === small.creatives.sponsored_card ? small : large;
-          const promisedOf = async (campaignId: string) => counter(tx, app, `promised:${campaignId}`, 'public.sdk_promise_slot(now())');
-          const firstPromise = await promisedOf(firstCampaign.id);
-          const otherPromise = await promisedOf(firstCampaign === small ? large.id : small.id);
 
           // A paused placement: a request counted, nothing filled, nothing promised; another app's or no placement: nothing.
+          await asSdk(tx, app);
           const paused = await serve(tx, app.paused);
           const nowhere = await serve(tx, '00000000-0000-4000-8000-000000000000');
           await asOwner(tx);
           const [pausedDecision] = await tx.query('select client_hash, campaign_id, creative_id from public.ad_decisions where id = $1', [paused.decision_id]);
-          const promisedAfterPaused = [await promisedOf(small.id), await promisedOf(large.id)];
-          await asOwner(tx);
           const decisions = await one<number>(tx, 'select count(*)::int as v from public.ad_decisions where app_id = $1', [app.appId]);
-          const counts = await tx.query<{ placement_id: string; requests: number; fills: number }>(
-            'select placement_id, requests, fills from public.ad_traffic_counts where app_id = $1 order by id',
+          // What each request promised its campaign, for the roll-up to count (public.roll_up_ad_traffic): the fill's price.
+          const counts = await tx.query<{ placement_id: string; campaign_id: string | null; requests: number; fills: number; promised_usd: number }>(
+            'select placement_id, campaign_id, requests, fills, promised_usd from public.ad_traffic_counts where app_id = $1 order by id',
             [app.appId],
           );
 
@@ -1114,11 +1483,15 @@ for (const engine of testEngines()) {
             capped.push(ad.creative_id === small.creatives.tooltip ? 'small' : ad.creative_id === large.creatives.tooltip ? 'large' : 'none');
           }
 
-          // Near its paced budget: the first ad fills, and its promise leaves nothing for the second.
-          const nearFills = [
-            (await serve(tx, app.placements.inline_text, { client: 'client-near-1' })).creative_id === near.creatives.inline_text,
-            (await serve(tx, app.placements.inline_text, { client: 'client-near-2' })).creative_id === near.creatives.inline_text,
-          ];
+          // Serving wrote no counter: its promises are counted by the roll-up.
+          const countersAfter = await allCounters(tx, app);
+
+          // Near its paced budget: the first ad fills, and so does the second until the roll-up counts the first's promise;
+          // from then on the promises leave nothing for a third.
+          const nearFill = async (client: string) => (await serve(tx, app.placements.inline_text, { client })).creative_id === near.creatives.inline_text;
+          const nearFills = [await nearFill('client-near-1'), await nearFill('client-near-2')];
+          await rollUp(tx, app);
+          nearFills.push(await nearFill('client-near-3'));
 
           // The draw, by weight: 1,000 against 3,000, and against 9,000 when the large one's keyword is asked for.
           const draws = async (keywords: string[]) => {
@@ -1136,14 +1509,14 @@ for (const engine of testEngines()) {
             firstDecision,
             firstCampaign: firstCampaign.id,
             campaigns: [small.id, large.id],
-            firstPromise,
-            otherPromise,
             paused,
             nowhere,
             pausedDecision,
-            promisedAfterPaused,
             decisions,
             counts,
+            countersBefore,
+            countersAfter,
+            near: near.id,
             capped,
             nearFills,
             plain,
@@ -1163,21 +1536,20 @@ for (const engine of testEngines()) {
           impression_event_id: null,
         });
         expect(result.campaigns).toContain(result.firstCampaign);
-        // The price of a sponsored card, in micro-dollars, promised to its campaign's budget; nothing to the other's.
-        expect(result.firstPromise).toBe(Math.round(cost.sponsored_card * 1e6));
-        expect(result.otherPromise).toBeNull();
         expect(result.paused).toMatchObject({ found: true, format: 'tooltip', creative_id: null });
         expect(result.pausedDecision).toEqual({ client_hash: CLIENT, campaign_id: null, creative_id: null });
-        expect(result.promisedAfterPaused.filter((p) => p !== null)).toEqual([result.firstPromise]);
         expect(result.nowhere).toMatchObject({ found: false, decision_id: null });
         expect(result.decisions).toBe(2);
+        // The fill promised the price of a sponsored card to its campaign; the request that did not fill, nothing to no one.
         expect(result.counts).toEqual([
-          { placement_id: app.placements.sponsored_card, requests: 1, fills: 1 },
-          { placement_id: app.paused, requests: 1, fills: 0 },
+          { placement_id: app.placements.sponsored_card, campaign_id: result.firstCampaign, requests: 1, fills: 1, promised_usd: cost.sponsored_card },
+          { placement_id: app.paused, campaign_id: null, requests: 1, fills: 0, promised_usd: 0 },
         ]);
+        expect(result.countersAfter).toEqual(result.countersBefore);
+        expect(Object.keys(result.countersBefore).filter((key) => key.startsWith(`budget:${result.near}@`))).toHaveLength(1);
         expect(result.capped.filter((c) => c === 'small')).toHaveLength(2);
         expect(result.capped.filter((c) => c === 'large')).toHaveLength(28);
-        expect(result.nearFills).toEqual([true, false]);
+        expect(result.nearFills).toEqual([true, true, false]);
         expect(result.plain).toBeGreaterThan(0.15);
         expect(result.plain).toBeLessThan(0.35);
         expect(result.matching).toBeGreaterThan(0.03);
@@ -1195,15 +1567,7 @@ for (const engine of testEngines()) {
             await serve(tx, app.placements.inline_text),
           ];
           await servedAgo(tx, app, 5);
-          const hour = "date_trunc('hour', now())";
-          const slot = "public.sdk_promise_slot(now() - interval '5 seconds')";
-          const counters = async () => ({
-            budget: await counter(tx, app, `budget:${campaign.id}`, TODAY),
-            promised: await counter(tx, app, `promised:${campaign.id}`, slot),
-            client: await counter(tx, app, `client:${app.userId}:${CLIENT}`, hour),
-            publisher: await counter(tx, app, `publisher:${app.userId}`, hour),
-          });
-          const before = await counters();
+          const before = await allCounters(tx, app);
           const batch: SdkEvent[] = [
             { id: 'a-imp', kind: 'impression', decision_id: a.decision_id, visible_share: 1.2, visible_seconds: 1.5 },
             { id: 'a-clk', kind: 'click', decision_id: a.decision_id },
@@ -1213,10 +1577,11 @@ for (const engine of testEngines()) {
             { id: 'x-imp', kind: 'impression', decision_id: x.decision_id, visible_share: 0.31, visible_seconds: 1, area_px: 300_000 },
           ];
           const first = verdicts(await record(tx, batch));
-          const afterFirst = await counters();
+          const afterFirst = await allCounters(tx, app);
+          const budget = await budgetUsed(tx, app, campaign.id);
           // The same batch again, as a retry sends it: nothing changes.
           const retry = verdicts(await record(tx, batch));
-          const afterRetry = await counters();
+          const afterRetry = await allCounters(tx, app);
           await asOwner(tx);
           const decisions = [];
           for (const ad of [a, b, v, x]) {
@@ -1235,30 +1600,24 @@ for (const engine of testEngines()) {
           );
           const counts = await tx.query(
             `select placement_id, campaign_id, sum(requests)::int as requests, sum(fills)::int as fills, sum(impressions)::int as impressions,
-                    sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(revenue_usd)::float8 as revenue_usd, sum(cost_usd)::float8 as cost_usd
+                    sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(revenue_usd)::float8 as revenue_usd, sum(cost_usd)::float8 as cost_usd,
+                    sum(promised_usd)::float8 as promised_usd
              from public.ad_traffic_counts where app_id = $1 and campaign_id is not null group by placement_id, campaign_id`,
             [app.appId],
           );
-          return { first, retry, before, afterFirst, afterRetry, decisions, events, counts, campaign: campaign.id, x };
+          const today = await one<string>(tx, `select to_char(${TODAY} at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as v`);
+          return { first, retry, before, afterFirst, budget, afterRetry, decisions, events, counts, campaign: campaign.id, x, today };
         });
         const micro = (usd: number) => Math.round(usd * 1e6);
         const revenue = (format: Format) => Math.round(cost[format] * revenueShare * 1e6) / 1e6;
         expect(result.first).toEqual(['recorded', 'recorded', 'recorded', 'recorded', 'not_viewable']);
         expect(result.retry).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
-        // Serving promised the four ads' prices; billing took three of them back and debited the budget.
-        expect(result.before).toEqual({
-          budget: null,
-          promised: micro(cost.tooltip + cost.sponsored_card + cost.floating_video + cost.inline_text),
-          client: null,
-          // The seed's events of this hour are the publisher's too.
-          publisher: result.before.publisher,
-        });
-        expect(result.afterFirst).toEqual({
-          budget: micro(cost.tooltip) + micro(cost.sponsored_card) + micro(cost.floating_video),
-          promised: micro(cost.inline_text),
-          client: 3,
-          publisher: (result.before.publisher ?? 0) + 3,
-        });
+        // The three billed impressions were debited from the campaign's budget for the day: its one counter, created by the
+        // first, and no other counter (the hourly caps are the server's, what serving promised is the roll-up's).
+        const billedMicro = micro(cost.tooltip) + micro(cost.sponsored_card) + micro(cost.floating_video);
+        expect(result.budget).toBe(billedMicro);
+        expect(Object.keys(result.before).filter((key) => key.includes(result.campaign))).toEqual([]);
+        expect(result.afterFirst).toEqual({ ...result.before, [`budget:${result.campaign}@${result.today}`]: billedMicro });
         expect(result.afterRetry).toEqual(result.afterFirst);
         const billed = (id: string, format: Format, share: number, seconds: number) => ({
           impression_event_id: id,
@@ -1302,16 +1661,18 @@ for (const engine of testEngines()) {
             ip_hash: 'address-1',
           },
         ]);
-        const counted = (format: Format, c: { fills?: number; impressions?: number; clicks?: number; invalid?: number }) => ({
+        // Each ad's request, counted by serving with its campaign and what it promised, and what became of it.
+        const counted = (format: Format, c: { impressions?: number; clicks?: number; invalid?: number }) => ({
           placement_id: app.placements[format],
           campaign_id: result.campaign,
-          requests: 0,
-          fills: 0,
+          requests: 1,
+          fills: 1,
           impressions: 0,
           clicks: 0,
           invalid: 0,
           revenue_usd: c.impressions ? revenue(format) : 0,
           cost_usd: c.impressions ? cost[format] : 0,
+          promised_usd: cost[format],
           ...c,
         });
         const byPlacement = (rows: Row[]) => [...rows].sort((p, q) => String(p.placement_id).localeCompare(String(q.placement_id)));

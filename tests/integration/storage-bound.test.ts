@@ -23,7 +23,7 @@ const ADDRESS = '198.51.100.200';
 const PER_MINUTE = 120;
 /** The most rows one request of each kind may add, in all tables together (after the roll-up). */
 const ROWS_PER_REQUEST = {
-  // A decision, and its campaign's promise counter for these five minutes.
+  // A decision, and (by the roll-up, once per campaign and five minutes) what its campaign was promised.
   ads: 2,
   // Invalid traffic once per ad, kind and reason; counters only for billable impressions.
   events: 2,

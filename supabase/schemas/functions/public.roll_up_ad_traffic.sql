@@ -3,7 +3,10 @@
 -- transaction: every count is added exactly once. Rows of transactions still open are invisible
 -- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
--- Each run also sweeps, a bounded batch at a time, what is kept only for a while (SECURITY.md,
+-- It also adds what serving promised and what billing took, per campaign and five minutes, to the
+-- `served:` and `billed:` counters that pacing reads (public.sdk_serve_ad): serving writes no row
+-- another request writes too, and counts its promises from the next run. Each run also sweeps,
+-- a bounded batch at a time, what is kept only for a while (SECURITY.md,
 -- What strangers can store): decisions and invalid traffic after 35 days (past their token's hour,
 -- the frequency cap's day and a month's close), and counters two days after their period.
 create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
@@ -67,6 +70,17 @@ begin
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
       spent_usd   = s.spent_usd + excluded.spent_usd
+  ), promised as (
+    insert into public.sdk_counters as k (name, period, used)
+    select x.name, x.slot, x.micro
+    from (select 'served:' || t.campaign_id as name, date_bin(interval '5 minutes', t.at, timestamptz '2000-01-01 00:00:00+00') as slot,
+                 sum((t.promised_usd * 1000000)::bigint) as micro
+          from taken t where t.campaign_id is not null and t.promised_usd > 0 group by 1, 2
+          union all
+          select 'billed:' || t.campaign_id, date_bin(interval '5 minutes', t.at, timestamptz '2000-01-01 00:00:00+00'),
+                 sum((t.cost_usd * 1000000)::bigint)
+          from taken t where t.campaign_id is not null and t.cost_usd > 0 group by 1, 2) x
+    on conflict (name, period) do update set used = k.used + excluded.used
   ), used as (
     update public.api_keys k set last_used_at = greatest(k.last_used_at, u.last_at)
     from (select t.api_key_id, max(t.at) as last_at from taken t where t.api_key_id is not null group by t.api_key_id) u

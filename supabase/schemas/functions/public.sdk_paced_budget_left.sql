@@ -1,6 +1,7 @@
 -- A campaign may fill while what it has committed today, in micro-dollars, is below its paced
--- budget: what its impressions were billed (its `budget:` counter, debited at billing) and what
--- the ads it served in the impression window may still bill (its `promised:` counters).
+-- budget: what its impressions were billed (its `budget:` counters, debited at billing) and what
+-- the ads it served in the impression window may still bill (its `served:` less `billed:`
+-- counters).
 -- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
 -- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
 -- it. Executable by `sdk`, the role the compositions run as, and nobody else.

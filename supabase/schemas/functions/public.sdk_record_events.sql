@@ -3,9 +3,10 @@
 -- documented (content/docs/sdk-integration.md, Counting rules). Each event is
 -- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
 -- viewability evidence, for impressions). `p_ip_hash` is the keyed hash of the client's address,
--- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_cap` and
--- `p_publisher_cap` are the billable impressions allowed per hour to one publisher's apps, from one
--- client and from all. Each event answers its `n` and one outcome:
+-- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_allowed`
+-- and `p_publisher_allowed` are how many of the batch's impressions the hourly caps still allow,
+-- from this client and for this publisher (lib/sdk/events.ts keeps those counts, shared by every
+-- instance when Upstash is configured). Each event answers its `n` and one outcome:
 --   recorded    billable, counted, on its decision;
 --   duplicate   its id was recorded before (a retry): nothing changes;
 --   invalid     never billed, with the reason; counted in the placement's invalid traffic, and
@@ -17,20 +18,21 @@
 --      batches never wait on each other in a circle), and the rules that need no counter are
 --      applied (sdk_impression_reason): an ad's impression is `already_counted` when it has one,
 --      or when an earlier impression of the batch that passed the rules takes it;
---   2. the impressions that passed take from the client's and the publisher's hourly counters,
---      then from their campaign's budget for the day (sdk_take): what the counters refuse is
---      invalid (`client_limit`, `publisher_limit`, `over_budget`), and what a later counter
---      refused is given back to the earlier ones (they count billable impressions). The budget
---      is debited in the same transaction as the impressions it pays for, so a campaign is
---      billed at most its daily budget and one impression's price;
---   3. what was billed is no longer promised (the `promised:` counters sdk_serve_ad adds to);
---   4. the decisions, the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic
---      are written in one statement.
--- Then clicks, one at a time, after the impressions, so a batch holding both for one decision
--- counts both: sdk_invalid_reason (after its impression, once per ad, one per address and ad in
--- 3 hours), and the campaign still running and within its budget.
+--   2. of the impressions that passed, those past what the hourly caps allow are invalid
+--      (`client_limit`, `publisher_limit`);
+--   3. the rest are billed on their decisions;
+--   4. each campaign's budget for the day (`budget:<campaign>`, sdk_take): what it refuses is
+--      `over_budget`, and its decisions are given back, in this transaction. The budget is
+--      debited in the same transaction as the impressions it pays for, so a campaign is billed
+--      at most its daily budget and one impression's price; its row is held from there to the
+--      commit, which is little;
+--   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
+--      address and ad in 3 hours), and the campaign still running and within its budget;
+--   6. the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic, in one statement.
+-- Locks are taken in one order: the batch's decisions (id order), the budgets (campaign id
+-- order), the advisory lock of a click; so two batches never wait on each other in a circle.
 create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
-                                                    p_client_cap integer, p_publisher_cap integer)
+                                                    p_client_allowed integer, p_publisher_allowed integer)
 returns table (n integer, outcome text, reason text)
 language plpgsql volatile security invoker set search_path = ''
 as $$
@@ -39,17 +41,15 @@ declare
   v_user uuid := public.sdk_user_id();
   v_today date := (now() at time zone 'UTC')::date;
   v_day timestamptz := date_trunc('day', now(), 'UTC');
-  v_hour timestamptz := date_trunc('hour', now(), 'UTC');
   v_pricing public.pricing_settings;
   v_checks public.sdk_impression_check[];
-  v_passed integer;
   v_client integer;
   v_allowed integer;
   v_group record;
   v_campaigns uuid[] := '{}';
   v_formats text[] := '{}';
   v_granted integer[] := '{}';
-  v_billed integer;
+  v_short boolean := false;
   v_event record;
   v_decision record;
   v_reason text;
@@ -92,105 +92,70 @@ begin
   left join public.campaigns c on c.id = d.campaign_id;
 
   if v_checks is not null then
-    -- One impression per ad: of those that passed, the first of the batch.
+    -- One impression per ad, of those that passed: the first of the batch. Then the hourly caps:
+    -- past what they allow, `client_limit`, then `publisher_limit`.
+    v_client := greatest(p_client_allowed, 0);
+    v_allowed := least(v_client, greatest(p_publisher_allowed, 0));
     select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
                          c.visible_seconds, c.cost_usd,
-                         case when c.reason is null and c.nth_of_decision > 1 then 'already_counted' else c.reason end
-                     )::public.sdk_impression_check order by c.n)
+                         case when c.reason is null and c.nth > v_client then 'client_limit'
+                              when c.reason is null and c.nth > v_allowed then 'publisher_limit'
+                              else c.reason end)::public.sdk_impression_check order by c.n)
     into v_checks
-    from (select c.*, row_number() over (partition by c.reason is null, c.decision_id order by c.n) as nth_of_decision
-          from unnest(v_checks) as c) as c;
+    from (select c.*, row_number() over (partition by c.reason is null order by c.n) as nth
+          from (select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
+                       c.visible_seconds, c.cost_usd,
+                       case when c.reason is null and row_number() over (partition by c.reason is null, c.decision_id order by c.n) > 1
+                            then 'already_counted' else c.reason end as reason
+                from unnest(v_checks) as c) as c) as c;
 
-    -- 2. The counters, in their one order: the client's hour, the publisher's hour, then each
-    -- campaign's day (and format, whose price differs).
-    select count(*) into v_passed from unnest(v_checks) as c where c.reason is null;
-    v_client := public.sdk_take('client:' || v_user || ':' || coalesce(p_client_hash, ''), v_hour, v_passed, 1, p_client_cap);
-    v_allowed := public.sdk_take('publisher:' || v_user, v_hour, v_client, 1, p_publisher_cap);
+    -- 3. The impressions left are billed on their decisions (locked above).
+    update public.ad_decisions d set
+      impression_event_id = c.id, impressed_at = now(),
+      visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
+      cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
+    from unnest(v_checks) as c
+    where c.reason is null and d.id = c.decision_id;
+  end if;
+
+  if v_checks is not null then
+    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each campaign's
+    -- row is held from here to the commit, which is little (a batch's clicks are few), so
+    -- batches billing one campaign wait on each other only that long. What a budget refuses is
+    -- given back: its decisions, billed in step 3 in this transaction, are as they were.
     for v_group in
       select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
-      from (select c.*, row_number() over (order by c.n) as nth from unnest(v_checks) as c where c.reason is null) as c
-      join public.campaigns k on k.id = c.campaign_id
-      where c.nth <= v_allowed
+      from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
+      where c.reason is null
       group by c.campaign_id, c.format
       order by c.campaign_id, c.format
     loop
       v_campaigns := v_campaigns || v_group.campaign_id;
       v_formats := v_formats || v_group.format;
-      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted,
-                                                (v_group.cost_usd * 1000000)::bigint, (v_group.daily_budget_usd * 1000000)::bigint);
+      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted, (v_group.cost_usd * 1000000)::bigint,
+                                                (v_group.daily_budget_usd * 1000000)::bigint);
+      v_short := v_short or v_granted[cardinality(v_granted)] < v_group.wanted;
     end loop;
+    -- Only when a budget refused some (at its end of the day) is there anything to give back.
+    if v_short then
     select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
                          c.visible_seconds, c.cost_usd,
-                         case
-                           when c.reason is not null then c.reason
-                           when c.nth > v_client then 'client_limit'
-                           when c.nth > v_allowed then 'publisher_limit'
-                           when c.nth_of_group > coalesce(g.granted, 0) then 'over_budget'
-                         end)::public.sdk_impression_check order by c.n)
+                         case when c.reason is null and c.nth_of_group > coalesce(g.granted, 0) then 'over_budget' else c.reason end
+                     )::public.sdk_impression_check order by c.n)
     into v_checks
-    from (select c.*,
-                 row_number() over (partition by c.reason is null order by c.n) as nth,
-                 row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
+    from (select c.*, row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
           from unnest(v_checks) as c) as c
     left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
       on g.campaign_id = c.campaign_id and g.format = c.format;
-
-    -- What the budgets refused was not billed: given back to the hourly counters, whose rows
-    -- this transaction holds.
-    select count(*) into v_billed from unnest(v_checks) as c where c.reason is null;
-    if v_client > v_billed then
-      update public.sdk_counters set used = used - (v_client - v_billed) where name = 'client:' || v_user || ':' || coalesce(p_client_hash, '') and period = v_hour;
-    end if;
-    if v_allowed > v_billed then
-      update public.sdk_counters set used = used - (v_allowed - v_billed) where name = 'publisher:' || v_user and period = v_hour;
+    update public.ad_decisions d set impression_event_id = null, impressed_at = null, visible_share = null, visible_seconds = null,
+                                     cost_usd = 0, revenue_usd = 0
+    from unnest(v_checks) as c
+    where c.reason = 'over_budget' and d.id = c.decision_id;
     end if;
 
-    -- 3. Billed, so no longer promised: by campaign and slot, in that order.
-    for v_group in
-      select c.campaign_id, public.sdk_promise_slot(c.served_at) as slot, sum((c.cost_usd * 1000000)::bigint) as micro
-      from unnest(v_checks) as c where c.reason is null
-      group by 1, 2 order by 1, 2
-    loop
-      update public.sdk_counters set used = greatest(used - v_group.micro, 0)
-      where name = 'promised:' || v_group.campaign_id and period = v_group.slot;
-    end loop;
-
-    -- 4. Everything written, and every impression answered.
-    return query
-    with billed as (
-      update public.ad_decisions d set
-        impression_event_id = c.id, impressed_at = now(),
-        visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
-        cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
-      from unnest(v_checks) as c
-      where c.reason is null and d.id = c.decision_id
-      returning d.id
-    ), counted as (
-      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
-      select v_app, c.placement_id, c.campaign_id, v_today,
-             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
-             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
-             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
-      from unnest(v_checks) as c
-      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
-      group by c.placement_id, c.campaign_id
-    ), kept as (
-      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
-                                    billable, invalid_reason, ip_hash)
-      select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
-             'impression', false, c.reason, p_ip_hash
-      from unnest(v_checks) as c
-      where c.reason not in ('duplicate', 'unknown_decision')
-      order by c.decision_id, c.reason, c.n
-      on conflict do nothing
-    )
-    select c.n,
-           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
-           case when c.reason = 'duplicate' then null else c.reason end
-    from unnest(v_checks) as c;
   end if;
 
-  -- Clicks, one at a time.
+  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
   for v_event in
     select e.n, e.id, e.decision_id
     from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
@@ -229,8 +194,7 @@ begin
     end if;
 
     if v_reason is null then
-      -- Once per ad, and after its impression, again in the update itself: a concurrent batch
-      -- that took the decision first is waited on, then found here.
+      -- Once per ad, and after its impression (the decision is locked: nothing else changes it).
       update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
       where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
         and not public.sdk_click_before_impression('click', impression_event_id)
@@ -240,11 +204,6 @@ begin
         insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, clicks)
         values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
         return query select v_event.n, 'recorded'::text, null::text;
-        continue;
-      end if;
-      -- A concurrent batch took it first (it waited on the row): the same event, or another.
-      if exists (select 1 from public.ad_decisions x where x.id = v_decision.id and x.click_event_id = v_event.id) then
-        return query select v_event.n, 'duplicate'::text, null::text;
         continue;
       end if;
       v_reason := 'already_counted';
@@ -259,6 +218,35 @@ begin
     on conflict do nothing;
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
+
+
+  if v_checks is not null then
+    -- 6. The counts, the invalid traffic, and every impression answered.
+    return query
+    with counted as (
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+      select v_app, c.placement_id, c.campaign_id, v_today,
+             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+      from unnest(v_checks) as c
+      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+      group by c.placement_id, c.campaign_id
+    ), kept as (
+      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                    billable, invalid_reason, ip_hash)
+      select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
+             'impression', false, c.reason, p_ip_hash
+      from unnest(v_checks) as c
+      where c.reason not in ('duplicate', 'unknown_decision')
+      order by c.decision_id, c.reason, c.n
+      on conflict do nothing
+    )
+    select c.n,
+           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+           case when c.reason = 'duplicate' then null else c.reason end
+    from unnest(v_checks) as c;
+  end if;
 end $$;
 revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
 grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;

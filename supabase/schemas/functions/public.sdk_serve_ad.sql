@@ -1,14 +1,15 @@
 -- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
 -- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
 -- Eligible: creative active, campaign running (sdk_campaign_running), paced budget left today
--- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today and what the ads it
--- served in the impression window may still bill, under the client's frequency cap
--- (sdk_client_fills, sdk_under_frequency_cap); each rule has its file here. The decision
--- remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts), and a filled one is
--- promised to its campaign's budget (a `promised:` counter of its slot, sdk_promise_slot) until
--- its impression is billed. The request is counted (`ad_traffic_counts`) whether or not it
--- filled. The draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the
--- smallest for each campaign with probability weight / total.
+-- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today (its `budget:`
+-- counter) and what the ads it served in the impression window may still bill
+-- (its `served:` less its `billed:` counters of the last 15 minutes, which the roll-up keeps),
+-- under the client's frequency cap (sdk_client_fills, sdk_under_frequency_cap); each rule has its
+-- file here. The decision remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts).
+-- The request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
+-- filled. Nothing here writes a row another request writes too: serving waits on no one. The
+-- draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the smallest for each
+-- campaign with probability weight / total.
 create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
                                                p_client_hash text)
 returns table (
@@ -33,6 +34,7 @@ declare
   v_day timestamptz := date_trunc('day', now(), 'UTC');
   v_promised_since timestamptz := public.sdk_promise_slot(now() - interval '15 minutes');
   v_decision uuid;
+  v_promised numeric;
 begin
   select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
   if not found then
@@ -54,8 +56,10 @@ begin
         and public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now())
         and public.sdk_paced_budget_left(
               (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k where k.name = 'budget:' || c.id and k.period = v_day)
-              + (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                 where k.name = 'promised:' || c.id and k.period >= v_promised_since),
+              + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                             where k.name = 'served:' || c.id and k.period >= v_promised_since)
+                            - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                               where k.name = 'billed:' || c.id and k.period >= v_promised_since)),
               c.daily_budget_usd, v_day_share)
         and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, c.id, now())), c.frequency_cap)
       order by c.id, random()
@@ -66,16 +70,12 @@ begin
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
   values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)
   returning id into v_decision;
-  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, day, requests, fills)
-  values (v_app, v_placement.id, p_api_key_id, (now() at time zone 'UTC')::date, 1, case when v_pick.id is null then 0 else 1 end);
   if v_pick.id is not null then
-    -- Last, so that the counter's row is locked only until the commit that follows.
-    insert into public.sdk_counters as k (name, period, used)
-    select 'promised:' || v_pick.campaign_id, public.sdk_promise_slot(now()),
-           (public.sdk_cost_per_impression(v_placement.format, s) * 1000000)::bigint
-    from public.pricing_settings s
-    on conflict (name, period) do update set used = k.used + excluded.used;
+    select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
   end if;
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, day, requests, fills, promised_usd)
+  values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, (now() at time zone 'UTC')::date, 1,
+          case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0));
   if v_pick.id is null then
     return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
   else
