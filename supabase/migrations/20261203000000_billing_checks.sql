@@ -368,15 +368,17 @@ grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to
 --      or when an earlier impression of the batch that passed the rules takes it;
 --   2. of the impressions that passed, those past what the hourly caps allow are invalid
 --      (`client_limit`, `publisher_limit`);
---   3. the rest are billed on their decisions;
+--   3. the rest are billed on their decisions, the invalid ones kept once per ad and reason:
+--      steps 1 to 3 are one statement;
 --   4. each campaign's budget for the day (`budget:<campaign>`, sdk_take): what it refuses is
---      `over_budget`, and its decisions are given back, in this transaction. The budget is
+--      `over_budget`, and its decisions are given back in this transaction. The budget is
 --      debited in the same transaction as the impressions it pays for, so a campaign is billed
 --      at most its daily budget and one impression's price; its row is held from there to the
---      commit, which is little;
+--      commit, which is little: the counts for the roll-up (`ad_traffic_counts`), a batch's few
+--      clicks, and the answer;
 --   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
 --      address and ad in 3 hours), and the campaign still running and within its budget;
---   6. the counts for the roll-up (`ad_traffic_counts`) and the invalid traffic, in one statement.
+--   6. every impression answered.
 -- Locks are taken in one order: the batch's decisions (id order), the budgets (campaign id
 -- order), the advisory lock of a click; so two batches never wait on each other in a circle.
 create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
@@ -405,7 +407,12 @@ declare
 begin
   select * into v_pricing from public.pricing_settings;
 
-  -- 1. Impressions: lock their decisions, apply the rules.
+  v_client := greatest(p_client_allowed, 0);
+  v_allowed := least(v_client, greatest(p_publisher_allowed, 0));
+
+  -- 1-3. Impressions, in one statement: their decisions locked, the rules applied, one per ad
+  -- (the first of the batch that passed), the hourly caps, and then what passed billed on its
+  -- decision, counted for the roll-up, and the rest kept as invalid traffic.
   with input as (
     select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
            row_number() over (partition by e.id order by e.n) as nth_of_id
@@ -413,17 +420,15 @@ begin
          as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
     where e.kind = 'impression'
   ), locked as materialized (
-    -- The clicks' decisions too: a click's update later must not wait on a batch that waits on
-    -- this one's counters.
+    -- The clicks' decisions too: all of the batch's, in one order, before any other lock.
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
     from public.ad_decisions d
     where d.id in (select e.decision_id from jsonb_to_recordset(p_events) as e(decision_id uuid)) and d.creative_id is not null
     order by d.id
     for update
-  )
-  select array_agg(row(
-           i.n, i.id, d.id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at, i.visible_share, i.visible_seconds,
-           public.sdk_cost_per_impression(p.format, v_pricing),
+  ), judged as (
+    select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at as served_at,
+           i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd,
            case
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
@@ -432,45 +437,52 @@ begin
                     p_bot, d.client_hash = p_client_hash, extract(epoch from now() - d.created_at), p.format,
                     i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null,
                     public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()))
-           end)::public.sdk_impression_check order by i.n)
-  into v_checks
-  from input i
-  left join locked d on d.id = i.decision_id
-  left join public.placements p on p.id = d.placement_id
-  left join public.campaigns c on c.id = d.campaign_id;
-
-  if v_checks is not null then
-    -- One impression per ad, of those that passed: the first of the batch. Then the hourly caps:
-    -- past what they allow, `client_limit`, then `publisher_limit`.
-    v_client := greatest(p_client_allowed, 0);
-    v_allowed := least(v_client, greatest(p_publisher_allowed, 0));
-    select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
-                         c.visible_seconds, c.cost_usd,
-                         case when c.reason is null and c.nth > v_client then 'client_limit'
-                              when c.reason is null and c.nth > v_allowed then 'publisher_limit'
-                              else c.reason end)::public.sdk_impression_check order by c.n)
-    into v_checks
-    from (select c.*, row_number() over (partition by c.reason is null order by c.n) as nth
-          from (select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
-                       c.visible_seconds, c.cost_usd,
-                       case when c.reason is null and row_number() over (partition by c.reason is null, c.decision_id order by c.n) > 1
-                            then 'already_counted' else c.reason end as reason
-                from unnest(v_checks) as c) as c) as c;
-
-    -- 3. The impressions left are billed on their decisions (locked above).
+           end as reason
+    from input i
+    left join locked d on d.id = i.decision_id
+    left join public.placements p on p.id = d.placement_id
+    left join public.campaigns c on c.id = d.campaign_id
+  ), once as (
+    select j.n, j.id, j.decision_id, j.placement_id, j.campaign_id, j.creative_id, j.format, j.served_at, j.visible_share,
+           j.visible_seconds, j.cost_usd,
+           case when j.reason is null and row_number() over (partition by j.reason is null, j.decision_id order by j.n) > 1
+                then 'already_counted' else j.reason end as reason
+    from judged j
+  ), capped as (
+    select o.n, o.id, o.decision_id, o.placement_id, o.campaign_id, o.creative_id, o.format, o.served_at, o.visible_share,
+           o.visible_seconds, o.cost_usd,
+           case when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_client then 'client_limit'
+                when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_allowed then 'publisher_limit'
+                else o.reason end as reason
+    from once o
+  ), billed as (
     update public.ad_decisions d set
       impression_event_id = c.id, impressed_at = now(),
       visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
       cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
-    from unnest(v_checks) as c
-    where c.reason is null and d.id = c.decision_id;
-  end if;
+    from capped c
+    where c.reason is null and d.id = c.decision_id
+    returning d.id
+  ), kept as (
+    insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                  billable, invalid_reason, ip_hash)
+    select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
+           'impression', false, c.reason, p_ip_hash
+    from capped c
+    where c.reason not in ('duplicate', 'unknown_decision')
+    order by c.decision_id, c.reason, c.n
+    on conflict do nothing
+  )
+  select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at,
+                       c.visible_share, c.visible_seconds, c.cost_usd, c.reason)::public.sdk_impression_check order by c.n)
+  into v_checks
+  from capped c;
 
   if v_checks is not null then
-    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each campaign's
-    -- row is held from here to the commit, which is little (a batch's clicks are few), so
-    -- batches billing one campaign wait on each other only that long. What a budget refuses is
-    -- given back: its decisions, billed in step 3 in this transaction, are as they were.
+    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each
+    -- campaign's row is held from here to the commit, which is little (a batch's clicks are
+    -- few), so batches billing one campaign wait on each other only that long. What a budget
+    -- refuses is given back, in this transaction: its decisions as they were.
     for v_group in
       select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
       from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
@@ -484,23 +496,39 @@ begin
                                                 (v_group.daily_budget_usd * 1000000)::bigint);
       v_short := v_short or v_granted[cardinality(v_granted)] < v_group.wanted;
     end loop;
-    -- Only when a budget refused some (at its end of the day) is there anything to give back.
     if v_short then
-    select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
-                         c.visible_seconds, c.cost_usd,
-                         case when c.reason is null and c.nth_of_group > coalesce(g.granted, 0) then 'over_budget' else c.reason end
-                     )::public.sdk_impression_check order by c.n)
-    into v_checks
-    from (select c.*, row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
-          from unnest(v_checks) as c) as c
-    left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
-      on g.campaign_id = c.campaign_id and g.format = c.format;
-    update public.ad_decisions d set impression_event_id = null, impressed_at = null, visible_share = null, visible_seconds = null,
-                                     cost_usd = 0, revenue_usd = 0
-    from unnest(v_checks) as c
-    where c.reason = 'over_budget' and d.id = c.decision_id;
+      select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
+                           c.visible_seconds, c.cost_usd,
+                           case when c.reason is null and c.nth_of_group > coalesce(g.granted, 0) then 'over_budget' else c.reason end
+                       )::public.sdk_impression_check order by c.n)
+      into v_checks
+      from (select c.*, row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
+            from unnest(v_checks) as c) as c
+      left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
+        on g.campaign_id = c.campaign_id and g.format = c.format;
+      update public.ad_decisions d set impression_event_id = null, impressed_at = null, visible_share = null, visible_seconds = null,
+                                       cost_usd = 0, revenue_usd = 0
+      from unnest(v_checks) as c
+      where c.reason = 'over_budget' and d.id = c.decision_id;
+      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                    billable, invalid_reason, ip_hash)
+      select distinct on (c.decision_id) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
+             'impression', false, c.reason, p_ip_hash
+      from unnest(v_checks) as c
+      where c.reason = 'over_budget'
+      order by c.decision_id, c.n
+      on conflict do nothing;
     end if;
 
+    -- What was billed and refused, for the roll-up.
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+    select v_app, c.placement_id, c.campaign_id, v_today,
+           count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+           coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+           coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+    from unnest(v_checks) as c
+    where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+    group by c.placement_id, c.campaign_id;
   end if;
 
   -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
@@ -568,28 +596,9 @@ begin
   end loop;
 
 
+  -- 6. Every impression answered.
   if v_checks is not null then
-    -- 6. The counts, the invalid traffic, and every impression answered.
     return query
-    with counted as (
-      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
-      select v_app, c.placement_id, c.campaign_id, v_today,
-             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
-             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
-             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
-      from unnest(v_checks) as c
-      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
-      group by c.placement_id, c.campaign_id
-    ), kept as (
-      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
-                                    billable, invalid_reason, ip_hash)
-      select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
-             'impression', false, c.reason, p_ip_hash
-      from unnest(v_checks) as c
-      where c.reason not in ('duplicate', 'unknown_decision')
-      order by c.decision_id, c.reason, c.n
-      on conflict do nothing
-    )
     select c.n,
            case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
            case when c.reason = 'duplicate' then null else c.reason end
