@@ -83,8 +83,13 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
 
   const me = () => answered(sdk('/api/v1/me', { headers: { authorization: `Bearer ${token}` } }));
   const pricing = () => answered(sdk('/api/v1/pricing'));
-  const ad = () => answered(sdk(`/functions/v1/ads?placement_id=${placement}`, { headers: { 'x-api-key': key } }));
-  const events = (body: unknown) => answered(sdk('/functions/v1/events', { body, headers: { 'x-api-key': key } }));
+  // Each ad request from a browser of its own (a client sees a campaign only up to its frequency
+  // cap), but the impressions' ads from one, as their events come from it.
+  let visitor = 0;
+  const IMPRESSIONS_BROWSER = 'Outage/impressions';
+  const ad = (browser = `Outage/visitor-${++visitor}`) =>
+    answered(sdk(`/functions/v1/ads?placement_id=${placement}`, { headers: { 'x-api-key': key, 'user-agent': browser } }));
+  const events = (body: unknown) => answered(sdk('/functions/v1/events', { body, headers: { 'x-api-key': key, 'user-agent': IMPRESSIONS_BROWSER } }));
   const register = async () => {
     const res = await answered(
       handlersOf('/oauth/register').POST(
@@ -140,9 +145,11 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
 
   /** An impression of a fresh ad, as the SDK would send it. */
   async function servedImpression() {
-    const served = await ad();
+    const served = await ad(IMPRESSIONS_BROWSER);
     expect(served.status, served.text).toBe(200);
     const { decision_id, token: adToken } = adBody.parse(served.body);
+    // In view for 1.2 s: no impression counts sooner after its ad, on the server's clock.
+    await new Promise((r) => setTimeout(r, 1300));
     return { id: `${decision_id}.impression`, type: 'impression', token: adToken, viewability: { visible_share: 0.8, visible_seconds: 1.2 } };
   }
 
