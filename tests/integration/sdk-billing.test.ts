@@ -308,45 +308,46 @@ for (const engine of testEngines()) {
       });
 
       // PGlite has one connection: two transactions cannot wait on each other there.
-      it.runIf(engine.name === 'postgres')('never deadlocks: a batch with a click waits for the ads it names before it takes any counter', async () => {
-        const a = await app(suite.db, suite.users.demo, 'sponsored_card');
-        const ua = 'Deadlock/1';
-        const [x, y, z] = [(await fetchAd(a, { ua }))!, (await fetchAd(a, { ua }))!, (await fetchAd(a, { ua }))!];
-        await servedSecondsAgo(suite.db, 5);
-        const secret = await suite.services.sdkSecret();
-        const client = clientHash(secret, '192.0.2.66', ua);
-        const [owner] = await rawAsService(suite.db, (q) => q.query<{ user_id: string }>('select user_id from public.apps where id = $1', [a.appId]));
-        const claims = JSON.stringify({ role: 'sdk', app_id: a.appId, user_id: owner!.user_id });
-        const record = (tx: { query: (text: string, params?: unknown[]) => Promise<unknown[]> }, events: object[]) =>
-          tx.query(`select * from public.sdk_record_events($1::jsonb, 'address', $2, false, 1000, 1000000)`, [JSON.stringify(events), client]);
-        const imp = (ad: AdBody, n: number) => ({ n, id: `${ad.decision_id}.impression`, kind: 'impression', decision_id: ad.decision_id, ...VIEWABLE });
-        let holding!: () => void;
-        const held = new Promise<void>((resolve) => (holding = resolve));
-        // B holds X, as its first step would; A then sends Y's impression and X's click; then B records X and Z.
-        const b = suite.db.transaction(async (tx) => {
-          await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [claims]);
-          await tx.query('select id from public.ad_decisions where id = $1 for update', [x.decision_id]);
-          holding();
-          await new Promise((r) => setTimeout(r, 300));
-          return record(tx, [imp(x, 0), imp(z, 1)]);
+      if (engine.name === 'postgres')
+        it('never deadlocks: a batch with a click waits for the ads it names before it takes any counter', async () => {
+          const a = await app(suite.db, suite.users.demo, 'sponsored_card');
+          const ua = 'Deadlock/1';
+          const [x, y, z] = [(await fetchAd(a, { ua }))!, (await fetchAd(a, { ua }))!, (await fetchAd(a, { ua }))!];
+          await servedSecondsAgo(suite.db, 5);
+          const secret = await suite.services.sdkSecret();
+          const client = clientHash(secret, '192.0.2.66', ua);
+          const [owner] = await rawAsService(suite.db, (q) => q.query<{ user_id: string }>('select user_id from public.apps where id = $1', [a.appId]));
+          const claims = JSON.stringify({ role: 'sdk', app_id: a.appId, user_id: owner!.user_id });
+          const record = (tx: { query: (text: string, params?: unknown[]) => Promise<unknown[]> }, events: object[]) =>
+            tx.query(`select * from public.sdk_record_events($1::jsonb, 'address', $2, false, 1000, 1000000)`, [JSON.stringify(events), client]);
+          const imp = (ad: AdBody, n: number) => ({ n, id: `${ad.decision_id}.impression`, kind: 'impression', decision_id: ad.decision_id, ...VIEWABLE });
+          let holding!: () => void;
+          const held = new Promise<void>((resolve) => (holding = resolve));
+          // B holds X, as its first step would; A then sends Y's impression and X's click; then B records X and Z.
+          const b = suite.db.transaction(async (tx) => {
+            await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [claims]);
+            await tx.query('select id from public.ad_decisions where id = $1 for update', [x.decision_id]);
+            holding();
+            await new Promise((r) => setTimeout(r, 300));
+            return record(tx, [imp(x, 0), imp(z, 1)]);
+          });
+          await held;
+          const a_ = suite.db.transaction(async (tx) => {
+            await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [claims]);
+            return record(tx, [imp(y, 0), { n: 1, id: `${x.decision_id}.click`, kind: 'click', decision_id: x.decision_id }]);
+          });
+          const byN = (rows: unknown[]) => [...(rows as { n: number }[])].sort((x, y) => x.n - y.n);
+          const [fromB, fromA] = (await Promise.all([b, a_])).map(byN);
+          // Both went through: B's impressions first (A waited for X), then A's impression and X's click.
+          expect(fromA).toEqual([
+            { n: 0, outcome: 'recorded', reason: null },
+            { n: 1, outcome: 'recorded', reason: null },
+          ]);
+          expect(fromB).toEqual([
+            { n: 0, outcome: 'recorded', reason: null },
+            { n: 1, outcome: 'recorded', reason: null },
+          ]);
         });
-        await held;
-        const a_ = suite.db.transaction(async (tx) => {
-          await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [claims]);
-          return record(tx, [imp(y, 0), { n: 1, id: `${x.decision_id}.click`, kind: 'click', decision_id: x.decision_id }]);
-        });
-        const byN = (rows: unknown[]) => [...(rows as { n: number }[])].sort((x, y) => x.n - y.n);
-        const [fromB, fromA] = (await Promise.all([b, a_])).map(byN);
-        // Both went through: B's impressions first (A waited for X), then A's impression and X's click.
-        expect(fromA).toEqual([
-          { n: 0, outcome: 'recorded', reason: null },
-          { n: 1, outcome: 'recorded', reason: null },
-        ]);
-        expect(fromB).toEqual([
-          { n: 0, outcome: 'recorded', reason: null },
-          { n: 1, outcome: 'recorded', reason: null },
-        ]);
-      });
 
       it('never deadlocks a batch of an impression and a click against a batch of impressions of the same ads', async () => {
         const a = await app(suite.db, suite.users.demo, 'sponsored_card');
