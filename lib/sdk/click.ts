@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../platform/http/errors';
 import { sql } from '../platform/db/sql';
 import { asApp } from './access';
-import { recordEventsCall, type EventServices } from './events';
+import { recordEventsCall, senderOfEvents, type EventServices } from './events';
 import { verifyDecisionToken } from './tokens';
 
 /**
@@ -30,7 +30,7 @@ export async function followClick(token: string, call: { headers: Headers; clien
   const statements = [find];
   if (check.ok && !app.archived) {
     const event = { n: 0, id: `redirect:${claims.decisionId}`, kind: 'click', decision_id: claims.decisionId };
-    statements.push(recordEventsCall([event], key, call));
+    statements.push(recordEventsCall([event], senderOfEvents(key, call)));
   }
   const [found] = await asApp(await services.database(), app).script(...statements);
   const row = found?.[0];

@@ -75,20 +75,32 @@ export interface EventsCall {
 type Result = EventsBody['results'][number];
 
 /**
- * The statement that records `events` (the rows `public.sdk_record_events` takes) as sent by this
- * client: its address, and its network and browser (`clientHash`, an impression counts only from
- * the client its ad was served to), hashed with the service's key, whether it says it is a
- * robot, and how many impressions the hourly caps allow.
+ * Who sends events, as the rules know them: its address, and its network and browser
+ * (`clientHash`: an impression counts only from the client its ad was served to), hashed with the
+ * service's key, and whether it says it is a robot. Made once per request.
+ */
+export interface Sender {
+  address: string;
+  client: string;
+  bot: boolean;
+}
+
+export function senderOfEvents(key: Buffer, call: { headers: Headers; clientIp: string }): Sender {
+  const userAgent = call.headers.get('user-agent');
+  return { address: addressHash(key, call.clientIp), client: clientHash(key, call.clientIp, userAgent), bot: isKnownBot(userAgent) };
+}
+
+/**
+ * The statement that records `events` (the rows `public.sdk_record_events` takes) from `sender`,
+ * with how many impressions the hourly caps allow.
  */
 export function recordEventsCall(
   events: Record<string, unknown>[],
-  key: Buffer,
-  client: { headers: Headers; clientIp: string },
+  sender: Sender,
   allowed: { client: number; publisher: number } = { client: 0, publisher: 0 },
 ): Sql {
-  const userAgent = client.headers.get('user-agent');
-  return sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, ${addressHash(key, client.clientIp)},
-    ${clientHash(key, client.clientIp, userAgent)}, ${isKnownBot(userAgent)}, ${allowed.client}, ${allowed.publisher})`;
+  return sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, ${sender.address}, ${sender.client}, ${sender.bot},
+    ${allowed.client}, ${allowed.publisher})`;
 }
 
 const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUSES), reason: z.enum(EVENT_REASONS).nullable() });
@@ -132,10 +144,11 @@ export async function recordEvents(request: EventsRequest, call: EventsCall, ser
 
   if (app && toRecord.length > 0) {
     const impressions = toRecord.filter((e) => e.kind === 'impression').length;
-    const allowed = await allowImpressions(services.impressionLimits, app.userId, clientHash(key, call.clientIp, call.headers.get('user-agent')), impressions);
+    const sender = senderOfEvents(key, call);
+    const allowed = await allowImpressions(services.impressionLimits, app.userId, sender.client, impressions);
     let billed = 0;
     try {
-      const recorded = await asApp(await services.database(), app).query(recordEventsCall(toRecord, key, call, allowed));
+      const recorded = await asApp(await services.database(), app).query(recordEventsCall(toRecord, sender, allowed));
       const rows = recorded.map((r) => recordedRow.parse(r));
       // The function answers in its own order (impressions first), each row with its position.
       for (const row of rows) {

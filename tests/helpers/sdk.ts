@@ -7,6 +7,7 @@ import { SANDBOX_TOKEN } from '@/lib/oauth/bearer';
 import { apiKeyOperations, type RoutePath } from '@/lib/schemas/registry';
 import type { Services } from '@/lib/services';
 import { handlersOf, type TestHandler } from './routes';
+import { rawAsService } from './roles';
 
 /**
  * The SDK surface's routes in the registry (each needs an app's key in `x-api-key`), the shared
@@ -101,4 +102,15 @@ export async function sdk(
     body = undefined;
   }
   return { status: res.status, headers: res.headers, body, text };
+}
+
+/**
+ * Ads served in the last `seconds` seconds are made that old, as if a person had looked at them
+ * that long: no impression is billable sooner than its viewability rule's seconds after its ad,
+ * on the server's clock (content/docs/sdk-integration.md, Counting rules).
+ */
+export async function servedSecondsAgo(db: Engine, seconds: number): Promise<void> {
+  await rawAsService(db, (q) =>
+    q.query('update public.ad_decisions set created_at = now() - make_interval(secs => $1) where created_at > now() - make_interval(secs => $1)', [seconds]),
+  );
 }

@@ -9,7 +9,7 @@ import { rollUp } from '@/lib/sdk/rollup';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { makeServices } from '../helpers/services';
 import { rawAsService } from '../helpers/roles';
-import { newKey, sdk } from '../helpers/sdk';
+import { newKey, sdk, servedSecondsAgo } from '../helpers/sdk';
 
 /**
  * The attack on the money path (issue: "Billing that cannot be gamed"), redone on every engine.
@@ -60,13 +60,6 @@ async function setCampaign(db: Engine, id: string, change: { daily_budget_usd?: 
       change.daily_budget_usd ?? null,
       change.status ?? null,
     ]),
-  );
-}
-
-/** Ads served in the last `seconds` seconds are made that old (no impression is billable sooner than its rule's seconds after its ad). */
-async function servedSecondsAgo(db: Engine, seconds: number): Promise<void> {
-  await rawAsService(db, (q) =>
-    q.query('update public.ad_decisions set created_at = now() - make_interval(secs => $1) where created_at > now() - make_interval(secs => $1)', [seconds]),
   );
 }
 

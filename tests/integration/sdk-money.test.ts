@@ -10,7 +10,7 @@ import { roundUsd } from '@/lib/account/money';
 import { get } from '../helpers/account';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
-import { newKey, sdk } from '../helpers/sdk';
+import { newKey, sdk, servedSecondsAgo } from '../helpers/sdk';
 import { makeServices } from '../helpers/services';
 import { accessToken } from '../helpers/tokens';
 import { rawAsService } from '../helpers/roles';
@@ -53,13 +53,6 @@ async function placementRow(db: Engine, id: string) {
     [id],
   );
   return row!;
-}
-
-/** Ads served in the suite's database in the last `seconds` seconds are made `seconds` old, as if a person had looked at them that long. */
-async function servedSecondsAgo(db: Engine, seconds: number): Promise<void> {
-  await rawAsService(db, (q) =>
-    q.query('update public.ad_decisions set created_at = now() - make_interval(secs => $1) where created_at > now() - make_interval(secs => $1)', [seconds]),
-  );
 }
 
 async function pricing(db: Engine) {
