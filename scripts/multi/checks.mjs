@@ -168,7 +168,7 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
     )
     select c.id::text, c.name, c.daily_budget_usd, b.day::text, b.impressions, coalesce(k.clicks, 0)::int as clicks, b.billed, b.price,
            s.spent_usd, s.impressions as spend_impressions, s.clicks as spend_clicks,
-           (select used from public.sdk_counters where name = 'budget:' || c.id and period = b.day::timestamp at time zone 'UTC') as counter
+           public.sdk_budget_spent(c.id, b.day::timestamp at time zone 'UTC') as counter
     from billed b join public.campaigns c on c.id = b.campaign_id
     left join clicked k on k.campaign_id = b.campaign_id and k.day = b.day
     left join public.campaign_daily_spend s on s.campaign_id = b.campaign_id and s.day = b.day
@@ -196,11 +196,11 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
     ],
   });
   checks.push({
-    name: 'campaign_daily_spend and the `budget:` counters equal what was billed',
+    name: 'campaign_daily_spend and the budgets (`budget:` counters less what leases hold unspent) equal what was billed',
     ok: spendWrong.length === 0 && counterWrong.length === 0,
     figures: spend.map(
       (r) =>
-        `${r.name} on ${r.day}: decisions ${usd(micro(r.billed))} (${r.impressions} impressions, ${r.clicks} clicks); campaign_daily_spend ${usd(micro(r.spent_usd ?? 0))} (${Number(r.spend_impressions ?? 0)}, ${Number(r.spend_clicks ?? 0)}); budget counter ${r.day === after.today ? usd(Number(r.counter ?? 0)) : '(past day)'}`,
+        `${r.name} on ${r.day}: decisions ${usd(micro(r.billed))} (${r.impressions} impressions, ${r.clicks} clicks); campaign_daily_spend ${usd(micro(r.spent_usd ?? 0))} (${Number(r.spend_impressions ?? 0)}, ${Number(r.spend_clicks ?? 0)}); budget ${r.day === after.today ? usd(Number(r.counter ?? 0)) : '(past day)'}`,
     ),
   });
   return checks;

@@ -37,6 +37,26 @@ grant select, insert, update, delete on public.sdk_counters to service_role;
 create policy "Apps keep the money path counters through the SDK"
   on public.sdk_counters for all to sdk using (true) with check (true);
 
+-- Leases of the daily budgets (public.sdk_take_budget): per campaign, day and shard (a database
+-- connection's), what the lease took from the budget's counter (`granted`), what its batches
+-- spent of it, and the limit it was taken under.
+create table public.sdk_budget_leases (
+  campaign_id  uuid not null,
+  period       timestamptz not null,
+  shard        smallint not null check (shard between 0 and 15),
+  lease_limit  bigint not null,
+  granted      bigint not null default 0,
+  spent        bigint not null default 0 check (spent >= 0 and spent <= granted),
+  primary key (campaign_id, period, shard)
+);
+create index sdk_budget_leases_period on public.sdk_budget_leases (period);
+alter table public.sdk_budget_leases enable row level security;
+alter table public.sdk_budget_leases force row level security;
+grant select, insert, update on public.sdk_budget_leases to sdk;
+grant select, insert, update, delete on public.sdk_budget_leases to service_role;
+create policy "Apps keep the budget leases through the SDK"
+  on public.sdk_budget_leases for all to sdk using (true) with check (true);
+
 -- Today's spend so far, as the roll-up has counted it, is where today's budgets start.
 insert into public.sdk_counters (name, period, used)
 select 'budget:' || s.campaign_id, date_trunc('day', now(), 'UTC'), round(s.spent_usd * 1000000)::bigint
@@ -92,40 +112,101 @@ drop function public.sdk_session_fills(uuid, text, uuid, timestamptz);
 drop function public.sdk_under_frequency_cap(text, bigint, integer);
 drop function public.sdk_paced_budget_left(numeric, numeric, numeric);
 
--- The bounded counters of the money path (`public.sdk_counters`, migration 20261203000000): takes
--- up to `p_items` items of `p_unit` each from the counter `p_name` of the period `p_period`
--- (created at zero), as long as what the counter has used is below `p_limit`, and answers how
--- many it took. The item that crosses the limit is still taken, so a budget is overrun by at most
--- one item's price, never more. The counter's row is locked from the first statement to the end
--- of the caller's transaction: two callers taking from one counter take in turn, and each sees
--- what the other took. Callers take counters in one order (lib/sdk: client, publisher, budgets by
--- campaign, promises by campaign and slot), so two never wait on each other in a circle.
-create or replace function public.sdk_take(p_name text, p_period timestamptz, p_items integer, p_unit bigint, p_limit bigint)
+-- A campaign's daily budget at billing (public.sdk_record_events): takes up to `p_items`
+-- impressions of `p_unit` micro-dollars each from campaign `p_campaign`'s budget of the day
+-- `p_period`, whose limit is `p_limit`, and answers how many it took.
+--
+-- The budget is a counter (`sdk_counters`, `budget:<campaign>`), and a batch that debited it
+-- directly would hold its row from its take to its commit: batches billing one campaign would
+-- bill one at a time. So the counter lends, and batches spend from a lease: each database
+-- connection (its backend's pid, of 16 shards) has a lease per campaign and day
+-- (`sdk_budget_leases`), which its batches spend from, holding only that row, and which takes
+-- from the counter only when it runs short: what the batch lacks and, while more than 1,024 such
+-- batches are left, four batches' worth more. What a lease took stays in the counter, so
+--   * the counter holds what the leases took, and a lease spends only what it took: a campaign
+--     is billed at most its daily budget and one impression's price;
+--   * what leases took and have not spent is at most 16 leases of four batches; pacing
+--     (public.sdk_serve_ad) counts it as spent. The last 1,024 batches' worth are taken exactly,
+--     and each lease spends what it holds before it takes more, so a campaign spends its whole
+--     budget unless a connection that holds a lease gets no more traffic that day;
+--   * a lease is spent only under the limit it was taken with: when the budget changes, the next
+--     batch of that lease gives back what it has not spent and takes again under the new limit.
+-- Locks, always in this order: the lease, then the counter.
+create or replace function public.sdk_take_budget(p_campaign uuid, p_period timestamptz, p_items integer, p_unit bigint, p_limit bigint)
 returns integer
 language plpgsql volatile security invoker set search_path = ''
 as $$
 declare
+  v_shard smallint := pg_backend_pid() % 16;
+  v_cost bigint := p_items::bigint * greatest(p_unit, 1);
+  v_lease record;
+  v_left bigint;
   v_used bigint;
+  v_more integer := 0;
   v_taken integer;
 begin
   if p_items <= 0 then
     return 0;
   end if;
-  -- `do update` on the row as it is now, not as this statement's snapshot saw it: the lock, and
-  -- the latest count.
-  insert into public.sdk_counters as c (name, period, used) values (p_name, p_period, 0)
-  on conflict (name, period) do update set used = c.used
-  returning c.used into v_used;
-  v_taken := case when v_used >= p_limit then 0
-                  else least(p_items, ceil((p_limit - v_used)::numeric / greatest(p_unit, 1)))::integer end;
-  if v_taken > 0 then
-    update public.sdk_counters set used = used + v_taken * p_unit where name = p_name and period = p_period;
+  -- The common case, in one statement: the lease covers the batch.
+  update public.sdk_budget_leases l set spent = l.spent + v_cost
+  where l.campaign_id = p_campaign and l.period = p_period and l.shard = v_shard
+    and l.lease_limit = p_limit and l.granted - l.spent >= v_cost;
+  if found then
+    return p_items;
   end if;
+
+  insert into public.sdk_budget_leases as l (campaign_id, period, shard, lease_limit) values (p_campaign, p_period, v_shard, p_limit)
+  on conflict (campaign_id, period, shard) do update set spent = l.spent
+  returning l.granted, l.spent, l.lease_limit into v_lease;
+  v_left := v_lease.granted - v_lease.spent;
+  if v_lease.lease_limit <> p_limit and v_left > 0 then
+    -- Taken under another limit: given back, and taken again under this one.
+    update public.sdk_counters set used = greatest(used - v_left, 0) where name = 'budget:' || p_campaign and period = p_period;
+    v_left := 0;
+  end if;
+  v_taken := least(p_items, v_left / greatest(p_unit, 1));
+  if v_taken < p_items then
+    -- The budget's counter, locked until the commit: what is missing, and four batches' worth
+    -- more while more than 1,024 are left, as long as something is left (the impression that
+    -- crosses the limit is still taken, so a budget is overrun by at most one impression's price).
+    insert into public.sdk_counters as c (name, period, used) values ('budget:' || p_campaign, p_period, 0)
+    on conflict (name, period) do update set used = c.used
+    returning c.used into v_used;
+    if v_used < p_limit then
+      v_more := least((p_items - v_taken) + case when p_limit - v_used > 1024 * v_cost then 4 * p_items else 0 end,
+                      ceil((p_limit - v_used)::numeric / greatest(p_unit, 1)))::integer;
+      update public.sdk_counters set used = used + v_more::bigint * p_unit where name = 'budget:' || p_campaign and period = p_period;
+      v_left := v_left + v_more::bigint * p_unit;
+      v_taken := least(p_items, v_left / greatest(p_unit, 1));
+    end if;
+  end if;
+  update public.sdk_budget_leases
+  set granted = spent + v_left, spent = spent + v_taken::bigint * p_unit, lease_limit = p_limit
+  where campaign_id = p_campaign and period = p_period and shard = v_shard;
   return v_taken;
 end $$;
 
-revoke all on function public.sdk_take(text, timestamptz, integer, bigint, bigint) from public, anon, authenticated;
-grant execute on function public.sdk_take(text, timestamptz, integer, bigint, bigint) to sdk;
+revoke all on function public.sdk_take_budget(uuid, timestamptz, integer, bigint, bigint) from public, anon, authenticated;
+grant execute on function public.sdk_take_budget(uuid, timestamptz, integer, bigint, bigint) to sdk;
+
+-- What campaign `p_campaign` was billed on the day `p_period`, in micro-dollars: what its budget's
+-- counter (`budget:<campaign>`) gave out, less what the leases that took it have not spent
+-- (public.sdk_take_budget).
+-- It reads tables, so PostgreSQL does not inline it: a click calls it once (sdk_record_events),
+-- not a statement for each row. Executable by `sdk`, the role the compositions run as, and nobody
+-- else.
+create or replace function public.sdk_budget_spent(p_campaign uuid, p_period timestamptz)
+returns bigint
+language sql stable
+as $$
+  select coalesce((select k.used from public.sdk_counters k where k.name = 'budget:' || p_campaign and k.period = p_period), 0)
+         - coalesce((select sum(l.granted - l.spent) from public.sdk_budget_leases l
+                     where l.campaign_id = p_campaign and l.period = p_period), 0)::bigint
+$$;
+
+revoke all on function public.sdk_budget_spent(uuid, timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_budget_spent(uuid, timestamptz) to sdk;
 
 -- The five minutes `p_at` falls in: what serving promised and billing took are counted per slot
 -- (`served:<campaign>` and `billed:<campaign>` counters, kept by the roll-up), and a promise older
@@ -370,17 +451,17 @@ grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to
 --      (`client_limit`, `publisher_limit`);
 --   3. the rest are billed on their decisions, the invalid ones kept once per ad and reason:
 --      steps 1 to 3 are one statement;
---   4. each campaign's budget for the day (`budget:<campaign>`, sdk_take): what it refuses is
---      `over_budget`, and its decisions are given back in this transaction. The budget is
---      debited in the same transaction as the impressions it pays for, so a campaign is billed
---      at most its daily budget and one impression's price; its row is held from there to the
---      commit, which is little: the counts for the roll-up (`ad_traffic_counts`), a batch's few
---      clicks, and the answer;
---   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
---      address and ad in 3 hours), and the campaign still running and within its budget;
---   6. every impression answered.
--- Locks are taken in one order: the batch's decisions (id order), the budgets (campaign id
--- order), the advisory lock of a click; so two batches never wait on each other in a circle.
+--   4. each campaign's budget for the day (sdk_take_budget, one statement for all campaigns):
+--      what it refuses is `over_budget`, and its decisions are given back in this transaction.
+--      The budget is debited in the same transaction as the impressions it pays for, so a
+--      campaign is billed at most its daily budget and one impression's price; the batch holds
+--      its connection's lease of the budget, not the budget itself, to the commit;
+--   5. every impression answered, and the counts for the roll-up (`ad_traffic_counts`) written;
+--   6. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
+--      address and ad in 3 hours), and the campaign still running and within its budget.
+-- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
+-- counters (campaign id order), the advisory lock of a click; so two batches never wait on each
+-- other in a circle.
 create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
                                                     p_client_allowed integer, p_publisher_allowed integer)
 returns table (n integer, outcome text, reason text)
@@ -395,7 +476,6 @@ declare
   v_checks public.sdk_impression_check[];
   v_client integer;
   v_allowed integer;
-  v_group record;
   v_campaigns uuid[] := '{}';
   v_formats text[] := '{}';
   v_granted integer[] := '{}';
@@ -413,20 +493,25 @@ begin
   -- 1-3. Impressions, in one statement: their decisions locked, the rules applied, one per ad
   -- (the first of the batch that passed), the hourly caps, and then what passed billed on its
   -- decision, counted for the roll-up, and the rest kept as invalid traffic.
-  with input as (
-    select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
-           row_number() over (partition by e.id order by e.n) as nth_of_id
+  with events as (
+    select e.n, e.id, e.kind, e.decision_id, e.visible_share, e.visible_seconds, e.area_px
     from jsonb_to_recordset(p_events)
          as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
+  ), input as (
+    select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
+           row_number() over (partition by e.id order by e.n) as nth_of_id
+    from events e
     where e.kind = 'impression'
   ), locked as materialized (
     -- The clicks' decisions too: all of the batch's, in one order, before any other lock.
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
     from public.ad_decisions d
-    where d.id in (select e.decision_id from jsonb_to_recordset(p_events) as e(decision_id uuid)) and d.creative_id is not null
+    where d.id in (select e.decision_id from events e) and d.creative_id is not null
     order by d.id
     for update
-  ), judged as (
+  ), judged as materialized (
+    -- Materialized: the rules run once per impression (inlined, the reason would be computed
+    -- again wherever the steps below read it).
     select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at as served_at,
            i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd,
            case
@@ -479,23 +564,19 @@ begin
   from capped c;
 
   if v_checks is not null then
-    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each
-    -- campaign's row is held from here to the commit, which is little (a batch's clicks are
-    -- few), so batches billing one campaign wait on each other only that long. What a budget
+    -- 4. The budgets, campaigns in id order (and formats, whose prices differ), in one statement:
+    -- each takes from its campaign's lease of this connection (sdk_take_budget). What a budget
     -- refuses is given back, in this transaction: its decisions as they were.
-    for v_group in
-      select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
-      from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
-      where c.reason is null
-      group by c.campaign_id, c.format
-      order by c.campaign_id, c.format
-    loop
-      v_campaigns := v_campaigns || v_group.campaign_id;
-      v_formats := v_formats || v_group.format;
-      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted, (v_group.cost_usd * 1000000)::bigint,
-                                                (v_group.daily_budget_usd * 1000000)::bigint);
-      v_short := v_short or v_granted[cardinality(v_granted)] < v_group.wanted;
-    end loop;
+    select coalesce(array_agg(g.campaign_id order by g.campaign_id, g.format), '{}'), coalesce(array_agg(g.format order by g.campaign_id, g.format), '{}'),
+           coalesce(array_agg(g.granted order by g.campaign_id, g.format), '{}'), coalesce(bool_or(g.granted < g.wanted), false)
+    into v_campaigns, v_formats, v_granted, v_short
+    from (select w.campaign_id, w.format, w.wanted,
+                 public.sdk_take_budget(w.campaign_id, v_day, w.wanted, (w.cost_usd * 1000000)::bigint, (w.daily_budget_usd * 1000000)::bigint) as granted
+          from (select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
+                from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
+                where c.reason is null
+                group by c.campaign_id, c.format
+                order by c.campaign_id, c.format) as w) as g;
     if v_short then
       select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
                            c.visible_seconds, c.cost_usd,
@@ -520,18 +601,28 @@ begin
       on conflict do nothing;
     end if;
 
-    -- What was billed and refused, for the roll-up.
-    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
-    select v_app, c.placement_id, c.campaign_id, v_today,
-           count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
-           coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
-           coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
-    from unnest(v_checks) as c
-    where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
-    group by c.placement_id, c.campaign_id;
+    -- 5. Every impression answered, and what was billed and refused counted for the roll-up.
+    return query
+    with counted as (
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+      select v_app, c.placement_id, c.campaign_id, v_today,
+             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+      from unnest(v_checks) as c
+      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+      group by c.placement_id, c.campaign_id
+    )
+    select c.n,
+           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+           case when c.reason = 'duplicate' then null else c.reason end
+    from unnest(v_checks) as c;
   end if;
 
-  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
+  -- 6. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
+  if not p_events @> '[{"kind": "click"}]' then
+    return;
+  end if;
   for v_event in
     select e.n, e.id, e.decision_id
     from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
@@ -540,8 +631,7 @@ begin
   loop
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
            public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()) as running,
-           coalesce((select k.used from public.sdk_counters k where k.name = 'budget:' || d.campaign_id and k.period = v_day), 0)
-             >= c.daily_budget_usd * 1000000 as spent
+           public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_usd * 1000000 as spent
     into v_decision
     from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
     where d.id = v_event.decision_id;
@@ -594,16 +684,6 @@ begin
     on conflict do nothing;
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
-
-
-  -- 6. Every impression answered.
-  if v_checks is not null then
-    return query
-    select c.n,
-           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
-           case when c.reason = 'duplicate' then null else c.reason end
-    from unnest(v_checks) as c;
-  end if;
 end $$;
 revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
 grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
@@ -618,7 +698,8 @@ grant execute on function public.sdk_record_events(jsonb, text, text, boolean, i
 -- another request writes too, and counts its promises from the next run. Each run also sweeps,
 -- a bounded batch at a time, what is kept only for a while (SECURITY.md,
 -- What strangers can store): decisions and invalid traffic after 35 days (past their token's hour,
--- the frequency cap's day and a month's close), and counters two days after their period.
+-- the frequency cap's day and a month's close), and counters and budget leases two days after
+-- their period.
 create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
 returns table (decisions bigint, events bigint)
 language plpgsql volatile security invoker set search_path = ''
@@ -637,6 +718,9 @@ begin
   where e.id in (select x.id from public.ad_events x where x.occurred_at < v_retained_since and not x.billable limit 10000);
   delete from public.sdk_counters k
   where (k.name, k.period) in (select x.name, x.period from public.sdk_counters x where x.period < now() - interval '2 days' limit 10000);
+  delete from public.sdk_budget_leases l
+  where (l.campaign_id, l.period, l.shard) in (select x.campaign_id, x.period, x.shard from public.sdk_budget_leases x
+                                               where x.period < now() - interval '2 days' limit 10000);
 
   return query
   with taken as (

@@ -10,7 +10,7 @@ import { rawAsService, runAs, sdkClaims } from '../helpers/roles';
  * in supabase/schemas/functions/, and migration 20261203000000's billing checks): pacing on what
  * a campaign was billed today (its `budget:` counter) and has served and not yet been billed
  * (the `served:` and `billed:` counters the roll-up keeps), the frequency cap by client, the
- * bounded counters (`sdk_take`) and a campaign's daily budget taken from one of them as its
+ * budgets' counters and leases (`sdk_take_budget`): a campaign's daily budget taken as its
  * impressions are billed (never more than the budget and one impression), once per ad, click
  * after impression, one click per address and ad in 3 hours, the hourly caps as the server
  * passes them, and the reasons an event is invalid traffic.
@@ -123,8 +123,16 @@ async function counter(tx: Transaction, app: App, name: string, period: string):
   return row ? row.used : null;
 }
 
-/** What a campaign was billed today, in micro-dollars: its `budget:` counter (null when it does not exist). */
-const budgetUsed = (tx: Transaction, app: App, campaignId: string) => counter(tx, app, `budget:${campaignId}`, TODAY);
+/**
+ * What a campaign was billed today, in micro-dollars (public.sdk_budget_spent): what its `budget:` counter gave out, less
+ * what the leases that took it have not spent (read as the owner, back as `sdk` after).
+ */
+async function budgetUsed(tx: Transaction, app: App, campaignId: string): Promise<number> {
+  await asOwner(tx);
+  const used = await one<number>(tx, `select public.sdk_budget_spent($1, ${TODAY})::float8 as v`, [campaignId]);
+  await asSdk(tx, app);
+  return used;
+}
 
 /** Sets a counter (as the owner, back as `sdk` after). */
 async function setCounter(tx: Transaction, app: App, name: string, period: string, used: string): Promise<void> {
@@ -135,6 +143,16 @@ async function setCounter(tx: Transaction, app: App, name: string, period: strin
     [name],
   );
   await asSdk(tx, app);
+}
+
+/**
+ * Sets what a campaign was billed today, in micro-dollars: its `budget:` counter, with no lease holding any of it
+ * (public.sdk_take_budget), as the owner, back as `sdk` after.
+ */
+async function setBilled(tx: Transaction, app: App, campaignId: string, used: string): Promise<void> {
+  await asOwner(tx);
+  await tx.query(`delete from public.sdk_budget_leases where campaign_id = $1`, [campaignId]);
+  await setCounter(tx, app, `budget:${campaignId}`, TODAY, used);
 }
 
 interface Served extends Row {
@@ -338,8 +356,11 @@ for (const engine of testEngines()) {
         // A rule of migration 20261125000000, on the hot path as well.
         sdk_cost_per_impression: 'select public.sdk_cost_per_impression(pl.format, p) from public.pricing_settings p, public.placements pl',
       };
-      /** The rules only the SDK role may call (sdk_cost_per_impression reads nothing and stayed executable by everyone), and the counters' `sdk_take`. */
-      const SDK_ONLY = [...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'), 'sdk_take'];
+      /**
+       * The rules only the SDK role may call (sdk_cost_per_impression reads nothing and stayed executable by everyone), and the
+       * budgets' `sdk_take_budget` and `sdk_budget_spent` (which reads tables, and is not inlined: a click calls it once).
+       */
+      const SDK_ONLY = [...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'), 'sdk_take_budget', 'sdk_budget_spent'];
 
       it('each rule is inlined into the statement that uses it, for the SDK role, so the split costs nothing at run time', async () => {
         const plans = await scenario(db, async (tx) => {
@@ -360,13 +381,13 @@ for (const engine of testEngines()) {
         const rules = await db.query<{ proname: string }>(
           `select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
            where n.nspname = 'public' and p.prolang = (select oid from pg_language where lanname = 'sql') and p.proname like 'sdk\\_%'
-             and p.proname not in ('sdk_key', 'sdk_app_id', 'sdk_user_id')
+             and p.proname not in ('sdk_key', 'sdk_app_id', 'sdk_user_id', 'sdk_budget_spent')
            order by 1`,
         );
         expect(rules.map((r) => r.proname)).toEqual(Object.keys(USES).sort());
       });
 
-      it('each rule, and sdk_take, may be called by the SDK role and by no request role else', async () => {
+      it('each rule, and sdk_take_budget, may be called by the SDK role and by no request role else', async () => {
         const rows = await db.query<{ rule: string; sdk: boolean; anon: boolean; authenticated: boolean; public: boolean }>(
           `select p.proname as rule, has_function_privilege('sdk', p.oid, 'execute') as sdk, has_function_privilege('anon', p.oid, 'execute') as anon,
                   has_function_privilege('authenticated', p.oid, 'execute') as authenticated,
@@ -379,72 +400,136 @@ for (const engine of testEngines()) {
       });
     });
 
-    describe('counters', () => {
-      it('sdk_take takes up to the limit, lets the item that crosses it through and no more, and creates its counter at zero', async () => {
+    describe('budgets at billing', () => {
+      /** A lease of the budget of campaign `id` (as the owner, back as `sdk` after): what it took, what it spent, and its limit. */
+      const leases = async (tx: Transaction, id: string, at: string) => {
+        await asOwner(tx);
+        const rows = await tx.query<{ granted: number; spent: number; lease_limit: number }>(
+          `select granted::float8 as granted, spent::float8 as spent, lease_limit::float8 as lease_limit from public.sdk_budget_leases
+           where campaign_id = $1 and period = ${at}`,
+          [id],
+        );
+        await asSdk(tx, app);
+        return rows;
+      };
+
+      it('sdk_take_budget takes up to the limit, lets the impression that crosses it through and no more, and leases ahead only far from it', async () => {
         const result = await scenario(db, async (tx) => {
           await asSdk(tx, app);
-          const period = "'2026-12-03T10:00:00Z'::timestamptz";
-          const take = (name: string, items: number, unit: number, limit: number, at = period) =>
-            one<number>(tx, `select public.sdk_take($1, ${at}, $2, $3, $4) as v`, [name, items, unit, limit]);
-          const used = (name: string, at = period) => counter(tx, app, name, at);
+          const period = "'2026-12-03T00:00:00Z'::timestamptz";
+          const ids = Array.from({ length: 7 }, () => randomUUID());
+          const take = (id: string, items: number, unit: number, limit: number, at = period) =>
+            one<number>(tx, `select public.sdk_take_budget($1, ${at}, $2, $3, $4) as v`, [id, items, unit, limit]);
+          const used = (id: string, at = period) => counter(tx, app, `budget:${id}`, at);
+          const state = async (id: string, at = period) => ({ counter: await used(id, at), leases: await leases(tx, id, at) });
           const r: Record<string, unknown> = {};
-          // Up to the limit, in turns.
-          r.first = [await take('take:a', 3, 10, 100), await used('take:a')];
-          r.rest = [await take('take:a', 10, 10, 100), await used('take:a')];
-          r.full = [await take('take:a', 1, 10, 100), await used('take:a')];
-          // Another period of the name is another counter.
-          r.nextHour = [await take('take:a', 1, 10, 100, `${period} + interval '1 hour'`), await used('take:a', `${period} + interval '1 hour'`)];
-          // At 95 of 100, the item of 10 that crosses the limit is taken, and nothing after it.
-          await setCounter(tx, app, 'take:b', period, '95');
-          r.crossing = [await take('take:b', 3, 10, 100), await used('take:b')];
-          r.crossed = [await take('take:b', 3, 10, 100), await used('take:b')];
-          // One item dearer than the whole limit is still one item.
-          r.dear = [await take('take:c', 3, 500, 100), await used('take:c')];
+          // Near the limit (fewer than 1,024 such batches left), exactly what is asked, in turns, up to the limit.
+          const [near, far, crossing, dear, none, zero, changed] = ids as [string, string, string, string, string, string, string];
+          r.first = [await take(near, 3, 10, 100), await state(near)];
+          r.rest = [await take(near, 10, 10, 100), await state(near)];
+          r.full = [await take(near, 1, 10, 100), await state(near)];
+          // Another day is another budget.
+          r.nextDay = [await take(near, 1, 10, 100, `${period} + interval '1 day'`), await used(near, `${period} + interval '1 day'`)];
+          // Far from it: the lease takes four batches more, and the next batches spend from it without touching the counter.
+          r.far = [await take(far, 3, 10, 1_000_000), await state(far)];
+          r.fromTheLease = [await take(far, 3, 10, 1_000_000), await take(far, 6, 10, 1_000_000), await state(far)];
+          // Short of a batch, it takes what is missing and four such batches more.
+          r.refilled = [await take(far, 4, 10, 1_000_000), await state(far)];
+          // At 95 of 100, the impression of 10 that crosses the limit is taken, and nothing after it.
+          await setCounter(tx, app, `budget:${crossing}`, period, '95');
+          r.crossing = [await take(crossing, 3, 10, 100), await state(crossing)];
+          r.crossed = [await take(crossing, 3, 10, 100), await state(crossing)];
+          // One impression dearer than the whole budget is still one impression.
+          r.dear = [await take(dear, 3, 500, 100), await used(dear)];
           // Nothing asked: nothing taken, nothing created. Nothing left: the counter is created at zero.
-          r.none = [await take('take:d', 0, 10, 100), await used('take:d')];
-          r.zero = [await take('take:e', 2, 10, 0), await used('take:e')];
+          r.none = [await take(none, 0, 10, 100), await state(none)];
+          r.zero = [await take(zero, 2, 10, 0), await used(zero)];
+          // A budget changed: the lease gives back what it has not spent, and takes again under the new limit.
+          await take(changed, 3, 10, 1_000_000);
+          r.lowered = [await take(changed, 5, 10, 60), await state(changed)];
           return r;
         });
         expect(result).toEqual({
-          first: [3, 30],
-          rest: [7, 100],
-          full: [0, 100],
-          nextHour: [1, 10],
-          crossing: [1, 105],
-          crossed: [0, 105],
+          first: [3, { counter: 30, leases: [{ granted: 30, spent: 30, lease_limit: 100 }] }],
+          rest: [7, { counter: 100, leases: [{ granted: 100, spent: 100, lease_limit: 100 }] }],
+          full: [0, { counter: 100, leases: [{ granted: 100, spent: 100, lease_limit: 100 }] }],
+          nextDay: [1, 10],
+          far: [3, { counter: 150, leases: [{ granted: 150, spent: 30, lease_limit: 1_000_000 }] }],
+          fromTheLease: [3, 6, { counter: 150, leases: [{ granted: 150, spent: 120, lease_limit: 1_000_000 }] }],
+          refilled: [4, { counter: 320, leases: [{ granted: 320, spent: 160, lease_limit: 1_000_000 }] }],
+          crossing: [1, { counter: 105, leases: [{ granted: 10, spent: 10, lease_limit: 100 }] }],
+          crossed: [0, { counter: 105, leases: [{ granted: 10, spent: 10, lease_limit: 100 }] }],
           dear: [1, 500],
-          none: [0, null],
+          none: [0, { counter: null, leases: [] }],
           zero: [0, 0],
+          // 30 spent and 120 given back of the 150 taken; then 3 of the 5 asked fit the new budget of 60, the third crossing it.
+          lowered: [3, { counter: 60, leases: [{ granted: 60, spent: 60, lease_limit: 60 }] }],
         });
       });
 
       if (engine.name === 'postgres')
-        it('sdk_take: concurrent takers of one counter take in turn, never more than the limit and one unit', async () => {
-          const name = `take:concurrent:${randomUUID()}`;
-          const period = '2026-12-03T10:00:00Z';
-          // Eight transactions at once, each wanting 3 items of 7 from a limit of 100 (24 wanted, 15 fit),
-          // each holding its row a while after its take, as a batch does until its commit.
+        it('sdk_take_budget: concurrent batches near the limit take in turn, never more than the limit and one impression', async () => {
+          const id = randomUUID();
+          const period = '2026-12-03T00:00:00Z';
+          // Eight transactions at once, each wanting 3 impressions of 7 from a budget of 100 (24 wanted, 15 fit),
+          // each holding what it took a while after, as a batch does until its commit.
           const taken = await Promise.all(
             Array.from({ length: 8 }, () =>
               runAs(db, 'sdk', sdkClaims(app), async (q) => {
-                const [row] = await q.query<{ v: number }>('select public.sdk_take($1, $2::timestamptz, 3, 7, 100) as v', [name, period]);
+                const [row] = await q.query<{ v: number }>('select public.sdk_take_budget($1, $2::timestamptz, 3, 7, 100) as v', [id, period]);
                 await q.query('select pg_sleep(0.05)');
                 return row!.v;
               }),
             ),
           );
           const used = await rawAsService(db, async (q) => {
-            const [row] = await q.query<{ used: number }>('select used::float8 as used from public.sdk_counters where name = $1 and period = $2::timestamptz', [
-              name,
-              period,
-            ]);
-            await q.query('delete from public.sdk_counters where name = $1', [name]);
-            return row!.used;
+            const [row] = await q.query<{ used: number; spent: number }>(
+              `select (select used::float8 from public.sdk_counters where name = 'budget:' || $1::text and period = $2::timestamptz) as used,
+                      (select sum(spent)::float8 from public.sdk_budget_leases where campaign_id = $1::uuid and period = $2::timestamptz) as spent`,
+              [id, period],
+            );
+            await q.query("delete from public.sdk_counters where name = 'budget:' || $1", [id]);
+            await q.query('delete from public.sdk_budget_leases where campaign_id = $1', [id]);
+            return row!;
           });
           expect(taken.reduce((a, b) => a + b, 0)).toBe(15);
-          expect(used).toBe(15 * 7);
-          expect(used).toBeLessThan(100 + 7);
+          expect(used).toEqual({ used: 15 * 7, spent: 15 * 7 });
           expect(taken.filter((t) => t === 0).length).toBeGreaterThan(0);
+        });
+
+      if (engine.name === 'postgres')
+        it('sdk_take_budget: concurrent batches far from the limit spend from their leases, and the counter holds exactly what the leases took', async () => {
+          const id = randomUUID();
+          const period = '2026-12-03T00:00:00Z';
+          // Eight connections at once, each billing five batches of 3 impressions of 7 from a budget of a million.
+          const taken = await Promise.all(
+            Array.from({ length: 8 }, () =>
+              runAs(db, 'sdk', sdkClaims(app), async (q) => {
+                let sum = 0;
+                for (let b = 0; b < 5; b++) {
+                  const [row] = await q.query<{ v: number }>('select public.sdk_take_budget($1, $2::timestamptz, 3, 7, 1000000) as v', [id, period]);
+                  sum += row!.v;
+                }
+                return sum;
+              }),
+            ),
+          );
+          const state = await rawAsService(db, async (q) => {
+            const [row] = await q.query<{ used: number; granted: number; spent: number }>(
+              `select (select used::float8 from public.sdk_counters where name = 'budget:' || $1::text and period = $2::timestamptz) as used,
+                      (select sum(granted)::float8 from public.sdk_budget_leases where campaign_id = $1::uuid and period = $2::timestamptz) as granted,
+                      (select sum(spent)::float8 from public.sdk_budget_leases where campaign_id = $1::uuid and period = $2::timestamptz) as spent`,
+              [id, period],
+            );
+            await q.query("delete from public.sdk_counters where name = 'budget:' || $1", [id]);
+            await q.query('delete from public.sdk_budget_leases where campaign_id = $1', [id]);
+            return row!;
+          });
+          expect(taken).toEqual(Array.from({ length: 8 }, () => 15));
+          expect(state.spent).toBe(8 * 15 * 7);
+          expect(state.used).toBe(state.granted);
+          // At most 16 leases hold four batches each unspent.
+          expect(state.used - state.spent).toBeLessThanOrEqual(16 * 4 * 3 * 7);
         });
     });
 
@@ -1040,7 +1125,7 @@ for (const engine of testEngines()) {
           // It runs again, its day's budget billed (its counter at the budget, 240 dollars): neither counts either.
           await asOwner(tx);
           await tx.query("update public.campaigns set status = 'active' where id = $1", [campaign.id]);
-          await setCounter(tx, app, `budget:${campaign.id}`, TODAY, '240 * 1000000');
+          await setBilled(tx, app, campaign.id, '240 * 1000000');
           answers.push(
             ...verdicts(
               await record(
@@ -1053,7 +1138,7 @@ for (const engine of testEngines()) {
               ),
             ),
           );
-          await setCounter(tx, app, `budget:${campaign.id}`, TODAY, '0');
+          await setBilled(tx, app, campaign.id, '0');
           // The hourly caps (counted by the server) allow one more billable impression from this client, then one more for the publisher.
           answers.push(
             ...verdicts(
@@ -1208,8 +1293,8 @@ for (const engine of testEngines()) {
           const budget = 240 * 1e6;
           // Billed today: two and a half impressions short of the budget (three more are billed, the third crossing it), and
           // for `exact` two short to the micro-dollar (two are billed, and it is spent). `other` has billed nothing yet.
-          await setCounter(tx, app, `budget:${campaign.id}`, TODAY, String(budget - Math.floor(2.5 * price)));
-          await setCounter(tx, app, `budget:${exact.id}`, TODAY, String(budget - 2 * price));
+          await setBilled(tx, app, campaign.id, String(budget - Math.floor(2.5 * price)));
+          await setBilled(tx, app, exact.id, String(budget - 2 * price));
           await asOwner(tx);
           const servedAt = await one<string>(tx, "select (now() - interval '5 seconds')::text as v");
           const ads = async (c: { id: string; creatives: Record<Format, string> }, count: number) => {
@@ -1406,6 +1491,7 @@ for (const engine of testEngines()) {
             await db.query('delete from public.ad_traffic_counts where campaign_id = any($1::uuid[])', [ids]);
             await db.query('delete from public.ad_decisions where campaign_id = any($1::uuid[])', [ids]);
             await db.query('delete from public.sdk_counters where name = any($1::text[])', [ids.map((id) => `budget:${id}`)]);
+            await db.query('delete from public.sdk_budget_leases where campaign_id = any($1::uuid[])', [ids]);
             await db.query('delete from public.creatives where campaign_id = any($1::uuid[])', [ids]);
             await db.query('delete from public.campaigns where id = any($1::uuid[])', [ids]);
           }
@@ -1578,6 +1664,9 @@ for (const engine of testEngines()) {
           const first = verdicts(await record(tx, batch));
           const afterFirst = await allCounters(tx, app);
           const budget = await budgetUsed(tx, app, campaign.id);
+          await asOwner(tx);
+          const leased = await one<number>(tx, 'select sum(granted)::float8 as v from public.sdk_budget_leases where campaign_id = $1', [campaign.id]);
+          await asSdk(tx, app);
           // The same batch again, as a retry sends it: nothing changes.
           const retry = verdicts(await record(tx, batch));
           const afterRetry = await allCounters(tx, app);
@@ -1605,18 +1694,21 @@ for (const engine of testEngines()) {
             [app.appId],
           );
           const today = await one<string>(tx, `select to_char(${TODAY} at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as v`);
-          return { first, retry, before, afterFirst, budget, afterRetry, decisions, events, counts, campaign: campaign.id, x, today };
+          return { first, retry, before, afterFirst, budget, leased, afterRetry, decisions, events, counts, campaign: campaign.id, x, today };
         });
         const micro = (usd: number) => Math.round(usd * 1e6);
         const revenue = (format: Format) => Math.round(cost[format] * revenueShare * 1e6) / 1e6;
         expect(result.first).toEqual(['recorded', 'recorded', 'recorded', 'recorded', 'not_viewable']);
         expect(result.retry).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
         // The three billed impressions were debited from the campaign's budget for the day: its one counter, created by the
-        // first, and no other counter (the hourly caps are the server's, what serving promised is the roll-up's).
+        // first, holds what this connection's lease took (the batch and, far from the budget, four batches more), and no
+        // other counter changed (the hourly caps are the server's, what serving promised is the roll-up's).
         const billedMicro = micro(cost.tooltip) + micro(cost.sponsored_card) + micro(cost.floating_video);
         expect(result.budget).toBe(billedMicro);
+        expect(result.leased).toBeGreaterThanOrEqual(billedMicro);
+        expect(result.leased).toBeLessThanOrEqual(5 * billedMicro);
         expect(Object.keys(result.before).filter((key) => key.includes(result.campaign))).toEqual([]);
-        expect(result.afterFirst).toEqual({ ...result.before, [`budget:${result.campaign}@${result.today}`]: billedMicro });
+        expect(result.afterFirst).toEqual({ ...result.before, [`budget:${result.campaign}@${result.today}`]: result.leased });
         expect(result.afterRetry).toEqual(result.afterFirst);
         const billed = (id: string, format: Format, share: number, seconds: number) => ({
           impression_event_id: id,

@@ -8,7 +8,8 @@
 -- another request writes too, and counts its promises from the next run. Each run also sweeps,
 -- a bounded batch at a time, what is kept only for a while (SECURITY.md,
 -- What strangers can store): decisions and invalid traffic after 35 days (past their token's hour,
--- the frequency cap's day and a month's close), and counters two days after their period.
+-- the frequency cap's day and a month's close), and counters and budget leases two days after
+-- their period.
 create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
 returns table (decisions bigint, events bigint)
 language plpgsql volatile security invoker set search_path = ''
@@ -27,6 +28,9 @@ begin
   where e.id in (select x.id from public.ad_events x where x.occurred_at < v_retained_since and not x.billable limit 10000);
   delete from public.sdk_counters k
   where (k.name, k.period) in (select x.name, x.period from public.sdk_counters x where x.period < now() - interval '2 days' limit 10000);
+  delete from public.sdk_budget_leases l
+  where (l.campaign_id, l.period, l.shard) in (select x.campaign_id, x.period, x.shard from public.sdk_budget_leases x
+                                               where x.period < now() - interval '2 days' limit 10000);
 
   return query
   with taken as (

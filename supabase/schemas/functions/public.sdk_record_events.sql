@@ -22,17 +22,17 @@
 --      (`client_limit`, `publisher_limit`);
 --   3. the rest are billed on their decisions, the invalid ones kept once per ad and reason:
 --      steps 1 to 3 are one statement;
---   4. each campaign's budget for the day (`budget:<campaign>`, sdk_take): what it refuses is
---      `over_budget`, and its decisions are given back in this transaction. The budget is
---      debited in the same transaction as the impressions it pays for, so a campaign is billed
---      at most its daily budget and one impression's price; its row is held from there to the
---      commit, which is little: the counts for the roll-up (`ad_traffic_counts`), a batch's few
---      clicks, and the answer;
---   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
---      address and ad in 3 hours), and the campaign still running and within its budget;
---   6. every impression answered.
--- Locks are taken in one order: the batch's decisions (id order), the budgets (campaign id
--- order), the advisory lock of a click; so two batches never wait on each other in a circle.
+--   4. each campaign's budget for the day (sdk_take_budget, one statement for all campaigns):
+--      what it refuses is `over_budget`, and its decisions are given back in this transaction.
+--      The budget is debited in the same transaction as the impressions it pays for, so a
+--      campaign is billed at most its daily budget and one impression's price; the batch holds
+--      its connection's lease of the budget, not the budget itself, to the commit;
+--   5. every impression answered, and the counts for the roll-up (`ad_traffic_counts`) written;
+--   6. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
+--      address and ad in 3 hours), and the campaign still running and within its budget.
+-- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
+-- counters (campaign id order), the advisory lock of a click; so two batches never wait on each
+-- other in a circle.
 create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
                                                     p_client_allowed integer, p_publisher_allowed integer)
 returns table (n integer, outcome text, reason text)
@@ -47,7 +47,6 @@ declare
   v_checks public.sdk_impression_check[];
   v_client integer;
   v_allowed integer;
-  v_group record;
   v_campaigns uuid[] := '{}';
   v_formats text[] := '{}';
   v_granted integer[] := '{}';
@@ -65,20 +64,25 @@ begin
   -- 1-3. Impressions, in one statement: their decisions locked, the rules applied, one per ad
   -- (the first of the batch that passed), the hourly caps, and then what passed billed on its
   -- decision, counted for the roll-up, and the rest kept as invalid traffic.
-  with input as (
-    select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
-           row_number() over (partition by e.id order by e.n) as nth_of_id
+  with events as (
+    select e.n, e.id, e.kind, e.decision_id, e.visible_share, e.visible_seconds, e.area_px
     from jsonb_to_recordset(p_events)
          as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
+  ), input as (
+    select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
+           row_number() over (partition by e.id order by e.n) as nth_of_id
+    from events e
     where e.kind = 'impression'
   ), locked as materialized (
     -- The clicks' decisions too: all of the batch's, in one order, before any other lock.
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
     from public.ad_decisions d
-    where d.id in (select e.decision_id from jsonb_to_recordset(p_events) as e(decision_id uuid)) and d.creative_id is not null
+    where d.id in (select e.decision_id from events e) and d.creative_id is not null
     order by d.id
     for update
-  ), judged as (
+  ), judged as materialized (
+    -- Materialized: the rules run once per impression (inlined, the reason would be computed
+    -- again wherever the steps below read it).
     select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at as served_at,
            i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd,
            case
@@ -131,23 +135,19 @@ begin
   from capped c;
 
   if v_checks is not null then
-    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each
-    -- campaign's row is held from here to the commit, which is little (a batch's clicks are
-    -- few), so batches billing one campaign wait on each other only that long. What a budget
+    -- 4. The budgets, campaigns in id order (and formats, whose prices differ), in one statement:
+    -- each takes from its campaign's lease of this connection (sdk_take_budget). What a budget
     -- refuses is given back, in this transaction: its decisions as they were.
-    for v_group in
-      select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
-      from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
-      where c.reason is null
-      group by c.campaign_id, c.format
-      order by c.campaign_id, c.format
-    loop
-      v_campaigns := v_campaigns || v_group.campaign_id;
-      v_formats := v_formats || v_group.format;
-      v_granted := v_granted || public.sdk_take('budget:' || v_group.campaign_id, v_day, v_group.wanted, (v_group.cost_usd * 1000000)::bigint,
-                                                (v_group.daily_budget_usd * 1000000)::bigint);
-      v_short := v_short or v_granted[cardinality(v_granted)] < v_group.wanted;
-    end loop;
+    select coalesce(array_agg(g.campaign_id order by g.campaign_id, g.format), '{}'), coalesce(array_agg(g.format order by g.campaign_id, g.format), '{}'),
+           coalesce(array_agg(g.granted order by g.campaign_id, g.format), '{}'), coalesce(bool_or(g.granted < g.wanted), false)
+    into v_campaigns, v_formats, v_granted, v_short
+    from (select w.campaign_id, w.format, w.wanted,
+                 public.sdk_take_budget(w.campaign_id, v_day, w.wanted, (w.cost_usd * 1000000)::bigint, (w.daily_budget_usd * 1000000)::bigint) as granted
+          from (select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
+                from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
+                where c.reason is null
+                group by c.campaign_id, c.format
+                order by c.campaign_id, c.format) as w) as g;
     if v_short then
       select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
                            c.visible_seconds, c.cost_usd,
@@ -172,18 +172,28 @@ begin
       on conflict do nothing;
     end if;
 
-    -- What was billed and refused, for the roll-up.
-    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
-    select v_app, c.placement_id, c.campaign_id, v_today,
-           count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
-           coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
-           coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
-    from unnest(v_checks) as c
-    where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
-    group by c.placement_id, c.campaign_id;
+    -- 5. Every impression answered, and what was billed and refused counted for the roll-up.
+    return query
+    with counted as (
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+      select v_app, c.placement_id, c.campaign_id, v_today,
+             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+      from unnest(v_checks) as c
+      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+      group by c.placement_id, c.campaign_id
+    )
+    select c.n,
+           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+           case when c.reason = 'duplicate' then null else c.reason end
+    from unnest(v_checks) as c;
   end if;
 
-  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
+  -- 6. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
+  if not p_events @> '[{"kind": "click"}]' then
+    return;
+  end if;
   for v_event in
     select e.n, e.id, e.decision_id
     from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
@@ -192,8 +202,7 @@ begin
   loop
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
            public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()) as running,
-           coalesce((select k.used from public.sdk_counters k where k.name = 'budget:' || d.campaign_id and k.period = v_day), 0)
-             >= c.daily_budget_usd * 1000000 as spent
+           public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_usd * 1000000 as spent
     into v_decision
     from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
     where d.id = v_event.decision_id;
@@ -246,16 +255,6 @@ begin
     on conflict do nothing;
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
-
-
-  -- 6. Every impression answered.
-  if v_checks is not null then
-    return query
-    select c.n,
-           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
-           case when c.reason = 'duplicate' then null else c.reason end
-    from unnest(v_checks) as c;
-  end if;
 end $$;
 revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
 grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
