@@ -16,6 +16,7 @@ export const SERVICE_ROLE_ALLOWLIST = [
   'lib/idempotency/store.ts', // idempotency records of callers without an account
   'lib/oauth/clients.ts', // client registration, before any user approved the client
   'lib/oauth/codes.ts', // authorization codes, redeemed by a client that is no user
+  'lib/ledger/check.ts', // the reconciliation reads every account's money
   'lib/sdk/rollup.ts', // the roll-up adds every app's traffic to its totals
 ];
 

@@ -183,7 +183,8 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
       );
       const placementId = placement!.id;
       if (pl.status === 'active') active.push(placementId);
-      const cpm = DEFAULT_PRICING.advertiser_cpm_usd[CPM_KEY[pl.format]] * DEFAULT_PRICING.publisher_ad_revenue_share;
+      const advertiserCpm = DEFAULT_PRICING.advertiser_cpm_usd[CPM_KEY[pl.format]];
+      const cpm = advertiserCpm * DEFAULT_PRICING.publisher_ad_revenue_share;
       const stats = [];
       for (let day = STATS_DAYS; day >= 1; day--) {
         // Paused placements stopped serving three weeks ago; weekends are quieter.
@@ -207,6 +208,8 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
           impressions,
           clicks,
           revenue_usd: revenue,
+          // What the ads cost their advertisers: the format's CPM / 1000 each.
+          cost_usd: round6((impressions / 1000) * advertiserCpm),
           ad_requests: adRequests,
           fills,
           // Invalid traffic (content/docs/sdk-integration.md, Counting rules): about 2% of impressions.

@@ -75,6 +75,31 @@ const USER_TABLES: UserTable[] = [
     deletable: true,
   },
   {
+    table: 'ledger_accounts',
+    owner: 'user_id',
+    columns: 'id, user_id, kind',
+    insert: (userId) => ({ user_id: userId, kind: 'advertiser' }),
+    update: { column: 'kind', value: 'buyer' },
+    deletable: true,
+  },
+  {
+    table: 'ledger_transactions',
+    // A transaction is a user's when it moved their money: one of its postings is on their account.
+    owner: `(select a.user_id from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
+             where p.transaction_id = ledger_transactions.id and a.user_id is not null limit 1)`,
+    columns: 'id, kind, reference',
+    insert: () => ({ kind: 'adjustment', reference: 'intruder', occurred_at: new Date(), memo: 'Intruder' }),
+    update: { column: 'memo', value: 'Rewritten' },
+    deletable: true,
+  },
+  {
+    table: 'ledger_postings',
+    owner: '(select a.user_id from public.ledger_accounts a where a.id = account_id)',
+    columns: 'id, account_id, amount_micro',
+    update: { column: 'amount_micro', value: 1_000_000_000 },
+    deletable: true,
+  },
+  {
     table: 'daily_stats',
     owner: 'user_id',
     columns: 'placement_id, user_id, revenue_usd',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
+import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 
@@ -23,6 +24,8 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'creatives.format': PLACEMENT_FORMATS,
   'ad_events.kind': EVENT_KINDS,
   'data_records.kind': DATA_KINDS,
+  'ledger_accounts.kind': LEDGER_ACCOUNT_KINDS,
+  'ledger_transactions.kind': LEDGER_TRANSACTION_KINDS,
 };
 
 /**

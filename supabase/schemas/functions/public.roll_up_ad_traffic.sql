@@ -1,6 +1,7 @@
 -- Takes up to `p_limit` rows of `ad_traffic_counts` (deleting them) and adds them to the
--- placements' totals, the daily stats, the campaigns' daily spend and the keys' last use, in one
--- transaction: every count is added exactly once. Rows of transactions still open are invisible
+-- placements' totals, the daily stats (with what the ads cost), the campaigns' daily spend and the
+-- keys' last use, in one transaction: every count is added exactly once. Then the days that are
+-- over go into the ledger, in the same transaction (public.ledger_post_ad_revenue). Rows of transactions still open are invisible
 -- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
 -- It also adds what serving promised and what billing took, per campaign and five minutes, to the
@@ -39,11 +40,11 @@ begin
     returning c.*
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
-           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue
+           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue, sum(t.cost_usd) as cost
     from taken t group by t.placement_id, t.day
   ), daily as (
-    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd)
-    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd, cost_usd)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
       ad_requests = s.ad_requests + excluded.ad_requests,
@@ -51,7 +52,8 @@ begin
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
       invalid_events = s.invalid_events + excluded.invalid_events,
-      revenue_usd = s.revenue_usd + excluded.revenue_usd
+      revenue_usd = s.revenue_usd + excluded.revenue_usd,
+      cost_usd    = s.cost_usd + excluded.cost_usd
   ), totals as (
     update public.placements p set
       ad_requests = p.ad_requests + c.requests,
@@ -91,6 +93,9 @@ begin
     where k.id = u.api_key_id
   )
   select coalesce(sum(t.requests), 0)::bigint, coalesce(sum(t.impressions + t.clicks), 0)::bigint from taken t;
+
+  -- The days that are over, into the ledger (after this run's counts, which it waits for).
+  perform public.ledger_post_ad_revenue();
 end $$;
 revoke all on function public.roll_up_ad_traffic(integer) from public, anon, authenticated, sdk;
 grant execute on function public.roll_up_ad_traffic(integer) to service_role;

@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest';
+import type { Queryable } from '../../lib/platform/db/engine';
+import { suiteDatabase, testEngines } from '../helpers/db';
+import { rawAsService, rawAsUser, runAs, type TestRole } from '../helpers/roles';
+import { newApp } from '../helpers/sdk';
+
+/**
+ * The ledger (migration 20261204000000_ledger), on every engine: every transaction balances to
+ * zero, nothing in it is ever updated or deleted by any role (its owner included), a kind and
+ * reference are written once, ad revenue enters per app and day from the roll-up exactly once
+ * (interrupted, rerun, twice at once), and a publisher reads only their own accounts,
+ * transactions and postings.
+ */
+
+const LEDGER_TABLES = ['ledger_accounts', 'ledger_transactions', 'ledger_postings'] as const;
+const ROLES: TestRole[] = ['anon', 'authenticated', 'sdk', 'service_role'];
+
+async function one<T>(q: Queryable, sql: string, params: unknown[] = []): Promise<T> {
+  const [row] = await q.query<{ v: T }>(sql, params);
+  return row!.v;
+}
+
+/** Every ledger transaction whose postings do not sum to zero, or that has fewer than two. */
+const UNBALANCED = `select t.id from public.ledger_transactions t left join public.ledger_postings p on p.transaction_id = t.id
+                    group by t.id having coalesce(sum(p.amount_micro), 0) <> 0 or count(p.id) < 2`;
+
+for (const engine of testEngines()) {
+  describe(`the ledger on ${engine.name}`, () => {
+    const suite = suiteDatabase(engine, { unlimited: true });
+
+    /** A placement of a new app of the demo publisher, and the app. */
+    const newPlacement = async (name: string) => {
+      const appId = await newApp(suite.db, suite.users.demo, name);
+      const [row] = await suite.db.query<{ id: string }>(
+        `insert into public.placements (app_id, user_id, name, format) values ($1, $2, 'Ledger test', 'tooltip') returning id`,
+        [appId, suite.users.demo],
+      );
+      return { appId, placementId: row!.id };
+    };
+
+    /** Traffic counted today for the roll-up: `impressions` at `costMicro` each, the publisher earning `revenueMicro` each. */
+    const countToday = (placement: { appId: string; placementId: string }, impressions: number, costMicro: number, revenueMicro: number) =>
+      suite.db.query(
+        `insert into public.ad_traffic_counts (app_id, placement_id, day, requests, fills, impressions, revenue_usd, cost_usd)
+         values ($1, $2, (now() at time zone 'UTC')::date, $3, $3, $3, $4::numeric / 1000000, $5::numeric / 1000000)`,
+        [placement.appId, placement.placementId, impressions, impressions * revenueMicro, impressions * costMicro],
+      );
+
+    /** The roll-up, then the ledger's posting as it runs a day and two hours later, when today is over (in `q`'s transaction). */
+    const rollUpAndCloseToday = async (q: Queryable) => {
+      await q.query("select set_config('role', 'service_role', true)");
+      await q.query('select * from public.roll_up_ad_traffic()');
+      return one<number>(q, "select public.ledger_post_ad_revenue(1000, now() + interval '1 day 2 hours') as v");
+    };
+
+    /** The ledger transactions of `reference`, with their postings' accounts' kinds and amounts. */
+    const postedFor = (reference: string) =>
+      suite.db.query<{ kind: string; postings: string }>(
+        `select t.kind, string_agg(a.kind || ' ' || p.amount_micro, ', ' order by p.amount_micro) as postings
+         from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id join public.ledger_accounts a on a.id = p.account_id
+         where t.reference = $1 group by t.kind order by t.kind`,
+        [reference],
+      );
+
+    it('holds the demo history: every day before yesterday posted per app, equal to the daily stats, and every transaction balanced', async () => {
+      expect(await suite.db.query(UNBALANCED)).toEqual([]);
+      const differences = await suite.db.query(
+        `with stats as (
+           select p.app_id, s.day, round(sum(s.revenue_usd) * 1000000)::bigint as revenue, round(sum(s.cost_usd) * 1000000)::bigint as cost
+           from public.daily_stats s join public.placements p on p.id = s.placement_id
+           where s.day < (now() at time zone 'UTC')::date - 1 group by 1, 2 having sum(s.revenue_usd) > 0
+         ), ledger as (
+           select p.app_id, (t.occurred_at at time zone 'UTC')::date as day,
+                  sum(p.amount_micro) filter (where t.kind = 'ad_revenue' and p.amount_micro > 0) as revenue,
+                  sum(p.amount_micro) filter (where p.amount_micro > 0) as cost
+           from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+           where t.kind in ('ad_revenue', 'platform_fee') group by 1, 2
+         )
+         select s.app_id, s.day, s.revenue, s.cost, l.revenue as ledger_revenue, l.cost as ledger_cost
+         from stats s left join ledger l on l.app_id = s.app_id and l.day = s.day
+         where l.revenue is distinct from s.revenue or l.cost is distinct from s.cost`,
+      );
+      expect(differences).toEqual([]);
+      const days = await one<number>(suite.db, "select count(*)::int as v from public.ledger_transactions where kind = 'ad_revenue'");
+      expect(days).toBeGreaterThan(50);
+    });
+
+    it('refuses a transaction that does not balance, or has one posting, at the commit', async () => {
+      const post = (postings: { amount_micro: number }[]) =>
+        rawAsService(suite.db, async (q) => {
+          const fees = await one<string>(q, "select public.ledger_account('platform_fees', null) as v");
+          const sales = await one<string>(q, "select public.ledger_account('ad_sales', null) as v");
+          return one<string | null>(q, `select public.ledger_post('adjustment', $1, now(), 'test', $2::jsonb) as v`, [
+            `unbalanced-${postings.length}-${postings[0]!.amount_micro}`,
+            JSON.stringify(postings.map((p, i) => ({ account_id: i % 2 ? fees : sales, amount_micro: p.amount_micro }))),
+          ]);
+        });
+      await expect(post([{ amount_micro: -100 }, { amount_micro: 99 }])).rejects.toThrow(/does not balance/);
+      await expect(post([{ amount_micro: 100 }])).rejects.toThrow(/does not balance/);
+      expect(await suite.db.query("select id from public.ledger_transactions where reference like 'unbalanced-%'")).toEqual([]);
+      // Balanced, it is written; asked again, it writes nothing and answers null.
+      const first = await post([{ amount_micro: -100 }, { amount_micro: 100 }]);
+      const again = await post([{ amount_micro: -100 }, { amount_micro: 100 }]);
+      expect(first).toMatch(/^[0-9a-f-]{36}$/);
+      expect(again).toBeNull();
+      expect(await one<number>(suite.db, "select count(*)::int as v from public.ledger_transactions where reference = 'unbalanced-2--100'")).toBe(1);
+    });
+
+    it('lets no role update, delete or truncate an entry, and refuses its owner by trigger', async () => {
+      const refusals: string[] = [];
+      for (const role of ROLES) {
+        for (const table of LEDGER_TABLES) {
+          for (const statement of [`update public.${table} set created_at = created_at`, `delete from public.${table}`, `truncate public.${table}`]) {
+            const claims =
+              role === 'authenticated' ? { sub: suite.users.demo } : role === 'sdk' ? { app_id: '00000000-0000-4000-8000-000000000000' } : undefined;
+            await runAs(suite.db, role, claims, (q) => q.query(statement)).then(
+              () => refusals.push(`${role}: ${statement}: ALLOWED`),
+              (err: Error) => expect(err.message, `${role}: ${statement}`).toMatch(/permission denied/),
+            );
+            // Nor may any role write one directly.
+          }
+          await runAs(suite.db, role, role === 'authenticated' ? { sub: suite.users.demo } : undefined, (q) =>
+            q.query(`insert into public.ledger_accounts (kind) values ('payouts')`),
+          ).then(
+            () => refusals.push(`${role}: insert: ALLOWED`),
+            (err: Error) => expect(err.message).toMatch(/permission denied|violates/),
+          );
+        }
+      }
+      expect(refusals).toEqual([]);
+      // The owner (the migrations' role) is refused by the tables' triggers.
+      for (const table of LEDGER_TABLES) {
+        await expect(suite.db.query(`update public.${table} set created_at = created_at`)).rejects.toThrow(/append-only/);
+        await expect(suite.db.query(`delete from public.${table}`)).rejects.toThrow(/append-only/);
+        await expect(suite.db.query(`truncate public.${table} cascade`)).rejects.toThrow(/append-only/);
+      }
+      expect(await one<number>(suite.db, 'select count(*)::int as v from public.ledger_postings')).toBeGreaterThan(100);
+    });
+
+    it("posts an app's day once its day is over, exactly once: the roll-up interrupted, rerun, and run again", async () => {
+      const placement = await newPlacement('Ledger once');
+      await countToday(placement, 1000, 4000, 2800);
+      const today = await one<string>(suite.db, "select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as v");
+      const reference = `${placement.appId}:${today}`;
+      // Today is not over: the roll-up moves the counts and posts nothing of today.
+      await rawAsService(suite.db, async (q) => {
+        await q.query('select * from public.roll_up_ad_traffic()');
+      });
+      expect(await postedFor(reference)).toEqual([]);
+      // Interrupted (the transaction rolled back, as a killed server's is): nothing posted.
+      await countToday(placement, 500, 4000, 2800);
+      await suite.db
+        .transaction(async (tx) => {
+          expect(await rollUpAndCloseToday(tx)).toBeGreaterThan(0);
+          throw new Error('killed');
+        })
+        .catch((err: Error) => expect(err.message).toBe('killed'));
+      expect(await postedFor(reference)).toEqual([]);
+      // Rerun: the day posted once (this app's, and the demo apps' of today), with every count of it; run again, nothing more.
+      const posted = await suite.db.transaction((tx) => rollUpAndCloseToday(tx));
+      const rerun = await suite.db.transaction((tx) => rollUpAndCloseToday(tx));
+      expect(posted).toBeGreaterThanOrEqual(1);
+      expect(rerun).toBe(0);
+      expect(await postedFor(reference)).toEqual([
+        { kind: 'ad_revenue', postings: 'ad_sales -4200000, publisher 4200000' },
+        { kind: 'platform_fee', postings: 'ad_sales -1800000, platform_fees 1800000' },
+      ]);
+      expect(await suite.db.query(UNBALANCED)).toEqual([]);
+    });
+
+    if (engine.name === 'postgres')
+      it('posts a day once when runs overlap: eight at once, one posts', async () => {
+        const placement = await newPlacement('Ledger race');
+        await countToday(placement, 10, 4000, 2800);
+        await rawAsService(suite.db, async (q) => {
+          await q.query('select * from public.roll_up_ad_traffic()');
+        });
+        const runs = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            suite.db.transaction((tx) => rollUpAndCloseToday(tx).then(async (n) => (await tx.query('select pg_sleep(0.05)'), n))),
+          ),
+        );
+        const today = await one<string>(suite.db, "select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as v");
+        expect(await postedFor(`${placement.appId}:${today}`)).toEqual([
+          { kind: 'ad_revenue', postings: 'ad_sales -28000, publisher 28000' },
+          { kind: 'platform_fee', postings: 'ad_sales -12000, platform_fees 12000' },
+        ]);
+        expect(runs.filter((n) => n > 0).length).toBeGreaterThanOrEqual(1);
+      });
+
+    it('shows a publisher their own accounts, transactions and postings, and nobody else’s', async () => {
+      const mine = (user: string) =>
+        rawAsUser(suite.db, { sub: user }, async (q) => ({
+          accounts: await q.query<{ user_id: string | null; kind: string }>('select user_id, kind from public.ledger_accounts'),
+          transactions: await one<number>(q, 'select count(*)::int as v from public.ledger_transactions'),
+          foreignPostings: await one<number>(
+            q,
+            'select count(*)::int as v from public.ledger_postings p where p.account_id not in (select id from public.ledger_accounts)',
+          ),
+          postings: await one<number>(q, 'select count(*)::int as v from public.ledger_postings'),
+        }));
+      const [demo, demo2] = [await mine(suite.users.demo), await mine(suite.users.demo2)];
+      expect(demo.accounts).toEqual([{ user_id: suite.users.demo, kind: 'publisher' }]);
+      expect(demo2.accounts).toEqual([{ user_id: suite.users.demo2, kind: 'publisher' }]);
+      expect(demo.foreignPostings).toBe(0);
+      expect(demo2.foreignPostings).toBe(0);
+      // Each sees the ad revenue of their own days: one posting and one transaction per app and day.
+      const expected = async (user: string) =>
+        one<number>(
+          suite.db,
+          `select count(*)::int as v from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id where a.user_id = $1`,
+          [user],
+        );
+      expect(demo.postings).toBe(await expected(suite.users.demo));
+      expect(demo.transactions).toBe(demo.postings);
+      expect(demo2.postings).toBe(await expected(suite.users.demo2));
+      expect(demo.postings).toBeGreaterThan(0);
+      expect(demo2.postings).toBeGreaterThan(0);
+      // Nobody without a user reads anything.
+      expect(await runAs(suite.db, 'anon', undefined, (q) => q.query('select id from public.ledger_postings')).catch((e: Error) => e.message)).toMatch(
+        /permission denied/,
+      );
+    });
+  });
+}

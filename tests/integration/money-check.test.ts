@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { checkMoney, moneyReport } from '../../lib/ledger/check';
+import { testEngines } from '../helpers/db';
+
+/**
+ * `npm run money:check` (lib/ledger/check.ts) on every engine: it passes on a fresh install,
+ * and fails, naming what broke, on a ledger entry tampered with behind its trigger's back, on a
+ * trigger turned off, and on a day's earnings left out of the ledger.
+ */
+
+const failed = (results: Awaited<ReturnType<typeof checkMoney>>) => results.filter((r) => r.count > 0).map((r) => r.name);
+
+for (const engine of testEngines()) {
+  describe(`the money check on ${engine.name}`, () => {
+    it('passes on a fresh install', async () => {
+      const db = await engine.open();
+      try {
+        const results = await checkMoney(db);
+        expect(failed(results)).toEqual([]);
+        expect(moneyReport(results)).toContain('The money adds up.');
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('fails on a posting tampered with, a trigger turned off, and a day left out', async () => {
+      const db = await engine.open();
+      try {
+        // One cent more for the first publisher posting: only the table's owner can, and only with its trigger off.
+        await db.exec(`alter table public.ledger_postings disable trigger ledger_postings_append_only;
+          update public.ledger_postings set amount_micro = amount_micro + 10000
+          where id = (select min(p.id) from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id where a.kind = 'publisher');`);
+        const tampered = await checkMoney(db);
+        expect(failed(tampered)).toEqual([
+          'Every ledger transaction balances to zero, with at least two postings',
+          'The ledger refuses updates and deletes (its triggers are in place)',
+          "Each app's day of ad revenue in the ledger equals its daily stats (what publishers earned, what the ads cost)",
+        ]);
+        const report = moneyReport(tampered);
+        expect(report).toMatch(/FAIL Every ledger transaction balances to zero, with at least two postings: 1\n {7}transaction .* 2 postings summing to 10000/);
+        expect(report).toContain('3 of 6 checks failed.');
+
+        // Earnings of a day long over that the ledger never got.
+        await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;
+          insert into public.daily_stats (placement_id, user_id, day, impressions, revenue_usd, cost_usd)
+          select p.id, p.user_id, date '2020-01-01', 10, 0.028, 0.04 from public.placements p order by p.created_at limit 1;`);
+        expect(failed(await checkMoney(db))).toEqual([
+          'Every ledger transaction balances to zero, with at least two postings',
+          "Each app's day of ad revenue in the ledger equals its daily stats (what publishers earned, what the ads cost)",
+          'Every day over is in the ledger: no earning day before yesterday left unposted',
+        ]);
+      } finally {
+        await db.close();
+      }
+    });
+  });
+}
