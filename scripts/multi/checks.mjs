@@ -184,8 +184,14 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
   ).length;
   const cappedServedUsd = ledger.ads.capped * campaigns.impressionUsd;
   checks.push({
-    name: 'No campaign billed over its daily budget plus one impression',
-    ok: overBudget.length === 0 && capped !== undefined && cappedRefused > 0 && cappedServedUsd > Number(capped.daily_budget_usd),
+    name: 'No campaign billed over its daily budget plus one impression, and the capped one billed all of it',
+    ok:
+      overBudget.length === 0 &&
+      capped !== undefined &&
+      cappedRefused > 0 &&
+      cappedServedUsd > Number(capped.daily_budget_usd) &&
+      // Leases of the budget left nothing unbilled: within one impression of the budget.
+      micro(capped.billed) > micro(capped.daily_budget_usd) - micro(capped.price),
     figures: [
       capped
         ? `capped campaign: ads served worth $${cappedServedUsd.toFixed(3)} (${ledger.ads.capped} × $${campaigns.impressionUsd}), billed ${usd(micro(capped.billed))} for ${capped.impressions} impressions against a budget of $${Number(capped.daily_budget_usd).toFixed(2)} (bound: $${(Number(capped.daily_budget_usd) + Number(capped.price)).toFixed(3)}); ${cappedRefused} impressions refused \`over_budget\``

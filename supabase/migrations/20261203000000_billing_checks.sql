@@ -127,11 +127,12 @@ drop function public.sdk_paced_budget_left(numeric, numeric, numeric);
 --     is billed at most its daily budget and one impression's price;
 --   * what leases took and have not spent is at most 16 leases of four batches; pacing
 --     (public.sdk_serve_ad) counts it as spent. The last 1,024 batches' worth are taken exactly,
---     and each lease spends what it holds before it takes more, so a campaign spends its whole
---     budget unless a connection that holds a lease gets no more traffic that day;
+--     each lease spends what it holds before it takes more, and a batch the counter cannot cover
+--     first takes back what the other leases hold unspent (those not in use: `skip locked`), so
+--     a campaign spends its whole budget;
 --   * a lease is spent only under the limit it was taken with: when the budget changes, the next
 --     batch of that lease gives back what it has not spent and takes again under the new limit.
--- Locks, always in this order: the lease, then the counter.
+-- Locks, in this order: the lease, then the counter, then (never waiting) the other leases.
 create or replace function public.sdk_take_budget(p_campaign uuid, p_period timestamptz, p_items integer, p_unit bigint, p_limit bigint)
 returns integer
 language plpgsql volatile security invoker set search_path = ''
@@ -142,6 +143,7 @@ declare
   v_lease record;
   v_left bigint;
   v_used bigint;
+  v_back bigint;
   v_more integer := 0;
   v_taken integer;
 begin
@@ -173,6 +175,26 @@ begin
     insert into public.sdk_counters as c (name, period, used) values ('budget:' || p_campaign, p_period, 0)
     on conflict (name, period) do update set used = c.used
     returning c.used into v_used;
+    if v_used + (p_items - v_taken)::bigint * p_unit > p_limit then
+      -- Short of the batch: what the other leases hold unspent comes back to the counter first
+      -- (a lease in use is skipped, never waited for: its batch spends it).
+      with idle as (
+        select l.shard, l.granted - l.spent as unspent
+        from public.sdk_budget_leases l
+        where l.campaign_id = p_campaign and l.period = p_period and l.shard <> v_shard and l.granted > l.spent
+        for update skip locked
+      ), back as (
+        update public.sdk_budget_leases l set granted = l.spent
+        from idle i
+        where l.campaign_id = p_campaign and l.period = p_period and l.shard = i.shard
+        returning i.unspent
+      )
+      select coalesce(sum(b.unspent), 0) into v_back from back b;
+      if v_back > 0 then
+        update public.sdk_counters set used = greatest(used - v_back, 0) where name = 'budget:' || p_campaign and period = p_period
+        returning used into v_used;
+      end if;
+    end if;
     if v_used < p_limit then
       v_more := least((p_items - v_taken) + case when p_limit - v_used > 1024 * v_cost then 4 * p_items else 0 end,
                       ceil((p_limit - v_used)::numeric / greatest(p_unit, 1)))::integer;
@@ -689,8 +711,9 @@ revoke all on function public.sdk_record_events(jsonb, text, text, boolean, inte
 grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
 
 -- Takes up to `p_limit` rows of `ad_traffic_counts` (deleting them) and adds them to the
--- placements' totals, the daily stats, the campaigns' daily spend and the keys' last use, in one
--- transaction: every count is added exactly once. Rows of transactions still open are invisible
+-- placements' totals, the daily stats (with what the ads cost), the campaigns' daily spend and the
+-- keys' last use, in one transaction: every count is added exactly once. Then the days that are
+-- over go into the ledger, in the same transaction (public.ledger_post_ad_revenue). Rows of transactions still open are invisible
 -- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
 -- It also adds what serving promised and what billing took, per campaign and five minutes, to the
@@ -729,11 +752,11 @@ begin
     returning c.*
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
-           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue
+           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue, sum(t.cost_usd) as cost
     from taken t group by t.placement_id, t.day
   ), daily as (
-    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd)
-    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd, cost_usd)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
       ad_requests = s.ad_requests + excluded.ad_requests,
@@ -741,7 +764,8 @@ begin
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
       invalid_events = s.invalid_events + excluded.invalid_events,
-      revenue_usd = s.revenue_usd + excluded.revenue_usd
+      revenue_usd = s.revenue_usd + excluded.revenue_usd,
+      cost_usd    = s.cost_usd + excluded.cost_usd
   ), totals as (
     update public.placements p set
       ad_requests = p.ad_requests + c.requests,
@@ -781,6 +805,9 @@ begin
     where k.id = u.api_key_id
   )
   select coalesce(sum(t.requests), 0)::bigint, coalesce(sum(t.impressions + t.clicks), 0)::bigint from taken t;
+
+  -- The days that are over, into the ledger (after this run's counts, which it waits for).
+  perform public.ledger_post_ad_revenue();
 end $$;
 revoke all on function public.roll_up_ad_traffic(integer) from public, anon, authenticated, sdk;
 grant execute on function public.roll_up_ad_traffic(integer) to service_role;

@@ -417,14 +417,14 @@ for (const engine of testEngines()) {
         const result = await scenario(db, async (tx) => {
           await asSdk(tx, app);
           const period = "'2026-12-03T00:00:00Z'::timestamptz";
-          const ids = Array.from({ length: 7 }, () => randomUUID());
+          const ids = Array.from({ length: 8 }, () => randomUUID());
           const take = (id: string, items: number, unit: number, limit: number, at = period) =>
             one<number>(tx, `select public.sdk_take_budget($1, ${at}, $2, $3, $4) as v`, [id, items, unit, limit]);
           const used = (id: string, at = period) => counter(tx, app, `budget:${id}`, at);
           const state = async (id: string, at = period) => ({ counter: await used(id, at), leases: await leases(tx, id, at) });
           const r: Record<string, unknown> = {};
           // Near the limit (fewer than 1,024 such batches left), exactly what is asked, in turns, up to the limit.
-          const [near, far, crossing, dear, none, zero, changed] = ids as [string, string, string, string, string, string, string];
+          const [near, far, crossing, dear, none, zero, changed, reclaimed] = ids as [string, string, string, string, string, string, string, string];
           r.first = [await take(near, 3, 10, 100), await state(near)];
           r.rest = [await take(near, 10, 10, 100), await state(near)];
           r.full = [await take(near, 1, 10, 100), await state(near)];
@@ -447,6 +447,16 @@ for (const engine of testEngines()) {
           // A budget changed: the lease gives back what it has not spent, and takes again under the new limit.
           await take(changed, 3, 10, 1_000_000);
           r.lowered = [await take(changed, 5, 10, 60), await state(changed)];
+          // The counter at the budget, and another connection's lease holding 20 unspent (its connection gone quiet): a
+          // batch the counter cannot cover takes that back first, and bills it.
+          const other = '(pg_backend_pid() + 1) % 16';
+          await asOwner(tx);
+          await tx.query(
+            `insert into public.sdk_budget_leases (campaign_id, period, shard, lease_limit, granted, spent) values ($1, ${period}, ${other}, 100, 30, 10)`,
+            [reclaimed],
+          );
+          await setCounter(tx, app, `budget:${reclaimed}`, period, '100');
+          r.reclaimed = [await take(reclaimed, 3, 10, 100), await state(reclaimed)];
           return r;
         });
         expect(result).toEqual({
@@ -464,6 +474,17 @@ for (const engine of testEngines()) {
           zero: [0, 0],
           // 30 spent and 120 given back of the 150 taken; then 3 of the 5 asked fit the new budget of 60, the third crossing it.
           lowered: [3, { counter: 60, leases: [{ granted: 60, spent: 60, lease_limit: 60 }] }],
+          // 20 back (the counter at 80), then the 2 that fit: the counter at the budget, the other lease spent out.
+          reclaimed: [
+            2,
+            {
+              counter: 100,
+              leases: expect.arrayContaining([
+                { granted: 10, spent: 10, lease_limit: 100 },
+                { granted: 20, spent: 20, lease_limit: 100 },
+              ]),
+            },
+          ],
         });
       });
 

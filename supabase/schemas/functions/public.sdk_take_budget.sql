@@ -13,11 +13,12 @@
 --     is billed at most its daily budget and one impression's price;
 --   * what leases took and have not spent is at most 16 leases of four batches; pacing
 --     (public.sdk_serve_ad) counts it as spent. The last 1,024 batches' worth are taken exactly,
---     and each lease spends what it holds before it takes more, so a campaign spends its whole
---     budget unless a connection that holds a lease gets no more traffic that day;
+--     each lease spends what it holds before it takes more, and a batch the counter cannot cover
+--     first takes back what the other leases hold unspent (those not in use: `skip locked`), so
+--     a campaign spends its whole budget;
 --   * a lease is spent only under the limit it was taken with: when the budget changes, the next
 --     batch of that lease gives back what it has not spent and takes again under the new limit.
--- Locks, always in this order: the lease, then the counter.
+-- Locks, in this order: the lease, then the counter, then (never waiting) the other leases.
 create or replace function public.sdk_take_budget(p_campaign uuid, p_period timestamptz, p_items integer, p_unit bigint, p_limit bigint)
 returns integer
 language plpgsql volatile security invoker set search_path = ''
@@ -28,6 +29,7 @@ declare
   v_lease record;
   v_left bigint;
   v_used bigint;
+  v_back bigint;
   v_more integer := 0;
   v_taken integer;
 begin
@@ -59,6 +61,26 @@ begin
     insert into public.sdk_counters as c (name, period, used) values ('budget:' || p_campaign, p_period, 0)
     on conflict (name, period) do update set used = c.used
     returning c.used into v_used;
+    if v_used + (p_items - v_taken)::bigint * p_unit > p_limit then
+      -- Short of the batch: what the other leases hold unspent comes back to the counter first
+      -- (a lease in use is skipped, never waited for: its batch spends it).
+      with idle as (
+        select l.shard, l.granted - l.spent as unspent
+        from public.sdk_budget_leases l
+        where l.campaign_id = p_campaign and l.period = p_period and l.shard <> v_shard and l.granted > l.spent
+        for update skip locked
+      ), back as (
+        update public.sdk_budget_leases l set granted = l.spent
+        from idle i
+        where l.campaign_id = p_campaign and l.period = p_period and l.shard = i.shard
+        returning i.unspent
+      )
+      select coalesce(sum(b.unspent), 0) into v_back from back b;
+      if v_back > 0 then
+        update public.sdk_counters set used = greatest(used - v_back, 0) where name = 'budget:' || p_campaign and period = p_period
+        returning used into v_used;
+      end if;
+    end if;
     if v_used < p_limit then
       v_more := least((p_items - v_taken) + case when p_limit - v_used > 1024 * v_cost then 4 * p_items else 0 end,
                       ceil((p_limit - v_used)::numeric / greatest(p_unit, 1)))::integer;
