@@ -22,7 +22,8 @@
 --      (`client_limit`, `publisher_limit`);
 --   3. the rest are billed on their decisions, the invalid ones kept once per ad and reason:
 --      steps 1 to 3 are one statement;
---   4. each campaign's budget for the day (sdk_take_budget, one statement for all campaigns):
+--   4. each campaign's budget for the day (sdk_take_budget: one call for a batch of one campaign and
+--      format, the most common, one statement for more):
 --      what it refuses is `over_budget`, and its decisions are given back in this transaction.
 --      The budget is debited in the same transaction as the impressions it pays for, so a
 --      campaign is billed at most its daily budget and one impression's price; the batch holds
@@ -51,6 +52,12 @@ declare
   v_formats text[] := '{}';
   v_granted integer[] := '{}';
   v_short boolean := false;
+  v_wanted integer;
+  v_groups integer;
+  v_campaign text;
+  v_format text;
+  v_cost numeric;
+  v_budget numeric;
   v_event record;
   v_decision record;
   v_reason text;
@@ -84,7 +91,7 @@ begin
     -- Materialized: the rules run once per impression (inlined, the reason would be computed
     -- again wherever the steps below read it).
     select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at as served_at,
-           i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd,
+           i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd, c.daily_budget_usd,
            case
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
@@ -100,13 +107,13 @@ begin
     left join public.campaigns c on c.id = d.campaign_id
   ), once as (
     select j.n, j.id, j.decision_id, j.placement_id, j.campaign_id, j.creative_id, j.format, j.served_at, j.visible_share,
-           j.visible_seconds, j.cost_usd,
+           j.visible_seconds, j.cost_usd, j.daily_budget_usd,
            case when j.reason is null and row_number() over (partition by j.reason is null, j.decision_id order by j.n) > 1
                 then 'already_counted' else j.reason end as reason
     from judged j
   ), capped as (
     select o.n, o.id, o.decision_id, o.placement_id, o.campaign_id, o.creative_id, o.format, o.served_at, o.visible_share,
-           o.visible_seconds, o.cost_usd,
+           o.visible_seconds, o.cost_usd, o.daily_budget_usd,
            case when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_client then 'client_limit'
                 when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_allowed then 'publisher_limit'
                 else o.reason end as reason
@@ -130,24 +137,37 @@ begin
     on conflict do nothing
   )
   select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at,
-                       c.visible_share, c.visible_seconds, c.cost_usd, c.reason)::public.sdk_impression_check order by c.n)
-  into v_checks
+                       c.visible_share, c.visible_seconds, c.cost_usd, c.reason)::public.sdk_impression_check order by c.n),
+         -- What the budgets are asked for: the billable impressions, and when they are of one campaign and format (most
+         -- batches), which, at what price, and its daily budget.
+         count(*) filter (where c.reason is null), count(distinct (c.campaign_id, c.format)) filter (where c.reason is null),
+         min(c.campaign_id::text) filter (where c.reason is null), min(c.format) filter (where c.reason is null),
+         min(c.cost_usd) filter (where c.reason is null), min(c.daily_budget_usd) filter (where c.reason is null)
+  into v_checks, v_wanted, v_groups, v_campaign, v_format, v_cost, v_budget
   from capped c;
 
   if v_checks is not null then
-    -- 4. The budgets, campaigns in id order (and formats, whose prices differ), in one statement:
-    -- each takes from its campaign's lease of this connection (sdk_take_budget). What a budget
-    -- refuses is given back, in this transaction: its decisions as they were.
-    select coalesce(array_agg(g.campaign_id order by g.campaign_id, g.format), '{}'), coalesce(array_agg(g.format order by g.campaign_id, g.format), '{}'),
-           coalesce(array_agg(g.granted order by g.campaign_id, g.format), '{}'), coalesce(bool_or(g.granted < g.wanted), false)
-    into v_campaigns, v_formats, v_granted, v_short
-    from (select w.campaign_id, w.format, w.wanted,
-                 public.sdk_take_budget(w.campaign_id, v_day, w.wanted, (w.cost_usd * 1000000)::bigint, (w.daily_budget_usd * 1000000)::bigint) as granted
-          from (select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
-                from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
-                where c.reason is null
-                group by c.campaign_id, c.format
-                order by c.campaign_id, c.format) as w) as g;
+    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each takes from
+    -- its campaign's lease of this connection (sdk_take_budget). What a budget refuses is given
+    -- back, in this transaction: its decisions as they were.
+    if v_groups = 1 then
+      v_campaigns := array[v_campaign::uuid];
+      v_formats := array[v_format];
+      v_granted := array[public.sdk_take_budget(v_campaign::uuid, v_day, v_wanted, (v_cost * 1000000)::bigint, (v_budget * 1000000)::bigint)];
+      v_short := v_granted[1] < v_wanted;
+    elsif v_groups > 1 then
+      select array_agg(g.campaign_id order by g.campaign_id, g.format), array_agg(g.format order by g.campaign_id, g.format),
+             array_agg(g.granted order by g.campaign_id, g.format), bool_or(g.granted < g.wanted)
+      into v_campaigns, v_formats, v_granted, v_short
+      from (select w.campaign_id, w.format, w.wanted,
+                   public.sdk_take_budget(w.campaign_id, v_day, w.wanted, (w.cost_usd * 1000000)::bigint, (w.daily_budget_usd * 1000000)::bigint)
+                     as granted
+            from (select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
+                  from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
+                  where c.reason is null
+                  group by c.campaign_id, c.format
+                  order by c.campaign_id, c.format) as w) as g;
+    end if;
     if v_short then
       select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
                            c.visible_seconds, c.cost_usd,
