@@ -1,23 +1,31 @@
 /**
- * Money and rates as the account API reports them. Amounts are rounded to cents once, per item,
- * and totals are sums of those rounded items in whole cents, so a total always equals the sum
- * of the parts a client can see.
+ * Money and rates as the account API reports them. The database keeps amounts exactly (the
+ * ledger in integer micro-dollars, traffic figures to the millionth of a dollar); each figure
+ * shown is rounded to the cent once, at the end. An item is its own exact amount rounded, and a
+ * total is the exact sum of its items rounded, never a sum of rounded items: so a total may differ
+ * by a cent or so from the sum of the rounded items beside it, and never drifts from what was
+ * earned however many small items there are.
  */
 
-export function toCents(usd: number): number {
-  return Math.round(usd * 100);
+/** The micro-dollars of an amount given in dollars to the millionth (as the database gives them): exact. */
+export function toMicro(usd: number): number {
+  return Math.round(usd * 1_000_000);
 }
 
-export function fromCents(cents: number): number {
-  return cents / 100;
+/** Micro-dollars in dollars, rounded once to the cent, half away from zero. */
+export function microToUsd(micro: number): number {
+  const cents = Math.round(Math.abs(micro) / 10_000);
+  return cents === 0 ? 0 : (Math.sign(micro) * cents) / 100;
 }
 
+/** The exact sum of amounts given in dollars to the millionth, rounded once to the cent. */
+export function exactSumUsd(amounts: readonly number[]): number {
+  return microToUsd(amounts.reduce((total, a) => total + toMicro(a), 0));
+}
+
+/** One amount given in dollars to the millionth, rounded once to the cent. */
 export function roundUsd(usd: number): number {
-  return fromCents(toCents(usd));
-}
-
-export function sumUsd(amounts: readonly number[]): number {
-  return fromCents(amounts.reduce((total, a) => total + toCents(a), 0));
+  return microToUsd(toMicro(usd));
 }
 
 /** Revenue per 1,000 impressions, in dollars and cents; 0 without impressions. */

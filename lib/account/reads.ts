@@ -33,7 +33,8 @@ export const ACCOUNT_READS = {
   },
   earnings: {
     sql: sql`select public.account_earnings() as account`,
-    row: z.object({ id: z.string(), placements: z.array(placementRow), payouts: z.array(payoutRow) }),
+    // What the placements earned, exactly, in micro-dollars: the ledger's posted days and the daily stats of the rest.
+    row: z.object({ id: z.string(), placements: z.array(placementRow), payouts: z.array(payoutRow), ad_revenue_micro: z.number().int() }),
   },
   apiKeys: {
     sql: sql`select public.account_api_keys() as account`,

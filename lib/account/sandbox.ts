@@ -1,4 +1,5 @@
 import type { ApiKeyRow, AppRow, DailyRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
+import { toMicro } from './money';
 import { addDays } from './views';
 
 /**
@@ -127,6 +128,9 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     created_at: at('2025-10-16T10:00:00.000Z'),
   },
 ];
+
+/** What the sandbox's placements earned, exactly, in micro-dollars (the database answers it from the ledger). */
+export const SANDBOX_AD_REVENUE_MICRO = SANDBOX_PLACEMENTS.reduce((total, p) => total + toMicro(p.revenue_usd), 0);
 
 /** Newest first, as the database orders them. */
 export const SANDBOX_PAYOUTS: PayoutRow[] = [

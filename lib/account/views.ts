@@ -16,7 +16,7 @@ import {
   type ProfileRow,
 } from '../schemas/account';
 import { maskApiKey } from '../sdk/api-key';
-import { fillRate, invalidShare, roundUsd, rpmUsd, sumUsd } from './money';
+import { exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -70,18 +70,22 @@ export function appsView(apps: AppRow[], placements: PlacementRow[], filter: Pla
 }
 
 export const EARNINGS_NOTE =
-  'ad_revenue_tracked_usd, impressions and clicks cover all placements since they were created (revenue_usd of every placement in /api/v1/me/apps, summed, and of the placements of archived apps, which it no longer lists). payouts_pending_usd counts payouts pending or processing; failed payouts are retried in the next payout run.';
+  'ad_revenue_tracked_usd is what all placements earned since they were created (those of archived apps too): the ledger for the days it has posted, and the daily figures for today and the days not posted yet, summed exactly and rounded once to the cent (so it may differ by a cent from the sum of the rounded revenue_usd of the placements in /api/v1/me/apps). impressions and clicks cover the same placements. payouts_pending_usd counts payouts pending or processing; failed payouts are retried in the next payout run.';
 
-/** `placements` are all of the user's placements; `payouts` all payouts, newest first. */
-export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number): z.infer<typeof earningsBody> {
+/**
+ * `placements` are all of the user's placements; `payouts` all payouts, newest first;
+ * `adRevenueMicro` what the placements earned, exactly (public.account_earnings: the ledger's
+ * posted days and the daily stats of the days not posted yet).
+ */
+export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number, adRevenueMicro: number): z.infer<typeof earningsBody> {
   const views = placements.map(placementView);
   return earningsBody.parse({
     currency: 'USD',
-    ad_revenue_tracked_usd: sumUsd(views.map((p) => p.revenue_usd)),
+    ad_revenue_tracked_usd: microToUsd(adRevenueMicro),
     impressions: views.reduce((n, p) => n + p.impressions, 0),
     clicks: views.reduce((n, p) => n + p.clicks, 0),
-    payouts_paid_usd: sumUsd(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_usd)),
-    payouts_pending_usd: sumUsd(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_usd)),
+    payouts_paid_usd: exactSumUsd(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_usd)),
+    payouts_pending_usd: exactSumUsd(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_usd)),
     payouts: payouts.slice(0, payoutLimit).map((p) => ({
       period: p.period,
       amount_usd: roundUsd(p.amount_usd),
@@ -125,11 +129,13 @@ export function addDays(iso: string, days: number): string {
 /**
  * The daily figures of a period ending `today` (UTC, included): one point per day, oldest
  * first, zeros for days without traffic, for the account or one app or one placement. Each
- * day's revenue is rounded to cents once; the totals are the sums of the points.
+ * day's revenue is its exact sum rounded to cents once, and so is the period's total (which may
+ * differ by a cent or so from the sum of the rounded days).
  */
 export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: string): z.infer<typeof dailyBody> {
   const days = Number(query.days);
   const from = addDays(today, 1 - days);
+  // Revenue in micro-dollars, exact, until it is shown.
   const points = new Map<string, { revenue: number; impressions: number; clicks: number }>();
   for (let i = 0; i < days; i++) points.set(addDays(from, i), { revenue: 0, impressions: 0, clicks: 0 });
   for (const r of rows) {
@@ -137,11 +143,12 @@ export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: s
     if (query.placement_id && r.placement_id !== query.placement_id) continue;
     const point = points.get(r.day);
     if (!point) continue;
-    point.revenue += r.revenue_usd;
+    point.revenue += toMicro(r.revenue_usd);
     point.impressions += r.impressions;
     point.clicks += r.clicks;
   }
-  const daily = [...points].map(([date, p]) => ({ date, revenue_usd: roundUsd(p.revenue), impressions: p.impressions, clicks: p.clicks }));
+  const daily = [...points].map(([date, p]) => ({ date, revenue_usd: microToUsd(p.revenue), impressions: p.impressions, clicks: p.clicks }));
+  const revenueMicro = [...points.values()].reduce((total, p) => total + p.revenue, 0);
   return dailyBody.parse({
     currency: 'USD',
     days,
@@ -150,7 +157,7 @@ export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: s
     app_id: query.app_id ?? null,
     placement_id: query.placement_id ?? null,
     totals: {
-      revenue_usd: sumUsd(daily.map((d) => d.revenue_usd)),
+      revenue_usd: microToUsd(revenueMicro),
       impressions: daily.reduce((n, d) => n + d.impressions, 0),
       clicks: daily.reduce((n, d) => n + d.clicks, 0),
     },

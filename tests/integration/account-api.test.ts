@@ -164,7 +164,7 @@ for (const engine of testEngines()) {
         ['30', 30],
         ['90', 90],
         [undefined, 30],
-      ])('days=%s gives one point per day, ending today, whose sums are the totals', async (value, n) => {
+      ])('days=%s gives one point per day, ending today, whose counts sum to the totals and whose revenue is the exact sum rounded once', async (value, n) => {
         const q = value === undefined ? '' : `?days=${value}`;
         const { body } = await get(dailyRoute.GET, `/api/v1/me/earnings/daily${q}`, await accessToken(users.demo));
         const d = dailyBody.parse(body);
@@ -172,8 +172,14 @@ for (const engine of testEngines()) {
         expect(d.to).toBe(new Date().toISOString().slice(0, 10));
         expect(d.daily[0]!.date).toBe(d.from);
         expect(d.totals.impressions).toBe(d.daily.reduce((s, p) => s + p.impressions, 0));
-        expect(Math.round(d.totals.revenue_usd * 100)).toBe(d.daily.reduce((s, p) => s + Math.round(p.revenue_usd * 100), 0));
         expect(d.totals.impressions).toBeGreaterThan(0);
+        // The period's revenue: the daily stats' exact sum, rounded once (within half a cent a day of the rounded days' sum).
+        const [exact] = await db.query<{ usd: string }>(
+          `select round(coalesce(sum(revenue_usd), 0), 2)::text as usd from public.daily_stats where user_id = $1 and day between $2 and $3`,
+          [users.demo, d.from, d.to],
+        );
+        expect(d.totals.revenue_usd).toBe(Number(exact!.usd));
+        expect(Math.abs(d.totals.revenue_usd - d.daily.reduce((s, p) => s + p.revenue_usd, 0))).toBeLessThanOrEqual(n * 0.005 + 1e-9);
       });
       it.each(['1', '365', '', '30&days=7'])('days=%j is a 400', (v) => bad(dailyRoute, `days=${v}`, 'days'));
       it.each([
@@ -201,7 +207,7 @@ for (const engine of testEngines()) {
       });
     });
 
-    it('reports money rounded to cents, and totals that equal the sum of their parts', async () => {
+    it('reports money rounded to cents once: items their exact amounts rounded, totals the exact sums rounded', async () => {
       const token = await accessToken(users.demo);
       const { body: apps } = await get(ACCOUNT_ROUTES[1]!.GET, '/api/v1/me/apps?placement_status=all', token);
       const { body: earnings } = await get(ACCOUNT_ROUTES[2]!.GET, '/api/v1/me/earnings?payout_limit=50', token);
@@ -221,7 +227,11 @@ for (const engine of testEngines()) {
         payouts_pending_usd: number;
         payouts: { amount_usd: number; status: string; paid_at: string | null }[];
       };
-      expect(cents(e.ad_revenue_tracked_usd)).toBe(placements.reduce((n, p) => n + cents(p.revenue_usd), 0));
+      // What the placements earned, exactly (the ledger's posted days and the daily stats of the rest, which add up to the
+      // placements' totals), rounded once; within half a cent a placement of the sum of their rounded revenues.
+      const [exact] = await db.query<{ usd: string }>('select round(sum(revenue_usd), 2)::text as usd from public.placements where user_id = $1', [users.demo]);
+      expect(e.ad_revenue_tracked_usd).toBe(Number(exact!.usd));
+      expect(Math.abs(e.ad_revenue_tracked_usd - placements.reduce((n, p) => n + p.revenue_usd, 0))).toBeLessThanOrEqual(placements.length * 0.005 + 1e-9);
       expect(e.impressions).toBe(placements.reduce((n, p) => n + p.impressions, 0));
       expect(e.clicks).toBe(placements.reduce((n, p) => n + p.clicks, 0));
       expect(cents(e.payouts_paid_usd)).toBe(e.payouts.filter((p) => p.status === 'paid').reduce((n, p) => n + cents(p.amount_usd), 0));

@@ -128,6 +128,25 @@ for (const engine of testEngines()) {
                from public.api_keys where user_id = $1 order by created_at, id`,
               mine,
             ),
+            // What the placements earned, in micro-dollars: the ledger's ad revenue of the user's account, and the daily stats of
+            // the days the ledger has not posted (which, summed with it, are the placements' totals).
+            adRevenueMicro: Number(
+              (
+                await q.query<{ micro: string }>(
+                  `select (coalesce((select sum(p.amount_micro) from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
+                                     join public.ledger_transactions t on t.id = p.transaction_id
+                                     where a.user_id = $1 and a.kind = 'publisher' and t.kind in ('ad_revenue', 'adjustment')), 0)
+                           + coalesce((select sum(round(s.revenue_usd * 1000000)) from public.daily_stats s join public.placements pl on pl.id = s.placement_id
+                                       where s.user_id = $1 and not exists (select 1 from public.ledger_transactions t
+                                                                            where t.kind = 'ad_revenue' and t.reference = pl.app_id || ':' || s.day)), 0))::text as micro`,
+                  mine,
+                )
+              )[0]!.micro,
+            ),
+            placementsMicro: Number(
+              (await q.query<{ micro: string }>('select round(sum(revenue_usd) * 1000000)::text as micro from public.placements where user_id = $1', mine))[0]!
+                .micro,
+            ),
             daily: await q.query(
               `select d.placement_id, p.app_id, d.day, d.impressions, d.clicks, d.revenue_usd
                from public.daily_stats d join public.placements p on p.id = d.placement_id
@@ -150,7 +169,10 @@ for (const engine of testEngines()) {
           ];
           expect(profile).toEqual(expected.profile);
           expect(apps).toEqual({ id: userId, apps: expected.apps, placements: expected.placements });
-          expect(earnings).toEqual({ id: userId, placements: expected.placements, payouts: expected.payouts });
+          expect(earnings).toEqual({ id: userId, placements: expected.placements, payouts: expected.payouts, ad_revenue_micro: expected.adRevenueMicro });
+          // The ledger and the days it has not posted add up to what the placements earned, to the micro-dollar.
+          expect(earnings.ad_revenue_micro).toBe(expected.placementsMicro);
+          expect(earnings.ad_revenue_micro).toBeGreaterThan(0);
           expect(keys).toEqual({ id: userId, api_keys: expected.api_keys });
           expect(daily).toEqual({ id: userId, daily: expected.daily });
           expect(daily.daily.length).toBeGreaterThan(0);

@@ -354,9 +354,22 @@ for (const engine of testEngines()) {
           expect(f.pronargs, f.proname).toBe(0);
           expect(f.prosrc, f.proname).toMatch(/\bfrom public\.users\b/);
           expect(f.prosrc, f.proname).not.toMatch(/\$\d|user_id|auth\.uid|current_setting|request\.jwt/i);
-          // The only condition a read may have is about the rows themselves (archived apps, recent days), never who owns them.
+          // The only condition a read may have is about the rows themselves (archived apps, recent days, which kinds of ledger
+          // entries, whether the ledger has posted a day), never who owns them.
           for (const condition of f.prosrc.match(/\bwhere\b[^)]*/gi) ?? [])
-            expect(condition.trim(), f.proname).toMatch(/^where ((a\.)?archived_at is null|d\.day > current_date - 90)$/i);
+            expect(condition.trim().replace(/\s+/g, ' '), f.proname).toMatch(
+              new RegExp(
+                '^where (' +
+                  [
+                    '(a\\.)?archived_at is null',
+                    'd\\.day > current_date - 90',
+                    "a\\.kind = 'publisher' and t\\.kind in \\('ad_revenue', 'adjustment'",
+                    "not exists \\(select 1 from public\\.ledger_transactions t where t\\.kind = 'ad_revenue' and t\\.reference = pl\\.app_id \\|\\| ':' \\|\\| s\\.day",
+                  ].join('|') +
+                  ')$',
+                'i',
+              ),
+            );
         }
       });
 

@@ -83,6 +83,10 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
             { label: 'Clicks', value: formatCount(earnings.clicks), testId: 'earnings-clicks' },
           ]}
         />
+        <p className="hint" data-testid="rounding-rule">
+          Earnings are kept to the millionth of a dollar and rounded to the cent once, when shown: a total is the exact sum, rounded, so it may differ by a cent
+          from the rounded figures beside it.
+        </p>
       </section>
 
       <section aria-labelledby="daily">
