@@ -63,22 +63,6 @@ select 'budget:' || s.campaign_id, date_trunc('day', now(), 'UTC'), round(s.spen
 from public.campaign_daily_spend s
 where s.day = (now() at time zone 'UTC')::date and s.spent_usd > 0;
 
--- An impression of a batch as public.sdk_record_events judges it.
-create type public.sdk_impression_check as (
-  n                integer,
-  id               text,
-  decision_id      uuid,
-  placement_id     uuid,
-  campaign_id      uuid,
-  creative_id      uuid,
-  format           text,
-  served_at        timestamptz,
-  visible_share    numeric,
-  visible_seconds  numeric,
-  cost_usd         numeric,
-  reason           text
-);
-
 -- ── Who asked ──────────────────────────────────────────────────────────────────────────────
 alter table public.ad_decisions add column client_hash text check (length(client_hash) <= 64);
 grant insert (client_hash) on public.ad_decisions to sdk;
@@ -473,16 +457,15 @@ grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to
 --      or when an earlier impression of the batch that passed the rules takes it;
 --   2. of the impressions that passed, those past what the hourly caps allow are invalid
 --      (`client_limit`, `publisher_limit`);
---   3. the rest are billed on their decisions, the invalid ones kept once per ad and reason:
---      steps 1 to 3 are one statement;
---   4. each campaign's budget for the day (sdk_take_budget: one call for a batch of one campaign and
---      format, the most common, one statement for more):
---      what it refuses is `over_budget`, and its decisions are given back in this transaction.
---      The budget is debited in the same transaction as the impressions it pays for, so a
---      campaign is billed at most its daily budget and one impression's price; the batch holds
---      its connection's lease of the budget, not the budget itself, to the commit;
---   5. every impression answered, and the counts for the roll-up (`ad_traffic_counts`) written;
---   6. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
+--   3. each campaign's budget for the day (sdk_take_budget, one call per campaign and format):
+--      what it refuses is `over_budget`. The budget is debited in the same transaction as the
+--      impressions it pays for, so a campaign is billed at most its daily budget and one
+--      impression's price; the batch holds its connection's lease of the budget, not the budget
+--      itself, to the commit;
+--   4. what passed billed on its decision, the invalid ones kept once per ad and reason, the
+--      counts for the roll-up (`ad_traffic_counts`) written, and every impression answered:
+--      steps 1 to 4 are one statement;
+--   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
 --      address and ad in 3 hours), and the campaign still running and within its budget.
 -- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
 -- counters (campaign id order), the advisory lock of a click; so two batches never wait on each
@@ -498,19 +481,8 @@ declare
   v_today date := (now() at time zone 'UTC')::date;
   v_day timestamptz := date_trunc('day', now(), 'UTC');
   v_pricing public.pricing_settings;
-  v_checks public.sdk_impression_check[];
   v_client integer;
   v_allowed integer;
-  v_campaigns uuid[] := '{}';
-  v_formats text[] := '{}';
-  v_granted integer[] := '{}';
-  v_short boolean := false;
-  v_wanted integer;
-  v_groups integer;
-  v_campaign text;
-  v_format text;
-  v_cost numeric;
-  v_budget numeric;
   v_event record;
   v_decision record;
   v_reason text;
@@ -521,9 +493,11 @@ begin
   v_client := greatest(p_client_allowed, 0);
   v_allowed := least(v_client, greatest(p_publisher_allowed, 0));
 
-  -- 1-3. Impressions, in one statement: their decisions locked, the rules applied, one per ad
-  -- (the first of the batch that passed), the hourly caps, and then what passed billed on its
-  -- decision, counted for the roll-up, and the rest kept as invalid traffic.
+  -- 1-4. Impressions, in one statement: their decisions locked, the rules applied, one per ad
+  -- (the first of the batch that passed), the hourly caps, the budgets, and then what passed
+  -- billed on its decision, counted for the roll-up, the rest kept as invalid traffic, and every
+  -- impression answered.
+  return query
   with events as (
     select e.n, e.id, e.kind, e.decision_id, e.visible_share, e.visible_seconds, e.area_px
     from jsonb_to_recordset(p_events)
@@ -571,99 +545,58 @@ begin
                 when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_allowed then 'publisher_limit'
                 else o.reason end as reason
     from once o
+  ), ranked as (
+    -- Each impression's place among its campaign's and format's billable ones: those past what
+    -- the budget grants are refused.
+    select c.*, row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
+    from capped c
+  ), granted as materialized (
+    -- 3. The budgets, campaigns in id order (and formats, whose prices differ): each takes from
+    -- its campaign's lease of this connection (sdk_take_budget), after the decisions' locks
+    -- (the rows it counts come from `locked`). Called once per group: the CTE is materialized,
+    -- and PostgreSQL computes volatile outputs after the sort.
+    select w.campaign_id, w.format,
+           public.sdk_take_budget(w.campaign_id, v_day, w.wanted, (w.cost_usd * 1000000)::bigint, (w.daily_budget_usd * 1000000)::bigint) as granted
+    from (select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(c.daily_budget_usd) as daily_budget_usd
+          from capped c where c.reason is null group by c.campaign_id, c.format) as w
+    order by w.campaign_id, w.format
+  ), final as materialized (
+    select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.visible_share, c.visible_seconds, c.cost_usd,
+           case when c.reason is null and c.nth_of_group > g.granted then 'over_budget' else c.reason end as reason
+    from ranked c left join granted g on g.campaign_id = c.campaign_id and g.format = c.format
   ), billed as (
     update public.ad_decisions d set
       impression_event_id = c.id, impressed_at = now(),
       visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
       cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
-    from capped c
+    from final c
     where c.reason is null and d.id = c.decision_id
-    returning d.id
   ), kept as (
     insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
                                   billable, invalid_reason, ip_hash)
     select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
            'impression', false, c.reason, p_ip_hash
-    from capped c
+    from final c
     where c.reason not in ('duplicate', 'unknown_decision')
     order by c.decision_id, c.reason, c.n
     on conflict do nothing
+  ), counted as (
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
+    select v_app, c.placement_id, c.campaign_id, v_today,
+           count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+           coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+           coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+    from final c
+    where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+    group by c.placement_id, c.campaign_id
   )
-  select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at,
-                       c.visible_share, c.visible_seconds, c.cost_usd, c.reason)::public.sdk_impression_check order by c.n),
-         -- What the budgets are asked for: the billable impressions, and when they are of one campaign and format (most
-         -- batches), which, at what price, and its daily budget.
-         count(*) filter (where c.reason is null), count(distinct (c.campaign_id, c.format)) filter (where c.reason is null),
-         min(c.campaign_id::text) filter (where c.reason is null), min(c.format) filter (where c.reason is null),
-         min(c.cost_usd) filter (where c.reason is null), min(c.daily_budget_usd) filter (where c.reason is null)
-  into v_checks, v_wanted, v_groups, v_campaign, v_format, v_cost, v_budget
-  from capped c;
+  select c.n,
+         case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+         case when c.reason = 'duplicate' then null else c.reason end
+  from final c
+  order by c.n;
 
-  if v_checks is not null then
-    -- 4. The budgets, campaigns in id order (and formats, whose prices differ): each takes from
-    -- its campaign's lease of this connection (sdk_take_budget). What a budget refuses is given
-    -- back, in this transaction: its decisions as they were.
-    if v_groups = 1 then
-      v_campaigns := array[v_campaign::uuid];
-      v_formats := array[v_format];
-      v_granted := array[public.sdk_take_budget(v_campaign::uuid, v_day, v_wanted, (v_cost * 1000000)::bigint, (v_budget * 1000000)::bigint)];
-      v_short := v_granted[1] < v_wanted;
-    elsif v_groups > 1 then
-      select array_agg(g.campaign_id order by g.campaign_id, g.format), array_agg(g.format order by g.campaign_id, g.format),
-             array_agg(g.granted order by g.campaign_id, g.format), bool_or(g.granted < g.wanted)
-      into v_campaigns, v_formats, v_granted, v_short
-      from (select w.campaign_id, w.format, w.wanted,
-                   public.sdk_take_budget(w.campaign_id, v_day, w.wanted, (w.cost_usd * 1000000)::bigint, (w.daily_budget_usd * 1000000)::bigint)
-                     as granted
-            from (select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(k.daily_budget_usd) as daily_budget_usd
-                  from unnest(v_checks) as c join public.campaigns k on k.id = c.campaign_id
-                  where c.reason is null
-                  group by c.campaign_id, c.format
-                  order by c.campaign_id, c.format) as w) as g;
-    end if;
-    if v_short then
-      select array_agg(row(c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.format, c.served_at, c.visible_share,
-                           c.visible_seconds, c.cost_usd,
-                           case when c.reason is null and c.nth_of_group > coalesce(g.granted, 0) then 'over_budget' else c.reason end
-                       )::public.sdk_impression_check order by c.n)
-      into v_checks
-      from (select c.*, row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
-            from unnest(v_checks) as c) as c
-      left join unnest(v_campaigns, v_formats, v_granted) as g(campaign_id, format, granted)
-        on g.campaign_id = c.campaign_id and g.format = c.format;
-      update public.ad_decisions d set impression_event_id = null, impressed_at = null, visible_share = null, visible_seconds = null,
-                                       cost_usd = 0, revenue_usd = 0
-      from unnest(v_checks) as c
-      where c.reason = 'over_budget' and d.id = c.decision_id;
-      insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
-                                    billable, invalid_reason, ip_hash)
-      select distinct on (c.decision_id) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
-             'impression', false, c.reason, p_ip_hash
-      from unnest(v_checks) as c
-      where c.reason = 'over_budget'
-      order by c.decision_id, c.n
-      on conflict do nothing;
-    end if;
-
-    -- 5. Every impression answered, and what was billed and refused counted for the roll-up.
-    return query
-    with counted as (
-      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
-      select v_app, c.placement_id, c.campaign_id, v_today,
-             count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
-             coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
-             coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
-      from unnest(v_checks) as c
-      where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
-      group by c.placement_id, c.campaign_id
-    )
-    select c.n,
-           case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
-           case when c.reason = 'duplicate' then null else c.reason end
-    from unnest(v_checks) as c;
-  end if;
-
-  -- 6. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
+  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
   if not p_events @> '[{"kind": "click"}]' then
     return;
   end if;
@@ -729,6 +662,8 @@ begin
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
 end $$;
+revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
+grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
 revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
 grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
 
