@@ -3,7 +3,7 @@ import { Lru } from './platform/cache/lru';
 import { createAttemptLimiters, type AttemptLimiters } from './auth/throttle';
 import { openDatabase } from './platform/db/database';
 import type { Database } from './platform/db/roles';
-import { serviceSecret } from './platform/db/service-secrets';
+import { dataEncryptionKey, serviceSecret } from './platform/db/service-secrets';
 import { createRateLimiter, type RateLimiter } from './platform/http/rate-limit';
 import { describeError, log } from './platform/log';
 import { askAnswers, type AskAnswers } from './ask/answer';
@@ -51,6 +51,8 @@ export interface Services {
   readonly caches: Caches;
   /** The key that signs decision tokens and hashes client addresses, the same on every instance. */
   sdkSecret(): Promise<Buffer>;
+  /** The key that encrypts payout details and staff TOTP secrets (lib/platform/db/service-secrets.ts, dataEncryptionKey). */
+  dataKey(): Promise<Buffer>;
   /** How many client metadata documents this instance may fetch, per address and overall (lib/oauth/client-lookup.ts). */
   readonly metadataFetches: MetadataFetchBudget;
 }
@@ -140,6 +142,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     // Tokens signed by one instance are checked by another: no fallback to a key of this
     // process, and a failure is retried on the next request.
     sdkSecret: retrying(() => storedKey('sdk_token_key', database)),
+    dataKey: retrying(async () => dataEncryptionKey(await database())),
     metadataFetches: new MetadataFetchBudget(now),
   };
 }

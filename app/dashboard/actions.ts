@@ -5,10 +5,13 @@ import { redirect } from 'next/navigation';
 import type { SignedInUser } from '@/lib/auth/users';
 import {
   archiveAppForm,
+  cancelPayoutForm,
   changePlacementForm,
   createApiKeyForm,
   createAppForm,
   createPlacementForm,
+  payoutMethodForm,
+  requestPayoutForm,
   revokeApiKeyForm,
   updateAppForm,
   withdrawApprovalForm,
@@ -67,4 +70,16 @@ export async function revokeApiKeyAction(_: FormState, form: FormData): Promise<
 
 export async function withdrawApprovalAction(_: FormState, form: FormData): Promise<FormState> {
   return asPublisher('/dashboard/connected', (user) => withdrawApprovalForm(form, user, services()));
+}
+
+export async function payoutMethodAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard/payouts', (user) => payoutMethodForm(form, user, services()));
+}
+
+export async function requestPayoutAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard/payouts', (user) => requestPayoutForm(form, user, services()));
+}
+
+export async function cancelPayoutAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard/payouts', (user) => cancelPayoutForm(form, user, services()));
 }

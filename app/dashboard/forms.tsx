@@ -3,10 +3,10 @@
 import { useActionState, useState, type ReactNode } from 'react';
 import type { FormState } from '@/lib/console/forms';
 
-type Action = (state: FormState, form: FormData) => Promise<FormState>;
+export type Action<S extends FormState = FormState> = (state: S, form: FormData) => Promise<S>;
 
 /** What a form says after a submission: the error, or what was done. */
-function Outcome({ state }: { state: FormState }) {
+export function Outcome({ state }: { state: FormState }) {
   if (state.error) {
     return (
       <p role="alert" className="form-error">

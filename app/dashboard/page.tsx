@@ -9,6 +9,7 @@ import { createAppAction } from './actions';
 import { AppForm } from './forms';
 import { requirePublisher } from './publisher';
 import { KeyTable, PayoutsSection, PlacementTable, Totals } from './tables';
+import { ConsoleNav } from './nav';
 
 export const metadata: Metadata = { title: 'Console', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -26,13 +27,7 @@ export default async function ConsolePage() {
     <div className="console">
       <h1>Console</h1>
       <p className="muted">Signed in as {user.email}.</p>
-      <nav aria-label="Console" className="console-nav">
-        <Link href="/dashboard" aria-current="page">
-          Overview
-        </Link>
-        <Link href="/dashboard/earnings">Earnings</Link>
-        <Link href="/dashboard/connected">Connected apps</Link>
-      </nav>
+      <ConsoleNav current="/dashboard" />
 
       <section aria-labelledby="totals">
         <h2 id="totals">Earnings to date</h2>

@@ -87,18 +87,22 @@ export function PayoutsSection({ payouts }: { payouts: Payout[] }) {
   );
 }
 
-/** Payouts, the most recent first, with their statuses. */
-export function PayoutTable({ payouts }: { payouts: Payout[] }) {
+/** Payouts, the most recent first, with their statuses (and, for one that failed, why); `actions` adds a last column. */
+export function PayoutTable({ payouts, actions }: { payouts: (Payout & { id?: string })[]; actions?: (p: Payout & { id?: string }) => ReactNode }) {
   if (payouts.length === 0) return <p>No payouts yet.</p>;
   return (
-    <ScrollTable label="Payouts" head={['Period', 'Amount', 'Status', 'Requested', 'Paid']}>
-      {payouts.map((p) => (
-        <tr key={p.period}>
+    <ScrollTable label="Payouts" head={['Period', 'Amount', 'Status', 'Requested', 'Paid', ...(actions ? [''] : [])]}>
+      {payouts.map((p, i) => (
+        <tr key={p.id ?? `${p.requested_at}-${i}`}>
           <th scope="row">{p.period}</th>
           <td className="num">{formatUsd(p.amount_usd)}</td>
-          <td>{p.status}</td>
+          <td>
+            {p.status}
+            {p.failure_reason ? <span className="hint"> — {p.failure_reason}</span> : null}
+          </td>
           <td>{formatDay(p.requested_at)}</td>
           <td>{p.paid_at ? formatDay(p.paid_at) : '—'}</td>
+          {actions ? <td>{actions(p)}</td> : null}
         </tr>
       ))}
     </ScrollTable>

@@ -5,12 +5,13 @@ import { startCallbackServer } from './callback-server';
 /**
  * An access token for the account API, got the way a third-party dashboard gets one: register a
  * public client, send the browser through /oauth/authorize (signing in there when `signIn` is
- * given, else with the page's own session), approve, and exchange the code with PKCE.
+ * given, else with the page's own session), approve, and exchange the code with PKCE. For the
+ * REST API unless `resource` names another (the MCP endpoint).
  */
 export async function accountToken(
   page: Page,
   request: APIRequestContext,
-  options: { base: string; clientName: string; scope: string; signIn?: { email: string; password: string } },
+  options: { base: string; clientName: string; scope: string; signIn?: { email: string; password: string }; resource?: string },
 ): Promise<string> {
   const callback = await startCallbackServer();
   try {
@@ -28,7 +29,7 @@ export async function accountToken(
       state: 'e2e',
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
-      resource: `${options.base}/api/v1`,
+      resource: options.resource ?? `${options.base}/api/v1`,
     }).toString();
     await page.goto(authorize.href);
     if (options.signIn) {

@@ -3,7 +3,16 @@ import type { Database } from '../platform/db/roles';
 import type { Principal } from '../oauth/bearer';
 import type { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '../schemas/account';
 import { readAccount, type AccountRead, type AccountReader, type AccountRow } from './reads';
-import { SANDBOX_AD_REVENUE_MICRO, SANDBOX_API_KEYS, SANDBOX_APPS, SANDBOX_PAYOUTS, SANDBOX_PLACEMENTS, SANDBOX_PROFILE, sandboxDaily } from './sandbox';
+import {
+  SANDBOX_MONEY,
+  SANDBOX_PAYOUT_METHOD,
+  SANDBOX_API_KEYS,
+  SANDBOX_APPS,
+  SANDBOX_PAYOUTS,
+  SANDBOX_PLACEMENTS,
+  SANDBOX_PROFILE,
+  sandboxDaily,
+} from './sandbox';
 import { apiKeysView, appsView, dailyView, earningsView, profileView, todayUtc, type DailyQuery, type EnvironmentFilter, type PlacementFilter } from './views';
 
 /**
@@ -35,7 +44,7 @@ export function sandboxAccount(now: () => number): AccountSource {
   const rows: { [R in AccountRead]: () => AccountRow<R> } = {
     profile: () => SANDBOX_PROFILE,
     apps: () => ({ id, apps: SANDBOX_APPS, placements: SANDBOX_PLACEMENTS }),
-    earnings: () => ({ id, placements: SANDBOX_PLACEMENTS, payouts: SANDBOX_PAYOUTS, ad_revenue_micro: SANDBOX_AD_REVENUE_MICRO }),
+    earnings: () => ({ id, placements: SANDBOX_PLACEMENTS, payouts: SANDBOX_PAYOUTS, method: SANDBOX_PAYOUT_METHOD, ...SANDBOX_MONEY }),
     apiKeys: () => ({ id, api_keys: SANDBOX_API_KEYS }),
     daily: () => ({ id, daily: sandboxDaily(todayUtc(now())) }),
   };
@@ -65,8 +74,8 @@ export async function listApps(source: AccountSource, filter: PlacementFilter): 
 }
 
 export async function getEarnings(source: AccountSource, payoutLimit: number): Promise<Sandboxed<z.infer<typeof earningsBody>>> {
-  const { placements, payouts, ad_revenue_micro } = await source.read('earnings');
-  return answer(source, earningsView(placements, payouts, payoutLimit, ad_revenue_micro));
+  const { placements, payouts, ...money } = await source.read('earnings');
+  return answer(source, earningsView(placements, payouts, payoutLimit, money));
 }
 
 export async function listApiKeys(source: AccountSource, environment: EnvironmentFilter): Promise<Sandboxed<z.infer<typeof apiKeysBody>>> {

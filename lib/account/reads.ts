@@ -4,7 +4,7 @@ import { sql } from '../platform/db/sql';
 import { isDatabaseError } from '../platform/db/errors';
 import { ApiError, RETRY_AFTER_S } from '../platform/http/errors';
 import { describeError, log } from '../platform/log';
-import { apiKeyRow, appRow, dailyRow, payoutRow, placementRow, profileRow } from '../schemas/account';
+import { apiKeyRow, appRow, dailyRow, moneyRow, payoutMethodRow, payoutRow, placementRow, profileRow } from '../schemas/account';
 
 /**
  * The account reads. Each is one transaction run as the user (role `authenticated`, the token's
@@ -33,8 +33,10 @@ export const ACCOUNT_READS = {
   },
   earnings: {
     sql: sql`select public.account_earnings() as account`,
-    // What the placements earned, exactly, in micro-dollars: the ledger's posted days and the daily stats of the rest.
-    row: z.object({ id: z.string(), placements: z.array(placementRow), payouts: z.array(payoutRow), ad_revenue_micro: z.number().int() }),
+    // The money, exactly, in micro-dollars: the ledger, and the daily stats of the days it has not posted.
+    row: z
+      .object({ id: z.string(), placements: z.array(placementRow), payouts: z.array(payoutRow), method: payoutMethodRow.nullable() })
+      .extend(moneyRow.shape),
   },
   apiKeys: {
     sql: sql`select public.account_api_keys() as account`,

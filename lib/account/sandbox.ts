@@ -1,4 +1,4 @@
-import type { ApiKeyRow, AppRow, DailyRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
+import type { ApiKeyRow, AppRow, DailyRow, MoneyRow, PayoutMethodRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
 import { toMicro } from './money';
 import { addDays } from './views';
 
@@ -132,21 +132,68 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
 /** What the sandbox's placements earned, exactly, in micro-dollars (the database answers it from the ledger). */
 export const SANDBOX_AD_REVENUE_MICRO = SANDBOX_PLACEMENTS.reduce((total, p) => total + toMicro(p.revenue_usd), 0);
 
-/** Newest first, as the database orders them. */
+const payoutId = (n: number) => `00000000-0000-4000-8000-00000000d${String(n).padStart(3, '0')}`;
+const DESTINATION = 'Sandbox Writer Ltd · •••• 4242';
+const paid = (n: number, period: string, amount: number, requested: string, paidAt: string): PayoutRow => ({
+  id: payoutId(n),
+  period,
+  amount_usd: amount,
+  status: 'paid',
+  paid_at: at(paidAt),
+  requested_at: at(requested),
+  failure_reason: null,
+  rail: 'manual',
+  destination: DESTINATION,
+});
+
+/**
+ * Newest first, as the database orders them: a history as the rules make it (content/docs/payouts.md):
+ * one payout a month after its close on the 5th, one failed and sent again, one canceled and
+ * requested again, the latest being sent.
+ */
 export const SANDBOX_PAYOUTS: PayoutRow[] = [
-  { period: '2026-10', amount_usd: 402.17, status: 'pending', paid_at: null, requested_at: at('2026-11-01T06:00:00.000Z') },
-  { period: '2026-09', amount_usd: 388.9, status: 'processing', paid_at: null, requested_at: at('2026-10-01T06:00:00.000Z') },
-  { period: '2026-08', amount_usd: 371.45, status: 'paid', paid_at: at('2026-09-15T12:00:00.000Z'), requested_at: at('2026-09-01T06:00:00.000Z') },
-  { period: '2026-07', amount_usd: 356.02, status: 'paid', paid_at: at('2026-08-14T12:00:00.000Z'), requested_at: at('2026-08-01T06:00:00.000Z') },
-  { period: '2026-06', amount_usd: 340.6, status: 'failed', paid_at: null, requested_at: at('2026-07-01T06:00:00.000Z') },
-  { period: '2026-05', amount_usd: 322.75, status: 'paid', paid_at: at('2026-06-15T12:00:00.000Z'), requested_at: at('2026-06-01T06:00:00.000Z') },
-  { period: '2026-04', amount_usd: 298.3, status: 'paid', paid_at: at('2026-05-15T12:00:00.000Z'), requested_at: at('2026-05-01T06:00:00.000Z') },
-  { period: '2026-03', amount_usd: 265.12, status: 'paid', paid_at: at('2026-04-15T12:00:00.000Z'), requested_at: at('2026-04-01T06:00:00.000Z') },
-  { period: '2026-02', amount_usd: 231.84, status: 'paid', paid_at: at('2026-03-13T12:00:00.000Z'), requested_at: at('2026-03-01T06:00:00.000Z') },
-  { period: '2026-01', amount_usd: 204.4, status: 'paid', paid_at: at('2026-02-13T12:00:00.000Z'), requested_at: at('2026-02-01T06:00:00.000Z') },
-  { period: '2025-12', amount_usd: 176.93, status: 'paid', paid_at: at('2026-01-15T12:00:00.000Z'), requested_at: at('2026-01-01T06:00:00.000Z') },
-  { period: '2025-11', amount_usd: 142.5, status: 'paid', paid_at: at('2025-12-15T12:00:00.000Z'), requested_at: at('2025-12-01T06:00:00.000Z') },
+  { ...paid(12, '2026-10', 388.9, '2026-11-06T09:00:00.000Z', '2026-11-06T09:00:00.000Z'), status: 'processing', paid_at: null },
+  paid(11, '2026-09', 371.45, '2026-10-06T09:00:00.000Z', '2026-10-10T12:00:00.000Z'),
+  paid(10, '2026-08', 356.02, '2026-09-09T09:00:00.000Z', '2026-09-11T12:00:00.000Z'),
+  {
+    ...paid(9, '2026-08', 356.02, '2026-09-06T09:00:00.000Z', '2026-09-06T09:00:00.000Z'),
+    status: 'failed',
+    paid_at: null,
+    failure_reason: 'The bank returned the transfer: the account number does not match the holder.',
+  },
+  paid(8, '2026-07', 340.6, '2026-08-06T09:00:00.000Z', '2026-08-10T12:00:00.000Z'),
+  paid(7, '2026-06', 322.75, '2026-07-06T09:00:00.000Z', '2026-07-10T12:00:00.000Z'),
+  paid(6, '2026-05', 298.3, '2026-06-06T09:00:00.000Z', '2026-06-10T12:00:00.000Z'),
+  paid(5, '2026-04', 265.12, '2026-05-06T09:00:00.000Z', '2026-05-11T12:00:00.000Z'),
+  paid(4, '2026-03', 231.84, '2026-04-07T09:00:00.000Z', '2026-04-10T12:00:00.000Z'),
+  { ...paid(3, '2026-03', 231.84, '2026-04-06T09:00:00.000Z', '2026-04-06T09:00:00.000Z'), status: 'canceled', paid_at: null },
+  paid(2, '2025-12/2026-02', 449.51, '2026-03-06T09:00:00.000Z', '2026-03-10T12:00:00.000Z'),
 ];
+
+export const SANDBOX_PAYOUT_METHOD: PayoutMethodRow = {
+  rail: 'manual',
+  masked: DESTINATION,
+  ready: true,
+  status_note: null,
+  updated_at: at('2025-12-02T10:00:00.000Z'),
+};
+
+const payoutsMicro = (statuses: PayoutRow['status'][]) =>
+  SANDBOX_PAYOUTS.filter((p) => statuses.includes(p.status)).reduce((total, p) => total + toMicro(p.amount_usd), 0);
+
+/** Final and not paid out: under the minimum payout, waiting for the next month. */
+const SANDBOX_AVAILABLE_MICRO = 21_370_000;
+
+/**
+ * The sandbox's money, as the database answers it: what was earned is in exactly one place, so
+ * the balance not final yet (November so far) is the rest of it.
+ */
+export const SANDBOX_MONEY: MoneyRow = {
+  ad_revenue_micro: SANDBOX_AD_REVENUE_MICRO,
+  data_revenue_micro: 0,
+  available_micro: SANDBOX_AVAILABLE_MICRO,
+  pending_micro: SANDBOX_AD_REVENUE_MICRO - SANDBOX_AVAILABLE_MICRO - payoutsMicro(['paid', 'pending', 'processing']),
+};
 
 export const SANDBOX_API_KEYS: ApiKeyRow[] = [
   {

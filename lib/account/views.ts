@@ -11,12 +11,13 @@ import {
   type appsQuery,
   type DailyRow,
   type dailyQuery,
+  type MoneyRow,
   type PayoutRow,
   type PlacementRow,
   type ProfileRow,
 } from '../schemas/account';
 import { maskApiKey } from '../sdk/api-key';
-import { exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
+import { fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -70,28 +71,34 @@ export function appsView(apps: AppRow[], placements: PlacementRow[], filter: Pla
 }
 
 export const EARNINGS_NOTE =
-  'ad_revenue_tracked_usd is what all placements earned since they were created (those of archived apps too): the ledger for the days it has posted, and the daily figures for today and the days not posted yet, summed exactly and rounded once to the cent (so it may differ by a cent from the sum of the rounded revenue_usd of the placements in /api/v1/me/apps). impressions and clicks cover the same placements. payouts_pending_usd counts payouts pending or processing; failed payouts are retried in the next payout run.';
+  'ad_revenue_tracked_usd is what all placements earned since they were created (those of archived apps too), adjustments included: the ledger for the days it has posted, and the daily figures for today and the days not posted yet. Every amount is an exact sum in micro-dollars rounded once to the cent (so a total may differ by a cent from the sum of rounded rows, such as the revenue_usd of the placements in /api/v1/me/apps). What was earned is in exactly one place: balance_pending_usd (not final: a month becomes final on the 5th of the next month), balance_available_usd (final, not paid out), payouts_pending_usd (requested, pending or processing) or payouts_paid_usd. A failed or canceled payout returns its amount to balance_available_usd. impressions and clicks cover the same placements.';
 
 /**
- * `placements` are all of the user's placements; `payouts` all payouts, newest first;
- * `adRevenueMicro` what the placements earned, exactly (public.account_earnings: the ledger's
- * posted days and the daily stats of the days not posted yet).
+ * `placements` are all of the user's placements; `payouts` all payouts, newest first; `money` the
+ * user's money, exactly, in micro-dollars (public.account_earnings: the ledger, and the daily
+ * stats of the days it has not posted yet). Each figure is rounded once, here.
  */
-export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number, adRevenueMicro: number): z.infer<typeof earningsBody> {
+export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number, money: MoneyRow): z.infer<typeof earningsBody> {
   const views = placements.map(placementView);
+  const payoutsMicro = (statuses: PayoutRow['status'][]) =>
+    payouts.filter((p) => statuses.includes(p.status)).reduce((total, p) => total + toMicro(p.amount_usd), 0);
   return earningsBody.parse({
     currency: 'USD',
-    ad_revenue_tracked_usd: microToUsd(adRevenueMicro),
+    ad_revenue_tracked_usd: microToUsd(money.ad_revenue_micro),
     impressions: views.reduce((n, p) => n + p.impressions, 0),
     clicks: views.reduce((n, p) => n + p.clicks, 0),
-    payouts_paid_usd: exactSumUsd(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_usd)),
-    payouts_pending_usd: exactSumUsd(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_usd)),
+    payouts_paid_usd: microToUsd(payoutsMicro(['paid'])),
+    payouts_pending_usd: microToUsd(payoutsMicro(['pending', 'processing'])),
+    balance_available_usd: microToUsd(money.available_micro),
+    balance_pending_usd: microToUsd(money.pending_micro),
+    data_revenue_usd: microToUsd(money.data_revenue_micro),
     payouts: payouts.slice(0, payoutLimit).map((p) => ({
       period: p.period,
       amount_usd: roundUsd(p.amount_usd),
       status: p.status,
       paid_at: iso(p.paid_at),
       requested_at: p.requested_at.toISOString(),
+      failure_reason: p.failure_reason,
     })),
     note: EARNINGS_NOTE,
   });

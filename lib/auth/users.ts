@@ -92,3 +92,20 @@ export async function userForIdentity(
     return { ok: true, user };
   });
 }
+
+/**
+ * The sealed TOTP secret of staff member `userId` (migration 20261206000000_payouts), or null when
+ * the user is not staff: read at sign-in, before the session that could read it as the user exists.
+ */
+export async function staffTotpSecret(userId: string, engine: Database): Promise<string | null> {
+  const [row] = await asService(engine).query<{ sealed: string }>(
+    sql`select totp_secret_ciphertext as sealed from public.staff_members where user_id = ${userId}::uuid`,
+  );
+  return row?.sealed ?? null;
+}
+
+/** Records that staff member `userId` used the code of `step`; false when that step (or a later one) was used before (RFC 6238 §5.2). */
+export async function spendTotpStep(userId: string, step: number, engine: Database): Promise<boolean> {
+  const [row] = await asService(engine).query<{ used: boolean }>(sql`select public.staff_totp_step_used(${userId}::uuid, ${step}) as used`);
+  return row?.used === true;
+}

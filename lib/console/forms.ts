@@ -9,8 +9,12 @@ import {
   approvalWithdrawal,
   consentWithdrawal,
   placementAction,
+  payoutCancellation,
   placementInput,
 } from '../schemas/console';
+import { manualDetails } from '../payouts/details';
+import { cancelPayout, requestPayout, setManualMethod } from '../payouts/publisher';
+import { describeError, log } from '../platform/log';
 import { withdrawConsentForPublisher } from '../sdk/data';
 import { subjectIdOf } from '../sdk/subjects';
 import { sql } from '../platform/db/sql';
@@ -19,7 +23,13 @@ import type { Database } from '../platform/db/roles';
 import type { SdkDirectory } from '../sdk/keys';
 
 /** What the console's forms need: the database, and this instance's SDK lookups to forget after a change. */
-type Services = { database(): Promise<Database>; readonly sdkDirectory: SdkDirectory; sdkSecret(): Promise<Buffer>; now(): number };
+type Services = {
+  database(): Promise<Database>;
+  readonly sdkDirectory: SdkDirectory;
+  sdkSecret(): Promise<Buffer>;
+  dataKey(): Promise<Buffer>;
+  now(): number;
+};
 import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, updateApp, type WriteResult } from './writes';
 
 /**
@@ -42,7 +52,8 @@ export interface FormState {
   id?: string;
 }
 
-function fields(form: FormData): Record<string, string> {
+/** The text fields of a submitted form (React's own `$` fields left out). */
+export function fields(form: FormData): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of form) if (typeof value === 'string' && !name.startsWith('$')) out[name] = value;
   return out;
@@ -55,7 +66,8 @@ function firstIssue(error: z.ZodError): string {
 
 type Parsed<S extends z.ZodType> = { ok: true; data: z.output<S> } | { ok: false; state: FormState };
 
-function parse<S extends z.ZodType>(schema: S, form: FormData): Parsed<S> {
+/** The form's fields through `schema`: the data, or the state that says what is wrong (with the fields as typed). */
+export function parse<S extends z.ZodType>(schema: S, form: FormData): Parsed<S> {
   // A server action is a public endpoint: its argument is whatever the caller sent.
   if (!(form instanceof FormData)) return { ok: false, state: { error: 'Send the form.' } };
   const values = fields(form);
@@ -153,4 +165,36 @@ export async function withdrawApprovalForm(form: FormData, user: SignedInUser, s
   if (!input.ok) return input.state;
   const withdrawn = await withdrawApproval(await services.database(), user.id, input.data.client_id);
   return withdrawn ? { notice: 'Withdrawn. The app must ask you again.' } : { error: 'That approval does not exist.' };
+}
+
+/** The manual rail with the details typed (stored encrypted; the form never shows them again). */
+export async function payoutMethodForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(manualDetails, form);
+  // The account number is not sent back into the form: what was typed stays only in the browser.
+  if (!input.ok) return { error: input.state.error, values: { account_holder: input.state.values?.account_holder ?? '' } };
+  let key: Buffer;
+  try {
+    key = await services.dataKey();
+  } catch (err) {
+    log.error('payout details not stored: no encryption key', describeError(err));
+    return { error: 'Payout details cannot be stored on this server yet: it has no encryption key. Try again later.' };
+  }
+  const result = await setManualMethod(await services.database(), key, user.id, input.data);
+  return settle(result, form, ({ masked }) => ({ notice: `Payouts will go to ${masked}.` }));
+}
+
+export async function requestPayoutForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  if (!(form instanceof FormData)) return { error: 'Send the form.' };
+  const result = await requestPayout(await services.database(), user.id);
+  return result.ok
+    ? { notice: `Payout of $${result.value.amount_usd.toFixed(2)} requested. It is sent within five business days.`, id: result.value.id }
+    : { error: result.error };
+}
+
+export async function cancelPayoutForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(payoutCancellation, form);
+  if (!input.ok) return input.state;
+  return settle(await cancelPayout(await services.database(), user.id, input.data.id), form, () => ({
+    notice: 'Payout canceled: its amount is back in your available balance.',
+  }));
 }

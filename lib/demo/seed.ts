@@ -1,14 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword } from '../auth/password';
 import { generateApiKey } from '../sdk/api-key';
-import type { KeyEnvironment, PayoutStatus, PlacementFormat, PlacementStatus } from '../schemas/account';
+import type { KeyEnvironment, PlacementFormat, PlacementStatus } from '../schemas/account';
 import { asService, type Database, type Statements } from '../platform/db/roles';
 import { sql, type Sql } from '../platform/db/sql';
 import { DEFAULT_PRICING } from '../pricing/defaults';
 import { env } from '../platform/env';
 import { DEMO_PAGE_KEY_SECRET } from './page';
 import { mulberry32 } from '../platform/random';
-import { serviceSecret } from '../platform/db/service-secrets';
+import { dataEncryptionKey, serviceSecret } from '../platform/db/service-secrets';
+import { seal } from '../platform/crypto';
+import { manualDetails, sealDetails } from '../payouts/details';
+import type { z } from 'zod';
+import { TOTP_SECRET_PURPOSE } from '../auth/staff-totp';
 import { newConsentProof, proofHash, storedSubjectId, subjectKeys, type SubjectKeys } from '../sdk/subjects';
 
 /**
@@ -37,7 +41,13 @@ interface PublisherSeed {
     /** The demo page's app (/demo): its origin is allowed, and its key is kept for the page. */
     demoPage?: boolean;
   }[];
-  payouts: { months: number; unusual: Partial<Record<number, PayoutStatus>> };
+  /**
+   * Where the money goes (the manual rail), and what became of each closed month's payout
+   * requests (seedMoneyHistory), by months ago from the latest closed month (0): the statuses its
+   * requests ended in, in turn (a failed or canceled one is followed by another request); no
+   * request at all for `[]`; a month not named was requested and paid.
+   */
+  payouts: { method: z.input<typeof manualDetails>; months: Record<number, ('paid' | 'pending' | 'processing' | 'failed' | 'canceled')[]> };
 }
 
 export const PUBLISHERS: PublisherSeed[] = [
@@ -83,8 +93,8 @@ export const PUBLISHERS: PublisherSeed[] = [
         demoPage: true,
       },
     ],
-    // Fourteen months: the oldest ones paid, one failed, the latest in flight.
-    payouts: { months: 14, unusual: { 0: 'pending', 1: 'processing', 6: 'failed' } },
+    // The month before the latest failed (the bank returned it) and was sent again; the latest is final, not requested yet.
+    payouts: { method: { account_holder: 'Demo Labs Ltd', account: 'GB29NWBK60161331926819' }, months: { 0: [], 1: ['failed', 'paid'] } },
   },
   {
     email: 'demo2@example.com',
@@ -110,7 +120,11 @@ export const PUBLISHERS: PublisherSeed[] = [
         ],
       },
     ],
-    payouts: { months: 4, unusual: { 0: 'pending' } },
+    // A request canceled and made again, being sent; the latest waiting for the operator.
+    payouts: {
+      method: { account_holder: 'Second Studio LLC', account: '000123456789', routing: '110000000' },
+      months: { 0: ['pending'], 1: ['canceled', 'processing'] },
+    },
   },
 ];
 
@@ -127,15 +141,9 @@ const CPM_KEY: Record<PlacementFormat, keyof typeof DEFAULT_PRICING.advertiser_c
 const random = mulberry32;
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
-const round2 = (n: number) => Math.round(n * 100) / 100;
 
 function isoDay(d: Date): string {
   return d.toISOString().slice(0, 10);
-}
-
-function monthPeriod(now: Date, monthsAgo: number): { period: string; requested: Date } {
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - monthsAgo, 1));
-  return { period: d.toISOString().slice(0, 7), requested: new Date(d.getTime() + 2 * 86400_000 + 9 * 3600_000) };
 }
 
 /** The tables the seed fills from JSON rows, named in SQL. */
@@ -153,7 +161,7 @@ function serviceOrigins(): string[] {
   return [url.origin, `${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ''}`];
 }
 
-async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: SubjectKeys): Promise<void> {
+async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: SubjectKeys, encryptionKey: Buffer): Promise<string> {
   const rand = random(p.seed);
   const memberSince = new Date(now.getTime() - p.memberSinceDaysAgo * 86400_000);
   const [user] = await tx.query<{ id: string }>(
@@ -162,7 +170,6 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
   const userId = user!.id;
   await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
 
-  const monthlyRevenue = new Map<string, number>();
   let firstAppId: string | undefined;
   for (const [appIndex, app] of p.apps.entries()) {
     const appCreated = new Date(memberSince.getTime() + (appIndex * 30 + 2) * 86400_000);
@@ -215,8 +222,6 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
           // Invalid traffic (content/docs/sdk-integration.md, Counting rules): about 2% of impressions.
           invalid_events: Math.floor(impressions * 0.02) + (impressions % 7),
         });
-        const month = isoDay(date).slice(0, 7);
-        monthlyRevenue.set(month, (monthlyRevenue.get(month) ?? 0) + revenue);
       }
       await insertJson(tx, 'daily_stats', stats);
       // The placement's counters are the sum of its daily stats, so every view agrees.
@@ -259,27 +264,83 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
         values (${userId}, 'https://reports.example/client.json', 'Reports Example (demo)', '{profile:read,earnings:read}', ${new Date(now.getTime() - 12 * 86400_000)})`,
   );
 
-  const payouts = [];
-  for (let m = 0; m < p.payouts.months; m++) {
-    const { period, requested } = monthPeriod(now, m + 1);
-    const status: PayoutStatus = p.payouts.unusual[m] ?? 'paid';
-    // Months outside the 90 days of stats get a believable amount of their own.
-    const amount = round2(monthlyRevenue.get(period) ?? 900 + rand() * 1400);
-    payouts.push({
-      user_id: userId,
-      period,
-      amount_usd: amount,
-      status,
-      requested_at: requested.toISOString(),
-      paid_at: status === 'paid' ? new Date(requested.getTime() + 5 * 86400_000).toISOString() : null,
-    });
-  }
+  const method = sealDetails(encryptionKey, manualDetails.parse(p.payouts.method));
   await tx.query(
-    sql`insert into public.payouts (user_id, period, amount_usd, status, requested_at, paid_at)
-        select user_id, period, amount_usd, status, requested_at, paid_at
-        from json_to_recordset(${JSON.stringify(payouts)}::json)
-          as p(user_id uuid, period text, amount_usd numeric, status text, requested_at timestamptz, paid_at timestamptz)`,
+    sql`insert into public.payout_methods (user_id, rail, details_ciphertext, masked, ready, updated_at)
+        values (${userId}, 'manual', ${method.ciphertext}, ${method.masked}, true, ${memberSince})`,
   );
+  return userId;
+}
+
+/** The operator (the staff role, /ops): signed in with DEMO_PASSWORD and a TOTP code of DEMO_OPERATOR_TOTP_SECRET. */
+export const DEMO_OPERATOR_EMAIL = 'operator@example.com';
+/** The operator's TOTP secret (RFC 6238, base32, SHA-1, 6 digits, 30 s): for any authenticator app; README, Demo accounts. */
+export const DEMO_OPERATOR_TOTP_SECRET = 'MONETIZEDEMOOPERATORSECRETTOTP23';
+
+async function seedOperator(tx: Statements, now: Date, encryptionKey: Buffer): Promise<string> {
+  const [user] = await tx.query<{ id: string }>(
+    sql`insert into public.users (email, name, company, role, created_at)
+        values (${DEMO_OPERATOR_EMAIL}, 'Olive Operator', 'Monetize (operator)', 'Operations', ${new Date(now.getTime() - 500 * 86400_000)}) returning id`,
+  );
+  await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${user!.id}, ${await hashPassword(DEMO_PASSWORD)})`);
+  await tx.query(
+    sql`insert into public.staff_members (user_id, totp_secret_ciphertext)
+        values (${user!.id}, ${seal(encryptionKey, DEMO_OPERATOR_TOTP_SECRET, TOTP_SECRET_PURPOSE)})`,
+  );
+  return user!.id;
+}
+
+const HOUR = 3600_000;
+
+/**
+ * The demo publishers' money, by the rules that make a real publisher's (content/docs/payouts.md):
+ * every past day of their stats posted to the ledger; then, month by month, the month closed on
+ * its final day (public.ledger_close_months) and each publisher's payout requested the next
+ * day (public.payout_request: refused, and so carried to the next month, while under the
+ * minimum), and moved on by the operator (public.payout_transition) as the publisher's `payouts`
+ * says. Each step a day after the one before, in the past, never after `now`.
+ */
+async function seedMoneyHistory(tx: Statements, now: Date, publishers: { id: string; seed: PublisherSeed }[], operator: string): Promise<void> {
+  await tx.query(sql`select public.ledger_post_ad_revenue(100000, ${now})`);
+  const [first] = await tx.query<{ month: string | null }>(
+    sql`select to_char(min(t.occurred_at at time zone 'UTC'), 'YYYY-MM-01') as month from public.ledger_transactions t where t.kind = 'ad_revenue'`,
+  );
+  if (!first?.month) return;
+  const months: { month: string; finalAt: Date }[] = [];
+  for (let m = new Date(`${first.month}T00:00:00Z`); ; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) {
+    const finalAt = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 5));
+    if (finalAt > now) break;
+    months.push({ month: m.toISOString().slice(0, 7), finalAt });
+  }
+  // Never after now: the latest month's steps may fall in the last hours.
+  const at = (t: number) => new Date(Math.min(t, now.getTime() - HOUR));
+  const transition = (payout: string, status: string, when: Date, reference: string | null, reason: string | null) =>
+    tx.query(sql`select public.payout_transition(${payout}::uuid, ${status}, ${reference}, ${reason}, ${operator}::uuid, ${when})`);
+  const request = async (user: string, when: Date): Promise<string | undefined> => {
+    const [row] = await tx.query<{ answer: { ok: boolean; payout_id?: string } }>(sql`select public.payout_request(${user}::uuid, ${when}) as answer`);
+    return row!.answer.ok ? row!.answer.payout_id : undefined;
+  };
+
+  for (const [index, { month, finalAt }] of months.entries()) {
+    const monthsAgo = months.length - 1 - index;
+    await tx.query(sql`select public.ledger_close_months(${finalAt}, ${operator}::uuid)`);
+    for (const { id, seed: p } of publishers) {
+      // Each step a day after the one before, from the day after the close.
+      let day = 1;
+      const next = () => at(finalAt.getTime() + (day++ * 24 + 9) * HOUR);
+      for (const [n, status] of (p.payouts.months[monthsAgo] ?? ['paid']).entries()) {
+        const payout = await request(id, next());
+        // Under the minimum: the month waits for the next.
+        if (!payout) break;
+        const reference = `DEMO-${month.replace('-', '')}-${p.seed}-${n + 1}`;
+        if (status === 'processing' || status === 'failed') await transition(payout, 'processing', next(), null, null);
+        if (status === 'failed')
+          await transition(payout, 'failed', next(), null, 'The bank returned the transfer: the account number does not match the holder.');
+        if (status === 'canceled') await transition(payout, 'canceled', next(), null, null);
+        if (status === 'paid') await transition(payout, 'paid', next(), reference, null);
+      }
+    }
+  }
 }
 
 export async function seedPricing(tx: Statements): Promise<void> {
@@ -472,12 +533,15 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
 export async function seed(db: Database, now = new Date()): Promise<boolean> {
   // The key subject ids are kept under, as the service derives it (lib/services.ts, sdkSecret).
   const keys = subjectKeys(Buffer.from(await serviceSecret('sdk_token_key', () => randomBytes(32).toString('base64url'), db), 'base64url'));
+  const encryptionKey = await dataEncryptionKey(db);
   return asService(db).transaction(async (tx) => {
     await seedPricing(tx);
     await seedAdvertisers(tx);
     const existing = await tx.query(sql`select 1 from public.users where email = ${PUBLISHERS[0]!.email}`);
     if (existing.length > 0) return false;
-    for (const p of PUBLISHERS) await seedPublisher(tx, p, now, keys);
+    const publishers = [];
+    for (const p of PUBLISHERS) publishers.push({ id: await seedPublisher(tx, p, now, keys, encryptionKey), seed: p });
+    await seedMoneyHistory(tx, now, publishers, await seedOperator(tx, now, encryptionKey));
     // Today's demo traffic counted at once, so the first figures anyone reads already agree
     // with the raw rows (and no roll-up moves them a few seconds later).
     await tx.query(sql`select * from public.roll_up_ad_traffic()`);

@@ -76,6 +76,17 @@ const schema = z
     UPSTASH_REDIS_REST_TOKEN: optionalString,
     /** ES256 private key (PKCS#8 PEM or a JWK as JSON) that signs access tokens. Required in production. */
     OAUTH_SIGNING_KEY: optionalString,
+    /**
+     * 32 random bytes, base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d =`): the key that
+     * encrypts what the database keeps to be read back (payout details, staff TOTP secrets).
+     * Required in production; development keeps one in the database (`service_secrets`).
+     */
+    DATA_ENCRYPTION_KEY: optionalString.pipe(
+      z
+        .string()
+        .refine((v) => Buffer.from(v, 'base64url').length === 32, 'must be 32 bytes, base64url')
+        .optional(),
+    ),
     /** Secret for sign-in sessions and the consent page's CSRF tokens. Required in production; at least 32 characters. */
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32).optional()),
     GITHUB_CLIENT_ID: optionalString,

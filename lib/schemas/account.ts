@@ -27,13 +27,15 @@ export const profileBody = z.object({
  */
 export const PLACEMENT_FORMATS = ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'] as const;
 export const PLACEMENT_STATUSES = ['active', 'paused', 'archived'] as const;
-export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed'] as const;
+export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'canceled'] as const;
+export const PAYOUT_RAILS = ['manual', 'stripe'] as const;
 export const KEY_ENVIRONMENTS = ['development', 'production'] as const;
 export const KEY_STATUSES = ['active', 'revoked'] as const;
 
 export type PlacementFormat = (typeof PLACEMENT_FORMATS)[number];
 export type PlacementStatus = (typeof PLACEMENT_STATUSES)[number];
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+export type PayoutRail = (typeof PAYOUT_RAILS)[number];
 export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
@@ -84,11 +86,16 @@ export const earningsQuery = z.object({
 });
 
 export const payout = z.object({
-  period: z.string().describe('The month paid for, YYYY-MM.'),
+  period: z.string().describe('The months the payout covers: YYYY-MM, or YYYY-MM/YYYY-MM for several.'),
   amount_usd: z.number(),
-  status: z.enum(PAYOUT_STATUSES),
+  status: z
+    .enum(PAYOUT_STATUSES)
+    .describe(
+      'pending (requested), processing (being sent), paid (paid_at set), failed (failure_reason says why; the amount is back in the available balance), canceled (before it was sent; the amount is back too).',
+    ),
   paid_at: dateTime.nullable().describe('Set only when the status is paid.'),
   requested_at: dateTime,
+  failure_reason: z.string().nullable().describe('Why the payout failed, when its status is failed; otherwise null.'),
 });
 
 export const earningsBody = z.object({
@@ -98,6 +105,9 @@ export const earningsBody = z.object({
   clicks: z.number().int(),
   payouts_paid_usd: z.number(),
   payouts_pending_usd: z.number(),
+  balance_available_usd: z.number().describe('Final earnings not paid out yet: what a payout request would take (in whole cents).'),
+  balance_pending_usd: z.number().describe('Earnings not final yet: this month, and last month until its close on the 5th.'),
+  data_revenue_usd: z.number().describe('What sales of consented data earned, in the balances above.'),
   payouts: z.array(payout),
   note: z.string(),
   sandbox: sandboxMarker,
@@ -174,11 +184,32 @@ export const placementRow = placement
   .extend({ ad_requests: z.number().int(), fills: z.number().int(), invalid_events: z.number().int(), created_at: timestamp });
 
 export const payoutRow = z.object({
+  id: z.string(),
   period: z.string(),
   amount_usd: z.number(),
   status: z.enum(PAYOUT_STATUSES),
   paid_at: timestamp.nullable(),
   requested_at: timestamp,
+  failure_reason: z.string().nullable(),
+  rail: z.enum(PAYOUT_RAILS),
+  destination: z.string().nullable(),
+});
+
+/** A publisher's payout method as they may see it (never its details). */
+export const payoutMethodRow = z.object({
+  rail: z.enum(PAYOUT_RAILS),
+  masked: z.string(),
+  ready: z.boolean(),
+  status_note: z.string().nullable(),
+  updated_at: timestamp,
+});
+
+/** A user's money, exactly, in micro-dollars (public.account_earnings). */
+export const moneyRow = z.object({
+  ad_revenue_micro: z.number().int(),
+  data_revenue_micro: z.number().int(),
+  pending_micro: z.number().int(),
+  available_micro: z.number().int(),
 });
 
 export const apiKeyRow = z.object({
@@ -207,5 +238,7 @@ export type ProfileRow = z.output<typeof profileRow>;
 export type AppRow = z.output<typeof appRow>;
 export type PlacementRow = z.output<typeof placementRow>;
 export type PayoutRow = z.output<typeof payoutRow>;
+export type PayoutMethodRow = z.output<typeof payoutMethodRow>;
+export type MoneyRow = z.output<typeof moneyRow>;
 export type ApiKeyRow = z.output<typeof apiKeyRow>;
 export type DailyRow = z.output<typeof dailyRow>;

@@ -94,6 +94,7 @@ export type ApiKeyInput = z.output<typeof apiKeyInput>;
 
 export const apiKeyRevocation = z.object({ id: id('key') });
 export const appArchival = z.object({ id: id('app') });
+export const payoutCancellation = z.object({ id: id('payout') });
 /** The publisher's withdrawal of one user's consent: the app, and the user as the app names them to the SDK (or that id's SHA-256). */
 export const consentWithdrawal = z.object({
   app_id: id('app'),

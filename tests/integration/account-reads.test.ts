@@ -120,7 +120,17 @@ for (const engine of testEngines()) {
               mine,
             ),
             payouts: await q.query(
-              'select period, amount_usd, status, paid_at, requested_at from public.payouts where user_id = $1 order by period desc',
+              `select id, period, amount_usd, status, paid_at, requested_at, failure_reason, rail, destination
+               from public.payouts where user_id = $1 order by requested_at desc, id`,
+              mine,
+            ),
+            method: (await q.query('select rail, masked, ready, status_note, updated_at from public.payout_methods where user_id = $1', mine))[0] ?? null,
+            // The user's two accounts, by the kinds of their transactions, in micro-dollars.
+            ledger: await q.query<{ account: string; kind: string; micro: string }>(
+              `select a.kind as account, t.kind, sum(p.amount_micro)::text as micro
+               from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
+               join public.ledger_transactions t on t.id = p.transaction_id
+               where a.user_id = $1 group by 1, 2`,
               mine,
             ),
             api_keys: await q.query(
@@ -128,17 +138,14 @@ for (const engine of testEngines()) {
                from public.api_keys where user_id = $1 order by created_at, id`,
               mine,
             ),
-            // What the placements earned, in micro-dollars: the ledger's ad revenue of the user's account, and the daily stats of
-            // the days the ledger has not posted (which, summed with it, are the placements' totals).
-            adRevenueMicro: Number(
+            // The daily stats of the days the ledger has not posted (which, with the ledger, are the placements' totals).
+            unpostedMicro: Number(
               (
                 await q.query<{ micro: string }>(
-                  `select (coalesce((select sum(p.amount_micro) from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
-                                     join public.ledger_transactions t on t.id = p.transaction_id
-                                     where a.user_id = $1 and a.kind = 'publisher' and t.kind in ('ad_revenue', 'adjustment')), 0)
-                           + coalesce((select sum(round(s.revenue_usd * 1000000)) from public.daily_stats s join public.placements pl on pl.id = s.placement_id
-                                       where s.user_id = $1 and not exists (select 1 from public.ledger_transactions t
-                                                                            where t.kind = 'ad_revenue' and t.reference = pl.app_id || ':' || s.day)), 0))::text as micro`,
+                  `select coalesce(sum(round(s.revenue_usd * 1000000)), 0)::text as micro
+                   from public.daily_stats s join public.placements pl on pl.id = s.placement_id
+                   where s.user_id = $1 and not exists (select 1 from public.ledger_transactions t
+                                                        where t.kind = 'ad_revenue' and t.reference = pl.app_id || ':' || s.day)`,
                   mine,
                 )
               )[0]!.micro,
@@ -169,7 +176,19 @@ for (const engine of testEngines()) {
           ];
           expect(profile).toEqual(expected.profile);
           expect(apps).toEqual({ id: userId, apps: expected.apps, placements: expected.placements });
-          expect(earnings).toEqual({ id: userId, placements: expected.placements, payouts: expected.payouts, ad_revenue_micro: expected.adRevenueMicro });
+          const ledger = (account: string, kinds?: string[]) =>
+            expected.ledger.filter((l) => l.account === account && (!kinds || kinds.includes(l.kind))).reduce((n, l) => n + Number(l.micro), 0);
+          expect(earnings).toEqual({
+            id: userId,
+            placements: expected.placements,
+            payouts: expected.payouts,
+            method: expected.method,
+            ad_revenue_micro: ledger('publisher', ['ad_revenue', 'adjustment']) + expected.unpostedMicro,
+            data_revenue_micro: ledger('publisher', ['data_sale']),
+            pending_micro: ledger('publisher') + expected.unpostedMicro,
+            available_micro: ledger('publisher_available'),
+          });
+          expect(earnings.method).not.toBeNull();
           // The ledger and the days it has not posted add up to what the placements earned, to the micro-dollar.
           expect(earnings.ad_revenue_micro).toBe(expected.placementsMicro);
           expect(earnings.ad_revenue_micro).toBeGreaterThan(0);
@@ -348,10 +367,11 @@ for (const engine of testEngines()) {
       it("a policy that shows another profile instead of the caller's is a 500 that shows none of it", async () => {
         const token = await accessToken(suite.users.demo);
         const logged = vi.spyOn(log, 'error');
-        // Every profile but the caller's own: exactly one, the other publisher's, reaches the read.
+        // Every publisher's profile but the caller's own: exactly one, the other publisher's, reaches the read.
         await suite.db.exec(`create policy "Everyone can read every profile" on public.users for select to authenticated using (true)`);
         await suite.db.exec(
-          `create policy "Nobody can read their own profile" on public.users as restrictive for select to authenticated using (id is distinct from auth.uid())`,
+          `create policy "Nobody can read their own profile" on public.users as restrictive for select to authenticated
+             using (id is distinct from auth.uid() and email like 'demo%')`,
         );
         try {
           await everyRouteHidesTheBug(token, logged, /row-level security let another profile through/);

@@ -5,7 +5,8 @@ import { testEngines } from '../helpers/db';
 /**
  * `npm run money:check` (lib/ledger/check.ts) on every engine: it passes on a fresh install,
  * and fails, naming what broke, on a ledger entry tampered with behind its trigger's back, on a
- * trigger turned off, and on a day's earnings left out of the ledger.
+ * trigger turned off, on a day's earnings left out of the ledger, and on payouts changed behind
+ * the ledger's back.
  */
 
 const failed = (results: Awaited<ReturnType<typeof checkMoney>>) => results.filter((r) => r.count > 0).map((r) => r.name);
@@ -33,12 +34,12 @@ for (const engine of testEngines()) {
         const tampered = await checkMoney(db);
         expect(failed(tampered)).toEqual([
           'Every ledger transaction balances to zero, with at least two postings',
-          'The ledger refuses updates and deletes (its triggers are in place)',
+          'The ledger and the staff audit log refuse updates and deletes (their triggers are in place)',
           "Each app's day of ad revenue in the ledger equals its daily stats (what publishers earned, what the ads cost)",
         ]);
         const report = moneyReport(tampered);
         expect(report).toMatch(/FAIL Every ledger transaction balances to zero, with at least two postings: 1\n {7}transaction .* 2 postings summing to 10000/);
-        expect(report).toContain('3 of 6 checks failed.');
+        expect(report).toContain('3 of 9 checks failed.');
 
         // Earnings of a day long over that the ledger never got.
         await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;
@@ -48,6 +49,28 @@ for (const engine of testEngines()) {
           'Every ledger transaction balances to zero, with at least two postings',
           "Each app's day of ad revenue in the ledger equals its daily stats (what publishers earned, what the ads cost)",
           'Every day over is in the ledger: no earning day before yesterday left unposted',
+        ]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('fails on a payout raised behind the ledger, and on one paid that the ledger gave back', async () => {
+      const db = await engine.open();
+      try {
+        await db.exec(`update public.payouts set amount_usd = amount_usd + 1000
+                       where id = (select id from public.payouts where status = 'paid' order by requested_at limit 1);`);
+        expect(failed(await checkMoney(db))).toEqual([
+          'Each payout is in the ledger once, for its amount, and given back once exactly when it failed or was canceled',
+          'No publisher is paid more than their final earnings: payouts paid, pending and processing within what month closes made available',
+        ]);
+        await db.exec(`update public.payouts set amount_usd = amount_usd - 1000
+                         where id = (select id from public.payouts where status = 'paid' order by requested_at limit 1);
+                       update public.payouts set status = 'paid', failure_reason = null, paid_at = now(), reference = 'x'
+                         where id = (select id from public.payouts where status = 'failed' limit 1);`);
+        expect(failed(await checkMoney(db))).toEqual([
+          'Each payout is in the ledger once, for its amount, and given back once exactly when it failed or was canceled',
+          'No publisher is paid more than their final earnings: payouts paid, pending and processing within what month closes made available',
         ]);
       } finally {
         await db.close();

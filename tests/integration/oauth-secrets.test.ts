@@ -113,8 +113,10 @@ describe('OAuth secrets', () => {
     expect(second.publicJwk.kid).toBe(first.publicJwk.kid);
     expect(second.sessionSecret).toBe(first.sessionSecret);
     expect(first.sessionSecret.length).toBeGreaterThanOrEqual(32);
-    // The OAuth ones (the seed keeps the demo page's key and the SDK's token key there too).
-    const rows = await db.query<{ name: string }>("select name from public.service_secrets where name not in ('demo_page_key', 'sdk_token_key') order by name");
+    // The OAuth ones (the seed keeps the demo page's key, the SDK's token key and the data encryption key there too).
+    const rows = await db.query<{ name: string }>(
+      "select name from public.service_secrets where name not in ('demo_page_key', 'sdk_token_key', 'data_encryption_key') order by name",
+    );
     expect(rows.map((r) => r.name)).toEqual(['oauth_signing_key', 'session_secret']);
   });
 });

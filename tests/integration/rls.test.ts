@@ -75,6 +75,15 @@ const USER_TABLES: UserTable[] = [
     deletable: true,
   },
   {
+    table: 'payout_methods',
+    owner: 'user_id',
+    // Not details_ciphertext: no user reads it, not even on their own row (below).
+    columns: 'user_id, rail, masked',
+    insert: (userId) => ({ user_id: userId, rail: 'manual', details_ciphertext: 'v1.x', masked: 'Intruder · •••• 0000', ready: true }),
+    update: { column: 'ready', value: true },
+    deletable: true,
+  },
+  {
     table: 'ledger_accounts',
     owner: 'user_id',
     columns: 'id, user_id, kind',
@@ -175,6 +184,9 @@ const SERVICE_ONLY_TABLES = [
   'data_subjects',
   'data_daily_usage',
   'data_subject_arrivals',
+  // Staff and what they did: read by the service (sign-in) and through public.staff_overview (tests/integration/payouts.test.ts).
+  'staff_members',
+  'staff_audit_log',
 ];
 
 function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {
@@ -363,7 +375,9 @@ for (const engine of testEngines()) {
                   [
                     '(a\\.)?archived_at is null',
                     'd\\.day > current_date - 90',
-                    "a\\.kind = 'publisher' and t\\.kind in \\('ad_revenue', 'adjustment'",
+                    "a\\.kind in \\('publisher', 'publisher_available'",
+                    "account = 'publisher'( and kind (in \\('ad_revenue', 'adjustment'|= 'data_sale'))?",
+                    "account = 'publisher_available'",
                     "\\(pl\\.app_id \\|\\| ':' \\|\\| s\\.day",
                     "t\\.kind = 'ad_revenue'",
                   ].join('|') +
@@ -515,7 +529,8 @@ for (const engine of testEngines()) {
       const rows = await db.query<{ tablename: string }>(
         "select distinct tablename from pg_policies where schemaname = 'public' and 'authenticated' = any(roles)",
       );
-      const covered = new Set([...USER_TABLES.map((t) => t.table), 'pricing_settings']);
+      // Pricing and which months are closed are the same for everyone.
+      const covered = new Set([...USER_TABLES.map((t) => t.table), 'pricing_settings', 'ledger_month_closes']);
       for (const r of rows) expect(covered.has(r.tablename), `${r.tablename} has policies the suite does not exercise`).toBe(true);
     });
 
@@ -524,6 +539,8 @@ for (const engine of testEngines()) {
       expect(keyHash.ok).toBe(false);
       const credentials = await attempt(() => as(users.demo, (q) => q.query('select password_hash from public.user_credentials')));
       expect(credentials.ok).toBe(false);
+      const details = await attempt(() => as(users.demo, (q) => q.query('select details_ciphertext from public.payout_methods')));
+      expect(details.ok).toBe(false);
     });
 
     it('an anonymous caller sees no user data, and reads pricing', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/oauth/metadata';
-import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
+import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
@@ -18,6 +18,8 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'placements.format': PLACEMENT_FORMATS,
   'placements.status': PLACEMENT_STATUSES,
   'payouts.status': PAYOUT_STATUSES,
+  'payouts.rail': PAYOUT_RAILS,
+  'payout_methods.rail': PAYOUT_RAILS,
   'api_keys.environment': KEY_ENVIRONMENTS,
   'api_keys.status': KEY_STATUSES,
   'oauth_clients.token_endpoint_auth_method': AUTH_METHODS,

@@ -53,7 +53,11 @@ describe('seeding the embedded database on start', () => {
   });
 
   it('in production with SEED_DEMO=true, seeds the demo accounts', async () => {
-    expect(await start('production-seeded', { NODE_ENV: 'production', SEED_DEMO: 'true' })).toEqual(['demo2@example.com', 'demo@example.com']);
+    expect(await start('production-seeded', { NODE_ENV: 'production', SEED_DEMO: 'true' })).toEqual([
+      'demo2@example.com',
+      'demo@example.com',
+      'operator@example.com',
+    ]);
   });
 
   it('outside production seeds them unless SEED_DEMO=false', async () => {

@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { formatMoment } from '@/lib/console/format';
 import { listApprovals } from '@/lib/oauth/approvals';
 import { displayClientName, isolate } from '@/lib/oauth/client-name';
@@ -8,6 +7,7 @@ import { withdrawApprovalAction } from '../actions';
 import { ConfirmButton } from '../forms';
 import { requirePublisher } from '../publisher';
 import { ScrollTable } from '../tables';
+import { ConsoleNav } from '../nav';
 
 export const metadata: Metadata = { title: 'Connected apps', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -18,13 +18,7 @@ export default async function ConnectedAppsPage() {
   return (
     <div className="console">
       <h1>Connected apps</h1>
-      <nav aria-label="Console" className="console-nav">
-        <Link href="/dashboard">Overview</Link>
-        <Link href="/dashboard/earnings">Earnings</Link>
-        <Link href="/dashboard/connected" aria-current="page">
-          Connected apps
-        </Link>
-      </nav>
+      <ConsoleNav current="/dashboard/connected" />
       <p>
         The apps and agents you allowed to read your account, with what you allowed. Withdrawing an approval means the app must ask you again. An access token
         it already holds keeps working until it expires, at most one hour after it was issued.

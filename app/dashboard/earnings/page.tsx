@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { getDailyEarnings, getEarnings, listApps } from '@/lib/account/operations';
 import { todayUtc } from '@/lib/account/views';
 import { csvDataUrl, toCsv } from '@/lib/console/csv';
@@ -10,6 +9,7 @@ import { services } from '@/lib/services';
 import { requirePublisher } from '../publisher';
 import { PayoutsSection, PlacementTable, ScrollTable, Totals } from '../tables';
 import { DailyChart } from './chart';
+import { ConsoleNav } from '../nav';
 
 export const metadata: Metadata = { title: 'Earnings', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -66,13 +66,7 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
   return (
     <div className="console">
       <h1>Earnings</h1>
-      <nav aria-label="Console" className="console-nav">
-        <Link href="/dashboard">Overview</Link>
-        <Link href="/dashboard/earnings" aria-current="page">
-          Earnings
-        </Link>
-        <Link href="/dashboard/connected">Connected apps</Link>
-      </nav>
+      <ConsoleNav current="/dashboard/earnings" />
 
       <section aria-labelledby="to-date">
         <h2 id="to-date">To date</h2>

@@ -1,9 +1,12 @@
 -- A ledger transaction balances (migration 20261204000000_ledger): at the commit of the database
 -- transaction that wrote it (a deferred constraint trigger on `ledger_postings` and on
--- `ledger_transactions`), its postings sum to zero and there are at least two of them.
+-- `ledger_transactions`), its postings sum to zero and there are at least two of them. Security
+-- definer (migration 20261206000000_payouts): a deferred trigger runs as whoever commits, and a
+-- publisher requesting a payout commits a transaction whose other posting is on a platform
+-- account their row-level security hides; the check must see every posting.
 create or replace function public.ledger_check_balanced()
 returns trigger
-language plpgsql
+language plpgsql security definer
 set search_path = ''
 as $$
 declare

@@ -1,7 +1,8 @@
 -- Takes up to `p_limit` rows of `ad_traffic_counts` (deleting them) and adds them to the
 -- placements' totals, the daily stats (with what the ads cost), the campaigns' daily spend and the
 -- keys' last use, in one transaction: every count is added exactly once. Then the days that are
--- over go into the ledger, in the same transaction (public.ledger_post_ad_revenue). Rows of transactions still open are invisible
+-- over go into the ledger, in the same transaction (public.ledger_post_ad_revenue), and the months
+-- whose earnings are final are closed (public.ledger_close_months). Rows of transactions still open are invisible
 -- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
 -- It also adds what serving promised and what billing took, per campaign and five minutes, to the
@@ -94,8 +95,11 @@ begin
   )
   select coalesce(sum(t.requests), 0)::bigint, coalesce(sum(t.impressions + t.clicks), 0)::bigint from taken t;
 
-  -- The days that are over, into the ledger (after this run's counts, which it waits for).
+  -- The days that are over, into the ledger (after this run's counts, which it waits for), and
+  -- the months whose final day has come, closed (public.ledger_close_months: nothing to do, the
+  -- common case, is one read).
   perform public.ledger_post_ad_revenue();
+  perform public.ledger_close_months();
 end $$;
 revoke all on function public.roll_up_ad_traffic(integer) from public, anon, authenticated, sdk;
 grant execute on function public.roll_up_ad_traffic(integer) to service_role;

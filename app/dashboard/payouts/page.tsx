@@ -1,0 +1,90 @@
+import type { Metadata } from 'next';
+import { microToUsd } from '@/lib/account/money';
+import { formatDay, formatUsd } from '@/lib/console/format';
+import { consoleAccount } from '@/lib/console/session';
+import { payoutBlocker } from '@/lib/payouts/publisher';
+import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { services } from '@/lib/services';
+import { cancelPayoutAction, payoutMethodAction, requestPayoutAction } from '../actions';
+import { ConsoleNav } from '../nav';
+import { requirePublisher } from '../publisher';
+import { PayoutTable, Totals } from '../tables';
+import { CancelPayoutForm, PayoutMethodForm, RequestPayoutForm } from './forms';
+
+export const metadata: Metadata = { title: 'Payouts', robots: { index: false, follow: false } };
+export const dynamic = 'force-dynamic';
+
+export default async function PayoutsPage() {
+  const user = await requirePublisher('/dashboard/payouts');
+  const s = services();
+  const [row, pricing] = await Promise.all([consoleAccount(user, s.database).read('earnings'), s.pricing.values()]);
+  const minimum = (pricing ?? DEFAULT_PRICING).min_payout_usd;
+  const { payouts, method } = row;
+  const inFlight = payouts.filter((p) => p.status === 'pending' || p.status === 'processing').reduce((t, p) => t + Math.round(p.amount_usd * 1e6), 0);
+  const paid = payouts.filter((p) => p.status === 'paid').reduce((t, p) => t + Math.round(p.amount_usd * 1e6), 0);
+  const blocker = payoutBlocker(row, method, minimum);
+  const payable = microToUsd(row.available_micro - (row.available_micro % 10_000));
+
+  return (
+    <div className="console">
+      <h1>Payouts</h1>
+      <ConsoleNav current="/dashboard/payouts" />
+
+      <section aria-labelledby="balances">
+        <h2 id="balances">Your money</h2>
+        <Totals
+          items={[
+            { label: 'Available to pay out', value: formatUsd(microToUsd(row.available_micro)), testId: 'balance-available' },
+            { label: 'Not final yet', value: formatUsd(microToUsd(row.pending_micro)), testId: 'balance-pending' },
+            { label: 'On its way', value: formatUsd(microToUsd(inFlight)), testId: 'payouts-pending' },
+            { label: 'Paid out', value: formatUsd(microToUsd(paid)), testId: 'payouts-paid' },
+          ]}
+        />
+        <p className="hint">
+          A month’s earnings become final, and available to pay out, on the 5th of the next month, after that month’s invalid traffic is taken out. What you
+          earned is in exactly one of these four places. Amounts are kept to the millionth of a dollar and rounded to the cent once, when shown; a payout is in
+          whole cents, and what is under a cent stays in your balance. The minimum payout is {formatUsd(minimum)}.
+        </p>
+        <RequestPayoutForm action={requestPayoutAction} label={`Request payout of ${formatUsd(payable)}`} blocker={blocker} />
+      </section>
+
+      <section aria-labelledby="method">
+        <h2 id="method">Where the money goes</h2>
+        {method ? (
+          <p data-testid="payout-method">
+            {method.rail === 'manual' ? 'Bank transfer, sent by our team, to ' : 'Stripe, to '}
+            <strong>{method.masked}</strong>
+            {method.ready ? '.' : ` (not ready yet${method.status_note ? `: ${method.status_note}` : ''}).`} Changed{' '}
+            {formatDay(method.updated_at.toISOString())}.
+          </p>
+        ) : (
+          <p data-testid="payout-method">No payout method yet: give the bank account payouts should go to.</p>
+        )}
+        <details open={!method}>
+          <summary>{method ? 'Change to another bank account' : 'Add a bank account'}</summary>
+          <PayoutMethodForm action={payoutMethodAction} submit="Save payout method" />
+        </details>
+      </section>
+
+      <section aria-labelledby="payouts">
+        <h2 id="payouts">Payouts</h2>
+        <PayoutTable
+          payouts={payouts.map((p) => ({
+            id: p.id,
+            period: p.period,
+            amount_usd: p.amount_usd,
+            status: p.status,
+            paid_at: p.paid_at?.toISOString() ?? null,
+            requested_at: p.requested_at.toISOString(),
+            failure_reason: p.failure_reason,
+          }))}
+          actions={(p) => (p.status === 'pending' && p.id ? <CancelPayoutForm action={cancelPayoutAction} payoutId={p.id} period={p.period} /> : null)}
+        />
+        <p className="hint">
+          pending: requested; processing: being sent; paid: sent, with the date; failed: not sent, with the reason, and its amount back in your available
+          balance; canceled: canceled before it was sent.
+        </p>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import type { Metadata } from 'next';
+import { cookies, headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { staffSignIn } from '@/lib/auth/staff';
+import { services } from '@/lib/services';
+
+export const metadata: Metadata = { title: 'Operator sign-in', robots: { index: false, follow: false } };
+export const dynamic = 'force-dynamic';
+
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+const MESSAGES: Record<string, string> = {
+  CredentialsSignin: 'That did not work: check the email, the password and the code from your authenticator app.',
+  TooManyAttempts: 'Too many attempts. Wait a few minutes, then try again.',
+  signed_out: 'Signed out of the operator console.',
+};
+
+async function signIn(form: FormData) {
+  'use server';
+  const outcome = await staffSignIn(form, await headers(), services());
+  if (!outcome.ok) redirect(`/ops/signin?${new URLSearchParams({ error: outcome.error })}`);
+  (await cookies()).set(outcome.cookie.name, outcome.cookie.value, outcome.cookie.options);
+  redirect('/ops');
+}
+
+export default async function OpsSignInPage({ searchParams }: { searchParams: Search }) {
+  const params = await searchParams;
+  const code = typeof params.error === 'string' ? params.error : undefined;
+  const message = code ? MESSAGES[code] : undefined;
+  return (
+    <div className="auth">
+      <h1>Operator console</h1>
+      <p>For the platform’s staff: your password and the six-digit code of your authenticator app, both.</p>
+      {message && (
+        <p role={code === 'signed_out' ? 'status' : 'alert'} className={code === 'signed_out' ? 'form-notice' : 'form-error'}>
+          {message}
+        </p>
+      )}
+      <form action={signIn} className="auth-form">
+        <label htmlFor="email">Email</label>
+        <input id="email" name="email" type="email" autoComplete="username" required maxLength={254} />
+        <label htmlFor="password">Password</label>
+        <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={200} />
+        <label htmlFor="code">Authentication code</label>
+        <input id="code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required maxLength={7} />
+        <button type="submit">Sign in</button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { SignedInUser } from '../auth/users';
+import { fields, parse, type FormState } from '../console/forms';
+import type { Database } from '../platform/db/roles';
+import { toMicro } from '../account/money';
+import { closeMonths, markPayout, payoutDetails, postAdjustment, type PayoutDetails } from '../payouts/staff';
+
+/**
+ * The operator console's forms (/ops), from submitted fields to what the page shows next. Each
+ * runs as the signed-in staff member (lib/payouts/staff.ts); the database decides whether they
+ * may, and audits it.
+ */
+
+type Services = { database(): Promise<Database>; dataKey(): Promise<Buffer> };
+
+const uuid = (what: string) => z.string().uuid(`Unknown ${what}.`);
+
+export const payoutMark = z
+  .object({
+    id: uuid('payout'),
+    status: z.enum(['processing', 'paid', 'failed', 'canceled'], 'Choose what happened to the payout.'),
+    reference: z.string().trim().max(200, 'At most 200 characters.').optional(),
+    reason: z.string().trim().max(500, 'At most 500 characters.').optional(),
+  })
+  .refine((v) => v.status !== 'paid' || Boolean(v.reference), { message: 'Give the reference of the transfer that paid it.' })
+  .refine((v) => v.status !== 'failed' || Boolean(v.reason), { message: 'Give the reason the publisher will read.' });
+
+export const adjustment = z.object({
+  user_id: uuid('publisher'),
+  amount_usd: z
+    .string()
+    .trim()
+    .regex(/^[+-]?[0-9]{1,7}(\.[0-9]{1,6})?$/, 'An amount in dollars, to the millionth: -12.50 takes earnings away, 3.20 adds them.')
+    .transform((v) => toMicro(Number(v)))
+    .refine((v) => v !== 0, 'An adjustment of nothing changes nothing.'),
+  day: z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/, 'The day it corrects, YYYY-MM-DD.'),
+  reason: z.string().trim().min(3, 'Say why: the publisher reads it.').max(500, 'At most 500 characters.'),
+  reference: uuid('form').describe('Made when the form was shown: the same form sent twice posts once.'),
+});
+
+export const why = z.object({ why: z.string().trim().max(500, 'At most 500 characters.').optional() });
+export const detailsRequest = z.object({ id: uuid('payout'), why: z.string().trim().min(3, 'Say why you look at them.').max(500) });
+
+export async function markPayoutForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(payoutMark, form);
+  if (!input.ok) return input.state;
+  const result = await markPayout(await services.database(), staff, input.data);
+  return result.ok ? { notice: `Payout ${result.value.status}.` } : { error: result.error, values: fields(form) };
+}
+
+export async function adjustmentForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(adjustment, form);
+  if (!input.ok) return input.state;
+  const { amount_usd: amountMicro, ...rest } = input.data;
+  const result = await postAdjustment(await services.database(), staff, { ...rest, amount_micro: amountMicro });
+  return result.ok ? { notice: 'Adjustment posted to the ledger.', id: result.value.transaction_id } : { error: result.error, values: fields(form) };
+}
+
+export async function closeMonthsForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(why, form);
+  if (!input.ok) return input.state;
+  const closed = await closeMonths(await services.database(), staff, input.data.why ?? '');
+  return {
+    notice: closed === 0 ? 'No month was due: each closes on the 5th of the next month, once its days are in the ledger.' : `Closed ${closed} month(s).`,
+  };
+}
+
+/** What the details form shows: the details in full, once, for this staff member only. */
+export type DetailsState = FormState & { details?: PayoutDetails };
+
+export async function payoutDetailsForm(form: FormData, staff: SignedInUser, services: Services): Promise<DetailsState> {
+  const input = parse(detailsRequest, form);
+  if (!input.ok) return input.state;
+  const details = await payoutDetails(await services.database(), staff, await services.dataKey(), input.data.id, input.data.why);
+  return details ? { details } : { error: 'That payout does not exist.' };
+}

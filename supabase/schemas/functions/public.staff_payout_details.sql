@@ -1,0 +1,28 @@
+-- What staff need to send a manual payout (migration 20261206000000_payouts): the payout's
+-- amount and the publisher's payout method with its details, still encrypted (the server opens
+-- them, lib/payouts/staff.ts). Refused to anyone but staff (public.is_staff); every look is in the
+-- audit log, with why. Answers null for an unknown payout.
+create or replace function public.staff_payout_details(p_payout uuid, p_why text)
+returns json
+language plpgsql volatile security definer set search_path = ''
+as $$
+declare
+  v_answer json;
+begin
+  if not public.is_staff() then
+    raise exception 'staff only' using errcode = 'insufficient_privilege';
+  end if;
+  select json_build_object('payout_id', o.id, 'email', u.email, 'amount_micro', round(o.amount_usd * 1000000)::bigint, 'status', o.status,
+                           'rail', m.rail, 'masked', m.masked, 'details_ciphertext', m.details_ciphertext, 'stripe_account_id', m.stripe_account_id)
+  into v_answer
+  from public.payouts o join public.users u on u.id = o.user_id left join public.payout_methods m on m.user_id = o.user_id
+  where o.id = p_payout;
+  if v_answer is not null then
+    insert into public.staff_audit_log (staff_user_id, action, subject, reason, details)
+    values (auth.uid(), 'payout.details_viewed', p_payout::text, nullif(btrim(coalesce(p_why, '')), ''), '{}');
+  end if;
+  return v_answer;
+end $$;
+
+revoke all on function public.staff_payout_details(uuid, text) from public, anon, sdk;
+grant execute on function public.staff_payout_details(uuid, text) to authenticated;
