@@ -18,6 +18,7 @@ export const SERVICE_ROLE_ALLOWLIST = [
   'lib/oauth/codes.ts', // authorization codes, redeemed by a client that is no user
   'lib/ledger/check.ts', // the reconciliation reads every account's money
   'lib/sdk/rollup.ts', // the roll-up adds every app's traffic to its totals
+  'lib/payouts/stripe.ts', // Stripe's webhooks come from no user; a method's Stripe account is the service's to write
 ];
 
 /**

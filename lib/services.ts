@@ -16,6 +16,7 @@ import { SdkDirectory } from './sdk/keys';
 import { scheduleRollUps } from './sdk/rollup';
 import { env, type Env } from './platform/env';
 import { seed } from './demo/seed';
+import { stripeRail, type StripeRail } from './payouts/stripe';
 
 /**
  * What the service depends on and a test replaces: the database, the rate limiters, the clock
@@ -53,6 +54,8 @@ export interface Services {
   sdkSecret(): Promise<Buffer>;
   /** The key that encrypts payout details and staff TOTP secrets (lib/platform/db/service-secrets.ts, dataEncryptionKey). */
   dataKey(): Promise<Buffer>;
+  /** Stripe Connect as a payout rail, when configured (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET); null: the manual rail only. */
+  readonly stripe: StripeRail | null;
   /** How many client metadata documents this instance may fetch, per address and overall (lib/oauth/client-lookup.ts). */
   readonly metadataFetches: MetadataFetchBudget;
 }
@@ -98,6 +101,8 @@ export interface ServiceOverrides {
   now?: () => number;
   /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
   rollUpEveryMs?: number;
+  /** Stripe Connect as a payout rail: by default as configured (lib/payouts/stripe.ts); tests give one that talks to a local stand-in. */
+  stripe?: StripeRail | null;
 }
 
 export function createServices(overrides: ServiceOverrides = {}): Services {
@@ -143,6 +148,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     // process, and a failure is retried on the next request.
     sdkSecret: retrying(() => storedKey('sdk_token_key', database)),
     dataKey: retrying(async () => dataEncryptionKey(await database())),
+    stripe: overrides.stripe === undefined ? stripeRail() : overrides.stripe,
     metadataFetches: new MetadataFetchBudget(now),
   };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:e2e`: builds the app into .next-test (a developer's .next stays untouched),
-// then runs Playwright, which starts the servers from playwright.config.ts on fresh databases.
+// then runs Playwright, which starts the servers from playwright.config.ts on fresh databases,
+// then `npm run money:check` on the main server's database: the run fails if the money does not add up.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { ensureChromium } from './ensure-chromium.mjs';
@@ -17,4 +18,13 @@ if (run('npx', ['next', 'build']) !== 0) {
   process.exit(1);
 }
 for (const dir of ['.data/e2e', '.data/e2e-limited']) rmSync(dir, { recursive: true, force: true });
-process.exit(run('npx', ['playwright', 'test', ...process.argv.slice(2)]));
+const tests = run('npx', ['playwright', 'test', ...process.argv.slice(2)]);
+// The money's invariants on the database the run wrote (payouts requested and paid, ads billed):
+// `npm run money:check` after the servers stopped (one process may open an embedded database).
+console.log("\n$ npm run money:check (on the end-to-end run's database, .data/e2e)");
+const money = spawnSync('npx', ['tsx', 'scripts/money-check.ts'], {
+  stdio: 'inherit',
+  env: { ...env, PGLITE_DATA_DIR: '.data/e2e', DATABASE_URL: '' },
+}).status;
+if (money !== 0) console.error("The money check failed on the end-to-end run's database.");
+process.exit(tests !== 0 ? tests : (money ?? 1));

@@ -19,7 +19,7 @@
 //    connects from the client's own address).
 // 5. The traffic (scripts/multi/traffic.mjs) and, during it: a key revoked and watched on every
 //    instance; the budget cut; SIGKILL of the second instance, and its restart.
-// 6. The checks: the database after the roll-up (scripts/multi/checks.mjs), then the shared
+// 6. The checks: the database after the roll-up (scripts/multi/checks.mjs) and `npm run money:check` on it, then the shared
 //    budgets (scripts/multi/limits.mjs), then the report (scripts/multi/report.mjs).
 // Everything started is stopped on any way out (success, failure, Ctrl-C), and the database dropped.
 //
@@ -302,6 +302,19 @@ async function main() {
     const rolledUpIn = await waitForRollUp(sql, 60_000);
     note(`roll-up done ${rolledUpIn.toFixed(1)} s later (ad_traffic_counts empty)`);
     const checks = await verify(sql, { before, placementIds, ledger, campaigns: { ...setup.campaigns, impressionUsd: price } });
+    // The money's invariants (npm run money:check) on the database the killed instance wrote to.
+    const money = spawnSync('npx', ['tsx', 'scripts/money-check.ts'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const moneyLines = `${money.stdout ?? ''}${money.stderr ?? ''}`.trim().split('\n');
+    checks.push({
+      name: '`npm run money:check` passes after the kill and the restart',
+      ok: money.status === 0,
+      figures: [moneyLines.filter((l) => /^(FAIL|ok)/.test(l)).length + ' checks', ...moneyLines.filter((l) => !/^ok /.test(l)).slice(-12)],
+    });
 
     // Traffic answered as it should: 200 or 204, or a failure while the instance died.
     const unexpected = Object.entries({ ...ledger.attempts.ads.byStatus, ...prefixed(ledger.attempts.events.byStatus) }).filter(

@@ -13,11 +13,13 @@ import {
   payoutMethodForm,
   requestPayoutForm,
   revokeApiKeyForm,
+  stripeOnboardingForm,
   updateAppForm,
   withdrawApprovalForm,
   withdrawConsentForm,
   type FormState,
 } from '@/lib/console/forms';
+import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher } from './publisher';
 
@@ -82,4 +84,12 @@ export async function requestPayoutAction(_: FormState, form: FormData): Promise
 
 export async function cancelPayoutAction(_: FormState, form: FormData): Promise<FormState> {
   return asPublisher('/dashboard/payouts', (user) => cancelPayoutForm(form, user, services()));
+}
+
+export async function stripeOnboardingAction(_: FormState, form: FormData): Promise<FormState> {
+  const user = await requirePublisher('/dashboard/payouts');
+  const state = await stripeOnboardingForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/payouts`);
+  // Stripe's onboarding is on Stripe's site; it sends the publisher back here.
+  if (state.id) redirect(state.id);
+  return state;
 }

@@ -5,7 +5,7 @@ import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { opsCookieName } from '@/lib/auth/staff';
 import type { FormState } from '@/lib/console/forms';
-import { adjustmentForm, closeMonthsForm, markPayoutForm, payoutDetailsForm, type DetailsState } from '@/lib/ops/forms';
+import { adjustmentForm, closeMonthsForm, markPayoutForm, payoutDetailsForm, sendWithStripeForm, type DetailsState } from '@/lib/ops/forms';
 import { services } from '@/lib/services';
 import { requireStaff } from './staff';
 
@@ -26,6 +26,10 @@ export async function markPayoutAction(_: FormState, form: FormData): Promise<Fo
 
 export async function adjustmentAction(_: FormState, form: FormData): Promise<FormState> {
   return asStaffMember((staff) => adjustmentForm(form, staff, services()));
+}
+
+export async function sendWithStripeAction(_: FormState, form: FormData): Promise<FormState> {
+  return asStaffMember((staff) => sendWithStripeForm(form, staff, services()));
 }
 
 export async function closeMonthsAction(_: FormState, form: FormData): Promise<FormState> {

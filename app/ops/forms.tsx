@@ -119,3 +119,17 @@ export function CloseMonthsForm({ action }: { action: Action }) {
     </form>
   );
 }
+
+/** Sends a Stripe payout: a Transfer whose Idempotency-Key is the payout's id, so a second click sends nothing more. */
+export function SendWithStripeForm({ action, payoutId, label }: { action: Action; payoutId: string; label: string }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="inline-form">
+      <input type="hidden" name="id" value={payoutId} />
+      <button type="submit" disabled={pending} aria-label={`Send ${label} with Stripe`}>
+        Send with Stripe
+      </button>
+      <Outcome state={state} />
+    </form>
+  );
+}

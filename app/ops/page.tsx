@@ -5,8 +5,8 @@ import { formatDay, formatMoment, formatUsd } from '@/lib/console/format';
 import { staffOverview } from '@/lib/payouts/staff';
 import { services } from '@/lib/services';
 import { ScrollTable } from '../dashboard/tables';
-import { adjustmentAction, closeMonthsAction, markPayoutAction, payoutDetailsAction, signOutAction } from './actions';
-import { AdjustmentForm, CloseMonthsForm, DetailsForm, PayoutActions } from './forms';
+import { adjustmentAction, closeMonthsAction, markPayoutAction, payoutDetailsAction, sendWithStripeAction, signOutAction } from './actions';
+import { AdjustmentForm, CloseMonthsForm, DetailsForm, PayoutActions, SendWithStripeForm } from './forms';
 import { requireStaff } from './staff';
 
 export const metadata: Metadata = { title: 'Operator console', robots: { index: false, follow: false } };
@@ -16,6 +16,7 @@ const usd = (micro: number) => formatUsd(microToUsd(micro));
 
 export default async function OpsPage() {
   const staff = await requireStaff();
+  const { stripe } = services();
   const o = await staffOverview(await services().database(), staff);
   const open = o.payouts.filter((p) => p.open);
   const rest = o.payouts.filter((p) => !p.open);
@@ -46,6 +47,7 @@ export default async function OpsPage() {
                   {p.destination ?? 'no method'}.
                 </p>
                 {p.rail === 'manual' && <DetailsForm action={payoutDetailsAction} payoutId={p.id} label={label} />}
+                {p.rail === 'stripe' && stripe && <SendWithStripeForm action={sendWithStripeAction} payoutId={p.id} label={label} />}
                 <PayoutActions action={markPayoutAction} payoutId={p.id} status={p.status} label={label} />
               </article>
             );

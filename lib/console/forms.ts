@@ -14,6 +14,7 @@ import {
 } from '../schemas/console';
 import { manualDetails } from '../payouts/details';
 import { cancelPayout, requestPayout, setManualMethod } from '../payouts/publisher';
+import { startOnboarding, type StripeRail } from '../payouts/stripe';
 import { describeError, log } from '../platform/log';
 import { withdrawConsentForPublisher } from '../sdk/data';
 import { subjectIdOf } from '../sdk/subjects';
@@ -28,6 +29,7 @@ type Services = {
   readonly sdkDirectory: SdkDirectory;
   sdkSecret(): Promise<Buffer>;
   dataKey(): Promise<Buffer>;
+  readonly stripe?: StripeRail | null;
   now(): number;
 };
 import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, updateApp, type WriteResult } from './writes';
@@ -197,4 +199,20 @@ export async function cancelPayoutForm(form: FormData, user: SignedInUser, servi
   return settle(await cancelPayout(await services.database(), user.id, input.data.id), form, () => ({
     notice: 'Payout canceled: its amount is back in your available balance.',
   }));
+}
+
+/**
+ * Stripe Connect as the payout method: the publisher's Express account (made once) and a fresh
+ * onboarding link, which the action sends the browser to (`id` holds it).
+ */
+export async function stripeOnboardingForm(form: FormData, user: SignedInUser, services: Services, back: string): Promise<FormState> {
+  if (!(form instanceof FormData)) return { error: 'Send the form.' };
+  if (!services.stripe) return { error: 'Stripe payouts are not available on this server: give a bank account instead.' };
+  try {
+    const { url } = await startOnboarding(services.stripe, await services.database(), user, { back });
+    return { id: url };
+  } catch (err) {
+    log.error('stripe onboarding failed', describeError(err));
+    return { error: 'Stripe could not be reached. Try again in a minute.' };
+  }
 }

@@ -3,7 +3,8 @@ import type { SignedInUser } from '../auth/users';
 import { fields, parse, type FormState } from '../console/forms';
 import type { Database } from '../platform/db/roles';
 import { toMicro } from '../account/money';
-import { closeMonths, markPayout, payoutDetails, postAdjustment, type PayoutDetails } from '../payouts/staff';
+import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../payouts/staff';
+import type { StripeRail } from '../payouts/stripe';
 
 /**
  * The operator console's forms (/ops), from submitted fields to what the page shows next. Each
@@ -11,7 +12,7 @@ import { closeMonths, markPayout, payoutDetails, postAdjustment, type PayoutDeta
  * may, and audits it.
  */
 
-type Services = { database(): Promise<Database>; dataKey(): Promise<Buffer> };
+type Services = { database(): Promise<Database>; dataKey(): Promise<Buffer>; readonly stripe?: StripeRail | null };
 
 const uuid = (what: string) => z.string().uuid(`Unknown ${what}.`);
 
@@ -73,4 +74,19 @@ export async function payoutDetailsForm(form: FormData, staff: SignedInUser, ser
   if (!input.ok) return input.state;
   const details = await payoutDetails(await services.database(), staff, await services.dataKey(), input.data.id, input.data.why);
   return details ? { details } : { error: 'That payout does not exist.' };
+}
+
+export const stripeSend = z.object({ id: uuid('payout') });
+
+/** Sends a Stripe payout now (lib/payouts/staff.ts, sendWithStripe). */
+export async function sendWithStripeForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(stripeSend, form);
+  if (!input.ok) return input.state;
+  if (!services.stripe) return { error: 'Stripe is not configured on this server.' };
+  try {
+    const result = await sendWithStripe(await services.database(), staff, services.stripe, input.data.id);
+    return result.ok ? { notice: `Payout ${result.value.status}.` } : { error: result.error };
+  } catch {
+    return { error: 'Stripe did not answer. The payout stays processing: send it again, and Stripe finds the transfer if it made one.' };
+  }
 }

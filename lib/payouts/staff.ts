@@ -6,6 +6,7 @@ import { unseal } from '../platform/crypto';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { manualDetails, PAYOUT_DETAILS_PURPOSE, type ManualDetails } from './details';
+import { sendTransfer, type StripeRail } from './stripe';
 
 /**
  * What staff do in the operator console (/ops; content/docs/payouts.md, The operator), each as
@@ -84,21 +85,53 @@ export async function markPayout(
 export interface PayoutDetails {
   email: string;
   amount_micro: number;
+  status: string;
   rail: string | null;
   masked: string | null;
   /** The manual rail's details, opened; null for Stripe (it pays the connected account). */
   details: ManualDetails | null;
+  stripe_account_id: string | null;
 }
+
+const detailsRow = z.object({
+  email: z.string(),
+  amount_micro: micro,
+  status: z.string(),
+  rail: z.string().nullable(),
+  masked: z.string().nullable(),
+  details_ciphertext: z.string().nullable(),
+  stripe_account_id: z.string().nullable(),
+});
 
 /** A payout's destination in full, to send it by hand (public.staff_payout_details: audited with `why`). */
 export async function payoutDetails(db: Database, staff: SignedInUser, key: Buffer, id: string, why: string): Promise<PayoutDetails | null> {
   const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_payout_details(${id}::uuid, ${why}) as v`);
   if (!row?.v) return null;
-  const v = z
-    .object({ email: z.string(), amount_micro: micro, rail: z.string().nullable(), masked: z.string().nullable(), details_ciphertext: z.string().nullable() })
-    .parse(row.v);
-  const details = v.details_ciphertext ? manualDetails.parse(JSON.parse(unseal(key, v.details_ciphertext, PAYOUT_DETAILS_PURPOSE))) : null;
-  return { email: v.email, amount_micro: v.amount_micro, rail: v.rail, masked: v.masked, details };
+  const { details_ciphertext: sealed, ...v } = detailsRow.parse(row.v);
+  const details = sealed ? manualDetails.parse(JSON.parse(unseal(key, sealed, PAYOUT_DETAILS_PURPOSE))) : null;
+  return { ...v, details };
+}
+
+/**
+ * Sends a payout whose method is Stripe: `processing`, then the Transfer (the payout's id its
+ * Idempotency-Key, lib/payouts/stripe.ts), then `paid` with the transfer's id, or `failed` with
+ * Stripe's reason (the amount back in the publisher's balance). A payout left `processing` by a
+ * send that got no answer is sent again the same way: Stripe finds the transfer it made.
+ */
+export async function sendWithStripe(db: Database, staff: SignedInUser, rail: StripeRail, id: string): Promise<WriteResult<{ status: string }>> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_payout_details(${id}::uuid, ${'sent with Stripe'}) as v`);
+  if (!row?.v) return { ok: false, error: MARK_ERRORS.not_found! };
+  const payout = detailsRow.parse(row.v);
+  if (payout.rail !== 'stripe' || !payout.stripe_account_id) return { ok: false, error: 'This publisher is not paid through Stripe.' };
+  if (payout.status !== 'pending' && payout.status !== 'processing') return { ok: false, error: MARK_ERRORS.invalid_transition! };
+  if (payout.status === 'pending') {
+    const started = await markPayout(db, staff, { id, status: 'processing' });
+    if (!started.ok) return started;
+  }
+  const sent = await sendTransfer(rail, { id, amountMicro: payout.amount_micro, accountId: payout.stripe_account_id });
+  return sent.ok
+    ? markPayout(db, staff, { id, status: 'paid', reference: sent.transferId })
+    : markPayout(db, staff, { id, status: 'failed', reason: sent.reason });
 }
 
 /** An adjustment of a publisher's earnings (public.staff_post_adjustment), once per `reference`. */

@@ -89,6 +89,23 @@ const schema = z
     ),
     /** Secret for sign-in sessions and the consent page's CSRF tokens. Required in production; at least 32 characters. */
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32).optional()),
+    /**
+     * Stripe Connect as a payout rail (lib/payouts/stripe.ts): the platform's secret key and the
+     * signing secret of its webhook endpoint (`/api/webhooks/stripe`, event `account.updated`).
+     * Both or neither; unset, the manual rail is the only one.
+     */
+    STRIPE_SECRET_KEY: optionalString.pipe(
+      z
+        .string()
+        .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'a Stripe secret key, sk_… or rk_…')
+        .optional(),
+    ),
+    STRIPE_WEBHOOK_SECRET: optionalString.pipe(
+      z
+        .string()
+        .regex(/^whsec_[A-Za-z0-9]+$/, 'a webhook signing secret, whsec_…')
+        .optional(),
+    ),
     GITHUB_CLIENT_ID: optionalString,
     GITHUB_CLIENT_SECRET: optionalString,
     GOOGLE_CLIENT_ID: optionalString,
@@ -129,6 +146,9 @@ const schema = z
     CONSENT_NEW_SUBJECTS_PER_ADDRESS_HOUR: positiveInt(100),
   })
   .superRefine((v, ctx) => {
+    if ((v.STRIPE_SECRET_KEY === undefined) !== (v.STRIPE_WEBHOOK_SECRET === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['STRIPE_SECRET_KEY'], message: 'set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither' });
+    }
     if ((v.UPSTASH_REDIS_REST_URL === undefined) !== (v.UPSTASH_REDIS_REST_TOKEN === undefined)) {
       ctx.addIssue({
         code: 'custom',

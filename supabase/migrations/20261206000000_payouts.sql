@@ -95,6 +95,23 @@ alter table public.payouts
   add constraint payouts_paid_with_a_reference check (status <> 'paid' or reference is not null);
 alter table public.payouts alter column rail drop default;
 
+-- ── Webhooks ────────────────────────────────────────────────────────────────────────────────
+-- Each event a rail's webhook delivered (Stripe's, lib/payouts/stripe.ts), once: a delivery
+-- whose event is here already changes nothing (Stripe delivers at least once).
+create table public.webhook_events (
+  provider     text not null check (provider in ('stripe')),
+  event_id     text not null check (length(event_id) between 1 and 255),
+  type         text not null check (length(type) between 1 and 255),
+  received_at  timestamptz not null default now(),
+  primary key (provider, event_id)
+);
+revoke all on public.webhook_events from public, anon, authenticated, sdk, service_role;
+grant select, insert on public.webhook_events to service_role;
+alter table public.webhook_events enable row level security;
+alter table public.webhook_events force row level security;
+create policy "The service keeps the webhook events it handled"
+  on public.webhook_events for all to service_role using (true) with check (true);
+
 -- ── Staff ───────────────────────────────────────────────────────────────────────────────────
 create table public.staff_members (
   user_id                 uuid primary key references public.users (id) on delete cascade,
@@ -473,9 +490,9 @@ end $$;
 revoke all on function public.staff_payout_mark(uuid, text, text, text, text) from public, anon, sdk;
 grant execute on function public.staff_payout_mark(uuid, text, text, text, text) to authenticated;
 
--- What staff need to send a manual payout (migration 20261206000000_payouts): the payout's
--- amount and the publisher's payout method with its details, still encrypted (the server opens
--- them, lib/payouts/staff.ts). Refused to anyone but staff (public.is_staff); every look is in the
+-- What staff need to send a payout (migration 20261206000000_payouts): the payout's amount,
+-- status and rail, and the publisher's payout method on that rail: the bank details, still
+-- encrypted (the server opens them, lib/payouts/staff.ts), or the Stripe account. Refused to anyone but staff (public.is_staff); every look is in the
 -- audit log, with why. Answers null for an unknown payout.
 create or replace function public.staff_payout_details(p_payout uuid, p_why text)
 returns json
@@ -488,7 +505,10 @@ begin
     raise exception 'staff only' using errcode = 'insufficient_privilege';
   end if;
   select json_build_object('payout_id', o.id, 'email', u.email, 'amount_micro', round(o.amount_usd * 1000000)::bigint, 'status', o.status,
-                           'rail', m.rail, 'masked', m.masked, 'details_ciphertext', m.details_ciphertext, 'stripe_account_id', m.stripe_account_id)
+                           'rail', o.rail, 'masked', m.masked,
+                           -- The method's details when it is still the rail the payout was requested on.
+                           'details_ciphertext', case when m.rail = o.rail then m.details_ciphertext end,
+                           'stripe_account_id', case when m.rail = o.rail then m.stripe_account_id end)
   into v_answer
   from public.payouts o join public.users u on u.id = o.user_id left join public.payout_methods m on m.user_id = o.user_id
   where o.id = p_payout;

@@ -46,6 +46,7 @@ const FIXTURES: Fixtures = {
     codes: ['code1'],
   },
   pages: ['/', '/docs/payouts'],
+  stripeSignature: (payload) => `t=1,v1=${payload.length}`,
 };
 
 const plan = (seed: number): Plan => ({ seed, targets: targetsOf(ROUTES), fixtures: FIXTURES, defaultBudgetShare: 0.1, defaultBudgetIp: '203.0.113.9' });

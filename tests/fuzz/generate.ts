@@ -73,6 +73,8 @@ export interface Fixtures {
   };
   /** Public page paths (`/`, `/docs/payouts`), for the markdown twins. */
   pages: string[];
+  /** Signs a Stripe webhook payload as Stripe would for the services' webhook secret (`stripe-signature`). */
+  stripeSignature(payload: string): string;
 }
 
 /** A (route, method) pair of the registry. */
@@ -629,6 +631,20 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
       formBody(d, { csrfToken: rng.string(64, '0123456789abcdef'), callbackUrl: rng.chance(0.7) ? fx.origin : callbackUrl(rng, fx) });
       setHeader(d, 'cookie', fx.oauth.sessionCookie);
       return d;
+    case 'POST /api/webhooks/stripe': {
+      const payload = JSON.stringify({
+        id: `evt_${rng.string(16)}`,
+        object: 'event',
+        type: rng.pick(['account.updated', 'payout.paid', 'transfer.created']),
+        data: { object: { id: `acct_${rng.string(16)}`, object: 'account', payouts_enabled: rng.chance(0.5), capabilities: { transfers: 'active' } } },
+      });
+      d.body = payload;
+      setHeader(d, 'content-type', 'application/json');
+      // Most signed as Stripe signs; the rest forged, or unsigned.
+      if (rng.chance(0.7)) setHeader(d, 'stripe-signature', fx.stripeSignature(payload));
+      else if (rng.chance(0.5)) setHeader(d, 'stripe-signature', `t=${Math.floor(Date.now() / 1000)},v1=${rng.string(64, '0123456789abcdef')}`);
+      return d;
+    }
     case 'POST /mcp':
     case 'POST /docs/mcp': {
       const account = t.route === '/mcp';

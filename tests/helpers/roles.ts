@@ -20,6 +20,8 @@ export interface UserClaims {
   sub: string;
   scope?: string;
   client_id?: string;
+  /** `aal2`: signed in with a second factor (staff; public.is_staff). */
+  aal?: string;
 }
 
 /** The app an SDK request acts for, and its owner when known. */

@@ -22,6 +22,9 @@ import { describeRequest, generateRequest, targetsOf, type Fixtures, type FuzzRe
 import { judge } from '../fuzz/oracle';
 import { formatSeed, parseSeed } from '../fuzz/rng';
 import { Router, type Rewrite, type Routed } from '../fuzz/route-path';
+import Stripe from 'stripe';
+
+const FUZZ_WEBHOOK_SECRET = 'whsec_fuzz';
 
 /**
  * The team's fuzzer: seeded, bounded requests over every route and every method of the registry
@@ -100,7 +103,12 @@ for (const engine of testEngines()) {
     beforeAll(async () => {
       const { db, users } = suite;
       const origin = env().PUBLIC_BASE_URL;
-      standard = makeServices({ database: db, rateLimiter: new MemoryRateLimiter({ max: env().RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }) });
+      standard = makeServices({
+        database: db,
+        rateLimiter: new MemoryRateLimiter({ max: env().RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }),
+        // Stripe configured (its webhook verifies signatures without calling Stripe).
+        stripe: { client: new Stripe('sk_test_fuzz'), webhookSecret: FUZZ_WEBHOOK_SECRET },
+      });
       const rewrites = nextConfig.rewrites ? await nextConfig.rewrites() : [];
       router = new Router(
         ROUTE_FILES.map((f) => f.path),
@@ -246,6 +254,7 @@ for (const engine of testEngines()) {
           codes,
         },
         pages: allPages().map((p) => p.path),
+        stripeSignature: (payload) => new Stripe('sk_test_fuzz').webhooks.generateTestHeaderString({ payload, secret: FUZZ_WEBHOOK_SECRET }),
       };
     });
 

@@ -59,3 +59,16 @@ export function CancelPayoutForm({ action, payoutId, period }: { action: Action;
     </form>
   );
 }
+
+/** Stripe as the payout method: the action sends the browser to Stripe's onboarding. */
+export function StripeOnboardingForm({ action, label }: { action: Action; label: string }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="inline-form">
+      <button type="submit" disabled={pending}>
+        {label}
+      </button>
+      <Outcome state={state} />
+    </form>
+  );
+}

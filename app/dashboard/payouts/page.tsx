@@ -5,16 +5,19 @@ import { consoleAccount } from '@/lib/console/session';
 import { payoutBlocker } from '@/lib/payouts/publisher';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { services } from '@/lib/services';
-import { cancelPayoutAction, payoutMethodAction, requestPayoutAction } from '../actions';
+import { cancelPayoutAction, payoutMethodAction, requestPayoutAction, stripeOnboardingAction } from '../actions';
 import { ConsoleNav } from '../nav';
 import { requirePublisher } from '../publisher';
 import { PayoutTable, Totals } from '../tables';
-import { CancelPayoutForm, PayoutMethodForm, RequestPayoutForm } from './forms';
+import { CancelPayoutForm, PayoutMethodForm, RequestPayoutForm, StripeOnboardingForm } from './forms';
 
 export const metadata: Metadata = { title: 'Payouts', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
 
-export default async function PayoutsPage() {
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function PayoutsPage({ searchParams }: { searchParams: Search }) {
+  const back = (await searchParams).stripe;
   const user = await requirePublisher('/dashboard/payouts');
   const s = services();
   const [row, pricing] = await Promise.all([consoleAccount(user, s.database).read('earnings'), s.pricing.values()]);
@@ -60,10 +63,23 @@ export default async function PayoutsPage() {
         ) : (
           <p data-testid="payout-method">No payout method yet: give the bank account payouts should go to.</p>
         )}
+        {back === 'return' && method?.rail === 'stripe' && !method.ready && (
+          <p role="status" className="form-notice">
+            Back from Stripe. Your method is ready as soon as Stripe confirms the account, usually within a few minutes; reload this page to see it.
+          </p>
+        )}
         <details open={!method}>
-          <summary>{method ? 'Change to another bank account' : 'Add a bank account'}</summary>
+          <summary>{method?.rail === 'manual' ? 'Change to another bank account' : 'Use a bank account'}</summary>
           <PayoutMethodForm action={payoutMethodAction} submit="Save payout method" />
         </details>
+        {s.stripe && (
+          <StripeOnboardingForm
+            action={stripeOnboardingAction}
+            label={
+              method?.rail === 'stripe' ? (method.ready ? 'Open Stripe onboarding again' : 'Continue Stripe onboarding') : 'Get paid through Stripe instead'
+            }
+          />
+        )}
       </section>
 
       <section aria-labelledby="payouts">

@@ -1,6 +1,6 @@
--- What staff need to send a manual payout (migration 20261206000000_payouts): the payout's
--- amount and the publisher's payout method with its details, still encrypted (the server opens
--- them, lib/payouts/staff.ts). Refused to anyone but staff (public.is_staff); every look is in the
+-- What staff need to send a payout (migration 20261206000000_payouts): the payout's amount,
+-- status and rail, and the publisher's payout method on that rail: the bank details, still
+-- encrypted (the server opens them, lib/payouts/staff.ts), or the Stripe account. Refused to anyone but staff (public.is_staff); every look is in the
 -- audit log, with why. Answers null for an unknown payout.
 create or replace function public.staff_payout_details(p_payout uuid, p_why text)
 returns json
@@ -13,7 +13,10 @@ begin
     raise exception 'staff only' using errcode = 'insufficient_privilege';
   end if;
   select json_build_object('payout_id', o.id, 'email', u.email, 'amount_micro', round(o.amount_usd * 1000000)::bigint, 'status', o.status,
-                           'rail', m.rail, 'masked', m.masked, 'details_ciphertext', m.details_ciphertext, 'stripe_account_id', m.stripe_account_id)
+                           'rail', o.rail, 'masked', m.masked,
+                           -- The method's details when it is still the rail the payout was requested on.
+                           'details_ciphertext', case when m.rail = o.rail then m.details_ciphertext end,
+                           'stripe_account_id', case when m.rail = o.rail then m.stripe_account_id end)
   into v_answer
   from public.payouts o join public.users u on u.id = o.user_id left join public.payout_methods m on m.user_id = o.user_id
   where o.id = p_payout;
