@@ -523,11 +523,11 @@ export const ROUTES = declare({
   '/.well-known/oauth-protected-resource/mcp': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/.well-known/jwks.json': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   /**
-   * Stripe's webhook (lib/payouts/stripe.ts): authenticated by its signature, not rate limited
-   * (Stripe's deliveries come from few addresses, and a refused one is retried for days), no CORS
-   * (no browser calls it). 404 when Stripe is not configured.
+   * Stripe's webhook (lib/payouts/stripe.ts): authenticated by its signature; rate limited per
+   * address like every path under /api (a stranger may post to it; Stripe retries a 429 with
+   * backoff, for days); no CORS (no browser calls it). 404 when Stripe is not configured.
    */
-  '/api/webhooks/stripe': { errors: 'api', rateLimit: false, cors: 'none', apiVersion: false, methods: { POST: { credential: NONE } } },
+  '/api/webhooks/stripe': { errors: 'api', rateLimit: true, cors: 'none', apiVersion: false, methods: { POST: { credential: NONE } } },
   /** next-auth's own endpoints: sign-in callbacks, CSRF token, session, sign-out. */
   '/api/auth/[...nextauth]': { ...OAUTH, rateLimit: true, cors: 'none', methods: { GET: { credential: NONE }, POST: { credential: NONE } } },
 
