@@ -22,9 +22,18 @@ const tests = run('npx', ['playwright', 'test', ...process.argv.slice(2)]);
 // The money's invariants on the database the run wrote (payouts requested and paid, ads billed):
 // `npm run money:check` after the servers stopped (one process may open an embedded database).
 console.log("\n$ npm run money:check (on the end-to-end run's database, .data/e2e)");
-const money = spawnSync('npx', ['tsx', 'scripts/money-check.ts'], {
-  stdio: 'inherit',
-  env: { ...env, PGLITE_DATA_DIR: '.data/e2e', DATABASE_URL: '' },
-}).status;
+let money = 1;
+// Playwright may return while a server it stopped is still closing the database: wait for it (60 s at most).
+for (let attempt = 0; attempt < 60; attempt++) {
+  const check = spawnSync('npx', ['tsx', 'scripts/money-check.ts'], { env: { ...env, PGLITE_DATA_DIR: '.data/e2e', DATABASE_URL: '' }, encoding: 'utf8' });
+  const output = `${check.stdout ?? ''}${check.stderr ?? ''}`;
+  if (/is in use by process/.test(output) && attempt < 59) {
+    spawnSync('sleep', ['1']);
+    continue;
+  }
+  process.stdout.write(output);
+  money = check.status ?? 1;
+  break;
+}
 if (money !== 0) console.error("The money check failed on the end-to-end run's database.");
 process.exit(tests !== 0 ? tests : (money ?? 1));

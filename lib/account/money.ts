@@ -18,9 +18,14 @@ export function microToUsd(micro: number): number {
   return cents === 0 ? 0 : (Math.sign(micro) * cents) / 100;
 }
 
+/** The exact sum of amounts given in dollars to the millionth, in micro-dollars. */
+export function exactSumMicro(amounts: readonly number[]): number {
+  return amounts.reduce((total, a) => total + toMicro(a), 0);
+}
+
 /** The exact sum of amounts given in dollars to the millionth, rounded once to the cent. */
 export function exactSumUsd(amounts: readonly number[]): number {
-  return microToUsd(amounts.reduce((total, a) => total + toMicro(a), 0));
+  return microToUsd(exactSumMicro(amounts));
 }
 
 /** One amount given in dollars to the millionth, rounded once to the cent. */

@@ -1,5 +1,5 @@
 import type { ApiKeyRow, AppRow, DailyRow, MoneyRow, PayoutMethodRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
-import { toMicro } from './money';
+import { exactSumMicro, toMicro } from './money';
 import { addDays } from './views';
 
 /**
@@ -178,9 +178,6 @@ export const SANDBOX_PAYOUT_METHOD: PayoutMethodRow = {
   updated_at: at('2025-12-02T10:00:00.000Z'),
 };
 
-const payoutsMicro = (statuses: PayoutRow['status'][]) =>
-  SANDBOX_PAYOUTS.filter((p) => statuses.includes(p.status)).reduce((total, p) => total + toMicro(p.amount_usd), 0);
-
 /** Final and not paid out: under the minimum payout, waiting for the next month. */
 const SANDBOX_AVAILABLE_MICRO = 21_370_000;
 
@@ -192,7 +189,10 @@ export const SANDBOX_MONEY: MoneyRow = {
   ad_revenue_micro: SANDBOX_AD_REVENUE_MICRO,
   data_revenue_micro: 0,
   available_micro: SANDBOX_AVAILABLE_MICRO,
-  pending_micro: SANDBOX_AD_REVENUE_MICRO - SANDBOX_AVAILABLE_MICRO - payoutsMicro(['paid', 'pending', 'processing']),
+  pending_micro:
+    SANDBOX_AD_REVENUE_MICRO -
+    SANDBOX_AVAILABLE_MICRO -
+    exactSumMicro(SANDBOX_PAYOUTS.filter((p) => ['paid', 'pending', 'processing'].includes(p.status)).map((p) => p.amount_usd)),
 };
 
 export const SANDBOX_API_KEYS: ApiKeyRow[] = [

@@ -17,7 +17,7 @@ import {
   type ProfileRow,
 } from '../schemas/account';
 import { maskApiKey } from '../sdk/api-key';
-import { fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
+import { exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -80,15 +80,14 @@ export const EARNINGS_NOTE =
  */
 export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number, money: MoneyRow): z.infer<typeof earningsBody> {
   const views = placements.map(placementView);
-  const payoutsMicro = (statuses: PayoutRow['status'][]) =>
-    payouts.filter((p) => statuses.includes(p.status)).reduce((total, p) => total + toMicro(p.amount_usd), 0);
+  const payoutsUsd = (statuses: PayoutRow['status'][]) => exactSumUsd(payouts.filter((p) => statuses.includes(p.status)).map((p) => p.amount_usd));
   return earningsBody.parse({
     currency: 'USD',
     ad_revenue_tracked_usd: microToUsd(money.ad_revenue_micro),
     impressions: views.reduce((n, p) => n + p.impressions, 0),
     clicks: views.reduce((n, p) => n + p.clicks, 0),
-    payouts_paid_usd: microToUsd(payoutsMicro(['paid'])),
-    payouts_pending_usd: microToUsd(payoutsMicro(['pending', 'processing'])),
+    payouts_paid_usd: payoutsUsd(['paid']),
+    payouts_pending_usd: payoutsUsd(['pending', 'processing']),
     balance_available_usd: microToUsd(money.available_micro),
     balance_pending_usd: microToUsd(money.pending_micro),
     data_revenue_usd: microToUsd(money.data_revenue_micro),

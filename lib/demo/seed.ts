@@ -312,8 +312,8 @@ async function seedMoneyHistory(tx: Statements, now: Date, publishers: { id: str
     if (finalAt > now) break;
     months.push({ month: m.toISOString().slice(0, 7), finalAt });
   }
-  // Never after now: the latest month's steps may fall in the last hours.
-  const at = (t: number) => new Date(Math.min(t, now.getTime() - HOUR));
+  // Never after now (the latest month's steps may fall in the last hours), never before the close.
+  const at = (t: number, close: Date) => new Date(Math.max(close.getTime(), Math.min(t, now.getTime() - HOUR)));
   const transition = (payout: string, status: string, when: Date, reference: string | null, reason: string | null) =>
     tx.query(sql`select public.payout_transition(${payout}::uuid, ${status}, ${reference}, ${reason}, ${operator}::uuid, ${when})`);
   const request = async (user: string, when: Date): Promise<string | undefined> => {
@@ -327,7 +327,7 @@ async function seedMoneyHistory(tx: Statements, now: Date, publishers: { id: str
     for (const { id, seed: p } of publishers) {
       // Each step a day after the one before, from the day after the close.
       let day = 1;
-      const next = () => at(finalAt.getTime() + (day++ * 24 + 9) * HOUR);
+      const next = () => at(finalAt.getTime() + (day++ * 24 + 9) * HOUR, finalAt);
       for (const [n, status] of (p.payouts.months[monthsAgo] ?? ['paid']).entries()) {
         const payout = await request(id, next());
         // Under the minimum: the month waits for the next.

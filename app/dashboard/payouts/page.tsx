@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { microToUsd } from '@/lib/account/money';
+import { exactSumMicro, microToUsd } from '@/lib/account/money';
 import { formatDay, formatUsd } from '@/lib/console/format';
 import { consoleAccount } from '@/lib/console/session';
 import { payoutBlocker } from '@/lib/payouts/publisher';
@@ -23,8 +23,8 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
   const [row, pricing] = await Promise.all([consoleAccount(user, s.database).read('earnings'), s.pricing.values()]);
   const minimum = (pricing ?? DEFAULT_PRICING).min_payout_usd;
   const { payouts, method } = row;
-  const inFlight = payouts.filter((p) => p.status === 'pending' || p.status === 'processing').reduce((t, p) => t + Math.round(p.amount_usd * 1e6), 0);
-  const paid = payouts.filter((p) => p.status === 'paid').reduce((t, p) => t + Math.round(p.amount_usd * 1e6), 0);
+  const inFlight = exactSumMicro(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_usd));
+  const paid = exactSumMicro(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_usd));
   const blocker = payoutBlocker(row, method, minimum);
   const payable = microToUsd(row.available_micro - (row.available_micro % 10_000));
 
