@@ -29,7 +29,7 @@ export default async function OpsSignInPage({ searchParams }: { searchParams: Se
   const message = code ? MESSAGES[code] : undefined;
   return (
     <div className="auth">
-      <h1>Operator console</h1>
+      <h1>Operator sign-in</h1>
       <p>For the platform’s staff: your password and the six-digit code of your authenticator app, both.</p>
       {message && (
         <p role={code === 'signed_out' ? 'status' : 'alert'} className={code === 'signed_out' ? 'form-notice' : 'form-error'}>
