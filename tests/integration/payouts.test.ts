@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkMoney } from '../../lib/ledger/check';
 import type { Queryable } from '../../lib/platform/db/engine';
 import { suiteDatabase, testEngines } from '../helpers/db';
+import { giveFinalEarnings } from '../helpers/payouts';
 import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
 
 /**
@@ -40,28 +41,14 @@ for (const engine of testEngines()) {
     const staff = async () => ({ sub: await operator(), aal: 'aal2' });
 
     /**
-     * A new publisher with `availableMicro` of final earnings, made by the rules: an adjustment in
-     * their favour dated in the month after the last closed one, which is then closed (its days
-     * posted first): each call closes one more month of this suite's database. Unless `method`
-     * says otherwise, with a ready manual payout method.
+     * A new publisher with `availableMicro` of final earnings, made by the rules (giveFinalEarnings:
+     * each call closes one more month of this suite's database). Unless `method` says otherwise,
+     * with a ready manual payout method.
      */
     const publisher = async (name: string, availableMicro: number, method: 'ready' | 'not ready' | 'none' = 'ready') =>
       rawAsService(suite.db, async (q) => {
         const id = await one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [`${name}@payouts.test`, name]);
-        if (availableMicro > 0) {
-          const month = await one<string>(
-            q,
-            "select (coalesce(max(month) + interval '1 month', date_trunc('month', now())))::date::text as v from public.ledger_month_closes",
-          );
-          await q.query(
-            `select public.ledger_post('adjustment', 'test-earned:' || $1, $3::date + 9, 'test earnings',
-               jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('publisher', $1::uuid), 'amount_micro', $2::bigint),
-                                 jsonb_build_object('account_id', public.ledger_account('ad_sales', null), 'amount_micro', -$2::bigint)))`,
-            [id, availableMicro, month],
-          );
-          await q.query("select public.ledger_post_ad_revenue(100000, public.ledger_month_final_at($1::date) + interval '1 day')", [month]);
-          expect(await one<number>(q, 'select public.ledger_close_months(public.ledger_month_final_at($1::date)) as v', [month])).toBe(1);
-        }
+        if (availableMicro > 0) expect(await giveFinalEarnings(q, id, availableMicro)).toBe(1);
         if (method !== 'none') {
           await q.query(
             `insert into public.payout_methods (user_id, rail, details_ciphertext, masked, ready) values ($1, 'manual', 'v1.sealed', 'Test · •••• 1234', $2)`,
