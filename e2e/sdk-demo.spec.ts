@@ -369,7 +369,7 @@ test.describe.serial('the browser SDK on the demo app', () => {
 });
 
 test('the script build loads on another origin with its integrity hash, and warns once when loaded twice', async ({ page, request, baseURL }) => {
-  const served = await request.get('/sdk/v1.1.0.js');
+  const served = await request.get('/sdk/v1.2.0.js');
   expect(served.status()).toBe(200);
   expect(served.headers()['content-type']).toMatch(/javascript/);
   expect(served.headers()['access-control-allow-origin']).toBe('*');
@@ -382,10 +382,15 @@ test('the script build loads on another origin with its integrity hash, and warn
   const hash = sri(await served.body());
   const docs = await (await request.get('/docs/sdk-integration.md')).text();
   expect(docs).toContain(`integrity="${hash}"`);
-  // The release before it is still served, byte for byte, to the pages that pinned it.
-  const previous = await request.get('/sdk/v1.0.0.js');
-  expect(previous.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
-  expect(sri(await previous.body())).toBe('sha384-skrtN1sqHWrKwKOPuGp1iOwsdP5d16jy48MuoFOQCryHoBLqIS8rHDIxATM4ssVO');
+  // The releases before it are still served, byte for byte, to the pages that pinned them.
+  for (const [version, hash] of [
+    ['1.0.0', 'sha384-skrtN1sqHWrKwKOPuGp1iOwsdP5d16jy48MuoFOQCryHoBLqIS8rHDIxATM4ssVO'],
+    ['1.1.0', 'sha384-hPrE05bDggo03+e0x6hyt90y/MkAk0gntH1CLf4WrMiNapFDB1sYbuo7iAT1QIkO'],
+  ]) {
+    const previous = await request.get(`/sdk/v${version}.js`);
+    expect(previous.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(sri(await previous.body())).toBe(hash);
+  }
 
   const warnings: string[] = [];
   const errors: string[] = [];
@@ -394,15 +399,15 @@ test('the script build loads on another origin with its integrity hash, and warn
   });
   page.on('pageerror', (e) => errors.push(e.message));
   // A page of no origin of ours (about:blank), as a publisher's page is.
-  const tag = `<script src="${new URL('/sdk/v1.1.0.js', baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
+  const tag = `<script src="${new URL('/sdk/v1.2.0.js', baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
   await page.setContent(`<!doctype html><title>Publisher</title>${tag}${tag}${tag}`);
   await expect.poll(() => page.evaluate(() => typeof (window as unknown as { Monetize?: { createClient: unknown } }).Monetize?.createClient)).toBe('function');
-  expect(await page.evaluate(() => (window as unknown as { Monetize: { version: string } }).Monetize.version)).toBe('1.1.0');
+  expect(await page.evaluate(() => (window as unknown as { Monetize: { version: string } }).Monetize.version)).toBe('1.2.0');
   expect(warnings.filter((w) => w.includes('loaded more than once'))).toHaveLength(1);
   // A wrong hash: the browser refuses the script.
   const refused = await page.context().newPage();
   await refused.setContent(
-    `<!doctype html><script src="${new URL('/sdk/v1.1.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`,
+    `<!doctype html><script src="${new URL('/sdk/v1.2.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`,
   );
   await refused.waitForTimeout(500);
   expect(await refused.evaluate(() => 'Monetize' in window)).toBe(false);

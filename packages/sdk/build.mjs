@@ -19,6 +19,8 @@ export const VERSION = JSON.parse(fs.readFileSync(path.join(here, 'package.json'
 /** The script at its version's URL (the one the docs give with its hash), and at /sdk/v1.js, the latest 1.x. */
 export const SCRIPT_PATH = path.join(root, `public/sdk/v${VERSION}.js`);
 export const LATEST_PATH = path.join(root, 'public/sdk/v1.js');
+/** What the console fills into its ready-to-paste snippets: the script's URL path and its hash. */
+export const RELEASE_PATH = path.join(root, 'lib/console/sdk-release.json');
 /** The docs pages that show the script tag, with its integrity hash (rewritten by the build). */
 export const DOCS_WITH_SCRIPT_TAG = ['content/docs/sdk-integration.md', 'content/docs/quickstart.md', 'packages/sdk/README.md'].map((p) => path.join(root, p));
 
@@ -62,6 +64,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   fs.mkdirSync(path.dirname(SCRIPT_PATH), { recursive: true });
   fs.writeFileSync(SCRIPT_PATH, script);
   fs.writeFileSync(LATEST_PATH, script);
+  fs.writeFileSync(RELEASE_PATH, `${JSON.stringify({ version: VERSION, path: `/sdk/v${VERSION}.js`, integrity: integrity(script) }, null, 2)}\n`);
   for (const page of DOCS_WITH_SCRIPT_TAG) {
     const text = fs.readFileSync(page, 'utf8');
     fs.writeFileSync(page, text.replace(/integrity="sha384-[A-Za-z0-9+/=]+"/g, `integrity="${integrity(script)}"`));

@@ -376,13 +376,16 @@ for (const engine of testEngines()) {
         expect(res.body.results[0]).toEqual({ id: event.id, status: 'recorded' });
         expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
         expect((await beacon()).body.results[0]).toEqual({ id: event.id, status: 'duplicate' });
-        // From an origin the app does not allow, it is refused, and the page may not read why.
+        // From an origin the app does not allow, it is refused and recorded nowhere; the page may
+        // read why (the envelope), and no other header.
         const elsewhere = await sdk('/functions/v1/events', {
           body: JSON.stringify({ events: [{ ...event, id: id() }] }),
           headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
         });
         expect(elsewhere.status).toBe(403);
-        expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+        expect(elsewhere.body).toEqual({ error: { status: 403, code: 'forbidden', message: expect.stringContaining('https://evil.example') } });
+        expect(elsewhere.headers.get('access-control-allow-origin')).toBe('https://evil.example');
+        expect(elsewhere.headers.get('access-control-expose-headers')).toBeNull();
         await rollUp(suite.db);
         expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ impressions: 1 });
       });
@@ -558,8 +561,14 @@ for (const engine of testEngines()) {
         expect(allowed.headers.get('vary')).toContain('Origin');
         const refused = await call({ origin: 'https://other.example' });
         expect(refused.status).toBe(403);
-        expect(refused.body.error.message).toContain('allowed origins');
-        expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+        expect(refused.body).toEqual({ error: { status: 403, code: 'forbidden', message: expect.stringContaining('allowed origins') } });
+        expect(refused.body.error.message).toContain('https://other.example');
+        // The page reads its refusal (the SDK shows it in the console), and nothing more: no ad,
+        // no header beyond the safelisted ones, no credentials.
+        expect(refused.headers.get('access-control-allow-origin')).toBe('https://other.example');
+        expect(refused.headers.get('vary')).toContain('Origin');
+        expect(refused.headers.get('access-control-expose-headers')).toBeNull();
+        expect(refused.headers.get('access-control-allow-credentials')).toBeNull();
         expect((await call({})).status).toBe(200);
         // The console edits the list; the change holds within seconds.
         const other = makeServices({ database: suite.db, rateLimiter: UNLIMITED() });

@@ -55,7 +55,8 @@ export class ApiError extends Error {
 
 /**
  * A 403 for a request from a web origin the route's owner does not allow (an SDK app's allowed
- * origins): the kernel then sends no `Access-Control-Allow-Origin`, so the page may not read it.
+ * origins): the page may read the refusal's body, so the SDK can say why, and none of the
+ * answer's other headers (lib/platform/http/route-headers.ts).
  */
 export class OriginRefused extends ApiError {
   constructor(message: string) {

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { RouteDeclaration } from '../../schemas/registry';
-import { OAuthError } from './errors';
+import { ApiError, OAuthError, OriginRefused } from './errors';
 import { bound, makeServices, testServices, setTestServices } from '../../../tests/helpers/services';
 import { defineRoute as define } from '../../routes/kernel';
 import type { Services } from '../../services';
 import { newRequestId } from './exchange';
-import { declarationOf, routeOf, json, jsonText, API_VERSION, type Handlers, type JsonReply, type RouteOptions } from './kernel';
+import { createKernel, declarationOf, routeOf, json, jsonText, API_VERSION, type Handlers, type JsonReply, type RouteOptions } from './kernel';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit';
 
 const ctx = { params: Promise.resolve({}) };
@@ -386,5 +386,95 @@ describe('route kernel', () => {
     const res = await listed.GET(get('/l', { authorization: 'Basic x' }), ctx);
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ endpoints: ['/l'], error: { status: 401, code: 'invalid_token', message: expect.any(String) } });
+  });
+});
+
+describe('CORS of the SDK surface (an app allows web origins)', () => {
+  // A kernel whose key check is the SDK's rule alone (lib/sdk/keys.ts): the key `good` of an app
+  // that allows https://app.example, the key `gone` revoked. The database-backed check is in
+  // tests/integration/sdk-money.test.ts.
+  const handled: string[] = [];
+  const sdkKernel = createKernel<Services>({
+    services: () => testServices(),
+    corsRequestHeaders: 'X-Api-Key, Content-Type',
+    checkCredential: async (_credential, request) => {
+      const key = request.headers.get('x-api-key');
+      if (key === 'gone') throw new ApiError('forbidden', 'This API key has been revoked: switch to another key.');
+      if (key !== 'good') throw new ApiError('invalid_token', 'Unknown API key.');
+      const origin = request.headers.get('origin');
+      if (origin !== null && origin !== 'https://app.example') throw new OriginRefused(`The origin ${origin} is not allowed to use this app's keys.`);
+      return { principal: { app: 'app_1' } };
+    },
+  });
+  const ads = bound(
+    sdkKernel(
+      { ...API, path: '/ads', rateLimit: true, cors: 'sdk', apiVersion: true, methods: { GET: { credential: { kind: 'api-key' } } } },
+      { GET: () => (handled.push('ads'), json({ ad: 'an ad' })) },
+    ),
+  );
+  const call = (headers: Record<string, string>) => ads.GET(get('/ads', headers), ctx);
+
+  it('lets an allowed page read the answer and every header', async () => {
+    const res = await call({ 'x-api-key': 'good', origin: 'https://app.example' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('https://app.example');
+    expect(res.headers.get('Access-Control-Expose-Headers')).toBe('*');
+    expect(res.headers.get('Vary')).toBe('Origin');
+  });
+
+  it("lets a refused page read its refusal's code and message, and nothing else: no ad, no handler run, no other header exposed, no credentials", async () => {
+    handled.length = 0;
+    const res = await call({ 'x-api-key': 'good', origin: 'https://shop.example' });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({
+      error: { status: 403, code: 'forbidden', message: "The origin https://shop.example is not allowed to use this app's keys." },
+    });
+    expect(handled).toEqual([]);
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('https://shop.example');
+    expect(res.headers.get('Vary')).toBe('Origin');
+    // Only the CORS-safelisted headers (Content-Type, Cache-Control) are readable by the page.
+    expect(res.headers.get('Access-Control-Expose-Headers')).toBeNull();
+    expect(res.headers.get('Access-Control-Allow-Credentials')).toBeNull();
+    expect(res.headers.get('Content-Type')).toBe('application/json');
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
+  });
+
+  it('lets any page read the refusal of a key (401, revoked 403) and a 429, as before, with its headers', async () => {
+    for (const [key, status] of [
+      ['nope', 401],
+      ['gone', 403],
+    ] as const) {
+      const res = await call({ 'x-api-key': key, origin: 'https://shop.example' });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('Access-Control-Allow-Origin')).toBe('https://shop.example');
+      expect(res.headers.get('Access-Control-Expose-Headers')).toBe('*');
+    }
+    useRateLimiter(new MemoryRateLimiter({ max: 1, windowSeconds: 60 }));
+    await call({ 'x-api-key': 'good' });
+    const limited = await call({ 'x-api-key': 'good', origin: 'https://shop.example' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('Access-Control-Allow-Origin')).toBe('https://shop.example');
+    expect(limited.headers.get('Access-Control-Expose-Headers')).toBe('*');
+    expect(limited.headers.get('Retry-After')).toMatch(/^\d+$/);
+  });
+
+  it('answers a request without Origin (a server) with `*`, and a preflight from any page, refused or not, before any key is checked', async () => {
+    const server = await call({ 'x-api-key': 'good' });
+    expect(server.status).toBe(200);
+    expect(server.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    for (const origin of ['https://app.example', 'https://shop.example']) {
+      const preflight = await ads.OPTIONS(
+        new Request('http://localhost/ads', {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+        }),
+        ctx,
+      );
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe(origin);
+      expect(preflight.headers.get('Access-Control-Allow-Headers')).toBe('X-Api-Key, Content-Type');
+      expect(preflight.headers.get('Access-Control-Allow-Methods')).toBe('GET, HEAD, OPTIONS');
+      expect(preflight.headers.get('Access-Control-Allow-Credentials')).toBeNull();
+    }
   });
 });

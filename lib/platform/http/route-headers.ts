@@ -28,16 +28,22 @@ function routeHeaders(declaration: RouteDeclaration, x: Exchange<{ now(): number
     for (const name in limitHeaders) h[name.toLowerCase()] = limitHeaders[name]!;
   }
   if (declaration.cors === 'sdk') {
-    // Each app says which web origins may use its keys: an allowed origin (or a request that
-    // sent none) may read the answer; a refused one may not read even the refusal.
-    if (!x.originRefused) h['access-control-allow-origin'] = x.headers.get('origin') ?? '*';
+    // Each app says which web origins may use its keys (lib/sdk/keys.ts), and the answer is
+    // readable by the page that asked (`*` for a request that sent no Origin). A page on an
+    // origin the app refused reads only its refusal: the 403 envelope, answered before anything
+    // was served or recorded (by the key's check, or first thing for a beacon), so that the SDK
+    // can tell the page's developer why and how to fix it. Never with credentials: no cookie
+    // reaches these routes.
+    h['access-control-allow-origin'] = x.headers.get('origin') ?? '*';
     h['vary'] = 'Origin';
   }
   if (declaration.cors !== 'none') {
     if (declaration.cors === 'public') h['access-control-allow-origin'] = '*';
     // Every header is readable by any origin: for requests without credentials `*` means
-    // exactly that (Fetch standard, CORS protocol), and no cookies reach these routes.
-    h['access-control-expose-headers'] = '*';
+    // exactly that (Fetch standard, CORS protocol), and no cookies reach these routes. A refused
+    // origin's 403 exposes none beyond the CORS-safelisted ones (Content-Type, Cache-Control…):
+    // the page learns the error's code and message, not the budgets or ids in the others.
+    if (!x.originRefused) h['access-control-expose-headers'] = '*';
     if (method === 'OPTIONS') {
       h['access-control-allow-methods'] = preflight.allow;
       h['access-control-allow-headers'] = preflight.requestHeaders;

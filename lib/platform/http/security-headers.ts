@@ -30,9 +30,10 @@ import { isLoopbackHostname, parseHost } from './host-origin';
  * - scripts: this origin's files (Next's chunks, `/sdk/*.js`) and inline scripts carrying the
  *   nonce; `'unsafe-eval'` only in development, where React needs it. No `'strict-dynamic'`: our
  *   scripts come from our own origin, whose other answers cannot run as script (`nosniff`).
- * - styles: this origin, and inline. The SDK (on /demo) adds its stylesheet as a `<style>`
- *   element, and React renders `style` attributes (the SDK's reserved room, the console's @nivo
- *   charts); none of them can carry a nonce. Inline styles cannot run code.
+ * - styles: this origin, and inline. The SDK (on /demo) and the toasts (sonner) add their
+ *   stylesheets as `<style>` elements, and React renders `style` attributes (the SDK's reserved
+ *   room, the console's charts, Radix's dialogs); none of them can carry a nonce. Inline styles
+ *   cannot run code.
  * - images and media: this origin, `data:` images, and any https host: ads show their
  *   advertisers' creatives (images, and the floating video's WebM).
  * - fetches, forms, frames and everything else: this origin only; no plugins (`object-src`), no

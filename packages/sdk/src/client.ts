@@ -1,9 +1,10 @@
+import { tell, type Refusal } from './explain';
 import { drawAd } from './render';
 import { reserve } from './styles';
 import type { Ad, Consent, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose } from './types';
 import { watchViewability } from './watch';
 
-export const VERSION = '1.1.0';
+export const VERSION = '1.2.0';
 
 export interface ClientOptions {
   /** The app's publishable key (`pk_live_…` or `pk_test_…`). */
@@ -99,14 +100,21 @@ function proofStore(): Storage | null {
   }
 }
 
-/** The error envelope's message, when the answer has one. */
-async function reason(res: Response): Promise<string> {
+/** Why the service refused: its error envelope's code and message (the status text when the answer has none). */
+async function reason(res: Response): Promise<Refusal> {
+  const refusal: Refusal = { status: res.status, message: res.statusText, retryAfter: res.headers.get('retry-after') };
   try {
-    return ((await res.json()) as { error?: { message?: string } }).error?.message ?? res.statusText;
+    const { error } = (await res.json()) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof error?.code === 'string') refusal.code = error.code;
+    if (typeof error?.message === 'string') refusal.message = error.message;
   } catch {
-    return res.statusText;
+    // Not the envelope: the status says what there is to say.
   }
+  return refusal;
 }
+
+/** What a failed fetch says. */
+const messageOf = (error: unknown): string => String((error as Error | null)?.message ?? error);
 
 /** Whether an answer is an ad this SDK can show: its fields, and a web link to click. */
 function isAd(value: unknown): value is Ad {
@@ -188,6 +196,11 @@ export class MonetizeClient {
     return () => this.listeners.delete(listener);
   }
 
+  /** Tells the page's developer, in the console, why the service refused: once per cause and page (explain.ts). */
+  private explain(refusal: Refusal): void {
+    tell(refusal, { key: this.options.key, base: this.base });
+  }
+
   private emit(type: EventType, placementId: string, extra: Partial<MonetizeEvent> = {}): void {
     for (const listener of this.listeners) {
       try {
@@ -214,12 +227,23 @@ export class MonetizeClient {
       const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs ?? 3000);
       signal?.addEventListener('abort', () => timeout.abort());
       try {
-        const res = await fetch(`${this.base}/functions/v1/ads?${query}`, { headers: { 'x-api-key': this.options.key }, signal: timeout.signal });
+        let res: Response;
+        try {
+          res = await fetch(`${this.base}/functions/v1/ads?${query}`, { headers: { 'x-api-key': this.options.key }, signal: timeout.signal });
+        } catch (error) {
+          // No answer at all; a timeout or destroy() is no reason to tell the console.
+          if (!timeout.signal.aborted) this.explain({ status: 0, message: messageOf(error) });
+          throw error;
+        }
         if (res.status === 204) {
           this.emit('no-fill', placementId);
           return null;
         }
-        if (!res.ok) throw new Error(`ad request answered ${res.status}: ${await reason(res)}`);
+        if (!res.ok) {
+          const refusal = await reason(res);
+          this.explain({ ...refusal, placementId });
+          throw new Error(`ad request answered ${res.status}: ${refusal.message}`);
+        }
         const ad: unknown = await res.json();
         if (!isAd(ad)) throw new Error('the ad request answered something that is not an ad');
         keepDeadline(ad, res.headers.get('date'));
@@ -339,6 +363,11 @@ export class MonetizeClient {
     const beaconed = beacon && typeof navigator !== 'undefined' && navigator.sendBeacon?.(url, new Blob([body], { type: 'text/plain' }));
     if (!beaconed) {
       fetch(url, { method: 'POST', keepalive: true, headers: { 'x-api-key': this.options.key, 'content-type': 'application/json' }, body })
+        // No answer at all (the network, a blocker, a wrong baseUrl): the console is told.
+        .catch((error: unknown) => {
+          this.explain({ status: 0, message: messageOf(error) });
+          throw error;
+        })
         .then(async (res) => {
           if (res.ok) {
             this.failures = 0;
@@ -350,18 +379,20 @@ export class MonetizeClient {
             }
             return;
           }
+          const refusal = await reason(res);
+          this.explain(refusal);
           // Refused for good (a 4xx but 429): sending them again would change nothing.
           if (res.status !== 429 && res.status < 500) {
             this.failures = 0;
-            return this.emit('error', '', { error: new Error(`events refused: ${res.status} ${await reason(res)}`) });
+            return this.emit('error', '', { error: new Error(`events refused: ${res.status} ${refusal.message}`) });
           }
           throw new Error(`events answered ${res.status}`);
         })
         .catch((error) => {
           this.emit('error', '', { error });
-          // A page whose origin the app does not allow gets no readable answer at all: after
-          // MAX_TRIES failed sends in a row, with growing pauses (5, 10, 20, 40 s), what failed
-          // is dropped. The count is the client's, whichever batch failed.
+          // No answer, a 429 or a 5xx: after MAX_TRIES failed sends in a row, with growing
+          // pauses (5, 10, 20, 40 s), what failed is dropped. The count is the client's,
+          // whichever batch failed.
           if (++this.failures >= MAX_TRIES) {
             this.failures = 0;
             return;

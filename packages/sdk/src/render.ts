@@ -57,8 +57,8 @@ export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void): Drawn 
       const img = el(doc, 'img');
       img.src = image_url;
       img.alt = '';
+      // 96 px wide, as high as its aspect ratio makes it (within the card): drawn whole (styles.ts).
       img.width = 96;
-      img.height = 96;
       a.append(img);
     }
     const text = el(doc, 'span', 'mz-text');

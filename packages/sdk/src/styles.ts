@@ -10,6 +10,18 @@ import type { Format } from './types';
 /** The height each format keeps in its slot (a floating video floats: it takes none). */
 export const ROOM: Record<Exclude<Format, 'floating_video'>, string> = { inline_text: '1.6em', tooltip: '44px', sponsored_card: '120px' };
 
+/*
+ * The card fits its 120 px whatever the page's font and width (98 px inside its border and padding):
+ * - its image is drawn whole, never cropped: 96 px wide and as high as its aspect ratio makes it,
+ *   up to the card's inner height (an image taller than that is scaled down whole, `contain`);
+ * - its label, headline and call to action take one line each (an ellipsis cuts what is longer),
+ *   with the card's own line height, 1.25; the text takes the whole lines left, two at most. Its
+ *   `max-height` is the room left once those three lines and the gaps are taken, rounded down to
+ *   whole lines, in the text's own em (.9 of the card's): (.75 + 1 + 1) × 1.25 / .9 = 3.82em, and
+ *   3 gaps of 2px. Where `round()` is not supported, the text gives up its last line's pixels
+ *   instead: the call to action always shows. A page's font of 16 px leaves two lines; 18 px, one.
+ */
+
 const CSS = `
 ${Object.entries(ROOM)
   .map(([format, height]) => `.mz-slot-${format}{display:block;height:${height};overflow:hidden;box-sizing:border-box}`)
@@ -26,12 +38,13 @@ ${Object.entries(ROOM)
 .mz-tooltip{display:flex;gap:.5em;align-items:center;height:44px;padding:0 .75em;box-sizing:border-box;font-size:.9em;overflow:hidden;white-space:nowrap}
 .mz-tooltip a{overflow:hidden;text-overflow:ellipsis}
 .mz-cta{color:var(--mz-accent,#2563eb);font-weight:600}
-.mz-card{height:120px;box-sizing:border-box;overflow:hidden}
-.mz-card a{display:flex;gap:.75em;height:100%;padding:12px;box-sizing:border-box}
-.mz-card img{width:96px;height:96px;object-fit:cover;border-radius:calc(var(--mz-radius,10px) - 4px);flex:none}
-.mz-card .mz-text{display:flex;flex-direction:column;gap:2px;min-width:0}
+.mz-card{height:120px;box-sizing:border-box;overflow:hidden;line-height:1.25}
+.mz-card a{display:flex;gap:.75em;height:100%;padding:10px 12px;box-sizing:border-box}
+.mz-card img{flex:none;align-self:center;width:96px;height:auto;max-height:100%;object-fit:contain;border-radius:calc(var(--mz-radius,10px) - 4px)}
+.mz-card .mz-text{display:flex;flex-direction:column;justify-content:center;gap:2px;min-width:0}
+.mz-card .mz-label,.mz-card .mz-title,.mz-card .mz-cta{flex:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .mz-card .mz-title{font-weight:600}
-.mz-card .mz-body{font-size:.9em;color:var(--mz-muted,#6b7280);overflow:hidden;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}
+.mz-card .mz-body{font-size:.9em;color:var(--mz-muted,#6b7280);overflow:hidden;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;max-height:round(down,100% - 3.82em - 6px,1.25em)}
 .mz-float{position:fixed;right:16px;bottom:16px;z-index:2147483000;width:320px;max-width:calc(100vw - 32px);overflow:hidden;box-shadow:0 8px 30px rgba(0,0,0,.18)}
 .mz-float video,.mz-float img{display:block;width:100%;aspect-ratio:16/9;object-fit:cover;background:#000}
 .mz-float a{display:block;padding:8px 12px}

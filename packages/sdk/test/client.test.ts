@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { cleanKeywords, createClient, VERSION, type MonetizeClient } from '../src/client';
 import type { Ad, Format, MonetizeEvent, ViewabilityRule } from '../src/types';
 
@@ -211,6 +211,11 @@ async function renderAd(
 
 let visibility: DocumentVisibilityState;
 let focused: boolean;
+/** What the SDK told the console (silenced): the refusals it explains (src/explain.ts), and its warnings. */
+let consoleError: MockInstance<Console['error']>;
+let consoleWarn: MockInstance<Console['warn']>;
+/** The causes the console was told of on this page (a page load is a test). */
+const explained = (globalThis as unknown as Record<symbol, Set<string> | undefined>)[Symbol.for('monetize.explained')];
 
 beforeAll(() => {
   process.on('unhandledRejection', onUnhandled);
@@ -234,6 +239,9 @@ beforeEach(() => {
   vi.spyOn(document, 'hasFocus').mockImplementation(() => focused);
   events = [];
   unhandled = [];
+  explained?.clear();
+  consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+  consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => {});
 });
 
 afterEach(() => {
@@ -383,6 +391,32 @@ describe('the stylesheet', () => {
     await settle();
     expect(stylesheets()).toHaveLength(1);
     expect(stylesheets()[0]!.textContent).toContain('.mz-slot-sponsored_card');
+  });
+
+  // happy-dom lays nothing out: the rules themselves are checked (e2e/demo-layout.spec.ts measures them in a browser).
+  it('fits the card in its room: the image whole at its own aspect ratio, one line each for the label, headline and call to action', async () => {
+    const { target } = await renderAd(client(), makeAd('sponsored_card', { image_url: `${BASE}/img.png` }));
+    const img = target.querySelector('img')!;
+    expect(img.getAttribute('width')).toBe('96');
+    expect(img.hasAttribute('height')).toBe(false);
+
+    const css = stylesheets()[0]!.textContent ?? '';
+    // The declarations of every rule whose selector list names `selector`.
+    const rule = (selector: string) =>
+      [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)]
+        .filter(([, selectors]) => selectors!.split(',').some((s) => s.trim() === selector))
+        .map(([, , declarations]) => declarations)
+        .join(';');
+    expect(rule('.mz-card')).toContain('height:120px');
+    const image = rule('.mz-card img');
+    expect(image).toContain('width:96px');
+    expect(image).toContain('height:auto');
+    expect(image).toContain('max-height:100%');
+    expect(image).not.toMatch(/object-fit:cover|height:96px/);
+    for (const part of ['.mz-card .mz-label', '.mz-card .mz-title', '.mz-card .mz-cta']) {
+      expect(rule(part), part).toContain('white-space:nowrap');
+      expect(rule(part), part).toContain('text-overflow:ellipsis');
+    }
   });
 });
 
@@ -1350,6 +1384,169 @@ describe('flush', () => {
     await settle();
     expect(eventPosts()).toHaveLength(1);
     expect(eventsOf('error')).toHaveLength(1);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------- refusals, explained in the console
+
+describe('telling the console why the service refused', () => {
+  /** A key of the publishable shape, and how the console lists it. */
+  const LIVE_KEY = 'pk_live_7Hq2xVbN4mKp9RtL3wYc8ZsD1fGj6aEu';
+  const MASKED = 'pk_live_7Hq2xVbN…6aEu';
+  const envelope = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify({ error: { status, code, message } }), { status, headers: { 'content-type': 'application/json', ...headers } });
+  const ORIGIN_REFUSED = () =>
+    envelope(403, 'forbidden', `The origin ${location.origin} is not allowed to use this app's keys: add it to the app's allowed origins in the console.`);
+
+  function keyed(key = LIVE_KEY): MonetizeClient {
+    const c = createClient({ key, baseUrl: BASE, sessionId: 'sess_spec' });
+    c.on((e) => events.push(e));
+    return c;
+  }
+
+  /** What the console was told, as text. */
+  const told = (spy: typeof consoleError | typeof consoleWarn): string[] => spy.mock.calls.map((args) => args.map(String).join(' '));
+
+  it('explains a refused origin once per page load, naming the origin, the key and the fix, however often it is asked again, by whichever client or copy of the SDK', async () => {
+    routes.set('/functions/v1/ads', ORIGIN_REFUSED);
+    routes.set('/functions/v1/events', ORIGIN_REFUSED);
+    const c = keyed();
+    const targets = [slot(), slot(), slot()];
+    expect(() => targets.forEach((t, i) => c.render(t, `pl_${i}`, { format: 'tooltip', fallback: 'fallback' }))).not.toThrow();
+    await settle();
+    await expect(c.getAd('pl_again')).resolves.toBeNull();
+    await expect(keyed().getAd('pl_other_client')).resolves.toBeNull();
+    // Another copy of the SDK on the page (the script and a bundled package): told already.
+    vi.resetModules();
+    const copy = (await import('../src/client')) as typeof import('../src/client');
+    await expect(copy.createClient({ key: LIVE_KEY, baseUrl: BASE }).getAd('pl_copy')).resolves.toBeNull();
+    // Its events refused too, for the same cause.
+    const ad = makeAd('tooltip');
+    const element = slot();
+    c.trackImpression(ad, element);
+    see(element, 1);
+    await vi.advanceTimersByTimeAsync(2100);
+    await settle();
+    expect(eventPosts()).toHaveLength(1);
+
+    expect(told(consoleError)).toEqual([
+      `Monetize SDK: this page may not use key ${MASKED}: ${location.origin} is not one of the allowed web origins of the key's app, so no ads are shown. ` +
+        `Fix: add ${location.origin} to "Allowed web origins" in the app's settings, in the console at ${BASE}/dashboard; it applies within 5 seconds. ` +
+        `(The service answered 403 forbidden: The origin ${location.origin} is not allowed to use this app's keys: add it to the app's allowed origins in the console.)`,
+    ]);
+    expect(consoleWarn).not.toHaveBeenCalled();
+    // The page's contract is unchanged: every placement shows its fallback, each request is an error event.
+    for (const t of targets) expect(t.textContent).toBe('fallback');
+    expect(eventsOf('error').map((e) => e.placementId)).toEqual(['pl_0', 'pl_1', 'pl_2', 'pl_again', 'pl_other_client', '']);
+    expect((eventsOf('error')[0]!.error as Error).message).toContain('ad request answered 403: The origin');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+
+  const causes: { name: string; key?: string; answer: () => Response; says: string[]; never?: string[] }[] = [
+    {
+      name: 'an unknown key',
+      answer: () => envelope(401, 'invalid_token', 'Unknown API key: check the key your app sends, or create one in the console.'),
+      says: [`the service knows no key ${MASKED}`, `console at ${BASE}/dashboard`, '401 invalid_token'],
+    },
+    {
+      name: 'a value that is not a key (never printed)',
+      key: 'sk_live_a_secret_pasted_by_mistake',
+      answer: () =>
+        envelope(401, 'invalid_token', 'The x-api-key header does not hold an API key: a key is pk_live_ or pk_test_ followed by 32 letters and digits.'),
+      says: ['the key given to createClient is not a publishable key', `copy your app's key in the console at ${BASE}/dashboard`],
+      never: ['sk_live', 'secret'],
+    },
+    {
+      name: 'a revoked key',
+      answer: () => envelope(403, 'forbidden', 'This API key has been revoked: switch to another key.'),
+      says: [`key ${MASKED} was revoked`, `create a key for the app in the console at ${BASE}/dashboard`],
+    },
+    {
+      name: 'a key of an archived app',
+      answer: () => envelope(403, 'forbidden', "This API key's app has been archived: its keys no longer work."),
+      says: [`the app of key ${MASKED} was archived`],
+    },
+    {
+      name: 'an unknown placement',
+      answer: () => envelope(404, 'not_found', 'No placement with this id belongs to the app of this key.'),
+      says: [`no ads for placement pl_cause: it is not a placement of the app of key ${MASKED}`, "copy the placement's id"],
+    },
+    {
+      name: 'an invalid request',
+      answer: () => envelope(400, 'invalid_request', 'Invalid query parameter `placement_id`: expected a UUID.'),
+      says: ['a request was refused', '400 invalid_request: Invalid query parameter `placement_id`'],
+    },
+  ];
+  for (const cause of causes) {
+    it(`explains ${cause.name} as an error, once, in the console`, async () => {
+      routes.set('/functions/v1/ads', cause.answer);
+      const c = keyed(cause.key);
+      for (let i = 0; i < 3; i++) await expect(c.getAd('pl_cause')).resolves.toBeNull();
+      c.render(slot(), 'pl_cause', { format: 'inline_text' });
+      await settle();
+      expect(consoleError).toHaveBeenCalledTimes(1);
+      const [text] = told(consoleError);
+      expect(text).toMatch(/^Monetize SDK: /);
+      for (const part of cause.says) expect(text).toContain(part);
+      for (const part of cause.never ?? []) expect(text).not.toContain(part);
+      expect(consoleWarn).not.toHaveBeenCalled();
+      expect(eventsOf('error')).toHaveLength(4);
+    });
+  }
+
+  it('tells an unknown placement once per placement: each has its own fix', async () => {
+    routes.set('/functions/v1/ads', () => envelope(404, 'not_found', 'No placement with this id belongs to the app of this key.'));
+    const c = keyed();
+    for (const id of ['pl_a', 'pl_b', 'pl_a', 'pl_b']) await c.getAd(id);
+    expect(told(consoleError).map((t) => t.match(/placement (pl_\w)/)?.[1])).toEqual(['pl_a', 'pl_b']);
+  });
+
+  it('warns once of what passes by itself: the rate limit (with its Retry-After), the service down, no answer at all', async () => {
+    const answers: (() => Response | Promise<Response>)[] = [
+      () => envelope(429, 'rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.', { 'retry-after': '17' }),
+      () => envelope(503, 'unavailable', 'The service cannot reach its database right now; retry after the seconds in Retry-After.', { 'retry-after': '5' }),
+      () => Promise.reject(new TypeError('Failed to fetch')),
+    ];
+    const c = keyed();
+    for (const answer of answers) {
+      routes.set('/functions/v1/ads', answer);
+      for (let i = 0; i < 3; i++) await expect(c.getAd('pl_busy')).resolves.toBeNull();
+    }
+    const warned = told(consoleWarn);
+    expect(warned).toHaveLength(3);
+    expect(warned[0]).toContain('over the rate limit: requests are refused for 17 s');
+    expect(warned[1]).toContain('the service could not answer');
+    expect(warned[2]).toContain(`could not reach the service at ${BASE} (Failed to fetch): check the baseUrl`);
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it('says nothing of a request slower than timeoutMs, or one the page destroyed', async () => {
+    routes.set('/functions/v1/ads', (_url, init) => pendingUntilAborted(init));
+    const c = createClient({ key: LIVE_KEY, baseUrl: BASE, timeoutMs: 500 });
+    const late = c.getAd('pl_slow');
+    await vi.advanceTimersByTimeAsync(500);
+    await expect(late).resolves.toBeNull();
+    c.render(slot(), 'pl_destroyed', { format: 'tooltip' }).destroy();
+    await settle();
+    expect(consoleError).not.toHaveBeenCalled();
+    expect(consoleWarn).not.toHaveBeenCalled();
+  });
+
+  it('throws nothing into the page and still resolves when the console itself throws', async () => {
+    consoleError.mockImplementation(() => {
+      throw new Error('a console that throws');
+    });
+    routes.set('/functions/v1/ads', ORIGIN_REFUSED);
+    const c = keyed();
+    const target = slot();
+    expect(() => c.render(target, 'pl_broken_console', { format: 'tooltip', fallback: 'fallback' })).not.toThrow();
+    await expect(c.getAd('pl_broken_console')).resolves.toBeNull();
+    await settle();
+    expect(target.textContent).toBe('fallback');
+    expect(consoleError).toHaveBeenCalled();
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(unhandled).toEqual([]);
   });
