@@ -1,21 +1,15 @@
 /**
- * Runs once when the server starts: opens the database (creating, migrating and, the first
- * time, seeding the embedded one) so the first request does not pay for it.
+ * Runs once when the server starts, in each runtime Next compiles it for: Node.js, and the Edge
+ * runtime too. Only the Node.js server has a database to open, and everything it needs is
+ * Node's, so it is imported inside the check on NEXT_RUNTIME: Next replaces the variable when it
+ * compiles this file, and the Edge build drops the whole block, import included. (An early
+ * `return` for the other runtime is not enough: the code after it is still compiled for the Edge
+ * runtime, and Next warned about its Node.js APIs on every request.)
  */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  if (process.env.NEXT_PHASE === 'phase-production-build') return;
-  const { services } = await import('./lib/services');
-  const { log, describeError } = await import('./lib/platform/log');
-  // A database that cannot open now is retried on the first request that needs it; an embedded
-  // one that another process has is not, and this server stops, saying which process it is.
-  await services()
-    .database()
-    .catch((err: unknown) => {
-      if (err instanceof Error && err.name === 'DataDirInUse') {
-        console.error(err.message);
-        process.exit(1);
-      }
-      log.error('database did not open at start', describeError(err));
-    });
+  if (process.env.NEXT_RUNTIME === 'nodejs') {
+    if (process.env.NEXT_PHASE === 'phase-production-build') return;
+    const { openAtStart } = await import('./lib/services');
+    await openAtStart();
+  }
 }

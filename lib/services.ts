@@ -209,3 +209,32 @@ export function services(): Services {
   const holder = globalThis as Holder;
   return (holder[KEY] ??= createServices({ rollUpEveryMs: env().ROLLUP_INTERVAL_S * 1000 }));
 }
+
+/**
+ * What a server does as it starts (instrumentation.ts calls it in the Node.js runtime only, so
+ * nothing here is compiled for the Edge runtime): opens the process's database, creating,
+ * migrating and, the first time, seeding the embedded one, so that requests find it open.
+ *
+ * A production server waits for it before it listens. The development server does not: Next
+ * compiles the first page a developer asks for meanwhile (a fresh embedded database takes seconds
+ * to create, migrate and seed, and so does that compile), and a request that needs the database
+ * waits for this same opening (`database()` keeps it).
+ *
+ * A database that cannot open now is retried on the first request that needs it; an embedded one
+ * that another process has is not, and the server stops, saying which process it is.
+ */
+export async function openAtStart(): Promise<void> {
+  const opening = services()
+    .database()
+    .then(
+      () => undefined,
+      (err: unknown) => {
+        if (err instanceof Error && err.name === 'DataDirInUse') {
+          console.error(err.message);
+          process.exit(1);
+        }
+        log.error('database did not open at start', describeError(err));
+      },
+    );
+  if (env().NODE_ENV !== 'development') await opening;
+}

@@ -1,0 +1,365 @@
+#!/usr/bin/env node
+// `npm run dev:first-run`: a developer's first run of `npm run dev`, measured on this machine.
+//
+// 1. `npm run dev` on a free port of 127.0.0.1, with a fresh embedded database
+//    (PGLITE_DATA_DIR=.data/first-run-<time>) and a fresh Next dist dir (.next-first-run/, so no
+//    compiled code or Turbopack cache is reused, as in a fresh clone): the time from the command to
+//    the first successful answer of `/` (target 10 s; this start also creates, migrates and seeds
+//    the database), with where it went (the server's own lines: listening, database ready, seeded,
+//    Next's timing of GET /). The server then runs 5 s more, as a developer's would, so Turbopack
+//    may write its cache.
+// 2. Stopped (SIGTERM, as Ctrl-C) and started again on the same database and dist dir: the time to
+//    the first answer of `/` (target 3 s).
+// 3. 100 requests, one at a time, over the main pages, docs pages, markdown twins and the public
+//    API, to the restarted server; each must answer as expected (200; 401 for the account API
+//    without a token).
+// 4. No line of either server's output that looks like a warning (`warn`, `Warning`, `⚠`) may
+//    appear twice (JSON log lines compared without their `time`).
+// Prints a report and exits 1 if any check fails. The times are this machine's, under whatever
+// else it runs: the report gives its cores and load. It only talks to 127.0.0.1: the server
+// listens there alone, and Next's telemetry and npm's update check are off. The server's output
+// is in bench-results/dev-first-run-<time>-{first,restart}.log; the database and dist dir are
+// removed at the end unless `-- --keep`. `next dev` adds its dist dir's types to tsconfig.json
+// and rewrites next-env.d.ts: both are put back after each server stops. Not part of `npm test`.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const stamp = new Date()
+  .toISOString()
+  .replace(/\.\d+Z$/, 'Z')
+  .replaceAll(':', '-');
+const HOST = '127.0.0.1';
+const DATA_DIR = `.data/first-run-${stamp}`;
+const DIST_DIR = '.next-first-run';
+const RESULTS_DIR = path.join(root, 'bench-results');
+const TARGET_FIRST_MS = 10_000;
+const TARGET_RESTART_MS = 3_000;
+/** How long a start may take before the run gives up on it. */
+const START_TIMEOUT_MS = 180_000;
+/** SIGTERM, then this long for the server to close its database and exit, then SIGKILL. */
+const STOP_TIMEOUT_MS = 15_000;
+/** Ports a developer's own servers use (`npm run dev`, the e2e runs): never these. */
+const RESERVED_PORTS = new Set([3000, 3300]);
+/** How long the first server runs after its first answer before it is stopped. */
+const KEEP_RUNNING_MS = 5_000;
+const REQUESTS = 100;
+/**
+ * The paths of the 100 requests, in turn: the site's main pages, docs pages, markdown twins and the
+ * public API (21 API requests in all, within its budget of 120 a minute per address).
+ */
+const PATHS = [
+  '/',
+  '/docs',
+  '/pricing',
+  '/publishers',
+  '/advertisers',
+  '/signin',
+  '/signup',
+  '/demo',
+  '/docs/quickstart',
+  '/docs/authentication',
+  '/docs/rest-api',
+  '/docs/sdk-integration',
+  '/docs/faq',
+  '/index.md',
+  '/docs/quickstart.md',
+  '/llms.txt',
+  '/sitemap.xml',
+  '/robots.txt',
+  '/.well-known/oauth-authorization-server',
+  '/api/v1',
+  '/api/v1/pricing',
+  '/api/v1/search?q=payouts',
+  '/api/v1/pages',
+  '/api/v1/openapi.json',
+  '/api/v1/me/apps',
+];
+/** Answers other than 2xx that a path is meant to give (no token: the account API's 401). */
+const EXPECTED_STATUS = { '/api/v1/me/apps': 401 };
+const WARNING = /warn|⚠/i;
+/** Next's line for a request of `/`, with its timing. */
+const GET_ROOT = /^\s*GET \/ \d{3} in /;
+const LABELS = { first: 'first start (fresh database and dist dir)', restart: 'restart' };
+
+const keep = process.argv.includes('--keep');
+
+/** A port the system gives for 127.0.0.1, free when we asked, and not one of the reserved ones. */
+async function freePort() {
+  for (;;) {
+    const port = await new Promise((resolve, reject) => {
+      const server = net.createServer();
+      server.once('error', reject);
+      server.listen(0, HOST, () => {
+        const { port } = server.address();
+        server.close(() => resolve(port));
+      });
+    });
+    if (!RESERVED_PORTS.has(port)) return port;
+  }
+}
+
+// Files `next dev` rewrites outside its dist dir, put back once each server has stopped.
+const REWRITTEN = ['tsconfig.json', 'next-env.d.ts'].map((file) => path.join(root, file));
+const snapshot = () => REWRITTEN.map((full) => ({ full, content: fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null }));
+function restore(files) {
+  for (const { full, content } of files) {
+    const now = fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null;
+    if (now === content) continue;
+    if (content === null) fs.rmSync(full, { force: true });
+    else fs.writeFileSync(full, content);
+  }
+}
+
+/** The environment of a developer's `npm run dev`: nothing of ours but the database's place. */
+function devEnvironment() {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(npm_|NEXT_|PORT$|HOST$|DATABASE_URL$|PGLITE_DATA_DIR$|PUBLIC_BASE_URL$|SEED_DEMO$|NODE_ENV$|NODE_OPTIONS$|LOG_LEVEL$|CACHES_OFF$)/.test(name))
+      delete env[name];
+  }
+  return { ...env, PGLITE_DATA_DIR: DATA_DIR, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false' };
+}
+
+/** `npm run dev` on `port`, in its own process group, its output lines kept with their time since the start. */
+function startDev(name, port) {
+  const log = fs.openSync(path.join(RESULTS_DIR, `dev-first-run-${stamp}-${name}.log`), 'w');
+  const npmCli = process.env.npm_execpath;
+  const [command, args] = npmCli?.endsWith('.js') ? [process.execPath, [npmCli]] : ['npm', []];
+  const started = performance.now();
+  const child = spawn(command, [...args, 'run', 'dev', '--', '-p', String(port), '-H', HOST], {
+    cwd: root,
+    env: devEnvironment(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const server = { name, child, started, lines: [], exited: null };
+  server.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      fs.writeSync(log, chunk);
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop();
+      for (const text of parts) server.lines.push({ at: performance.now() - started, text: plain(text) });
+    });
+    stream.on('end', () => {
+      if (rest) server.lines.push({ at: performance.now() - started, text: plain(rest) });
+    });
+  }
+  child.once('exit', () => fs.closeSync(log));
+  return server;
+}
+
+const plain = (text) => text.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function alive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to the server's group (npm and the server, as Ctrl-C), SIGKILL if it has not exited in time. */
+async function stopDev(server) {
+  const { pid } = server.child;
+  if (!alive(pid)) return;
+  process.kill(-pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (alive(pid) && Date.now() < deadline) await sleep(100);
+  if (alive(pid)) {
+    console.error(`  ${server.name}: still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; killed`);
+    process.kill(-pid, 'SIGKILL');
+  }
+}
+
+/** Milliseconds from the command to the first 2xx answer of `path`, asked again every 100 ms. */
+async function firstAnswer(server, port, urlPath) {
+  const deadline = server.started + START_TIMEOUT_MS;
+  let last = 'no answer';
+  while (performance.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`${server.name}: npm run dev exited before answering (${last})`);
+    try {
+      const res = await fetch(`http://${HOST}:${port}${urlPath}`, { redirect: 'manual', signal: AbortSignal.timeout(START_TIMEOUT_MS) });
+      await res.arrayBuffer();
+      if (res.ok) return performance.now() - server.started;
+      last = `status ${res.status}`;
+    } catch (err) {
+      last = err.cause?.code ?? err.message;
+    }
+    await sleep(100);
+  }
+  throw new Error(`${server.name}: no answer of ${urlPath} within ${START_TIMEOUT_MS / 1000} s (${last})`);
+}
+
+/** The last time anything in the dist dir's Turbopack cache was written, on Date.now()'s clock (0: nothing yet). */
+function lastCacheWrite() {
+  const cache = path.join(root, DIST_DIR, 'dev', 'cache');
+  let newest = 0;
+  if (!fs.existsSync(cache)) return newest;
+  for (const entry of fs.readdirSync(cache, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    try {
+      newest = Math.max(newest, fs.statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+    } catch {
+      // Deleted since the listing: Turbopack replaces its files as it writes.
+    }
+  }
+  return newest;
+}
+
+/** Where a start's time went, from the server's own lines. */
+function breakdown(server) {
+  const at = (test) => server.lines.find((l) => test(l.text));
+  const json = (message) => {
+    const line = at((t) => t.startsWith('{') && t.includes(`"message":"${message}"`));
+    return line && { at: line.at, fields: JSON.parse(line.text) };
+  };
+  const ready = at((t) => /server ready on .* in \d+ ms/.test(t));
+  const database = json('database ready');
+  const seeded = json('demo accounts seeded');
+  const get = at((t) => GET_ROOT.test(t));
+  const rows = [];
+  if (database) {
+    const { ms, migrations_applied: migrations } = database.fields;
+    rows.push(['database ready', database.at, `opened and migrated in ${s(ms)} (${migrations} migrations applied)`]);
+  }
+  if (seeded) rows.push(['demo accounts seeded', seeded.at, '']);
+  if (ready) rows.push(['listening', ready.at, ready.text.replace(/^>\s*/, '')]);
+  if (get) rows.push(['GET / answered', get.at, get.text.trim()]);
+  return rows.sort((a, b) => a[1] - b[1]);
+}
+
+/** The warning-like lines of a server's output that appear more than once, with their counts. */
+function repeatedWarnings(server) {
+  const counts = new Map();
+  for (const { text } of server.lines) {
+    if (!WARNING.test(text)) continue;
+    let key = text.trim();
+    if (key.startsWith('{')) {
+      try {
+        const fields = JSON.parse(key);
+        delete fields.time;
+        key = JSON.stringify(fields);
+      } catch {
+        // Not a JSON log line after all: compared as it is.
+      }
+    }
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return { all: counts, repeated: [...counts].filter(([, n]) => n > 1) };
+}
+
+function removeRunDirs() {
+  fs.rmSync(path.join(root, DATA_DIR), { recursive: true, force: true });
+  fs.rmSync(path.join(root, `${DATA_DIR}.lock`), { force: true });
+  fs.rmSync(path.join(root, DIST_DIR), { recursive: true, force: true });
+}
+
+const load = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ');
+const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const verdict = (ok) => (ok ? 'ok' : 'FAILED');
+
+async function main() {
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  fs.rmSync(path.join(root, DIST_DIR), { recursive: true, force: true });
+  const port = await freePort();
+  console.log(`npm run dev on ${HOST}:${port}, PGLITE_DATA_DIR=${DATA_DIR}, NEXT_DIST_DIR=${DIST_DIR} (both fresh)`);
+  console.log(`This machine: ${os.cpus().length} cores, load average ${load()} (the times below are this machine's, with whatever else it runs)`);
+  const checks = [];
+  files = snapshot();
+  const run = async (name, target, then) => {
+    const server = startDev(name, port);
+    servers.push(server);
+    try {
+      const ms = await firstAnswer(server, port, '/');
+      const answeredAt = Date.now();
+      checks.push([`${LABELS[name]}: first answer of / within ${s(target)}`, ms <= target, s(ms)]);
+      console.log(`\n${LABELS[name]}: first answer of / after ${s(ms)} (target ${s(target)})`);
+      // Next logs the request once its answer is sent: give the line a moment to arrive.
+      for (let i = 0; i < 20 && !server.lines.some((l) => GET_ROOT.test(l.text)); i++) await sleep(100);
+      for (const [what, at, detail] of breakdown(server)) console.log(`  ${s(at).padStart(7)}  ${what.padEnd(22)} ${detail}`);
+      await then?.(answeredAt);
+    } finally {
+      await stopDev(server);
+      restore(files);
+    }
+  };
+  try {
+    await run('first', TARGET_FIRST_MS, async (answeredAt) => {
+      // A developer looks at the page a moment before stopping the server; Turbopack writes its
+      // cache when it has been idle a while, and `next dev` does not wait for it on exit.
+      await sleep(KEEP_RUNNING_MS);
+      const written = lastCacheWrite();
+      console.log(
+        `  kept running ${s(KEEP_RUNNING_MS)}; Turbopack's cache last written ${written ? `${s(written - answeredAt)} after the first answer` : 'never'}`,
+      );
+    });
+    await run('restart', TARGET_RESTART_MS, async () => {
+      const failures = [];
+      const started = performance.now();
+      for (let i = 0; i < REQUESTS; i++) {
+        const urlPath = PATHS[i % PATHS.length];
+        try {
+          const res = await fetch(`http://${HOST}:${port}${urlPath}`, { redirect: 'manual', signal: AbortSignal.timeout(60_000) });
+          await res.arrayBuffer();
+          if (res.status !== (EXPECTED_STATUS[urlPath] ?? 200)) failures.push(`${urlPath}: ${res.status}`);
+        } catch (err) {
+          failures.push(`${urlPath}: ${err.cause?.code ?? err.message}`);
+        }
+      }
+      console.log(
+        `  ${REQUESTS} requests over ${PATHS.length} paths in ${s(performance.now() - started)}${failures.length ? `; unexpected: ${failures.join(', ')}` : ', each answered as expected'}`,
+      );
+      checks.push([`${REQUESTS} requests answered as expected`, failures.length === 0, `${REQUESTS - failures.length} of ${REQUESTS}`]);
+    });
+  } catch (err) {
+    checks.push([err.message, false, '']);
+  } finally {
+    if (!keep) removeRunDirs();
+  }
+
+  console.log('');
+  for (const server of servers) {
+    const { all, repeated } = repeatedWarnings(server);
+    console.log(`${LABELS[server.name]}: ${all.size} distinct warning line(s) in the output${repeated.length ? ', repeated:' : ''}`);
+    for (const [line, n] of repeated) console.log(`  ${n}x ${line.slice(0, 200)}`);
+    checks.push([`${LABELS[server.name]}: no warning line twice`, repeated.length === 0, `${repeated.length} repeated`]);
+  }
+
+  console.log(`\nLoad average at the end: ${load()}`);
+  console.log('\nChecks:');
+  for (const [what, ok, detail] of checks) console.log(`  ${verdict(ok).padEnd(6)} ${what}${detail ? `: ${detail}` : ''}`);
+  console.log(`\nServer output: bench-results/dev-first-run-${stamp}-{first,restart}.log${keep ? `; kept ${DATA_DIR} and ${DIST_DIR}` : ''}`);
+  process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
+}
+
+// Whatever way the run ends (an error, Ctrl-C): no server left running, the rewritten files put back.
+const servers = [];
+let files = [];
+process.on('exit', () => {
+  for (const { child } of servers) if (alive(child.pid)) process.kill(-child.pid, 'SIGKILL');
+  restore(files);
+  if (!keep) removeRunDirs();
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping`);
+    process.exit(130);
+  });
+}
+
+await main();
