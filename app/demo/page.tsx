@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { demoSetup } from '@/lib/demo/page';
 import { services } from '@/lib/services';
+import { Alert } from '../_components/ui/alert';
 import { DemoChat } from './demo-chat';
 
 export const metadata: Metadata = {
@@ -12,24 +13,30 @@ export const metadata: Metadata = {
 // Reads the demo's key and placements from the database on every visit.
 export const dynamic = 'force-dynamic';
 
-/** /demo: the demo publisher's chat app, with the SDK's three placements. */
+/** /demo: the demo publisher's chat app, with the SDK's three placements (in the layout's <main>). */
 export default async function DemoPage() {
   const setup = await demoSetup(() => services().database());
   return (
-    <main id="main" className="demo">
-      <h1>Quizly, a demo app</h1>
-      <p className="demo-intro">
-        This page is a publisher&apos;s app: an AI quiz helper of the demo account. Its answers carry a sponsored line, the page a sponsored card further down
-        and a floating video, all served by this service through the <Link href="/docs/sdk-integration">browser SDK</Link>. Impressions count once an ad has
-        been in view long enough; sign in as <code>demo@example.com</code> to watch them reach the console.
-      </p>
-      {'problem' in setup ? (
-        <p role="alert" className="demo-problem">
-          The demo cannot show ads: {setup.problem}
+    <div className="grid grid-cols-1 gap-6">
+      <header className="grid max-w-3xl gap-2">
+        <h1>Quizly, a demo app</h1>
+        <p className="text-muted-foreground">
+          This page is a publisher&apos;s app: an AI quiz helper of the demo account. Its answers carry a sponsored line, the page a sponsored card further down
+          and a floating video, all served by this service through the{' '}
+          <Link href="/docs/sdk-integration" className="underline">
+            browser SDK
+          </Link>
+          . Impressions count once an ad has been in view long enough; sign in as{' '}
+          <code className="rounded bg-muted px-1 py-0.5 text-[0.9em] text-foreground">demo@example.com</code> to watch them reach the console.
         </p>
+      </header>
+      {'problem' in setup ? (
+        <Alert tone="warning" role="alert" className="max-w-3xl text-base">
+          The demo cannot show ads: {setup.problem}
+        </Alert>
       ) : (
         <DemoChat apiKey={setup.key} placements={setup.placements} />
       )}
-    </main>
+    </div>
   );
 }
