@@ -2,7 +2,11 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { allPages, pageByPath, twinPath } from '@/lib/content/pages';
+import { DOCS_SECTIONS, withoutTitle } from '@/lib/content/site';
 import { absoluteUrl } from '@/lib/platform/http/responses';
+import { CodeCopy } from '../_components/code-copy';
+import { Home } from '../_components/home';
+import '../highlight.css';
 
 /**
  * Every public page, from content/ (rendered per request, for the nonce of its
@@ -31,33 +35,90 @@ export async function generateMetadata({ params }: { params: Promise<Params> }):
   };
 }
 
-export default async function ContentPage({ params }: { params: Promise<Params> }) {
-  const path = pathOf(await params);
-  const page = pageByPath(path);
-  if (!page) notFound();
-  const docs = allPages().filter((p) => p.path.startsWith('/docs'));
-  const isDoc = path.startsWith('/docs');
+function DocsNav({ path }: { path: string }) {
   return (
-    <div className={isDoc ? 'with-sidebar' : undefined}>
-      {isDoc && (
-        <nav aria-label="Docs" className="sidebar">
-          <ul>
-            {docs.map((d) => (
-              <li key={d.path}>
-                <Link href={d.path} aria-current={d.path === path ? 'page' : undefined}>
-                  {d.title}
+    <ul className="grid gap-5 text-sm">
+      {DOCS_SECTIONS.map((section) => (
+        <li key={section.title}>
+          <p className="mb-1.5 px-2 text-xs font-semibold tracking-wide text-muted-foreground uppercase">{section.title}</p>
+          <ul className="grid gap-0.5">
+            {section.paths.map((p) => (
+              <li key={p}>
+                <Link
+                  href={p}
+                  prefetch={false}
+                  aria-current={p === path ? 'page' : undefined}
+                  className="block rounded-md px-2 py-1 text-foreground no-underline hover:bg-accent aria-[current=page]:bg-accent aria-[current=page]:font-semibold aria-[current=page]:text-primary"
+                >
+                  {pageByPath(p)?.title ?? p}
                 </Link>
               </li>
             ))}
           </ul>
-        </nav>
-      )}
-      <article className="prose" dangerouslySetInnerHTML={{ __html: page.html }} />
-      <p className="twin">
-        <a href={twinPath(page.path)} type="text/markdown">
-          This page as markdown
-        </a>
-      </p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Twin({ path }: { path: string }) {
+  return (
+    <p className="mt-10 border-t pt-4 text-sm text-muted-foreground">
+      <a href={twinPath(path)} type="text/markdown">
+        This page as markdown
+      </a>
+    </p>
+  );
+}
+
+export default async function ContentPage({ params }: { params: Promise<Params> }) {
+  const path = pathOf(await params);
+  const page = pageByPath(path);
+  if (!page) notFound();
+  if (path === '/') {
+    return (
+      <>
+        <Home />
+        <article className="prose mx-auto mt-16 max-w-3xl" dangerouslySetInnerHTML={{ __html: withoutTitle(page.html) }} />
+        <CodeCopy />
+        <div className="mx-auto max-w-3xl">
+          <Twin path={path} />
+        </div>
+      </>
+    );
+  }
+  if (!path.startsWith('/docs')) {
+    return (
+      <div className="mx-auto max-w-3xl">
+        <article className="prose max-w-none" dangerouslySetInnerHTML={{ __html: page.html }} />
+        <CodeCopy />
+        <Twin path={path} />
+      </div>
+    );
+  }
+  return (
+    <div className="grid grid-cols-1 gap-8 lg:grid-cols-[15rem_minmax(0,1fr)]">
+      <nav aria-label="Docs" className="lg:sticky lg:top-20 lg:max-h-[calc(100dvh-6rem)] lg:self-start lg:overflow-y-auto">
+        <details className="group rounded-lg border lg:border-0" open={false}>
+          <summary className="flex cursor-pointer list-none items-center justify-between px-3 py-2 text-sm font-medium lg:hidden">
+            Docs pages{' '}
+            <span aria-hidden="true" className="transition-transform group-open:rotate-180">
+              ▾
+            </span>
+          </summary>
+          <div className="border-t p-2 lg:hidden">
+            <DocsNav path={path} />
+          </div>
+        </details>
+        <div className="hidden lg:block">
+          <DocsNav path={path} />
+        </div>
+      </nav>
+      <div className="min-w-0">
+        <article className="prose max-w-3xl" dangerouslySetInnerHTML={{ __html: page.html }} />
+        <CodeCopy />
+        <Twin path={path} />
+      </div>
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { signOut } from 'next-auth/react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useState } from 'react';
+import { Button } from './ui/button';
 
 interface SessionUser {
   name?: string | null;
@@ -11,14 +12,14 @@ interface SessionUser {
 }
 
 /**
- * The header's account links: "Sign in" as the page is served (the same for every visitor, and the
- * link works before any script), then, once next-auth's session endpoint names the user, the
- * console and sign-out. Signing in ends with a navigation inside the app rather than a page
- * load, so while signed out the menu asks again after each navigation.
+ * The header's account links: "Sign in" and "Sign up", or the console and sign-out for the user
+ * the page was served to (the layout reads the session cookie, so a signed-in page never flashes
+ * "Sign in"). Signing in ends with a navigation inside the app rather than a page load, so while
+ * signed out the menu asks next-auth's session endpoint again after each navigation.
  */
-export function AccountMenu() {
+export function AccountMenu({ initialUser = null }: { initialUser?: SessionUser | null }) {
   const pathname = usePathname();
-  const [user, setUser] = useState<SessionUser | null>(null);
+  const [user, setUser] = useState<SessionUser | null>(initialUser);
 
   useEffect(() => {
     if (user) return;
@@ -36,18 +37,25 @@ export function AccountMenu() {
 
   if (!user) {
     return (
-      <Link href="/signin" className="account-link">
-        Sign in
-      </Link>
+      <div className="flex items-center gap-1 sm:gap-2">
+        <Link href="/signin" className="account-link rounded-md px-2 py-1.5 text-sm font-medium whitespace-nowrap text-foreground no-underline hover:bg-accent">
+          Sign in
+        </Link>
+        <Button asChild size="sm">
+          <Link href="/signup">Sign up</Link>
+        </Button>
+      </div>
     );
   }
   return (
-    <nav aria-label="Account" className="account-menu">
-      <span className="account-name">{user.name || user.email || 'Your account'}</span>
-      <Link href="/dashboard">Console</Link>
-      <button type="button" className="link-button" onClick={() => signOut({ callbackUrl: '/' })}>
+    <nav aria-label="Account" className="flex min-w-0 items-center gap-1 sm:gap-2">
+      <span className="hidden max-w-40 truncate text-sm text-muted-foreground md:inline">{user.name || user.email || 'Your account'}</span>
+      <Button asChild size="sm">
+        <Link href="/dashboard">Console</Link>
+      </Button>
+      <Button variant="ghost" size="sm" onClick={() => signOut({ callbackUrl: '/' })}>
         Sign out
-      </button>
+      </Button>
     </nav>
   );
 }

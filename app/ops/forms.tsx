@@ -3,41 +3,43 @@
 import { useActionState } from 'react';
 import type { DetailsState } from '@/lib/ops/forms';
 import { Outcome, type Action } from '../dashboard/forms';
+import { Button } from '../_components/ui/button';
+import { Input, Label, NativeSelect } from '../_components/ui/input';
 
 /** What staff can do with one open payout: processing, paid with its reference, failed with a reason, canceled. */
 export function PayoutActions({ action, payoutId, status, label }: { action: Action; payoutId: string; status: string; label: string }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <div className="ops-actions">
+    <div className="grid grid-cols-1 gap-3">
       <Outcome state={state} />
       {status === 'pending' && (
-        <form action={formAction} className="inline-form">
+        <form action={formAction} className="flex flex-wrap items-center gap-2">
           <input type="hidden" name="id" value={payoutId} />
-          <button type="submit" name="status" value="processing" disabled={pending} aria-label={`Mark ${label} processing`}>
+          <Button type="submit" size="sm" name="status" value="processing" disabled={pending} aria-label={`Mark ${label} processing`}>
             Mark processing
-          </button>
-          <button type="submit" name="status" value="canceled" disabled={pending} aria-label={`Cancel ${label}`}>
+          </Button>
+          <Button type="submit" size="sm" name="status" value="canceled" disabled={pending} aria-label={`Cancel ${label}`}>
             Cancel
-          </button>
+          </Button>
         </form>
       )}
-      <form action={formAction} className="inline-form">
+      <form action={formAction} className="flex flex-wrap items-center gap-2">
         <input type="hidden" name="id" value={payoutId} />
         <input type="hidden" name="status" value="paid" />
-        <label htmlFor={`ref-${payoutId}`}>Transfer reference</label>
-        <input id={`ref-${payoutId}`} name="reference" required maxLength={200} />
-        <button type="submit" disabled={pending} aria-label={`Mark ${label} paid`}>
+        <Label htmlFor={`ref-${payoutId}`}>Transfer reference</Label>
+        <Input className="sm:w-64" id={`ref-${payoutId}`} name="reference" required maxLength={200} />
+        <Button type="submit" size="sm" disabled={pending} aria-label={`Mark ${label} paid`}>
           Mark paid
-        </button>
+        </Button>
       </form>
-      <form action={formAction} className="inline-form">
+      <form action={formAction} className="flex flex-wrap items-center gap-2">
         <input type="hidden" name="id" value={payoutId} />
         <input type="hidden" name="status" value="failed" />
-        <label htmlFor={`why-${payoutId}`}>Why it failed (the publisher reads this)</label>
-        <input id={`why-${payoutId}`} name="reason" required maxLength={500} />
-        <button type="submit" disabled={pending} aria-label={`Mark ${label} failed`}>
+        <Label htmlFor={`why-${payoutId}`}>Why it failed (the publisher reads this)</Label>
+        <Input className="sm:w-64" id={`why-${payoutId}`} name="reason" required maxLength={500} />
+        <Button type="submit" size="sm" disabled={pending} aria-label={`Mark ${label} failed`}>
           Mark failed
-        </button>
+        </Button>
       </form>
     </div>
   );
@@ -47,16 +49,16 @@ export function PayoutActions({ action, payoutId, status, label }: { action: Act
 export function DetailsForm({ action, payoutId, label }: { action: Action<DetailsState>; payoutId: string; label: string }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="inline-form">
+    <form action={formAction} className="flex flex-wrap items-center gap-2">
       <input type="hidden" name="id" value={payoutId} />
-      <label htmlFor={`look-${payoutId}`}>Why you look (audited)</label>
-      <input id={`look-${payoutId}`} name="why" required minLength={3} maxLength={500} defaultValue="To send the payout" />
-      <button type="submit" disabled={pending} aria-label={`Show the bank details of ${label}`}>
+      <Label htmlFor={`look-${payoutId}`}>Why you look (audited)</Label>
+      <Input className="sm:w-64" id={`look-${payoutId}`} name="why" required minLength={3} maxLength={500} defaultValue="To send the payout" />
+      <Button type="submit" size="sm" disabled={pending} aria-label={`Show the bank details of ${label}`}>
         Show bank details
-      </button>
+      </Button>
       <Outcome state={state} />
       {state.details?.details && (
-        <dl className="details" data-testid="payout-details">
+        <dl className="grid w-full grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-lg border bg-muted p-3 text-sm" data-testid="payout-details">
           <dt>Account holder</dt>
           <dd>{state.details.details.account_holder}</dd>
           <dt>Account</dt>
@@ -78,11 +80,11 @@ export function AdjustmentForm({ action, publishers, reference }: { action: Acti
   const [state, formAction, pending] = useActionState(action, {});
   const v = state.values ?? {};
   return (
-    <form action={formAction} className="console-form" key={state.id ?? 'adjustment'}>
+    <form action={formAction} className="grid max-w-xl gap-3" key={state.id ?? 'adjustment'}>
       <Outcome state={state} />
       <input type="hidden" name="reference" value={state.id ? crypto.randomUUID() : reference} />
-      <label htmlFor="adj-user">Publisher</label>
-      <select id="adj-user" name="user_id" required defaultValue={v.user_id ?? ''}>
+      <Label htmlFor="adj-user">Publisher</Label>
+      <NativeSelect id="adj-user" name="user_id" required defaultValue={v.user_id ?? ''}>
         <option value="" disabled>
           Choose a publisher
         </option>
@@ -91,16 +93,16 @@ export function AdjustmentForm({ action, publishers, reference }: { action: Acti
             {p.email}
           </option>
         ))}
-      </select>
-      <label htmlFor="adj-amount">Amount (USD; negative takes earnings away)</label>
-      <input id="adj-amount" name="amount_usd" required inputMode="decimal" defaultValue={v.amount_usd ?? ''} />
-      <label htmlFor="adj-day">The day it corrects</label>
-      <input id="adj-day" name="day" type="date" required defaultValue={v.day ?? ''} />
-      <label htmlFor="adj-reason">Reason (the publisher reads it)</label>
-      <input id="adj-reason" name="reason" required minLength={3} maxLength={500} defaultValue={v.reason ?? ''} />
-      <button type="submit" disabled={pending}>
+      </NativeSelect>
+      <Label htmlFor="adj-amount">Amount (USD; negative takes earnings away)</Label>
+      <Input id="adj-amount" name="amount_usd" required inputMode="decimal" defaultValue={v.amount_usd ?? ''} />
+      <Label htmlFor="adj-day">The day it corrects</Label>
+      <Input id="adj-day" name="day" type="date" required defaultValue={v.day ?? ''} />
+      <Label htmlFor="adj-reason">Reason (the publisher reads it)</Label>
+      <Input id="adj-reason" name="reason" required minLength={3} maxLength={500} defaultValue={v.reason ?? ''} />
+      <Button type="submit" size="sm" disabled={pending} className="justify-self-start">
         Post adjustment
-      </button>
+      </Button>
     </form>
   );
 }
@@ -109,12 +111,12 @@ export function AdjustmentForm({ action, publishers, reference }: { action: Acti
 export function CloseMonthsForm({ action }: { action: Action }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="inline-form">
-      <label htmlFor="close-why">Note (optional)</label>
-      <input id="close-why" name="why" maxLength={500} />
-      <button type="submit" disabled={pending}>
+    <form action={formAction} className="flex flex-wrap items-center gap-2">
+      <Label htmlFor="close-why">Note (optional)</Label>
+      <Input className="sm:w-64" id="close-why" name="why" maxLength={500} />
+      <Button type="submit" size="sm" disabled={pending}>
         Close the months that are due
-      </button>
+      </Button>
       <Outcome state={state} />
     </form>
   );
@@ -124,11 +126,11 @@ export function CloseMonthsForm({ action }: { action: Action }) {
 export function SendWithStripeForm({ action, payoutId, label }: { action: Action; payoutId: string; label: string }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="inline-form">
+    <form action={formAction} className="flex flex-wrap items-center gap-2">
       <input type="hidden" name="id" value={payoutId} />
-      <button type="submit" disabled={pending} aria-label={`Send ${label} with Stripe`}>
+      <Button type="submit" size="sm" disabled={pending} aria-label={`Send ${label} with Stripe`}>
         Send with Stripe
-      </button>
+      </Button>
       <Outcome state={state} />
     </form>
   );

@@ -8,6 +8,8 @@ import { ScrollTable } from '../dashboard/tables';
 import { adjustmentAction, closeMonthsAction, markPayoutAction, payoutDetailsAction, sendWithStripeAction, signOutAction } from './actions';
 import { AdjustmentForm, CloseMonthsForm, DetailsForm, PayoutActions, SendWithStripeForm } from './forms';
 import { requireStaff } from './staff';
+import { Button } from '../_components/ui/button';
+import { EmptyState } from '../_components/ui/empty-state';
 
 export const metadata: Metadata = { title: 'Operator console', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -21,28 +23,32 @@ export default async function OpsPage() {
   const open = o.payouts.filter((p) => p.open);
   const rest = o.payouts.filter((p) => !p.open);
   return (
-    <div className="console">
-      <h1>Operator console</h1>
-      <div className="muted">
-        <p>Signed in as {staff.email}, with your second factor, for an hour.</p>
-        <form action={signOutAction} className="inline-form">
-          <button type="submit">Sign out</button>
+    <div className="grid grid-cols-1 gap-10">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-2xl sm:text-3xl">Operator console</h1>
+          <p className="mt-1 text-sm text-muted-foreground">Signed in as {staff.email}, with your second factor, for an hour.</p>
+        </div>
+        <form action={signOutAction}>
+          <Button type="submit" variant="outline" size="sm">
+            Sign out
+          </Button>
         </form>
       </div>
 
-      <section aria-labelledby="to-send">
+      <section aria-labelledby="to-send" className="grid grid-cols-1 gap-4">
         <h2 id="to-send">Payouts to send</h2>
         {open.length === 0 ? (
-          <p>No payout is waiting.</p>
+          <EmptyState title="No payout is waiting." />
         ) : (
           open.map((p) => {
             const label = `the payout of ${usd(p.amount_micro)} to ${p.email}`;
             return (
-              <article key={p.id} className="card" aria-label={`Payout to ${p.email}`} data-testid="open-payout">
-                <h3>
+              <article key={p.id} className="grid gap-3 rounded-xl border bg-card p-4 sm:p-6" aria-label={`Payout to ${p.email}`} data-testid="open-payout">
+                <h3 className="text-base">
                   {usd(p.amount_micro)} to {p.email} ({p.period}): {p.status}
                 </h3>
-                <p>
+                <p className="text-sm text-muted-foreground">
                   Requested {formatMoment(p.requested_at.toISOString())}, by {p.rail === 'manual' ? 'bank transfer (you send it)' : 'Stripe'}, to{' '}
                   {p.destination ?? 'no method'}.
                 </p>
@@ -55,7 +61,7 @@ export default async function OpsPage() {
         )}
       </section>
 
-      <section aria-labelledby="balances">
+      <section aria-labelledby="balances" className="grid grid-cols-1 gap-4">
         <h2 id="balances">The ledger’s balances</h2>
         <ScrollTable label="Platform accounts" head={['Account', 'Balance']}>
           {o.platform.map((a) => (
@@ -77,17 +83,17 @@ export default async function OpsPage() {
         </ScrollTable>
       </section>
 
-      <section aria-labelledby="adjust">
+      <section aria-labelledby="adjust" className="grid grid-cols-1 gap-4">
         <h2 id="adjust">Adjust a publisher’s earnings</h2>
-        <p className="hint">
+        <p className="text-sm text-muted-foreground">
           For invalid traffic found after a day was posted, or a correction in the publisher’s favour: a new ledger entry with its reason, never an edit.
         </p>
         <AdjustmentForm action={adjustmentAction} publishers={o.publishers.map((p) => ({ id: p.user_id, email: p.email }))} reference={randomUUID()} />
       </section>
 
-      <section aria-labelledby="months">
+      <section aria-labelledby="months" className="grid grid-cols-1 gap-4">
         <h2 id="months">Month closes</h2>
-        <p className="hint">A month closes on the 5th of the next, by itself; this closes the months that are due now.</p>
+        <p className="text-sm text-muted-foreground">A month closes on the 5th of the next, by itself; this closes the months that are due now.</p>
         <CloseMonthsForm action={closeMonthsAction} />
         <ScrollTable label="Closed months" head={['Month', 'Closed', 'Publishers', 'Made available']}>
           {o.months.map((m) => (
@@ -101,7 +107,7 @@ export default async function OpsPage() {
         </ScrollTable>
       </section>
 
-      <section aria-labelledby="history">
+      <section aria-labelledby="history" className="grid grid-cols-1 gap-4">
         <h2 id="history">Payouts sent and stopped</h2>
         <ScrollTable label="Payouts sent and stopped" head={['Publisher', 'Period', 'Amount', 'Status', 'Reference or reason', 'Requested']}>
           {rest.map((p) => (
@@ -117,7 +123,7 @@ export default async function OpsPage() {
         </ScrollTable>
       </section>
 
-      <section aria-labelledby="audit">
+      <section aria-labelledby="audit" className="grid grid-cols-1 gap-4">
         <h2 id="audit">Audit log</h2>
         <ScrollTable label="Audit log" head={['When', 'Who', 'What', 'Of', 'Why']}>
           {o.audit.map((a) => (

@@ -6,6 +6,10 @@ import { configuredProviders } from '@/lib/auth/options';
 import { safeCallbackUrl, signInErrorMessage } from '@/lib/auth/messages';
 import { signInFromForm } from '@/lib/auth/signin';
 import { services } from '@/lib/services';
+import { AuthCard } from '../_components/auth/auth-card';
+import { Alert } from '../_components/ui/alert';
+import { Button } from '../_components/ui/button';
+import { Field, Input } from '../_components/ui/input';
 import { ProviderButtons } from './provider-buttons';
 
 export const metadata: Metadata = { title: 'Sign in', robots: { index: false, follow: false } };
@@ -26,26 +30,28 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
   const error = signInErrorMessage(one(params.error));
   return (
-    <div className="auth">
-      <h1>Sign in to Monetize</h1>
-      {one(params.created) === '1' && <p role="status">Your account is ready. Sign in with your password.</p>}
-      {error && (
-        <p role="alert" className="form-error">
-          {error}
-        </p>
-      )}
-      <form action={signIn} className="auth-form">
+    <AuthCard
+      title="Sign in to Monetize"
+      footer={
+        <>
+          New here? <Link href={`/signup?${new URLSearchParams({ callbackUrl })}`}>Create an account</Link>
+        </>
+      }
+    >
+      {error && <Alert tone="error">{error}</Alert>}
+      <form action={signIn} className="grid gap-4">
         <input type="hidden" name="callbackUrl" value={callbackUrl} />
-        <label htmlFor="email">Email</label>
-        <input id="email" name="email" type="email" autoComplete="email" required defaultValue={one(params.email) ?? ''} maxLength={254} />
-        <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={200} />
-        <button type="submit">Sign in</button>
+        <Field label="Email" htmlFor="email">
+          <Input id="email" name="email" type="email" autoComplete="email" required defaultValue={one(params.email) ?? ''} maxLength={254} />
+        </Field>
+        <Field label="Password" htmlFor="password">
+          <Input id="password" name="password" type="password" autoComplete="current-password" required maxLength={200} />
+        </Field>
+        <Button type="submit" className="w-full">
+          Sign in
+        </Button>
       </form>
       <ProviderButtons callbackUrl={callbackUrl} providers={configuredProviders()} />
-      <p>
-        New publisher? <Link href={`/signup?${new URLSearchParams({ callbackUrl })}`}>Create an account</Link>
-      </p>
-    </div>
+    </AuthCard>
   );
 }

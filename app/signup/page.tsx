@@ -1,11 +1,15 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { headers } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { safeCallbackUrl, signUpErrorMessage } from '@/lib/auth/messages';
 import { MIN_PASSWORD } from '@/lib/auth/users';
 import { signUpFromForm } from '@/lib/auth/signup';
 import { services } from '@/lib/services';
+import { AuthCard } from '../_components/auth/auth-card';
+import { Alert } from '../_components/ui/alert';
+import { Button } from '../_components/ui/button';
+import { Field, Input } from '../_components/ui/input';
 
 export const metadata: Metadata = { title: 'Create an account', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -15,7 +19,9 @@ const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) 
 
 async function signUp(form: FormData) {
   'use server';
-  redirect(await signUpFromForm(form, await headers(), services()));
+  const outcome = await signUpFromForm(form, await headers(), services());
+  if (outcome.ok) for (const cookie of outcome.cookies) (await cookies()).set(cookie.name, cookie.value, cookie.options);
+  redirect(outcome.location);
 }
 
 export default async function SignUpPage({ searchParams }: { searchParams: Search }) {
@@ -23,40 +29,43 @@ export default async function SignUpPage({ searchParams }: { searchParams: Searc
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
   const error = signUpErrorMessage(one(params.error));
   return (
-    <div className="auth">
-      <h1>Create a publisher account</h1>
-      {error && (
-        <p role="alert" className="form-error">
-          {error}
-        </p>
-      )}
-      <form action={signUp} className="auth-form">
+    <AuthCard
+      title="Create a publisher account"
+      intro="Free to start: add an app, a placement and a key, paste one snippet, and your first impression shows in the console."
+      footer={
+        <>
+          Already have an account? <Link href={`/signin?${new URLSearchParams({ callbackUrl })}`}>Sign in</Link>
+        </>
+      }
+    >
+      {error && <Alert tone="error">{error}</Alert>}
+      <form action={signUp} className="grid gap-4">
         <input type="hidden" name="callbackUrl" value={callbackUrl} />
-        <label htmlFor="email">Email</label>
-        <input id="email" name="email" type="email" autoComplete="email" required maxLength={254} defaultValue={one(params.email)} />
-        <label htmlFor="password">Password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={MIN_PASSWORD}
-          maxLength={200}
-          aria-describedby="password-hint"
-        />
-        <p id="password-hint" className="hint">
-          At least {MIN_PASSWORD} characters.
-        </p>
-        <label htmlFor="name">Name</label>
-        <input id="name" name="name" autoComplete="name" required maxLength={100} defaultValue={one(params.name)} />
-        <label htmlFor="company">Company</label>
-        <input id="company" name="company" autoComplete="organization" maxLength={100} defaultValue={one(params.company)} />
-        <button type="submit">Create account</button>
+        <Field label="Email" htmlFor="email">
+          <Input id="email" name="email" type="email" autoComplete="email" required maxLength={254} defaultValue={one(params.email)} />
+        </Field>
+        <Field label="Password" htmlFor="password" hint={`At least ${MIN_PASSWORD} characters.`} hintId="password-hint">
+          <Input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={MIN_PASSWORD}
+            maxLength={200}
+            aria-describedby="password-hint"
+          />
+        </Field>
+        <Field label="Name" htmlFor="name">
+          <Input id="name" name="name" autoComplete="name" required maxLength={100} defaultValue={one(params.name)} />
+        </Field>
+        <Field label="Company (optional)" htmlFor="company">
+          <Input id="company" name="company" autoComplete="organization" maxLength={100} defaultValue={one(params.company)} />
+        </Field>
+        <Button type="submit" className="w-full">
+          Create account
+        </Button>
       </form>
-      <p>
-        Already have an account? <Link href={`/signin?${new URLSearchParams({ callbackUrl })}`}>Sign in</Link>
-      </p>
-    </div>
+    </AuthCard>
   );
 }

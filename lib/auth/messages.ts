@@ -23,6 +23,7 @@ export const SIGN_UP_ERRORS = {
   NameMissing: 'Enter your name.',
   NameTooLong: 'The name is too long (100 characters at most).',
   CompanyTooLong: 'The company name is too long (100 characters at most).',
+  EmailTaken: 'That email address already has an account, and this is not its password. Sign in instead, or use another address.',
   TooManyAttempts: 'Too many attempts from here. Wait 15 minutes, then try again.',
 } as const satisfies Record<string, string>;
 export type SignUpErrorCode = keyof typeof SIGN_UP_ERRORS;

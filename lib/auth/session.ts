@@ -21,7 +21,25 @@ export function readCookies(header: string | null): Map<string, string> {
  * or null. The account must still exist: a deleted user's cookie signs in nobody.
  */
 export async function sessionUser(request: { headers: Headers }, secrets: Pick<OAuthSecrets, 'sessionSecret'>, engine: Database): Promise<SignedInUser | null> {
-  const cookies = readCookies(request.headers.get('cookie'));
+  const payload = await sessionToken(request.headers, secrets);
+  return payload ? findUser(payload.sub, engine) : null;
+}
+
+/**
+ * Who the session cookie names, for the site's header only: read from the cookie alone, with no
+ * database read on every page (so a deleted account's name can show there until the cookie
+ * expires; everything that acts on the account uses sessionUser).
+ */
+export async function headerUser(
+  headers: Headers,
+  secrets: Pick<OAuthSecrets, 'sessionSecret'>,
+): Promise<{ name: string | null; email: string | null } | null> {
+  const payload = await sessionToken(headers, secrets);
+  return payload ? { name: typeof payload.name === 'string' ? payload.name : null, email: typeof payload.email === 'string' ? payload.email : null } : null;
+}
+
+async function sessionToken(headers: Headers, secrets: Pick<OAuthSecrets, 'sessionSecret'>) {
+  const cookies = readCookies(headers.get('cookie'));
   const name = sessionCookieName();
   // next-auth splits a large session into name.0, name.1, …
   let token = cookies.get(name);
@@ -33,8 +51,7 @@ export async function sessionUser(request: { headers: Headers }, secrets: Pick<O
   if (!token) return null;
   try {
     const payload = await decode({ token, secret: secrets.sessionSecret });
-    if (!payload?.sub) return null;
-    return await findUser(payload.sub, engine);
+    return payload?.sub ? { ...payload, sub: payload.sub } : null;
   } catch {
     return null;
   }

@@ -1,24 +1,34 @@
 import { clientIp } from '../platform/http/client-ip';
 import type { AuthServices as Services } from './services';
-import { allowAttempt } from './throttle';
-import { createPublisher, signUpInput } from './users';
+import { allowAttempt, settleSignIn } from './throttle';
+import { checkPassword, createPublisher, signUpInput } from './users';
 import { isSignUpErrorCode, safeCallbackUrl, textField, type SignUpErrorCode } from './messages';
+import { sessionCookie, type SessionCookie } from './signin';
+
+export type SignUpOutcome = { ok: true; cookies: SessionCookie[]; location: string } | { ok: false; location: string };
+
+/** Where a new account lands when the form names nowhere else: the console's first-run checklist. */
+export const AFTER_SIGN_UP = '/dashboard';
 
 /**
- * The sign-up form's submission: a new publisher account, then on to sign-in. Answers with the
- * page to go to (the form works without JavaScript: a server action that redirects). A refused
- * form goes back with an error code of SIGN_UP_ERRORS, never text.
+ * The sign-up form's submission, as a server action (it works without JavaScript): a new
+ * publisher account, signed in at once, on to the console (or to where the form came from,
+ * such as an OAuth consent). A refused form goes back with an error code of SIGN_UP_ERRORS,
+ * never text, and never the password.
  *
- * Sign-up does not tell whether an email address has an account: for one that has, nothing is
- * created or changed, and the answer is the very one a new address gets (the same page, after
- * the same scrypt hash), "your account is ready, sign in". Its owner signs in with the password
- * they had.
+ * An email that has an account already is a sign-in: with that account's password, it signs
+ * in (the person proved it is theirs); with another, the form says the address is taken.
+ * That tells whoever types an address whether it has an account, as every sign-up that signs
+ * in at once must; so the attempt with a password counts against the sign-in throttle of that
+ * account and address, and sign-up is no faster a way to guess passwords than sign-in.
  */
-export async function signUpFromForm(form: FormData, headers: Headers, services: Services): Promise<string> {
+export async function signUpFromForm(form: FormData, headers: Headers, services: Services): Promise<SignUpOutcome> {
   const field = (name: string) => textField(form, name);
   const callbackUrl = safeCallbackUrl(field('callbackUrl'));
-  const back = (error: SignUpErrorCode | 'Unknown') =>
-    `/signup?${new URLSearchParams({ error, email: field('email').slice(0, 254), name: field('name').slice(0, 100), company: field('company').slice(0, 100), callbackUrl })}`;
+  const back = (error: SignUpErrorCode | 'Unknown') => ({
+    ok: false as const,
+    location: `/signup?${new URLSearchParams({ error, email: field('email').slice(0, 254), name: field('name').slice(0, 100), company: field('company').slice(0, 100), callbackUrl })}`,
+  });
 
   const parsed = signUpInput.safeParse({ email: field('email'), password: field('password'), name: field('name'), company: field('company') });
   if (!parsed.success) {
@@ -26,9 +36,20 @@ export async function signUpFromForm(form: FormData, headers: Headers, services:
     const code = parsed.error.issues[0]?.message ?? '';
     return back(isSignUpErrorCode(code) ? code : 'Unknown');
   }
-  const attempt = await allowAttempt(services.attempts, 'signup', parsed.data.email, clientIp(headers), services.now());
+  const { email, password } = parsed.data;
+  const ip = clientIp(headers);
+  const landing = callbackUrl === '/' ? AFTER_SIGN_UP : callbackUrl;
+  const attempt = await allowAttempt(services.attempts, 'signup', email, ip, services.now());
   if (!attempt.allowed) return back('TooManyAttempts');
-  // Created, or the email has an account already: the same answer either way.
-  await createPublisher(parsed.data, await services.database());
-  return `/signin?${new URLSearchParams({ created: '1', email: parsed.data.email, callbackUrl })}`;
+
+  const database = await services.database();
+  const created = await createPublisher(parsed.data, database);
+  if (created.ok) return { ok: true, cookies: [await sessionCookie(created.user, services)], location: landing };
+
+  const signIn = await allowAttempt(services.attempts, 'signin', email, ip, services.now());
+  if (!signIn.allowed) return back('TooManyAttempts');
+  const user = await checkPassword(email, password, database);
+  await settleSignIn(services.attempts, email, ip, signIn, user !== null);
+  if (!user) return back('EmailTaken');
+  return { ok: true, cookies: [await sessionCookie(user, services)], location: landing };
 }

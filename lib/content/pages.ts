@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Marked, type Tokens } from 'marked';
+import { env } from '../platform/env';
+import { highlightCode } from './highlight';
 
 /**
  * The public site: markdown files under content/ with `title` and `description` front matter.
@@ -73,11 +75,26 @@ export function renderMarkdown(markdown: string): { html: string; headings: Head
         headings.push({ depth: token.depth, text: token.text, id });
         return `<h${token.depth} id="${id}">${inner}</h${token.depth}>\n`;
       },
+      // A fence in a language we highlight: marked's own markup, with highlight.js's spans around
+      // escaped text inside. Any other (none, `text`, unknown) falls back to marked: plain, escaped.
+      code(token: Tokens.Code) {
+        const lang = /^\S*/.exec(token.lang ?? '')![0];
+        const code = token.text ? `${token.text.replace(/\n$/, '')}\n` : '';
+        const highlighted = token.escaped ? undefined : highlightCode(code, lang);
+        if (highlighted === undefined) return false;
+        return `<pre><code class="language-${lang}">${highlighted}</code></pre>\n`;
+      },
     },
   });
   // Code blocks and tables scroll sideways on narrow screens: focusable, so a keyboard can
   // scroll them too (WCAG 2.1.1; axe's scrollable-region-focusable).
-  const html = marked.parse(markdown, { async: false }).replaceAll('<pre>', '<pre tabindex="0">').replaceAll('<table>', '<table tabindex="0">');
+  // Each code block gets a copy button (app/_components/code-copy.tsx makes it work; it is
+  // hidden until then, so a page without script shows no dead button).
+  const html = marked
+    .parse(markdown, { async: false })
+    .replaceAll('<pre>', '<div class="code-block"><button type="button" class="copy-code" data-copy-code hidden>Copy</button><pre tabindex="0">')
+    .replaceAll('</pre>', '</pre></div>')
+    .replaceAll('<table>', '<table tabindex="0">');
   return { html, headings };
 }
 
@@ -122,9 +139,17 @@ export function pathForFile(relative: string): string {
   return `/${noExt.replace(/\/index$/, '')}`;
 }
 
-export function loadPages(dir = contentDir()): Page[] {
+/** The origin the pages are written with; served pages say the server's own (PUBLIC_BASE_URL) instead. */
+export const WRITTEN_ORIGIN = 'https://monetize.example';
+
+/**
+ * The pages under `dir`. With `origin`, every sample URL says it in place of WRITTEN_ORIGIN, so a
+ * developer can paste a sample as it stands against the server that showed it.
+ */
+export function loadPages(dir = contentDir(), origin?: string): Page[] {
   const pages = filesUnder(dir).map((file) => {
-    const { data, body } = parseFrontMatter(readFileSync(file, 'utf8'));
+    const source = readFileSync(file, 'utf8');
+    const { data, body } = parseFrontMatter(origin ? source.replaceAll(WRITTEN_ORIGIN, origin) : source);
     const rel = path.relative(dir, file);
     if (!data.title || !data.description) throw new Error(`content/${rel}: front matter needs a title and a description`);
     const { html, headings } = renderMarkdown(body);
@@ -147,7 +172,7 @@ let cache: { pages: Page[]; byPath: Map<string, Page> } | undefined;
 
 function site() {
   if (!cache) {
-    const pages = loadPages();
+    const pages = loadPages(contentDir(), env().PUBLIC_BASE_URL);
     cache = { pages, byPath: new Map(pages.map((p) => [p.path, p])) };
   }
   return cache;

@@ -14,7 +14,7 @@ type Search = Record<string, string | string[] | undefined>;
 type Page = (props: { searchParams: Promise<Search> }) => Promise<ReactElement>;
 const render = async (page: Page, search: Search) => renderToStaticMarkup(await page({ searchParams: Promise.resolve(search) }));
 /** The text of the page's alert, or null when it has none. */
-const alertOf = (html: string) => /<p role="alert"[^>]*>([^<]*)<\/p>/.exec(html)?.[1] ?? null;
+const alertOf = (html: string) => /<div role="alert"[^>]*>([^<]*)<\/div>/.exec(html)?.[1] ?? null;
 
 const INJECTED = 'Your account is locked. Call +1 555 0100 to unlock it';
 
@@ -47,9 +47,10 @@ describe.each<[string, Page, Record<string, string>]>([
   });
 });
 
-describe('/signin?created=1', () => {
-  it('says the account is ready and to sign in, the same for every email', async () => {
+describe('/signin', () => {
+  it('no longer answers a sign-up (a new account is signed in at once): ?created=1 says nothing', async () => {
     const html = await render(SignInPage, { created: '1', email: 'someone@example.com' });
-    expect(html).toContain('<p role="status">Your account is ready.');
+    expect(html).not.toContain('Your account is ready');
+    expect(html).toContain('value="someone@example.com"');
   });
 });

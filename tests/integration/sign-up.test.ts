@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { signInFromForm } from '@/lib/auth/signin';
-import { signUpFromForm } from '@/lib/auth/signup';
+import { decode } from 'next-auth/jwt';
+import { AFTER_SIGN_UP, signUpFromForm, type SignUpOutcome } from '@/lib/auth/signup';
+import { sessionCookieName } from '@/lib/auth/options';
+import { requireOAuthSecrets } from '@/lib/oauth/secrets';
 import { SIGN_UP_ERRORS } from '@/lib/auth/messages';
 import { ATTEMPTS_PER_ACCOUNT_AND_IP } from '@/lib/auth/throttle';
 import { DEMO_PASSWORD } from '@/lib/demo/seed';
@@ -10,8 +13,9 @@ import { makeServices } from '../helpers/services';
 import { rawAsService } from '../helpers/roles';
 
 /**
- * Sign-up does not tell whether an email address has an account: a new address and one that has
- * an account get the same answer, and the existing account is left exactly as it was.
+ * Sign-up signs the new publisher in at once. An email that has an account is a sign-in: with
+ * its password it signs in, with another it is refused as taken, and that attempt counts on the
+ * sign-in throttle; the existing account is left exactly as it was.
  */
 
 const form = (fields: Record<string, string>) => {
@@ -43,44 +47,83 @@ for (const engine of testEngines()) {
       return rows;
     };
     const userCount = async () => (await rawAsService(suite.db, (q) => q.query<{ n: number }>('select count(*)::int as n from public.users')))[0]!.n;
+    /** The user a session cookie names. */
+    const signedInAs = async (outcome: SignUpOutcome) => {
+      if (!outcome.ok) return null;
+      const { sessionSecret } = await requireOAuthSecrets(services);
+      const token = await decode({ token: outcome.cookies.find((c) => c.name === sessionCookieName())!.value, secret: sessionSecret });
+      return token?.email ?? null;
+    };
 
-    it('answers an email that has an account exactly as a new one, and creates or changes nothing', async () => {
-      const before = await account('demo@example.com');
-      expect(before).toHaveLength(1);
+    it('creates the account and signs it in, going on to where the form came from, or to the console', async () => {
+      const email = `new-${engine.name}@example.com`;
       const count = await userCount();
+      const outcome = await signUpFromForm(form({ email }), from('192.0.2.71'), services);
+      expect(outcome).toMatchObject({ ok: true, location: '/oauth/authorize?x=1' });
+      expect(await signedInAs(outcome)).toBe(email);
+      expect(await userCount()).toBe(count + 1);
+      expect(await account(email)).toEqual([expect.objectContaining({ role: 'Publisher', password_hash: expect.stringMatching(/^scrypt\$/) })]);
 
-      const existing = await signUpFromForm(
+      const plain = await signUpFromForm(form({ email: `plain-${engine.name}@example.com`, callbackUrl: '' }), from('192.0.2.71'), services);
+      expect(plain).toMatchObject({ ok: true, location: AFTER_SIGN_UP });
+      const offsite = await signUpFromForm(
+        form({ email: `offsite-${engine.name}@example.com`, callbackUrl: '//evil.example/x' }),
+        from('192.0.2.71'),
+        services,
+      );
+      expect(offsite).toMatchObject({ ok: true, location: AFTER_SIGN_UP });
+    });
+
+    it('signs in the owner of an existing email with its own password, changing nothing', async () => {
+      const before = await account('demo@example.com');
+      const count = await userCount();
+      const outcome = await signUpFromForm(form({ email: '  Demo@Example.COM ', password: DEMO_PASSWORD, name: 'Other name' }), from('192.0.2.72'), services);
+      expect(await signedInAs(outcome)).toBe('demo@example.com');
+      expect(await account('demo@example.com')).toEqual(before);
+      expect(await userCount()).toBe(count);
+    });
+
+    it('refuses an existing email with another password as taken, signing in nobody and changing nothing', async () => {
+      const before = await account('demo@example.com');
+      const count = await userCount();
+      const outcome = await signUpFromForm(
         form({ email: 'demo@example.com', name: 'Intruder', company: 'Evil Corp', password: 'intruder-password' }),
         from('192.0.2.70'),
         services,
       );
-      expect(existing).toBe(`/signin?${new URLSearchParams({ created: '1', email: 'demo@example.com', callbackUrl: '/oauth/authorize?x=1' })}`);
-
-      const fresh = await signUpFromForm(form({ email: `new-${engine.name}@example.com` }), from('192.0.2.71'), services);
-      expect(fresh).toBe(existing.replace('demo%40example.com', `new-${engine.name}%40example.com`));
-
-      // The existing account is untouched: same row, same password; the intruder's password opens nothing.
+      expect(outcome.ok).toBe(false);
+      const next = new URL(outcome.location, 'http://x');
+      expect(next.pathname).toBe('/signup');
+      expect(next.searchParams.get('error')).toBe('EmailTaken');
+      expect(next.searchParams.has('password')).toBe(false);
+      expect(outcome).not.toHaveProperty('cookies');
       expect(await account('demo@example.com')).toEqual(before);
-      expect(await userCount()).toBe(count + 1);
-      const signIn = async (password: string) => signInFromForm(form({ email: 'demo@example.com', password }), from('192.0.2.72'), services).then((o) => o.ok);
+      expect(await userCount()).toBe(count);
+      const signIn = async (password: string) => signInFromForm(form({ email: 'demo@example.com', password }), from('192.0.2.79'), services).then((o) => o.ok);
       expect(await signIn('intruder-password')).toBe(false);
       expect(await signIn(DEMO_PASSWORD)).toBe(true);
     });
 
-    it('answers the same for an existing email written in another case or with spaces', async () => {
-      const next = await signUpFromForm(form({ email: '  Demo2@Example.COM ' }), from('192.0.2.73'), services);
-      expect(next).toBe(`/signin?${new URLSearchParams({ created: '1', email: 'demo2@example.com', callbackUrl: '/oauth/authorize?x=1' })}`);
+    it('counts a wrong password for an existing email on the sign-in throttle: sign-up is no way around it', async () => {
+      for (let i = 0; i < ATTEMPTS_PER_ACCOUNT_AND_IP; i++) {
+        const outcome = await signUpFromForm(form({ email: 'demo2@example.com', password: `guess-number-${i}` }), from('192.0.2.81'), services);
+        expect(new URL(outcome.location, 'http://x').searchParams.get('error')).toBe('EmailTaken');
+      }
+      // The right password from that address is now refused by sign-in, as after ten wrong sign-ins.
+      const signIn = await signInFromForm(form({ email: 'demo2@example.com', password: DEMO_PASSWORD }), from('192.0.2.81'), services);
+      expect(signIn.ok).toBe(false);
+      expect(new URL(signIn.location, 'http://x').searchParams.get('error')).toBe('TooManyAttempts');
     });
 
-    it('keeps the sign-up throttle, the same for an existing and a new email', async () => {
-      for (const email of ['demo@example.com', `throttled-${engine.name}@example.com`]) {
-        for (let i = 0; i < ATTEMPTS_PER_ACCOUNT_AND_IP; i++) {
-          expect(new URL(await signUpFromForm(form({ email }), from('192.0.2.80'), services), 'http://x').pathname).toBe('/signin');
-        }
-        const refused = new URL(await signUpFromForm(form({ email }), from('192.0.2.80'), services), 'http://x');
-        expect(refused.pathname).toBe('/signup');
-        expect(refused.searchParams.get('error')).toBe('TooManyAttempts');
+    it('keeps the sign-up throttle per email and address', async () => {
+      const email = `throttled-${engine.name}@example.com`;
+      for (let i = 0; i < ATTEMPTS_PER_ACCOUNT_AND_IP; i++) {
+        // The first creates the account; the next ones sign it in with its password.
+        expect((await signUpFromForm(form({ email }), from('192.0.2.80'), services)).ok).toBe(true);
       }
+      const refused = await signUpFromForm(form({ email }), from('192.0.2.80'), services);
+      expect(refused.ok).toBe(false);
+      expect(new URL(refused.location, 'http://x').searchParams.get('error')).toBe('TooManyAttempts');
     });
 
     it.each([
@@ -92,7 +135,7 @@ for (const engine of testEngines()) {
       ['a name over 100 characters', { name: 'x'.repeat(101) }, 'NameTooLong'],
       ['a company over 100 characters', { company: 'x'.repeat(101) }, 'CompanyTooLong'],
     ])('sends the form back with %s as an error code from the fixed list', async (_what, change, code) => {
-      const next = new URL(await signUpFromForm(form({ email: 'x@example.com', ...change }), from('192.0.2.90'), services), 'http://x');
+      const next = new URL((await signUpFromForm(form({ email: 'x@example.com', ...change }), from('192.0.2.90'), services)).location, 'http://x');
       expect(next.pathname).toBe('/signup');
       expect(next.searchParams.get('error')).toBe(code);
       expect(Object.keys(SIGN_UP_ERRORS)).toContain(code);

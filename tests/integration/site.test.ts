@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allPages, contentDir, pageByPath, parseFrontMatter, pathForFile, renderMarkdown, twinPath } from '@/lib/content/pages';
+import { allPages, contentDir, pageByPath, parseFrontMatter, pathForFile, renderMarkdown, twinPath, WRITTEN_ORIGIN } from '@/lib/content/pages';
 import type { Engine } from '@/lib/platform/db/engine';
 import { env } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
@@ -47,6 +47,19 @@ function contentFiles(dir = contentDir()): string[] {
       if (statSync(full).isDirectory()) return contentFiles(full);
       return name.endsWith('.md') ? [full] : [];
     });
+}
+
+/**
+ * The code blocks of rendered HTML: each one's language and its text as a reader sees it. Inside
+ * a block only highlight spans may be markup: anything else fails here, so escaping is checked.
+ */
+function codeBlocks(html: string): { lang: string | undefined; text: string }[] {
+  return [...html.matchAll(/<pre tabindex="0"><code(?: class="language-([^"]*)")?>([\s\S]*?)<\/code><\/pre>/g)].map(([, lang, inner]) => {
+    const markup = inner!.replace(/<span class="[\w -]+">|<\/span>/g, '');
+    expect(markup).not.toMatch(/[<>]/);
+    const text = markup.replace(/&(lt|gt|quot|#39|#x27|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'", amp: '&' })[e]!);
+    return { lang, text };
+  });
 }
 
 let db: Engine;
@@ -287,10 +300,62 @@ describe('lib/content/pages', () => {
       expect(headings[0]).toEqual({ depth: 2, text: 'Q&A', id: 'qa' });
       expect(html).toContain('<h2 id="qa">Q&amp;A</h2>');
       expect(html).toContain('Fees &amp; shares.');
-      expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(codeBlocks(html)).toEqual([{ lang: 'html', text: '<script>alert(1)</script>\n' }]);
       expect(html).toContain('<code>&lt;b&gt;</code>');
       expect(html).not.toContain('<script>');
       expect(html).not.toMatch(/&amp;(amp|lt|gt|quot|#39);/);
+    });
+
+    it('highlights a fence in a language of the docs on the server: classes on spans, the text unchanged', () => {
+      const source = 'const fee: number = 0.3; // 30% of "gross" & <net>\n';
+      const { html } = renderMarkdown(`\`\`\`ts\n${source}\`\`\`\n`);
+      expect(html).toContain('<pre tabindex="0"><code class="language-ts"><span class="hljs-keyword">const</span>');
+      expect(html).toContain('<span class="hljs-number">0.3</span>');
+      expect(html).toContain('<span class="hljs-comment">// 30% of &quot;gross&quot; &amp; &lt;net&gt;</span>');
+      expect(codeBlocks(html)).toEqual([{ lang: 'ts', text: source }]);
+    });
+
+    it.each(['sh', 'json', 'http', 'js', 'jsx', 'ts', 'tsx', 'html'])('highlights a %s fence', (lang) => {
+      const samples: Record<string, string> = {
+        sh: 'curl -s "$BASE/api/v1/pages" # list',
+        json: '{"limit": 20, "next": null}',
+        http: 'HTTP/1.1 200 OK\nContent-Type: application/json',
+        js: 'export const a = await fetch(url);',
+        jsx: 'const b = <Button onClick={go}>Pay</Button>;',
+        ts: 'let c: string | undefined;',
+        tsx: 'export function D(): JSX.Element { return null; }',
+        html: '<a href="/docs">Docs</a>',
+      };
+      const { html } = renderMarkdown(`\`\`\`${lang}\n${samples[lang]}\n\`\`\`\n`);
+      expect(html).toMatch(/<span class="hljs-/);
+      expect(codeBlocks(html)).toEqual([{ lang, text: `${samples[lang]}\n` }]);
+    });
+
+    it('leaves a fence without a language, `text` or an unknown language plain, and escaped', () => {
+      for (const [fence, open] of [
+        ['', '<code>'],
+        ['text', '<code class="language-text">'],
+        ['cobol', '<code class="language-cobol">'],
+        ['ts"><img>', '<code class="language-ts&quot;&gt;&lt;img&gt;">'],
+      ]) {
+        const { html } = renderMarkdown(`\`\`\`${fence}\n<script>alert(1)</script> & <b>\n\`\`\`\n`);
+        expect(html).toContain(`<pre tabindex="0">${open}&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;\n</code></pre>`);
+        expect(html).not.toContain('<span');
+      }
+    });
+
+    it('renders markup in a highlighted fence as text, never as elements (no way out of the code block)', () => {
+      const cases = [
+        ['html', '<script>alert(1)</script>'],
+        ['ts', 'const s = "</code></pre><script>alert(1)</script>"; // <img src=x onerror=alert(1)>'],
+        ['json', '{"a": "</code><script>alert(1)</script>", "b": "\'&quot;"}'],
+        ['http', 'HTTP/1.1 200 OK\nX-A: <script>alert(1)</script>\n\n<script>alert(1)</script>'],
+      ] as const;
+      for (const [lang, source] of cases) {
+        const { html } = renderMarkdown(`\`\`\`${lang}\n${source}\n\`\`\`\n`);
+        expect(html).not.toMatch(/<(script|img)\b/i);
+        expect(codeBlocks(html)).toEqual([{ lang, text: `${source}\n` }]);
+      }
     });
   });
 
@@ -314,3 +379,30 @@ describe('lib/content/pages', () => {
     );
   });
 });
+
+describe('the origin in docs samples', () => {
+  it('is the server’s own (PUBLIC_BASE_URL), in the page, its twin and its search text, wherever the source writes the placeholder origin', () => {
+    const origin = env().PUBLIC_BASE_URL;
+    let samples = 0;
+    for (const page of allPages()) {
+      const file = page.path === '/' ? 'index.md' : `${page.path.slice(1)}.md`;
+      const source = readFileSync(path.join(contentDir(), existsAsIndex(file)), 'utf8');
+      const written = source.split(WRITTEN_ORIGIN).length - 1;
+      samples += written;
+      for (const text of [page.markdown, page.html, page.text]) expect(text, page.path).not.toContain(WRITTEN_ORIGIN);
+      if (written > 0) expect(page.markdown.split(origin).length - 1, page.path).toBeGreaterThanOrEqual(written);
+    }
+    expect(samples).toBeGreaterThan(50);
+  });
+});
+
+/** `docs.md` is written as `docs/index.md`. */
+function existsAsIndex(file: string): string {
+  const direct = path.join(contentDir(), file);
+  try {
+    statSync(direct);
+    return file;
+  } catch {
+    return file.replace(/\.md$/, '/index.md');
+  }
+}

@@ -3,6 +3,10 @@ import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { staffSignIn } from '@/lib/auth/staff';
 import { services } from '@/lib/services';
+import { AuthCard } from '../../_components/auth/auth-card';
+import { Alert } from '../../_components/ui/alert';
+import { Button } from '../../_components/ui/button';
+import { Field, Input } from '../../_components/ui/input';
 
 export const metadata: Metadata = { title: 'Operator sign-in', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -28,23 +32,22 @@ export default async function OpsSignInPage({ searchParams }: { searchParams: Se
   const code = typeof params.error === 'string' ? params.error : undefined;
   const message = code ? MESSAGES[code] : undefined;
   return (
-    <div className="auth">
-      <h1>Operator sign-in</h1>
-      <p>For the platform’s staff: your password and the six-digit code of your authenticator app, both.</p>
-      {message && (
-        <p role={code === 'signed_out' ? 'status' : 'alert'} className={code === 'signed_out' ? 'form-notice' : 'form-error'}>
-          {message}
-        </p>
-      )}
-      <form action={signIn} className="auth-form">
-        <label htmlFor="email">Email</label>
-        <input id="email" name="email" type="email" autoComplete="username" required maxLength={254} />
-        <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={200} />
-        <label htmlFor="code">Authentication code</label>
-        <input id="code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required maxLength={7} />
-        <button type="submit">Sign in</button>
+    <AuthCard title="Operator sign-in" intro="For the platform’s staff: your password and the six-digit code of your authenticator app, both.">
+      {message && <Alert tone={code === 'signed_out' ? 'success' : 'error'}>{message}</Alert>}
+      <form action={signIn} className="grid gap-4">
+        <Field label="Email" htmlFor="email">
+          <Input id="email" name="email" type="email" autoComplete="username" required maxLength={254} />
+        </Field>
+        <Field label="Password" htmlFor="password">
+          <Input id="password" name="password" type="password" autoComplete="current-password" required maxLength={200} />
+        </Field>
+        <Field label="Authentication code" htmlFor="code">
+          <Input id="code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required maxLength={7} />
+        </Field>
+        <Button type="submit" className="w-full">
+          Sign in
+        </Button>
       </form>
-    </div>
+    </AuthCard>
   );
 }
