@@ -161,7 +161,7 @@ test('pages run under the policy without a single violation: docs, search, sign-
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   expect(await violations()).toEqual([]);
 
-  // Signing in with the form, then the console and its server-rendered @nivo charts.
+  // Signing in with the form, then the console and its server-rendered charts (inline style attributes).
   await page.goto('/signin?callbackUrl=%2Fdashboard');
   await page.getByLabel('Email').fill(DEMO.email);
   await page.getByLabel('Password').fill(DEMO.password);

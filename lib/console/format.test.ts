@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from './format';
+import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatShortDay, formatUsd } from './format';
 
 describe('console formats', () => {
   it('writes money in dollars and cents, counts with separators, fractions as percentages', () => {
@@ -12,6 +12,7 @@ describe('console formats', () => {
 
   it('writes times in UTC, and a missing time as never', () => {
     expect(formatDay('2025-09-03T23:30:00.000Z')).toBe('Sep 3, 2025');
+    expect(formatShortDay('2026-11-20T00:00:00Z')).toBe('Nov 20');
     expect(formatMoment('2026-11-20T18:42:00.000Z')).toBe('Nov 20, 2026, 06:42 PM UTC');
     expect(formatMoment(null)).toBe('never');
   });

@@ -4,6 +4,7 @@ const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD
 const count = new Intl.NumberFormat('en-US');
 const percent = new Intl.NumberFormat('en-US', { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const day = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const shortDay = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const moment = new Intl.DateTimeFormat('en-US', {
   year: 'numeric',
   month: 'short',
@@ -19,6 +20,8 @@ export const formatCount = (n: number): string => count.format(n);
 /** A fraction (0.0512) as a percentage ("5.1%"). */
 export const formatPercent = (fraction: number): string => percent.format(fraction);
 export const formatDay = (iso: string): string => day.format(new Date(iso));
+/** A day without its year ("Nov 20"), for a chart's axis. */
+export const formatShortDay = (iso: string): string => shortDay.format(new Date(iso));
 export const formatMoment = (iso: string | null): string => (iso === null ? 'never' : moment.format(new Date(iso)));
 /** Clicks per impression; 0 without impressions. */
 export const clickThroughRate = (clicks: number, impressions: number): number => (impressions === 0 ? 0 : clicks / impressions);

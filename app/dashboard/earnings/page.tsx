@@ -1,15 +1,22 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
+import { Button } from '@/app/_components/ui/button';
+import { Card, CardDescription, CardTitle } from '@/app/_components/ui/card';
+import { EmptyState } from '@/app/_components/ui/empty-state';
+import { Field, NativeSelect } from '@/app/_components/ui/input';
 import { getDailyEarnings, getEarnings, listApps } from '@/lib/account/operations';
 import { todayUtc } from '@/lib/account/views';
+import { buildDailyChart } from '@/lib/console/chart';
 import { csvDataUrl, toCsv } from '@/lib/console/csv';
 import { clickThroughRate, formatCount, formatDay, formatUsd } from '@/lib/console/format';
 import { consoleAccount } from '@/lib/console/session';
 import { DAILY_PERIODS, dailyQuery } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
 import { requirePublisher } from '../publisher';
-import { PayoutsSection, PlacementTable, ScrollTable, Totals } from '../tables';
+import { ConsoleHeader, ConsoleNav } from '../nav';
+import { PayoutTable, PlacementTable, Totals } from '../tables';
 import { DailyChart } from './chart';
-import { ConsoleNav } from '../nav';
+import { DailyTable } from './daily-table';
 
 export const metadata: Metadata = { title: 'Earnings', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -63,104 +70,150 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
     earnings.payouts.map((p) => [p.period, p.amount_usd, p.status, p.requested_at, p.paid_at]),
   );
 
+  const period = `${formatDay(`${daily.from}T00:00:00Z`)} to ${daily.to === today ? `today (${formatDay(`${today}T00:00:00Z`)}, so far)` : formatDay(`${daily.to}T00:00:00Z`)}`;
+  // The charts' points are the API's daily figures; their totals are the API's too (exact sums, rounded once), never sums of rounded days.
+  const charts = {
+    revenue: buildDailyChart(
+      daily.daily.map((d) => ({ date: d.date, value: d.revenue_usd })),
+      { kind: 'usd', today, label: 'Revenue per day' },
+    ),
+    impressions: buildDailyChart(
+      daily.daily.map((d) => ({ date: d.date, value: d.impressions })),
+      { kind: 'count', today, label: 'Impressions per day', unit: ['impression', 'impressions'] },
+    ),
+    clicks: buildDailyChart(
+      daily.daily.map((d) => ({ date: d.date, value: d.clicks })),
+      { kind: 'count', today, label: 'Clicks per day', unit: ['click', 'clicks'] },
+    ),
+  };
+  const active = placements.filter((p) => p.status !== 'archived');
+
   return (
-    <div className="console">
-      <h1>Earnings</h1>
+    <div className="min-w-0">
+      <ConsoleHeader title="Earnings" subtitle="What your placements earned, to date and day by day (UTC)." />
       <ConsoleNav current="/dashboard/earnings" />
 
-      <section aria-labelledby="to-date">
-        <h2 id="to-date">To date</h2>
-        <Totals
-          items={[
-            { label: 'Ad revenue tracked', value: formatUsd(earnings.ad_revenue_tracked_usd), testId: 'earnings-revenue' },
-            { label: 'Impressions', value: formatCount(earnings.impressions), testId: 'earnings-impressions' },
-            { label: 'Clicks', value: formatCount(earnings.clicks), testId: 'earnings-clicks' },
-          ]}
-        />
-        <p className="hint" data-testid="rounding-rule">
-          Earnings are kept to the millionth of a dollar and rounded to the cent once, when shown: a total is the exact sum, rounded, so it may differ by a cent
-          from the rounded figures beside it.
-        </p>
-      </section>
+      <div className="grid min-w-0 gap-8">
+        <section aria-labelledby="to-date" className="grid gap-3">
+          <h2 id="to-date">To date</h2>
+          <Totals
+            items={[
+              { label: 'Ad revenue tracked', value: formatUsd(earnings.ad_revenue_tracked_usd), testId: 'earnings-revenue' },
+              { label: 'Impressions', value: formatCount(earnings.impressions), testId: 'earnings-impressions' },
+              { label: 'Clicks', value: formatCount(earnings.clicks), testId: 'earnings-clicks' },
+            ]}
+          />
+          <p className="text-sm text-muted-foreground" data-testid="rounding-rule">
+            Amounts are exact to the micro-dollar and rounded to the cent for display, so a total may differ by a cent from the sum of the rounded rows.
+          </p>
+        </section>
 
-      <section aria-labelledby="daily">
-        <h2 id="daily">Per day</h2>
-        <form method="get" className="filters" aria-label="Period and scope">
-          <label htmlFor="days">Period</label>
-          <select id="days" name="days" defaultValue={String(query.days)}>
-            {DAILY_PERIODS.map((d) => (
-              <option key={d} value={d}>
-                Last {d} days
-              </option>
-            ))}
-          </select>
-          <label htmlFor="app_id">App</label>
-          <select id="app_id" name="app_id" defaultValue={query.app_id ?? ''}>
-            <option value="">All apps</option>
-            {apps.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-          <label htmlFor="placement_id">Placement</label>
-          <select id="placement_id" name="placement_id" defaultValue={query.placement_id ?? ''}>
-            <option value="">All placements</option>
-            {placements
-              .filter((p) => p.status !== 'archived')
-              .map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-          </select>
-          <button type="submit">Show</button>
-        </form>
-        <p>
-          {formatDay(`${daily.from}T00:00:00Z`)} to {formatDay(`${daily.to}T00:00:00Z`)}, {scope}:{' '}
-          <strong data-testid="period-revenue">{formatUsd(daily.totals.revenue_usd)}</strong>, {formatCount(daily.totals.impressions)} impressions,{' '}
-          {formatCount(daily.totals.clicks)} clicks.
-        </p>
-        <DailyChart label="Revenue per day (USD)" format="usd" points={daily.daily.map((d) => ({ date: d.date, value: d.revenue_usd }))} />
-        <DailyChart label="Impressions per day" format="count" points={daily.daily.map((d) => ({ date: d.date, value: d.impressions }))} />
-        <DailyChart label="Clicks per day" format="count" points={daily.daily.map((d) => ({ date: d.date, value: d.clicks }))} />
-        <details>
-          <summary>The figures per day</summary>
-          <ScrollTable label="Figures per day" head={['Date', 'Revenue', 'Impressions', 'Clicks']}>
-            {daily.daily.map((d) => (
-              <tr key={d.date}>
-                <th scope="row">{d.date}</th>
-                <td className="num">{formatUsd(d.revenue_usd)}</td>
-                <td className="num">{formatCount(d.impressions)}</td>
-                <td className="num">{formatCount(d.clicks)}</td>
-              </tr>
-            ))}
-          </ScrollTable>
-        </details>
-        <p className="downloads">
-          Download as CSV:{' '}
-          <a href={csvDataUrl(dailyCsv)} download={`earnings-daily-${daily.days}d.csv`}>
-            figures per day
-          </a>
-          ,{' '}
-          <a href={csvDataUrl(placementsCsv)} download="placements.csv">
-            placements
-          </a>
-          ,{' '}
-          <a href={csvDataUrl(payoutsCsv)} download="payouts.csv">
-            payouts
-          </a>
-          .
-        </p>
-      </section>
+        <Card aria-labelledby="daily" className="grid min-w-0 gap-6">
+          <div className="grid gap-4">
+            <CardTitle id="daily">Per day</CardTitle>
+            <form method="get" aria-label="Period and scope" className="grid items-end gap-3 sm:grid-cols-2 lg:grid-cols-[repeat(3,minmax(0,1fr))_auto]">
+              <Field label="Period" htmlFor="days">
+                <NativeSelect id="days" name="days" defaultValue={String(query.days)}>
+                  {DAILY_PERIODS.map((d) => (
+                    <option key={d} value={d}>
+                      Last {d} days
+                    </option>
+                  ))}
+                </NativeSelect>
+              </Field>
+              <Field label="App" htmlFor="app_id">
+                <NativeSelect id="app_id" name="app_id" defaultValue={query.app_id ?? ''}>
+                  <option value="">All apps</option>
+                  {apps.map((a) => (
+                    <option key={a.id} value={a.id}>
+                      {a.name}
+                    </option>
+                  ))}
+                </NativeSelect>
+              </Field>
+              <Field label="Placement" htmlFor="placement_id">
+                <NativeSelect id="placement_id" name="placement_id" defaultValue={query.placement_id ?? ''}>
+                  <option value="">All placements</option>
+                  {active.map((p) => (
+                    <option key={p.id} value={p.id}>
+                      {p.name}
+                    </option>
+                  ))}
+                </NativeSelect>
+              </Field>
+              <Button type="submit" variant="outline">
+                Show
+              </Button>
+            </form>
+            <p>
+              {period}, {scope}: <strong data-testid="period-revenue">{formatUsd(daily.totals.revenue_usd)}</strong>, {formatCount(daily.totals.impressions)}{' '}
+              impressions, {formatCount(daily.totals.clicks)} clicks.
+            </p>
+          </div>
 
-      <section aria-labelledby="placements">
-        <h2 id="placements">Placements to date</h2>
-        {shown.length === 0 ? <p>No placements.</p> : <PlacementTable label="Placements to date" placements={shown} />}
-        <p className="hint">CTR: clicks per impression. Fill rate: the share of ad requests that were filled. RPM: revenue per 1,000 impressions.</p>
-      </section>
+          <DailyChart title="Revenue per day" total={formatUsd(daily.totals.revenue_usd)} model={charts.revenue} tone={1} />
+          <div className="grid min-w-0 gap-6 lg:grid-cols-2">
+            <DailyChart title="Impressions per day" total={formatCount(daily.totals.impressions)} model={charts.impressions} tone={2} />
+            <DailyChart title="Clicks per day" total={formatCount(daily.totals.clicks)} model={charts.clicks} tone={2} />
+          </div>
 
-      <PayoutsSection payouts={earnings.payouts} />
+          <details className="min-w-0">
+            <summary className="cursor-pointer text-sm font-medium text-primary">The figures per day, as a table</summary>
+            <div className="mt-3">
+              <DailyTable daily={daily.daily} today={today} />
+            </div>
+          </details>
+
+          <p className="flex flex-wrap items-center gap-2 text-sm">
+            <span className="text-muted-foreground">Download as CSV:</span>
+            <Button asChild variant="outline" size="xs">
+              <a href={csvDataUrl(dailyCsv)} download={`earnings-daily-${daily.days}d.csv`}>
+                figures per day
+              </a>
+            </Button>
+            <Button asChild variant="outline" size="xs">
+              <a href={csvDataUrl(placementsCsv)} download="placements.csv">
+                placements
+              </a>
+            </Button>
+            <Button asChild variant="outline" size="xs">
+              <a href={csvDataUrl(payoutsCsv)} download="payouts.csv">
+                payouts
+              </a>
+            </Button>
+          </p>
+        </Card>
+
+        <Card aria-labelledby="placements" className="grid min-w-0 gap-4">
+          <CardTitle id="placements">Placements to date</CardTitle>
+          {shown.length === 0 ? (
+            <EmptyState title="No placements here yet">Placements you create for your apps show their figures here.</EmptyState>
+          ) : (
+            <PlacementTable label="Placements to date" placements={shown} />
+          )}
+          <CardDescription>
+            CTR: clicks per impression. Fill rate: the share of ad requests that were filled. RPM: revenue per 1,000 impressions.
+          </CardDescription>
+        </Card>
+
+        <Card aria-labelledby="payouts" className="grid min-w-0 gap-4">
+          <CardTitle id="payouts">Payouts</CardTitle>
+          {earnings.payouts.length === 0 ? (
+            <EmptyState
+              title="No payouts yet"
+              action={
+                <Button asChild variant="outline" size="sm">
+                  <Link href="/dashboard/payouts">Payouts and balance</Link>
+                </Button>
+              }
+            >
+              Earnings become final once a month; request a payout of what is final on the Payouts page.
+            </EmptyState>
+          ) : (
+            <PayoutTable payouts={earnings.payouts} />
+          )}
+        </Card>
+      </div>
     </div>
   );
 }
