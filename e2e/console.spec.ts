@@ -131,8 +131,15 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
 
     const validate = () => request.get('/functions/v1/validate-key', { headers: { 'x-api-key': key } });
     expect((await validate()).status()).toBe(200);
-    page.once('dialog', (dialog) => dialog.accept());
+    // Revoking asks first, in a dialog (not the browser's confirm()); cancelling changes nothing.
     await page.getByRole('button', { name: 'Revoke Web' }).click();
+    const dialog = page.getByRole('alertdialog', { name: /Revoke Web/ });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(keys.getByRole('row', { name: /Web/ })).toContainText('active');
+    await page.getByRole('button', { name: 'Revoke Web' }).click();
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await expect(keys.getByRole('row', { name: /Web/ })).toContainText('revoked');
     const refused = await validate();
     expect(refused.status()).toBe(403);
@@ -152,8 +159,8 @@ test('connected apps lists what the publisher approved, and withdraws it', async
   const row = page.getByRole('row', { name: /Reports Example \(demo\)/ });
   await expect(row).toContainText('profile:read, earnings:read');
   await audit(page, testInfo, 'console-connected');
-  page.once('dialog', (dialog) => dialog.accept());
   await row.getByRole('button', { name: 'Withdraw Reports Example (demo)' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Withdraw' }).click();
   await expect(page.getByText('You have not approved any app.')).toBeVisible();
 });
 

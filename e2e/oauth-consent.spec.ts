@@ -40,12 +40,7 @@ test('a new publisher signs up, signs in, approves a client and lands on its red
     await page.getByLabel('Company').fill('Pat Apps Ltd');
     await page.getByRole('button', { name: 'Create account' }).click();
 
-    // Created: sign in with the new password; the email is filled in already.
-    await expect(page.getByRole('status')).toContainText('Your account is ready');
-    await expect(page.getByLabel('Email')).toHaveValue(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-
+    // Created and signed in at once: straight on to the consent page.
     // The consent page: who asks, for what, and where the answer goes.
     await expect(page.getByRole('heading', { level: 1 })).toContainText('Earnings Dashboard');
     await expect(page.getByText('Your name, company, role and email address')).toBeVisible();

@@ -1,24 +1,36 @@
 'use client';
 
-import { useActionState, useState, type ReactNode } from 'react';
+import { useActionState, useEffect, useId, useRef, type ReactNode } from 'react';
+import { toast } from 'sonner';
 import type { FormState } from '@/lib/console/forms';
+import { KEY_PLACEHOLDER } from '@/lib/console/snippets';
+import { Alert } from '../_components/ui/alert';
+import { Button } from '../_components/ui/button';
+import { CodeBlock } from '../_components/ui/code-block';
+import { ConfirmDialog } from '../_components/ui/confirm-dialog';
+import { CopyButton } from '../_components/ui/copy-button';
+import { Field, Input, NativeSelect, Textarea } from '../_components/ui/input';
 
 export type Action<S extends FormState = FormState> = (state: S, form: FormData) => Promise<S>;
 
-/** What a form says after a submission: the error, or what was done. */
+/** What a form says after a submission, next to it: the error, or what was done. */
 export function Outcome({ state }: { state: FormState }) {
-  if (state.error) {
-    return (
-      <p role="alert" className="form-error">
-        {state.error}
-      </p>
-    );
-  }
-  return state.notice ? (
-    <p role="status" className="form-notice">
-      {state.notice}
-    </p>
-  ) : null;
+  if (state.error) return <Alert tone="error">{state.error}</Alert>;
+  return state.notice ? <Alert tone="success">{state.notice}</Alert> : null;
+}
+
+/**
+ * What a one-button form in a table row says after a submission: a toast, since a message in
+ * the row would push the table out of shape. The row itself shows the new state.
+ */
+function useToastOutcome(state: FormState) {
+  const last = useRef<FormState>(state);
+  useEffect(() => {
+    if (state === last.current) return;
+    last.current = state;
+    if (state.error) toast.error(state.error);
+    else if (state.notice) toast.success(state.notice);
+  }, [state]);
 }
 
 export interface AppValues {
@@ -39,79 +51,104 @@ export function AppForm({ action, initial = EMPTY_APP, submit, idPrefix }: { act
   const key = JSON.stringify(state.values ?? initial);
   const id = (name: string) => `${idPrefix}-${name}`;
   return (
-    <form action={formAction} className="console-form" key={key}>
+    <form action={formAction} className="grid max-w-xl gap-4" key={key}>
       <Outcome state={state} />
-      <label htmlFor={id('name')}>Name</label>
-      <input id={id('name')} name="name" required maxLength={100} defaultValue={v.name} />
-      <label htmlFor={id('slug')}>Slug</label>
-      <input id={id('slug')} name="slug" required maxLength={60} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby={id('slug-hint')} defaultValue={v.slug} />
-      <p id={id('slug-hint')} className="hint">
-        Lowercase letters and digits, words joined by hyphens; unique among your apps.
-      </p>
-      <label htmlFor={id('description')}>Description</label>
-      <textarea id={id('description')} name="description" maxLength={500} rows={2} defaultValue={v.description} />
-      <label htmlFor={id('category')}>Categories</label>
-      <input id={id('category')} name="category" aria-describedby={id('category-hint')} defaultValue={v.category} />
-      <p id={id('category-hint')} className="hint">
-        Separated by commas, for example: writing, productivity.
-      </p>
-      <label htmlFor={id('origins')}>Allowed web origins</label>
-      <textarea id={id('origins')} name="allowed_origins" rows={3} aria-describedby={id('origins-hint')} defaultValue={v.allowed_origins} />
-      <p id={id('origins-hint')} className="hint">
-        One per line, like https://app.example.com: the sites whose pages may use this app&apos;s keys. Servers and native apps, which send no Origin, are not
-        affected.
-      </p>
-      <button type="submit" disabled={pending}>
-        {submit}
-      </button>
+      <Field label="Name" htmlFor={id('name')}>
+        <Input id={id('name')} name="name" required maxLength={100} defaultValue={v.name} />
+      </Field>
+      <Field label="Slug" htmlFor={id('slug')} hint="Lowercase letters and digits, words joined by hyphens; unique among your apps." hintId={id('slug-hint')}>
+        <Input id={id('slug')} name="slug" required maxLength={60} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby={id('slug-hint')} defaultValue={v.slug} />
+      </Field>
+      <Field label="Description" htmlFor={id('description')}>
+        <Textarea id={id('description')} name="description" maxLength={500} rows={2} defaultValue={v.description} />
+      </Field>
+      <Field label="Categories" htmlFor={id('category')} hint="Separated by commas, for example: writing, productivity." hintId={id('category-hint')}>
+        <Input id={id('category')} name="category" aria-describedby={id('category-hint')} defaultValue={v.category} />
+      </Field>
+      <Field
+        label="Allowed web origins"
+        htmlFor={id('origins')}
+        hint="One per line, like https://app.example.com: the sites whose pages may use this app's keys. Servers and native apps, which send no Origin, are not affected."
+        hintId={id('origins-hint')}
+      >
+        <Textarea id={id('origins')} name="allowed_origins" rows={3} aria-describedby={id('origins-hint')} defaultValue={v.allowed_origins} />
+      </Field>
+      <div>
+        <Button type="submit" disabled={pending}>
+          {submit}
+        </Button>
+      </div>
     </form>
   );
 }
 
-/** A form of one button that asks first (archive, revoke, withdraw). */
-export function ConfirmButton({ action, fields, label, question }: { action: Action; fields: Record<string, string>; label: string; question: string }) {
+/** A one-button form that asks first, in a dialog (archive, revoke, withdraw). */
+export function ConfirmButton({
+  action,
+  fields,
+  label,
+  question,
+  confirmLabel,
+  description,
+  text,
+}: {
+  action: Action;
+  fields: Record<string, string>;
+  /** The button's accessible name, naming what it acts on ("Revoke Web"). */
+  label: string;
+  /** What the button shows, when shorter than its label (in a table row: "Revoke"). */
+  text?: string;
+  question: string;
+  confirmLabel?: string;
+  description?: string;
+}) {
   const [state, formAction, pending] = useActionState(action, {});
+  useToastOutcome(state);
+  const formId = useId();
   return (
-    <form
-      action={formAction}
-      className="inline-form"
-      onSubmit={(event) => {
-        if (!window.confirm(question)) event.preventDefault();
-      }}
-    >
+    <form id={formId} action={formAction} className="inline-flex">
       {Object.entries(fields).map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" disabled={pending}>
-        {label}
-      </button>
-      <Outcome state={state} />
+      <ConfirmDialog
+        trigger={text ?? label}
+        triggerProps={{ disabled: pending, variant: 'outline', size: 'xs', 'aria-label': text ? label : undefined }}
+        title={question}
+        description={description ?? 'This cannot be undone.'}
+        confirmLabel={confirmLabel ?? label.split(' ')[0]!}
+        form={formId}
+        destructive
+      />
     </form>
   );
 }
 
-/** Buttons that change a placement's status. */
+/** Buttons that change a placement's status; archiving asks first. */
 export function PlacementButtons({ action, placementId, status, name }: { action: Action; placementId: string; status: string; name: string }) {
   const [state, formAction, pending] = useActionState(action, {});
-  const button = (act: 'pause' | 'resume' | 'archive', label: string) => (
-    <button type="submit" name="action" value={act} disabled={pending} aria-label={`${label} ${name}`}>
+  useToastOutcome(state);
+  const formId = useId();
+  const button = (act: 'pause' | 'resume', label: string) => (
+    <Button type="submit" name="action" value={act} disabled={pending} aria-label={`${label} ${name}`} variant="outline" size="xs">
       {label}
-    </button>
+    </Button>
   );
   return (
-    <form
-      action={formAction}
-      className="inline-form"
-      onSubmit={(event) => {
-        const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-        if (submitter?.value === 'archive' && !window.confirm(`Archive ${name}? It stops serving for good.`)) event.preventDefault();
-      }}
-    >
+    <form id={formId} action={formAction} className="inline-flex gap-1.5">
       <input type="hidden" name="id" value={placementId} />
       {status === 'active' && button('pause', 'Pause')}
       {status === 'paused' && button('resume', 'Resume')}
-      {button('archive', 'Archive')}
-      <Outcome state={state} />
+      <ConfirmDialog
+        trigger="Archive"
+        triggerProps={{ disabled: pending, variant: 'outline', size: 'xs', 'aria-label': `Archive ${name}` }}
+        title={`Archive ${name}?`}
+        description="It stops serving for good. Its earnings stay in your totals."
+        confirmLabel="Archive"
+        form={formId}
+        name="action"
+        value="archive"
+        destructive
+      />
     </form>
   );
 }
@@ -132,16 +169,18 @@ function NameAndChoice(props: {
   return (
     <>
       <input type="hidden" name="app_id" value={props.appId} />
-      <label htmlFor={id('name')}>{props.nameLabel}</label>
-      <input id={id('name')} name="name" required maxLength={100} defaultValue={props.values?.name ?? ''} />
-      <label htmlFor={id(choice.name)}>{choice.label}</label>
-      <select id={id(choice.name)} name={choice.name} required defaultValue={props.values?.[choice.name] ?? choice.fallback}>
-        {choice.options.map((o) => (
-          <option key={o} value={o}>
-            {o}
-          </option>
-        ))}
-      </select>
+      <Field label={props.nameLabel} htmlFor={id('name')}>
+        <Input id={id('name')} name="name" required maxLength={100} defaultValue={props.values?.name ?? ''} />
+      </Field>
+      <Field label={choice.label} htmlFor={id(choice.name)}>
+        <NativeSelect id={id(choice.name)} name={choice.name} required defaultValue={props.values?.[choice.name] ?? choice.fallback}>
+          {choice.options.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </NativeSelect>
+      </Field>
     </>
   );
 }
@@ -149,8 +188,10 @@ function NameAndChoice(props: {
 export function PlacementForm({ action, appId, formats }: { action: Action; appId: string; formats: readonly string[] }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {})}>
-      <Outcome state={state} />
+    <form action={formAction} className="grid max-w-xl gap-4 sm:grid-cols-[1fr_12rem_auto] sm:items-end" key={JSON.stringify(state.values ?? {})}>
+      <div className="sm:col-span-3">
+        <Outcome state={state} />
+      </div>
       <NameAndChoice
         idPrefix="placement"
         appId={appId}
@@ -158,20 +199,45 @@ export function PlacementForm({ action, appId, formats }: { action: Action; appI
         nameLabel="Placement name"
         choice={{ name: 'format', label: 'Format', options: formats, fallback: formats[0]! }}
       />
-      <button type="submit" disabled={pending}>
+      <Button type="submit" disabled={pending}>
         Create placement
-      </button>
+      </Button>
     </form>
   );
 }
 
-export function KeyForm({ action, appId, environments }: { action: Action; appId: string; environments: readonly string[] }) {
+/** A snippet of the new key's app, filled in with the key (made on the server, from the placements). */
+export interface KeySnippet {
+  label: string;
+  code: string;
+}
+
+export function KeyForm({
+  action,
+  appId,
+  environments,
+  snippets,
+}: {
+  action: Action;
+  appId: string;
+  environments: readonly string[];
+  /** The ready-to-paste snippets for a key, `KEY` standing for it until it is made. */
+  snippets: KeySnippet[];
+}) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
     <>
-      {state.createdKey && <NewKey created={state.createdKey} />}
-      <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {}) + (state.createdKey?.masked_key ?? '')}>
-        {!state.createdKey && <Outcome state={state} />}
+      {state.createdKey && <NewKey created={state.createdKey} snippets={snippets} />}
+      <form
+        action={formAction}
+        className="grid max-w-xl gap-4 sm:grid-cols-[1fr_12rem_auto] sm:items-end"
+        key={JSON.stringify(state.values ?? {}) + (state.createdKey?.masked_key ?? '')}
+      >
+        {!state.createdKey && state.error && (
+          <div className="sm:col-span-3">
+            <Outcome state={state} />
+          </div>
+        )}
         <NameAndChoice
           idPrefix="key"
           appId={appId}
@@ -179,9 +245,9 @@ export function KeyForm({ action, appId, environments }: { action: Action; appId
           nameLabel="Key name"
           choice={{ name: 'environment', label: 'Environment', options: environments, fallback: 'production' }}
         />
-        <button type="submit" disabled={pending}>
+        <Button type="submit" disabled={pending}>
           Create key
-        </button>
+        </Button>
       </form>
     </>
   );
@@ -191,69 +257,60 @@ export function KeyForm({ action, appId, environments }: { action: Action; appId
 export function ConsentWithdrawalForm({ action, appId }: { action: Action; appId: string }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {}) + (state.notice ?? '')}>
+    <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(state.values ?? {}) + (state.notice ?? '')}>
       <Outcome state={state} />
       <input type="hidden" name="app_id" value={appId} />
-      <label htmlFor="consent-user">User id</label>
-      <input
-        id="consent-user"
-        name="user"
-        required
-        maxLength={500}
-        autoComplete="off"
-        defaultValue={state.values?.user ?? ''}
-        aria-describedby="consent-user-hint"
-      />
-      <p id="consent-user-hint" className="hint">
-        The id your app passes to the SDK for this user (or its SHA-256). It is not stored.
-      </p>
-      <button type="submit" disabled={pending}>
-        Withdraw consent
-      </button>
+      <Field
+        label="User id"
+        htmlFor="consent-user"
+        hint="The id your app passes to the SDK for this user (or its SHA-256). It is not stored."
+        hintId="consent-user-hint"
+      >
+        <Input
+          id="consent-user"
+          name="user"
+          required
+          maxLength={500}
+          autoComplete="off"
+          defaultValue={state.values?.user ?? ''}
+          aria-describedby="consent-user-hint"
+        />
+      </Field>
+      <div>
+        <Button type="submit" disabled={pending} variant="outline">
+          Withdraw consent
+        </Button>
+      </div>
     </form>
   );
 }
 
-/** Copies `text` to the clipboard, and says so. */
-function CopyButton({ text, label }: { text: string; label: string }) {
-  const [copied, setCopied] = useState(false);
+/** The one time a key is shown in full, with the app's snippets filled in with it. */
+function NewKey({ created, snippets }: { created: NonNullable<FormState['createdKey']>; snippets: KeySnippet[] }) {
   return (
-    <button
-      type="button"
-      onClick={async () => {
-        await navigator.clipboard.writeText(text);
-        setCopied(true);
-      }}
-    >
-      {copied ? 'Copied' : label}
-    </button>
-  );
-}
-
-/** The one time a key is shown in full. */
-function NewKey({ created }: { created: NonNullable<FormState['createdKey']> }) {
-  return (
-    <div className="new-key" role="status">
-      <p>
+    <div className="mb-6 grid gap-3 rounded-xl border-2 border-primary/60 bg-primary/5 p-4" role="status">
+      <p className="text-sm">
         <strong>{created.name}</strong>: copy this key now. It is shown only once; we keep only its hash.
       </p>
-      <p>
-        <code data-testid="new-key">{created.key}</code> <CopyButton text={created.key} label="Copy key" />
-      </p>
+      <div className="flex min-w-0 flex-wrap items-center gap-2">
+        <code data-testid="new-key" className="min-w-0 rounded-md border bg-background px-2 py-1 text-sm break-all">
+          {created.key}
+        </code>
+        <CopyButton text={created.key} label="Copy key" what="Key" />
+      </div>
+      {snippets.length > 0 && (
+        <div className="min-w-0">
+          <p className="text-sm font-medium">Ready to paste, with this key:</p>
+          {snippets.map((s) => (
+            <CodeBlock key={s.label} label={s.label} code={s.code.replaceAll(KEY_PLACEHOLDER, created.key)} />
+          ))}
+        </div>
+      )}
     </div>
   );
 }
 
 /** A snippet with a copy button. */
 export function Snippet({ label, code }: { label: string; code: string }): ReactNode {
-  return (
-    <figure className="snippet">
-      <figcaption>
-        {label} <CopyButton text={code} label="Copy" />
-      </figcaption>
-      <pre tabIndex={0}>
-        <code>{code}</code>
-      </pre>
-    </figure>
-  );
+  return <CodeBlock label={label} code={code} />;
 }

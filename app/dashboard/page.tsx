@@ -2,14 +2,18 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getEarnings, listApiKeys, listApps } from '@/lib/account/operations';
 import { formatCount, formatDay, formatUsd } from '@/lib/console/format';
+import { onboardingSteps } from '@/lib/console/onboarding';
 import { consoleAccount } from '@/lib/console/session';
 import { MAX_APPS_PER_PUBLISHER } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
+import { Card, CardDescription, CardHeader, CardTitle } from '../_components/ui/card';
+import { EmptyState } from '../_components/ui/empty-state';
 import { createAppAction } from './actions';
 import { AppForm } from './forms';
+import { ConsoleHeader, ConsoleNav } from './nav';
+import { Onboarding } from './onboarding';
 import { requirePublisher } from './publisher';
 import { KeyTable, PayoutsSection, PlacementTable, Totals } from './tables';
-import { ConsoleNav } from './nav';
 
 export const metadata: Metadata = { title: 'Console', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -23,14 +27,17 @@ export default async function ConsolePage() {
     listApiKeys(account, 'all'),
     getEarnings(account, 12),
   ]);
+  const onboarding = onboardingSteps({ apps, placements, keys, impressions: earnings.impressions });
   return (
-    <div className="console">
-      <h1>Console</h1>
-      <p className="muted">Signed in as {user.email}.</p>
+    <div>
+      <ConsoleHeader title="Console" subtitle={`Signed in as ${user.email}.`} />
       <ConsoleNav current="/dashboard" />
+      <Onboarding {...onboarding} />
 
-      <section aria-labelledby="totals">
-        <h2 id="totals">Earnings to date</h2>
+      <section aria-labelledby="totals" className="mb-10">
+        <h2 id="totals" className="mb-3">
+          Earnings to date
+        </h2>
         <Totals
           items={[
             { label: 'Ad revenue tracked', value: formatUsd(earnings.ad_revenue_tracked_usd), testId: 'total-revenue' },
@@ -42,36 +49,50 @@ export default async function ConsolePage() {
         />
       </section>
 
-      <section aria-labelledby="apps">
+      <section aria-labelledby="apps" className="mb-10 grid grid-cols-1 gap-4">
         <h2 id="apps">Apps</h2>
-        {apps.length === 0 && <p>No apps yet: create your first one below.</p>}
+        {apps.length === 0 && (
+          <EmptyState title="No apps yet">An app is where your ads appear: create your first one below, then add a placement and a key to it.</EmptyState>
+        )}
         {apps.map((app) => {
           const own = placements.filter((p) => p.app_id === app.id && p.status !== 'archived');
           const ownKeys = keys.filter((k) => k.app_id === app.id);
           return (
-            <article key={app.id} className="card" aria-labelledby={`app-${app.id}`}>
-              <h3 id={`app-${app.id}`}>
-                <Link href={`/dashboard/apps/${app.id}`}>{app.name}</Link>
-              </h3>
-              <p className="muted">
-                <code>{app.slug}</code> · created {formatDay(app.created_at)}
-                {app.category.length > 0 && <> · {app.category.join(', ')}</>}
-              </p>
-              {app.description && <p>{app.description}</p>}
-              <h4>Placements</h4>
-              {own.length === 0 ? <p>No placements.</p> : <PlacementTable label={`Placements of ${app.name}`} placements={own} />}
-              <h4>API keys</h4>
-              {ownKeys.length === 0 ? <p>No keys.</p> : <KeyTable label={`API keys of ${app.name}`} keys={ownKeys} />}
-            </article>
+            <Card key={app.id} aria-labelledby={`app-${app.id}`} className="grid grid-cols-1 min-w-0 gap-4">
+              <CardHeader className="mb-0">
+                <div className="min-w-0">
+                  <CardTitle as="h3" id={`app-${app.id}`}>
+                    <Link href={`/dashboard/apps/${app.id}`}>{app.name}</Link>
+                  </CardTitle>
+                  <CardDescription>
+                    <code>{app.slug}</code> · created {formatDay(app.created_at)}
+                    {app.category.length > 0 && <> · {app.category.join(', ')}</>}
+                  </CardDescription>
+                </div>
+              </CardHeader>
+              {app.description && <p className="text-sm">{app.description}</p>}
+              <h4 className="text-sm font-semibold">Placements</h4>
+              {own.length === 0 ? (
+                <p className="text-sm text-muted-foreground">No placements.</p>
+              ) : (
+                <PlacementTable label={`Placements of ${app.name}`} placements={own} />
+              )}
+              <h4 className="text-sm font-semibold">API keys</h4>
+              {ownKeys.length === 0 ? <p className="text-sm text-muted-foreground">No keys.</p> : <KeyTable label={`API keys of ${app.name}`} keys={ownKeys} />}
+            </Card>
           );
         })}
       </section>
 
-      <section aria-labelledby="new-app">
-        <h2 id="new-app">Create an app</h2>
-        <p className="hint">You can have up to {MAX_APPS_PER_PUBLISHER} apps that are not archived.</p>
+      <Card aria-labelledby="new-app-title" id="new-app" className="mb-10 scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="new-app-title">Create an app</CardTitle>
+            <CardDescription>You can have up to {MAX_APPS_PER_PUBLISHER} apps that are not archived.</CardDescription>
+          </div>
+        </CardHeader>
         <AppForm action={createAppAction} submit="Create app" idPrefix="new-app" />
-      </section>
+      </Card>
 
       <PayoutsSection payouts={earnings.payouts} />
     </div>

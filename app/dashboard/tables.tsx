@@ -2,28 +2,28 @@ import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/console/format';
 import type { apiKey, payout, placement } from '@/lib/schemas/account';
+import { Badge } from '../_components/ui/badge';
+import { Table } from '../_components/ui/table';
 
 type Placement = z.infer<typeof placement>;
 type ApiKey = z.infer<typeof apiKey>;
 type Payout = z.infer<typeof payout>;
 
-/** A table that scrolls sideways on a narrow screen, reachable by keyboard. */
-export function ScrollTable({ label, head, children }: { label: string; head: string[]; children: ReactNode }) {
+/** A table with its header row; it scrolls inside itself on a narrow screen, its actions column pinned. */
+export function ScrollTable({ label, head, children, stickyActions }: { label: string; head: string[]; children: ReactNode; stickyActions?: boolean }) {
   return (
-    <div className="table-scroll" tabIndex={0} role="region" aria-label={label}>
-      <table>
-        <thead>
-          <tr>
-            {head.map((h) => (
-              <th key={h} scope="col" className={NUMERIC.has(h) ? 'num' : undefined}>
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
+    <Table label={label} stickyActions={stickyActions}>
+      <thead>
+        <tr>
+          {head.map((h) => (
+            <th key={h} scope="col" className={NUMERIC.has(h) ? 'num' : undefined}>
+              {h}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </Table>
   );
 }
 
@@ -33,12 +33,14 @@ const NUMERIC = new Set(['Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate',
 export function PlacementTable({ label, placements, actions }: { label: string; placements: Placement[]; actions?: (p: Placement) => ReactNode }) {
   const head = ['Name', 'Format', 'Status', 'Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', 'Invalid', ...(actions ? ['Actions'] : [])];
   return (
-    <ScrollTable label={label} head={head}>
+    <ScrollTable label={label} head={head} stickyActions={Boolean(actions)}>
       {placements.map((p) => (
         <tr key={p.id}>
           <th scope="row">{p.name}</th>
           <td>{p.format}</td>
-          <td>{p.status}</td>
+          <td>
+            <StatusBadge status={p.status} />
+          </td>
           <td className="num">{formatCount(p.impressions)}</td>
           <td className="num">{formatCount(p.clicks)}</td>
           <td className="num">{formatPercent(clickThroughRate(p.clicks, p.impressions))}</td>
@@ -59,7 +61,7 @@ export function PlacementTable({ label, placements, actions }: { label: string; 
 export function KeyTable({ label, keys, actions }: { label: string; keys: ApiKey[]; actions?: (k: ApiKey) => ReactNode }) {
   const head = ['Name', 'Key', 'Environment', 'Status', 'Created', 'Last used', ...(actions ? ['Actions'] : [])];
   return (
-    <ScrollTable label={label} head={head}>
+    <ScrollTable label={label} head={head} stickyActions={Boolean(actions)}>
       {keys.map((k) => (
         <tr key={k.id}>
           <th scope="row">{k.name}</th>
@@ -67,7 +69,9 @@ export function KeyTable({ label, keys, actions }: { label: string; keys: ApiKey
             <code>{k.masked_key}</code>
           </td>
           <td>{k.environment}</td>
-          <td>{k.status}</td>
+          <td>
+            <StatusBadge status={k.status} />
+          </td>
           <td>{formatDay(k.created_at)}</td>
           <td>{formatMoment(k.last_used_at)}</td>
           {actions && <td>{actions(k)}</td>}
@@ -89,16 +93,16 @@ export function PayoutsSection({ payouts }: { payouts: Payout[] }) {
 
 /** Payouts, the most recent first, with their statuses (and, for one that failed, why); `actions` adds a last column. */
 export function PayoutTable({ payouts, actions }: { payouts: (Payout & { id?: string })[]; actions?: (p: Payout & { id?: string }) => ReactNode }) {
-  if (payouts.length === 0) return <p>No payouts yet.</p>;
+  if (payouts.length === 0) return <p className="text-sm text-muted-foreground">No payouts yet.</p>;
   return (
-    <ScrollTable label="Payouts" head={['Period', 'Amount', 'Status', 'Requested', 'Paid', ...(actions ? [''] : [])]}>
+    <ScrollTable label="Payouts" head={['Period', 'Amount', 'Status', 'Requested', 'Paid', ...(actions ? ['Actions'] : [])]} stickyActions={Boolean(actions)}>
       {payouts.map((p, i) => (
         <tr key={p.id ?? `${p.requested_at}-${i}`}>
           <th scope="row">{p.period}</th>
           <td className="num">{formatUsd(p.amount_usd)}</td>
           <td>
-            {p.status}
-            {p.failure_reason ? <span className="hint"> — {p.failure_reason}</span> : null}
+            <StatusBadge status={p.status} />
+            {p.failure_reason ? <span className="ml-2 text-xs text-muted-foreground">{p.failure_reason}</span> : null}
           </td>
           <td>{formatDay(p.requested_at)}</td>
           <td>{p.paid_at ? formatDay(p.paid_at) : '—'}</td>
@@ -112,13 +116,32 @@ export function PayoutTable({ payouts, actions }: { payouts: (Payout & { id?: st
 /** Headline figures, each with its label. */
 export function Totals({ items }: { items: { label: string; value: string; testId?: string }[] }) {
   return (
-    <dl className="totals">
+    <dl className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-5">
       {items.map((item) => (
-        <div key={item.label}>
-          <dt>{item.label}</dt>
-          <dd data-testid={item.testId}>{item.value}</dd>
+        <div key={item.label} className="flex min-w-0 flex-col gap-1 rounded-xl border bg-card p-4">
+          <dt className="text-sm text-muted-foreground">{item.label}</dt>
+          <dd data-testid={item.testId} className="truncate text-xl font-semibold tabular-nums sm:text-2xl">
+            {item.value}
+          </dd>
         </div>
       ))}
     </dl>
   );
+}
+
+const TONE: Record<string, 'success' | 'warning' | 'danger' | 'info' | 'neutral'> = {
+  active: 'success',
+  paid: 'success',
+  paused: 'warning',
+  pending: 'info',
+  processing: 'info',
+  failed: 'danger',
+  revoked: 'danger',
+  canceled: 'neutral',
+  archived: 'neutral',
+};
+
+/** A status as a coloured badge (the word is always there: colour is never the only sign). */
+export function StatusBadge({ status }: { status: string }) {
+  return <Badge tone={TONE[status] ?? 'neutral'}>{status}</Badge>;
 }

@@ -1,25 +1,83 @@
+import release from './sdk-release.json';
+
 /**
- * What the console offers to paste into an app for a placement: the SDK surface's calls over
- * HTTP, for apps without the browser SDK (a web page uses the SDK: content/docs/sdk-integration.md,
- * The browser SDK). The key is left for the publisher to fill in: the console never shows a key
- * in full after the moment it is created.
+ * What the console offers to paste into an app for a placement, with this server's origin, the
+ * placement, its format and the script's Subresource Integrity hash filled in. The key is filled
+ * in only at the moment it is created (the console never shows a key in full again: it keeps
+ * only its hash); elsewhere the snippet says where it goes.
+ *
+ * The script tag and the React component are the browser SDK (content/docs/sdk-integration.md),
+ * which measures viewability itself. The HTTP calls are for apps without it; they send what the
+ * app measured, never figures of ours.
  */
 
 export const KEY_PLACEHOLDER = 'YOUR_PUBLISHABLE_KEY';
 
-/** Getting an ad for the placement. */
-export function adRequestSnippet(baseUrl: string, placementId: string): string {
-  return [`curl "${baseUrl}/functions/v1/ads?placement_id=${placementId}" \\`, `  -H "x-api-key: ${KEY_PLACEHOLDER}"`].join('\n');
+/** The released script this server serves, with its hash (written by packages/sdk/build.mjs). */
+export const SDK_RELEASE: { version: string; path: string; integrity: string } = release;
+
+export interface SnippetInput {
+  /** This server's origin, e.g. https://monetize.example. */
+  origin: string;
+  placementId: string;
+  format: string;
+  /** The key in full, at the moment it was created; the placeholder otherwise. */
+  key?: string;
 }
 
-/** Sending the ad's impression once it has been viewable, with the token of its answer. */
-export function impressionSnippet(baseUrl: string): string {
+/** The element's id in the page: short, and unique per placement. */
+function slotId(placementId: string): string {
+  return `monetize-${placementId.replace(/[^a-z0-9]/gi, '').slice(0, 8)}`;
+}
+
+/** A string as a JavaScript literal (the values are ours, but the snippet must be right for any). */
+const js = (s: string) => JSON.stringify(s);
+
+/** The script tag with its integrity hash, the slot, and the call that fills it. */
+export function scriptTagSnippet({ origin, placementId, format, key = KEY_PLACEHOLDER }: SnippetInput): string {
+  const id = slotId(placementId);
   return [
-    `fetch('${baseUrl}/functions/v1/events', {`,
+    `<div id="${id}"></div>`,
+    `<script src="${origin}${SDK_RELEASE.path}" integrity="${SDK_RELEASE.integrity}" crossorigin="anonymous"></script>`,
+    `<script>`,
+    `  const monetize = Monetize.createClient({ key: ${js(key)}, baseUrl: ${js(origin)} });`,
+    `  monetize.render('#${id}', ${js(placementId)}, { format: ${js(format)} });`,
+    `</script>`,
+  ].join('\n');
+}
+
+/** The same in React (a client component), with the SDK's package. */
+export function reactSnippet({ origin, placementId, format, key = KEY_PLACEHOLDER }: SnippetInput): string {
+  return [
+    `'use client';`,
+    `import { createClient } from '@monetize/sdk';`,
+    `import { MonetizeAd } from '@monetize/sdk/react';`,
+    ``,
+    `const monetize = createClient({ key: ${js(key)}, baseUrl: ${js(origin)} });`,
+    ``,
+    `export function Ad() {`,
+    `  return <MonetizeAd client={monetize} placementId=${js(placementId)} format=${js(format)} fallback="" />;`,
+    `}`,
+  ].join('\n');
+}
+
+/** Getting an ad for the placement over HTTP. */
+export function adRequestSnippet(origin: string, placementId: string, key = KEY_PLACEHOLDER): string {
+  return [`curl "${origin}/functions/v1/ads?placement_id=${placementId}" \\`, `  -H "x-api-key: ${key}"`].join('\n');
+}
+
+/**
+ * Sending the ad's impression over HTTP once it has been viewable, with the token of its answer
+ * and what the app measured (`measured`: the lowest share of the ad in view, and for how long).
+ */
+export function impressionSnippet(origin: string, key = KEY_PLACEHOLDER): string {
+  return [
+    `// ad: the answer of the ad request; measured: what your app saw while the ad was in view`,
+    `fetch('${origin}/functions/v1/events', {`,
     `  method: 'POST',`,
-    `  headers: { 'content-type': 'application/json', 'x-api-key': '${KEY_PLACEHOLDER}' },`,
+    `  headers: { 'content-type': 'application/json', 'x-api-key': ${js(key)} },`,
     `  body: JSON.stringify({ events: [{ id: crypto.randomUUID(), type: 'impression', token: ad.token,`,
-    `    viewability: { visible_share: 0.8, visible_seconds: 1.2 } }] }),`,
+    `    viewability: { visible_share: measured.visibleShare, visible_seconds: measured.visibleSeconds } }] }),`,
     `});`,
   ].join('\n');
 }

@@ -7,7 +7,8 @@ import { withdrawApprovalAction } from '../actions';
 import { ConfirmButton } from '../forms';
 import { requirePublisher } from '../publisher';
 import { ScrollTable } from '../tables';
-import { ConsoleNav } from '../nav';
+import { ConsoleHeader, ConsoleNav } from '../nav';
+import { EmptyState } from '../../_components/ui/empty-state';
 
 export const metadata: Metadata = { title: 'Connected apps', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -16,23 +17,27 @@ export default async function ConnectedAppsPage() {
   const user = await requirePublisher('/dashboard/connected');
   const approvals = await listApprovals(await services().database(), user.id);
   return (
-    <div className="console">
-      <h1>Connected apps</h1>
-      <ConsoleNav current="/dashboard/connected" />
-      <p>
+    <div className="grid grid-cols-1 gap-4">
+      <div>
+        <ConsoleHeader title="Connected apps" />
+        <ConsoleNav current="/dashboard/connected" />
+      </div>
+      <p className="max-w-3xl text-sm text-muted-foreground">
         The apps and agents you allowed to read your account, with what you allowed. Withdrawing an approval means the app must ask you again. An access token
         it already holds keeps working until it expires, at most one hour after it was issued.
       </p>
       {approvals.length === 0 ? (
-        <p>You have not approved any app.</p>
+        <EmptyState title="You have not approved any app.">
+          When an app or an AI agent asks to read your account and you approve it, it is listed here, and you can withdraw it at any time.
+        </EmptyState>
       ) : (
-        <ScrollTable label="Connected apps" head={['App', 'Client id', 'Scopes', 'Approved', 'Withdraw']}>
+        <ScrollTable label="Connected apps" head={['App', 'Client id', 'Scopes', 'Approved', 'Withdraw']} stickyActions>
           {approvals.map((a) => (
             <tr key={a.client_id}>
               <th scope="row">
                 <bdi>{displayClientName(a.client_name)}</bdi>
               </th>
-              <td>
+              <td className="max-w-48 truncate" title={a.client_id}>
                 <code>{a.client_id}</code>
               </td>
               <td>{a.scopes.join(', ')}</td>
@@ -42,7 +47,10 @@ export default async function ConnectedAppsPage() {
                   action={withdrawApprovalAction}
                   fields={{ client_id: a.client_id }}
                   label={`Withdraw ${displayClientName(a.client_name)}`}
-                  question={`Withdraw your approval of ${isolate(displayClientName(a.client_name))}? It must ask you again to read your account.`}
+                  text="Withdraw"
+                  question={`Withdraw your approval of ${isolate(displayClientName(a.client_name))}?`}
+                  description="It must ask you again to read your account. An access token it holds keeps working until it expires, within the hour."
+                  confirmLabel="Withdraw"
                 />
               </td>
             </tr>

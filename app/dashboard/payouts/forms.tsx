@@ -1,6 +1,9 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, useId } from 'react';
+import { Button } from '../../_components/ui/button';
+import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
+import { Field, Input } from '../../_components/ui/input';
 import { Outcome, type Action } from '../forms';
 
 /**
@@ -10,20 +13,27 @@ import { Outcome, type Action } from '../forms';
 export function PayoutMethodForm({ action, submit }: { action: Action; submit: string }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="console-form" key={JSON.stringify(state.values ?? {})}>
+    <form action={formAction} className="mt-4 grid max-w-xl gap-4" key={JSON.stringify(state.values ?? {})}>
       <Outcome state={state} />
-      <label htmlFor="payout-holder">Account holder</label>
-      <input id="payout-holder" name="account_holder" required maxLength={100} autoComplete="name" defaultValue={state.values?.account_holder ?? ''} />
-      <label htmlFor="payout-account">IBAN or account number</label>
-      <input id="payout-account" name="account" required maxLength={50} autoComplete="off" spellCheck={false} aria-describedby="payout-account-hint" />
-      <p id="payout-account-hint" className="hint">
-        Stored encrypted; shown from now on as its last four characters only.
-      </p>
-      <label htmlFor="payout-routing">Routing or sort code (if your bank has one)</label>
-      <input id="payout-routing" name="routing" maxLength={40} autoComplete="off" />
-      <button type="submit" disabled={pending}>
-        {submit}
-      </button>
+      <Field label="Account holder" htmlFor="payout-holder">
+        <Input id="payout-holder" name="account_holder" required maxLength={100} autoComplete="name" defaultValue={state.values?.account_holder ?? ''} />
+      </Field>
+      <Field
+        label="IBAN or account number"
+        htmlFor="payout-account"
+        hint="Stored encrypted; shown from now on as its last four characters only."
+        hintId="payout-account-hint"
+      >
+        <Input id="payout-account" name="account" required maxLength={50} autoComplete="off" spellCheck={false} aria-describedby="payout-account-hint" />
+      </Field>
+      <Field label="Routing or sort code (if your bank has one)" htmlFor="payout-routing">
+        <Input id="payout-routing" name="routing" maxLength={40} autoComplete="off" />
+      </Field>
+      <div>
+        <Button type="submit" disabled={pending}>
+          {submit}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -32,30 +42,48 @@ export function PayoutMethodForm({ action, submit }: { action: Action; submit: s
 export function RequestPayoutForm({ action, label, blocker }: { action: Action; label: string; blocker: string | null }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="inline-form">
-      <button type="submit" disabled={pending || blocker !== null || Boolean(state.notice)} aria-describedby={blocker ? 'payout-blocker' : undefined}>
-        {label}
-      </button>
-      {blocker && !state.notice ? (
-        <p id="payout-blocker" className="hint" data-testid="payout-blocker">
-          {blocker}
-        </p>
-      ) : null}
+    <form action={formAction} className="grid gap-3">
+      <div className="flex flex-wrap items-center gap-3">
+        <Button type="submit" disabled={pending || blocker !== null || Boolean(state.notice)} aria-describedby={blocker ? 'payout-blocker' : undefined}>
+          {label}
+        </Button>
+        {blocker && !state.notice ? (
+          <p id="payout-blocker" className="text-sm text-muted-foreground" data-testid="payout-blocker">
+            {blocker}
+          </p>
+        ) : null}
+      </div>
       <Outcome state={state} />
     </form>
   );
 }
 
-/** Cancels one pending payout. */
+/** Cancels one pending payout, after asking. */
 export function CancelPayoutForm({ action, payoutId, period }: { action: Action; payoutId: string; period: string }) {
   const [state, formAction, pending] = useActionState(action, {});
+  const formId = useId();
   return (
-    <form action={formAction} className="inline-form">
+    <form id={formId} action={formAction} className="inline-flex items-center gap-2">
       <input type="hidden" name="id" value={payoutId} />
-      <button type="submit" disabled={pending} aria-label={`Cancel the payout for ${period}`}>
-        Cancel
-      </button>
-      <Outcome state={state} />
+      <ConfirmDialog
+        trigger="Cancel"
+        triggerProps={{ disabled: pending, variant: 'outline', size: 'xs', 'aria-label': `Cancel the payout for ${period}` }}
+        title={`Cancel the payout for ${period}?`}
+        description="Its amount goes back to your available balance, and you can request it again."
+        confirmLabel="Cancel payout"
+        form={formId}
+        destructive
+      />
+      {state.error && (
+        <span role="alert" className="text-xs text-destructive">
+          {state.error}
+        </span>
+      )}
+      {state.notice && (
+        <span role="status" className="text-xs text-success">
+          {state.notice}
+        </span>
+      )}
     </form>
   );
 }
@@ -64,10 +92,12 @@ export function CancelPayoutForm({ action, payoutId, period }: { action: Action;
 export function StripeOnboardingForm({ action, label }: { action: Action; label: string }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
-    <form action={formAction} className="inline-form">
-      <button type="submit" disabled={pending}>
-        {label}
-      </button>
+    <form action={formAction} className="mt-4 grid gap-3">
+      <div>
+        <Button type="submit" variant="outline" disabled={pending}>
+          {label}
+        </Button>
+      </div>
       <Outcome state={state} />
     </form>
   );

@@ -6,7 +6,9 @@ import { payoutBlocker } from '@/lib/payouts/publisher';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { services } from '@/lib/services';
 import { cancelPayoutAction, payoutMethodAction, requestPayoutAction, stripeOnboardingAction } from '../actions';
-import { ConsoleNav } from '../nav';
+import { ConsoleHeader, ConsoleNav } from '../nav';
+import { Alert } from '../../_components/ui/alert';
+import { Card, CardHeader, CardTitle } from '../../_components/ui/card';
 import { requirePublisher } from '../publisher';
 import { PayoutTable, Totals } from '../tables';
 import { CancelPayoutForm, PayoutMethodForm, RequestPayoutForm, StripeOnboardingForm } from './forms';
@@ -29,11 +31,11 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
   const payable = microToUsd(row.available_micro - (row.available_micro % 10_000));
 
   return (
-    <div className="console">
-      <h1>Payouts</h1>
+    <div>
+      <ConsoleHeader title="Payouts" />
       <ConsoleNav current="/dashboard/payouts" />
 
-      <section aria-labelledby="balances">
+      <section aria-labelledby="balances" className="mb-10 grid grid-cols-1 gap-4">
         <h2 id="balances">Your money</h2>
         <Totals
           items={[
@@ -43,7 +45,7 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
             { label: 'Paid out', value: formatUsd(microToUsd(paid)), testId: 'payouts-paid' },
           ]}
         />
-        <p className="hint">
+        <p className="max-w-3xl text-sm text-muted-foreground">
           A month’s earnings become final, and available to pay out, on the 5th of the next month, after that month’s invalid traffic is taken out. What you
           earned is in exactly one of these four places. Amounts are kept to the millionth of a dollar and rounded to the cent once, when shown; a payout is in
           whole cents, and what is under a cent stays in your balance. The minimum payout is {formatUsd(minimum)}.
@@ -51,25 +53,31 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
         <RequestPayoutForm action={requestPayoutAction} label={`Request payout of ${formatUsd(payable)}`} blocker={blocker} />
       </section>
 
-      <section aria-labelledby="method">
-        <h2 id="method">Where the money goes</h2>
+      <Card aria-labelledby="method" className="mb-10">
+        <CardHeader>
+          <CardTitle id="method">Where the money goes</CardTitle>
+        </CardHeader>
         {method ? (
-          <p data-testid="payout-method">
+          <p data-testid="payout-method" className="text-sm">
             {method.rail === 'manual' ? 'Bank transfer, sent by our team, to ' : 'Stripe, to '}
             <strong>{method.masked}</strong>
             {method.ready ? '.' : ` (not ready yet${method.status_note ? `: ${method.status_note}` : ''}).`} Changed{' '}
             {formatDay(method.updated_at.toISOString())}.
           </p>
         ) : (
-          <p data-testid="payout-method">No payout method yet: give the bank account payouts should go to.</p>
-        )}
-        {back === 'return' && method?.rail === 'stripe' && !method.ready && (
-          <p role="status" className="form-notice">
-            Back from Stripe. Your method is ready as soon as Stripe confirms the account, usually within a few minutes; reload this page to see it.
+          <p data-testid="payout-method" className="text-sm">
+            No payout method yet: give the bank account payouts should go to.
           </p>
         )}
-        <details open={!method}>
-          <summary>{method?.rail === 'manual' ? 'Change to another bank account' : 'Use a bank account'}</summary>
+        {back === 'return' && method?.rail === 'stripe' && !method.ready && (
+          <Alert tone="success" className="mt-3">
+            Back from Stripe. Your method is ready as soon as Stripe confirms the account, usually within a few minutes; reload this page to see it.
+          </Alert>
+        )}
+        <details open={!method} className="mt-4">
+          <summary className="cursor-pointer text-sm font-medium">
+            {method?.rail === 'manual' ? 'Change to another bank account' : 'Use a bank account'}
+          </summary>
           <PayoutMethodForm action={payoutMethodAction} submit="Save payout method" />
         </details>
         {s.stripe && (
@@ -80,9 +88,9 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
             }
           />
         )}
-      </section>
+      </Card>
 
-      <section aria-labelledby="payouts">
+      <section aria-labelledby="payouts" className="grid grid-cols-1 gap-4">
         <h2 id="payouts">Payouts</h2>
         <PayoutTable
           payouts={payouts.map((p) => ({
@@ -96,7 +104,7 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
           }))}
           actions={(p) => (p.status === 'pending' && p.id ? <CancelPayoutForm action={cancelPayoutAction} payoutId={p.id} period={p.period} /> : null)}
         />
-        <p className="hint">
+        <p className="text-sm text-muted-foreground">
           pending: requested; processing: being sent; paid: sent, with the date; failed: not sent, with the reason, and its amount back in your available
           balance; canceled: canceled before it was sent.
         </p>

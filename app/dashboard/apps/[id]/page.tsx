@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { listApiKeys, listApps } from '@/lib/account/operations';
 import { formatDay } from '@/lib/console/format';
 import { consoleAccount } from '@/lib/console/session';
-import { adRequestSnippet, impressionSnippet } from '@/lib/console/snippets';
+import { adRequestSnippet, impressionSnippet, KEY_PLACEHOLDER, reactSnippet, scriptTagSnippet } from '@/lib/console/snippets';
 import { env } from '@/lib/platform/env';
 import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
 import { MAX_ACTIVE_KEYS_PER_APP } from '@/lib/schemas/console';
@@ -20,6 +20,9 @@ import {
 } from '../../actions';
 import { AppForm, ConfirmButton, ConsentWithdrawalForm, KeyForm, PlacementButtons, PlacementForm, Snippet } from '../../forms';
 import { requirePublisher } from '../../publisher';
+import { Card, CardDescription, CardHeader, CardTitle } from '../../../_components/ui/card';
+import { CopyButton } from '../../../_components/ui/copy-button';
+import { EmptyState } from '../../../_components/ui/empty-state';
 import { KeyTable, PlacementTable } from '../../tables';
 
 export const metadata: Metadata = { title: 'App', robots: { index: false, follow: false } };
@@ -40,78 +43,152 @@ export default async function AppPage({ params }: { params: Params }) {
   const ownKeys = keys.filter((k) => k.app_id === app.id);
   const base = env().PUBLIC_BASE_URL;
 
+  const snippetsOf = (p: (typeof own)[number]) => [
+    { label: `Script tag for ${p.name}`, code: scriptTagSnippet({ origin: base, placementId: p.id, format: p.format }) },
+    { label: `React component for ${p.name}`, code: reactSnippet({ origin: base, placementId: p.id, format: p.format }) },
+  ];
+  const live = own.filter((p) => p.status === 'active');
+
   return (
-    <div className="console">
-      <p>
-        <Link href="/dashboard">← Console</Link>
-      </p>
-      <h1>{app.name}</h1>
-      <p className="muted">
-        <code>{app.slug}</code> · created {formatDay(app.created_at)}
-      </p>
-
-      <section aria-labelledby="placements">
-        <h2 id="placements">Placements</h2>
-        {own.length === 0 ? (
-          <p>No placements yet.</p>
-        ) : (
-          <PlacementTable
-            label={`Placements of ${app.name}`}
-            placements={own}
-            actions={(p) => <PlacementButtons action={changePlacementAction} placementId={p.id} status={p.status} name={p.name} />}
-          />
-        )}
-        {own.map((p) => (
-          <details key={p.id} className="snippets">
-            <summary>Put “{p.name}” in your app</summary>
-            <Snippet label="Get an ad" code={adRequestSnippet(base, p.id)} />
-            <Snippet label="Send its impression once viewable" code={impressionSnippet(base)} />
-            <p className="hint">
-              On a web page, the browser SDK (a script tag, or a React component) makes these calls for you: see{' '}
-              <Link href="/docs/sdk-integration#the-browser-sdk">The browser SDK</Link>, and <Link href="/demo">the demo</Link> using it.
-            </p>
-          </details>
-        ))}
-        <h3>New placement</h3>
-        <PlacementForm action={createPlacementAction} appId={app.id} formats={PLACEMENT_FORMATS} />
-      </section>
-
-      <section aria-labelledby="keys">
-        <h2 id="keys">API keys</h2>
-        {ownKeys.length === 0 ? (
-          <p>No keys yet.</p>
-        ) : (
-          <KeyTable
-            label={`API keys of ${app.name}`}
-            keys={ownKeys}
-            actions={(k) =>
-              k.status === 'active' ? (
-                <ConfirmButton
-                  action={revokeApiKeyAction}
-                  fields={{ id: k.id }}
-                  label={`Revoke ${k.name}`}
-                  question={`Revoke ${k.name} (${k.masked_key})? Apps using it are refused at once.`}
-                />
-              ) : null
-            }
-          />
-        )}
-        <h3>New key</h3>
-        <p className="hint">An app can have up to {MAX_ACTIVE_KEYS_PER_APP} active keys; revoking one makes room for another.</p>
-        <KeyForm action={createApiKeyAction} appId={app.id} environments={KEY_ENVIRONMENTS} />
-      </section>
-
-      <section aria-labelledby="consents">
-        <h2 id="consents">A user&rsquo;s consent</h2>
-        <p>
-          A user who asks you, rather than your app, to stop selling their data, or who lost the consent proof your app kept for them: withdraw their consent
-          here. Their unsold records are deleted at once.
+    <div className="grid grid-cols-1 gap-8">
+      <div>
+        <Link href="/dashboard" className="text-sm">
+          ← Console
+        </Link>
+        <h1 className="mt-2 text-2xl sm:text-3xl">{app.name}</h1>
+        <p className="mt-1 text-sm text-muted-foreground">
+          <code>{app.slug}</code> · created {formatDay(app.created_at)}
         </p>
-        <ConsentWithdrawalForm action={withdrawConsentAction.bind(null, app.id)} appId={app.id} />
-      </section>
+      </div>
 
-      <section aria-labelledby="settings">
-        <h2 id="settings">Settings</h2>
+      <Card aria-labelledby="placements-title" id="placements" className="scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="placements-title">Placements</CardTitle>
+            <CardDescription>Where ads may appear in this app, each in one format.</CardDescription>
+          </div>
+        </CardHeader>
+        <div className="grid grid-cols-1 gap-6">
+          {own.length === 0 ? (
+            <EmptyState title="No placements yet">Create one below: a name and the format of the ads it shows.</EmptyState>
+          ) : (
+            <PlacementTable
+              label={`Placements of ${app.name}`}
+              placements={own}
+              actions={(p) => <PlacementButtons action={changePlacementAction} placementId={p.id} status={p.status} name={p.name} />}
+            />
+          )}
+          <div>
+            <h3 className="mb-3 text-base">New placement</h3>
+            <PlacementForm action={createPlacementAction} appId={app.id} formats={PLACEMENT_FORMATS} />
+          </div>
+        </div>
+      </Card>
+
+      <Card aria-labelledby="keys-title" id="keys" className="scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="keys-title">API keys</CardTitle>
+            <CardDescription>
+              The publishable key your pages send with each ad request. An app can have up to {MAX_ACTIVE_KEYS_PER_APP} active keys; revoking one makes room for
+              another.
+            </CardDescription>
+          </div>
+        </CardHeader>
+        <div className="grid grid-cols-1 gap-6">
+          {ownKeys.length === 0 ? (
+            <EmptyState title="No keys yet">Create one below. It is shown once, with this app&rsquo;s snippets filled in with it.</EmptyState>
+          ) : (
+            <KeyTable
+              label={`API keys of ${app.name}`}
+              keys={ownKeys}
+              actions={(k) =>
+                k.status === 'active' ? (
+                  <ConfirmButton
+                    action={revokeApiKeyAction}
+                    fields={{ id: k.id }}
+                    label={`Revoke ${k.name}`}
+                    text="Revoke"
+                    question={`Revoke ${k.name} (${k.masked_key})?`}
+                    description="Pages and apps using it are refused at once. This cannot be undone: make a new key for them."
+                    confirmLabel="Revoke key"
+                  />
+                ) : null
+              }
+            />
+          )}
+          <div>
+            <h3 className="mb-3 text-base">New key</h3>
+            <KeyForm action={createApiKeyAction} appId={app.id} environments={KEY_ENVIRONMENTS} snippets={live.flatMap(snippetsOf).slice(0, 2)} />
+          </div>
+        </div>
+      </Card>
+
+      <Card aria-labelledby="snippets-title" id="snippets" className="scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="snippets-title">Put the ads in your app</CardTitle>
+            <CardDescription>
+              Paste a snippet where the ad should appear, with your key in place of {KEY_PLACEHOLDER} (the key is filled in for you in the moment you create
+              it). The page&rsquo;s origin must be one of this app&rsquo;s allowed origins
+              {app.allowed_origins.length > 0 ? <>: now {app.allowed_origins.join(', ')}</> : <>: none yet, add it in the settings below</>}.
+            </CardDescription>
+          </div>
+        </CardHeader>
+        {own.length === 0 ? (
+          <p className="text-sm text-muted-foreground">Create a placement first: each one has its own snippet.</p>
+        ) : (
+          <div className="grid grid-cols-1 gap-3">
+            {own.map((p, i) => (
+              <details key={p.id} open={i === 0} className="group min-w-0 rounded-lg border px-4 py-3">
+                <summary className="cursor-pointer font-medium">
+                  {p.name} <span className="text-sm font-normal text-muted-foreground">· {p.format}</span>
+                </summary>
+                <div className="mt-3 grid min-w-0 gap-2">
+                  <div className="flex min-w-0 flex-wrap items-center gap-2 text-sm">
+                    <span className="text-muted-foreground">Placement id</span>
+                    <code data-testid="placement-id" className="min-w-0 rounded bg-muted px-1.5 py-0.5 break-all">
+                      {p.id}
+                    </code>
+                    <CopyButton text={p.id} label="Copy id" what="Placement id" aria-label={`Copy the id of ${p.name}`} />
+                  </div>
+                  {snippetsOf(p).map((snippet) => (
+                    <Snippet key={snippet.label} label={snippet.label} code={snippet.code} />
+                  ))}
+                  <details className="text-sm">
+                    <summary className="cursor-pointer text-muted-foreground">Without the browser SDK (HTTP)</summary>
+                    <Snippet label="Get an ad" code={adRequestSnippet(base, p.id)} />
+                    <Snippet label="Send its impression once viewable" code={impressionSnippet(base)} />
+                  </details>
+                </div>
+              </details>
+            ))}
+            <p className="text-sm text-muted-foreground">
+              The SDK draws the ad, measures when it has been seen and counts its impression: see{' '}
+              <Link href="/docs/sdk-integration#the-browser-sdk">the browser SDK</Link>, and <Link href="/demo">the demo</Link> using it. The React package is
+              built from <code>packages/sdk</code> of this repository; it is not on the npm registry yet.
+            </p>
+          </div>
+        )}
+      </Card>
+
+      <Card aria-labelledby="consents-title">
+        <CardHeader>
+          <div>
+            <CardTitle id="consents-title">A user&rsquo;s consent</CardTitle>
+            <CardDescription>
+              A user who asks you, rather than your app, to stop selling their data, or who lost the consent proof your app kept for them: withdraw their
+              consent here. Their unsold records are deleted at once.
+            </CardDescription>
+          </div>
+        </CardHeader>
+        <ConsentWithdrawalForm action={withdrawConsentAction.bind(null, app.id)} appId={app.id} />
+      </Card>
+
+      <Card aria-labelledby="settings-title">
+        <CardHeader>
+          <CardTitle id="settings-title">Settings</CardTitle>
+        </CardHeader>
         <AppForm
           action={updateAppAction.bind(null, app.id)}
           submit="Save changes"
@@ -124,15 +201,24 @@ export default async function AppPage({ params }: { params: Params }) {
             allowed_origins: app.allowed_origins.join('\n'),
           }}
         />
-        <h3>Archive</h3>
-        <p>An archived app is listed nowhere and served nothing; its keys are revoked. Its earnings stay in your totals.</p>
+      </Card>
+
+      <Card aria-labelledby="archive-title" className="border-destructive/40">
+        <CardHeader>
+          <div>
+            <CardTitle id="archive-title">Archive this app</CardTitle>
+            <CardDescription>An archived app is listed nowhere and served nothing; its keys are revoked. Its earnings stay in your totals.</CardDescription>
+          </div>
+        </CardHeader>
         <ConfirmButton
           action={archiveAppAction}
           fields={{ id: app.id }}
           label={`Archive ${app.name}`}
-          question={`Archive ${app.name}? Its keys stop working at once.`}
+          question={`Archive ${app.name}?`}
+          description="Its keys stop working at once and it serves no more ads. This cannot be undone."
+          confirmLabel="Archive app"
         />
-      </section>
+      </Card>
     </div>
   );
 }
