@@ -43,7 +43,9 @@ export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void): Drawn 
   if (ad.format === 'inline_text') {
     root = el(doc, 'span', 'mz-ad mz-inline');
     a.append(headline);
-    root.append(el(doc, 'span', 'mz-label', label), a, ` · ${advertiser}`);
+    // One line: on a narrow screen the headline (the link) gives way, with an ellipsis inside the
+    // link itself, so the link is never cut off and the label and the advertiser always show.
+    root.append(el(doc, 'span', 'mz-label', label), a, el(doc, 'span', 'mz-by', ` · ${advertiser}`));
   } else if (ad.format === 'tooltip') {
     root = el(doc, 'div', 'mz-ad mz-tooltip');
     root.setAttribute('role', 'note');

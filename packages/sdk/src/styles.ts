@@ -31,9 +31,10 @@ ${Object.entries(ROOM)
 .mz-ad a{color:inherit;text-decoration:none}
 .mz-ad a:focus-visible,.mz-close:focus-visible{outline:2px solid var(--mz-accent,#2563eb);outline-offset:2px}
 .mz-label{font-size:.75em;font-weight:600;letter-spacing:.02em;color:var(--mz-muted,#6b7280);text-transform:uppercase}
-.mz-inline{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.mz-inline .mz-label{margin-right:.4em}
-.mz-inline a{text-decoration:underline;text-decoration-color:var(--mz-accent,#2563eb)}
+.mz-inline{display:flex;align-items:baseline;min-width:0;white-space:nowrap}
+.mz-inline .mz-label{margin-right:.4em;flex:none}
+.mz-inline .mz-by{flex:none}
+.mz-inline a{min-width:0;overflow:hidden;text-overflow:ellipsis;text-decoration:underline;text-decoration-color:var(--mz-accent,#2563eb)}
 .mz-tooltip,.mz-card,.mz-float{background:var(--mz-bg,#fff);border:1px solid var(--mz-border,#e5e7eb);border-radius:var(--mz-radius,10px)}
 .mz-tooltip{display:flex;gap:.5em;align-items:center;height:44px;padding:0 .75em;box-sizing:border-box;font-size:.9em;overflow:hidden;white-space:nowrap}
 .mz-tooltip a{overflow:hidden;text-overflow:ellipsis}

@@ -20,7 +20,7 @@ const SCRIPT_BUDGET_GZIP_BYTES = 8 * 1024;
 const RELEASED: Record<string, string> = {
   '1.0.0': 'sha384-skrtN1sqHWrKwKOPuGp1iOwsdP5d16jy48MuoFOQCryHoBLqIS8rHDIxATM4ssVO',
   '1.1.0': 'sha384-hPrE05bDggo03+e0x6hyt90y/MkAk0gntH1CLf4WrMiNapFDB1sYbuo7iAT1QIkO',
-  '1.2.0': 'sha384-A/h9iOVa73uhldjRwDKX6DnQPn7uCgJUBEilyBOWd9hVasl5uv93iiralfI9Ph4c',
+  '1.2.0': 'sha384-H7vrU8q/fFuPOArZkl5om9saUOuM0Elm92Zg4Rrd/MJL0DtuyfyoJQxv6vQA90A9',
 };
 
 describe('the SDK build', () => {
