@@ -1,6 +1,5 @@
 'use client';
 
-import { signOut } from 'next-auth/react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useState } from 'react';
@@ -53,7 +52,7 @@ export function AccountMenu({ initialUser = null }: { initialUser?: SessionUser 
       <Button asChild size="sm">
         <Link href="/dashboard">Console</Link>
       </Button>
-      <Button variant="ghost" size="sm" onClick={() => signOut({ callbackUrl: '/' })}>
+      <Button variant="ghost" size="sm" onClick={async () => (await import('next-auth/react')).signOut({ callbackUrl: '/' })}>
         Sign out
       </Button>
     </nav>

@@ -1,8 +1,14 @@
 'use client';
 
-import { Toaster as Sonner } from 'sonner';
+import dynamic from 'next/dynamic';
 
-/** Where toasts appear (once per page, in the root layout): short confirmations of what just happened. */
+/**
+ * Where toasts appear (once per page, in the root layout): short confirmations of what just
+ * happened. Loaded after the page is interactive, in a chunk of its own: no page needs it to
+ * render, and most never show a toast.
+ */
+const Sonner = dynamic(() => import('sonner').then((m) => m.Toaster), { ssr: false });
+
 export function Toaster() {
   return (
     <Sonner
