@@ -5,6 +5,7 @@ import type { ReactNode } from 'react';
 import { headerUser } from '@/lib/auth/session';
 import { services } from '@/lib/services';
 import { AccountMenu } from './_components/account-menu';
+import { Menu } from './_components/menu';
 import { SearchBox } from './_components/search-box';
 import { Toaster } from './_components/ui/toaster';
 import './globals.css';
@@ -88,8 +89,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             </div>
             <div className="ml-auto flex shrink-0 items-center gap-1 sm:gap-2 xl:ml-0">
               <AccountMenu initialUser={user} />
-              {/* The phone and tablet menu: a disclosure that works before any script. */}
-              <details className="group relative lg:hidden [&_summary::-webkit-details-marker]:hidden">
+              {/* The phone and tablet menu: a disclosure that works before any script (app/_components/menu.tsx). */}
+              <Menu className="group relative lg:hidden [&_summary::-webkit-details-marker]:hidden">
                 <summary className="flex h-9 cursor-pointer list-none items-center rounded-md border px-3 text-sm font-medium">Menu</summary>
                 <div className="absolute right-0 z-50 mt-2 w-[min(20rem,calc(100vw-2rem))] rounded-xl border bg-popover p-3 shadow-lg">
                   <nav aria-label="Main (menu)" className="grid">
@@ -108,7 +109,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <SearchBox />
                   </div>
                 </div>
-              </details>
+              </Menu>
             </div>
           </div>
           <div className="mx-auto hidden max-w-7xl px-6 pb-2 lg:block xl:hidden">

@@ -204,3 +204,19 @@ test('the operator console fits every width', async ({ page }, testInfo) => {
   await expect(page.getByRole('heading', { level: 1, name: 'Operator console' })).toBeVisible();
   await check(page, testInfo, 'ops');
 });
+
+test('on a phone the header menu opens, leads to a page, and is closed on arrival', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await visit(page, '/');
+  const menu = page.getByRole('navigation', { name: 'Main (menu)' });
+  await expect(menu).toBeHidden();
+  await page.getByText('Menu', { exact: true }).click();
+  await expect(menu).toBeVisible();
+  await menu.getByRole('link', { name: 'Pricing' }).click();
+  await expect(page).toHaveURL(/\/pricing$/);
+  await expect(menu).toBeHidden();
+  await page.getByText('Menu', { exact: true }).click();
+  await expect(menu).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(menu).toBeHidden();
+});
