@@ -1,6 +1,6 @@
 'use client';
 
-import { useActionState, useEffect, useId, useRef, type ReactNode } from 'react';
+import { useActionState, useEffect, useId, useRef } from 'react';
 import { toast } from 'sonner';
 import type { FormState } from '@/lib/console/forms';
 import { KEY_PLACEHOLDER } from '@/lib/console/snippets';
@@ -99,8 +99,9 @@ export function ConfirmButton({
   /** What the button shows, when shorter than its label (in a table row: "Revoke"). */
   text?: string;
   question: string;
-  confirmLabel?: string;
-  description?: string;
+  /** What follows from confirming, under the question. */
+  description: string;
+  confirmLabel: string;
 }) {
   const [state, formAction, pending] = useActionState(action, {});
   useToastOutcome(state);
@@ -114,8 +115,8 @@ export function ConfirmButton({
         trigger={text ?? label}
         triggerProps={{ disabled: pending, variant: 'outline', size: 'xs', 'aria-label': text ? label : undefined }}
         title={question}
-        description={description ?? 'This cannot be undone.'}
-        confirmLabel={confirmLabel ?? label.split(' ')[0]!}
+        description={description}
+        confirmLabel={confirmLabel}
         form={formId}
         destructive
       />
@@ -308,9 +309,4 @@ function NewKey({ created, snippets }: { created: NonNullable<FormState['created
       )}
     </div>
   );
-}
-
-/** A snippet with a copy button. */
-export function Snippet({ label, code }: { label: string; code: string }): ReactNode {
-  return <CodeBlock label={label} code={code} />;
 }

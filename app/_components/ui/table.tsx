@@ -28,14 +28,3 @@ export function Table({ className, label, stickyActions = false, ...props }: Com
     </div>
   );
 }
-
-/** The parts, for tables written as components; they add nothing the Table does not style, but `numeric`. */
-export const THead = (props: ComponentProps<'thead'>) => <thead {...props} />;
-export const TBody = (props: ComponentProps<'tbody'>) => <tbody {...props} />;
-export const TR = (props: ComponentProps<'tr'>) => <tr {...props} />;
-export const TH = ({ className, numeric, ...props }: ComponentProps<'th'> & { numeric?: boolean }) => (
-  <th className={cn(numeric && 'num', className)} {...props} />
-);
-export const TD = ({ className, numeric, ...props }: ComponentProps<'td'> & { numeric?: boolean }) => (
-  <td className={cn(numeric && 'num', className)} {...props} />
-);

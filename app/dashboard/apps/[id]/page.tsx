@@ -18,7 +18,8 @@ import {
   updateAppAction,
   withdrawConsentAction,
 } from '../../actions';
-import { AppForm, ConfirmButton, ConsentWithdrawalForm, KeyForm, PlacementButtons, PlacementForm, Snippet } from '../../forms';
+import { AppForm, ConfirmButton, ConsentWithdrawalForm, KeyForm, PlacementButtons, PlacementForm } from '../../forms';
+import { CodeBlock } from '../../../_components/ui/code-block';
 import { requirePublisher } from '../../publisher';
 import { Card, CardDescription, CardHeader, CardTitle } from '../../../_components/ui/card';
 import { CopyButton } from '../../../_components/ui/copy-button';
@@ -153,12 +154,12 @@ export default async function AppPage({ params }: { params: Params }) {
                     <CopyButton text={p.id} label="Copy id" what="Placement id" aria-label={`Copy the id of ${p.name}`} />
                   </div>
                   {snippetsOf(p).map((snippet) => (
-                    <Snippet key={snippet.label} label={snippet.label} code={snippet.code} />
+                    <CodeBlock key={snippet.label} label={snippet.label} code={snippet.code} />
                   ))}
                   <details className="text-sm">
                     <summary className="cursor-pointer text-muted-foreground">Without the browser SDK (HTTP)</summary>
-                    <Snippet label="Get an ad" code={adRequestSnippet(base, p.id)} />
-                    <Snippet label="Send its impression once viewable" code={impressionSnippet(base)} />
+                    <CodeBlock label="Get an ad" code={adRequestSnippet(base, p.id)} />
+                    <CodeBlock label="Send its impression once viewable" code={impressionSnippet(base)} />
                   </details>
                 </div>
               </details>
