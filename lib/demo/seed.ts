@@ -221,6 +221,10 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
           fills,
           // Invalid traffic (content/docs/sdk-integration.md, Counting rules): about 2% of impressions.
           invalid_events: Math.floor(impressions * 0.02) + (impressions % 7),
+          // Not in the ledger yet: the history is posted below, per app and day, out of `ad_sales`
+          // (public.ledger_post_ad_revenue), as days counted before advertiser accounts are.
+          posted_usd: 0,
+          posted_cost_usd: 0,
         });
       }
       await insertJson(tx, 'daily_stats', stats);
@@ -427,14 +431,17 @@ async function seedConsent(tx: Statements, userId: string, appId: string, keys: 
 type Creative = { format: PlacementFormat; headline: string; body: string; cta: string; image: string; video?: string };
 
 /**
- * Demo advertisers, so a fresh install serves ads: three campaigns with a creative in each of
- * the four formats. They pay the pricing table's CPM for each format, as every campaign does.
- * Landing pages are on `.example` domains (RFC 2606), media are files of this service (the
- * videos: 4-second loops, muted, made with ffmpeg from a colour, a moving bar and the name).
+ * Demo advertisers, so a fresh install serves ads: three advertiser accounts, each with a funded
+ * balance and a running campaign with a creative in each of the four formats. They pay the pricing
+ * table's CPM for each format, as every campaign does. Landing pages are on `.example` domains
+ * (RFC 2606), media are files of this service (the videos: 4-second loops, muted, made with ffmpeg
+ * from a colour, a moving bar and the name). Fernway's account is the demo advertiser people sign
+ * in as (README, Demo accounts); it also has a campaign in every other status.
  */
-export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: string[]; landing: string; creatives: Creative[] }[] = [
+export const DEMO_ADVERTISERS: { advertiser: string; email: string; name: string; keywords: string[]; landing: string; creatives: Creative[] }[] = [
   {
     advertiser: 'Lumen Notes',
+    email: 'ads@lumen-notes.example',
     name: 'Lumen Notes launch',
     keywords: ['writing', 'notes', 'productivity'],
     landing: 'https://lumen-notes.example/start',
@@ -460,6 +467,7 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
   },
   {
     advertiser: 'Parcel Cloud',
+    email: 'ads@parcel-cloud.example',
     name: 'Parcel Cloud developers',
     keywords: ['code', 'hosting', 'developer', 'api'],
     landing: 'https://parcel-cloud.example/developers',
@@ -485,6 +493,7 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
   },
   {
     advertiser: 'Fernway Courses',
+    email: 'advertiser@example.com',
     name: 'Fernway autumn term',
     keywords: ['learning', 'education', 'quiz', 'course'],
     landing: 'https://fernway.example/courses',
@@ -510,23 +519,97 @@ export const DEMO_ADVERTISERS: { advertiser: string; name: string; keywords: str
   },
 ];
 
-/** The demo advertisers, once: a database with any campaign is left alone. */
+/** The demo advertiser people sign in as (README, Demo accounts). */
+export const DEMO_ADVERTISER_EMAIL = 'advertiser@example.com';
+/** What each demo advertiser's balance starts with: one paid manual top-up. */
+export const DEMO_ADVERTISER_FUNDS_USD = 10_000;
+
+/** The demo advertiser's other campaigns, one in each status its running one is not in. */
+const OTHER_CAMPAIGNS: { name: string; status: string; startsInDays: number; endsInDays?: number }[] = [
+  { name: 'Spring term (draft)', status: 'draft', startsInDays: 60 },
+  { name: 'Exam season (in review)', status: 'in_review', startsInDays: 14 },
+  { name: 'Winter break (scheduled)', status: 'scheduled', startsInDays: 7, endsInDays: 37 },
+  { name: 'Language week (paused)', status: 'paused', startsInDays: -10 },
+  { name: 'Summer school (completed)', status: 'completed', startsInDays: -120, endsInDays: -60 },
+  { name: 'Crypto courses (rejected)', status: 'rejected', startsInDays: 3 },
+];
+
+/**
+ * The demo advertisers, made once each (by email): the account, its profile, a paid top-up of
+ * DEMO_ADVERTISER_FUNDS_USD, and its running campaign. A database from before advertisers had
+ * accounts has the campaigns already: they are adopted (given to the account, with a budget)
+ * rather than made again. Returns whether it made anything.
+ */
 export async function seedAdvertisers(tx: Statements): Promise<boolean> {
-  const existing = await tx.query(sql`select 1 from public.campaigns limit 1`);
-  if (existing.length > 0) return false;
+  let made = false;
   for (const a of DEMO_ADVERTISERS) {
-    const [campaign] = await tx.query<{ id: string }>(
-      sql`insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap, keywords, starts_at)
-          values (${a.advertiser}, ${a.name}, 2000, 10, ${a.keywords}::text[], now() - interval '1 day') returning id`,
+    const existing = await tx.query(sql`select 1 from public.users where email = ${a.email}`);
+    if (existing.length > 0) continue;
+    made = true;
+    const [user] = await tx.query<{ id: string }>(
+      sql`insert into public.users (email, name, company, role, created_at)
+          values (${a.email}, ${`${a.advertiser} ads`}, ${a.advertiser}, 'Marketing', now() - interval '200 days') returning id`,
     );
-    for (const c of a.creatives) {
+    const userId = user!.id;
+    await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
+    await tx.query(
+      sql`insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country, time_zone)
+          values (${userId}, ${a.advertiser}, ${`${a.advertiser} Ltd.`}, ${a.email}, '1 Example Street, Springfield', 'US', 'America/New_York')`,
+    );
+    const [topUp] = await tx.query<{ id: string }>(
+      sql`insert into public.top_ups (user_id, amount_micro, rail, invoice_number, requested_at)
+          values (${userId}, ${DEMO_ADVERTISER_FUNDS_USD * 1_000_000}, 'manual', ${`INV-DEMO-${a.advertiser.split(' ')[0]!.toUpperCase()}`}, now() - interval '30 days')
+          returning id`,
+    );
+    await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
+    const adopted = await tx.query(
+      sql`update public.campaigns set advertiser_id = ${userId}, lifetime_budget_usd = 100000, daily_cap_usd = 2000,
+            formats = '{floating_video,tooltip,sponsored_card,inline_text}'
+          where advertiser = ${a.advertiser} and advertiser_id is null returning id`,
+    );
+    if (adopted.length === 0) {
+      const [campaign] = await tx.query<{ id: string }>(
+        sql`insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_usd, daily_cap_usd, daily_budget_usd, frequency_cap,
+                                          keywords, formats, starts_at)
+            values (${userId}, ${a.advertiser}, ${a.name}, 'active', 100000, 2000, 2000, 10, ${a.keywords}::text[],
+                    '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day') returning id`,
+      );
+      for (const c of a.creatives) {
+        await tx.query(
+          sql`insert into public.creatives (campaign_id, format, status, headline, body, cta, image_url, video_url, landing_url)
+              values (${campaign!.id}, ${c.format}, 'active', ${c.headline}, ${c.body}, ${c.cta}, ${c.image}, ${c.video ?? null}, ${a.landing})`,
+        );
+      }
+    }
+    if (a.email === DEMO_ADVERTISER_EMAIL) await seedOtherCampaigns(tx, userId, a);
+  }
+  return made;
+}
+
+async function seedOtherCampaigns(tx: Statements, userId: string, a: (typeof DEMO_ADVERTISERS)[number]): Promise<void> {
+  for (const [n, other] of OTHER_CAMPAIGNS.entries()) {
+    const starts = sql`now() + make_interval(days => ${other.startsInDays}::int)`;
+    const ends = other.endsInDays === undefined ? sql`null` : sql`now() + make_interval(days => ${other.endsInDays}::int)`;
+    const [campaign] = await tx.query<{ id: string }>(
+      sql`insert into public.campaigns (advertiser_id, advertiser, name, status, pause_reason, rejection_reason, lifetime_budget_usd, daily_cap_usd,
+                                        daily_budget_usd, frequency_cap, keywords, formats, starts_at, ends_at, hard_stop, completed_at)
+          values (${userId}, ${a.advertiser}, ${other.name}, ${other.status},
+                  ${other.status === 'paused' ? 'advertiser' : null},
+                  ${other.status === 'rejected' ? 'Ads for financial products need a licence we can check; this campaign names none.' : null},
+                  500, 50, 50, 5, ${a.keywords}::text[], '{inline_text,sponsored_card}', ${starts}, ${ends}, ${other.endsInDays !== undefined},
+                  ${other.status === 'completed' ? sql`now() - interval '60 days'` : sql`null`})
+          returning id`,
+    );
+    // Each with an inline line and a card; in review, rejected or approved as its campaign is.
+    const status = other.status === 'in_review' || other.status === 'draft' ? 'in_review' : other.status === 'rejected' ? 'rejected' : 'active';
+    for (const c of a.creatives.filter((x) => x.format === 'inline_text' || x.format === 'sponsored_card')) {
       await tx.query(
-        sql`insert into public.creatives (campaign_id, format, headline, body, cta, image_url, video_url, landing_url)
-            values (${campaign!.id}, ${c.format}, ${c.headline}, ${c.body}, ${c.cta}, ${c.image}, ${c.video ?? null}, ${a.landing})`,
+        sql`insert into public.creatives (campaign_id, format, status, rejection_reason, headline, body, cta, image_url, video_url, landing_url)
+            values (${campaign!.id}, ${c.format}, ${status}, ${status === 'rejected' ? 'The landing page must match the ad: it names no crypto course.' : null},
+                    ${`${c.headline} (${n + 2})`.slice(0, 90)}, ${c.body}, ${c.cta}, ${c.image}, ${c.video ?? null}, ${a.landing})`,
       );
     }
   }
-  return true;
 }
 
 /** Returns true when it seeded, false when the demo data was already there. */

@@ -6,15 +6,18 @@
 /**
  * Whose money an account holds: a user's, by side (a publisher's in two: `publisher`, earned and
  * not final yet, and `publisher_available`, final and not paid out; migration
- * 20261206000000_payouts), or the platform's.
+ * 20261206000000_payouts; an advertiser's prepaid funds, migration 20261207000000_advertisers), or
+ * the platform's: `ad_sales` (what ads counted before advertisers had accounts cost),
+ * `platform_fees`, `payouts` (sent out) and `payments_in` (received through the rails: top-ups).
  */
-export const LEDGER_ACCOUNT_KINDS = ['publisher', 'publisher_available', 'advertiser', 'buyer', 'ad_sales', 'platform_fees', 'payouts'] as const;
+export const LEDGER_ACCOUNT_KINDS = ['publisher', 'publisher_available', 'advertiser', 'buyer', 'ad_sales', 'platform_fees', 'payouts', 'payments_in'] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
 /** What a ledger transaction is. */
 export const LEDGER_TRANSACTION_KINDS = [
   'ad_revenue',
   'platform_fee',
+  'ad_spend',
   'adjustment',
   'month_close',
   'payout',

@@ -39,7 +39,7 @@ for (const engine of testEngines()) {
         ]);
         const report = moneyReport(tampered);
         expect(report).toMatch(/FAIL Every ledger transaction balances to zero, with at least two postings: 1\n {7}transaction .* 2 postings summing to 10000/);
-        expect(report).toContain('3 of 9 checks failed.');
+        expect(report).toContain('3 of 12 checks failed.');
 
         // Earnings of a day long over that the ledger never got.
         await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;

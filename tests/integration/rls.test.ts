@@ -165,6 +165,59 @@ const USER_TABLES: UserTable[] = [
   },
   // Publishers do not read the consented data itself (their apps submit it): the SDK role does.
   { table: 'data_records', owner: 'user_id', columns: 'user_id', deletable: true },
+  // The advertiser's side (migration 20261207000000_advertisers): both demo users are made advertisers below.
+  {
+    table: 'advertiser_profiles',
+    owner: 'user_id',
+    columns: 'user_id, company, billing_email',
+    insert: (userId) => ({
+      user_id: userId,
+      company: 'Intruder',
+      billing_name: 'Intruder',
+      billing_email: 'x@intruder.example',
+      billing_address: 'x',
+      country: 'GB',
+    }),
+    update: { column: 'billing_email', value: 'invoices@intruder.example' },
+    deletable: true,
+  },
+  {
+    table: 'top_ups',
+    owner: 'user_id',
+    columns: 'id, user_id, amount_micro',
+    insert: (userId) => ({ user_id: userId, amount_micro: 1_000_000_000, rail: 'manual', status: 'paid' }),
+    update: { column: 'status', value: 'canceled' },
+    deletable: true,
+  },
+  {
+    table: 'campaigns',
+    owner: 'advertiser_id',
+    columns: 'id, advertiser_id, name, lifetime_budget_usd',
+    insert: (userId) => ({ advertiser_id: userId, name: 'Intruder campaign', lifetime_budget_usd: 10 }),
+    update: { column: 'lifetime_budget_usd', value: 1 },
+    deletable: true,
+  },
+  {
+    table: 'creatives',
+    owner: '(select c.advertiser_id from public.campaigns c where c.id = campaign_id)',
+    columns: 'id, campaign_id, headline',
+    update: { column: 'headline', value: 'Rewritten by someone else' },
+    deletable: true,
+  },
+  {
+    table: 'campaign_daily_stats',
+    owner: '(select c.advertiser_id from public.campaigns c where c.id = campaign_id)',
+    columns: 'campaign_id, creative_id, app_id, day, spent_usd',
+    update: { column: 'spent_usd', value: 0 },
+    deletable: true,
+  },
+  {
+    table: 'campaign_daily_spend',
+    owner: '(select c.advertiser_id from public.campaigns c where c.id = campaign_id)',
+    columns: 'campaign_id, day, spent_usd',
+    update: { column: 'spent_usd', value: 0 },
+    deletable: true,
+  },
 ];
 
 /**
@@ -175,9 +228,8 @@ const SERVICE_ONLY_TABLES = [
   'oauth_clients',
   'idempotency_records',
   'service_secrets',
-  'campaigns',
-  'creatives',
-  'campaign_daily_spend',
+  // What a roll-up billed, on its way to the ledger in the same transaction.
+  'ad_spend_pending',
   'ad_decisions',
   'ad_traffic_counts',
   // Consented data's proofs and counts: the SDK role's, never a user's (tests/integration/sdk-rls.test.ts).
@@ -250,6 +302,29 @@ for (const engine of testEngines()) {
             id,
           ]);
           refs[id] = { appId: p!.app_id, placementId: p!.id };
+        }
+        // Each user an advertiser too, with a top-up, a campaign, its creative and a day of its spend, so those tables have rows to hide.
+        for (const id of [users.demo, users.demo2]) {
+          await q.query(
+            `insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country)
+             values ($1, 'RLS Co', 'RLS Co', 'billing@rls.example', '1 Street', 'GB')`,
+            [id],
+          );
+          await q.query("insert into public.top_ups (user_id, amount_micro, rail) values ($1, 100000000, 'manual')", [id]);
+          const [c] = await q.query<{ id: string }>(
+            "insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_usd) values ($1, 'RLS Co', 'RLS campaign', 'draft', 100) returning id",
+            [id],
+          );
+          await q.query(
+            "insert into public.creatives (campaign_id, format, status, headline, landing_url) values ($1, 'inline_text', 'in_review', 'RLS', 'https://rls.example/')",
+            [c!.id],
+          );
+          await q.query("insert into public.campaign_daily_spend (campaign_id, day, impressions, spent_usd) values ($1, '2001-01-01', 1, 0.01)", [c!.id]);
+          await q.query(
+            `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, impressions, spent_usd)
+             select $1, cr.id, $2, '2001-01-01', 1, 0.01 from public.creatives cr where cr.campaign_id = $1`,
+            [c!.id, refs[id]!.appId],
+          );
         }
         // An identity and a pending authorization code for each user, so those tables have rows to hide.
         for (const id of [users.demo, users.demo2]) {
@@ -376,7 +451,8 @@ for (const engine of testEngines()) {
                     '(a\\.)?archived_at is null',
                     'd\\.day > current_date - 90',
                     "a\\.kind in \\('publisher', 'publisher_available'",
-                    "account = 'publisher'( and kind (in \\('ad_revenue', 'adjustment'|= 'data_sale'))?",
+                    "account = 'publisher'( and kind (in \\('ad_spend', 'ad_revenue', 'adjustment'|= 'data_sale'))?",
+                    's\\.revenue_usd <> s\\.posted_usd',
                     "account = 'publisher_available'",
                     "\\(pl\\.app_id \\|\\| ':' \\|\\| s\\.day",
                     "t\\.kind = 'ad_revenue'",

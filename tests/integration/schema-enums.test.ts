@@ -3,6 +3,7 @@ import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
+import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, TOP_UP_RAILS, TOP_UP_STATUSES } from '@/lib/schemas/advertising';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 
@@ -28,6 +29,11 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'data_records.kind': DATA_KINDS,
   'ledger_accounts.kind': LEDGER_ACCOUNT_KINDS,
   'ledger_transactions.kind': LEDGER_TRANSACTION_KINDS,
+  'campaigns.status': CAMPAIGN_STATUSES,
+  'campaigns.pause_reason': PAUSE_REASONS,
+  'creatives.status': CREATIVE_STATUSES,
+  'top_ups.rail': TOP_UP_RAILS,
+  'top_ups.status': TOP_UP_STATUSES,
 };
 
 /**
@@ -37,8 +43,6 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
 const UNOWNED: Record<string, readonly string[]> = {
   'user_identities.provider': ['github', 'google'],
   'idempotency_records.state': ['running', 'done'],
-  'campaigns.status': ['active', 'paused', 'ended'],
-  'creatives.status': ['active', 'paused'],
   'data_records.status': ['unsold', 'sold'],
 };
 

@@ -167,7 +167,7 @@ for (const engine of testEngines()) {
         expect(Number(spend!.spent)).toBeCloseTo(bill.cost, 6);
 
         // Ended: its last ads, served while it ran, bill nothing.
-        await setCampaign(suite.db, campaignId, { daily_budget_usd: 100_000, status: 'ended' });
+        await setCampaign(suite.db, campaignId, { daily_budget_usd: 100_000, status: 'completed' });
         for (const { ad, ua } of last) {
           const res = await send(target, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }], { ua });
           expect(res.body.results[0]).toMatchObject({ status: 'invalid', reason: 'campaign_ended' });
@@ -297,7 +297,7 @@ for (const engine of testEngines()) {
         await rawAsService(suite.db, (q) => q.query(`delete from public.sdk_counters where name = 'budget:' || $1`, [campaignId]));
         const billed = await send(a, impressions(ads.slice(2)), { ua: 'Refunded/1', services });
         expect(billed.body.results.map((r: { status: string }) => r.status)).toEqual(['recorded', 'recorded']);
-        await setCampaign(suite.db, campaignId, { status: 'ended' });
+        await setCampaign(suite.db, campaignId, { status: 'completed' });
       });
 
       // PGlite has one connection: two transactions cannot wait on each other there.

@@ -54,6 +54,9 @@ describe('seeding the embedded database on start', () => {
 
   it('in production with SEED_DEMO=true, seeds the demo accounts', async () => {
     expect(await start('production-seeded', { NODE_ENV: 'production', SEED_DEMO: 'true' })).toEqual([
+      'ads@lumen-notes.example',
+      'ads@parcel-cloud.example',
+      'advertiser@example.com',
       'demo2@example.com',
       'demo@example.com',
       'operator@example.com',

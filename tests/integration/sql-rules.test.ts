@@ -228,14 +228,16 @@ interface CampaignSpec {
   ends?: string | null;
   formats?: readonly Format[];
   advertiser?: string;
+  /** Stops at its end date (without, the end date does not stop it: its budget does). */
+  hardStop?: boolean;
 }
 
 /** A campaign running beside the others, with one creative per format (or per `formats`); answers its id and creatives. */
 async function addCampaign(tx: Transaction, campaign: CampaignSpec = {}): Promise<{ id: string; creatives: Record<Format, string> }> {
   const id = await one<string>(
     tx,
-    `insert into public.campaigns (advertiser, name, status, daily_budget_usd, frequency_cap, keywords, starts_at, ends_at)
-     values ($7, 'Only one', $1, $2, $3, $4::text[], coalesce($5::timestamptz, now()), $6::timestamptz) returning id as v`,
+    `insert into public.campaigns (advertiser, name, status, daily_budget_usd, frequency_cap, keywords, starts_at, ends_at, hard_stop)
+     values ($7, 'Only one', $1, $2, $3, $4::text[], coalesce($5::timestamptz, now()), $6::timestamptz, $8) returning id as v`,
     [
       campaign.status ?? 'active',
       campaign.budget ?? 240,
@@ -244,6 +246,7 @@ async function addCampaign(tx: Transaction, campaign: CampaignSpec = {}): Promis
       campaign.starts ?? null,
       campaign.ends ?? null,
       campaign.advertiser ?? 'Rules Test',
+      campaign.hardStop ?? true,
     ],
   );
   const creatives = {} as Record<Format, string>;
@@ -566,7 +569,7 @@ for (const engine of testEngines()) {
         expect(await running('active', '2026-11-26T11:00:00Z', null)).toBe(true);
         expect(await running('active', '2026-11-26T12:00:00Z', '2026-11-26T12:00:01Z')).toBe(true);
         expect(await running('paused', '2026-11-26T11:00:00Z', null)).toBe(false);
-        expect(await running('ended', '2026-11-26T11:00:00Z', null)).toBe(false);
+        expect(await running('completed', '2026-11-26T11:00:00Z', null)).toBe(false);
         expect(await running('active', '2026-11-26T12:00:01Z', null)).toBe(false);
         expect(await running('active', '2026-11-26T11:00:00Z', '2026-11-26T12:00:00Z')).toBe(false);
       });
@@ -756,7 +759,7 @@ for (const engine of testEngines()) {
         });
       });
 
-      it('a campaign that is paused, not started or ended serves nothing; running, it serves', async () => {
+      it('a campaign that is paused, not started or past a hard stop serves nothing; running, or past an end date without a hard stop, it serves', async () => {
         const served = await scenario(db, async (tx) => {
           const answers: Record<string, boolean> = {};
           for (const [name, campaign] of Object.entries({
@@ -764,6 +767,7 @@ for (const engine of testEngines()) {
             paused: { status: 'paused' },
             'not started': { starts: new Date(Date.now() + 3_600_000).toISOString() },
             ended: { starts: '2026-01-01T00:00:00Z', ends: '2026-01-02T00:00:00Z' },
+            'past its end, no hard stop': { starts: '2026-01-01T00:00:00Z', ends: '2026-01-02T00:00:00Z', hardStop: false },
           })) {
             await tx.exec('savepoint campaign');
             const { creatives } = await onlyCampaign(tx, campaign);
@@ -774,7 +778,7 @@ for (const engine of testEngines()) {
           }
           return answers;
         });
-        expect(served).toEqual({ running: true, paused: false, 'not started': false, ended: false });
+        expect(served).toEqual({ running: true, paused: false, 'not started': false, ended: false, 'past its end, no hard stop': true });
       });
 
       it("frequency cap: a client's fills of a campaign stay below the cap, whoever the client is", async () => {
@@ -1128,7 +1132,7 @@ for (const engine of testEngines()) {
           );
           // The campaign ends: neither its impressions nor its clicks count any more.
           await asOwner(tx);
-          await tx.query("update public.campaigns set status = 'ended' where id = $1", [campaign.id]);
+          await tx.query("update public.campaigns set status = 'completed' where id = $1", [campaign.id]);
           await asSdk(tx, app);
           answers.push(
             ...verdicts(

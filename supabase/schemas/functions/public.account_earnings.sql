@@ -1,8 +1,9 @@
 -- GET /api/v1/me/earnings: every placement of the caller's (archived apps' too) with its
 -- figures, the payouts (newest first), the payout method, and the money, exactly, in
--- micro-dollars, all from the ledger (migrations 20261204000000_ledger, 20261206000000_payouts)
--- and, for today and the days the ledger has not posted yet, the daily stats:
---   ad_revenue_micro     what the placements earned: ad revenue and adjustments, and the unposted days;
+-- micro-dollars, all from the ledger (migrations 20261204000000_ledger, 20261206000000_payouts,
+-- 20261207000000_advertisers) and, for what the ledger has not posted yet (days counted before
+-- advertisers had accounts, until they are over), the daily stats:
+--   ad_revenue_micro     what the placements earned: ad spend and revenue, adjustments, and the unposted part;
 --   data_revenue_micro   what data sales earned;
 --   pending_micro        earned, not final yet: the `publisher` account, and the unposted days;
 --   available_micro      final, not paid out: the `publisher_available` account.
@@ -21,11 +22,8 @@ begin
       where a.kind in ('publisher', 'publisher_available')
       group by a.kind, t.kind
     ), unposted as (
-      select coalesce(sum(round(s.revenue_usd * 1000000)), 0)::bigint as micro
-      from public.daily_stats s join public.placements pl on pl.id = s.placement_id
-      -- One hashed list of the posted days (a lookup per day, under the ledger's row-level
-      -- security, took 35 ms for the demo publisher's 686 days; this, 2 ms).
-      where (pl.app_id || ':' || s.day) not in (select t.reference from public.ledger_transactions t where t.kind = 'ad_revenue')
+      select coalesce(sum(round((s.revenue_usd - s.posted_usd) * 1000000)), 0)::bigint as micro
+      from public.daily_stats s where s.revenue_usd <> s.posted_usd
     )
     select json_build_object(
       'id', u.id,
@@ -36,7 +34,7 @@ begin
                   from (select id, period, amount_usd, status, paid_at, requested_at, failure_reason, rail, destination
                         from public.payouts) r),
       'method', (select row_to_json(r) from (select rail, masked, ready, status_note, updated_at from public.payout_methods) r),
-      'ad_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind in ('ad_revenue', 'adjustment')), 0)
+      'ad_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind in ('ad_spend', 'ad_revenue', 'adjustment')), 0)
                           + (select micro from unposted),
       'data_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind = 'data_sale'), 0),
       'pending_micro', coalesce((select sum(micro) from postings where account = 'publisher'), 0) + (select micro from unposted),

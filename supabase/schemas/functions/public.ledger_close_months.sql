@@ -8,7 +8,7 @@
 -- yet: the month's ad revenue and adjustments, and an adjustment posted late for a month already
 -- closed; a balance that nets to zero or less waits for the next month's earnings. A month is
 -- closed only once its days are all in the ledger (no count of it waits for the roll-up, no day of
--- it is unposted). Runs twice, or twice at once, changes nothing: one run at a time (an advisory
+-- it is unposted: daily stats `posted_usd`, migration 20261207000000_advertisers). Runs twice, or twice at once, changes nothing: one run at a time (an advisory
 -- lock), and each month and each transaction is written once. Called by the roll-up
 -- (public.roll_up_ad_traffic), so it runs where the roll-up runs (the server's timer, or pg_cron);
 -- staff can run it now (public.staff_close_months). `p_now` is the clock (the seed and tests move it).
@@ -28,7 +28,7 @@ begin
   -- Nothing to do, the common case, read without a lock.
   select coalesce(max(c.month) + interval '1 month',
                   (select min(date_trunc('month', t.occurred_at at time zone 'UTC'))
-                   from public.ledger_transactions t where t.kind in ('ad_revenue', 'adjustment', 'data_sale')))::date
+                   from public.ledger_transactions t where t.kind in ('ad_spend', 'ad_revenue', 'adjustment', 'data_sale')))::date
   into v_month
   from public.ledger_month_closes c;
   if v_month is null or public.ledger_month_final_at(v_month) > p_now then
@@ -41,10 +41,7 @@ begin
   while public.ledger_month_final_at(v_month) <= p_now loop
     v_next := (v_month + interval '1 month')::date;
     if exists (select 1 from public.ad_traffic_counts c where c.day < v_next)
-       or exists (select 1 from public.daily_stats s join public.placements p on p.id = s.placement_id
-                  where s.day >= v_month and s.day < v_next and s.revenue_usd > 0
-                    and not exists (select 1 from public.ledger_transactions t
-                                    where t.kind = 'ad_revenue' and t.reference = p.app_id || ':' || s.day)) then
+       or exists (select 1 from public.daily_stats s where s.revenue_usd <> s.posted_usd and s.day < v_next) then
       exit;
     end if;
     v_publishers := 0;

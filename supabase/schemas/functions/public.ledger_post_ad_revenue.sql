@@ -1,21 +1,21 @@
--- Ad revenue enters the ledger per app and day (migration 20261204000000_ledger), from the
--- placements' daily stats the roll-up keeps (public.roll_up_ad_traffic calls this at the end of
--- each run, in its transaction). A day is posted once it is over: an hour after its end, and once
--- no count of it or of an earlier day waits for the roll-up. Each app's day is two transactions,
--- written once each (public.ledger_post, kind and reference `<app>:<day>`):
---   ad_revenue     what the publisher earned: out of `ad_sales` (what advertisers paid for ads),
---                  into the publisher's account;
---   platform_fee   the rest of what the ads cost: out of `ad_sales`, into `platform_fees`.
--- So the ledger grows with apps and days, not with traffic. A day's apps are posted up to
--- `p_limit` a run, from the last day posted on; answers how many apps' days it posted. `p_now`
--- is the clock it reads (tests move it; the roll-up passes none).
+-- Ad revenue counted before advertisers had ledger accounts (migration 20261207000000_advertisers)
+-- enters the ledger as it always did: per app and day, once the day is over (an hour after its
+-- end, and once no count of it or of an earlier day waits for the roll-up), paid out of
+-- `ad_sales`. Since that migration the roll-up posts what it counts as it counts it
+-- (public.ledger_post_ad_spend), so only the daily stats of the demo's seeded history and of
+-- databases migrated from before are left for this: the part of a row not in the ledger yet
+-- (`revenue_usd - posted_usd`, indexed while it is not zero). Each app's day is two
+-- transactions, written once each (public.ledger_post, kind and reference `<app>:<day>`):
+--   ad_revenue     what the publisher earned: out of `ad_sales`, into the publisher's account;
+--   platform_fee   the rest of what the ads cost: out of `ad_sales`, into `platform_fees`;
+-- and its rows are then marked posted. Up to `p_limit` apps' days a run; answers how many it
+-- posted. `p_now` is the clock it reads (the seed and tests move it; the roll-up passes none).
 create or replace function public.ledger_post_ad_revenue(p_limit integer default 1000, p_now timestamptz default now())
 returns integer
 language plpgsql volatile security definer set search_path = ''
 as $$
 declare
   v_closed date := ((p_now - interval '1 hour') at time zone 'UTC')::date - 1;
-  v_from date;
   v_sales uuid;
   v_fees uuid;
   v_day record;
@@ -26,20 +26,18 @@ declare
 begin
   -- A day whose counts still wait for the roll-up is not over.
   select least(v_closed, min(c.day) - 1) into v_closed from public.ad_traffic_counts c;
-  select coalesce(max(t.occurred_at at time zone 'UTC')::date, '-infinity'::date) into v_from
-  from public.ledger_transactions t where t.kind = 'ad_revenue';
-  if v_from > v_closed then
+  -- Nothing left to post, the common case: one look at an index that holds only what is left.
+  if not exists (select 1 from public.daily_stats s where s.revenue_usd <> s.posted_usd and s.day <= v_closed) then
     return 0;
   end if;
   v_sales := public.ledger_account('ad_sales', null);
   v_fees := public.ledger_account('platform_fees', null);
   for v_day in
-    select p.app_id, p.user_id, s.day, round(sum(s.revenue_usd) * 1000000)::bigint as revenue, round(sum(s.cost_usd) * 1000000)::bigint as cost
+    select p.app_id, p.user_id, s.day, round(sum(s.revenue_usd - s.posted_usd) * 1000000)::bigint as revenue,
+           round(sum(s.cost_usd - s.posted_cost_usd) * 1000000)::bigint as cost
     from public.daily_stats s join public.placements p on p.id = s.placement_id
-    where s.day >= v_from and s.day <= v_closed
-      and not exists (select 1 from public.ledger_transactions t where t.kind = 'ad_revenue' and t.reference = p.app_id || ':' || s.day)
+    where s.revenue_usd <> s.posted_usd and s.day <= v_closed
     group by p.app_id, p.user_id, s.day
-    having sum(s.revenue_usd) > 0
     order by s.day, p.app_id
     limit p_limit
   loop
@@ -56,6 +54,9 @@ begin
         jsonb_build_array(jsonb_build_object('account_id', v_sales, 'amount_micro', -v_fee, 'app_id', v_day.app_id),
                           jsonb_build_object('account_id', v_fees, 'amount_micro', v_fee, 'app_id', v_day.app_id)));
     end if;
+    update public.daily_stats s set posted_usd = s.revenue_usd, posted_cost_usd = s.cost_usd
+    from public.placements p
+    where p.id = s.placement_id and p.app_id = v_day.app_id and s.day = v_day.day and s.revenue_usd <> s.posted_usd;
     v_posted := v_posted + 1;
   end loop;
   return v_posted;

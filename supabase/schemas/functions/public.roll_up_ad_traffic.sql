@@ -1,9 +1,14 @@
 -- Takes up to `p_limit` rows of `ad_traffic_counts` (deleting them) and adds them to the
--- placements' totals, the daily stats (with what the ads cost), the campaigns' daily spend and the
--- keys' last use, in one transaction: every count is added exactly once. Then the days that are
--- over go into the ledger, in the same transaction (public.ledger_post_ad_revenue), and the months
--- whose earnings are final are closed (public.ledger_close_months). Rows of transactions still open are invisible
--- here and wait for the next run; `skip locked` lets two runs share the work without waiting.
+-- placements' totals, the daily stats (with what the ads cost), the campaigns' daily spend and
+-- daily stats per creative and app (what advertisers' reports read), and the keys' last use, in
+-- one transaction: every count is added exactly once. What the counts billed
+-- goes into the ledger in the same transaction: one `ad_spend` transaction per run and day
+-- (public.ledger_post_ad_spend, through `ad_spend_pending`), which debits each campaign's
+-- advertiser and credits each app's publisher and the platform. Then campaigns move on by the
+-- clock and by their budgets (public.campaigns_advance), the days counted before advertisers had
+-- accounts are posted as they were (public.ledger_post_ad_revenue), and the months whose
+-- earnings are final are closed (public.ledger_close_months). Rows of transactions still open are
+-- invisible here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
 -- It also adds what serving promised and what billing took, per campaign and five minutes, to the
 -- `served:` and `billed:` counters that pacing reads (public.sdk_serve_ad): serving writes no row
@@ -44,8 +49,9 @@ begin
            sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue, sum(t.cost_usd) as cost
     from taken t group by t.placement_id, t.day
   ), daily as (
-    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd, cost_usd)
-    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd, cost_usd,
+                                         posted_usd, posted_cost_usd)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost, b.revenue, b.cost
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
       ad_requests = s.ad_requests + excluded.ad_requests,
@@ -54,7 +60,15 @@ begin
       clicks      = s.clicks + excluded.clicks,
       invalid_events = s.invalid_events + excluded.invalid_events,
       revenue_usd = s.revenue_usd + excluded.revenue_usd,
-      cost_usd    = s.cost_usd + excluded.cost_usd
+      cost_usd    = s.cost_usd + excluded.cost_usd,
+      posted_usd  = s.posted_usd + excluded.posted_usd,
+      posted_cost_usd = s.posted_cost_usd + excluded.posted_cost_usd
+  ), billed as (
+    -- What this run's counts billed, for the ledger (public.ledger_post_ad_spend, below).
+    insert into public.ad_spend_pending (day, campaign_id, app_id, cost_micro, revenue_micro)
+    select t.day, t.campaign_id, t.app_id, sum((t.cost_usd * 1000000)::bigint), sum((t.revenue_usd * 1000000)::bigint)
+    from taken t where t.cost_usd > 0 or t.revenue_usd > 0
+    group by t.day, t.campaign_id, t.app_id
   ), totals as (
     update public.placements p set
       ad_requests = p.ad_requests + c.requests,
@@ -77,6 +91,18 @@ begin
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
       spent_usd   = s.spent_usd + excluded.spent_usd
+  ), report as (
+    insert into public.campaign_daily_stats as s (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_usd)
+    select t.campaign_id, t.creative_id, t.app_id, t.day, sum(t.fills), sum(t.impressions), sum(t.clicks), sum(t.cost_usd)
+    from taken t
+    where t.creative_id is not null and (t.fills > 0 or t.impressions > 0 or t.clicks > 0)
+      and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
+    group by t.campaign_id, t.creative_id, t.app_id, t.day
+    on conflict (campaign_id, day, creative_id, app_id) do update set
+      fills       = s.fills + excluded.fills,
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks,
+      spent_usd   = s.spent_usd + excluded.spent_usd
   ), promised as (
     insert into public.sdk_counters as k (name, period, used)
     select x.name, x.slot, x.micro
@@ -95,9 +121,12 @@ begin
   )
   select coalesce(sum(t.requests), 0)::bigint, coalesce(sum(t.impressions + t.clicks), 0)::bigint from taken t;
 
-  -- The days that are over, into the ledger (after this run's counts, which it waits for), and
-  -- the months whose final day has come, closed (public.ledger_close_months: nothing to do, the
-  -- common case, is one read).
+  -- What this run billed, into the ledger; campaigns moved on by the clock, their budgets and
+  -- their advertisers' balances; the days counted before advertisers had accounts, into the
+  -- ledger as they were (once they are over); and the months whose final day has come, closed
+  -- (public.ledger_close_months: nothing to do, the common case, is one read).
+  perform public.ledger_post_ad_spend();
+  perform public.campaigns_advance();
   perform public.ledger_post_ad_revenue();
   perform public.ledger_close_months();
 end $$;

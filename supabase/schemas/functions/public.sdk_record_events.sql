@@ -89,7 +89,7 @@ begin
              else public.sdk_impression_reason(
                     p_bot, d.client_hash = p_client_hash, extract(epoch from now() - d.created_at), p.format,
                     i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null,
-                    public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()))
+                    public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()))
            end as reason
     from input i
     left join locked d on d.id = i.decision_id
@@ -144,14 +144,14 @@ begin
     order by c.decision_id, c.reason, c.n
     on conflict do nothing
   ), counted as (
-    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, invalid, revenue_usd, cost_usd)
-    select v_app, c.placement_id, c.campaign_id, v_today,
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, impressions, invalid, revenue_usd, cost_usd)
+    select v_app, c.placement_id, c.campaign_id, c.creative_id, v_today,
            count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
            coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
            coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
     from final c
     where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
-    group by c.placement_id, c.campaign_id
+    group by c.placement_id, c.campaign_id, c.creative_id
   )
   select c.n,
          case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
@@ -170,7 +170,7 @@ begin
     order by e.n
   loop
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
-           public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()) as running,
+           public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()) as running,
            public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_usd * 1000000 as spent
     into v_decision
     from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
@@ -207,16 +207,16 @@ begin
       returning true into v_taken;
       if coalesce(v_taken, false) then
         v_taken := null;
-        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, clicks)
-        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
+        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks)
+        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
         return query select v_event.n, 'recorded'::text, null::text;
         continue;
       end if;
       v_reason := 'already_counted';
     end if;
 
-    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, invalid)
-    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_today, 1);
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, invalid)
+    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
     insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
                                   billable, invalid_reason, ip_hash)
     values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,

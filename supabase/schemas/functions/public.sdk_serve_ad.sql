@@ -1,6 +1,8 @@
 -- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
 -- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
--- Eligible: creative active, campaign running (sdk_campaign_running), paced budget left today
+-- Eligible: creative active (approved in review), campaign running (sdk_campaign_running; its
+-- end date stops it only with a hard stop), targeting this app (its categories included, none
+-- excluded, the app not excluded: migration 20261207000000_advertisers), paced budget left today
 -- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today (its `budget:`
 -- counter) and what the ads it served in the impression window may still bill
 -- (its `served:` less its `billed:` counters of the last 15 minutes, which the roll-up keeps),
@@ -28,6 +30,7 @@ language plpgsql volatile security invoker set search_path = ''
 as $$
 declare
   v_app uuid := public.sdk_app_id();
+  v_categories text[];
   v_placement record;
   v_pick record;
   v_day_share numeric := public.sdk_day_share(now());
@@ -41,6 +44,8 @@ begin
     return query select false, null::uuid, null::text, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
     return;
   end if;
+  select a.category into v_categories from public.apps a where a.id = v_app;
+  v_categories := coalesce(v_categories, '{}');
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id into v_pick;
   if v_placement.status = 'active' then
@@ -53,7 +58,10 @@ begin
       from public.creatives cr
       join public.campaigns c on c.id = cr.campaign_id
       where cr.format = v_placement.format and cr.status = 'active'
-        and public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now())
+        and public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+        and (cardinality(c.include_categories) = 0 or c.include_categories && v_categories)
+        and not (c.exclude_categories && v_categories)
+        and not (v_app = any(c.excluded_apps))
         and public.sdk_paced_budget_left(
               (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k where k.name = 'budget:' || c.id and k.period = v_day)
               + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
@@ -73,8 +81,8 @@ begin
   if v_pick.id is not null then
     select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
   end if;
-  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, day, requests, fills, promised_usd)
-  values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, (now() at time zone 'UTC')::date, 1,
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_usd)
+  values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, v_pick.id, (now() at time zone 'UTC')::date, 1,
           case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0));
   if v_pick.id is null then
     return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
