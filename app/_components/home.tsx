@@ -14,8 +14,8 @@ const AUDIENCES = [
   {
     title: 'Advertisers',
     body: 'Reach people while they work with AI tools, in four formats at published prices per 1,000 impressions.',
-    cta: { href: '/advertisers', label: 'See formats and prices' },
-    more: { href: '/pricing', label: 'Pricing' },
+    cta: { href: '/signup?as=advertiser', label: 'Create an advertiser account' },
+    more: { href: '/advertisers', label: 'Formats, prices and review' },
   },
   {
     title: 'Data buyers',

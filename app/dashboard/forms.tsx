@@ -23,7 +23,7 @@ export function Outcome({ state }: { state: FormState }) {
  * What a one-button form in a table row says after a submission: a toast, since a message in
  * the row would push the table out of shape. The row itself shows the new state.
  */
-function useToastOutcome(state: FormState) {
+export function useToastOutcome(state: FormState) {
   const last = useRef<FormState>(state);
   useEffect(() => {
     if (state === last.current) return;
@@ -31,6 +31,19 @@ function useToastOutcome(state: FormState) {
     if (state.error) toast.error(state.error);
     else if (state.notice) toast.success(state.notice);
   }, [state]);
+}
+
+/**
+ * The action, with its success said by a toast as it comes back (in the browser, before the page
+ * refreshes): the item it acted on may leave the page, and a message beside it would go too.
+ * Errors stay beside the form.
+ */
+export function toastingSuccess<S extends FormState>(action: Action<S>): Action<S> {
+  return async (state, form) => {
+    const next = await action(state, form);
+    if (!next.error && next.notice) toast.success(next.notice);
+    return next;
+  };
 }
 
 export interface AppValues {

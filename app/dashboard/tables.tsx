@@ -27,7 +27,21 @@ export function ScrollTable({ label, head, children, stickyActions }: { label: s
   );
 }
 
-const NUMERIC = new Set(['Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', 'Invalid', 'Amount']);
+const NUMERIC = new Set([
+  'Impressions',
+  'Clicks',
+  'CTR',
+  'Revenue',
+  'Fill rate',
+  'RPM',
+  'Invalid',
+  'Amount',
+  'Spend',
+  'eCPM',
+  'Budget',
+  'Budget left',
+  'Fills',
+]);
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */
 export function PlacementTable({ label, placements, actions }: { label: string; placements: Placement[]; actions?: (p: Placement) => ReactNode }) {
@@ -114,14 +128,18 @@ export function PayoutTable({ payouts, actions }: { payouts: (Payout & { id?: st
 }
 
 /** Headline figures, each with its label. */
-export function Totals({ items }: { items: { label: string; value: string; testId?: string }[] }) {
+/**
+ * Figures in boxes. An amount shown rounded may carry its exact value (`exact`, micro-dollars) in a
+ * `<data>` element, for whoever reads the page by machine (a figure smaller than a cent shows there).
+ */
+export function Totals({ items }: { items: { label: string; value: string; testId?: string; exact?: number }[] }) {
   return (
     <dl className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-5">
       {items.map((item) => (
         <div key={item.label} className="flex min-w-0 flex-col gap-1 rounded-xl border bg-card p-4">
           <dt className="text-sm text-muted-foreground">{item.label}</dt>
           <dd data-testid={item.testId} className="truncate text-xl font-semibold tabular-nums sm:text-2xl">
-            {item.value}
+            {item.exact === undefined ? item.value : <data value={item.exact}>{item.value}</data>}
           </dd>
         </div>
       ))}
@@ -139,6 +157,12 @@ const TONE: Record<string, 'success' | 'warning' | 'danger' | 'info' | 'neutral'
   revoked: 'danger',
   canceled: 'neutral',
   archived: 'neutral',
+  draft: 'neutral',
+  in_review: 'info',
+  scheduled: 'info',
+  requested: 'info',
+  completed: 'neutral',
+  rejected: 'danger',
 };
 
 /** A status as a coloured badge (the word is always there: colour is never the only sign). */

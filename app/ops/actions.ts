@@ -5,7 +5,16 @@ import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { opsCookieName } from '@/lib/auth/staff';
 import type { FormState } from '@/lib/console/forms';
-import { adjustmentForm, closeMonthsForm, markPayoutForm, payoutDetailsForm, sendWithStripeForm, type DetailsState } from '@/lib/ops/forms';
+import {
+  adjustmentForm,
+  closeMonthsForm,
+  markPayoutForm,
+  payoutDetailsForm,
+  reviewForm,
+  sendWithStripeForm,
+  topUpRecordForm,
+  type DetailsState,
+} from '@/lib/ops/forms';
 import { services } from '@/lib/services';
 import { requireStaff } from './staff';
 
@@ -34,6 +43,14 @@ export async function sendWithStripeAction(_: FormState, form: FormData): Promis
 
 export async function closeMonthsAction(_: FormState, form: FormData): Promise<FormState> {
   return asStaffMember((staff) => closeMonthsForm(form, staff, services()));
+}
+
+export async function topUpRecordAction(_: FormState, form: FormData): Promise<FormState> {
+  return asStaffMember((staff) => topUpRecordForm(form, staff, services()));
+}
+
+export async function reviewAction(_: FormState, form: FormData): Promise<FormState> {
+  return asStaffMember((staff) => reviewForm(form, staff, services()));
 }
 
 export async function payoutDetailsAction(_: DetailsState, form: FormData): Promise<DetailsState> {

@@ -2,7 +2,7 @@
 
 import { useActionState } from 'react';
 import type { DetailsState } from '@/lib/ops/forms';
-import { Outcome, type Action } from '../dashboard/forms';
+import { Outcome, toastingSuccess, type Action } from '../dashboard/forms';
 import { Button } from '../_components/ui/button';
 import { Input, Label, NativeSelect } from '../_components/ui/input';
 
@@ -132,6 +132,51 @@ export function SendWithStripeForm({ action, payoutId, label }: { action: Action
         Send with Stripe
       </Button>
       <Outcome state={state} />
+    </form>
+  );
+}
+
+/** A manual top-up: the payment arrived (with the bank's reference), or the invoice is canceled (with why). */
+export function TopUpRecordForm({ action, topUpId, label }: { action: Action; topUpId: string; label: string }) {
+  const [state, formAction, pending] = useActionState(toastingSuccess(action), {});
+  return (
+    <form action={formAction} className="grid gap-2">
+      <Outcome state={state} />
+      <input type="hidden" name="id" value={topUpId} />
+      <div className="flex flex-wrap items-center gap-2">
+        <Label htmlFor={`topup-ref-${topUpId}`}>Bank reference, or why it is canceled</Label>
+        <Input className="sm:w-64" id={`topup-ref-${topUpId}`} name="reference" required maxLength={200} />
+        <Button type="submit" size="sm" name="outcome" value="paid" disabled={pending} aria-label={`Record the payment of ${label}`}>
+          Payment received
+        </Button>
+        <Button type="submit" size="sm" variant="outline" name="outcome" value="canceled" disabled={pending} aria-label={`Cancel ${label}`}>
+          Cancel invoice
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** Approve, or reject with the reason the advertiser reads: a campaign or one creative. */
+export function ReviewForm({ action, id, kind, label }: { action: Action; id: string; kind: 'campaign' | 'creative'; label: string }) {
+  const [state, formAction, pending] = useActionState(toastingSuccess(action), {});
+  return (
+    <form action={formAction} className="grid gap-2">
+      <Outcome state={state} />
+      <input type="hidden" name="id" value={id} />
+      <input type="hidden" name="kind" value={kind} />
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" size="sm" name="decision" value="approve" disabled={pending} aria-label={`Approve ${label}`}>
+          Approve
+        </Button>
+        <Label htmlFor={`reason-${id}`} className="sm:ml-2">
+          Or reject, because
+        </Label>
+        <Input className="sm:w-72" id={`reason-${id}`} name="reason" maxLength={500} />
+        <Button type="submit" size="sm" variant="outline" name="decision" value="reject" disabled={pending} aria-label={`Reject ${label}`}>
+          Reject
+        </Button>
+      </div>
     </form>
   );
 }

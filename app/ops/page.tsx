@@ -2,11 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { Metadata } from 'next';
 import { microToUsd } from '@/lib/account/money';
 import { formatDay, formatMoment, formatUsd } from '@/lib/console/format';
+import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
 import { staffOverview } from '@/lib/payouts/staff';
 import { services } from '@/lib/services';
 import { ScrollTable } from '../dashboard/tables';
-import { adjustmentAction, closeMonthsAction, markPayoutAction, payoutDetailsAction, sendWithStripeAction, signOutAction } from './actions';
-import { AdjustmentForm, CloseMonthsForm, DetailsForm, PayoutActions, SendWithStripeForm } from './forms';
+import {
+  adjustmentAction,
+  closeMonthsAction,
+  markPayoutAction,
+  payoutDetailsAction,
+  reviewAction,
+  sendWithStripeAction,
+  signOutAction,
+  topUpRecordAction,
+} from './actions';
+import { AdjustmentForm, CloseMonthsForm, DetailsForm, PayoutActions, ReviewForm, SendWithStripeForm, TopUpRecordForm } from './forms';
 import { requireStaff } from './staff';
 import { Button } from '../_components/ui/button';
 import { EmptyState } from '../_components/ui/empty-state';
@@ -19,7 +29,8 @@ const usd = (micro: number) => formatUsd(microToUsd(micro));
 export default async function OpsPage() {
   const staff = await requireStaff();
   const { stripe } = services();
-  const o = await staffOverview(await services().database(), staff);
+  const db = await services().database();
+  const [o, ads] = await Promise.all([staffOverview(db, staff), advertisingQueue(db, staff)]);
   const open = o.payouts.filter((p) => p.open);
   const rest = o.payouts.filter((p) => !p.open);
   return (
@@ -60,6 +71,8 @@ export default async function OpsPage() {
           })
         )}
       </section>
+
+      <AdvertisingSections ads={ads} />
 
       <section aria-labelledby="balances" className="grid grid-cols-1 gap-4">
         <h2 id="balances">The ledger’s balances</h2>
@@ -138,5 +151,136 @@ export default async function OpsPage() {
         </ScrollTable>
       </section>
     </div>
+  );
+}
+
+type QueuedCreative = AdvertisingQueue['creatives'][number] | AdvertisingQueue['campaigns'][number]['creatives'][number];
+
+/** A creative as the advertiser wrote it: every field as text, never as markup; media as links to open. */
+function CreativeText({ c }: { c: QueuedCreative }) {
+  return (
+    <dl className="grid gap-x-4 gap-y-1 rounded-lg border bg-muted p-3 text-sm sm:grid-cols-[8rem_1fr]">
+      <dt className="text-muted-foreground">Format</dt>
+      <dd>{c.format}</dd>
+      <dt className="text-muted-foreground">Headline</dt>
+      <dd className="break-words">{c.headline}</dd>
+      {c.body && (
+        <>
+          <dt className="text-muted-foreground">Text</dt>
+          <dd className="break-words">{c.body}</dd>
+        </>
+      )}
+      <dt className="text-muted-foreground">Call to action</dt>
+      <dd>{c.cta}</dd>
+      <dt className="text-muted-foreground">Landing page</dt>
+      <dd className="break-all">{c.landing_url}</dd>
+      {(c.image_url || c.video_url) && (
+        <>
+          <dt className="text-muted-foreground">Media</dt>
+          <dd className="break-all">
+            {[c.image_url, c.video_url].filter(Boolean).join(' · ')}
+            {c.width && c.height ? ` (${c.width}×${c.height}${c.duration_ms ? `, ${(c.duration_ms / 1000).toFixed(1)} s` : ''})` : ''}
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** The advertisers' side of the operator's work: payments to record, campaigns and creatives to review, and balances. */
+function AdvertisingSections({ ads }: { ads: AdvertisingQueue }) {
+  return (
+    <>
+      <section aria-labelledby="top-ups" className="grid grid-cols-1 gap-4">
+        <h2 id="top-ups">Top-ups to record</h2>
+        <p className="text-sm text-muted-foreground">
+          Invoices advertisers asked for: when a transfer quoting one arrives, record it, and the advertiser is credited once.
+        </p>
+        {ads.top_ups.length === 0 ? (
+          <EmptyState title="No invoice is waiting for payment." />
+        ) : (
+          ads.top_ups.map((t) => {
+            const label = `invoice ${t.invoice_number ?? t.id} of ${usd(t.amount_micro)} from ${t.company ?? t.email}`;
+            return (
+              <article
+                key={t.id}
+                className="grid gap-3 rounded-xl border bg-card p-4 sm:p-6"
+                aria-label={`Invoice ${t.invoice_number ?? t.id}`}
+                data-testid="open-top-up"
+              >
+                <h3 className="text-base">
+                  {usd(t.amount_micro)} · {t.invoice_number} · {t.company ?? t.email}
+                </h3>
+                <p className="text-sm text-muted-foreground">
+                  Asked {formatMoment(t.requested_at.toISOString())} by {t.email}.
+                </p>
+                <TopUpRecordForm action={topUpRecordAction} topUpId={t.id} label={label} />
+              </article>
+            );
+          })
+        )}
+      </section>
+
+      <section aria-labelledby="to-review" className="grid grid-cols-1 gap-4">
+        <h2 id="to-review">Campaigns to review</h2>
+        {ads.campaigns.length === 0 ? (
+          <EmptyState title="No campaign is waiting for review." />
+        ) : (
+          ads.campaigns.map((c) => (
+            <article key={c.id} className="grid gap-3 rounded-xl border bg-card p-4 sm:p-6" aria-label={`Campaign ${c.name}`} data-testid="campaign-to-review">
+              <h3 className="text-base break-words">
+                {c.name} · {c.advertiser}
+              </h3>
+              <p className="text-sm text-muted-foreground">
+                {c.email} · budget {c.lifetime_budget_usd === null ? 'none' : usd(Math.round(c.lifetime_budget_usd * 1_000_000))}
+                {c.daily_cap_usd === null ? '' : `, ${usd(Math.round(c.daily_cap_usd * 1_000_000))} a day`} · from {formatDay(c.starts_at.toISOString())}
+                {c.ends_at ? ` to ${formatDay(c.ends_at.toISOString())}${c.hard_stop ? ' (hard stop)' : ''}` : ''} · {c.formats.join(', ')}
+                {c.keywords.length ? ` · keywords: ${c.keywords.join(', ')}` : ''}
+                {c.include_categories.length ? ` · only: ${c.include_categories.join(', ')}` : ''}
+                {c.exclude_categories.length ? ` · never: ${c.exclude_categories.join(', ')}` : ''}
+              </p>
+              {c.creatives.map((cr) => (
+                <div key={cr.id} className="grid gap-2">
+                  <CreativeText c={cr} />
+                  {cr.status === 'in_review' && (
+                    <ReviewForm action={reviewAction} id={cr.id} kind="creative" label={`the ${cr.format} creative of ${c.name}`} />
+                  )}
+                </div>
+              ))}
+              <ReviewForm action={reviewAction} id={c.id} kind="campaign" label={`the campaign ${c.name}`} />
+            </article>
+          ))
+        )}
+      </section>
+
+      {ads.creatives.length > 0 && (
+        <section aria-labelledby="creatives-to-review" className="grid grid-cols-1 gap-4">
+          <h2 id="creatives-to-review">Creatives to review in running campaigns</h2>
+          {ads.creatives.map((cr) => (
+            <article key={cr.id} className="grid gap-2 rounded-xl border bg-card p-4 sm:p-6" aria-label={`Creative of ${cr.campaign}`}>
+              <h3 className="text-base break-words">
+                {cr.campaign} · {cr.advertiser}
+              </h3>
+              <CreativeText c={cr} />
+              <ReviewForm action={reviewAction} id={cr.id} kind="creative" label={`the ${cr.format} creative of ${cr.campaign}`} />
+            </article>
+          ))}
+        </section>
+      )}
+
+      <section aria-labelledby="advertisers" className="grid grid-cols-1 gap-4">
+        <h2 id="advertisers">Advertisers</h2>
+        <ScrollTable label="Advertisers" head={['Advertiser', 'Email', 'Balance', 'Active campaigns']}>
+          {ads.advertisers.map((a) => (
+            <tr key={a.user_id}>
+              <th scope="row">{a.company}</th>
+              <td>{a.email}</td>
+              <td className="num">{usd(a.balance_micro)}</td>
+              <td className="num">{a.active_campaigns}</td>
+            </tr>
+          ))}
+        </ScrollTable>
+      </section>
+    </>
   );
 }

@@ -4,7 +4,7 @@ import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { safeCallbackUrl, signUpErrorMessage } from '@/lib/auth/messages';
 import { MIN_PASSWORD } from '@/lib/auth/users';
-import { signUpFromForm } from '@/lib/auth/signup';
+import { SIGN_UP_SIDES, signUpFromForm, signUpSide, type SignUpSide } from '@/lib/auth/signup';
 import { services } from '@/lib/services';
 import { AuthCard } from '../_components/auth/auth-card';
 import { Alert } from '../_components/ui/alert';
@@ -24,14 +24,20 @@ async function signUp(form: FormData) {
   redirect(outcome.location);
 }
 
+const INTRO: Record<SignUpSide, string> = {
+  publisher: 'Free to start: add an app, a placement and a key, paste one snippet, and your first impression shows in the console.',
+  advertiser: 'Add your billing details, fund a prepaid balance, and create a campaign: the operator reviews it before it serves.',
+};
+
 export default async function SignUpPage({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
   const error = signUpErrorMessage(one(params.error));
+  const side = signUpSide(one(params.as));
   return (
     <AuthCard
-      title="Create a publisher account"
-      intro="Free to start: add an app, a placement and a key, paste one snippet, and your first impression shows in the console."
+      title={side === 'advertiser' ? 'Create an advertiser account' : 'Create a publisher account'}
+      intro={INTRO[side]}
       footer={
         <>
           Already have an account? <Link href={`/signin?${new URLSearchParams({ callbackUrl })}`}>Sign in</Link>
@@ -41,6 +47,16 @@ export default async function SignUpPage({ searchParams }: { searchParams: Searc
       {error && <Alert tone="error">{error}</Alert>}
       <form action={signUp} className="grid gap-4">
         <input type="hidden" name="callbackUrl" value={callbackUrl} />
+        <fieldset className="grid gap-2">
+          <legend className="mb-1 text-sm font-medium">You are here to</legend>
+          {SIGN_UP_SIDES.map((s) => (
+            <label key={s} className="flex items-center gap-2 text-sm">
+              <input type="radio" name="as" value={s} defaultChecked={s === side} className="size-4" />
+              {s === 'publisher' ? 'Earn from my app (publisher)' : 'Advertise in AI apps (advertiser)'}
+            </label>
+          ))}
+          <p className="text-sm text-muted-foreground">One account can do both: you can start the other side from the console later.</p>
+        </fieldset>
         <Field label="Email" htmlFor="email">
           <Input id="email" name="email" type="email" autoComplete="email" required maxLength={254} defaultValue={one(params.email)} />
         </Field>

@@ -84,6 +84,7 @@ export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], p
   return earningsBody.parse({
     currency: 'USD',
     ad_revenue_tracked_usd: microToUsd(money.ad_revenue_micro),
+    ad_revenue_tracked_micro: money.ad_revenue_micro,
     impressions: views.reduce((n, p) => n + p.impressions, 0),
     clicks: views.reduce((n, p) => n + p.clicks, 0),
     payouts_paid_usd: payoutsUsd(['paid']),

@@ -10,10 +10,18 @@ export type SignUpOutcome = { ok: true; cookies: SessionCookie[]; location: stri
 /** Where a new account lands when the form names nowhere else: the console's first-run checklist. */
 export const AFTER_SIGN_UP = '/dashboard';
 
+/** Why a person signs up: to earn from an app, or to advertise (one account may later do both). */
+export const SIGN_UP_SIDES = ['publisher', 'advertiser'] as const;
+export type SignUpSide = (typeof SIGN_UP_SIDES)[number];
+/** The side a form or link names; a publisher unless it names another. */
+export const signUpSide = (value: string): SignUpSide => (SIGN_UP_SIDES.includes(value as SignUpSide) ? (value as SignUpSide) : 'publisher');
+/** Where each side starts: the publisher's checklist, the advertiser's profile and campaigns. */
+const LANDING: Record<SignUpSide, string> = { publisher: AFTER_SIGN_UP, advertiser: '/dashboard/ads' };
+
 /**
  * The sign-up form's submission, as a server action (it works without JavaScript): a new
- * publisher account, signed in at once, on to the console (or to where the form came from,
- * such as an OAuth consent). A refused form goes back with an error code of SIGN_UP_ERRORS,
+ * account, signed in at once, on to the console of the side it chose (a publisher's checklist,
+ * an advertiser's profile), or to where the form came from, such as an OAuth consent. A refused form goes back with an error code of SIGN_UP_ERRORS,
  * never text, and never the password.
  *
  * An email that has an account already is a sign-in: with that account's password, it signs
@@ -25,9 +33,10 @@ export const AFTER_SIGN_UP = '/dashboard';
 export async function signUpFromForm(form: FormData, headers: Headers, services: Services): Promise<SignUpOutcome> {
   const field = (name: string) => textField(form, name);
   const callbackUrl = safeCallbackUrl(field('callbackUrl'));
+  const side = signUpSide(field('as'));
   const back = (error: SignUpErrorCode | 'Unknown') => ({
     ok: false as const,
-    location: `/signup?${new URLSearchParams({ error, email: field('email').slice(0, 254), name: field('name').slice(0, 100), company: field('company').slice(0, 100), callbackUrl })}`,
+    location: `/signup?${new URLSearchParams({ error, email: field('email').slice(0, 254), name: field('name').slice(0, 100), company: field('company').slice(0, 100), as: side, callbackUrl })}`,
   });
 
   const parsed = signUpInput.safeParse({ email: field('email'), password: field('password'), name: field('name'), company: field('company') });
@@ -38,7 +47,7 @@ export async function signUpFromForm(form: FormData, headers: Headers, services:
   }
   const { email, password } = parsed.data;
   const ip = clientIp(headers);
-  const landing = callbackUrl === '/' ? AFTER_SIGN_UP : callbackUrl;
+  const landing = callbackUrl === '/' ? LANDING[side] : callbackUrl;
   const attempt = await allowAttempt(services.attempts, 'signup', email, ip, services.now());
   if (!attempt.allowed) return back('TooManyAttempts');
 

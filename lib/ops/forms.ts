@@ -5,6 +5,7 @@ import type { Database } from '../platform/db/roles';
 import { toMicro } from '../account/money';
 import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../payouts/staff';
 import type { StripeRail } from '../payouts/stripe';
+import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
 
 /**
  * The operator console's forms (/ops), from submitted fields to what the page shows next. Each
@@ -89,4 +90,43 @@ export async function sendWithStripeForm(form: FormData, staff: SignedInUser, se
   } catch {
     return { error: 'Stripe did not answer. The payout stays processing: send it again, and Stripe finds the transfer if it made one.' };
   }
+}
+
+export const topUpRecord = z
+  .object({
+    id: uuid('top-up'),
+    outcome: z.enum(['paid', 'canceled'], 'Say whether the payment arrived.'),
+    reference: z.string().trim().min(1, 'Give the bank’s reference of the payment, or why the invoice is canceled.').max(200, 'At most 200 characters.'),
+  })
+  .transform((v) => ({ id: v.id, paid: v.outcome === 'paid', reference: v.reference }));
+
+export async function topUpRecordForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(topUpRecord, form);
+  if (!input.ok) return input.state;
+  const result = await recordTopUp(await services.database(), staff, input.data);
+  if (!result.ok) return { error: result.error, values: fields(form) };
+  return {
+    notice: input.data.paid ? (result.already ? 'Already credited: nothing more was.' : 'Payment recorded: the advertiser is credited.') : 'Invoice canceled.',
+  };
+}
+
+export const review = z
+  .object({
+    id: z.string().uuid('Unknown item.'),
+    kind: z.enum(['campaign', 'creative'], 'Unknown item.'),
+    decision: z.enum(['approve', 'reject'], 'Approve or reject.'),
+    reason: z.string().trim().max(500, 'At most 500 characters.').default(''),
+  })
+  .refine((v) => v.decision === 'approve' || v.reason.length >= 3, { message: 'Say why it is rejected: the advertiser reads it.' });
+
+export async function reviewForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(review, form);
+  if (!input.ok) return input.state;
+  const { id, kind, decision, reason } = input.data;
+  const act = kind === 'campaign' ? reviewCampaign : reviewCreative;
+  const result = await act(await services.database(), staff, { id, approve: decision === 'approve', reason });
+  if (!result.ok) return { error: result.error, values: fields(form) };
+  return {
+    notice: `${kind === 'campaign' ? 'Campaign' : 'Creative'} ${decision === 'approve' ? `approved${result.status ? ` (${result.status})` : ''}` : 'rejected'}.`,
+  };
 }

@@ -101,6 +101,10 @@ export const payout = z.object({
 export const earningsBody = z.object({
   currency: z.literal('USD'),
   ad_revenue_tracked_usd: z.number(),
+  ad_revenue_tracked_micro: z
+    .number()
+    .int()
+    .describe('ad_revenue_tracked_usd exactly, in micro-dollars (millionths of a dollar), as the ledger keeps it: what one impression earns shows here.'),
   impressions: z.number().int(),
   clicks: z.number().int(),
   payouts_paid_usd: z.number(),

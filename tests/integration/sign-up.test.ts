@@ -13,7 +13,7 @@ import { makeServices } from '../helpers/services';
 import { rawAsService } from '../helpers/roles';
 
 /**
- * Sign-up signs the new publisher in at once. An email that has an account is a sign-in: with
+ * Sign-up signs the new account in at once, on to the console of the side it chose. An email that has an account is a sign-in: with
  * its password it signs in, with another it is refused as taken, and that attempt counts on the
  * sign-in throttle; the existing account is left exactly as it was.
  */
@@ -72,6 +72,16 @@ for (const engine of testEngines()) {
         services,
       );
       expect(offsite).toMatchObject({ ok: true, location: AFTER_SIGN_UP });
+    });
+
+    it("lands an advertiser on the advertiser console, where their profile comes first; a side it does not know is a publisher's", async () => {
+      const advertiser = await signUpFromForm(form({ email: 'new-advertiser@example.com', as: 'advertiser', callbackUrl: '/' }), from('192.0.2.81'), services);
+      expect(advertiser).toMatchObject({ ok: true, location: '/dashboard/ads' });
+      const unknown = await signUpFromForm(form({ email: 'new-other@example.com', as: 'operator', callbackUrl: '/' }), from('192.0.2.82'), services);
+      expect(unknown).toMatchObject({ ok: true, location: AFTER_SIGN_UP });
+      // A refused form goes back to the side it was for.
+      const refused = await signUpFromForm(form({ email: 'not-an-email', as: 'advertiser' }), from('192.0.2.83'), services);
+      expect(new URL(refused.location, 'http://x').searchParams.get('as')).toBe('advertiser');
     });
 
     it('signs in the owner of an existing email with its own password, changing nothing', async () => {

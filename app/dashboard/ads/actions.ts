@@ -1,0 +1,72 @@
+'use server';
+
+import { revalidatePath } from 'next/cache';
+import { redirect } from 'next/navigation';
+import type { SignedInUser } from '@/lib/auth/users';
+import type { FormState } from '@/lib/console/forms';
+import {
+  addCreativeForm,
+  createCampaignForm,
+  deleteDraftForm,
+  moveCampaignForm,
+  moveCreativeForm,
+  profileForm,
+  topUpForm,
+  updateCampaignForm,
+  updateCreativeForm,
+} from '@/lib/advertisers/forms';
+import { services } from '@/lib/services';
+import { requirePublisher as requireSignedIn } from '../publisher';
+
+/**
+ * The advertiser console's server actions: each checks the session (Next has checked that the
+ * post came from our origin), runs its form as the signed-in user, and refreshes the pages.
+ */
+
+async function asAdvertiser(back: string, run: (user: SignedInUser) => Promise<FormState>): Promise<FormState> {
+  const state = await run(await requireSignedIn(back));
+  if (!state.error) revalidatePath('/dashboard/ads', 'layout');
+  return state;
+}
+
+export async function profileAction(_: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser('/dashboard/ads', (user) => profileForm(form, user, services()));
+}
+
+export async function topUpAction(_: FormState, form: FormData): Promise<FormState> {
+  const state = await asAdvertiser('/dashboard/ads/funds', (user) => topUpForm(form, user, services()));
+  if (state.id) redirect(`/dashboard/ads/funds/${state.id}`);
+  return state;
+}
+
+export async function createCampaignAction(_: FormState, form: FormData): Promise<FormState> {
+  const state = await asAdvertiser('/dashboard/ads/campaigns/new', (user) => createCampaignForm(form, user, services()));
+  if (state.id) redirect(`/dashboard/ads/campaigns/${state.id}`);
+  return state;
+}
+
+export async function updateCampaignAction(campaignId: string, _: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser(`/dashboard/ads/campaigns/${campaignId}`, (user) => updateCampaignForm(campaignId, form, user, services()));
+}
+
+export async function moveCampaignAction(_: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser('/dashboard/ads', (user) => moveCampaignForm(form, user, services()));
+}
+
+export async function deleteDraftAction(_: FormState, form: FormData): Promise<FormState> {
+  const state = await asAdvertiser('/dashboard/ads', (user) => deleteDraftForm(form, user, services()));
+  if (!state.error) redirect('/dashboard/ads');
+  return state;
+}
+
+export async function addCreativeAction(_: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser('/dashboard/ads', (user) => addCreativeForm(form, user, services()));
+}
+
+export async function updateCreativeAction(_: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser('/dashboard/ads', (user) => updateCreativeForm(form, user, services()));
+}
+
+export async function moveCreativeAction(_: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser('/dashboard/ads', (user) => moveCreativeForm(form, user, services()));
+}

@@ -1,0 +1,232 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound, redirect } from 'next/navigation';
+import { z } from 'zod';
+import { advertiserAccount, advertiserCampaign, type DayFigures } from '@/lib/advertisers/account';
+import { campaignReportCsv } from '@/lib/advertisers/report';
+import { CREATIVE_RULES } from '@/lib/advertisers/schemas';
+import { dayIn, formatRun } from '@/lib/advertisers/time';
+import { csvDataUrl } from '@/lib/console/csv';
+import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/console/format';
+import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import type { PlacementFormat } from '@/lib/schemas/account';
+import { services } from '@/lib/services';
+import { Alert } from '../../../../_components/ui/alert';
+import { EmptyState } from '../../../../_components/ui/empty-state';
+import { ConsoleHeader, ConsoleNav } from '../../../nav';
+import { requirePublisher as requireSignedIn } from '../../../publisher';
+import { ScrollTable, StatusBadge, Totals } from '../../../tables';
+import { addCreativeAction, deleteDraftAction, moveCampaignAction, moveCreativeAction, updateCampaignAction, updateCreativeAction } from '../../actions';
+import { CampaignButtons, CampaignForm, CreativeButtons, CreativeForm } from '../../forms';
+import { budgetLeftMicro, ecpm, statusNote, usd } from '../../shared';
+
+export const metadata: Metadata = { title: 'Campaign', robots: { index: false, follow: false } };
+export const dynamic = 'force-dynamic';
+
+/** The figures of some rows, summed. */
+function sum(rows: DayFigures[]) {
+  return rows.reduce((t, r) => ({ impressions: t.impressions + r.impressions, clicks: t.clicks + r.clicks, spent: t.spent + r.spent_micro }), {
+    impressions: 0,
+    clicks: 0,
+    spent: 0,
+  });
+}
+
+/** Rows grouped by a key, summed, largest spend first. */
+function groupBy(rows: DayFigures[], key: (r: DayFigures) => string) {
+  const groups = new Map<string, DayFigures[]>();
+  for (const r of rows) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
+  return [...groups.entries()].map(([k, rs]) => ({ key: k, ...sum(rs) })).sort((a, b) => b.spent - a.spent || a.key.localeCompare(b.key));
+}
+
+/** Figures summed by app, creative or day: one row each, named by `name`. */
+function FiguresTable({ label, first, rows, name }: { label: string; first: string; rows: ReturnType<typeof groupBy>; name: (key: string) => string }) {
+  return (
+    <ScrollTable label={label} head={[first, 'Impressions', 'Clicks', 'CTR', 'Spend', 'eCPM']}>
+      {rows.map((r) => (
+        <tr key={r.key}>
+          <th scope="row">{name(r.key)}</th>
+          <td className="num">{formatCount(r.impressions)}</td>
+          <td className="num">{formatCount(r.clicks)}</td>
+          <td className="num">{formatPercent(clickThroughRate(r.clicks, r.impressions))}</td>
+          <td className="num">{usd(r.spent)}</td>
+          <td className="num">{ecpm(r.spent, r.impressions)}</td>
+        </tr>
+      ))}
+    </ScrollTable>
+  );
+}
+
+/** /dashboard/ads/campaigns/[id]: a campaign's status and moves, its settings, its creatives, and its figures by day, creative and app. */
+export default async function CampaignPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const user = await requireSignedIn(`/dashboard/ads/campaigns/${id}`);
+  if (!z.string().uuid().safeParse(id).success) notFound();
+  const s = services();
+  const db = await s.database();
+  const [account, found] = await Promise.all([advertiserAccount(db, user.id), advertiserCampaign(db, user.id, id)]);
+  if (!account.profile) redirect('/dashboard/ads');
+  if (!found) notFound();
+  const { campaign: c, creatives, days } = found;
+  const zone = account.profile.time_zone;
+  const pricing = (await s.pricing.values()) ?? DEFAULT_PRICING;
+  const editable = c.status !== 'completed';
+  const left = budgetLeftMicro(c);
+  const byCreative = groupBy(days, (r) => r.creative_id);
+  const byApp = groupBy(days, (r) => r.app_name);
+  const byDay = groupBy(days, (r) => r.day).sort((a, b) => b.key.localeCompare(a.key));
+  const headlineOf = new Map(creatives.map((cr) => [cr.id, `${cr.format}: ${cr.headline}`]));
+  const missing = c.formats.filter((f) => !creatives.some((cr) => cr.format === f));
+  const endDay = c.ends_at ? dayIn(new Date(c.ends_at.getTime() - 1), zone) : '';
+  return (
+    <div>
+      <ConsoleHeader title={c.name} subtitle={`${formatRun(c.starts_at, c.ends_at, zone)} (${zone}) · ${statusNote(c)}`} />
+      <ConsoleNav current="/dashboard/ads" />
+      <div className="mb-6 flex flex-wrap items-center gap-3">
+        <StatusBadge status={c.status} />
+        <CampaignButtons move={moveCampaignAction} remove={deleteDraftAction} campaignId={c.id} name={c.name} status={c.status} pauseReason={c.pause_reason} />
+        <Link href="/dashboard/ads" className="ml-auto text-sm">
+          All campaigns
+        </Link>
+      </div>
+      {c.status === 'rejected' && (
+        <Alert tone="error" className="mb-6">
+          Rejected: {c.rejection_reason}. Edit the campaign (it becomes a draft again) and send it to review.
+        </Alert>
+      )}
+      {c.status === 'paused' && c.pause_reason === 'out_of_funds' && (
+        <Alert tone="warning" className="mb-6">
+          Paused because your balance is used up. <Link href="/dashboard/ads/funds">Add funds</Link>: it resumes by itself once they are credited.
+        </Alert>
+      )}
+
+      <section aria-labelledby="results" className="mb-10">
+        <h2 id="results" className="mb-3">
+          Results
+        </h2>
+        <Totals
+          items={[
+            { label: 'Spend', value: usd(c.spent_micro), testId: 'campaign-spend', exact: c.spent_micro },
+            { label: 'Budget left', value: left === null ? '—' : usd(left) },
+            { label: 'Impressions', value: formatCount(c.impressions), testId: 'campaign-impressions' },
+            { label: 'CTR', value: formatPercent(clickThroughRate(c.clicks, c.impressions)) },
+            { label: 'eCPM', value: ecpm(c.spent_micro, c.impressions) },
+          ]}
+        />
+        <p className="mt-3 text-sm text-muted-foreground">
+          From the daily figures, counted every few seconds; the CSV has every day, creative and app.{' '}
+          <a href={csvDataUrl(campaignReportCsv(c.name, creatives, days))} download={`campaign-${c.id}.csv`}>
+            Download the report (CSV)
+          </a>
+        </p>
+      </section>
+
+      <section aria-labelledby="creatives" className="mb-10 grid grid-cols-1 gap-4">
+        <h2 id="creatives">Creatives</h2>
+        <p className="text-sm text-muted-foreground">Each new or edited creative is reviewed before it serves; the text is shown exactly as you write it.</p>
+        {creatives.length === 0 && <EmptyState title="No creatives yet">Add one for each format the campaign buys.</EmptyState>}
+        {creatives.map((cr) => (
+          <article key={cr.id} className="grid gap-3 rounded-xl border bg-card p-4 sm:p-6" aria-label={`Creative: ${cr.headline}`}>
+            <div className="flex flex-wrap items-center gap-2">
+              <h3 className="text-base">{cr.format}</h3>
+              <StatusBadge status={cr.status} />
+              <div className="ml-auto">
+                <CreativeButtons action={moveCreativeAction} creativeId={cr.id} status={cr.status} label={`the ${cr.format} creative “${cr.headline}”`} />
+              </div>
+            </div>
+            {cr.status === 'rejected' && <Alert tone="error">Rejected: {cr.rejection_reason}. Edit it to send it to review again.</Alert>}
+            {/* The creative as text: whatever it contains is shown as written, never as markup. */}
+            <p className="rounded-lg border bg-muted p-3 text-sm">
+              <span className="font-semibold">{cr.headline}</span>
+              {cr.body ? ` · ${cr.body}` : ''} · <span className="text-primary">{cr.cta}</span>
+              <span className="block truncate text-muted-foreground">{cr.landing_url}</span>
+            </p>
+            {editable && (
+              <details>
+                <summary className="cursor-pointer text-sm font-medium">Edit this creative</summary>
+                <div className="mt-3">
+                  <CreativeForm
+                    action={updateCreativeAction}
+                    format={cr.format}
+                    campaignId={c.id}
+                    creativeId={cr.id}
+                    initial={cr}
+                    submit="Save and send to review"
+                  />
+                </div>
+              </details>
+            )}
+          </article>
+        ))}
+        {editable &&
+          c.formats.map((format: PlacementFormat) => {
+            const rules = CREATIVE_RULES[format];
+            const needsMedia = rules.image === 'required' || rules.video;
+            return (
+              <details key={format} className="rounded-xl border p-4 sm:p-6" open={missing.includes(format) && !needsMedia}>
+                <summary className="cursor-pointer font-medium">Add a creative: {format}</summary>
+                <p className="mt-2 text-sm text-muted-foreground">{rules.says}</p>
+                <div className="mt-3">
+                  {needsMedia ? (
+                    <Alert tone="info">
+                      This format needs {rules.video ? 'a video' : 'an image'}: uploading media is not available yet (see the README). Text formats are.
+                    </Alert>
+                  ) : (
+                    <CreativeForm
+                      action={addCreativeAction}
+                      format={format}
+                      campaignId={c.id}
+                      initial={{ headline: '', body: '', cta: 'Learn more', landing_url: '' }}
+                      submit="Add creative"
+                    />
+                  )}
+                </div>
+              </details>
+            );
+          })}
+      </section>
+
+      <section aria-labelledby="where" className="mb-10 grid grid-cols-1 gap-4">
+        <h2 id="where">Where your ads ran</h2>
+        {days.length === 0 ? (
+          <EmptyState title="No impressions yet">Once the campaign serves, its figures appear here by app, creative and day.</EmptyState>
+        ) : (
+          <>
+            <FiguresTable label="Spend per app" first="App" rows={byApp} name={(key) => key} />
+            <FiguresTable label="Per creative" first="Creative" rows={byCreative} name={(key) => headlineOf.get(key) ?? 'A deleted creative'} />
+            <FiguresTable label="Per day (UTC)" first="Day" rows={byDay} name={formatDay} />
+          </>
+        )}
+      </section>
+
+      {editable && (
+        <section aria-labelledby="settings" className="grid grid-cols-1 gap-4">
+          <h2 id="settings">Settings</h2>
+          {c.status !== 'draft' && c.status !== 'rejected' && (
+            <p className="text-sm text-muted-foreground">Changes to budget, dates and targeting take effect at once, without another review.</p>
+          )}
+          <CampaignForm
+            action={updateCampaignAction.bind(null, c.id)}
+            cpms={pricing.advertiser_cpm_usd}
+            zone={zone}
+            submit="Save settings"
+            initial={{
+              name: c.name,
+              starts_on: dayIn(c.starts_at, zone),
+              ends_on: endDay,
+              hard_stop: c.hard_stop ? 'on' : '',
+              lifetime_budget_usd: c.lifetime_budget_usd === null ? '' : c.lifetime_budget_usd.toFixed(2),
+              daily_cap_usd: c.daily_cap_usd === null ? '' : c.daily_cap_usd.toFixed(2),
+              keywords: c.keywords.join(', '),
+              include_categories: c.include_categories.join(', '),
+              exclude_categories: c.exclude_categories.join(', '),
+              excluded_apps: c.excluded_apps.join('\n'),
+              frequency_cap: String(c.frequency_cap),
+              formats: c.formats,
+            }}
+          />
+        </section>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,345 @@
+'use client';
+
+import { useActionState } from 'react';
+import { CREATIVE_RULES } from '@/lib/advertisers/schemas';
+import type { PlacementFormat } from '@/lib/schemas/account';
+import { Button } from '../../_components/ui/button';
+import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
+import { Field, Input, NativeSelect, Textarea } from '../../_components/ui/input';
+import { Outcome, toastingSuccess, useToastOutcome, type Action } from '../forms';
+
+export type ProfileValues = Record<'company' | 'billing_name' | 'billing_email' | 'billing_address' | 'country' | 'tax_id' | 'time_zone', string>;
+
+/** The advertiser's company and billing details: what invoices and receipts carry. */
+export function ProfileForm({ action, initial, submit, zones }: { action: Action; initial: ProfileValues; submit: string; zones: string[] }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const v = { ...initial, ...state.values };
+  return (
+    <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(state.values ?? initial)}>
+      <Outcome state={state} />
+      <Field label="Company" htmlFor="profile-company" hint="Shown on your ads as the advertiser's name." hintId="profile-company-hint">
+        <Input id="profile-company" name="company" required maxLength={100} defaultValue={v.company} aria-describedby="profile-company-hint" />
+      </Field>
+      <Field label="Name on invoices" htmlFor="profile-billing-name">
+        <Input id="profile-billing-name" name="billing_name" required maxLength={100} defaultValue={v.billing_name} autoComplete="organization" />
+      </Field>
+      <Field label="Billing email" htmlFor="profile-billing-email">
+        <Input id="profile-billing-email" name="billing_email" type="email" required maxLength={254} defaultValue={v.billing_email} autoComplete="email" />
+      </Field>
+      <Field label="Billing address" htmlFor="profile-billing-address">
+        <Textarea
+          id="profile-billing-address"
+          name="billing_address"
+          required
+          maxLength={500}
+          rows={3}
+          defaultValue={v.billing_address}
+          autoComplete="street-address"
+        />
+      </Field>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field label="Country (two letters)" htmlFor="profile-country">
+          <Input id="profile-country" name="country" required maxLength={2} pattern="[A-Za-z]{2}" defaultValue={v.country} autoComplete="country" />
+        </Field>
+        <Field label="Tax number (optional)" htmlFor="profile-tax-id">
+          <Input id="profile-tax-id" name="tax_id" maxLength={40} defaultValue={v.tax_id} />
+        </Field>
+      </div>
+      <Field label="Time zone" htmlFor="profile-time-zone" hint="Your campaigns' dates start and end at midnight here." hintId="profile-time-zone-hint">
+        <NativeSelect id="profile-time-zone" name="time_zone" required defaultValue={v.time_zone || 'UTC'} aria-describedby="profile-time-zone-hint">
+          {zones.map((z) => (
+            <option key={z} value={z}>
+              {z}
+            </option>
+          ))}
+        </NativeSelect>
+      </Field>
+      <div>
+        <Button type="submit" disabled={pending}>
+          {submit}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** Asks for an invoice of the amount typed, no less than the minimum. */
+export function TopUpForm({ action, minimumUsd }: { action: Action; minimumUsd: number }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="grid max-w-md gap-4" key={JSON.stringify(state.values ?? {})}>
+      <Outcome state={state} />
+      <Field label="Amount (US dollars)" htmlFor="top-up-amount" hint={`At least $${minimumUsd.toFixed(2)}.`} hintId="top-up-amount-hint">
+        <Input
+          id="top-up-amount"
+          name="amount_usd"
+          required
+          inputMode="decimal"
+          pattern="\$?[0-9][0-9,]*(\.[0-9]{1,2})?"
+          defaultValue={state.values?.amount_usd ?? ''}
+          aria-describedby="top-up-amount-hint"
+        />
+      </Field>
+      <div>
+        <Button type="submit" disabled={pending}>
+          Get an invoice
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export type CampaignValues = Record<
+  | 'name'
+  | 'starts_on'
+  | 'ends_on'
+  | 'hard_stop'
+  | 'lifetime_budget_usd'
+  | 'daily_cap_usd'
+  | 'keywords'
+  | 'include_categories'
+  | 'exclude_categories'
+  | 'excluded_apps'
+  | 'frequency_cap',
+  string
+> & { formats: string[] };
+
+/** A campaign's settings. The prices are the pricing in force, per 1,000 impressions of each format. */
+export function CampaignForm({
+  action,
+  initial,
+  submit,
+  cpms,
+  zone,
+}: {
+  action: Action;
+  initial: CampaignValues;
+  submit: string;
+  cpms: Record<PlacementFormat, number>;
+  zone: string;
+}) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const typed = state.values;
+  const v = { ...initial, ...typed };
+  // The formats come back from a refused form joined by commas (lib/advertisers/forms.ts).
+  const formats = new Set(typed?.formats !== undefined ? typed.formats.split(',').filter(Boolean) : initial.formats);
+  return (
+    <form action={formAction} className="grid max-w-2xl gap-5" key={JSON.stringify(typed ?? initial)}>
+      <Outcome state={state} />
+      <Field label="Campaign name" htmlFor="campaign-name">
+        <Input id="campaign-name" name="name" required maxLength={100} defaultValue={v.name} />
+      </Field>
+      <fieldset className="grid gap-3">
+        <legend className="mb-1 text-sm font-medium">Formats it buys, at the CPM in force</legend>
+        {(Object.keys(cpms) as PlacementFormat[]).map((format) => (
+          <label key={format} className="flex items-start gap-2 text-sm">
+            <input type="checkbox" name="formats" value={format} defaultChecked={formats.has(format)} className="mt-1 size-4" />
+            <span>
+              <span className="font-medium">{format}</span> · ${cpms[format].toFixed(2)} per 1,000 impressions
+              <span className="block text-muted-foreground">{CREATIVE_RULES[format].says}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field label={`Starts on (${zone})`} htmlFor="campaign-starts">
+          <Input id="campaign-starts" name="starts_on" type="date" required defaultValue={v.starts_on} />
+        </Field>
+        <Field label={`Ends on (${zone}, optional)`} htmlFor="campaign-ends">
+          <Input id="campaign-ends" name="ends_on" type="date" defaultValue={v.ends_on} />
+        </Field>
+      </div>
+      <label className="flex items-start gap-2 text-sm">
+        <input type="checkbox" name="hard_stop" defaultChecked={v.hard_stop === 'on'} className="mt-1 size-4" />
+        <span>
+          <span className="font-medium">Hard stop at the end date.</span>{' '}
+          <span className="text-muted-foreground">Without it, a campaign past its end date keeps serving until its budget is spent.</span>
+        </span>
+      </label>
+      <div className="grid gap-4 sm:grid-cols-3">
+        <Field label="Budget (US dollars)" htmlFor="campaign-budget">
+          <Input id="campaign-budget" name="lifetime_budget_usd" required inputMode="decimal" defaultValue={v.lifetime_budget_usd} />
+        </Field>
+        <Field label="Daily cap (optional)" htmlFor="campaign-cap">
+          <Input id="campaign-cap" name="daily_cap_usd" inputMode="decimal" defaultValue={v.daily_cap_usd} />
+        </Field>
+        <Field label="Views per person a day" htmlFor="campaign-frequency">
+          <Input id="campaign-frequency" name="frequency_cap" type="number" min={1} max={100} required defaultValue={v.frequency_cap} />
+        </Field>
+      </div>
+      <Field
+        label="Keywords"
+        htmlFor="campaign-keywords"
+        hint="Separated by commas. An app's page that names one makes your ads three times as likely there."
+        hintId="campaign-keywords-hint"
+      >
+        <Input id="campaign-keywords" name="keywords" defaultValue={v.keywords} aria-describedby="campaign-keywords-hint" />
+      </Field>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field
+          label="Only apps in these categories"
+          htmlFor="campaign-include"
+          hint="Separated by commas; empty: every category."
+          hintId="campaign-include-hint"
+        >
+          <Input id="campaign-include" name="include_categories" defaultValue={v.include_categories} aria-describedby="campaign-include-hint" />
+        </Field>
+        <Field label="Never apps in these categories" htmlFor="campaign-exclude">
+          <Input id="campaign-exclude" name="exclude_categories" defaultValue={v.exclude_categories} />
+        </Field>
+      </div>
+      <Field
+        label="Apps to leave out"
+        htmlFor="campaign-excluded-apps"
+        hint="App ids, one per line (your reports name the apps your ads ran on)."
+        hintId="campaign-excluded-apps-hint"
+      >
+        <Textarea id="campaign-excluded-apps" name="excluded_apps" rows={2} defaultValue={v.excluded_apps} aria-describedby="campaign-excluded-apps-hint" />
+      </Field>
+      <div>
+        <Button type="submit" disabled={pending}>
+          {submit}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export type CreativeValues = Record<'headline' | 'body' | 'cta' | 'landing_url', string>;
+
+/** A creative's words and landing page, for one format; its limits are the format's (what the SDK shows whole). */
+export function CreativeForm({
+  action,
+  format,
+  campaignId,
+  creativeId,
+  initial,
+  submit,
+}: {
+  action: Action;
+  format: PlacementFormat;
+  campaignId: string;
+  creativeId?: string;
+  initial: CreativeValues;
+  submit: string;
+}) {
+  const [state, formAction, pending] = useActionState(toastingSuccess(action), {});
+  const v = { ...initial, ...state.values };
+  const rules = CREATIVE_RULES[format];
+  const id = (name: string) => `creative-${creativeId ?? `${campaignId}-${format}`}-${name}`;
+  return (
+    <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(state.values ?? initial)}>
+      <Outcome state={{ error: state.error }} />
+      <input type="hidden" name="format" value={format} />
+      <input type="hidden" name="campaign_id" value={campaignId} />
+      {creativeId && <input type="hidden" name="id" value={creativeId} />}
+      <Field label={`Headline (at most ${rules.headline} characters)`} htmlFor={id('headline')}>
+        <Input id={id('headline')} name="headline" required maxLength={rules.headline} defaultValue={v.headline} />
+      </Field>
+      {rules.body > 0 && (
+        <Field label={`Text (at most ${rules.body} characters)`} htmlFor={id('body')}>
+          <Textarea id={id('body')} name="body" maxLength={rules.body} rows={2} defaultValue={v.body} />
+        </Field>
+      )}
+      <div className="grid gap-4 sm:grid-cols-[12rem_1fr]">
+        <Field label={`Call to action (≤ ${rules.cta})`} htmlFor={id('cta')}>
+          <Input id={id('cta')} name="cta" required maxLength={rules.cta} defaultValue={v.cta || 'Learn more'} />
+        </Field>
+        <Field label="Landing page (https)" htmlFor={id('landing')}>
+          <Input id={id('landing')} name="landing_url" type="url" required pattern="https://.*" placeholder="https://" defaultValue={v.landing_url} />
+        </Field>
+      </div>
+      <div>
+        <Button type="submit" disabled={pending}>
+          {submit}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** The moves a campaign's advertiser may make now: send a draft to review, pause, resume, delete a draft. */
+export function CampaignButtons({
+  move,
+  remove,
+  campaignId,
+  name,
+  status,
+  pauseReason,
+}: {
+  move: Action;
+  remove: Action;
+  campaignId: string;
+  name: string;
+  status: string;
+  pauseReason: string | null;
+}) {
+  const [state, formAction, pending] = useActionState(move, {});
+  const [removed, removeAction, removing] = useActionState(remove, {});
+  useToastOutcome(state);
+  useToastOutcome(removed);
+  const button = (value: string, label: string, variant: 'default' | 'outline' = 'outline') => (
+    <Button type="submit" name="move" value={value} disabled={pending} variant={variant} size="sm" aria-label={`${label}: ${name}`}>
+      {label}
+    </Button>
+  );
+  return (
+    <div className="flex flex-wrap gap-2">
+      <form action={formAction} className="flex flex-wrap gap-2">
+        <input type="hidden" name="id" value={campaignId} />
+        {status === 'draft' && button('submit', 'Send to review', 'default')}
+        {(status === 'active' || status === 'scheduled') && button('pause', 'Pause')}
+        {status === 'paused' && pauseReason === 'advertiser' && button('resume', 'Resume', 'default')}
+      </form>
+      {status === 'draft' && (
+        <form action={removeAction} id={`delete-${campaignId}`}>
+          <input type="hidden" name="id" value={campaignId} />
+          <ConfirmDialog
+            trigger="Delete draft"
+            triggerProps={{ disabled: removing, variant: 'outline', size: 'sm', 'aria-label': `Delete the draft ${name}` }}
+            title={`Delete the draft ${name}?`}
+            description="The draft and its creatives are deleted. Nothing has been spent on it."
+            confirmLabel="Delete"
+            form={`delete-${campaignId}`}
+            destructive
+          />
+        </form>
+      )}
+    </div>
+  );
+}
+
+/** A creative's buttons: pause or resume an approved one, delete one never shown. */
+export function CreativeButtons({ action, creativeId, status, label }: { action: Action; creativeId: string; status: string; label: string }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  useToastOutcome(state);
+  const formId = `creative-moves-${creativeId}`;
+  return (
+    <form id={formId} action={formAction} className="inline-flex gap-1.5">
+      <input type="hidden" name="id" value={creativeId} />
+      {status === 'active' && (
+        <Button type="submit" name="move" value="pause" disabled={pending} variant="outline" size="xs" aria-label={`Pause ${label}`}>
+          Pause
+        </Button>
+      )}
+      {status === 'paused' && (
+        <Button type="submit" name="move" value="resume" disabled={pending} variant="outline" size="xs" aria-label={`Resume ${label}`}>
+          Resume
+        </Button>
+      )}
+      {(status === 'in_review' || status === 'rejected') && (
+        <ConfirmDialog
+          trigger="Delete"
+          triggerProps={{ disabled: pending, variant: 'outline', size: 'xs', 'aria-label': `Delete ${label}` }}
+          title={`Delete ${label}?`}
+          description="A creative that has never been shown can be deleted; one that has stays, for your reports."
+          confirmLabel="Delete"
+          form={formId}
+          name="move"
+          value="delete"
+          destructive
+        />
+      )}
+    </form>
+  );
+}

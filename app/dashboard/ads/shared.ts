@@ -1,0 +1,33 @@
+import { microToUsd } from '@/lib/account/money';
+import type { Campaign } from '@/lib/advertisers/account';
+import { formatUsd } from '@/lib/console/format';
+
+/** Micro-dollars from the ledger, rounded once to the cent for display. */
+export const usd = (micro: number) => formatUsd(microToUsd(micro));
+
+/** Cost per 1,000 impressions, from what was spent (micro-dollars) and the impressions it bought. */
+export const ecpm = (spentMicro: number, impressions: number) => (impressions > 0 ? usd((spentMicro / impressions) * 1000) : '—');
+
+/** A campaign's budget not spent yet, in micro-dollars (never below zero). */
+export const budgetLeftMicro = (c: Pick<Campaign, 'lifetime_budget_usd' | 'spent_micro'>) =>
+  c.lifetime_budget_usd === null ? null : Math.max(0, Math.round(c.lifetime_budget_usd * 1_000_000) - c.spent_micro);
+
+/** What a status means, in a line, for the advertiser. */
+export function statusNote(c: Pick<Campaign, 'status' | 'pause_reason' | 'rejection_reason'>): string {
+  switch (c.status) {
+    case 'draft':
+      return 'Not sent to review yet.';
+    case 'in_review':
+      return 'Waiting for the operator’s review.';
+    case 'scheduled':
+      return 'Approved: it starts on its start date.';
+    case 'active':
+      return 'Serving.';
+    case 'paused':
+      return c.pause_reason === 'out_of_funds' ? 'Paused: your balance is used up. It resumes by itself after a top-up.' : 'Paused by you.';
+    case 'completed':
+      return 'Completed: its end date passed or its budget is spent.';
+    case 'rejected':
+      return `Rejected: ${c.rejection_reason ?? 'no reason given'}. Edit it, and send it to review again.`;
+  }
+}

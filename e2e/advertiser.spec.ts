@@ -1,0 +1,162 @@
+import { expect, test, type Page } from '@playwright/test';
+import { DEMO_PASSWORD } from '../lib/demo/seed';
+import { accountToken } from './helpers/account-token';
+import { opsSignIn } from './helpers/ops';
+
+/**
+ * An advertiser from sign-up to report, in Chromium, on the production build: a new advertiser
+ * signs up and sets up billing, asks for a $100 invoice, which the operator (signed in with a TOTP
+ * code) records as paid; creates a campaign with an inline-text creative keyword-targeted at the
+ * demo app and sends it to review; the operator approves it and its creative; the demo page then
+ * shows the creative (its text as text, never markup), and after its impression the advertiser's
+ * balance has fallen by exactly the format's CPM / 1000 and the demo publisher's earnings have
+ * risen by exactly the publisher's share of it, to the micro-dollar (the ledger's figures: the
+ * console's `<data>` values and the account API's `ad_revenue_tracked_micro`).
+ */
+
+const DEMO = { email: 'demo@example.com', password: DEMO_PASSWORD };
+
+/** The exact figure (micro-dollars) behind a rounded amount in the console. */
+const exact = async (page: Page, testId: string) => Number(await page.getByTestId(testId).locator('data').getAttribute('value'));
+
+test('an advertiser signs up, is funded, is approved, and pays for exactly the impression the demo app showed', async ({ page, browser, request, baseURL }) => {
+  test.setTimeout(240_000);
+  const base = new URL(baseURL!).origin;
+  const stamp = Date.now().toString(36);
+  const email = `advertiser-${stamp}@e2e.example`;
+  const headline = `Quiz prep that works <b>${stamp}</b>`;
+
+  // Sign-up as an advertiser lands on the profile that makes the account one.
+  await page.goto('/');
+  await page.getByRole('link', { name: 'Create an advertiser account' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Create an advertiser account' })).toBeVisible();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('a long advertiser password');
+  await page.getByLabel('Name').fill('Eve Advertiser');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page.getByRole('heading', { name: 'Start advertising' })).toBeVisible();
+  await page.getByLabel('Company').fill(`E2E Learning ${stamp}`);
+  await page.getByLabel('Name on invoices').fill('E2E Learning Ltd');
+  await page.getByLabel('Billing address').fill('3 Test Lane\nBristol');
+  await page.getByLabel('Country (two letters)').fill('GB');
+  await page.getByLabel('Time zone').selectOption('Europe/London');
+  await page.getByRole('button', { name: 'Start advertising' }).click();
+  await expect(page.getByRole('heading', { name: 'Funds and results' })).toBeVisible();
+  expect(await exact(page, 'advertiser-balance')).toBe(0);
+
+  // An invoice for $100 (below the minimum is refused first).
+  await page.getByRole('link', { name: 'Add funds' }).click();
+  await page.getByLabel('Amount (US dollars)').fill('1');
+  await page.getByRole('button', { name: 'Get an invoice' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'A top-up is at least' })).toBeVisible();
+  await page.getByLabel('Amount (US dollars)').fill('100');
+  await page.getByRole('button', { name: 'Get an invoice' }).click();
+  const invoiceHeading = page.getByRole('heading', { level: 1, name: /^Invoice INV-/ });
+  await expect(invoiceHeading).toBeVisible();
+  const invoice = (await invoiceHeading.textContent())!.replace('Invoice ', '').trim();
+
+  // The operator records the transfer.
+  const ops = await (await browser.newContext()).newPage();
+  await opsSignIn(ops);
+  const open = ops.getByTestId('open-top-up').filter({ hasText: invoice });
+  await open.getByLabel(/^Bank reference/).fill(`BANK-${stamp}`);
+  await open.getByRole('button', { name: /^Record the payment/ }).click();
+  await expect(open).toHaveCount(0);
+
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1, name: `Receipt ${invoice}` })).toBeVisible();
+  await page.goto('/dashboard/ads/funds');
+  expect(await exact(page, 'funds-balance')).toBe(100_000_000);
+
+  // A campaign buying inline text, keyword-targeted at the demo app (a quiz app), with one creative, sent to review.
+  await page.goto('/dashboard/ads/campaigns/new');
+  await page.getByLabel('Campaign name').fill(`Quiz season ${stamp}`);
+  await page.getByRole('checkbox', { name: /^inline_text/ }).check();
+  await page.getByLabel('Budget (US dollars)').fill('50000');
+  await page.getByLabel('Keywords').fill('quiz, learning');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: `Quiz season ${stamp}` })).toBeVisible();
+  await page.getByLabel(/^Headline/).fill(headline);
+  await page.getByLabel(/^Landing page/).fill('https://e2e-learning.example/quiz');
+  await page.getByRole('button', { name: 'Add creative' }).click();
+  await expect(page.getByRole('article', { name: `Creative: ${headline}` })).toBeVisible();
+  await page.getByRole('button', { name: /^Send to review/ }).click();
+  await expect(page.getByText('Waiting for the operator’s review.')).toBeVisible();
+
+  // The operator approves the creative, then the campaign; it is funded and started, so it is active.
+  await ops.reload();
+  const review = ops.getByTestId('campaign-to-review').filter({ hasText: email });
+  // The creative's text is shown as text: the markup in it is not an element.
+  await expect(review.getByText(headline)).toBeVisible();
+  await expect(review.locator('b')).toHaveCount(0);
+  await review.getByRole('button', { name: /^Approve the inline_text creative/ }).click();
+  await expect(review.getByRole('button', { name: /^Approve the inline_text creative/ })).toHaveCount(0);
+  await review.getByRole('button', { name: /^Approve the campaign/ }).click();
+  await expect(review).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByText('Serving.')).toBeVisible();
+
+  // The demo publisher's exact earnings before, from the account API.
+  const publisher = await (await browser.newContext()).newPage();
+  const token = await accountToken(publisher, request, { base, clientName: 'Advertiser e2e', scope: 'earnings:read', signIn: DEMO });
+  const earned = async () =>
+    ((await (await request.get('/api/v1/me/earnings', { headers: { authorization: `Bearer ${token}` } })).json()) as { ad_revenue_tracked_micro: number })
+      .ad_revenue_tracked_micro;
+  const before = await earned();
+  const pricing = (await (await request.get('/api/v1/pricing')).json()) as { advertiser_cpm_usd: { inline_text: number }; publisher_ad_revenue_share: number };
+  const costMicro = Math.round(pricing.advertiser_cpm_usd.inline_text * 1000);
+  const shareMicro = Math.round(costMicro * pricing.publisher_ad_revenue_share);
+
+  // The demo page with only its inline placement asking for ads (the card and the video answered
+  // "no ad" without asking, so that nothing else is billed), and left at once whenever the ad drawn
+  // is another campaign's, before it can count: the one impression recorded is this creative's.
+  // The inline ad is asked for by the browser itself (an impression counts only from the client
+  // its ad was served to).
+  const viewer = await (await browser.newContext()).newPage();
+  let inline: string | null = null;
+  await viewer.route('**/functions/v1/ads**', async (route) => {
+    inline ??= await viewer.locator('.demo-assistant [data-monetize-placement]').first().getAttribute('data-monetize-placement');
+    if (new URL(route.request().url()).searchParams.get('placement_id') === inline) await route.continue();
+    else await route.fulfill({ status: 204 });
+  });
+  let shown = false;
+  for (let attempt = 0; attempt < 15 && !shown; attempt++) {
+    const answered = viewer.waitForResponse((r) => inline !== null && r.url().includes(`placement_id=${inline}`));
+    await viewer.goto('/demo');
+    const answer = await answered;
+    const body = answer.status() === 200 ? ((await answer.json()) as { ad: { headline: string } }) : null;
+    if (body?.ad.headline !== headline) {
+      await viewer.goto('about:blank');
+      continue;
+    }
+    await viewer.locator('.mz-ad').filter({ hasText: headline }).waitFor();
+    shown = true;
+  }
+  expect(shown, 'the demo page showed the new creative').toBe(true);
+  const ad = viewer.locator('.mz-ad').filter({ hasText: headline });
+  // Its text as text: the `<b>` typed into the headline is not an element in the page.
+  await expect(ad.locator('b')).toHaveCount(0);
+  // In view for more than a second: its impression is sent.
+  await expect(viewer.getByTestId('sdk-events')).toContainText('viewable: inline_text', { timeout: 10_000 });
+
+  // After the roll-up (every 10 s): one impression, its spend, the balance down by CPM / 1000, the publisher up by their share.
+  await page.goto('/dashboard/ads');
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return exact(page, 'advertiser-balance');
+      },
+      { timeout: 60_000, intervals: [2000] },
+    )
+    .toBe(100_000_000 - costMicro);
+  await page.getByRole('link', { name: `Quiz season ${stamp}` }).click();
+  await expect(page.getByTestId('campaign-impressions')).toHaveText('1');
+  expect(await exact(page, 'campaign-spend')).toBe(costMicro);
+  await expect(page.getByRole('region', { name: 'Spend per app' })).toContainText('Quizly');
+  expect(await earned()).toBe(before + shareMicro);
+
+  // Paused by its advertiser, it serves nothing more (and leaves the demo page to the demo advertisers).
+  await page.getByRole('button', { name: /^Pause: / }).click();
+  await expect(page.getByText('Paused by you.')).toBeVisible();
+});

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { PLACEMENT_FORMATS, type PlacementFormat } from '../schemas/account';
+
+/**
+ * What an advertiser submits, checked before anything is written: the profile, a top-up, a
+ * campaign and a creative. The database checks the same bounds again (migration
+ * 20261207000000_advertisers); the messages here are for the forms.
+ */
+
+/** Whether `zone` is a time zone this runtime knows (IANA names such as Europe/Paris). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone.length <= 64;
+  } catch {
+    return false;
+  }
+}
+
+const text = (label: string, max: number, min = 1) =>
+  z
+    .string()
+    .trim()
+    .min(min, min === 1 ? `Give the ${label}.` : `The ${label} needs at least ${min} characters.`)
+    .max(max, `The ${label} takes at most ${max} characters.`);
+
+export const profileInput = z.object({
+  company: text('company name', 100),
+  billing_name: text('name on invoices', 100),
+  billing_email: z.string().trim().toLowerCase().email('Give the email address invoices go to.').max(254),
+  billing_address: text('billing address', 500),
+  country: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{2}$/, 'Give the country as its two-letter code, such as US or DE.'),
+  tax_id: z
+    .string()
+    .trim()
+    .max(40, 'The tax number takes at most 40 characters.')
+    .transform((v) => (v === '' ? null : v)),
+  time_zone: z.string().trim().refine(isTimeZone, 'Choose a time zone such as Europe/Berlin or America/New_York.'),
+});
+export type ProfileInput = z.output<typeof profileInput>;
+
+/** Dollars as typed ("250", "1,000.50"), in micro-dollars; whole cents only. */
+export const dollars = (what: string) =>
+  z
+    .string()
+    .trim()
+    .transform((v) => v.replaceAll(',', '').replace(/^\$/, ''))
+    .pipe(z.string().regex(/^[0-9]{1,9}(\.[0-9]{1,2})?$/, `Give the ${what} in dollars, such as 250 or 99.50.`))
+    .transform((v) => Math.round(Number(v) * 100) * 10_000);
+
+export const topUpInput = z.object({ amount_usd: dollars('amount') });
+
+/** A list typed with commas (keywords, categories): trimmed, lowercase, without repeats. */
+const list = (what: string, max: number) =>
+  z
+    .string()
+    .default('')
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(/[,\n]/)
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    ])
+    .refine((items) => items.length <= max, `At most ${max} ${what}.`)
+    .refine((items) => items.every((s) => s.length <= 40), `Each of the ${what} takes at most 40 characters.`);
+
+const day = (what: string) => z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/, `Give the ${what} as a date.`);
+
+/** The smallest lifetime budget a campaign may have, in dollars (published on the advertisers' docs page). */
+export const MIN_CAMPAIGN_BUDGET_USD = 10;
+
+export const campaignInput = z
+  .object({
+    name: text('campaign name', 100),
+    starts_on: day('start date'),
+    ends_on: z.union([z.literal(''), day('end date')]).transform((v) => v || null),
+    hard_stop: z
+      .string()
+      .optional()
+      .transform((v) => v === 'on' || v === 'true'),
+    lifetime_budget_usd: dollars('budget').refine(
+      (v) => v >= MIN_CAMPAIGN_BUDGET_USD * 1_000_000,
+      `A campaign's budget is at least $${MIN_CAMPAIGN_BUDGET_USD}.`,
+    ),
+    daily_cap_usd: z.union([z.literal(''), dollars('daily cap')]).transform((v) => (v === '' ? null : v)),
+    formats: z.array(z.enum(PLACEMENT_FORMATS, 'Choose the formats from the list.')).min(1, 'Choose at least one format to buy.'),
+    keywords: list('keywords', 20),
+    include_categories: list('categories to include', 20),
+    exclude_categories: list('categories to exclude', 20),
+    excluded_apps: z
+      .string()
+      .default('')
+      .transform((v) => [
+        ...new Set(
+          v
+            .split(/[\s,]+/)
+            .map((s) => s.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ])
+      .refine((ids) => ids.length <= 100, 'At most 100 excluded apps.')
+      .refine((ids) => ids.every((id) => z.string().uuid().safeParse(id).success), 'Name excluded apps by their ids, one per line.'),
+    frequency_cap: z.coerce.number('Give how many times one person may see the ads a day.').int().min(1).max(100, 'At most 100 a day.'),
+  })
+  .refine((c) => c.ends_on === null || c.ends_on >= c.starts_on, { message: 'The campaign ends on or after the day it starts.', path: ['ends_on'] })
+  .refine((c) => !c.hard_stop || c.ends_on !== null, { message: 'A hard stop needs an end date.', path: ['hard_stop'] })
+  .refine((c) => c.daily_cap_usd === null || c.daily_cap_usd <= c.lifetime_budget_usd, {
+    message: 'The daily cap is at most the whole budget.',
+    path: ['daily_cap_usd'],
+  })
+  .refine((c) => c.include_categories.every((x) => !c.exclude_categories.includes(x)), {
+    message: 'A category cannot be both included and excluded.',
+    path: ['exclude_categories'],
+  });
+export type CampaignInput = z.output<typeof campaignInput>;
+
+/**
+ * What each format shows, as the SDK draws it (packages/sdk/src/render.ts): the most characters
+ * each line takes before the SDK would cut it, and the media it needs.
+ */
+export const CREATIVE_RULES: Record<
+  PlacementFormat,
+  { headline: number; body: number; cta: number; image: 'none' | 'optional' | 'required'; video: boolean; says: string }
+> = {
+  inline_text: { headline: 90, body: 0, cta: 30, image: 'none', video: false, says: 'One sponsored line inside an answer: a headline and a call to action.' },
+  tooltip: { headline: 40, body: 90, cta: 20, image: 'optional', video: false, says: 'A small bar: a headline, a line of text and a call to action.' },
+  sponsored_card: {
+    headline: 60,
+    body: 140,
+    cta: 24,
+    image: 'required',
+    video: false,
+    says: 'A card 120 px high: an image, a headline, two lines of text and a call to action.',
+  },
+  floating_video: {
+    headline: 60,
+    body: 120,
+    cta: 24,
+    image: 'optional',
+    video: true,
+    says: 'A muted looping video in a corner panel, with a line of text under it.',
+  },
+};
+
+export const landingUrl = z
+  .string()
+  .trim()
+  .max(2000, 'The landing page address takes at most 2,000 characters.')
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      return url.protocol === 'https:' && url.hostname.includes('.') && !url.username && !url.password;
+    } catch {
+      return false;
+    }
+  }, 'The landing page must be an https:// address, such as https://example.com/offer.');
+
+/** A creative's words and landing page, checked against its format's rules (media are checked as files: lib/advertisers/media.ts). */
+export const creativeInput = z
+  .object({
+    format: z.enum(PLACEMENT_FORMATS, 'Choose the format.'),
+    headline: z.string().trim().min(1, 'Give the headline.'),
+    body: z.string().trim().default(''),
+    cta: z.string().trim().min(1, 'Give the call to action, such as “Learn more”.'),
+    landing_url: landingUrl,
+  })
+  .superRefine((c, ctx) => {
+    const rules = CREATIVE_RULES[c.format];
+    if (c.headline.length > rules.headline)
+      ctx.addIssue({ code: 'custom', message: `The headline of this format takes at most ${rules.headline} characters.` });
+    if (rules.body === 0 && c.body) ctx.addIssue({ code: 'custom', message: 'This format shows no text besides its headline.' });
+    else if (c.body.length > rules.body) ctx.addIssue({ code: 'custom', message: `The text of this format takes at most ${rules.body} characters.` });
+    if (c.cta.length > rules.cta) ctx.addIssue({ code: 'custom', message: `The call to action of this format takes at most ${rules.cta} characters.` });
+  });
+export type CreativeInput = z.output<typeof creativeInput>;
+
+export const CAMPAIGN_MOVES = ['submit', 'pause', 'resume'] as const;
+export type CampaignMove = (typeof CAMPAIGN_MOVES)[number];

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { asStaff } from '../auth/staff';
+import type { SignedInUser } from '../auth/users';
+import type { Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { PLACEMENT_FORMATS } from '../schemas/account';
+
+/**
+ * The operator's side of advertising (/ops): what waits (manual top-ups to match against the
+ * payments that arrive, campaigns and creatives to review), and the acts: record a payment (the
+ * advertiser credited once), approve or reject with a reason the advertiser reads. Each runs as
+ * the staff member signed in with both factors; the database checks it and audits it
+ * (migration 20261207000000_advertisers).
+ */
+
+const when = z.coerce.date();
+const creative = z.object({
+  id: z.string(),
+  format: z.enum(PLACEMENT_FORMATS),
+  headline: z.string(),
+  body: z.string(),
+  cta: z.string(),
+  image_url: z.string().nullable(),
+  video_url: z.string().nullable(),
+  landing_url: z.string(),
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+  duration_ms: z.number().nullable(),
+});
+const queue = z.object({
+  top_ups: z.array(
+    z.object({
+      id: z.string(),
+      invoice_number: z.string().nullable(),
+      amount_micro: z.number(),
+      requested_at: when,
+      email: z.string(),
+      company: z.string().nullable(),
+    }),
+  ),
+  campaigns: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      advertiser: z.string(),
+      email: z.string(),
+      submitted_at: when.nullable(),
+      starts_at: when,
+      ends_at: when.nullable(),
+      hard_stop: z.boolean(),
+      lifetime_budget_usd: z.number().nullable(),
+      daily_cap_usd: z.number().nullable(),
+      formats: z.array(z.string()),
+      keywords: z.array(z.string()),
+      include_categories: z.array(z.string()),
+      exclude_categories: z.array(z.string()),
+      creatives: z.array(creative.extend({ status: z.string() })),
+    }),
+  ),
+  creatives: z.array(creative.extend({ campaign_id: z.string(), campaign: z.string(), advertiser: z.string(), updated_at: when })),
+  advertisers: z.array(z.object({ user_id: z.string(), company: z.string(), email: z.string(), balance_micro: z.number(), active_campaigns: z.number() })),
+});
+export type AdvertisingQueue = z.infer<typeof queue>;
+
+export async function advertisingQueue(db: Database, staff: SignedInUser): Promise<AdvertisingQueue> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_advertising_queue(100) as v`);
+  return queue.parse(row!.v);
+}
+
+const answer = z.object({ ok: z.boolean(), status: z.string().optional(), error: z.string().optional(), already: z.boolean().optional() });
+export type StaffResult = { ok: true; status?: string; already?: boolean } | { ok: false; error: string };
+
+const ERRORS: Record<string, string> = {
+  not_found: 'It does not exist.',
+  not_open: 'That top-up is not waiting for payment any more.',
+  not_in_review: 'It is not waiting for review any more.',
+  reason_required: 'Give the reason: the advertiser reads it.',
+  reference_required: 'Give the payment’s reference.',
+};
+
+function result(v: unknown): StaffResult {
+  const a = answer.parse(v);
+  return a.ok ? { ok: true, status: a.status, already: a.already } : { ok: false, error: ERRORS[a.error ?? ''] ?? 'Refused.' };
+}
+
+/** Records that a manual top-up was paid (credited once) or will not be (canceled), with the bank's reference or the reason. */
+export async function recordTopUp(db: Database, staff: SignedInUser, input: { id: string; paid: boolean; reference: string }): Promise<StaffResult> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+    sql`select public.staff_top_up_record(${input.id}::uuid, ${input.paid}, ${input.reference}) as v`,
+  );
+  return result(row!.v);
+}
+
+export async function reviewCampaign(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+    sql`select public.staff_campaign_review(${input.id}::uuid, ${input.approve}, ${input.reason}) as v`,
+  );
+  return result(row!.v);
+}
+
+export async function reviewCreative(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+    sql`select public.staff_creative_review(${input.id}::uuid, ${input.approve}, ${input.reason}) as v`,
+  );
+  return result(row!.v);
+}
