@@ -92,7 +92,14 @@ test('the MCP SDK client goes from an unauthenticated /mcp through consent in Ch
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     await client.connect(transport);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_my_daily_earnings', 'get_my_earnings', 'list_my_api_keys', 'list_my_apps', 'whoami']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'get_my_daily_earnings',
+      'get_my_earnings',
+      'list_my_api_keys',
+      'list_my_apps',
+      'list_my_campaigns',
+      'whoami',
+    ]);
     const me = await client.callTool({ name: 'whoami' });
     expect(me.structuredContent).toMatchObject({ email: 'demo@example.com', name: expect.any(String) });
     expect(me.structuredContent).not.toHaveProperty('sandbox');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactSumUsd, microToUsd, roundUsd, toMicro } from './money';
+import { clickThroughRate, ecpmUsd, exactSumUsd, microToUsd, roundUsd, toMicro } from './money';
 
 describe('money, rounded once', () => {
   it('keeps amounts to the millionth exactly in micro-dollars', () => {
@@ -26,5 +26,16 @@ describe('money, rounded once', () => {
     expect(amounts.map(roundUsd).reduce((a, b) => a + b, 0)).toBe(0);
     // And amounts that each round up do not add up to more than they earned: 3 × $0.005 is $0.015, shown $0.02, not $0.03.
     expect(exactSumUsd([0.005, 0.005, 0.005])).toBe(0.02);
+  });
+
+  it('gives an advertiser’s click-through rate as a fraction and their eCPM in cents, both 0 without impressions', () => {
+    expect(clickThroughRate(150, 10_000)).toBe(0.015);
+    expect(clickThroughRate(1, 3)).toBe(0.3333);
+    expect(clickThroughRate(5, 0)).toBe(0);
+    expect(clickThroughRate(12, 10)).toBe(1);
+    // 10,000 impressions for $12.345678: $1.2345678 per 1,000, shown $1.23.
+    expect(ecpmUsd(12_345_678, 10_000)).toBe(1.23);
+    expect(ecpmUsd(2_800, 1)).toBe(2.8);
+    expect(ecpmUsd(1_000_000, 0)).toBe(0);
   });
 });

@@ -49,3 +49,14 @@ export function fillRate(fills: number, adRequests: number): number {
   if (adRequests <= 0) return 0;
   return Math.round(Math.min(1, fills / adRequests) * 10_000) / 10_000;
 }
+
+/** Clicks per impression: a fraction from 0 to 1 (4 decimals); 0 without impressions. */
+export function clickThroughRate(clicks: number, impressions: number): number {
+  if (impressions <= 0) return 0;
+  return Math.round(Math.min(1, clicks / impressions) * 10_000) / 10_000;
+}
+
+/** What 1,000 impressions cost, from the exact spend in micro-dollars, rounded once to the cent; 0 without impressions. */
+export function ecpmUsd(spendMicro: number, impressions: number): number {
+  return impressions > 0 ? microToUsd(Math.round((spendMicro * 1000) / impressions)) : 0;
+}

@@ -1,9 +1,12 @@
 import type { z } from 'zod';
 import type { Database } from '../platform/db/roles';
+import { decodeCursor, paginationAt } from '../platform/http/cursor';
 import type { Principal } from '../oauth/bearer';
-import type { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '../schemas/account';
+import type { apiKeysBody, appsBody, campaignsBody, campaignsQuery, dailyBody, earningsBody, profileBody } from '../schemas/account';
 import { readAccount, type AccountRead, type AccountReader, type AccountRow } from './reads';
 import {
+  SANDBOX_ADVERTISER_BALANCE_MICRO,
+  SANDBOX_CAMPAIGNS,
   SANDBOX_MONEY,
   SANDBOX_PAYOUT_METHOD,
   SANDBOX_API_KEYS,
@@ -13,7 +16,19 @@ import {
   SANDBOX_PROFILE,
   sandboxDaily,
 } from './sandbox';
-import { apiKeysView, appsView, dailyView, earningsView, profileView, todayUtc, type DailyQuery, type EnvironmentFilter, type PlacementFilter } from './views';
+import {
+  apiKeysView,
+  appsView,
+  campaignsView,
+  dailyView,
+  earningsView,
+  matchesCampaignFilter,
+  profileView,
+  todayUtc,
+  type DailyQuery,
+  type EnvironmentFilter,
+  type PlacementFilter,
+} from './views';
 
 /**
  * The account operations, for REST, MCP and the console alike: an account source in, a body out.
@@ -47,6 +62,7 @@ export function sandboxAccount(now: () => number): AccountSource {
     earnings: () => ({ id, placements: SANDBOX_PLACEMENTS, payouts: SANDBOX_PAYOUTS, method: SANDBOX_PAYOUT_METHOD, ...SANDBOX_MONEY }),
     apiKeys: () => ({ id, api_keys: SANDBOX_API_KEYS }),
     daily: () => ({ id, daily: sandboxDaily(todayUtc(now())) }),
+    campaigns: () => ({ id, balance_micro: SANDBOX_ADVERTISER_BALANCE_MICRO, campaigns: SANDBOX_CAMPAIGNS }),
   };
   return { sandbox: true, read: async (read) => rows[read]() };
 }
@@ -85,4 +101,32 @@ export async function listApiKeys(source: AccountSource, environment: Environmen
 /** The daily figures of a period ending `today` (YYYY-MM-DD, UTC). */
 export async function getDailyEarnings(source: AccountSource, query: DailyQuery, today: string): Promise<Sandboxed<z.infer<typeof dailyBody>>> {
   return answer(source, dailyView((await source.read('daily')).daily, query, today));
+}
+
+export type CampaignsQuery = z.output<typeof campaignsQuery>;
+
+/**
+ * One page of the caller's campaigns of `query.status`, with their advertiser balance. Paged as
+ * every list of the API is (lib/platform/http/cursor.ts): the cursor is an offset bound to the
+ * list, the filter and the limit, signed with the service's cursor key, so REST and MCP accept
+ * each other's. A cursor that was not issued for this query is a 400 before the account is read.
+ * The key is asked for only when a cursor is read or written (the sandbox's first page, all of its
+ * campaigns at the default limit, needs none).
+ */
+export async function listCampaigns(
+  source: AccountSource,
+  query: CampaignsQuery,
+  cursorKey: () => Promise<Buffer>,
+): Promise<Sandboxed<z.infer<typeof campaignsBody>>> {
+  const binding = `campaigns\n${query.status}\n${query.limit}`;
+  const offset = query.cursor ? decodeCursor(await cursorKey(), binding, query.cursor) : 0;
+  const { balance_micro, campaigns } = await source.read('campaigns');
+  const matching = campaigns.filter((c) => matchesCampaignFilter(c.status, query.status));
+  const page = matching.slice(offset, offset + query.limit);
+  const end = offset + page.length;
+  const pagination =
+    end < matching.length
+      ? paginationAt(await cursorKey(), binding, end, matching.length, query.limit)
+      : { next_cursor: null, has_more: false, limit: query.limit };
+  return answer(source, campaignsView(balance_micro, page, pagination));
 }

@@ -4,7 +4,7 @@ import { sql } from '../platform/db/sql';
 import { isDatabaseError } from '../platform/db/errors';
 import { ApiError, RETRY_AFTER_S } from '../platform/http/errors';
 import { describeError, log } from '../platform/log';
-import { apiKeyRow, appRow, dailyRow, moneyRow, payoutMethodRow, payoutRow, placementRow, profileRow } from '../schemas/account';
+import { apiKeyRow, appRow, campaignRow, dailyRow, moneyRow, payoutMethodRow, payoutRow, placementRow, profileRow } from '../schemas/account';
 
 /**
  * The account reads. Each is one transaction run as the user (role `authenticated`, the token's
@@ -45,6 +45,13 @@ export const ACCOUNT_READS = {
   daily: {
     sql: sql`select public.account_daily() as account`,
     row: z.object({ id: z.string(), daily: z.array(dailyRow) }),
+  },
+  campaigns: {
+    sql: sql`select public.account_campaigns() as account`,
+    // The caller's advertiser balance, exactly, in micro-dollars (the ledger), and their campaigns
+    // with their exact spend and counts (the daily figures) and creatives: none for a user who
+    // is not an advertiser (supabase/migrations/20261208000000_account_campaigns.sql).
+    row: z.object({ id: z.string(), balance_micro: z.number().int(), campaigns: z.array(campaignRow) }),
   },
 } as const;
 

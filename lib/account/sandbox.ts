@@ -1,4 +1,4 @@
-import type { ApiKeyRow, AppRow, DailyRow, MoneyRow, PayoutMethodRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
+import type { ApiKeyRow, AppRow, CampaignRow, DailyRow, MoneyRow, PayoutMethodRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
 import { exactSumMicro, toMicro } from './money';
 import { addDays } from './views';
 
@@ -257,3 +257,125 @@ export function sandboxDaily(today: string): DailyRow[] {
   }
   return rows;
 }
+
+const campaignId = (n: number) => `00000000-0000-4000-8000-00000000e${String(n).padStart(3, '0')}`;
+const creativeId = (n: number) => `00000000-0000-4000-8000-00000000f${String(n).padStart(3, '0')}`;
+const creative = (n: number, format: CampaignRow['formats'][number], status: CampaignRow['creatives'][number]['status'], headline: string) => ({
+  id: creativeId(n),
+  format,
+  status,
+  rejection_reason: null,
+  headline,
+});
+
+/**
+ * The sandbox account as an advertiser: a small fixed set of campaigns, oldest first as the
+ * database orders them, one in most statuses (a running one with an approved and a rejected
+ * creative, one completed by its spent budget, one its advertiser paused, one in review, one
+ * rejected), each with the totals the daily figures would give (spend exact in micro-dollars).
+ */
+export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
+  {
+    id: campaignId(1),
+    name: 'Back to school',
+    status: 'completed',
+    pause_reason: null,
+    rejection_reason: null,
+    starts_at: at('2026-08-15T04:00:00.000Z'),
+    ends_at: at('2026-09-16T03:59:59.999Z'),
+    hard_stop: true,
+    formats: ['tooltip'],
+    lifetime_budget_usd: 500,
+    daily_cap_usd: null,
+    created_at: at('2026-08-10T14:00:00.000Z'),
+    impressions: 198_000,
+    clicks: 2_376,
+    spend_micro: 499_998_600,
+    creatives: [creative(1, 'tooltip', 'active', 'Study smarter with Sandbox Tutor')],
+  },
+  {
+    id: campaignId(2),
+    name: 'Writer Pro launch',
+    status: 'active',
+    pause_reason: null,
+    rejection_reason: null,
+    starts_at: at('2026-10-01T04:00:00.000Z'),
+    ends_at: null,
+    hard_stop: false,
+    formats: ['sponsored_card', 'inline_text'],
+    lifetime_budget_usd: 2_000,
+    daily_cap_usd: 100,
+    created_at: at('2026-09-25T10:00:00.000Z'),
+    impressions: 412_300,
+    clicks: 6_184,
+    spend_micro: 1_236_904_500,
+    creatives: [
+      creative(2, 'sponsored_card', 'active', 'Write faster with Sandbox Writer Pro'),
+      creative(3, 'inline_text', 'active', 'Try Sandbox Writer Pro free for 14 days'),
+      {
+        ...creative(4, 'inline_text', 'rejected', 'Never write a bad sentence again'),
+        rejection_reason: 'The headline promises a result the landing page does not show.',
+      },
+    ],
+  },
+  {
+    id: campaignId(3),
+    name: 'Holiday video',
+    status: 'paused',
+    pause_reason: 'advertiser',
+    rejection_reason: null,
+    starts_at: at('2026-11-01T04:00:00.000Z'),
+    ends_at: at('2027-01-01T04:59:59.999Z'),
+    hard_stop: false,
+    formats: ['floating_video'],
+    lifetime_budget_usd: 1_500,
+    daily_cap_usd: 75,
+    created_at: at('2026-10-20T16:30:00.000Z'),
+    impressions: 35_600,
+    clicks: 420,
+    spend_micro: 213_600_000,
+    creatives: [creative(5, 'floating_video', 'paused', 'Gift a year of Sandbox Writer')],
+  },
+  {
+    id: campaignId(4),
+    name: 'Spring preview',
+    status: 'in_review',
+    pause_reason: null,
+    rejection_reason: null,
+    starts_at: at('2027-03-01T05:00:00.000Z'),
+    ends_at: at('2027-05-01T03:59:59.999Z'),
+    hard_stop: false,
+    formats: ['sponsored_card'],
+    lifetime_budget_usd: 800,
+    daily_cap_usd: 40,
+    created_at: at('2026-11-18T09:15:00.000Z'),
+    impressions: 0,
+    clicks: 0,
+    spend_micro: 0,
+    creatives: [creative(6, 'sponsored_card', 'in_review', 'New in Sandbox Tutor: spaced repetition')],
+  },
+  {
+    id: campaignId(5),
+    name: 'Guaranteed grades',
+    status: 'rejected',
+    pause_reason: null,
+    rejection_reason: 'Ads may not promise results such as grades.',
+    starts_at: at('2026-12-01T05:00:00.000Z'),
+    ends_at: null,
+    hard_stop: false,
+    formats: ['inline_text'],
+    lifetime_budget_usd: 300,
+    daily_cap_usd: null,
+    created_at: at('2026-11-20T11:00:00.000Z'),
+    impressions: 0,
+    clicks: 0,
+    spend_micro: 0,
+    creatives: [{ ...creative(7, 'inline_text', 'rejected', 'Straight As, guaranteed'), rejection_reason: 'Ads may not promise results such as grades.' }],
+  },
+];
+
+/** What the sandbox advertiser's top-ups put in. */
+const SANDBOX_TOP_UPS_MICRO = 3_000_000_000;
+
+/** The sandbox advertiser's balance, as the ledger answers it: what the top-ups put in less what the campaigns spent. */
+export const SANDBOX_ADVERTISER_BALANCE_MICRO = SANDBOX_TOP_UPS_MICRO - SANDBOX_CAMPAIGNS.reduce((total, c) => total + c.spend_micro, 0);

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   appsBody,
   apiKeysBody,
+  campaignsBody,
   dailyBody,
   earningsBody,
   profileBody,
@@ -9,6 +10,8 @@ import {
   type ApiKeyRow,
   type AppRow,
   type appsQuery,
+  type CampaignRow,
+  type campaignsQuery,
   type DailyRow,
   type dailyQuery,
   type MoneyRow,
@@ -17,7 +20,7 @@ import {
   type ProfileRow,
 } from '../schemas/account';
 import { maskApiKey } from '../sdk/api-key';
-import { exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
+import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -28,6 +31,7 @@ import { exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMi
 
 export type PlacementFilter = z.output<typeof appsQuery.shape.placement_status>;
 export type EnvironmentFilter = z.output<typeof apiKeysQuery.shape.environment>;
+export type CampaignFilter = z.output<typeof campaignsQuery.shape.status>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -169,5 +173,57 @@ export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: s
       clicks: daily.reduce((n, d) => n + d.clicks, 0),
     },
     daily,
+  });
+}
+
+export const CAMPAIGNS_NOTE =
+  'Each campaign’s impressions, clicks and spend are its totals since it started, from the daily figures the traffic roll-up keeps per campaign, creative, app and day (seconds behind the ads served). spend_micro is the exact spend in micro-dollars, as the ledger debits it, and balance_micro your exact balance: what your top-ups put in less what your ads cost. Every amount in dollars is an exact amount rounded to the cent once (spend_usd, balance_usd; budget_left_usd is the lifetime budget less the exact spend, never below 0; ecpm_usd the exact spend per 1,000 impressions), so a sum of rounded figures may differ by a cent from the rounded total. ctr is clicks per impression, a fraction from 0 to 1; ctr and ecpm_usd are 0 without impressions. The balance covers every campaign, whatever the page or status filter.';
+
+export function matchesCampaignFilter(status: CampaignRow['status'], filter: CampaignFilter): boolean {
+  return filter === 'all' || status === filter;
+}
+
+export function campaignView(row: CampaignRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    pause_reason: row.pause_reason,
+    rejection_reason: row.rejection_reason,
+    starts_at: row.starts_at.toISOString(),
+    ends_at: iso(row.ends_at),
+    hard_stop: row.hard_stop,
+    formats: row.formats,
+    lifetime_budget_usd: row.lifetime_budget_usd === null ? null : roundUsd(row.lifetime_budget_usd),
+    daily_cap_usd: row.daily_cap_usd === null ? null : roundUsd(row.daily_cap_usd),
+    created_at: row.created_at.toISOString(),
+    impressions: row.impressions,
+    clicks: row.clicks,
+    ctr: clickThroughRate(row.clicks, row.impressions),
+    spend_usd: microToUsd(row.spend_micro),
+    spend_micro: row.spend_micro,
+    budget_left_usd: row.lifetime_budget_usd === null ? null : microToUsd(Math.max(0, toMicro(row.lifetime_budget_usd) - row.spend_micro)),
+    ecpm_usd: ecpmUsd(row.spend_micro, row.impressions),
+    creatives: row.creatives.map((c) => ({ id: c.id, format: c.format, status: c.status, rejection_reason: c.rejection_reason, headline: c.headline })),
+  };
+}
+
+/**
+ * One page of an advertiser's campaigns (`page`, already filtered and cut by the operation, with
+ * its `pagination`), and their balance, exactly, in micro-dollars (the ledger). Each amount is
+ * rounded once, here. A user who is not an advertiser has no campaigns and a balance of 0.
+ */
+export function campaignsView(
+  balanceMicro: number,
+  page: readonly CampaignRow[],
+  pagination: z.input<typeof campaignsBody.shape.pagination>,
+): z.infer<typeof campaignsBody> {
+  return campaignsBody.parse({
+    currency: 'USD',
+    balance_usd: microToUsd(balanceMicro),
+    balance_micro: balanceMicro,
+    campaigns: page.map(campaignView),
+    pagination,
+    note: CAMPAIGNS_NOTE,
   });
 }

@@ -1,14 +1,25 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, type OpenDatabase } from '../account/operations';
+import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, listCampaigns, type OpenDatabase } from '../account/operations';
 import { todayUtc } from '../account/views';
 import { ApiError } from '../platform/http/errors';
 import { describeError, log } from '../platform/log';
 import type { Principal } from '../oauth/bearer';
 import { protectedOperations } from '../schemas/registry';
 import { SCOPES, type Scope } from '../schemas/account';
-import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, dailyBody, dailyQuery, earningsBody, profileBody } from '../schemas/account';
+import {
+  apiKeysBody,
+  apiKeysQuery,
+  appsBody,
+  appsQuery,
+  campaignsBody,
+  campaignsQuery,
+  dailyBody,
+  dailyQuery,
+  earningsBody,
+  profileBody,
+} from '../schemas/account';
 import { requestsIn } from './http';
 import { READ_ONLY, structured, toolError } from './tools';
 
@@ -23,6 +34,11 @@ export const SERVER_INFO = { name: 'monetize', title: 'Monetize', version: '1.0.
 
 /** `payout_limit` as a JSON integer (the REST parameter is a query-string integer). */
 const payoutLimit = z.number().int().min(0).max(50).default(10).describe('How many of the most recent payouts to return, 0 to 50.');
+/** `limit` of the campaigns as a JSON integer (the REST parameter is a query-string integer). */
+const campaignsLimit = z.number().int().min(1).max(100).default(50).describe('Campaigns per page of results, 1 to 100.');
+
+/** A server made without the service's cursor key pages nothing (tests that call no paged tool). */
+const noCursorKey = () => Promise.reject(new Error('this account server was made without a cursor key'));
 
 /** Each tool's scope and REST operation, read from the registry. */
 export const ACCOUNT_TOOLS: Readonly<Record<string, { scope: Scope; rest: string }>> = Object.fromEntries(
@@ -62,11 +78,19 @@ function failed(err: unknown): CallToolResult {
   return toolError('The account could not be read; try again, or authorize again if it persists.');
 }
 
-/** The account server for one request, bound to its caller and the database it reads. */
-export function accountServer(principal: Principal, database: OpenDatabase, now: () => number = Date.now): McpServer {
+/**
+ * The account server for one request, bound to its caller, the database it reads and the cursor
+ * key that signs and checks the cursors of paged tools (the REST API's, so a cursor works on both).
+ */
+export function accountServer(
+  principal: Principal,
+  database: OpenDatabase,
+  now: () => number = Date.now,
+  cursorKey: () => Promise<Buffer> = noCursorKey,
+): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
-      'Read-only tools over the signed-in publisher’s Monetize account. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
+      'Read-only tools over the signed-in user’s Monetize account: as a publisher, and as an advertiser. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
   });
 
   const source = accountSource(principal, database, now);
@@ -136,6 +160,18 @@ export function accountServer(principal: Principal, database: OpenDatabase, now:
       annotations: READ_ONLY,
     },
     async (args) => run('list_my_api_keys', () => listApiKeys(source, args.environment))(),
+  );
+  server.registerTool(
+    'list_my_campaigns',
+    {
+      title: 'List my ad campaigns',
+      description:
+        'The user’s ad campaigns as an advertiser: status (and why paused or rejected), dates, budgets, impressions, clicks, CTR, spend and eCPM, the creatives with their review status, and the advertiser balance; paged by limit and cursor. Scope campaigns:read; same as GET /api/v1/me/campaigns.',
+      inputSchema: { status: campaignsQuery.shape.status, limit: campaignsLimit, cursor: campaignsQuery.shape.cursor },
+      outputSchema: campaignsBody,
+      annotations: READ_ONLY,
+    },
+    async (args) => run('list_my_campaigns', () => listCampaigns(source, args, cursorKey))(),
   );
   return server;
 }

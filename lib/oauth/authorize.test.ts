@@ -7,7 +7,8 @@ import type { Client } from './clients';
 const ISS = 'http://localhost:3000';
 const API = 'http://localhost:3000/api/v1';
 const MCP = 'http://localhost:3000/mcp';
-const ALL_SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'];
+/** What a request without `scope` asks for: the original four, never campaigns:read. */
+const DEFAULT_SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'];
 // RFC 7636 Appendix B.
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const REDIRECT = 'https://app.example.com/cb';
@@ -200,13 +201,27 @@ describe('checkAuthorizationRequest: every other error goes back to the redirect
 });
 
 describe('checkAuthorizationRequest: a valid request', () => {
-  it('grants all four scopes and both resources by default', async () => {
+  it('grants the original four scopes and both resources by default', async () => {
     const known = client();
     const check = await checkAuthorizationRequest(params(), lookupOf(known));
     expect(check).toEqual({
       kind: 'valid',
-      request: { client: known, redirectUri: REDIRECT, scopes: ALL_SCOPES, resources: [API, MCP], state: 'xyz', codeChallenge: CHALLENGE },
+      request: { client: known, redirectUri: REDIRECT, scopes: DEFAULT_SCOPES, resources: [API, MCP], state: 'xyz', codeChallenge: CHALLENGE },
     });
+  });
+
+  it('grants campaigns:read only when the request names it', async () => {
+    for (const [scope, scopes] of [
+      [undefined, DEFAULT_SCOPES],
+      ['', DEFAULT_SCOPES],
+      ['campaigns:read', ['campaigns:read']],
+      ['apps:read campaigns:read', ['apps:read', 'campaigns:read']],
+      ['campaigns:read api_keys:read earnings:read apps:read profile:read', [...DEFAULT_SCOPES, 'campaigns:read']],
+    ] as const) {
+      const check = await checkAuthorizationRequest(params(scope === undefined ? {} : { scope }), lookupOf(client()));
+      expect(check.kind, String(scope)).toBe('valid');
+      if (check.kind === 'valid') expect(check.request.scopes, String(scope)).toEqual(scopes);
+    }
   });
 
   it.each([

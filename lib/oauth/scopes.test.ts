@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isScope, parseScopes, SCOPE_DESCRIPTIONS, SCOPES, scopeString } from './scopes';
+import { DEFAULT_SCOPES, isScope, parseScopes, SCOPE_DESCRIPTIONS, SCOPES, scopeString } from './scopes';
 
-const ALL = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'];
+/** The original four: what an authorization request without `scope` asks for. */
+const FOUR = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'];
+/** Every scope: the four, and those added since, each granted only when asked for. */
+const ALL = [...FOUR, 'campaigns:read'];
 
 describe('parseScopes', () => {
   it.each([
@@ -9,8 +12,8 @@ describe('parseScopes', () => {
     ['omitted (undefined)', undefined],
     ['empty', ''],
     ['only spaces', '   '],
-  ])('grants all four scopes in canonical order when the parameter is %s', (_, value) => {
-    expect(parseScopes(value)).toEqual({ ok: true, scopes: ALL });
+  ])('grants the original four scopes in canonical order, and not campaigns:read, when the parameter is %s', (_, value) => {
+    expect(parseScopes(value)).toEqual({ ok: true, scopes: FOUR });
   });
 
   it.each([
@@ -18,7 +21,10 @@ describe('parseScopes', () => {
     ['api_keys:read apps:read', ['apps:read', 'api_keys:read']],
     ['apps:read apps:read', ['apps:read']],
     ['  profile:read   profile:read earnings:read ', ['profile:read', 'earnings:read']],
-    ['api_keys:read earnings:read apps:read profile:read', ALL],
+    ['api_keys:read earnings:read apps:read profile:read', FOUR],
+    ['campaigns:read', ['campaigns:read']],
+    ['campaigns:read profile:read', ['profile:read', 'campaigns:read']],
+    ['campaigns:read api_keys:read earnings:read apps:read profile:read', ALL],
   ])('returns %j as %j: canonical order, no duplicates', (value, scopes) => {
     expect(parseScopes(value)).toEqual({ ok: true, scopes });
   });
@@ -29,6 +35,8 @@ describe('parseScopes', () => {
     ['openid email openid profile:read', ['openid', 'email']],
     ['PROFILE:READ', ['PROFILE:READ']],
     ['Apps:read earnings:read', ['Apps:read']],
+    ['campaigns:write', ['campaigns:write']],
+    ['campaigns:read campaigns', ['campaigns']],
   ])('refuses %j and lists the unknown scopes %j', (value, unknown) => {
     expect(parseScopes(value)).toEqual({ ok: false, unknown });
   });
@@ -40,8 +48,11 @@ describe('parseScopes', () => {
 });
 
 describe('scope helpers', () => {
-  it('know exactly the four scopes, each with a description', () => {
+  it('know exactly the five scopes, each with a description, and the four an omitted scope means', () => {
     expect([...SCOPES]).toEqual(ALL);
+    expect([...DEFAULT_SCOPES]).toEqual(FOUR);
+    // Every scope is read-only by name: none allows a write.
+    for (const s of SCOPES) expect(s).toMatch(/^[a-z_]+:read$/);
     for (const s of SCOPES) {
       expect(isScope(s)).toBe(true);
       expect(SCOPE_DESCRIPTIONS[s]).toMatch(/\w/);

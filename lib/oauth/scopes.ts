@@ -1,6 +1,6 @@
-import { SCOPES, type Scope } from '../schemas/account';
+import { DEFAULT_SCOPES, SCOPES, type Scope } from '../schemas/account';
 
-export { SCOPES, type Scope };
+export { DEFAULT_SCOPES, SCOPES, type Scope };
 
 /** What each scope lets a client read, in the words the consent page uses (content/docs/scopes.md). */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
@@ -8,6 +8,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'apps:read': 'Your apps and ad placements, with their impressions, clicks and revenue',
   'earnings:read': 'Your earnings totals and payout history',
   'api_keys:read': 'The names, environments and status of your API keys (masked, never the keys themselves)',
+  'campaigns:read': 'Your ad campaigns, their creatives’ review status, their spend and your advertiser balance',
 };
 
 export function isScope(value: string): value is Scope {
@@ -16,11 +17,13 @@ export function isScope(value: string): value is Scope {
 
 /**
  * The `scope` parameter (RFC 6749 §3.3: space-delimited, case-sensitive). Omitted or empty means
- * all four (content/docs/authentication.md). Any unknown scope makes the whole request `invalid_scope`.
+ * the original four, DEFAULT_SCOPES (content/docs/scopes.md): a scope added since, such as
+ * `campaigns:read`, is granted only when asked for by name. Any unknown scope makes the whole
+ * request `invalid_scope`.
  */
 export function parseScopes(value: string | null | undefined): { ok: true; scopes: Scope[] } | { ok: false; unknown: string[] } {
   const words = (value ?? '').split(' ').filter((w) => w !== '');
-  if (words.length === 0) return { ok: true, scopes: [...SCOPES] };
+  if (words.length === 0) return { ok: true, scopes: [...DEFAULT_SCOPES] };
   const unknown = words.filter((w) => !isScope(w));
   if (unknown.length > 0) return { ok: false, unknown: [...new Set(unknown)] };
   // Canonical order, no duplicates: the token's `scope` reads the same whatever order was asked.

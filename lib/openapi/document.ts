@@ -5,7 +5,7 @@ import type { Credential, OperationDeclaration } from '../schemas/registry';
 import { ERROR_CODES } from '../platform/http/errors';
 import { BODY_TYPES, MAX_BODY_BYTES } from '../platform/http/input';
 import { API_VERSION } from '../platform/http/kernel';
-import { SCOPE_DESCRIPTIONS } from '../oauth/scopes';
+import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS } from '../oauth/scopes';
 import { restOperations, type Operation } from '../schemas/registry';
 import { apiErrorBody } from '../schemas/common';
 
@@ -164,7 +164,7 @@ export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json 
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: 'Authorization code with PKCE (S256). No refresh tokens; access tokens last up to 3600 s.',
+          description: `Authorization code with PKCE (S256). No refresh tokens; access tokens last up to 3600 s. Every scope is read-only. An authorization request without \`scope\` asks for ${DEFAULT_SCOPES.map((s) => `\`${s}\``).join(', ')} only: ask for \`campaigns:read\` by name.`,
           flows: {
             authorizationCode: {
               authorizationUrl: `${base}/oauth/authorize`,

@@ -1,4 +1,4 @@
-import { apiKeysRoute, appsRoute, dailyEarningsRoute, earningsRoute, profileRoute } from './account';
+import { apiKeysRoute, appsRoute, campaignsRoute, dailyEarningsRoute, earningsRoute, profileRoute } from './account';
 import { pagesRoute } from './content';
 import { sha256Hex } from '../platform/crypto';
 import { env } from '../platform/env';
@@ -28,6 +28,7 @@ const TARGETS: Record<BatchPath, Route> = {
   '/api/v1/me/earnings': earningsRoute,
   '/api/v1/me/earnings/daily': dailyEarningsRoute,
   '/api/v1/me/api-keys': apiKeysRoute,
+  '/api/v1/me/campaigns': campaignsRoute,
 };
 
 /** The paths a batch dispatches to, for a test to compare with the registry. */

@@ -49,7 +49,7 @@ export const mcpRoute = defineRoute(ROUTES['/mcp'], {
         }),
       });
     }
-    return exchange.answer(accountServer(principal, services.database, services.now));
+    return exchange.answer(accountServer(principal, services.database, services.now, services.cursorKey));
   },
 });
 

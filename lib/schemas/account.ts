@@ -1,13 +1,26 @@
 import { z } from 'zod';
-import { intParam, sandboxMarker } from './common';
+import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS } from './advertising';
+import { cursorParam, intParam, pagination, sandboxMarker } from './common';
 
 /**
  * The account API: its query parameters and bodies (what the handlers validate with and the OpenAPI
  * document is generated from), the enumerations of the data model, and the rows the reads return.
  */
 
-export const SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] as const;
+/**
+ * Every scope, each read-only, in canonical order (the order a token's `scope` lists them in). The
+ * interface grows additively: a scope added later (`campaigns:read`) goes at the end, and is
+ * granted only to a client that asks for it by name (DEFAULT_SCOPES).
+ */
+export const SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read'] as const;
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What an authorization request without `scope` (or with an empty one) asks for: the original
+ * four scopes, and never one added since (content/docs/scopes.md). A client that wants
+ * `campaigns:read` names it.
+ */
+export const DEFAULT_SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] as const satisfies readonly Scope[];
 
 const dateTime = z.string().datetime({ offset: true });
 
@@ -162,6 +175,65 @@ export const apiKey = z.object({
 
 export const apiKeysBody = z.object({ api_keys: z.array(apiKey), sandbox: sandboxMarker });
 
+/** The `status` filter of the campaigns: every status, or one (lib/schemas/advertising.ts). */
+export const CAMPAIGN_FILTERS = ['all', ...CAMPAIGN_STATUSES] as const;
+
+export const campaignsQuery = z.object({
+  status: z.enum(CAMPAIGN_FILTERS, oneOf(CAMPAIGN_FILTERS)).default('all').describe('Only the campaigns of this status; `all` (default) lists every campaign.'),
+  limit: intParam(1, 100, 50).describe('Campaigns per page of results, 1 to 100.'),
+  cursor: cursorParam,
+});
+
+export const campaignCreative = z.object({
+  id: z.string(),
+  format: z.enum(PLACEMENT_FORMATS),
+  status: z
+    .enum(CREATIVE_STATUSES)
+    .describe('in_review (waiting for review), active (approved, served), paused (by you), rejected (rejection_reason says why).'),
+  rejection_reason: z.string().nullable().describe('Why review rejected the creative, when its status is rejected; otherwise null.'),
+  headline: z.string(),
+});
+
+export const campaign = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z
+    .enum(CAMPAIGN_STATUSES)
+    .describe(
+      'draft (not sent to review), in_review, scheduled (approved, not started yet), active (serving), paused (pause_reason says why), completed (ended, or its budget spent), rejected (rejection_reason says why).',
+    ),
+  pause_reason: z
+    .enum(PAUSE_REASONS)
+    .nullable()
+    .describe('When paused: advertiser (you paused it) or out_of_funds (it resumes after a top-up); otherwise null.'),
+  rejection_reason: z.string().nullable().describe('Why review rejected the campaign, when its status is rejected; otherwise null.'),
+  starts_at: dateTime,
+  ends_at: dateTime.nullable().describe('Its end, or null for none.'),
+  hard_stop: z.boolean().describe('Whether serving stops at ends_at; without a hard stop, ends_at is the planned end.'),
+  formats: z.array(z.enum(PLACEMENT_FORMATS)).describe('The ad formats the campaign buys.'),
+  lifetime_budget_usd: z.number().nullable().describe('The most the campaign may spend in all, or null for none.'),
+  daily_cap_usd: z.number().nullable().describe('The most it may spend in one day, or null for none.'),
+  created_at: dateTime,
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+  ctr: z.number().min(0).max(1).describe('Clicks per impression: a fraction from 0 to 1 (4 decimals), 0 without impressions.'),
+  spend_usd: z.number().describe('What the campaign’s ads cost, rounded to the cent once.'),
+  spend_micro: z.number().int().describe('spend_usd exactly, in micro-dollars (millionths of a dollar), as the ledger debits it.'),
+  budget_left_usd: z.number().nullable().describe('lifetime_budget_usd less the spend, never below 0; null without a lifetime budget.'),
+  ecpm_usd: z.number().describe('Spend per 1,000 impressions, rounded to the cent; 0 without impressions.'),
+  creatives: z.array(campaignCreative).describe('The campaign’s creatives, oldest first.'),
+});
+
+export const campaignsBody = z.object({
+  currency: z.literal('USD'),
+  balance_usd: z.number().describe('Your advertiser balance: what your top-ups put in less what your ads cost, rounded to the cent once.'),
+  balance_micro: z.number().int().describe('balance_usd exactly, in micro-dollars, as the ledger keeps it.'),
+  campaigns: z.array(campaign).describe('Your campaigns, oldest first (empty when you have none).'),
+  pagination,
+  note: z.string(),
+  sandbox: sandboxMarker,
+});
+
 /**
  * Rows as the account reads receive them, and as the sandbox writes them down: the one
  * definition of their types. A timestamp arrives as a Date from a column of its own and as an
@@ -238,6 +310,11 @@ export const dailyRow = z.object({
   revenue_usd: z.number(),
 });
 
+/** A campaign as the database has it: its own columns, its exact spend and counts, its creatives, its times as Dates. */
+export const campaignRow = campaign
+  .omit({ ctr: true, spend_usd: true, budget_left_usd: true, ecpm_usd: true })
+  .extend({ starts_at: timestamp, ends_at: timestamp.nullable(), created_at: timestamp });
+
 export type ProfileRow = z.output<typeof profileRow>;
 export type AppRow = z.output<typeof appRow>;
 export type PlacementRow = z.output<typeof placementRow>;
@@ -246,3 +323,4 @@ export type PayoutMethodRow = z.output<typeof payoutMethodRow>;
 export type MoneyRow = z.output<typeof moneyRow>;
 export type ApiKeyRow = z.output<typeof apiKeyRow>;
 export type DailyRow = z.output<typeof dailyRow>;
+export type CampaignRow = z.output<typeof campaignRow>;

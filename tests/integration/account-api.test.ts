@@ -5,7 +5,7 @@ import type { Engine } from '@/lib/platform/db/engine';
 import { openPglite, openPostgres } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
-import { apiKeysBody, appsBody, dailyBody, earningsBody, profileBody } from '@/lib/schemas/account';
+import { apiKeysBody, appsBody, campaignsBody, dailyBody, earningsBody, profileBody } from '@/lib/schemas/account';
 import type { Services } from '@/lib/services';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';
 import { demoUsers, testEngines } from '../helpers/db';
@@ -34,6 +34,7 @@ const SCHEMAS = {
   '/api/v1/me/earnings': earningsBody,
   '/api/v1/me/earnings/daily': dailyBody,
   '/api/v1/me/api-keys': apiKeysBody,
+  '/api/v1/me/campaigns': campaignsBody,
 };
 const routeAt = (path: string) => ACCOUNT_ROUTES.find((r) => r.path === path)!;
 
@@ -110,7 +111,7 @@ for (const engine of testEngines()) {
       });
 
       it('checks the credential before the parameters: no token and a bad filter is still 401', async () => {
-        const { res } = await get(GET, `${path}?placement_status=nope&payout_limit=99&environment=nope&days=nope`);
+        const { res } = await get(GET, `${path}?placement_status=nope&payout_limit=99&environment=nope&days=nope&status=nope&limit=0&cursor=forged`);
         expect(res.status).toBe(401);
       });
     });

@@ -85,10 +85,17 @@ for (const engine of testEngines()) {
       expect(body).toEqual({ error: { status: 401, code: 'invalid_token', message: expect.any(String) } });
     });
 
-    it('lists the five tools, each with an input and an output schema and marked read-only', async () => {
+    it('lists the six tools, each with an input and an output schema and marked read-only', async () => {
       const client = await connect(await accessToken(suite.users.demo, { resources: ['mcp'] }));
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['get_my_daily_earnings', 'get_my_earnings', 'list_my_api_keys', 'list_my_apps', 'whoami']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'get_my_daily_earnings',
+        'get_my_earnings',
+        'list_my_api_keys',
+        'list_my_apps',
+        'list_my_campaigns',
+        'whoami',
+      ]);
       for (const tool of tools) {
         expect(tool.inputSchema.type).toBe('object');
         expect(tool.outputSchema?.type).toBe('object');
@@ -99,6 +106,11 @@ for (const engine of testEngines()) {
       expect(earnings.inputSchema.properties?.payout_limit).toMatchObject({ type: 'integer', minimum: 0, maximum: 50, default: 10 });
       const apps = tools.find((t) => t.name === 'list_my_apps')!;
       expect(apps.inputSchema.properties?.placement_status).toMatchObject({ enum: ['all', 'active', 'paused'], default: 'all' });
+      const campaigns = tools.find((t) => t.name === 'list_my_campaigns')!;
+      expect(campaigns.inputSchema.properties?.status).toMatchObject({ enum: expect.arrayContaining(['all', 'active', 'paused', 'rejected']), default: 'all' });
+      expect(campaigns.inputSchema.properties?.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
+      expect(campaigns.inputSchema.properties?.cursor).toMatchObject({ type: 'string' });
+      expect(campaigns.description).toContain('campaigns:read');
       await client.close();
     });
 
@@ -113,6 +125,8 @@ for (const engine of testEngines()) {
         ['get_my_earnings', { payout_limit: 2 }, '?payout_limit=2'],
         ['get_my_daily_earnings', { days: '7' }, '?days=7'],
         ['list_my_api_keys', { environment: 'production' }, '?environment=production'],
+        ['list_my_campaigns', {}, ''],
+        ['list_my_campaigns', { status: 'active', limit: 5 }, '?status=active&limit=5'],
       ];
       for (const [tool, args, query] of cases) {
         const result = await client.callTool({ name: tool, arguments: args });
@@ -147,6 +161,34 @@ for (const engine of testEngines()) {
       await client.close();
     });
 
+    it('pages list_my_campaigns as REST pages /api/v1/me/campaigns: the same pages, and each accepts the other’s cursor', async () => {
+      const client = await connect('svc_sandbox');
+      type Page = { campaigns: { id: string }[]; pagination: { next_cursor: string | null; has_more: boolean; limit: number }; sandbox?: true };
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let call = 0; call < 10; call++) {
+        // Pages alternate between the tool and the REST route, each following the other's cursor.
+        const args = cursor ? { limit: 2, cursor } : { limit: 2 };
+        const query = `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const rest = (await restTwin('list_my_campaigns', 'svc_sandbox', query)) as Page;
+        const result = await client.callTool({ name: 'list_my_campaigns', arguments: args });
+        expect(result.isError ?? false).toBe(false);
+        const page = result.structuredContent as Page;
+        expect(page).toEqual(rest);
+        expect(page.sandbox).toBe(true);
+        seen.push(...page.campaigns.map((c) => c.id));
+        cursor = call % 2 === 0 ? page.pagination.next_cursor : rest.pagination.next_cursor;
+        if (!page.pagination.has_more) break;
+      }
+      expect(cursor).toBeNull();
+      expect(seen.length).toBeGreaterThan(2);
+      expect(new Set(seen).size).toBe(seen.length);
+      const bad = await client.callTool({ name: 'list_my_campaigns', arguments: { limit: 3, cursor: 'forged.cursor' } });
+      expect(bad.isError).toBe(true);
+      expect((bad.content as { text: string }[])[0]!.text).toMatch(/^invalid_request: .*cursor/);
+      await client.close();
+    });
+
     describe('step-up authorization', () => {
       const only = (scopes: Scope[]) => accessToken(suite.users.demo, { scopes, resources: ['mcp'] });
 
@@ -165,12 +207,19 @@ for (const engine of testEngines()) {
 
       it('lets the tools the token has scopes for run, and lists every tool', async () => {
         const client = await connect(await only(['profile:read']));
-        expect((await client.listTools()).tools).toHaveLength(5);
+        expect((await client.listTools()).tools).toHaveLength(6);
         expect((await client.callTool({ name: 'whoami' })).structuredContent).toMatchObject({ user_id: suite.users.demo });
         const refused = await client.callTool({ name: 'list_my_apps' }).catch((e: unknown) => e);
         expect(refused).toBeInstanceOf(StreamableHTTPError);
         expect((refused as StreamableHTTPError).code).toBe(403);
         await client.close();
+      });
+
+      it('refuses list_my_campaigns to a token with the four scopes an authorization without `scope` gives', async () => {
+        const { res, body } = await post(call('list_my_campaigns'), await only(['profile:read', 'apps:read', 'earnings:read', 'api_keys:read']));
+        expect(res.status).toBe(403);
+        expect(res.headers.get('www-authenticate')).toContain('scope="profile:read apps:read earnings:read api_keys:read campaigns:read"');
+        expect(body).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('campaigns:read') } });
       });
 
       it('refuses a JSON-RPC batch when any call in it lacks its scope, before any tool runs', async () => {
@@ -189,6 +238,10 @@ for (const engine of testEngines()) {
       }
       const result = await client.callTool({ name: 'list_my_apps', arguments: { placement_status: 'archived' } });
       expect(result.isError).toBe(true);
+      for (const args of [{ limit: 0 }, { limit: 101 }, { limit: '5' }, { status: 'ended' }, { cursor: '' }]) {
+        const refused = await client.callTool({ name: 'list_my_campaigns', arguments: args });
+        expect(refused.isError, JSON.stringify(args)).toBe(true);
+      }
       await client.close();
     });
 

@@ -136,6 +136,7 @@ describe('GET /api/v1/openapi.json', () => {
             'apps:read': expect.any(String),
             'earnings:read': expect.any(String),
             'api_keys:read': expect.any(String),
+            'campaigns:read': expect.any(String),
           },
         },
       },

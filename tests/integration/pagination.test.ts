@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_CAMPAIGNS } from '@/lib/account/sandbox';
 import { allPages } from '@/lib/content/pages';
 import type { Engine } from '@/lib/platform/db/engine';
 import { env } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
+import { campaignsBody } from '@/lib/schemas/account';
 import { pagesBody } from '@/lib/schemas/pages';
 import { searchBody } from '@/lib/schemas/search';
 import { searchPages } from '@/lib/search/engine';
@@ -21,19 +23,22 @@ import { makeServices, setTestServices } from '../helpers/services';
 type Get = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>;
 const searchGet: Get = handlersOf('/api/v1/search').GET;
 const pagesGet: Get = handlersOf('/api/v1/pages').GET;
+const campaignsGet: Get = handlersOf('/api/v1/me/campaigns').GET;
 
 const CURSOR_KEY = Buffer.alloc(32, 7);
 const base = () => env().PUBLIC_BASE_URL;
 
-function get(handler: Get, path: string, params: Record<string, string | number>) {
+function get(handler: Get, path: string, params: Record<string, string | number>, headers: Record<string, string> = {}) {
   const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-  return handler(new Request(`http://localhost${path}?${qs}`, { headers: { 'x-forwarded-for': '192.0.2.55' } }), {
+  return handler(new Request(`http://localhost${path}?${qs}`, { headers: { 'x-forwarded-for': '192.0.2.55', ...headers } }), {
     params: Promise.resolve({}),
   });
 }
 
 const search = (params: Record<string, string | number>) => get(searchGet, '/api/v1/search', params);
 const pages = (params: Record<string, string | number>) => get(pagesGet, '/api/v1/pages', params);
+/** The account's list, as the sandbox token reads it (a real account's walk: tests/integration/account-campaigns.test.ts). */
+const campaigns = (params: Record<string, string | number>) => get(campaignsGet, '/api/v1/me/campaigns', params, { authorization: 'Bearer svc_sandbox' });
 
 async function json200(res: Response): Promise<unknown> {
   const body = await res.json();
@@ -128,6 +133,51 @@ describe('walking every cursor of /api/v1/pages', () => {
     expect(new Set(seen).size, 'no page twice').toBe(seen.length);
     expect(seen).toEqual(expected);
     expect(calls).toBe(Math.max(1, Math.ceil(expected.length / limit)));
+  });
+});
+
+describe('walking every cursor of /api/v1/me/campaigns', () => {
+  it.each([1, 2, 4, 5, 100])('limit=%i lists the campaigns exactly once, in order, each page with the whole balance', async (limit) => {
+    const expected = SANDBOX_CAMPAIGNS.map((c) => c.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let calls = 0;
+    for (;;) {
+      const body = campaignsBody.parse(await json200(await campaigns({ limit, ...(cursor ? { cursor } : {}) })));
+      calls += 1;
+      expect(body.pagination.limit).toBe(limit);
+      expect(body.campaigns.length).toBeLessThanOrEqual(limit);
+      seen.push(...body.campaigns.map((c) => c.id));
+      if (!body.pagination.has_more) {
+        expect(body.pagination.next_cursor).toBeNull();
+        break;
+      }
+      expect(body.campaigns.length, 'a page before the last is full').toBe(limit);
+      cursor = body.pagination.next_cursor;
+      expect(calls, 'the walk ends').toBeLessThanOrEqual(expected.length);
+    }
+    expect(seen).toEqual(expected);
+    expect(calls).toBe(Math.ceil(expected.length / limit));
+  });
+
+  it('a filter that matches nothing is one empty last page', async () => {
+    const body = campaignsBody.parse(await json200(await campaigns({ status: 'scheduled', limit: 3 })));
+    expect(body.campaigns).toEqual([]);
+    expect(body.pagination).toEqual({ next_cursor: null, has_more: false, limit: 3 });
+  });
+
+  it.each([0, 101])('limit=%i is out of bounds: a 400', async (limit) => {
+    const res = await campaigns({ limit });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.stringContaining('limit') } });
+  });
+
+  it('a pages cursor is refused by the campaigns, and a campaigns cursor by the pages', async () => {
+    const pagesCursor = pagesBody.parse(await json200(await pages({ limit: 2 }))).pagination.next_cursor!;
+    await expectInvalidCursor(await campaigns({ limit: 2, cursor: pagesCursor }));
+    const campaignsCursor = campaignsBody.parse(await json200(await campaigns({ limit: 2 }))).pagination.next_cursor!;
+    await expectInvalidCursor(await pages({ limit: 2, cursor: campaignsCursor }));
+    await expectInvalidCursor(await campaigns({ limit: 2, status: 'active', cursor: campaignsCursor }));
   });
 });
 

@@ -295,7 +295,9 @@ describe('GET /api/v1', () => {
       '/api/v1/me/earnings',
       '/api/v1/me/earnings/daily',
       '/api/v1/me/api-keys',
+      '/api/v1/me/campaigns',
     ]);
+    expect(body.account_endpoints.find((e) => e.path === '/api/v1/me/campaigns')?.scope).toBe('campaigns:read');
     expect(body.sdk_endpoints).toEqual(sdkEndpoints());
     expect(body.sdk_endpoints.map((e) => `${e.method} ${e.path}`)).toEqual([
       'GET /functions/v1/validate-key',

@@ -423,6 +423,10 @@ for (const engine of testEngines()) {
             placements: await column('select id::text as v from public.placements where user_id = $1'),
             payouts: await column('select period as v from public.payouts where user_id = $1'),
             api_keys: await column('select id::text as v from public.api_keys where user_id = $1'),
+            campaigns: await column('select id::text as v from public.campaigns where advertiser_id = $1'),
+            creatives: await column(
+              'select cr.id::text as v from public.creatives cr join public.campaigns c on c.id = cr.campaign_id where c.advertiser_id = $1',
+            ),
           };
         });
 
@@ -456,6 +460,8 @@ for (const engine of testEngines()) {
                     "account = 'publisher_available'",
                     "\\(pl\\.app_id \\|\\| ':' \\|\\| s\\.day",
                     "t\\.kind = 'ad_revenue'",
+                    // The advertiser's own ledger account among theirs (account_campaigns): which kind, never whose.
+                    "a\\.kind = 'advertiser'",
                   ].join('|') +
                   ')$',
                 'i',
@@ -491,16 +497,20 @@ for (const engine of testEngines()) {
           const apps = await readAs(me, 'apps');
           const earnings = await readAs(me, 'earnings');
           const keys = await readAs(me, 'apiKeys');
-          expect([profile.id, apps.id, earnings.id, keys.id]).toEqual([me, me, me, me]);
+          const campaigns = await readAs(me, 'campaigns');
+          expect([profile.id, apps.id, earnings.id, keys.id, campaigns.id]).toEqual([me, me, me, me, me]);
           const seen = {
             apps: sorted(apps.apps.map((a) => a.id)),
             placements: sorted(apps.placements.map((p) => p.id)),
             payouts: sorted(earnings.payouts.map((p) => p.period)),
             api_keys: sorted(keys.api_keys.map((k) => k.id)),
+            campaigns: sorted(campaigns.campaigns.map((c) => c.id)),
+            creatives: sorted(campaigns.campaigns.flatMap((c) => c.creatives.map((cr) => cr.id))),
           };
           expect(seen).toEqual(mine);
+          expect(mine.campaigns.length).toBeGreaterThan(0);
           expect(sorted(earnings.placements.map((p) => p.id))).toEqual(mine.placements);
-          for (const kind of ['apps', 'placements', 'api_keys'] as const) {
+          for (const kind of ['apps', 'placements', 'api_keys', 'campaigns', 'creatives'] as const) {
             expect(
               seen[kind].filter((id) => theirs[kind].includes(id)),
               kind,
