@@ -61,6 +61,14 @@ const nextConfig: NextConfig = {
       ],
     };
   },
+  experimental: {
+    // The advertiser console uploads a creative's files with a server action: a video of up to
+    // 10 MB and an image of up to 2 MB in one form (lib/advertisers/schemas.ts, MEDIA_RULES), so
+    // both limits on its body are raised from their defaults (1 MB for actions; 10 MB through the
+    // proxy, past which Next would pass on a truncated body).
+    serverActions: { bodySizeLimit: '13mb' },
+    proxyClientMaxBodySize: '13mb',
+  },
   reactStrictMode: true,
   // Tests, e2e runs and benchmarks build into their own folder so they never
   // fight a developer's `npm run dev` over `.next/`.

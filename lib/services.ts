@@ -17,6 +17,7 @@ import { scheduleRollUps } from './sdk/rollup';
 import { env, type Env } from './platform/env';
 import { seed } from './demo/seed';
 import { stripeRail, type StripeRail } from './payouts/stripe';
+import { objectStorage, type ObjectStorage } from './platform/storage';
 
 /**
  * What the service depends on and a test replaces: the database, the rate limiters, the clock
@@ -58,6 +59,8 @@ export interface Services {
   readonly stripe: StripeRail | null;
   /** How many client metadata documents this instance may fetch, per address and overall (lib/oauth/client-lookup.ts). */
   readonly metadataFetches: MetadataFetchBudget;
+  /** Where uploaded files (creatives' images and videos) are kept: a local folder, or an S3 bucket (STORAGE_DRIVER; lib/platform/storage/). */
+  readonly storage: ObjectStorage;
 }
 
 /**
@@ -103,6 +106,8 @@ export interface ServiceOverrides {
   rollUpEveryMs?: number;
   /** Stripe Connect as a payout rail: by default as configured (lib/payouts/stripe.ts); tests give one that talks to a local stand-in. */
   stripe?: StripeRail | null;
+  /** The file store: by default as configured (STORAGE_DRIVER); tests give a folder of their own, or an S3 stand-in. */
+  storage?: ObjectStorage;
 }
 
 export function createServices(overrides: ServiceOverrides = {}): Services {
@@ -150,6 +155,8 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     dataKey: retrying(async () => dataEncryptionKey(await database())),
     stripe: overrides.stripe === undefined ? stripeRail() : overrides.stripe,
     metadataFetches: new MetadataFetchBudget(now),
+    // Touches nothing until a file is stored or read (the local folder is made on the first write; the S3 client is loaded on first use).
+    storage: overrides.storage ?? objectStorage(),
   };
 }
 

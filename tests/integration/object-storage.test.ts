@@ -1,0 +1,133 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEnv } from '@/lib/platform/env';
+import { isObjectKey, lazyS3, LocalStorage, newObjectKey, objectStorage, RangeNotSatisfiable, type ObjectStorage } from '@/lib/platform/storage';
+import { startS3StandIn, type S3StandIn } from '../helpers/s3-stand-in';
+
+/**
+ * The object store's contract (lib/platform/storage/), the same for both drivers: the local folder
+ * and an S3 bucket through the AWS SDK client, here a local stand-in of S3
+ * (tests/helpers/s3-stand-in.ts). Put, get (whole, or a range as a video element asks), delete,
+ * nothing for an unknown key, and the content type kept.
+ */
+
+async function text(body: Uint8Array | ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(body as BodyInit).text();
+}
+
+let dir: string;
+let standIn: S3StandIn;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'monetize-storage-'));
+  standIn = await startS3StandIn();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await standIn?.close();
+});
+
+const drivers: [string, () => ObjectStorage, () => Promise<number>][] = [
+  ['local', () => new LocalStorage(dir), async () => (await readdir(path.join(dir, 'objects')).catch(() => [])).length],
+  [
+    's3',
+    () =>
+      lazyS3({
+        bucket: standIn.bucket,
+        region: standIn.region,
+        endpoint: standIn.endpoint,
+        forcePathStyle: true,
+        credentials: standIn.credentials,
+      }),
+    async () => standIn.objects.size,
+  ],
+];
+
+describe.each(drivers)('the %s store', (_, make, count) => {
+  it('keeps an object with its content type, reads it whole or by range, and deletes it', async () => {
+    const store = make();
+    const before = await count();
+    const key = newObjectKey('txt');
+    await store.put(key, new TextEncoder().encode('0123456789'), 'text/plain');
+    expect(await count()).toBe(before + 1);
+
+    const whole = await store.get(key);
+    expect(whole).toMatchObject({ contentType: 'text/plain', size: 10 });
+    expect(await text(whole!.body)).toBe('0123456789');
+
+    const part = await store.get(key, { start: 2, end: 5 });
+    expect(part).toMatchObject({ size: 10, range: { start: 2, end: 5 } });
+    expect(await text(part!.body)).toBe('2345');
+    const rest = await store.get(key, { start: 7 });
+    expect(rest!.range).toEqual({ start: 7, end: 9 });
+    expect(await text(rest!.body)).toBe('789');
+    const past = await store.get(key, { start: 4, end: 99 });
+    expect(past!.range).toEqual({ start: 4, end: 9 });
+    await expect(store.get(key, { start: 10 })).rejects.toMatchObject({ name: 'RangeNotSatisfiable', size: 10 });
+    await expect(store.get(key, { start: 10 })).rejects.toBeInstanceOf(RangeNotSatisfiable);
+
+    await store.delete(key);
+    expect(await store.get(key)).toBeNull();
+    expect(await count()).toBe(before);
+    // Deleting again is no error.
+    await store.delete(key);
+  });
+
+  it('answers null for a key never stored', async () => {
+    expect(await make().get(newObjectKey('png'))).toBeNull();
+  });
+});
+
+describe('the S3 store against the stand-in', () => {
+  it('sends path-style, SigV4-signed requests without the checksums some S3-compatible services refuse', async () => {
+    const store = drivers[1]![1]();
+    const key = newObjectKey('png');
+    const from = standIn.requests.length;
+    await store.put(key, new Uint8Array([1, 2, 3]), 'image/png');
+    const put = standIn.requests.slice(from).find((r) => r.method === 'PUT')!;
+    expect(put.path).toBe(`/${standIn.bucket}/${key}`);
+    expect(put.contentType).toBe('image/png');
+    expect(put.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIA/);
+    expect(Object.keys(put.headers).filter((h) => h.startsWith('x-amz-checksum-'))).toEqual([]);
+    expect(standIn.objects.get(key)).toMatchObject({ contentType: 'image/png' });
+    await store.delete(key);
+  });
+
+  it('fails loudly with the wrong keys, storing nothing', async () => {
+    const store = lazyS3({
+      bucket: standIn.bucket,
+      region: standIn.region,
+      endpoint: standIn.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIAWRONG', secretAccessKey: 'wrong' },
+    });
+    const before = standIn.objects.size;
+    await expect(store.put(newObjectKey('png'), new Uint8Array([1]), 'image/png')).rejects.toThrow();
+    expect(standIn.objects.size).toBe(before);
+  });
+});
+
+describe('keys and configuration', () => {
+  it('makes random keys with the given extension, and knows them again', () => {
+    const a = newObjectKey('webm');
+    expect(a).toMatch(/^[A-Za-z0-9_-]{22}\.webm$/);
+    expect(newObjectKey('webm')).not.toBe(a);
+    expect(isObjectKey(a)).toBe(true);
+    for (const bad of ['../x.png', 'a.png', `${a}/x`, `${a.slice(0, 22)}.PNG`, `${a.slice(0, 22)}.png.svg`, '']) expect(isObjectKey(bad), bad).toBe(false);
+    expect(() => newObjectKey('../x')).toThrow();
+  });
+
+  it('refuses a local key that is a path', async () => {
+    await expect(new LocalStorage(dir).put('../escape', new Uint8Array([1]), 'text/plain')).rejects.toThrow(/not a storage key/);
+    expect(await new LocalStorage(dir).get('../escape')).toBeNull();
+  });
+
+  it('stores in .data/storage by default, and in the bucket the S3 settings name', () => {
+    expect(objectStorage(parseEnv({}))).toMatchObject({ driver: 'local', root: path.resolve('.data/storage') });
+    expect(objectStorage(parseEnv({ STORAGE_DRIVER: 's3', S3_BUCKET: 'media', S3_REGION: 'eu-central-1' })).driver).toBe('s3');
+    expect(() => parseEnv({ STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET[\s\S]*S3_REGION/);
+    expect(() => parseEnv({ STORAGE_DRIVER: 's3', S3_BUCKET: 'b', S3_REGION: 'r', S3_ACCESS_KEY_ID: 'x' })).toThrow(/S3_SECRET_ACCESS_KEY/);
+    expect(() => parseEnv({ STORAGE_DRIVER: 'ftp' })).toThrow(/STORAGE_DRIVER/);
+  });
+});
