@@ -297,10 +297,23 @@ test.describe.serial('the browser SDK on the demo app', () => {
     await page.addInitScript(() => {
       const w = window as unknown as { shifts: { value: number; sources: string[] }[] };
       w.shifts = [];
+      // Each shift says what moved, from where to where and when, so that a failure explains itself.
+      const describe = (s: { node?: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }) => {
+        const node = s.node;
+        const element = node instanceof Element ? node : node?.parentElement;
+        const what = `${element?.tagName ?? '?'}.${element?.className ?? ''} "${(node?.textContent ?? '').slice(0, 40)}"`;
+        const rect = (r: DOMRectReadOnly) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+        return `${what} ${rect(s.previousRect)} -> ${rect(s.currentRect)}`;
+      };
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean; sources?: { node?: Node }[] }[]) {
+        for (const entry of list.getEntries() as unknown as {
+          value: number;
+          startTime: number;
+          hadRecentInput: boolean;
+          sources?: { node?: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }[];
+        }[]) {
           if (!entry.hadRecentInput)
-            w.shifts.push({ value: entry.value, sources: (entry.sources ?? []).map((s) => (s.node as Element | undefined)?.className ?? String(s.node)) });
+            w.shifts.push({ value: entry.value, sources: [`at ${Math.round(entry.startTime)} ms`, ...(entry.sources ?? []).map(describe)] });
         }
       }).observe({ type: 'layout-shift', buffered: true });
     });
