@@ -19,6 +19,7 @@ export const SERVICE_ROLE_ALLOWLIST = [
   'lib/ledger/check.ts', // the reconciliation reads every account's money
   'lib/sdk/rollup.ts', // the roll-up adds every app's traffic to its totals
   'lib/payouts/stripe.ts', // Stripe's webhooks come from no user; a method's Stripe account is the service's to write
+  'lib/advertisers/checkout.ts', // a Checkout session's top-up is the service's to record (its webhook may come first); advertisers never write top-ups
 ];
 
 /**

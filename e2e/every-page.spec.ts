@@ -207,7 +207,7 @@ test('every advertiser page fits every width', async ({ page }, testInfo) => {
   await visit(page, '/dashboard/ads/funds');
   await check(page, testInfo, 'ads-funds');
   const receipt = await page.getByRole('region', { name: 'Top-ups' }).getByRole('link').first().getAttribute('href');
-  for (const path of [campaign!, '/dashboard/ads/campaigns/new', receipt!]) {
+  for (const path of [campaign!, '/dashboard/ads/campaigns/new', '/dashboard/ads/reports', receipt!]) {
     await visit(page, path);
     await check(page, testInfo, path);
   }

@@ -12,6 +12,12 @@
  * does (lib/sdk/tokens.ts). No count goes with them: they stand for requests counted long ago.
  * `tsx scripts/bench-sdk.ts <count> [email]`; reads the server's environment (DATABASE_URL), and runs
  * after `bench-token.ts fresh` has made the database fresh.
+ *
+ * It also seeds a market for the ad decision to choose from, beside the three demo advertisers:
+ * BENCH_CAMPAIGNS active campaigns (default 1,000) of 20 funded advertiser accounts, each with five
+ * approved creatives (one per format and one more), so 5,000 creatives: keywords from a small
+ * vocabulary, some targeting categories (none the demo apps have, so those never fill there), a
+ * daily budget of $50 to $5,000 and a frequency cap of 3 to 20, as a live marketplace has.
  */
 import { randomBytes } from 'node:crypto';
 import { createApiKey } from '../lib/console/writes';
@@ -50,6 +56,7 @@ async function main(count: number, email: string): Promise<void> {
       `insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, $2, 'Bench', 'https://bench.example/') returning id`,
       [campaign!.id, placement.format],
     );
+    await seedMarket(engine, Number(process.env.BENCH_CAMPAIGNS ?? '1000'));
     const hex = Date.now().toString(16).padStart(12, '0');
     const idPrefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
     const client = clientHash(Buffer.from(secret, 'base64url'), '127.0.0.1', BENCH_USER_AGENT);
@@ -74,6 +81,50 @@ async function main(count: number, email: string): Promise<void> {
   } finally {
     await engine.close();
   }
+}
+
+/** The market (module comment): advertisers, campaigns and creatives made in a few set-based statements. */
+async function seedMarket(engine: Awaited<ReturnType<typeof openPostgres>>, campaigns: number): Promise<void> {
+  if (campaigns <= 0) return;
+  const [seeded] = await engine.query<{ n: number }>(`select count(*)::int as n from public.campaigns where name like 'Market %'`);
+  if ((seeded?.n ?? 0) > 0) return;
+  await engine.query(
+    `insert into public.users (email, name, company)
+     select 'market-' || i || '@bench.example', 'Market advertiser ' || i, 'Market ' || i from generate_series(1, 20) as i`,
+  );
+  await engine.query(
+    `insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country)
+     select u.id, u.company, u.company, u.email, '1 Bench Road', 'US' from public.users u where u.email like 'market-%@bench.example'`,
+  );
+  // Funded through the ledger's own path: a paid top-up each.
+  await engine.query(
+    `with t as (insert into public.top_ups (user_id, amount_micro, rail, invoice_number)
+                select u.id, 1000000000000, 'manual', 'INV-BENCH-' || substr(u.id::text, 1, 8) from public.users u where u.email like 'market-%@bench.example'
+                returning id)
+     select public.top_up_credit(t.id, 'bench', null) from t`,
+  );
+  await engine.query(
+    `insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_usd, daily_budget_usd, frequency_cap, keywords,
+                                   include_categories, formats, starts_at)
+     select a.id, a.company, 'Market ' || i, 'active', 1000000000, 50 + (i * 37) % 4950, 3 + i % 18,
+            array[(array['quiz','notes','code','travel','finance','health','music','design'])[1 + i % 8],
+                  (array['learning','productivity','api','sports','food','games'])[1 + i % 6]],
+            case when i % 5 = 0 then array['automotive'] else '{}' end,
+            '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day'
+     from generate_series(1, $1::int) as i
+     join lateral (select u.id, u.company from public.users u where u.email = 'market-' || (1 + i % 20) || '@bench.example') a on true`,
+    [campaigns],
+  );
+  await engine.query(
+    `insert into public.creatives (campaign_id, format, status, headline, body, cta, landing_url, image_url, video_url)
+     select c.id, f.format, 'active', c.name || ' ' || f.format || ' ' || f.n, 'Bench creative', 'Learn more', 'https://bench.example/' || c.id,
+            case when f.format in ('sponsored_card', 'floating_video', 'tooltip') then '/ads/fernway.svg' end,
+            case when f.format = 'floating_video' then '/ads/fernway.webm' end
+     from public.campaigns c
+     cross join lateral (values ('floating_video', 1), ('tooltip', 1), ('sponsored_card', 1), ('inline_text', 1),
+                                ((array['floating_video','tooltip','sponsored_card','inline_text'])[1 + abs(hashtext(c.id::text)) % 4], 2)) as f(format, n)
+     where c.name like 'Market %'`,
+  );
 }
 
 main(Number(process.argv[2] ?? '0'), process.argv[3] ?? 'demo@example.com').catch((err) => {

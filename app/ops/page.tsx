@@ -177,9 +177,17 @@ function CreativeText({ c }: { c: QueuedCreative }) {
       {(c.image_url || c.video_url) && (
         <>
           <dt className="text-muted-foreground">Media</dt>
-          <dd className="break-all">
-            {[c.image_url, c.video_url].filter(Boolean).join(' · ')}
-            {c.width && c.height ? ` (${c.width}×${c.height}${c.duration_ms ? `, ${(c.duration_ms / 1000).toFixed(1)} s` : ''})` : ''}
+          <dd className="grid gap-2">
+            {/* What the SDK would show: the image, and the video muted with its controls, to look at before approving. */}
+            {c.image_url && (
+              // eslint-disable-next-line @next/next/no-img-element -- the uploaded file itself, as the SDK shows it: not resized by Next's optimizer
+              <img src={c.image_url} alt="The creative's image" className="max-h-32 w-auto max-w-full rounded border bg-background object-contain" />
+            )}
+            {c.video_url && <video src={c.video_url} controls muted preload="metadata" className="aspect-video w-full max-w-sm rounded border bg-black" />}
+            <span className="break-all text-muted-foreground">
+              {[c.image_url, c.video_url].filter(Boolean).join(' · ')}
+              {c.width && c.height ? ` (${c.width}×${c.height}${c.duration_ms ? `, ${(c.duration_ms / 1000).toFixed(1)} s` : ''})` : ''}
+            </span>
           </dd>
         </>
       )}

@@ -165,7 +165,7 @@ const TOP_UP_REFUSALS: Record<string, (a: { minimum_micro?: number }) => string>
   not_an_advertiser: () => 'Set up your advertiser profile first: invoices need your billing details.',
   amount_out_of_range: (a) =>
     `A top-up is at least $${((a.minimum_micro ?? 0) / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2 })} and at most $1,000,000.`,
-  too_many_open: () => 'You have ten invoices waiting to be paid: pay or cancel one before asking for another.',
+  too_many_open: () => 'You have ten invoices waiting to be paid: pay one (or ask the operator to cancel one you will not pay) before asking for another.',
 };
 
 /** A manual top-up: an invoice the advertiser pays by bank transfer; the operator credits it when the money arrives. */
@@ -278,6 +278,22 @@ export interface CreativeMedia {
 
 const NO_MEDIA: CreativeMedia = { image_url: null, video_url: null, width: null, height: null, duration_ms: null };
 
+/** Whether the advertiser's campaign `campaignId` can take a new creative of `format` (theirs, buying it, not completed): asked before any file is stored. */
+export async function campaignTakesCreative(db: Database, userId: string, campaignId: string, format: PlacementFormat): Promise<boolean> {
+  const rows = await asAdvertiser(db, userId).query(
+    sql`select 1 as one from public.campaigns c where c.id = ${campaignId}::uuid and ${format} = any(c.formats) and c.status <> 'completed'`,
+  );
+  return rows.length === 1;
+}
+
+/** One of the advertiser's creatives, with its media, for an edit that changes some of them; null when it is not theirs. */
+export async function creativeMedia(db: Database, userId: string, id: string): Promise<({ format: PlacementFormat } & CreativeMedia) | null> {
+  const [row] = await asAdvertiser(db, userId).query<{ format: PlacementFormat } & { [K in keyof CreativeMedia]: CreativeMedia[K] }>(
+    sql`select format, image_url, video_url, width, height, duration_ms from public.creatives where id = ${id}::uuid`,
+  );
+  return row ?? null;
+}
+
 export async function addCreative(db: Database, userId: string, campaignId: string, input: CreativeInput, media = NO_MEDIA): Promise<Result<{ id: string }>> {
   const rows = await asAdvertiser(db, userId).query<{ id: string }>(
     sql`insert into public.creatives (campaign_id, format, headline, body, cta, landing_url, image_url, video_url, width, height, duration_ms)
@@ -320,4 +336,12 @@ export async function deleteCreative(db: Database, userId: string, id: string): 
 export async function minimumTopUpUsd(db: Database): Promise<number> {
   const [row] = await as(db, 'anon').query<{ usd: number }>(sql`select min_top_up_usd::float8 as usd from public.pricing_settings limit 1`);
   return row?.usd ?? 50;
+}
+
+/** Demo bank details, printed on invoices outside production when none are configured: they move no money. */
+const DEMO_BANK_DETAILS = 'Monetize Demo Ltd · IBAN GB00 DEMO 0000 0000 0000 00 · Demo Bank (demo details: no money moves)';
+
+/** Where an invoice is paid: the configured bank details, demo ones outside production, or null (ask the operator). */
+export function bankDetails(config: { TOP_UP_BANK_DETAILS?: string; NODE_ENV: string }): string | null {
+  return config.TOP_UP_BANK_DETAILS ?? (config.NODE_ENV === 'production' ? null : DEMO_BANK_DETAILS);
 }

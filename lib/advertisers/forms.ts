@@ -1,10 +1,13 @@
+import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { SignedInUser } from '../auth/users';
 import { fields, parse, type FormState } from '../console/forms';
 import type { Database } from '../platform/db/roles';
 import {
   addCreative,
+  campaignTakesCreative,
   createCampaign,
+  creativeMedia,
   deleteCreative,
   deleteDraft,
   moveCampaign,
@@ -13,9 +16,15 @@ import {
   setCreativePaused,
   updateCampaign,
   updateCreative,
+  type CreativeMedia,
   type Result,
 } from './account';
-import { CAMPAIGN_MOVES, campaignInput, creativeInput, profileInput, topUpInput } from './schemas';
+import { startCheckout } from './checkout';
+import { checkImage, checkVideo, mediaPath, type CheckedImage, type CheckedVideo } from './media';
+import { CAMPAIGN_MOVES, campaignInput, CREATIVE_RULES, creativeInput, MEDIA_RULES, profileInput, topUpInput, type ImageRole } from './schemas';
+import { newObjectKey, type ObjectStorage } from '../platform/storage';
+import { describeError, log } from '../platform/log';
+import type { PlacementFormat } from '../schemas/account';
 
 /**
  * The advertiser console's forms, from submitted fields to the state the form shows next: a
@@ -107,25 +116,178 @@ export async function deleteDraftForm(form: FormData, user: SignedInUser, servic
 
 const creativeFields = z.object({ campaign_id: uuid('campaign') });
 
-export async function addCreativeForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+/** What the creative forms need besides the database: where uploaded files are kept. */
+type MediaServices = Services & { readonly storage: ObjectStorage };
+
+/** Which image a format's file is, for its rules (IMAGE_RULES). */
+const IMAGE_ROLE: Record<PlacementFormat, ImageRole> = { sponsored_card: 'card', tooltip: 'tooltip', floating_video: 'poster', inline_text: 'card' };
+
+type Upload<T> = { checked: T; bytes: Uint8Array } | null;
+
+/**
+ * A file field of the form: null when no file was chosen (a browser sends an empty, unnamed file),
+ * or its bytes once `check` (lib/advertisers/media.ts) accepted them; a refusal says why. A file
+ * over `limit` is refused by its size before it is read.
+ */
+async function upload<T>(
+  form: FormData,
+  name: 'image' | 'video',
+  limit: number,
+  check: (bytes: Uint8Array) => { ok: true; media: T } | { ok: false; error: string },
+): Promise<{ ok: true; upload: Upload<T> } | { ok: false; error: string }> {
+  const value = form.get(name);
+  if (value === null || value === '') return { ok: true, upload: null };
+  if (typeof value === 'string') return { ok: false, error: `Send the ${name} as a file.` };
+  if (value.size === 0 && value.name === '') return { ok: true, upload: null };
+  if (value.size > limit)
+    return {
+      ok: false,
+      error: `The ${name} is ${(value.size / 1024 / 1024).toFixed(1)} MB: ${name === 'image' ? 'an image' : 'a video'} takes at most ${limit / 1024 / 1024} MB.`,
+    };
+  const bytes = new Uint8Array(await value.arrayBuffer());
+  const verdict = check(bytes);
+  return verdict.ok ? { ok: true, upload: { checked: verdict.media, bytes } } : verdict;
+}
+
+/** The files of a creative form, checked against its format's rules: which it may have, and each file's own. */
+async function creativeUploads(
+  form: FormData,
+  format: PlacementFormat,
+): Promise<{ ok: true; image: Upload<CheckedImage>; video: Upload<CheckedVideo> } | { ok: false; error: string }> {
+  const rules = CREATIVE_RULES[format];
+  const image = await upload(form, 'image', MEDIA_RULES.image.maxBytes, (b) => checkImage(b, IMAGE_ROLE[format]));
+  if (!image.ok) return image;
+  const video = await upload(form, 'video', MEDIA_RULES.video.maxBytes, checkVideo);
+  if (!video.ok) return video;
+  if (image.upload && rules.image === 'none') return { ok: false, error: 'This format shows no image: send it without one.' };
+  if (video.upload && !rules.video) return { ok: false, error: 'This format shows no video: send it without one.' };
+  return { ok: true, image: image.upload, video: video.upload };
+}
+
+/** Stores the checked files under new keys; their URLs, or null (anything stored is deleted again) when the store fails. */
+async function store(
+  storage: ObjectStorage,
+  files: { image: Upload<CheckedImage>; video: Upload<CheckedVideo> },
+): Promise<{ image?: string; video?: string; keys: string[] } | null> {
+  const keys: string[] = [];
+  const urls: { image?: string; video?: string } = {};
+  try {
+    for (const [name, file] of [
+      ['image', files.image],
+      ['video', files.video],
+    ] as const) {
+      if (!file) continue;
+      const key = newObjectKey(file.checked.extension);
+      keys.push(key);
+      await storage.put(key, file.bytes, file.checked.contentType);
+      urls[name] = mediaPath(key);
+    }
+    return { ...urls, keys };
+  } catch (err) {
+    log.error('creative media not stored', describeError(err));
+    await forget(storage, keys);
+    return null;
+  }
+}
+
+/** Deletes what was stored for a write that did not happen; a failure is logged (the object is orphaned, never served by a creative). */
+async function forget(storage: ObjectStorage, keys: string[]): Promise<void> {
+  for (const key of keys) {
+    await storage.delete(key).catch((err: unknown) => log.error('stored media not deleted', { key, ...describeError(err) }));
+  }
+}
+
+const NOT_STORED = 'The file could not be stored just now: try again in a moment.';
+
+/** Runs `write` with the stored files; when it is refused or fails, deletes them again, so nothing is left stored. */
+async function withStored<T>(storage: ObjectStorage, keys: string[], write: () => Promise<Result<T>>): Promise<Result<T>> {
+  let result: Result<T>;
+  try {
+    result = await write();
+  } catch (err) {
+    await forget(storage, keys);
+    throw err;
+  }
+  if (!result.ok) await forget(storage, keys);
+  return result;
+}
+
+/**
+ * A new creative: its words checked, then its files (the format's rules, then each file's own),
+ * then the campaign (the advertiser's own, buying this format, not completed); only then are the
+ * files stored, and the creative written pointing at them. A refusal at any step stores nothing;
+ * a write refused or failing after the files were stored deletes them again.
+ */
+export async function addCreativeForm(form: FormData, user: SignedInUser, services: MediaServices): Promise<FormState> {
   const target = parse(creativeFields, form);
   if (!target.ok) return target.state;
   const input = parse(creativeInput, form);
   if (!input.ok) return input.state;
-  return done(await addCreative(await services.database(), user.id, target.data.campaign_id, input.data), form, (v) => ({
+  const values = fields(form);
+  const { format } = input.data;
+  const files = await creativeUploads(form, format);
+  if (!files.ok) return { error: files.error, values };
+  const rules = CREATIVE_RULES[format];
+  if (rules.video && !files.video) return { error: 'This format needs a video: choose an MP4 (H.264) or WebM file.', values };
+  if (rules.image === 'required' && !files.image) return { error: 'This format needs an image: choose a PNG, JPEG, WebP or GIF file.', values };
+  const db = await services.database();
+  if (!(await campaignTakesCreative(db, user.id, target.data.campaign_id, format)))
+    return { error: 'That campaign does not exist, is completed, or does not buy this format.', values };
+  const stored = await store(services.storage, files);
+  if (!stored) return { error: NOT_STORED, values };
+  const media = mediaOf(stored, files, null);
+  return done(await withStored(services.storage, stored.keys, () => addCreative(db, user.id, target.data.campaign_id, input.data, media)), form, (v) => ({
     notice: 'Creative added: it is reviewed before it is shown.',
     id: v.id,
   }));
 }
 
-export async function updateCreativeForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+/**
+ * The media columns after a write: new files replace the old, a removed optional image goes, the
+ * rest stay. The dimensions are the video's when there is one (its duration too), else the image's.
+ */
+function mediaOf(
+  stored: { image?: string; video?: string },
+  files: { image: Upload<CheckedImage>; video: Upload<CheckedVideo> },
+  current: CreativeMedia | null,
+  removeImage = false,
+): CreativeMedia {
+  const image_url = stored.image ?? (removeImage ? null : (current?.image_url ?? null));
+  const video_url = stored.video ?? current?.video_url ?? null;
+  if (files.video)
+    return { image_url, video_url, width: files.video.checked.width, height: files.video.checked.height, duration_ms: files.video.checked.durationMs };
+  if (video_url) return { image_url, video_url, width: current?.width ?? null, height: current?.height ?? null, duration_ms: current?.duration_ms ?? null };
+  if (files.image) return { image_url, video_url, width: files.image.checked.width, height: files.image.checked.height, duration_ms: null };
+  if (image_url) return { image_url, video_url, width: current?.width ?? null, height: current?.height ?? null, duration_ms: null };
+  return { image_url, video_url, width: null, height: null, duration_ms: null };
+}
+
+/**
+ * A creative's new words, and new files if any (an optional image may also be removed): the same
+ * checks and order as a new one, and the same promise that a refusal leaves nothing stored. Any
+ * change sends it to review again (the database does: public.creatives_guard). Files it no longer
+ * uses stay stored: an ad already on a page may still show them.
+ */
+export async function updateCreativeForm(form: FormData, user: SignedInUser, services: MediaServices): Promise<FormState> {
   const target = parse(z.object({ id: uuid('creative') }), form);
   if (!target.ok) return target.state;
   const input = parse(creativeInput, form);
   if (!input.ok) return input.state;
-  return done(await updateCreative(await services.database(), user.id, target.data.id, input.data), form, () => ({
-    notice: 'Creative saved: it goes to review again before it is shown.',
-  }));
+  const values = fields(form);
+  const files = await creativeUploads(form, input.data.format);
+  if (!files.ok) return { error: files.error, values };
+  const removeImage = form.get('remove_image') === 'on' && !files.image;
+  const db = await services.database();
+  const saved = () => ({ notice: 'Creative saved: it goes to review again before it is shown.' });
+  if (!files.image && !files.video && !removeImage) return done(await updateCreative(db, user.id, target.data.id, input.data), form, saved);
+  const current = await creativeMedia(db, user.id, target.data.id);
+  if (!current || current.format !== input.data.format) return { error: 'That creative does not exist, or its campaign is completed.', values };
+  if (removeImage && CREATIVE_RULES[input.data.format].image === 'required')
+    return { error: 'This format needs an image: choose another one instead of removing it.', values };
+  const stored = await store(services.storage, files);
+  if (!stored) return { error: NOT_STORED, values };
+  const media = mediaOf(stored, files, current, removeImage);
+  return done(await withStored(services.storage, stored.keys, () => updateCreative(db, user.id, target.data.id, input.data, media)), form, saved);
 }
 
 const creativeMove = z.object({ id: uuid('creative'), move: z.enum(['pause', 'resume', 'delete'], 'Unknown move.') });
@@ -139,4 +301,22 @@ export async function moveCreativeForm(form: FormData, user: SignedInUser, servi
   return result.ok
     ? { notice: move === 'delete' ? 'Creative deleted.' : move === 'pause' ? 'Creative paused.' : 'Creative resumed.' }
     : { error: result.error };
+}
+
+/** A top-up by card: the Checkout session's page to send the browser to, or why not. */
+export async function checkoutForm(
+  form: FormData,
+  user: SignedInUser,
+  services: Services & { readonly stripe?: { readonly client: Stripe } | null },
+  back: string,
+): Promise<FormState & { url?: string }> {
+  const input = parse(topUpInput, form);
+  if (!input.ok) return input.state;
+  if (!services.stripe) return { error: 'Card payments are not configured on this server: ask for an invoice instead.' };
+  try {
+    const started = await startCheckout(services.stripe, await services.database(), user, input.data.amount_usd, { back });
+    return started.ok ? { url: started.url } : { error: started.error, values: fields(form) };
+  } catch {
+    return { error: 'Stripe did not answer: try again in a moment, or ask for an invoice.', values: fields(form) };
+  }
 }

@@ -3,8 +3,9 @@ import { PLACEMENT_FORMATS, type PlacementFormat } from '../schemas/account';
 
 /**
  * What an advertiser submits, checked before anything is written: the profile, a top-up, a
- * campaign and a creative. The database checks the same bounds again (migration
- * 20261207000000_advertisers); the messages here are for the forms.
+ * campaign and a creative's words. The database holds wider bounds of its own (migration
+ * 20261207000000_advertisers: lengths, https landing pages, statuses); the per-format rules and
+ * the messages are here, for the forms.
  */
 
 /** Whether `zone` is a time zone this runtime knows (IANA names such as Europe/Paris). */
@@ -121,22 +122,30 @@ export const campaignInput = z
 export type CampaignInput = z.output<typeof campaignInput>;
 
 /**
- * What each format shows, as the SDK draws it (packages/sdk/src/render.ts): the most characters
- * each line takes before the SDK would cut it, and the media it needs.
+ * What each format shows, as the SDK draws it (packages/sdk/src/render.ts, styles.ts): the most
+ * characters each line takes before the SDK would cut it, and the media it needs: `image` says
+ * whether it takes one (and which rules it follows, IMAGE_RULES), `video` whether it needs one.
  */
 export const CREATIVE_RULES: Record<
   PlacementFormat,
   { headline: number; body: number; cta: number; image: 'none' | 'optional' | 'required'; video: boolean; says: string }
 > = {
   inline_text: { headline: 90, body: 0, cta: 30, image: 'none', video: false, says: 'One sponsored line inside an answer: a headline and a call to action.' },
-  tooltip: { headline: 40, body: 90, cta: 20, image: 'optional', video: false, says: 'A small bar: a headline, a line of text and a call to action.' },
+  tooltip: {
+    headline: 40,
+    body: 90,
+    cta: 20,
+    image: 'optional',
+    video: false,
+    says: 'A small bar: a headline, a line of text and a call to action, and an image if you give one.',
+  },
   sponsored_card: {
     headline: 60,
     body: 140,
     cta: 24,
     image: 'required',
     video: false,
-    says: 'A card 120 px high: an image, a headline, two lines of text and a call to action.',
+    says: 'A card 120 px high: an image drawn 96 px wide, a headline, two lines of text and a call to action.',
   },
   floating_video: {
     headline: 60,
@@ -144,9 +153,69 @@ export const CREATIVE_RULES: Record<
     cta: 24,
     image: 'optional',
     video: true,
-    says: 'A muted looping video in a corner panel, with a line of text under it.',
+    says: 'A muted looping 16:9 video of up to 30 seconds in a corner panel, with a line of text under it; an image may stand in until it plays.',
   },
 };
+
+/**
+ * What an uploaded file may be. Each is checked by its bytes, never by its name or the type the
+ * browser claimed (lib/advertisers/media.ts). SVG is never accepted: it can carry script.
+ */
+export const MEDIA_RULES = {
+  image: {
+    /** The accepted types, each with the content type it is served with and its key's extension. */
+    types: {
+      png: { contentType: 'image/png', extension: 'png', name: 'PNG' },
+      jpeg: { contentType: 'image/jpeg', extension: 'jpg', name: 'JPEG' },
+      webp: { contentType: 'image/webp', extension: 'webp', name: 'WebP' },
+      gif: { contentType: 'image/gif', extension: 'gif', name: 'GIF' },
+    },
+    maxBytes: 2 * 1024 * 1024,
+    /** The longest side: what a browser decodes stays small. */
+    maxSide: 4096,
+  },
+  video: {
+    types: {
+      mp4: { contentType: 'video/mp4', extension: 'mp4', name: 'MP4 (H.264)' },
+      webm: { contentType: 'video/webm', extension: 'webm', name: 'WebM (VP8 or VP9)' },
+    },
+    maxBytes: 10 * 1024 * 1024,
+    minDurationMs: 1_000,
+    maxDurationMs: 30_000,
+    minWidth: 320,
+    maxWidth: 3840,
+    maxHeight: 2160,
+    /** 16:9, give or take 2% (854×480 and 1366×768 pass; 4:3 does not): the SDK draws the video 16:9, cropping what does not fit. */
+    aspect: 16 / 9,
+    aspectTolerance: 0.02,
+  },
+} as const;
+
+export type ImageType = keyof typeof MEDIA_RULES.image.types;
+export type VideoType = keyof typeof MEDIA_RULES.video.types;
+
+/** Which image a creative's file is: a card's or a tooltip's picture, or a floating video's poster. */
+export type ImageRole = 'card' | 'tooltip' | 'poster';
+
+/**
+ * How each image is drawn, and so what it must be: the card draws its image 96 px wide and at
+ * most 98 px high, whole (`contain`); the tooltip's follows the card's rules; a poster stands in
+ * for the video, drawn 16:9 and cropped, so it follows the video's.
+ */
+export const IMAGE_RULES: Record<ImageRole, { minWidth: number; minAspect: number; maxAspect: number; shape: string }> = {
+  card: { minWidth: 96, minAspect: 1 / 2, maxAspect: 2, shape: 'between 1:2 (tall) and 2:1 (wide)' },
+  tooltip: { minWidth: 96, minAspect: 1 / 2, maxAspect: 2, shape: 'between 1:2 (tall) and 2:1 (wide)' },
+  poster: {
+    minWidth: MEDIA_RULES.video.minWidth,
+    minAspect: (16 / 9) * (1 - MEDIA_RULES.video.aspectTolerance),
+    maxAspect: (16 / 9) * (1 + MEDIA_RULES.video.aspectTolerance),
+    shape: '16:9, as the video',
+  },
+};
+
+/** The `accept` of a file input: what a browser offers to pick (the server checks the bytes anyway). */
+export const IMAGE_ACCEPT = 'image/png,image/jpeg,image/webp,image/gif,.png,.jpg,.jpeg,.webp,.gif';
+export const VIDEO_ACCEPT = 'video/mp4,video/webm,.mp4,.webm';
 
 export const landingUrl = z
   .string()
@@ -161,7 +230,7 @@ export const landingUrl = z
     }
   }, 'The landing page must be an https:// address, such as https://example.com/offer.');
 
-/** A creative's words and landing page, checked against its format's rules (media are checked as files: lib/advertisers/media.ts). */
+/** A creative's words and landing page, checked against its format's rules. */
 export const creativeInput = z
   .object({
     format: z.enum(PLACEMENT_FORMATS, 'Choose the format.'),

@@ -3,6 +3,7 @@ import { asService, type Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { env } from '../platform/env';
 import { log } from '../platform/log';
+import { creditCheckout } from '../advertisers/checkout';
 
 /**
  * Stripe Connect as a payout rail (content/docs/payouts.md, Payout methods), with the official
@@ -73,11 +74,13 @@ export async function startOnboarding(
   return { accountId, url: link.url };
 }
 
-export type WebhookOutcome = { status: 200; handled: 'account.updated' | 'ignored' | 'repeated' } | { status: 400; error: string };
+export type WebhookOutcome =
+  { status: 200; handled: 'account.updated' | 'checkout.session.completed' | 'ignored' | 'repeated' } | { status: 400; error: string };
 
 /**
  * A delivery of Stripe's webhook: refused unless its signature is right for `payload` (the raw
- * body) and recent (Stripe's default tolerance, 5 minutes); handled once per event id; `account.updated`
+ * body) and recent (Stripe's default tolerance, 5 minutes); handled once per event id;
+ * `checkout.session.completed` credits an advertiser's top-up (lib/advertisers/checkout.ts); `account.updated`
  * sets whether the account's payout method is ready (payouts enabled and the transfers
  * capability active). Fast: one or two statements, no call to Stripe.
  */
@@ -93,6 +96,11 @@ export async function handleWebhook(rail: StripeRail, db: Database, payload: str
       sql`insert into public.webhook_events (provider, event_id, type) values ('stripe', ${event.id}, ${event.type}) on conflict do nothing returning 1`,
     );
     if (fresh.length === 0) return { status: 200, handled: 'repeated' } as const;
+    // An advertiser's top-up paid by Checkout (lib/advertisers/checkout.ts): credited once.
+    if (event.type === 'checkout.session.completed') {
+      const credited = await creditCheckout(tx, event.data.object);
+      return { status: 200, handled: credited === 'credited' ? 'checkout.session.completed' : 'ignored' } as const;
+    }
     if (event.type !== 'account.updated') return { status: 200, handled: 'ignored' } as const;
     const account = event.data.object;
     const ready = account.payouts_enabled === true && account.capabilities?.transfers === 'active';

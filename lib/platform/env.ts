@@ -106,6 +106,12 @@ const schema = z
         .regex(/^whsec_[A-Za-z0-9]+$/, 'a webhook signing secret, whsec_…')
         .optional(),
     ),
+    /**
+     * Where advertisers pay a manual top-up's invoice (the platform's bank account, in words: name,
+     * IBAN or account and routing numbers, bank), printed on every invoice. Unset, the invoice
+     * says to ask the operator; development and tests print demo details, which move no money.
+     */
+    TOP_UP_BANK_DETAILS: optionalString.pipe(z.string().max(500).optional()),
     GITHUB_CLIENT_ID: optionalString,
     GITHUB_CLIENT_SECRET: optionalString,
     GOOGLE_CLIENT_ID: optionalString,
@@ -144,10 +150,37 @@ const schema = z
     DATA_APP_BYTES_PER_DAY: positiveCount(1_000_000_000),
     /** New subjects (first consents) one client address may bring to one app in an hour. */
     CONSENT_NEW_SUBJECTS_PER_ADDRESS_HOUR: positiveInt(100),
+    /**
+     * Where uploaded files (advertisers' creatives' images and videos) are kept
+     * (lib/platform/storage/): `local`, a folder on this machine (STORAGE_DIR; one instance only,
+     * and not on a host whose disk is thrown away), or `s3`, a bucket of any S3-compatible store
+     * (Supabase Storage in production) named by the S3_* settings below.
+     */
+    STORAGE_DRIVER: z.enum(['local', 's3'], 'set it to local or s3').default('local'),
+    /** The local driver's folder, beside the embedded database by default. */
+    STORAGE_DIR: z.string().min(1).default('.data/storage'),
+    /** The S3 endpoint: Supabase's is `https://<project>.storage.supabase.co/storage/v1/s3`. Unset: AWS S3 itself. */
+    S3_ENDPOINT: optionalString.pipe(z.string().url().optional()),
+    /** The bucket's region (Supabase names it on its S3 settings page). */
+    S3_REGION: optionalString,
+    S3_BUCKET: optionalString,
+    /** The S3 access key pair (Supabase: Storage settings, S3 access keys). Both or neither; neither: the AWS SDK's own credential chain. */
+    S3_ACCESS_KEY_ID: optionalString,
+    S3_SECRET_ACCESS_KEY: optionalString,
+    /** Addresses the bucket in the path (`<endpoint>/<bucket>/<key>`), as Supabase needs: `true` (default) or `false` (virtual-hosted buckets). */
+    S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], 'set it to true or false').default('true'),
   })
   .superRefine((v, ctx) => {
     if ((v.STRIPE_SECRET_KEY === undefined) !== (v.STRIPE_WEBHOOK_SECRET === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['STRIPE_SECRET_KEY'], message: 'set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither' });
+    }
+    if (v.STORAGE_DRIVER === 's3') {
+      for (const name of ['S3_BUCKET', 'S3_REGION'] as const) {
+        if (v[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: `STORAGE_DRIVER=s3 needs ${name}` });
+      }
+    }
+    if ((v.S3_ACCESS_KEY_ID === undefined) !== (v.S3_SECRET_ACCESS_KEY === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['S3_ACCESS_KEY_ID'], message: 'set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither' });
     }
     if ((v.UPSTASH_REDIS_REST_URL === undefined) !== (v.UPSTASH_REDIS_REST_TOKEN === undefined)) {
       ctx.addIssue({

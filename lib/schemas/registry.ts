@@ -1,7 +1,20 @@
 import { z } from 'zod';
 import type { DeclarableMethod, OperationDeclaration as AnyOperation, RouteDeclaration as AnyRoute } from '../platform/http/declaration';
 import type { ResourceName } from './oauth';
-import { apiKeysBody, apiKeysQuery, appsBody, appsQuery, dailyBody, dailyQuery, earningsBody, earningsQuery, profileBody, type Scope } from './account';
+import {
+  apiKeysBody,
+  apiKeysQuery,
+  appsBody,
+  appsQuery,
+  campaignsBody,
+  campaignsQuery,
+  dailyBody,
+  dailyQuery,
+  earningsBody,
+  earningsQuery,
+  profileBody,
+  type Scope,
+} from './account';
 import { indexBody } from './api';
 import { askQuery, askRequest } from './ask';
 import { batchBody, batchRequest, idempotencyKeyHeader } from './batch';
@@ -103,7 +116,7 @@ const ACCOUNT_200 = 'The data of the user who approved the token (sandbox data f
 const ACCOUNT_502 = { description: 'The account data could not be loaded (`account_unavailable`): authorize again.', schema: apiErrorBody };
 
 /** An account read: the user's own data through row-level security, or the sandbox's. */
-function accountRead(options: { scope: Scope; operationId: string; summary: string; body: z.ZodType; mcpTool: string }) {
+function accountRead(options: { scope: Scope; operationId: string; summary: string; description?: string; body: z.ZodType; mcpTool: string }) {
   return {
     credential: bearer('api', options.scope),
     batch: true,
@@ -111,6 +124,7 @@ function accountRead(options: { scope: Scope; operationId: string; summary: stri
     doc: {
       operationId: options.operationId,
       summary: options.summary,
+      ...(options.description ? { description: options.description } : {}),
       tags: ['Account'],
       responses: { 200: { description: ACCOUNT_200, schema: options.body }, 502: ACCOUNT_502 },
     },
@@ -283,6 +297,23 @@ export const ROUTES = declare({
           summary: "The user's API keys, masked",
           body: apiKeysBody,
           mcpTool: 'list_my_api_keys',
+        }),
+      },
+    },
+  },
+  '/api/v1/me/campaigns': {
+    ...REST,
+    methods: {
+      GET: {
+        query: campaignsQuery,
+        ...accountRead({
+          scope: 'campaigns:read',
+          operationId: 'listCampaigns',
+          summary: "The user's ad campaigns, their creatives and spend, and their advertiser balance",
+          description:
+            'Paged by `limit` and `cursor` like every list of the API; `status` narrows the campaigns, never the balance. A user who is not an advertiser gets no campaigns and a balance of 0. The scope `campaigns:read` is granted only to a client that asks for it: an authorization request without `scope` does not include it.',
+          body: campaignsBody,
+          mcpTool: 'list_my_campaigns',
         }),
       },
     },
@@ -559,6 +590,18 @@ export const ROUTES = declare({
   '/llms-full.txt': { ...SITE, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/sitemap.xml': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/robots.txt': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'public, max-age=3600' } } },
+  /**
+   * Uploaded media: advertisers' images and videos (lib/routes/media.ts), which publishers' pages
+   * on any origin embed through the SDK. Not rate limited (every visitor of those pages loads
+   * them, like the SDK's script), readable from any origin, cached for good: a key is random and
+   * never reused, so what it names never changes.
+   */
+  '/media/[[...key]]': { ...SITE, methods: { GET: { credential: NONE, cache: 'public, max-age=31536000, immutable' } } },
+  /**
+   * An advertiser's report as CSV (lib/advertisers/report-download.ts): for the signed-in user of
+   * the console's session cookie only (403 otherwise), never cached, read by no other origin.
+   */
+  '/dashboard/ads/reports/report.csv': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'no-store' } } },
   // ── Paths under the API's prefixes that no route above has: a 404 in the envelope, with each
   // surface's headers, never the site's HTML (lib/routes/not-found.ts). No operations: nothing to
   // document or list. ──────────────────────────────────────────────────────────────────────────

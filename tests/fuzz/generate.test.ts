@@ -32,6 +32,7 @@ const FIXTURES: Fixtures = {
     consentProofs: { ['a'.repeat(64)]: `cp_${'A'.repeat(43)}`, ['c'.repeat(64)]: `cp_${'C'.repeat(43)}` },
   },
   account: { appIds: ['33333333-3333-4333-8333-333333333333'], placementIds: ['44444444-4444-4444-8444-444444444444'] },
+  media: { keys: ['0123456789abcdef0123456789abcdef.png'] },
   cursors: { pages: { limit: 1, cursor: 'eyJvIjoxfQ.mac' }, search: { q: 'api', limit: 1, cursor: 'eyJvIjoxfQ.mac2' } },
   oauth: {
     publicClientId: 'mcl_public',

@@ -57,6 +57,8 @@ export interface Fixtures {
     consentProofs: Record<string, string>;
   };
   account: { appIds: string[]; placementIds: string[] };
+  /** Uploaded media the storage holds (`/media/<key>`). */
+  media: { keys: string[] };
   cursors: { pages: { limit: number; cursor: string }; search: { q: string; limit: number; cursor: string } };
   oauth: {
     publicClientId: string;
@@ -507,6 +509,16 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
   }
   credentialFor(rng, d, op, fx);
   switch (key) {
+    case 'GET /media/[[...key]]':
+      // A stored file, most of the time; else a key nothing was stored under.
+      d.path = `/media/${rng.chance(0.8) ? rng.pick(fx.media.keys) : `${rng.string(32, '0123456789abcdef')}.png`}`;
+      if (rng.chance(0.2)) setHeader(d, 'range', rng.pick(['bytes=0-9', 'bytes=5-', 'bytes=99999999-']));
+      return d;
+    case 'GET /dashboard/ads/reports/report.csv':
+      // The console's session, most of the time (the report of a user who is not an advertiser is empty, not refused).
+      if (rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);
+      if (rng.chance(0.6)) d.query.push(param('days', rng.pick(['7', '30', '90', '1', 'x'])));
+      return d;
     case 'GET /api/v1/search':
       if (rng.chance(0.3)) d.query.push(param('q', fx.cursors.search.q), param('limit', fx.cursors.search.limit), param('cursor', fx.cursors.search.cursor));
       else d.query.push(param('q', rng.pick(WORDS)), ...(rng.chance(0.5) ? [param('limit', rng.int(1, 20))] : []));
@@ -545,6 +557,12 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
     case 'DELETE /functions/v1/consents': {
       // A DELETE withdraws: never one of the subjects the data requests rely on.
       const known = key.startsWith('DELETE') ? fx.sdk.withdrawnSubject : rng.pick(fx.sdk.consentedSubjects);
+      // A HEAD is asked rarely: always of a known subject with its proof, so that it is seen to succeed.
+      if (t.method === 'HEAD') {
+        d.query.push(param('subject_id', known));
+        setHeader(d, 'x-consent-proof', fx.sdk.consentProofs[known]!);
+        return d;
+      }
       const subject = rng.chance(0.3) ? rng.hex(64) : known;
       d.query.push(param('subject_id', subject));
       proofFor(rng, d, subject, fx);

@@ -3,8 +3,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local stand-in for the few Stripe endpoints the payout rail calls (lib/payouts/stripe.ts),
- * for tests only: `POST /v1/accounts`, `POST /v1/account_links`, `POST /v1/transfers`, with
+ * A local stand-in for the few Stripe endpoints the payout rail calls (lib/payouts/stripe.ts) and
+ * the advertisers' Checkout (lib/advertisers/checkout.ts), for tests only: `POST /v1/accounts`,
+ * `POST /v1/account_links`, `POST /v1/transfers`, `POST /v1/checkout/sessions`, with
  * Stripe's form-encoded requests, its answer and error shapes, and its idempotency (a request
  * with an Idempotency-Key seen before answers what the first answered). It records every request,
  * and transfers to an account named in `refuseTransfersTo` are refused as Stripe refuses them.
@@ -24,6 +25,8 @@ export interface StripeStandIn {
   /** Transfers made, by id (one per idempotency key). */
   transfers: Map<string, { amount: number; currency: string; destination: string; metadata: Record<string, string> }>;
   refuseTransfersTo: Set<string>;
+  /** Checkout sessions made, by id, as Stripe answered them (unpaid). */
+  sessions: Map<string, Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const refuseTransfersTo = new Set<string>();
   const accounts = new Set<string>();
   const answered = new Map<string, { status: number; json: unknown }>();
+  const sessions: StripeStandIn['sessions'] = new Map();
 
   const handle = (path: string, form: Record<string, string>): { status: number; json: unknown } => {
     const now = Math.floor(Date.now() / 1000);
@@ -95,6 +99,31 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       transfers.set(transfer, made);
       return { status: 200, json: { id: transfer, object: 'transfer', created: now, ...made, transfer_group: form.transfer_group ?? null } };
     }
+    if (path === '/v1/checkout/sessions') {
+      const unit = Number(form['line_items[0][price_data][unit_amount]']);
+      const quantity = Number(form['line_items[0][quantity]'] ?? '1');
+      if (!Number.isInteger(unit) || unit <= 0) return stripeError(400, 'parameter_invalid_integer', 'Invalid integer: unit_amount');
+      const session = id('cs_test');
+      const made = {
+        id: session,
+        object: 'checkout.session',
+        mode: form.mode,
+        url: `https://checkout.stripe.com/c/pay/${session}`,
+        amount_total: unit * quantity,
+        currency: form['line_items[0][price_data][currency]'],
+        customer_email: form.customer_email ?? null,
+        client_reference_id: form.client_reference_id ?? null,
+        metadata: nested(form, 'metadata'),
+        payment_status: 'unpaid',
+        payment_intent: null,
+        status: 'open',
+        success_url: form.success_url,
+        cancel_url: form.cancel_url,
+        created: now,
+      };
+      sessions.set(session, made);
+      return { status: 200, json: made };
+    }
     return stripeError(404, 'resource_missing', `Unrecognized request URL (POST: ${path}).`);
   };
 
@@ -116,6 +145,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     requests,
     transfers,
     refuseTransfersTo,
+    sessions,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

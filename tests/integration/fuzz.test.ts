@@ -12,7 +12,7 @@ import { consentToken } from '@/lib/oauth/consent';
 import { requireOAuthSecrets } from '@/lib/oauth/secrets';
 import { ROUTES } from '@/lib/schemas/registry';
 import type { Services } from '@/lib/services';
-import { suiteDatabase, testEngines } from '../helpers/db';
+import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { approve, authorizeParams, CHALLENGE, publicClient, registerClient, sessionCookie, VERIFIER } from '../helpers/oauth';
 import { handlersOf, ROUTE_FILES, type TestHandler } from '../helpers/routes';
 import { makeServices } from '../helpers/services';
@@ -23,6 +23,13 @@ import { judge } from '../fuzz/oracle';
 import { formatSeed, parseSeed } from '../fuzz/rng';
 import { Router, type Rewrite, type Routed } from '../fuzz/route-path';
 import Stripe from 'stripe';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { LocalStorage, newObjectKey } from '@/lib/platform/storage';
+
+/** A 1×1 PNG. */
+const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 const FUZZ_WEBHOOK_SECRET = 'whsec_fuzz';
 
@@ -98,6 +105,8 @@ for (const engine of testEngines()) {
     const suite = suiteDatabase(engine, { unlimited: true });
     let fixtures: Fixtures;
     let standard: Services;
+    /** The suite's database without a rate limit, configured as `standard` is (Stripe, storage). */
+    let high: Services;
     let router: Router;
 
     beforeAll(async () => {
@@ -108,7 +117,12 @@ for (const engine of testEngines()) {
         rateLimiter: new MemoryRateLimiter({ max: env().RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }),
         // Stripe configured (its webhook verifies signatures without calling Stripe).
         stripe: { client: new Stripe('sk_test_fuzz'), webhookSecret: FUZZ_WEBHOOK_SECRET },
+        // Uploaded media in a folder of this run's own.
+        storage: new LocalStorage(await mkdtemp(path.join(os.tmpdir(), 'fuzz-storage-'))),
       });
+      high = makeServices({ database: db, rateLimiter: UNLIMITED(), stripe: standard.stripe, storage: standard.storage });
+      const mediaKey = newObjectKey('png');
+      await standard.storage.put(mediaKey, Buffer.from(TINY_PNG, 'base64'), 'image/png');
       const rewrites = nextConfig.rewrites ? await nextConfig.rewrites() : [];
       router = new Router(
         ROUTE_FILES.map((f) => f.path),
@@ -240,6 +254,7 @@ for (const engine of testEngines()) {
           consentProofs,
         },
         account: { appIds: demoApps, placementIds: demoPlacements },
+        media: { keys: [mediaKey] },
         cursors: { pages: { limit: 1, cursor: cursorOf(pages) }, search: { q: 'api', limit: 1, cursor: cursorOf(search) } },
         oauth: {
           publicClientId,
@@ -264,7 +279,7 @@ for (const engine of testEngines()) {
       if (ONLY.length === 0 && REQUESTS < targets.length) throw new Error(`FUZZ_REQUESTS must be at least ${targets.length}, one per route and method`);
       const indices = ONLY.length > 0 ? ONLY : Array.from({ length: REQUESTS }, (_, i) => i);
       const budgets = {
-        high: { services: suite.services, table: handlerTable(suite.services) },
+        high: { services: high, table: handlerTable(high) },
         default: { services: standard, table: handlerTable(standard) },
       };
 

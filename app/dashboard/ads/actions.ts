@@ -5,6 +5,7 @@ import { redirect } from 'next/navigation';
 import type { SignedInUser } from '@/lib/auth/users';
 import type { FormState } from '@/lib/console/forms';
 import {
+  checkoutForm,
   addCreativeForm,
   createCampaignForm,
   deleteDraftForm,
@@ -15,6 +16,7 @@ import {
   updateCampaignForm,
   updateCreativeForm,
 } from '@/lib/advertisers/forms';
+import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher as requireSignedIn } from '../publisher';
 
@@ -36,6 +38,14 @@ export async function profileAction(_: FormState, form: FormData): Promise<FormS
 export async function topUpAction(_: FormState, form: FormData): Promise<FormState> {
   const state = await asAdvertiser('/dashboard/ads/funds', (user) => topUpForm(form, user, services()));
   if (state.id) redirect(`/dashboard/ads/funds/${state.id}`);
+  return state;
+}
+
+/** A top-up by card: on to Stripe's payment page (the balance is credited by Stripe's webhook, not by the way back). */
+export async function checkoutAction(_: FormState, form: FormData): Promise<FormState> {
+  const user = await requireSignedIn('/dashboard/ads/funds');
+  const state = await checkoutForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/ads/funds`);
+  if (state.url) redirect(state.url);
   return state;
 }
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { CREATIVE_RULES } from '@/lib/advertisers/schemas';
+import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT } from '@/lib/advertisers/schemas';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
@@ -63,26 +63,32 @@ export function ProfileForm({ action, initial, submit, zones }: { action: Action
   );
 }
 
-/** Asks for an invoice of the amount typed, no less than the minimum. */
-export function TopUpForm({ action, minimumUsd }: { action: Action; minimumUsd: number }) {
+/** Asks for an invoice of the amount typed (or, `card`, goes to Stripe's payment page for it), no less than the minimum. */
+export function TopUpForm({ action, minimumUsd, card = false }: { action: Action; minimumUsd: number; card?: boolean }) {
   const [state, formAction, pending] = useActionState(action, {});
+  const id = card ? 'card-amount' : 'top-up-amount';
   return (
     <form action={formAction} className="grid max-w-md gap-4" key={JSON.stringify(state.values ?? {})}>
       <Outcome state={state} />
-      <Field label="Amount (US dollars)" htmlFor="top-up-amount" hint={`At least $${minimumUsd.toFixed(2)}.`} hintId="top-up-amount-hint">
+      <Field
+        label={card ? 'Amount to pay by card (US dollars)' : 'Amount (US dollars)'}
+        htmlFor={id}
+        hint={`At least $${minimumUsd.toFixed(2)}.`}
+        hintId={`${id}-hint`}
+      >
         <Input
-          id="top-up-amount"
+          id={id}
           name="amount_usd"
           required
           inputMode="decimal"
           pattern="\$?[0-9][0-9,]*(\.[0-9]{1,2})?"
           defaultValue={state.values?.amount_usd ?? ''}
-          aria-describedby="top-up-amount-hint"
+          aria-describedby={`${id}-hint`}
         />
       </Field>
       <div>
         <Button type="submit" disabled={pending}>
-          Get an invoice
+          {card ? 'Pay by card' : 'Get an invoice'}
         </Button>
       </div>
     </form>
@@ -170,7 +176,7 @@ export function CampaignForm({
       <Field
         label="Keywords"
         htmlFor="campaign-keywords"
-        hint="Separated by commas. An app's page that names one makes your ads three times as likely there."
+        hint="Separated by commas. When an app asks for an ad with keywords (what its page is about) and one is yours, your ads are three times as likely there."
         hintId="campaign-keywords-hint"
       >
         <Input id="campaign-keywords" name="keywords" defaultValue={v.keywords} aria-describedby="campaign-keywords-hint" />
@@ -207,13 +213,76 @@ export function CampaignForm({
 
 export type CreativeValues = Record<'headline' | 'body' | 'cta' | 'landing_url', string>;
 
-/** A creative's words and landing page, for one format; its limits are the format's (what the SDK shows whole). */
+/** A creative's media as stored, shown beside the fields that replace them. */
+export type CreativeMediaNow = { image_url: string | null; video_url: string | null; width: number | null; height: number | null; duration_ms: number | null };
+
+const MB = 1024 * 1024;
+
+/** What a format's image must be, in words (IMAGE_RULES, MEDIA_RULES: the server checks the same). */
+function imageHint(format: PlacementFormat): string {
+  const role = format === 'floating_video' ? 'poster' : format === 'tooltip' ? 'tooltip' : 'card';
+  const r = IMAGE_RULES[role];
+  const shown = role === 'poster' ? 'Shown until the video plays, cropped to 16:9. ' : role === 'card' ? 'The card draws it 96 px wide. ' : '';
+  return `${shown}PNG, JPEG, WebP or GIF, up to ${MEDIA_RULES.image.maxBytes / MB} MB, at least ${r.minWidth} px wide, ${r.shape}. SVG is not accepted.`;
+}
+
+const VIDEO_HINT = `MP4 (H.264) or WebM (VP8 or VP9), 16:9, ${MEDIA_RULES.video.minDurationMs / 1000} to ${MEDIA_RULES.video.maxDurationMs / 1000} seconds, at least ${MEDIA_RULES.video.minWidth} px wide, up to ${MEDIA_RULES.video.maxBytes / MB} MB. It plays muted, in a loop.`;
+
+/**
+ * A file field. A file over the size limit is refused in the browser before anything is sent
+ * (the server checks every file's bytes again, whatever the browser did).
+ */
+function FileField({
+  id,
+  name,
+  label,
+  hint,
+  accept,
+  maxBytes,
+  required,
+}: {
+  id: string;
+  name: 'image' | 'video';
+  label: string;
+  hint: string;
+  accept: string;
+  maxBytes: number;
+  required: boolean;
+}) {
+  return (
+    <Field label={label} htmlFor={id} hint={hint} hintId={`${id}-hint`}>
+      <Input
+        id={id}
+        name={name}
+        type="file"
+        accept={accept}
+        required={required}
+        aria-describedby={`${id}-hint`}
+        onChange={(event) => {
+          const input = event.currentTarget;
+          const chosen = input.files?.[0];
+          const tooBig = chosen && chosen.size > maxBytes;
+          input.setCustomValidity(tooBig ? `This file is ${(chosen.size / MB).toFixed(1)} MB: the ${name} takes at most ${maxBytes / MB} MB.` : '');
+          if (tooBig) input.reportValidity();
+        }}
+      />
+    </Field>
+  );
+}
+
+/**
+ * A creative's words, landing page and media, for one format; its limits are the format's (what
+ * the SDK shows whole): an image for a card (required) or a tooltip (optional), a video for a
+ * floating video (required) with an optional image shown until it plays. Editing, a file chosen
+ * replaces the current one, and no file keeps it.
+ */
 export function CreativeForm({
   action,
   format,
   campaignId,
   creativeId,
   initial,
+  media,
   submit,
 }: {
   action: Action;
@@ -221,12 +290,16 @@ export function CreativeForm({
   campaignId: string;
   creativeId?: string;
   initial: CreativeValues;
+  /** The media stored now (editing). */
+  media?: CreativeMediaNow;
   submit: string;
 }) {
   const [state, formAction, pending] = useActionState(toastingSuccess(action), {});
   const v = { ...initial, ...state.values };
   const rules = CREATIVE_RULES[format];
   const id = (name: string) => `creative-${creativeId ?? `${campaignId}-${format}`}-${name}`;
+  const editing = creativeId !== undefined;
+  const keep = editing ? ' Choose a file only to replace the current one.' : '';
   return (
     <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(state.values ?? initial)}>
       <Outcome state={{ error: state.error }} />
@@ -249,6 +322,34 @@ export function CreativeForm({
           <Input id={id('landing')} name="landing_url" type="url" required pattern="https://.*" placeholder="https://" defaultValue={v.landing_url} />
         </Field>
       </div>
+      {rules.video && (
+        <FileField
+          id={id('video')}
+          name="video"
+          label={editing ? 'Video (a new one replaces it)' : 'Video'}
+          hint={`${VIDEO_HINT}${keep}`}
+          accept={VIDEO_ACCEPT}
+          maxBytes={MEDIA_RULES.video.maxBytes}
+          required={!editing || !media?.video_url}
+        />
+      )}
+      {rules.image !== 'none' && (
+        <FileField
+          id={id('image')}
+          name="image"
+          label={format === 'floating_video' ? 'Image shown until the video plays (optional)' : rules.image === 'required' ? 'Image' : 'Image (optional)'}
+          hint={`${imageHint(format)}${keep}`}
+          accept={IMAGE_ACCEPT}
+          maxBytes={MEDIA_RULES.image.maxBytes}
+          required={rules.image === 'required' && (!editing || !media?.image_url)}
+        />
+      )}
+      {editing && rules.image === 'optional' && media?.image_url && (
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" name="remove_image" className="mt-1 size-4" />
+          <span>Remove the current image (when no new one is chosen).</span>
+        </label>
+      )}
       <div>
         <Button type="submit" disabled={pending}>
           {submit}

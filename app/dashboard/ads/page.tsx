@@ -55,6 +55,9 @@ export default async function AdvertisingPage() {
         actions={
           <div className="flex flex-wrap gap-2">
             <Button asChild variant="outline">
+              <Link href="/dashboard/ads/reports">Reports</Link>
+            </Button>
+            <Button asChild variant="outline">
               <Link href="/dashboard/ads/funds">Add funds</Link>
             </Button>
             <Button asChild>

@@ -4,11 +4,12 @@ import { redirect } from 'next/navigation';
 import { advertiserAccount, minimumTopUpUsd } from '@/lib/advertisers/account';
 import { formatMoment } from '@/lib/console/format';
 import { services } from '@/lib/services';
+import { Alert } from '../../../_components/ui/alert';
 import { EmptyState } from '../../../_components/ui/empty-state';
 import { ConsoleHeader, ConsoleNav } from '../../nav';
 import { requirePublisher as requireSignedIn } from '../../publisher';
 import { ScrollTable, StatusBadge, Totals } from '../../tables';
-import { topUpAction } from '../actions';
+import { checkoutAction, topUpAction } from '../actions';
 import { TopUpForm } from '../forms';
 import { usd } from '../shared';
 
@@ -16,9 +17,13 @@ export const metadata: Metadata = { title: 'Funds', robots: { index: false, foll
 export const dynamic = 'force-dynamic';
 
 /** /dashboard/ads/funds: the balance (the ledger's), an invoice for a top-up, and every top-up with its invoice or receipt. */
-export default async function FundsPage() {
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function FundsPage({ searchParams }: { searchParams: Search }) {
   const user = await requireSignedIn('/dashboard/ads/funds');
-  const db = await services().database();
+  const { checkout } = await searchParams;
+  const s = services();
+  const db = await s.database();
   const [account, minimum] = await Promise.all([advertiserAccount(db, user.id), minimumTopUpUsd(db)]);
   if (!account.profile) redirect('/dashboard/ads');
   const open = account.top_ups.filter((t) => t.status === 'requested');
@@ -41,6 +46,16 @@ export default async function FundsPage() {
           is used up, your campaigns pause by themselves, and resume once a payment is credited.
         </p>
       </section>
+      {checkout === 'done' && (
+        <Alert tone="success" className="mb-6">
+          Stripe took your payment. Your balance is credited as soon as Stripe confirms it to us, usually within seconds: reload this page.
+        </Alert>
+      )}
+      {checkout === 'canceled' && (
+        <Alert tone="info" className="mb-6">
+          The card payment was canceled: nothing was charged.
+        </Alert>
+      )}
       <section aria-labelledby="top-up" className="mb-10 grid max-w-2xl gap-4">
         <h2 id="top-up">Add funds</h2>
         <p className="text-sm text-muted-foreground">
@@ -48,6 +63,13 @@ export default async function FundsPage() {
           your receipt. <Link href="/docs/advertisers">How funds work</Link>.
         </p>
         <TopUpForm action={topUpAction} minimumUsd={minimum} />
+        {s.stripe && (
+          <>
+            <h3 className="mt-4">Or pay by card</h3>
+            <p className="text-sm text-muted-foreground">On Stripe’s payment page; your balance is credited when Stripe confirms the payment to us.</p>
+            <TopUpForm action={checkoutAction} minimumUsd={minimum} card />
+          </>
+        )}
       </section>
       <section aria-labelledby="history" className="grid grid-cols-1 gap-4">
         <h2 id="history">Top-ups</h2>

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { z } from 'zod';
-import { advertiserAccount, advertiserCampaign, type DayFigures } from '@/lib/advertisers/account';
+import { advertiserAccount, advertiserCampaign, type Creative, type DayFigures } from '@/lib/advertisers/account';
 import { campaignReportCsv } from '@/lib/advertisers/report';
 import { CREATIVE_RULES } from '@/lib/advertisers/schemas';
 import { dayIn, formatRun } from '@/lib/advertisers/time';
@@ -54,6 +54,27 @@ function FiguresTable({ label, first, rows, name }: { label: string; first: stri
         </tr>
       ))}
     </ScrollTable>
+  );
+}
+
+/** A creative's media: the image as the card draws it (96 px wide), and the video as a link with its size and length. */
+function CreativeMediaSummary({ creative: cr }: { creative: Creative }) {
+  const size = cr.width && cr.height ? `${cr.width}×${cr.height} px` : null;
+  const facts = [size, cr.duration_ms ? `${(cr.duration_ms / 1000).toFixed(1)} s` : null].filter(Boolean).join(', ');
+  return (
+    <div className="flex flex-wrap items-center gap-3 text-sm">
+      {cr.image_url && (
+        // eslint-disable-next-line @next/next/no-img-element -- a stored upload, shown as the SDK draws it, without an optimisation step
+        <img src={cr.image_url} alt={`The image of “${cr.headline}”`} width={96} className="h-auto max-h-24 w-24 rounded-md border object-contain" />
+      )}
+      {cr.video_url ? (
+        <a href={cr.video_url} target="_blank" rel="noopener">
+          Open the video{facts ? ` (${facts})` : ''}
+        </a>
+      ) : (
+        facts && <span className="text-muted-foreground">{facts}</span>
+      )}
+    </div>
   );
 }
 
@@ -114,7 +135,7 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
           ]}
         />
         <p className="mt-3 text-sm text-muted-foreground">
-          From the daily figures, counted every few seconds; the CSV has every day, creative and app.{' '}
+          From the daily figures, counted every few seconds; the CSV has them by day, creative and app (the latest 2,000 rows).{' '}
           <a href={csvDataUrl(campaignReportCsv(c.name, creatives, days))} download={`campaign-${c.id}.csv`}>
             Download the report (CSV)
           </a>
@@ -141,6 +162,7 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
               {cr.body ? ` · ${cr.body}` : ''} · <span className="text-primary">{cr.cta}</span>
               <span className="block truncate text-muted-foreground">{cr.landing_url}</span>
             </p>
+            {(cr.image_url || cr.video_url) && <CreativeMediaSummary creative={cr} />}
             {editable && (
               <details>
                 <summary className="cursor-pointer text-sm font-medium">Edit this creative</summary>
@@ -151,6 +173,7 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
                     campaignId={c.id}
                     creativeId={cr.id}
                     initial={cr}
+                    media={cr}
                     submit="Save and send to review"
                   />
                 </div>
@@ -159,31 +182,21 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
           </article>
         ))}
         {editable &&
-          c.formats.map((format: PlacementFormat) => {
-            const rules = CREATIVE_RULES[format];
-            const needsMedia = rules.image === 'required' || rules.video;
-            return (
-              <details key={format} className="rounded-xl border p-4 sm:p-6" open={missing.includes(format) && !needsMedia}>
-                <summary className="cursor-pointer font-medium">Add a creative: {format}</summary>
-                <p className="mt-2 text-sm text-muted-foreground">{rules.says}</p>
-                <div className="mt-3">
-                  {needsMedia ? (
-                    <Alert tone="info">
-                      This format needs {rules.video ? 'a video' : 'an image'}: uploading media is not available yet (see the README). Text formats are.
-                    </Alert>
-                  ) : (
-                    <CreativeForm
-                      action={addCreativeAction}
-                      format={format}
-                      campaignId={c.id}
-                      initial={{ headline: '', body: '', cta: 'Learn more', landing_url: '' }}
-                      submit="Add creative"
-                    />
-                  )}
-                </div>
-              </details>
-            );
-          })}
+          c.formats.map((format: PlacementFormat) => (
+            <details key={format} className="rounded-xl border p-4 sm:p-6" open={missing.includes(format)}>
+              <summary className="cursor-pointer font-medium">Add a creative: {format}</summary>
+              <p className="mt-2 text-sm text-muted-foreground">{CREATIVE_RULES[format].says}</p>
+              <div className="mt-3">
+                <CreativeForm
+                  action={addCreativeAction}
+                  format={format}
+                  campaignId={c.id}
+                  initial={{ headline: '', body: '', cta: 'Learn more', landing_url: '' }}
+                  submit="Add creative"
+                />
+              </div>
+            </details>
+          ))}
       </section>
 
       <section aria-labelledby="where" className="mb-10 grid grid-cols-1 gap-4">

@@ -1,7 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { advertiserAccount } from '@/lib/advertisers/account';
+import { advertiserAccount, bankDetails } from '@/lib/advertisers/account';
+import { env } from '@/lib/platform/env';
 import { formatMoment } from '@/lib/console/format';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
@@ -20,6 +21,7 @@ export default async function TopUpPage({ params }: { params: Promise<{ id: stri
   const topUp = account.top_ups.find((t) => t.id === id);
   if (!topUp) notFound();
   const p = account.profile;
+  const payee = bankDetails(env());
   const paid = topUp.status === 'paid';
   return (
     <article className="mx-auto grid max-w-2xl gap-6 rounded-xl border bg-card p-6 sm:p-10" aria-labelledby="document">
@@ -36,7 +38,9 @@ export default async function TopUpPage({ params }: { params: Promise<{ id: stri
       </header>
       {topUp.status === 'requested' && (
         <Alert tone="info">
-          Pay {usd(topUp.amount_micro)} by bank transfer quoting <strong>{topUp.invoice_number}</strong>. Your balance is credited when the payment arrives.
+          Pay {usd(topUp.amount_micro)} by bank transfer quoting <strong>{topUp.invoice_number}</strong>{' '}
+          {payee ? <>to {payee}.</> : <>to the bank account the operator gives you (this server has none configured).</>} Your balance is credited when the
+          payment arrives.
         </Alert>
       )}
       <dl className="grid gap-x-6 gap-y-3 sm:grid-cols-[10rem_1fr]">

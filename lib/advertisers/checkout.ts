@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import type Stripe from 'stripe';
+import { asService, type Database, type Statements } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { log } from '../platform/log';
+
+/**
+ * Top-ups by Stripe Checkout, when Stripe is configured (lib/payouts/stripe.ts, STRIPE_SECRET_KEY
+ * and STRIPE_WEBHOOK_SECRET), with the official `stripe` package: the advertiser is sent to a
+ * Checkout session for the amount (in cents, USD), and the balance is credited once, when the
+ * verified `checkout.session.completed` webhook says the session is paid (public.top_up_credit:
+ * a delivery repeated, or two at once, credits nothing more). The console never credits on the
+ * browser's return: only the webhook does.
+ *
+ * Stripe cannot be reached from where this was built: it is tested against a local stand-in of
+ * the endpoint it calls (tests/helpers/stripe-stand-in.ts), and its webhooks with signatures made
+ * by the package's own test helper. Nothing here has run against Stripe itself.
+ *
+ * Writes the service makes, not the advertiser (eslint.config.mjs, SERVICE_ROLE_ALLOWLIST): the
+ * top-up of a session (public.top_up_open_checkout) and its credit.
+ */
+
+export type CheckoutResult = { ok: true; url: string; topUpId: string } | { ok: false; error: string };
+
+const REFUSALS: Record<string, string> = {
+  not_an_advertiser: 'Set up your advertiser profile first.',
+  amount_out_of_range: 'That amount is outside what a top-up may be.',
+};
+
+async function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: number, session: string) {
+  const [row] = await db.query<{ answer: { ok: boolean; top_up_id?: string; error?: string } }>(
+    sql`select public.top_up_open_checkout(${user}::uuid, ${amountMicro}::bigint, ${session}) as answer`,
+  );
+  return row!.answer;
+}
+
+/**
+ * A Checkout session for `amountMicro` (whole cents, checked against the published minimum by
+ * the database before Stripe is called), and its top-up, waiting for the webhook. Answers the
+ * session's URL to send the browser to.
+ */
+export async function startCheckout(
+  rail: { readonly client: Stripe },
+  db: Database,
+  user: { id: string; email: string },
+  amountMicro: number,
+  urls: { back: string },
+): Promise<CheckoutResult> {
+  // The same checks the database makes when it records the session, before anything is asked of Stripe.
+  const [check] = await asService(db).query<{ ok: boolean; minimum_micro: number }>(
+    sql`select exists (select 1 from public.advertiser_profiles p where p.user_id = ${user.id}::uuid) as ok,
+               (select round(s.min_top_up_usd * 1000000)::float8 from public.pricing_settings s) as minimum_micro`,
+  );
+  if (!check?.ok) return { ok: false, error: REFUSALS.not_an_advertiser! };
+  if (amountMicro < (check.minimum_micro ?? 0) || amountMicro > 1_000_000_000_000 || amountMicro % 10_000 !== 0) {
+    return { ok: false, error: `A top-up is at least $${((check.minimum_micro ?? 0) / 1_000_000).toFixed(2)} and at most $1,000,000.` };
+  }
+  const request = randomUUID();
+  const session = await rail.client.checkout.sessions.create(
+    {
+      mode: 'payment',
+      customer_email: user.email,
+      client_reference_id: user.id,
+      line_items: [
+        {
+          quantity: 1,
+          price_data: { currency: 'usd', unit_amount: amountMicro / 10_000, product_data: { name: 'Prepaid advertising funds (Monetize)' } },
+        },
+      ],
+      metadata: { user_id: user.id, amount_micro: String(amountMicro) },
+      success_url: `${urls.back}?checkout=done`,
+      cancel_url: `${urls.back}?checkout=canceled`,
+    },
+    { idempotencyKey: `checkout:${request}` },
+  );
+  const opened = await openTopUp(asService(db), user.id, amountMicro, session.id);
+  if (!opened.ok || !session.url) return { ok: false, error: REFUSALS[opened.error ?? ''] ?? 'Stripe did not give a payment page.' };
+  return { ok: true, url: session.url, topUpId: opened.top_up_id! };
+}
+
+/**
+ * `checkout.session.completed`, verified and seen for the first time (lib/payouts/stripe.ts,
+ * handleWebhook, in its transaction): the session's top-up credited, once, when the session is
+ * paid, in US dollars, for the amount its top-up was opened for. A session this service did not
+ * open (no user in its metadata) is ignored; one paid for another amount is logged and not
+ * credited (an operator looks).
+ */
+export async function creditCheckout(tx: Pick<Statements, 'query'>, session: Stripe.Checkout.Session): Promise<'credited' | 'ignored'> {
+  if (session.payment_status !== 'paid') return 'ignored';
+  const user = session.metadata?.user_id;
+  const amountMicro = Number(session.metadata?.amount_micro);
+  if (!user || !Number.isSafeInteger(amountMicro)) return 'ignored';
+  if (session.currency !== 'usd' || session.amount_total === null || session.amount_total * 10_000 !== amountMicro) {
+    log.warn('stripe checkout paid for another amount than its top-up; not credited', { session: session.id });
+    return 'ignored';
+  }
+  // The console records the session's top-up as it sends the browser to Stripe; if that was lost, this makes it.
+  const opened = await openTopUp(tx, user, amountMicro, session.id);
+  if (!opened.ok) {
+    log.warn('stripe checkout paid for no top-up it could open; not credited', { session: session.id, error: opened.error });
+    return 'ignored';
+  }
+  const payment = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? session.id);
+  await tx.query(sql`select public.top_up_credit(${opened.top_up_id!}::uuid, ${`stripe:${payment}`}, null)`);
+  return 'credited';
+}
