@@ -9,9 +9,11 @@ import { opsSignIn } from './helpers/ops';
  * code) records as paid; creates a campaign with an inline-text creative keyword-targeted at the
  * demo app and sends it to review; the operator approves it and its creative; the demo page then
  * shows the creative (its text as text, never markup), and after its impression the advertiser's
+ * campaign page, report and `GET /api/v1/me/campaigns` show one impression and its spend, the
  * balance has fallen by exactly the format's CPM / 1000 and the demo publisher's earnings have
  * risen by exactly the publisher's share of it, to the micro-dollar (the ledger's figures: the
- * console's `<data>` values and the account API's `ad_revenue_tracked_micro`).
+ * console's `<data>` values and the account API's `balance_micro`, `spend_micro` and
+ * `ad_revenue_tracked_micro`).
  */
 
 const DEMO = { email: 'demo@example.com', password: DEMO_PASSWORD };
@@ -155,6 +157,37 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   expect(await exact(page, 'campaign-spend')).toBe(costMicro);
   await expect(page.getByRole('region', { name: 'Spend per app' })).toContainText('Quizly');
   expect(await earned()).toBe(before + shareMicro);
+  const campaignPage = page.url();
+
+  // The report across campaigns says the same.
+  await page.goto('/dashboard/ads/reports?days=7');
+  await expect(page.getByTestId('report-impressions')).toHaveText('1');
+  expect(await exact(page, 'report-spend')).toBe(costMicro);
+  await expect(page.getByRole('region', { name: 'Where your ads ran' })).toContainText('Quizly');
+
+  // And so does the read-only API, to a dashboard the advertiser authorized with campaigns:read.
+  const reader = await (await browser.newContext()).newPage();
+  const campaignsToken = await accountToken(reader, request, {
+    base,
+    clientName: 'Advertiser dashboard e2e',
+    scope: 'campaigns:read',
+    signIn: { email, password: 'a long advertiser password' },
+  });
+  const api = (await (await request.get('/api/v1/me/campaigns', { headers: { authorization: `Bearer ${campaignsToken}` } })).json()) as {
+    balance_micro: number;
+    campaigns: { name: string; status: string; impressions: number; spend_micro: number; creatives: { headline: string; status: string }[] }[];
+  };
+  expect(api.balance_micro).toBe(100_000_000 - costMicro);
+  expect(api.campaigns).toEqual([
+    expect.objectContaining({
+      name: `Quiz season ${stamp}`,
+      status: 'active',
+      impressions: 1,
+      spend_micro: costMicro,
+      creatives: [expect.objectContaining({ headline, status: 'active' })],
+    }),
+  ]);
+  await page.goto(campaignPage);
 
   // Paused by its advertiser, it serves nothing more (and leaves the demo page to the demo advertisers).
   await page.getByRole('button', { name: /^Pause: / }).click();
