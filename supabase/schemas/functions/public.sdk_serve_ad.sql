@@ -33,6 +33,8 @@ declare
   v_categories text[];
   v_placement record;
   v_pick record;
+  v_candidate record;
+  v_creative record;
   v_day_share numeric := public.sdk_day_share(now());
   v_day timestamptz := date_trunc('day', now(), 'UTC');
   v_promised_since timestamptz := public.sdk_promise_slot(now() - interval '15 minutes');
@@ -49,31 +51,46 @@ begin
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id into v_pick;
   if v_placement.status = 'active' then
-    -- One creative per eligible campaign, at random, then one campaign by weight: a campaign
-    -- with more creatives does not win more often.
-    select e.* into v_pick
-    from (
-      select distinct on (c.id) cr.id, cr.campaign_id, c.advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url,
-             public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords) as weight
-      from public.creatives cr
-      join public.campaigns c on c.id = cr.campaign_id
-      where cr.format = v_placement.format and cr.status = 'active'
-        and public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+    -- The campaigns that may serve here, in the order of the draw by weight; for each in turn, one
+    -- of its approved creatives of the placement's format, at random (a campaign with more
+    -- creatives does not win more often), and the first that has one, paced budget left and the
+    -- client under its frequency cap wins. Drawing every candidate's place at once and checking
+    -- in that order is the same draw as among only those that pass (the smallest of
+    -- `-ln(1 - random()) / weight` over them), but what costs a lookup (a creative, counters,
+    -- the client's decisions) runs for the first few candidates, not for every campaign and
+    -- creative in the market (migration 20261207000000_advertisers: with 1,000 campaigns,
+    -- checking all of them made a decision 13 times slower than the bare route).
+    for v_candidate in
+      select c.id as campaign_id, c.advertiser, c.daily_budget_usd, c.frequency_cap
+      from public.campaigns c
+      where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+        and (cardinality(c.formats) = 0 or v_placement.format = any(c.formats))
         and (cardinality(c.include_categories) = 0 or c.include_categories && v_categories)
         and not (c.exclude_categories && v_categories)
         and not (v_app = any(c.excluded_apps))
-        and public.sdk_paced_budget_left(
-              (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k where k.name = 'budget:' || c.id and k.period = v_day)
-              + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                             where k.name = 'served:' || c.id and k.period >= v_promised_since)
-                            - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                               where k.name = 'billed:' || c.id and k.period >= v_promised_since)),
-              c.daily_budget_usd, v_day_share)
-        and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, c.id, now())), c.frequency_cap)
-      order by c.id, random()
-    ) as e
-    order by -ln(1 - random()) / e.weight
-    limit 1;
+      order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)
+    loop
+      select cr.id, cr.campaign_id, v_candidate.advertiser as advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url
+      into v_creative
+      from public.creatives cr
+      where cr.campaign_id = v_candidate.campaign_id and cr.format = v_placement.format and cr.status = 'active'
+      order by random()
+      limit 1;
+      continue when not found;
+      if public.sdk_paced_budget_left(
+           (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+            where k.name = 'budget:' || v_candidate.campaign_id and k.period = v_day)
+           + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                          where k.name = 'served:' || v_candidate.campaign_id and k.period >= v_promised_since)
+                         - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                            where k.name = 'billed:' || v_candidate.campaign_id and k.period >= v_promised_since)),
+           v_candidate.daily_budget_usd, v_day_share)
+         and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, v_candidate.campaign_id, now())),
+                                            v_candidate.frequency_cap) then
+        v_pick := v_creative;
+        exit;
+      end if;
+    end loop;
   end if;
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
   values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)
