@@ -12,7 +12,7 @@ import { requirePublisher as requireSignedIn } from '../publisher';
 import { ScrollTable, StatusBadge, Totals } from '../tables';
 import { profileAction } from './actions';
 import { ProfileForm } from './forms';
-import { budgetLeftMicro, ecpm, statusNote, usd } from './shared';
+import { budgetLeftMicro, ecpm, statusNote, usd } from './display';
 
 export const metadata: Metadata = { title: 'Advertising', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';

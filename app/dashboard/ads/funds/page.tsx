@@ -11,7 +11,7 @@ import { requirePublisher as requireSignedIn } from '../../publisher';
 import { ScrollTable, StatusBadge, Totals } from '../../tables';
 import { checkoutAction, topUpAction } from '../actions';
 import { TopUpForm } from '../forms';
-import { usd } from '../shared';
+import { usd } from '../display';
 
 export const metadata: Metadata = { title: 'Funds', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';

@@ -13,7 +13,7 @@ import { DailyChart } from '../../earnings/chart';
 import { ConsoleHeader, ConsoleNav } from '../../nav';
 import { requirePublisher as requireSignedIn } from '../../publisher';
 import { ScrollTable, Totals } from '../../tables';
-import { ecpm, usd } from '../shared';
+import { ecpm, usd } from '../display';
 
 export const metadata: Metadata = { title: 'Ad reports', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';

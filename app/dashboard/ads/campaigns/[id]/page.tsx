@@ -18,7 +18,7 @@ import { requirePublisher as requireSignedIn } from '../../../publisher';
 import { ScrollTable, StatusBadge, Totals } from '../../../tables';
 import { addCreativeAction, deleteDraftAction, moveCampaignAction, moveCreativeAction, updateCampaignAction, updateCreativeAction } from '../../actions';
 import { CampaignButtons, CampaignForm, CreativeButtons, CreativeForm } from '../../forms';
-import { budgetLeftMicro, ecpm, statusNote, usd } from '../../shared';
+import { budgetLeftMicro, ecpm, statusNote, usd } from '../../display';
 
 export const metadata: Metadata = { title: 'Campaign', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';

@@ -7,7 +7,7 @@ import { formatMoment } from '@/lib/console/format';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
 import { requirePublisher as requireSignedIn } from '../../../publisher';
-import { usd } from '../../shared';
+import { usd } from '../../display';
 
 export const metadata: Metadata = { title: 'Invoice', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
