@@ -46,15 +46,14 @@ export async function startCheckout(
   amountMicro: number,
   urls: { back: string },
 ): Promise<CheckoutResult> {
-  // The same checks the database makes when it records the session, before anything is asked of Stripe.
-  const [check] = await asService(db).query<{ ok: boolean; minimum_micro: number }>(
-    sql`select exists (select 1 from public.advertiser_profiles p where p.user_id = ${user.id}::uuid) as ok,
-               (select round(s.min_top_up_usd * 1000000)::float8 from public.pricing_settings s) as minimum_micro`,
+  // The database's one rule for every rail (public.top_up_refusal), before anything is asked of Stripe.
+  const [check] = await asService(db).query<{ refusal: { error: string; minimum_micro?: number } | null }>(
+    sql`select public.top_up_refusal(${user.id}::uuid, ${amountMicro}::bigint) as refusal`,
   );
-  if (!check?.ok) return { ok: false, error: REFUSALS.not_an_advertiser! };
-  if (amountMicro < (check.minimum_micro ?? 0) || amountMicro > 1_000_000_000_000 || amountMicro % 10_000 !== 0) {
-    return { ok: false, error: `A top-up is at least $${((check.minimum_micro ?? 0) / 1_000_000).toFixed(2)} and at most $1,000,000.` };
-  }
+  const refusal = check?.refusal;
+  if (refusal?.error === 'amount_out_of_range')
+    return { ok: false, error: `A top-up is at least $${((refusal.minimum_micro ?? 0) / 1_000_000).toFixed(2)} and at most $1,000,000.` };
+  if (refusal) return { ok: false, error: REFUSALS[refusal.error] ?? 'The top-up was refused.' };
   const request = randomUUID();
   const session = await rail.client.checkout.sessions.create(
     {

@@ -1201,9 +1201,8 @@ revoke all on function public.creatives_guard() from public, anon, authenticated
 
 -- An advertiser asks for a top-up by the manual rail (migration 20261207000000_advertisers): a
 -- `requested` top-up of `p_amount_micro` with its invoice number, which the operator marks paid
--- when the money arrives (public.staff_top_up_record). Refused below the published minimum
--- (`pricing_settings.min_top_up_usd`) and above a million dollars, to anyone without an
--- advertiser profile, and past ten open requests. Answers `{ok, top_up_id, invoice_number}` or
+-- when the money arrives (public.staff_top_up_record). Refused as public.top_up_refusal says
+-- (no advertiser profile, outside the published range), and past ten open requests. Answers `{ok, top_up_id, invoice_number}` or
 -- `{ok: false, error}`. Security definer: `top_ups` is written only by the money's functions.
 create or replace function public.top_up_request(p_amount_micro bigint)
 returns json
@@ -1211,16 +1210,13 @@ language plpgsql volatile security definer set search_path = ''
 as $$
 declare
   v_user uuid := auth.uid();
-  v_minimum bigint;
+  v_refusal json;
   v_id uuid;
   v_invoice text;
 begin
-  if v_user is null or not exists (select 1 from public.advertiser_profiles p where p.user_id = v_user) then
-    return json_build_object('ok', false, 'error', 'not_an_advertiser');
-  end if;
-  select round(s.min_top_up_usd * 1000000)::bigint into v_minimum from public.pricing_settings s;
-  if p_amount_micro is null or p_amount_micro < coalesce(v_minimum, 0) or p_amount_micro > 1000000000000 or p_amount_micro % 10000 <> 0 then
-    return json_build_object('ok', false, 'error', 'amount_out_of_range', 'minimum_micro', v_minimum);
+  v_refusal := public.top_up_refusal(v_user, p_amount_micro);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   perform pg_advisory_xact_lock(hashtextextended('top_up_request:' || v_user, 0));
   if (select count(*) from public.top_ups t where t.user_id = v_user and t.status = 'requested') >= 10 then
@@ -1460,11 +1456,36 @@ $$;
 revoke all on function public.advertiser_apps() from public, anon, sdk;
 grant execute on function public.advertiser_apps() to authenticated;
 
+-- Why a top-up of `p_amount_micro` for user `p_user` would be refused, or null when it would not
+-- (migration 20261207000000_advertisers): `not_an_advertiser` without an advertiser profile;
+-- `amount_out_of_range` below the published minimum (`pricing_settings.min_top_up_usd`, answered
+-- as `minimum_micro`), above a million dollars or not in whole cents. The one rule for every rail:
+-- public.top_up_request (an invoice), public.top_up_open_checkout and the console before it asks
+-- Stripe for a session (lib/advertisers/checkout.ts).
+create or replace function public.top_up_refusal(p_user uuid, p_amount_micro bigint)
+returns json
+language plpgsql stable security definer set search_path = ''
+as $$
+declare
+  v_minimum bigint;
+begin
+  if p_user is null or not exists (select 1 from public.advertiser_profiles p where p.user_id = p_user) then
+    return json_build_object('ok', false, 'error', 'not_an_advertiser');
+  end if;
+  select round(s.min_top_up_usd * 1000000)::bigint into v_minimum from public.pricing_settings s;
+  if p_amount_micro is null or p_amount_micro < coalesce(v_minimum, 0) or p_amount_micro > 1000000000000 or p_amount_micro % 10000 <> 0 then
+    return json_build_object('ok', false, 'error', 'amount_out_of_range', 'minimum_micro', v_minimum);
+  end if;
+  return null;
+end $$;
+
+revoke all on function public.top_up_refusal(uuid, bigint) from public, anon, authenticated, sdk;
+grant execute on function public.top_up_refusal(uuid, bigint) to service_role;
+
 -- A top-up by Stripe Checkout (migration 20261207000000_advertisers): the `requested` top-up of
 -- Checkout session `p_session` for advertiser `p_user` and `p_amount_micro`, made once per
 -- session (asked again, by the console after creating the session or by the webhook that finds
--- none, it answers the same top-up). Refused, like a manual one, to anyone without an advertiser
--- profile and outside the published range. The webhook credits it (public.top_up_credit) when
+-- none, it answers the same top-up). Refused as a manual one is (public.top_up_refusal). The webhook credits it (public.top_up_credit) when
 -- Stripe says the session is paid. Answers `{ok, top_up_id}` or `{ok: false, error}`. Called by
 -- the service only (the console's action and the webhook).
 create or replace function public.top_up_open_checkout(p_user uuid, p_amount_micro bigint, p_session text)
@@ -1472,19 +1493,16 @@ returns json
 language plpgsql volatile security definer set search_path = ''
 as $$
 declare
-  v_minimum bigint;
+  v_refusal json;
   v_id uuid;
 begin
   select t.id into v_id from public.top_ups t where t.checkout_session_id = p_session;
   if v_id is not null then
     return json_build_object('ok', true, 'top_up_id', v_id);
   end if;
-  if not exists (select 1 from public.advertiser_profiles p where p.user_id = p_user) then
-    return json_build_object('ok', false, 'error', 'not_an_advertiser');
-  end if;
-  select round(s.min_top_up_usd * 1000000)::bigint into v_minimum from public.pricing_settings s;
-  if p_amount_micro is null or p_amount_micro < coalesce(v_minimum, 0) or p_amount_micro > 1000000000000 or p_amount_micro % 10000 <> 0 then
-    return json_build_object('ok', false, 'error', 'amount_out_of_range', 'minimum_micro', v_minimum);
+  v_refusal := public.top_up_refusal(p_user, p_amount_micro);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   insert into public.top_ups (user_id, amount_micro, rail, status, checkout_session_id)
   values (p_user, p_amount_micro, 'stripe', 'requested', p_session)

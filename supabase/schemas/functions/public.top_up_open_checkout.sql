@@ -1,8 +1,7 @@
 -- A top-up by Stripe Checkout (migration 20261207000000_advertisers): the `requested` top-up of
 -- Checkout session `p_session` for advertiser `p_user` and `p_amount_micro`, made once per
 -- session (asked again, by the console after creating the session or by the webhook that finds
--- none, it answers the same top-up). Refused, like a manual one, to anyone without an advertiser
--- profile and outside the published range. The webhook credits it (public.top_up_credit) when
+-- none, it answers the same top-up). Refused as a manual one is (public.top_up_refusal). The webhook credits it (public.top_up_credit) when
 -- Stripe says the session is paid. Answers `{ok, top_up_id}` or `{ok: false, error}`. Called by
 -- the service only (the console's action and the webhook).
 create or replace function public.top_up_open_checkout(p_user uuid, p_amount_micro bigint, p_session text)
@@ -10,19 +9,16 @@ returns json
 language plpgsql volatile security definer set search_path = ''
 as $$
 declare
-  v_minimum bigint;
+  v_refusal json;
   v_id uuid;
 begin
   select t.id into v_id from public.top_ups t where t.checkout_session_id = p_session;
   if v_id is not null then
     return json_build_object('ok', true, 'top_up_id', v_id);
   end if;
-  if not exists (select 1 from public.advertiser_profiles p where p.user_id = p_user) then
-    return json_build_object('ok', false, 'error', 'not_an_advertiser');
-  end if;
-  select round(s.min_top_up_usd * 1000000)::bigint into v_minimum from public.pricing_settings s;
-  if p_amount_micro is null or p_amount_micro < coalesce(v_minimum, 0) or p_amount_micro > 1000000000000 or p_amount_micro % 10000 <> 0 then
-    return json_build_object('ok', false, 'error', 'amount_out_of_range', 'minimum_micro', v_minimum);
+  v_refusal := public.top_up_refusal(p_user, p_amount_micro);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   insert into public.top_ups (user_id, amount_micro, rail, status, checkout_session_id)
   values (p_user, p_amount_micro, 'stripe', 'requested', p_session)

@@ -1,8 +1,7 @@
 -- An advertiser asks for a top-up by the manual rail (migration 20261207000000_advertisers): a
 -- `requested` top-up of `p_amount_micro` with its invoice number, which the operator marks paid
--- when the money arrives (public.staff_top_up_record). Refused below the published minimum
--- (`pricing_settings.min_top_up_usd`) and above a million dollars, to anyone without an
--- advertiser profile, and past ten open requests. Answers `{ok, top_up_id, invoice_number}` or
+-- when the money arrives (public.staff_top_up_record). Refused as public.top_up_refusal says
+-- (no advertiser profile, outside the published range), and past ten open requests. Answers `{ok, top_up_id, invoice_number}` or
 -- `{ok: false, error}`. Security definer: `top_ups` is written only by the money's functions.
 create or replace function public.top_up_request(p_amount_micro bigint)
 returns json
@@ -10,16 +9,13 @@ language plpgsql volatile security definer set search_path = ''
 as $$
 declare
   v_user uuid := auth.uid();
-  v_minimum bigint;
+  v_refusal json;
   v_id uuid;
   v_invoice text;
 begin
-  if v_user is null or not exists (select 1 from public.advertiser_profiles p where p.user_id = v_user) then
-    return json_build_object('ok', false, 'error', 'not_an_advertiser');
-  end if;
-  select round(s.min_top_up_usd * 1000000)::bigint into v_minimum from public.pricing_settings s;
-  if p_amount_micro is null or p_amount_micro < coalesce(v_minimum, 0) or p_amount_micro > 1000000000000 or p_amount_micro % 10000 <> 0 then
-    return json_build_object('ok', false, 'error', 'amount_out_of_range', 'minimum_micro', v_minimum);
+  v_refusal := public.top_up_refusal(v_user, p_amount_micro);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   perform pg_advisory_xact_lock(hashtextextended('top_up_request:' || v_user, 0));
   if (select count(*) from public.top_ups t where t.user_id = v_user and t.status = 'requested') >= 10 then

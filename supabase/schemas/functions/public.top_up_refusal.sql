@@ -1,0 +1,25 @@
+-- Why a top-up of `p_amount_micro` for user `p_user` would be refused, or null when it would not
+-- (migration 20261207000000_advertisers): `not_an_advertiser` without an advertiser profile;
+-- `amount_out_of_range` below the published minimum (`pricing_settings.min_top_up_usd`, answered
+-- as `minimum_micro`), above a million dollars or not in whole cents. The one rule for every rail:
+-- public.top_up_request (an invoice), public.top_up_open_checkout and the console before it asks
+-- Stripe for a session (lib/advertisers/checkout.ts).
+create or replace function public.top_up_refusal(p_user uuid, p_amount_micro bigint)
+returns json
+language plpgsql stable security definer set search_path = ''
+as $$
+declare
+  v_minimum bigint;
+begin
+  if p_user is null or not exists (select 1 from public.advertiser_profiles p where p.user_id = p_user) then
+    return json_build_object('ok', false, 'error', 'not_an_advertiser');
+  end if;
+  select round(s.min_top_up_usd * 1000000)::bigint into v_minimum from public.pricing_settings s;
+  if p_amount_micro is null or p_amount_micro < coalesce(v_minimum, 0) or p_amount_micro > 1000000000000 or p_amount_micro % 10000 <> 0 then
+    return json_build_object('ok', false, 'error', 'amount_out_of_range', 'minimum_micro', v_minimum);
+  end if;
+  return null;
+end $$;
+
+revoke all on function public.top_up_refusal(uuid, bigint) from public, anon, authenticated, sdk;
+grant execute on function public.top_up_refusal(uuid, bigint) to service_role;
