@@ -12,7 +12,8 @@ import { EmptyState } from '../../../_components/ui/empty-state';
 import { DailyChart } from '../../earnings/chart';
 import { ConsoleHeader, ConsoleNav } from '../../nav';
 import { requirePublisher as requireSignedIn } from '../../publisher';
-import { ScrollTable, Totals } from '../../tables';
+import { Totals } from '../../tables';
+import { FiguresTable } from '../figures';
 import { ecpm, usd } from '../display';
 
 export const metadata: Metadata = { title: 'Ad reports', robots: { index: false, follow: false } };
@@ -20,24 +21,6 @@ export const dynamic = 'force-dynamic';
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-
-/** Figures summed by campaign, format, app, creative or day: one row each. */
-function FiguresTable({ label, first, rows }: { label: string; first: string; rows: ReturnType<typeof sumBy> }) {
-  return (
-    <ScrollTable label={label} head={[first, 'Impressions', 'Clicks', 'CTR', 'Spend', 'eCPM']}>
-      {rows.map((r) => (
-        <tr key={r.key}>
-          <th scope="row">{r.key}</th>
-          <td className="num">{formatCount(r.impressions)}</td>
-          <td className="num">{formatCount(r.clicks)}</td>
-          <td className="num">{formatPercent(clickThroughRate(r.clicks, r.impressions))}</td>
-          <td className="num">{usd(r.spent)}</td>
-          <td className="num">{ecpm(r.spent, r.impressions)}</td>
-        </tr>
-      ))}
-    </ScrollTable>
-  );
-}
 
 /**
  * /dashboard/ads/reports: the advertiser's figures over 7, 30 or 90 UTC days, for all campaigns or

@@ -2,8 +2,8 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { z } from 'zod';
-import { advertiserAccount, advertiserCampaign, type Creative, type DayFigures } from '@/lib/advertisers/account';
-import { campaignReportCsv } from '@/lib/advertisers/report';
+import { advertiserAccount, advertiserCampaign, type Creative } from '@/lib/advertisers/account';
+import { reportCsv, sumBy, type ReportRow } from '@/lib/advertisers/reports';
 import { CREATIVE_RULES } from '@/lib/advertisers/schemas';
 import { dayIn, formatRun } from '@/lib/advertisers/time';
 import { csvDataUrl } from '@/lib/console/csv';
@@ -15,47 +15,14 @@ import { Alert } from '../../../../_components/ui/alert';
 import { EmptyState } from '../../../../_components/ui/empty-state';
 import { ConsoleHeader, ConsoleNav } from '../../../nav';
 import { requirePublisher as requireSignedIn } from '../../../publisher';
-import { ScrollTable, StatusBadge, Totals } from '../../../tables';
+import { StatusBadge, Totals } from '../../../tables';
+import { FiguresTable } from '../../figures';
 import { addCreativeAction, deleteDraftAction, moveCampaignAction, moveCreativeAction, updateCampaignAction, updateCreativeAction } from '../../actions';
 import { CampaignButtons, CampaignForm, CreativeButtons, CreativeForm } from '../../forms';
 import { budgetLeftMicro, ecpm, statusNote, usd } from '../../display';
 
 export const metadata: Metadata = { title: 'Campaign', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
-
-/** The figures of some rows, summed. */
-function sum(rows: DayFigures[]) {
-  return rows.reduce((t, r) => ({ impressions: t.impressions + r.impressions, clicks: t.clicks + r.clicks, spent: t.spent + r.spent_micro }), {
-    impressions: 0,
-    clicks: 0,
-    spent: 0,
-  });
-}
-
-/** Rows grouped by a key, summed, largest spend first. */
-function groupBy(rows: DayFigures[], key: (r: DayFigures) => string) {
-  const groups = new Map<string, DayFigures[]>();
-  for (const r of rows) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
-  return [...groups.entries()].map(([k, rs]) => ({ key: k, ...sum(rs) })).sort((a, b) => b.spent - a.spent || a.key.localeCompare(b.key));
-}
-
-/** Figures summed by app, creative or day: one row each, named by `name`. */
-function FiguresTable({ label, first, rows, name }: { label: string; first: string; rows: ReturnType<typeof groupBy>; name: (key: string) => string }) {
-  return (
-    <ScrollTable label={label} head={[first, 'Impressions', 'Clicks', 'CTR', 'Spend', 'eCPM']}>
-      {rows.map((r) => (
-        <tr key={r.key}>
-          <th scope="row">{name(r.key)}</th>
-          <td className="num">{formatCount(r.impressions)}</td>
-          <td className="num">{formatCount(r.clicks)}</td>
-          <td className="num">{formatPercent(clickThroughRate(r.clicks, r.impressions))}</td>
-          <td className="num">{usd(r.spent)}</td>
-          <td className="num">{ecpm(r.spent, r.impressions)}</td>
-        </tr>
-      ))}
-    </ScrollTable>
-  );
-}
 
 /** A creative's media: the image as the card draws it (96 px wide), and the video as a link with its size and length. */
 function CreativeMediaSummary({ creative: cr }: { creative: Creative }) {
@@ -93,10 +60,25 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
   const pricing = (await s.pricing.values()) ?? DEFAULT_PRICING;
   const editable = c.status !== 'completed';
   const left = budgetLeftMicro(c);
-  const byCreative = groupBy(days, (r) => r.creative_id);
-  const byApp = groupBy(days, (r) => r.app_name);
-  const byDay = groupBy(days, (r) => r.day).sort((a, b) => b.key.localeCompare(a.key));
-  const headlineOf = new Map(creatives.map((cr) => [cr.id, `${cr.format}: ${cr.headline}`]));
+  const headlineOf = new Map(creatives.map((cr) => [cr.id, cr.headline]));
+  // The campaign's daily figures as the reports page reads them (lib/advertisers/reports.ts): the same sums and the same CSV.
+  const rows: ReportRow[] = days.map((d) => ({
+    day: d.day,
+    campaign_id: c.id,
+    campaign: c.name,
+    creative_id: d.creative_id,
+    creative: headlineOf.get(d.creative_id) ?? 'A deleted creative',
+    format: d.format,
+    app_id: d.app_id,
+    app: d.app_name,
+    fills: d.fills,
+    impressions: d.impressions,
+    clicks: d.clicks,
+    spent_micro: d.spent_micro,
+  }));
+  const byCreative = sumBy(rows, (r) => `${r.format}: ${r.creative}`);
+  const byApp = sumBy(rows, (r) => r.app);
+  const byDay = sumBy(rows, (r) => r.day).sort((a, b) => b.key.localeCompare(a.key));
   const missing = c.formats.filter((f) => !creatives.some((cr) => cr.format === f));
   const endDay = c.ends_at ? dayIn(new Date(c.ends_at.getTime() - 1), zone) : '';
   return (
@@ -136,7 +118,7 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
         />
         <p className="mt-3 text-sm text-muted-foreground">
           From the daily figures, counted every few seconds; the CSV has them by day, creative and app (the latest 2,000 rows).{' '}
-          <a href={csvDataUrl(campaignReportCsv(c.name, creatives, days))} download={`campaign-${c.id}.csv`}>
+          <a href={csvDataUrl(reportCsv(rows))} download={`campaign-${c.id}.csv`}>
             Download the report (CSV)
           </a>
         </p>
@@ -205,9 +187,9 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
           <EmptyState title="No impressions yet">Once the campaign serves, its figures appear here by app, creative and day.</EmptyState>
         ) : (
           <>
-            <FiguresTable label="Spend per app" first="App" rows={byApp} name={(key) => key} />
-            <FiguresTable label="Per creative" first="Creative" rows={byCreative} name={(key) => headlineOf.get(key) ?? 'A deleted creative'} />
-            <FiguresTable label="Per day (UTC)" first="Day" rows={byDay} name={formatDay} />
+            <FiguresTable label="Spend per app" first="App" rows={byApp} />
+            <FiguresTable label="Per creative" first="Creative" rows={byCreative} />
+            <FiguresTable label="Per day (UTC)" first="Day" rows={byDay} name={(day) => formatDay(`${day}T00:00:00Z`)} />
           </>
         )}
       </section>
