@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { formatCount, formatUsd } from '../lib/console/format';
 import { accountToken } from './helpers/account-token';
+import { graveViolations } from './helpers/axe';
 
 /**
  * The publisher's way in and what they do there: the header's "Sign in" link, the sign-in
@@ -28,12 +28,7 @@ async function signIn(page: Page, who = DEMO, path = '/dashboard') {
 async function audit(page: Page, testInfo: TestInfo, name: string) {
   // After a navigation inside the app, Next sets the new page's title a moment later.
   await expect(page).toHaveTitle(/\S/);
-  const results = await new AxeBuilder({ page }).analyze();
-  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(
-    grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
-    name,
-  ).toEqual([]);
+  expect(await graveViolations(page), name).toEqual([]);
   for (const [width, height, label] of [
     [1280, 900, 'desktop'],
     [390, 844, 'phone'],
@@ -175,8 +170,7 @@ test('the site has a favicon and absolute canonical links', async ({ page, reque
 
 test('the pricing page has no serious accessibility violation', async ({ page }) => {
   await page.goto('/pricing');
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  expect(await graveViolations(page)).toEqual([]);
 });
 
 for (const [n, publisher] of PUBLISHERS.entries()) {

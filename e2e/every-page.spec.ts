@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { allPages } from '../lib/content/pages';
 import { DEMO_ADVERTISER_EMAIL, DEMO_PASSWORD } from '../lib/demo/seed';
 import { opsSignIn } from './helpers/ops';
+import { graveViolations } from './helpers/axe';
 
 /**
  * Every page of the product, at a phone's, a laptop's and a wide screen's width: a screenshot of
@@ -120,9 +120,7 @@ async function check(page: Page, testInfo: TestInfo, name: string) {
     // axe at a phone's and a laptop's width; a docs page (one template, its content alike at any
     // width) once, at the laptop's.
     if (width === 1280 || (width === 390 && !name.startsWith('site/docs/'))) {
-      const results = await new AxeBuilder({ page }).analyze();
-      for (const v of results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
-        problems.push(`${width} px: axe ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+      for (const v of await graveViolations(page)) problems.push(`${width} px: axe ${v}`);
     }
   }
   expect(problems, name).toEqual([]);

@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { formatCount, formatUsd } from '../lib/console/format';
 import { accountToken } from './helpers/account-token';
+import { graveViolations } from './helpers/axe';
 
 /**
  * The browser SDK on the demo app (/demo), in Chromium, on the production build: when an ad's
@@ -258,9 +258,7 @@ test.describe.serial('the browser SDK on the demo app', () => {
       if (focused) reached.add(focused);
     }
     expect([...reached].sort()).toEqual(['mz-ad mz-card A', 'mz-ad mz-float A', 'mz-ad mz-float BUTTON', 'mz-ad mz-inline A']);
-    const results = await new AxeBuilder({ page }).analyze();
-    const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)).toEqual([]);
+    expect(await graveViolations(page)).toEqual([]);
     await leave(page, sent);
   });
 
