@@ -195,6 +195,8 @@ alter table public.creatives
   add constraint creatives_status_check check (status in ('in_review', 'active', 'paused', 'rejected')),
   add constraint creatives_rejected_says_why check ((status = 'rejected') = (rejection_reason is not null));
 create index creatives_in_review on public.creatives (created_at) where status = 'in_review';
+-- What the ad decision reads for each campaign it reaches: its approved creatives of a format.
+create index creatives_serving on public.creatives (campaign_id, format) where status = 'active';
 
 -- Advertisers read and write their own campaigns and creatives (the triggers below say which
 -- moves are theirs); what they may write is named column by column.
@@ -291,20 +293,88 @@ $$;
 revoke all on function public.ledger_balance_micro(text, uuid) from public, anon, authenticated, sdk;
 grant execute on function public.ledger_balance_micro(text, uuid) to service_role;
 
--- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
--- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
--- Eligible: creative active (approved in review), campaign running (sdk_campaign_running; its
--- end date stops it only with a hard stop), targeting this app (its categories included, none
--- excluded, the app not excluded: migration 20261207000000_advertisers), paced budget left today
--- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today (its `budget:`
--- counter) and what the ads it served in the impression window may still bill
+-- The decision's rules one by one, and the decision.
+-- A running campaign may serve on this placement of this app: it buys the placement's format (or
+-- every format), includes one of the app's categories (or targets none), excludes none of them,
+-- and has not excluded the app (migration 20261207000000_advertisers).
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_campaign_targets(p_formats text[], p_include_categories text[], p_exclude_categories text[],
+                                                       p_excluded_apps uuid[], p_format text, p_app_categories text[], p_app_id uuid)
+returns boolean
+language sql immutable
+as $$
+  select (cardinality(p_formats) = 0 or p_format = any(p_formats))
+     and (cardinality(p_include_categories) = 0 or p_include_categories && p_app_categories)
+     and not (p_exclude_categories && p_app_categories)
+     and not (p_app_id = any(p_excluded_apps))
+$$;
+
+revoke all on function public.sdk_campaign_targets(text[], text[], text[], uuid[], text, text[], uuid) from public, anon, authenticated;
+grant execute on function public.sdk_campaign_targets(text[], text[], text[], uuid[], text, text[], uuid) to sdk;
+
+-- What a campaign the draw reached shows, if it may fill now: one of its approved creatives of the
+-- format, at random (a campaign with more creatives does not win more often), when it has paced
+-- budget left today (sdk_day_share, sdk_paced_budget_left), counting what it was billed today
+-- (its `budget:` counter) and what the ads it served in the impression window may still bill
 -- (its `served:` less its `billed:` counters of the last 15 minutes, which the roll-up keeps),
--- under the client's frequency cap (sdk_client_fills, sdk_under_frequency_cap); each rule has its
--- file here. The decision remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts).
--- The request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
--- filled. Nothing here writes a row another request writes too: serving waits on no one. The
--- draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the smallest for each
--- campaign with probability weight / total.
+-- and the client is under its frequency cap (sdk_client_fills, sdk_under_frequency_cap).
+-- Nothing otherwise. The campaign's checks name none of the creative's columns: PostgreSQL runs
+-- them once, before it reads a creative.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_campaign_creative(p_campaign_id uuid, p_advertiser text, p_daily_budget numeric, p_frequency_cap integer,
+                                                        p_format text, p_app_id uuid, p_client_hash text, p_at timestamptz)
+returns table (
+  id           uuid,
+  campaign_id  uuid,
+  advertiser   text,
+  headline     text,
+  body         text,
+  cta          text,
+  image_url    text,
+  video_url    text
+)
+language sql stable
+as $$
+  select cr.id, cr.campaign_id, p_advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url
+  from public.creatives cr
+  where cr.campaign_id = p_campaign_id and cr.format = p_format and cr.status = 'active'
+    and public.sdk_paced_budget_left(
+          (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+           where k.name = 'budget:' || p_campaign_id and k.period = date_trunc('day', p_at, 'UTC'))
+          + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                         where k.name = 'served:' || p_campaign_id and k.period >= public.sdk_promise_slot(p_at - interval '15 minutes'))
+                        - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                           where k.name = 'billed:' || p_campaign_id and k.period >= public.sdk_promise_slot(p_at - interval '15 minutes'))),
+          p_daily_budget, public.sdk_day_share(p_at))
+    and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(p_app_id, p_client_hash, p_campaign_id, p_at)), p_frequency_cap)
+  order by random()
+  limit 1
+$$;
+
+revoke all on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, timestamptz) to sdk;
+
+-- One call per ad request, as `sdk`: the placement (only the app's own are visible), the eligible
+-- creatives of its format, one weighted draw, and the decision row, in one round trip.
+-- Eligible: campaign running (sdk_campaign_running; its end date stops it only with a hard
+-- stop) and targeting this placement of this app (sdk_campaign_targets), with an approved
+-- creative of the format, paced budget left today and the client under its frequency cap
+-- (sdk_campaign_creative); each rule has its file here. The decision remembers the client
+-- (`p_client_hash`, lib/platform/http/client-ip.ts). The request is counted
+-- (`ad_traffic_counts`, with the price a fill promises) whether or not it filled. Nothing here
+-- writes a row another request writes too: serving waits on no one.
+--
+-- The draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the smallest for
+-- each campaign with probability weight / total. Campaigns are tried in that order and the first
+-- that may fill wins, which is the same draw as among only those that may (the order of a
+-- subset is the subset's draw), while only the first few cost a lookup: ordering the running
+-- campaigns is one scan and sort, and each one reached a few index reads (migration
+-- 20261207000000_advertisers: checking every campaign and creative made a decision 13 times
+-- slower than the bare route with 1,000 campaigns).
 create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
                                                p_client_hash text)
 returns table (
@@ -326,11 +396,6 @@ declare
   v_categories text[];
   v_placement record;
   v_pick record;
-  v_candidate record;
-  v_creative record;
-  v_day_share numeric := public.sdk_day_share(now());
-  v_day timestamptz := date_trunc('day', now(), 'UTC');
-  v_promised_since timestamptz := public.sdk_promise_slot(now() - interval '15 minutes');
   v_decision uuid;
   v_promised numeric;
 begin
@@ -344,46 +409,17 @@ begin
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id into v_pick;
   if v_placement.status = 'active' then
-    -- The campaigns that may serve here, in the order of the draw by weight; for each in turn, one
-    -- of its approved creatives of the placement's format, at random (a campaign with more
-    -- creatives does not win more often), and the first that has one, paced budget left and the
-    -- client under its frequency cap wins. Drawing every candidate's place at once and checking
-    -- in that order is the same draw as among only those that pass (the smallest of
-    -- `-ln(1 - random()) / weight` over them), but what costs a lookup (a creative, counters,
-    -- the client's decisions) runs for the first few candidates, not for every campaign and
-    -- creative in the market (migration 20261207000000_advertisers: with 1,000 campaigns,
-    -- checking all of them made a decision 13 times slower than the bare route).
-    for v_candidate in
-      select c.id as campaign_id, c.advertiser, c.daily_budget_usd, c.frequency_cap
-      from public.campaigns c
-      where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
-        and (cardinality(c.formats) = 0 or v_placement.format = any(c.formats))
-        and (cardinality(c.include_categories) = 0 or c.include_categories && v_categories)
-        and not (c.exclude_categories && v_categories)
-        and not (v_app = any(c.excluded_apps))
-      order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)
-    loop
-      select cr.id, cr.campaign_id, v_candidate.advertiser as advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url
-      into v_creative
-      from public.creatives cr
-      where cr.campaign_id = v_candidate.campaign_id and cr.format = v_placement.format and cr.status = 'active'
-      order by random()
-      limit 1;
-      continue when not found;
-      if public.sdk_paced_budget_left(
-           (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-            where k.name = 'budget:' || v_candidate.campaign_id and k.period = v_day)
-           + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                          where k.name = 'served:' || v_candidate.campaign_id and k.period >= v_promised_since)
-                         - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                            where k.name = 'billed:' || v_candidate.campaign_id and k.period >= v_promised_since)),
-           v_candidate.daily_budget_usd, v_day_share)
-         and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, v_candidate.campaign_id, now())),
-                                            v_candidate.frequency_cap) then
-        v_pick := v_creative;
-        exit;
-      end if;
-    end loop;
+    -- Every running campaign here, in the order of one draw by weight; the first that may fill.
+    select s.* into v_pick
+    from (select c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap
+          from public.campaigns c
+          where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+            and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                            v_placement.format, v_categories, v_app)
+          order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
+    cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
+                                                    v_app, p_client_hash, now()) s
+    limit 1;
   end if;
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
   values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)

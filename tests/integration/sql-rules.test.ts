@@ -337,6 +337,11 @@ for (const engine of testEngines()) {
       // One use of each rule, as its caller writes it: planned, each must be gone, its text in its place.
       const USES: Record<string, string> = {
         sdk_campaign_running: 'select public.sdk_campaign_running(c.status, c.starts_at, c.ends_at, now()) from public.campaigns c',
+        sdk_campaign_targets:
+          "select public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps, 'tooltip', '{}', c.id) from public.campaigns c",
+        // As sdk_serve_ad calls it, for each campaign the draw reaches.
+        sdk_campaign_creative: `select s.id from public.campaigns c
+                                cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, 'tooltip', c.id, 'client', now()) s`,
         sdk_day_share: 'select public.sdk_day_share(c.created_at) from public.campaigns c',
         sdk_paced_budget_usd: 'select public.sdk_paced_budget_usd(c.daily_budget_usd, 0.5) from public.campaigns c',
         sdk_paced_budget_left: 'select public.sdk_paced_budget_left(k.used, 100, 0.5) from public.sdk_counters k',

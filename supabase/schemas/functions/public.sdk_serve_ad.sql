@@ -1,17 +1,20 @@
--- One call per ad request, as `sdk`: the placement (only the app's own are visible), the
--- eligible creatives of its format, one weighted draw, and the decision row, in one round trip.
--- Eligible: creative active (approved in review), campaign running (sdk_campaign_running; its
--- end date stops it only with a hard stop), targeting this app (its categories included, none
--- excluded, the app not excluded: migration 20261207000000_advertisers), paced budget left today
--- (sdk_day_share, sdk_paced_budget_left) counting what it was billed today (its `budget:`
--- counter) and what the ads it served in the impression window may still bill
--- (its `served:` less its `billed:` counters of the last 15 minutes, which the roll-up keeps),
--- under the client's frequency cap (sdk_client_fills, sdk_under_frequency_cap); each rule has its
--- file here. The decision remembers the client (`p_client_hash`, lib/platform/http/client-ip.ts).
--- The request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
--- filled. Nothing here writes a row another request writes too: serving waits on no one. The
--- draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the smallest for each
--- campaign with probability weight / total.
+-- One call per ad request, as `sdk`: the placement (only the app's own are visible), the eligible
+-- creatives of its format, one weighted draw, and the decision row, in one round trip.
+-- Eligible: campaign running (sdk_campaign_running; its end date stops it only with a hard
+-- stop) and targeting this placement of this app (sdk_campaign_targets), with an approved
+-- creative of the format, paced budget left today and the client under its frequency cap
+-- (sdk_campaign_creative); each rule has its file here. The decision remembers the client
+-- (`p_client_hash`, lib/platform/http/client-ip.ts). The request is counted
+-- (`ad_traffic_counts`, with the price a fill promises) whether or not it filled. Nothing here
+-- writes a row another request writes too: serving waits on no one.
+--
+-- The draw: weight from sdk_draw_weight, and `-ln(1 - random()) / weight` is the smallest for
+-- each campaign with probability weight / total. Campaigns are tried in that order and the first
+-- that may fill wins, which is the same draw as among only those that may (the order of a
+-- subset is the subset's draw), while only the first few cost a lookup: ordering the running
+-- campaigns is one scan and sort, and each one reached a few index reads (migration
+-- 20261207000000_advertisers: checking every campaign and creative made a decision 13 times
+-- slower than the bare route with 1,000 campaigns).
 create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
                                                p_client_hash text)
 returns table (
@@ -33,11 +36,6 @@ declare
   v_categories text[];
   v_placement record;
   v_pick record;
-  v_candidate record;
-  v_creative record;
-  v_day_share numeric := public.sdk_day_share(now());
-  v_day timestamptz := date_trunc('day', now(), 'UTC');
-  v_promised_since timestamptz := public.sdk_promise_slot(now() - interval '15 minutes');
   v_decision uuid;
   v_promised numeric;
 begin
@@ -51,46 +49,17 @@ begin
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id into v_pick;
   if v_placement.status = 'active' then
-    -- The campaigns that may serve here, in the order of the draw by weight; for each in turn, one
-    -- of its approved creatives of the placement's format, at random (a campaign with more
-    -- creatives does not win more often), and the first that has one, paced budget left and the
-    -- client under its frequency cap wins. Drawing every candidate's place at once and checking
-    -- in that order is the same draw as among only those that pass (the smallest of
-    -- `-ln(1 - random()) / weight` over them), but what costs a lookup (a creative, counters,
-    -- the client's decisions) runs for the first few candidates, not for every campaign and
-    -- creative in the market (migration 20261207000000_advertisers: with 1,000 campaigns,
-    -- checking all of them made a decision 13 times slower than the bare route).
-    for v_candidate in
-      select c.id as campaign_id, c.advertiser, c.daily_budget_usd, c.frequency_cap
-      from public.campaigns c
-      where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
-        and (cardinality(c.formats) = 0 or v_placement.format = any(c.formats))
-        and (cardinality(c.include_categories) = 0 or c.include_categories && v_categories)
-        and not (c.exclude_categories && v_categories)
-        and not (v_app = any(c.excluded_apps))
-      order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)
-    loop
-      select cr.id, cr.campaign_id, v_candidate.advertiser as advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url
-      into v_creative
-      from public.creatives cr
-      where cr.campaign_id = v_candidate.campaign_id and cr.format = v_placement.format and cr.status = 'active'
-      order by random()
-      limit 1;
-      continue when not found;
-      if public.sdk_paced_budget_left(
-           (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-            where k.name = 'budget:' || v_candidate.campaign_id and k.period = v_day)
-           + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                          where k.name = 'served:' || v_candidate.campaign_id and k.period >= v_promised_since)
-                         - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
-                            where k.name = 'billed:' || v_candidate.campaign_id and k.period >= v_promised_since)),
-           v_candidate.daily_budget_usd, v_day_share)
-         and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(v_app, p_client_hash, v_candidate.campaign_id, now())),
-                                            v_candidate.frequency_cap) then
-        v_pick := v_creative;
-        exit;
-      end if;
-    end loop;
+    -- Every running campaign here, in the order of one draw by weight; the first that may fill.
+    select s.* into v_pick
+    from (select c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap
+          from public.campaigns c
+          where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+            and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                            v_placement.format, v_categories, v_app)
+          order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
+    cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
+                                                    v_app, p_client_hash, now()) s
+    limit 1;
   end if;
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
   values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)

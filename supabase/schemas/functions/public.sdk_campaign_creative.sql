@@ -1,0 +1,43 @@
+-- What a campaign the draw reached shows, if it may fill now: one of its approved creatives of the
+-- format, at random (a campaign with more creatives does not win more often), when it has paced
+-- budget left today (sdk_day_share, sdk_paced_budget_left), counting what it was billed today
+-- (its `budget:` counter) and what the ads it served in the impression window may still bill
+-- (its `served:` less its `billed:` counters of the last 15 minutes, which the roll-up keeps),
+-- and the client is under its frequency cap (sdk_client_fills, sdk_under_frequency_cap).
+-- Nothing otherwise. The campaign's checks name none of the creative's columns: PostgreSQL runs
+-- them once, before it reads a creative.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_campaign_creative(p_campaign_id uuid, p_advertiser text, p_daily_budget numeric, p_frequency_cap integer,
+                                                        p_format text, p_app_id uuid, p_client_hash text, p_at timestamptz)
+returns table (
+  id           uuid,
+  campaign_id  uuid,
+  advertiser   text,
+  headline     text,
+  body         text,
+  cta          text,
+  image_url    text,
+  video_url    text
+)
+language sql stable
+as $$
+  select cr.id, cr.campaign_id, p_advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url
+  from public.creatives cr
+  where cr.campaign_id = p_campaign_id and cr.format = p_format and cr.status = 'active'
+    and public.sdk_paced_budget_left(
+          (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+           where k.name = 'budget:' || p_campaign_id and k.period = date_trunc('day', p_at, 'UTC'))
+          + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                         where k.name = 'served:' || p_campaign_id and k.period >= public.sdk_promise_slot(p_at - interval '15 minutes'))
+                        - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                           where k.name = 'billed:' || p_campaign_id and k.period >= public.sdk_promise_slot(p_at - interval '15 minutes'))),
+          p_daily_budget, public.sdk_day_share(p_at))
+    and public.sdk_under_frequency_cap((select count(*) from public.sdk_client_fills(p_app_id, p_client_hash, p_campaign_id, p_at)), p_frequency_cap)
+  order by random()
+  limit 1
+$$;
+
+revoke all on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, timestamptz) to sdk;
