@@ -122,6 +122,40 @@ const INVARIANTS: Invariant[] = [
                where not exists (select 1 from public.top_ups u where u.id::text = c.reference)`,
   },
   {
+    name: "What buyers paid is what publishers earned plus the platform's share: every data sale moves money only from one buyer to publishers and the platform, the publishers' part their share of the price",
+    query: sql`with sale as (
+                 select t.id, t.reference, count(*) filter (where a.kind = 'buyer' and p.amount_micro < 0) as buyers,
+                        count(*) filter (where not ((a.kind = 'buyer' and p.amount_micro < 0) or (a.kind = 'publisher' and p.amount_micro > 0 and p.app_id is not null)
+                                                    or (a.kind = 'platform_fees' and p.amount_micro > 0))) as strays,
+                        -sum(p.amount_micro) filter (where a.kind = 'buyer') as paid,
+                        sum(p.amount_micro) filter (where a.kind = 'publisher') as earned
+                 from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+                 join public.ledger_accounts a on a.id = p.account_id
+                 where t.kind = 'data_sale' group by t.id, t.reference
+               )
+               select 'data_sale ' || s.reference || ': ' || s.buyers || ' buyer postings, ' || s.strays || ' others, publishers '
+                      || coalesce(s.earned, 0) || ' of ' || coalesce(s.paid, 0) || ' paid (micro-dollars)' as line
+               from sale s, public.pricing_settings ps
+               where s.buyers <> 1 or s.strays <> 0
+                  or coalesce(s.earned, 0) not between floor(s.paid * ps.publisher_data_revenue_share) - 1 and ceil(s.paid * ps.publisher_data_revenue_share) + 1`,
+  },
+  {
+    name: 'Each granted data license is in the ledger once, for its price, and nothing else is',
+    query: sql`with charged as (
+                 select t.id, t.reference, -sum(p.amount_micro) filter (where a.kind = 'buyer') as micro
+                 from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+                 join public.ledger_accounts a on a.id = p.account_id
+                 where t.kind = 'data_sale' group by t.id, t.reference
+               )
+               select 'license ' || l.id || ' (' || l.status || ', ' || l.price_micro || ' micro-dollars): charged ' || coalesce(c.micro, 0) as line
+               from public.data_licenses l left join charged c on c.reference = l.id::text
+               where coalesce(c.micro, 0) <> case when l.status in ('active', 'expired') then l.price_micro else 0 end
+                  or (l.status in ('active', 'expired') and l.transaction_id is distinct from c.id)
+               union all
+               select 'data_sale ' || c.reference || ' names no license' from charged c
+               where not exists (select 1 from public.data_licenses l where l.id::text = c.reference)`,
+  },
+  {
     name: "Each posted day's ad revenue equals the billable impressions recorded on its decisions times their price (days whose decisions are kept)",
     query: sql`with decided as (
                  select d.app_id, (d.impressed_at at time zone 'UTC')::date as day, round(sum(d.revenue_usd) * 1000000)::bigint as revenue,

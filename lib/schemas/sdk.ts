@@ -232,7 +232,10 @@ export const recordedConsentBody = consentBody.extend({
 export const withdrawalBody = z.object({
   subject_id: z.string(),
   withdrawn: z.boolean().describe('False when there was no current consent to withdraw.'),
-  deleted_records: z.number().int().describe('Unsold records of the subject, deleted.'),
+  deleted_records: z
+    .number()
+    .int()
+    .describe("The subject's records deleted: all of them, sold or not. Data buyers that licensed any are sent a deletion notice."),
 });
 
 export const MAX_DATA_RECORDS = 50;

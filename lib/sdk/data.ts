@@ -36,8 +36,8 @@ import { arrivalAddress, newConsentProof, proofHash, storedSubjectId, subjectKey
  *
  * The history is append-only: a consent, a change of it and a withdrawal are each a new row; the
  * current consent is the subject's latest row when that row is not a withdrawal. Withdrawing, or
- * narrowing the purposes, deletes the subject's unsold records at once (sold ones are licensed and
- * stay with their buyer). A subject's changes take its advisory lock alone and submissions take it
+ * narrowing the purposes, deletes the subject's records of them at once, sold or not, and each
+ * data buyer that licensed any of them gets a deletion notice (public.data_records_erase). A subject's changes take its advisory lock alone and submissions take it
  * shared (`subjectLock`), so a withdrawal waits for the submissions under way, then deletes what
  * they stored.
  */
@@ -127,7 +127,7 @@ const secondsUntil = (ms: number, now: number) => String(Math.max(1, Math.ceil((
 /**
  * Records the subject's consent: a new row, which supersedes the current one. A new subject gets a
  * consent proof (within its address's hourly count of new subjects); an existing one needs its
- * proof. Unsold data of purposes the new consent no longer covers is deleted.
+ * proof. Data of purposes the new consent no longer covers is deleted (public.data_records_erase).
  */
 export async function recordConsent(
   app: AppPrincipal,
@@ -162,10 +162,7 @@ export async function recordConsent(
           returning ${CONSENT_COLUMNS}`,
     );
     if (dropped.length > 0) {
-      await tx.query(
-        sql`delete from public.data_records
-            where app_id = public.sdk_app_id() and subject_hash = ${stored} and status = 'unsold' and kind = any(${dropped}::text[]) returning 1`,
-      );
+      await tx.query(sql`select public.data_records_erase(${stored}, ${dropped}::text[], 'purpose_withdrawn')`);
     }
     return { ...consentOf(row, request.subject_id), consent_proof: proof };
   });
@@ -260,10 +257,8 @@ async function withdraw(
           where c.withdrawn_at is null
           returning 1`,
     );
-    const deleted = await tx.query(
-      sql`delete from public.data_records where app_id = public.sdk_app_id() and subject_hash = ${stored} and status = 'unsold' returning 1`,
-    );
-    return { subject_id: subjectId, withdrawn: withdrawn.length > 0, deleted_records: deleted.length };
+    const [erased] = await tx.query<{ deleted: number }>(sql`select public.data_records_erase(${stored}, null, 'consent_withdrawn') as deleted`);
+    return { subject_id: subjectId, withdrawn: withdrawn.length > 0, deleted_records: Number(erased?.deleted ?? 0) };
   });
 }
 

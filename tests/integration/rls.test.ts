@@ -32,6 +32,24 @@ interface Refs {
   placementId: string;
 }
 
+const RLS_ID = '00000000-0000-4000-8000-000000000001';
+/** A license awaiting review, as the buyer's own row (nothing charged). */
+const RLS_LICENSE = {
+  listing: 'ai_interactions',
+  exclusive: true,
+  filter: {},
+  quantity: 1,
+  records: 1,
+  bytes: 100,
+  units: 1,
+  unit_price_micro: 2000,
+  multiplier: 3,
+  price_micro: 6000,
+  terms_version: 'x',
+  term_days: 365,
+  status: 'pending_review',
+};
+
 const USER_TABLES: UserTable[] = [
   { table: 'users', owner: 'id', columns: 'id, email, name', update: { column: 'company', value: 'Hijacked Inc' } },
   {
@@ -189,6 +207,38 @@ const USER_TABLES: UserTable[] = [
     update: { column: 'status', value: 'canceled' },
     deletable: true,
   },
+  // The data buyer's side (migration 20261209000000_data_buyers): both demo users are made buyers below.
+  {
+    table: 'buyer_profiles',
+    owner: 'user_id',
+    columns: 'user_id, company, intended_use',
+    insert: (userId) => ({
+      user_id: userId,
+      company: 'Intruder',
+      intended_use: 'Reading what is not mine',
+      billing_email: 'x@intruder.example',
+      country: 'GB',
+      terms_version: 'x',
+    }),
+    update: { column: 'intended_use', value: 'Something else entirely' },
+    deletable: true,
+  },
+  {
+    table: 'data_licenses',
+    owner: 'buyer_id',
+    columns: 'id, buyer_id, price_micro',
+    insert: (userId) => ({ ...RLS_LICENSE, buyer_id: userId }),
+    update: { column: 'status', value: 'rejected' },
+    deletable: true,
+  },
+  {
+    table: 'data_deletion_notices',
+    owner: 'buyer_id',
+    columns: 'id, buyer_id, record_ids',
+    insert: (userId) => ({ buyer_id: userId, reason: 'consent_withdrawn', record_ids: [RLS_ID], license_ids: [RLS_ID] }),
+    update: { column: 'acknowledged_at', value: new Date() },
+    deletable: true,
+  },
   {
     table: 'campaigns',
     owner: 'advertiser_id',
@@ -336,6 +386,25 @@ for (const engine of testEngines()) {
           );
         }
       });
+      // Each user a data buyer too, with a license awaiting review and a deletion notice, so those tables have rows to hide
+      // (as the owner: only the money's functions write licenses and notices).
+      for (const id of [users.demo, users.demo2]) {
+        await db.query(
+          `insert into public.buyer_profiles (user_id, company, intended_use, billing_email, country, terms_version)
+           values ($1, 'RLS Data', 'Testing row-level security', 'data@rls.example', 'GB', 'x')`,
+          [id],
+        );
+        const [license] = await db.query<{ id: string }>(
+          `insert into public.data_licenses (buyer_id, listing, exclusive, filter, quantity, records, bytes, units, unit_price_micro, multiplier,
+                                             price_micro, terms_version, term_days, status)
+           values ($1, 'ai_interactions', true, '{}', 1, 1, 100, 1, 2000, 3, 6000, 'x', 365, 'pending_review') returning id`,
+          [id],
+        );
+        await db.query(
+          "insert into public.data_deletion_notices (buyer_id, reason, record_ids, license_ids) values ($1, 'consent_withdrawn', array[$2::uuid], array[$3::uuid])",
+          [id, RLS_ID, license!.id],
+        );
+      }
     });
 
     afterAll(async () => {

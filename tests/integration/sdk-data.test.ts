@@ -10,7 +10,7 @@ import { newApp, newKey, sdk } from '../helpers/sdk';
 /**
  * Consented data on every engine (content/docs/data-and-consent.md): a subject's consent is
  * recorded, read, narrowed and withdrawn; data is stored only under a current consent that covers
- * its purpose, once per record id; withdrawal deletes the unsold data; one app never sees another's.
+ * its purpose, once per record id; withdrawal deletes the subject's data; one app never sees another's.
  *
  * And consent that only its owner changes (issue 27): the first consent answers a consent proof,
  * and reading, withdrawing, changing the consent and submitting data need it; a stranger holding
@@ -130,7 +130,7 @@ for (const engine of testEngines()) {
       expect(row!.payload).toEqual({ prompt: 'p', response: 'r' });
     });
 
-    it('a narrower consent deletes the unsold data of the purposes it drops', async () => {
+    it('a narrower consent deletes the data of the purposes it drops', async () => {
       const s = subject('narrowing');
       const proof = await consented(s, ['ai_interactions', 'ux_sessions']);
       const stored = await storedIdOf(appId);
@@ -144,17 +144,17 @@ for (const engine of testEngines()) {
       expect((await submit({ subject_id: s, kind: 'ux_session', records: [session('n3')] }, { proof })).status).toBe(403);
     });
 
-    it('withdrawal deletes the unsold data, keeps what was sold, and refuses data afterwards', async () => {
+    it('withdrawal deletes all the subject’s data, sold or not, and refuses data afterwards', async () => {
       const s = subject('withdrawing');
       const proof = await consented(s);
       const stored = await storedIdOf(appId);
       await submit({ subject_id: s, kind: 'ai_interaction', records: [interaction('w1'), interaction('w2')] }, { proof });
-      // One record was sold before the withdrawal: it belongs to its buyer now.
+      // One record was sold before the withdrawal: it leaves every later sale too (its buyers are told: tests/integration/data-buyers.test.ts).
       await suite.db.query("update public.data_records set status = 'sold' where app_id = $1 and record_id = 'w1'", [appId]);
       const withdrawn = await withdraw(s, { proof });
       expect(withdrawn.status).toBe(200);
-      expect(withdrawalBody.strict().parse(withdrawn.body)).toEqual({ subject_id: s, withdrawn: true, deleted_records: 1 });
-      expect(await records(suite.db, appId, stored)).toEqual([{ kind: 'ai_interaction', status: 'sold' }]);
+      expect(withdrawalBody.strict().parse(withdrawn.body)).toEqual({ subject_id: s, withdrawn: true, deleted_records: 2 });
+      expect(await records(suite.db, appId, stored)).toEqual([]);
       expect((await read(s, { proof })).status).toBe(404);
       const after = await submit({ subject_id: s, kind: 'ai_interaction', records: [interaction('w3')] }, { proof });
       expect(after.status).toBe(403);

@@ -6,8 +6,10 @@
 -- (public.ledger_post_ad_spend, through `ad_spend_pending`), which debits each campaign's
 -- advertiser and credits each app's publisher and the platform. Then campaigns move on by the
 -- clock and by their budgets (public.campaigns_advance), the days counted before advertisers had
--- accounts are posted as they were (public.ledger_post_ad_revenue), and the months whose
--- earnings are final are closed (public.ledger_close_months). Rows of transactions still open are
+-- accounts are posted as they were (public.ledger_post_ad_revenue), the months whose
+-- earnings are final are closed (public.ledger_close_months), and data licenses past their
+-- term expire and release what they held (public.data_licenses_advance, migration
+-- 20261209000000_data_buyers). Rows of transactions still open are
 -- invisible here and wait for the next run; `skip locked` lets two runs share the work without waiting.
 -- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
 -- It also adds what serving promised and what billing took, per campaign and five minutes, to the
@@ -129,6 +131,7 @@ begin
   perform public.campaigns_advance();
   perform public.ledger_post_ad_revenue();
   perform public.ledger_close_months();
+  perform public.data_licenses_advance(now());
 end $$;
 revoke all on function public.roll_up_ad_traffic(integer) from public, anon, authenticated, sdk;
 grant execute on function public.roll_up_ad_traffic(integer) to service_role;

@@ -1,6 +1,6 @@
 -- What waits for the operator on the advertisers' side (migration 20261207000000_advertisers),
 -- for /ops: the manual top-ups asked for and not paid yet (to match against the payments that
--- arrive), the campaigns sent for review with all their creatives, and the creatives waiting for
+-- arrive; data buyers' too, with the account they fund: migration 20261209000000_data_buyers), the campaigns sent for review with all their creatives, and the creatives waiting for
 -- review in campaigns already approved (new or edited), oldest first; and each advertiser's
 -- balance. Creative text goes out as data, and the console renders it as text. Refused to anyone
 -- but staff (public.is_staff). Amounts in micro-dollars.
@@ -14,9 +14,11 @@ begin
   end if;
   return json_build_object(
     'top_ups', (select coalesce(json_agg(r order by r.requested_at), '[]')
-                from (select t.id, t.invoice_number, t.amount_micro, t.rail, t.requested_at, u.email, p.company
+                from (select t.id, t.invoice_number, t.amount_micro, t.rail, t.requested_at, u.email, t.account_kind,
+                             case when t.account_kind = 'buyer' then b.company else p.company end as company
                       from public.top_ups t join public.users u on u.id = t.user_id
                       left join public.advertiser_profiles p on p.user_id = t.user_id
+                      left join public.buyer_profiles b on b.user_id = t.user_id
                       where t.status = 'requested' and t.rail = 'manual'
                       order by t.requested_at limit p_limit) r),
     'campaigns', (select coalesce(json_agg(r order by r.submitted_at), '[]')

@@ -1,6 +1,6 @@
 -- A top-up's money has arrived: credited once (migration 20261207000000_advertisers). One
 -- `top_up` transaction (reference: the top-up's id) from `payments_in` (what came in through the
--- rails) to the advertiser's account, the top-up marked `paid` with the rail's reference (the
+-- rails) to the account it funds (the advertiser's, or the buyer's: migration 20261209000000_data_buyers), the top-up marked `paid` with the rail's reference (the
 -- operator's note of the payment, or Stripe's payment), and the advertiser's campaigns paused for
 -- want of funds resumed. Asked again for a top-up already paid (a retry, a webhook delivered
 -- twice), it changes nothing and answers `{ok: true, already: true}`. Called by
@@ -25,11 +25,11 @@ begin
   end if;
   v_tx := public.ledger_post('top_up', v_top_up.id::text, now(), null,
     jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('payments_in', null), 'amount_micro', -v_top_up.amount_micro),
-                      jsonb_build_object('account_id', public.ledger_account('advertiser', v_top_up.user_id), 'amount_micro', v_top_up.amount_micro)));
+                      jsonb_build_object('account_id', public.ledger_account(v_top_up.account_kind, v_top_up.user_id), 'amount_micro', v_top_up.amount_micro)));
   update public.top_ups t set status = 'paid', paid_at = now(), payment_reference = p_reference, recorded_by = p_by, transaction_id = v_tx
   where t.id = v_top_up.id;
   update public.campaigns c set status = case when c.starts_at <= now() then 'active' else 'scheduled' end, pause_reason = null, updated_at = now()
-  where c.advertiser_id = v_top_up.user_id and c.status = 'paused' and c.pause_reason = 'out_of_funds'
+  where v_top_up.account_kind = 'advertiser' and c.advertiser_id = v_top_up.user_id and c.status = 'paused' and c.pause_reason = 'out_of_funds'
     and public.ledger_balance_micro('advertiser', v_top_up.user_id) > 0;
   return json_build_object('ok', true, 'already', false, 'transaction_id', v_tx);
 end $$;

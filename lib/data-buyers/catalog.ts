@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import type { Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { asBuyer, type Result } from './account';
+import type { CatalogFilter, ListingId } from './schemas';
+
+/**
+ * The catalog as a signed-in buyer reads it, and buying from it (migration
+ * 20261209000000_data_buyers): what a listing has available for a filter, what its filters can
+ * choose from, a free sample, a quote, and the purchase. Counts come from the catalog's
+ * aggregates (public.data_catalog_available), never from scanning records.
+ */
+
+export interface Availability {
+  records: number;
+  bytes: number;
+  exclusive_records: number;
+  exclusive_bytes: number;
+  first_day: string | null;
+  last_day: string | null;
+}
+
+const availability = z.object({
+  records: z.coerce.number(),
+  bytes: z.coerce.number(),
+  exclusive_records: z.coerce.number(),
+  exclusive_bytes: z.coerce.number(),
+  first_day: z.string().nullable(),
+  last_day: z.string().nullable(),
+});
+
+const filterArgs = (f: CatalogFilter) => sql`${f.categories}::text[], ${f.from}::date, ${f.to}::date, ${f.models}::text[]`;
+
+export async function listingAvailability(db: Database, userId: string, listing: ListingId, filter: CatalogFilter): Promise<Availability> {
+  const [row] = await asBuyer(db, userId).query<{ answer: unknown }>(sql`select public.data_catalog_available(${listing}, ${filterArgs(filter)}) as answer`);
+  return availability.parse(row!.answer);
+}
+
+export interface Facets {
+  categories: { value: string; records: number }[];
+  models: { value: string; records: number }[];
+}
+
+const facet = z.array(z.object({ value: z.string(), records: z.coerce.number() }));
+
+export async function listingFacets(db: Database, userId: string, listing: ListingId): Promise<Facets> {
+  const [row] = await asBuyer(db, userId).query<{ answer: unknown }>(sql`select public.data_catalog_facets(${listing}) as answer`);
+  return z.object({ categories: facet, models: facet }).parse(row!.answer);
+}
+
+export interface SampleRecord {
+  kind: string;
+  categories: string[];
+  received_on: string;
+  model: string | null;
+  data: unknown;
+}
+
+/** The most a sample shows. */
+export const SAMPLE_SIZE = 100;
+
+/**
+ * A free sample: the newest available records for the filter, with no record id, subject or app,
+ * and addresses and numbers in their text masked (`maskIdentifiers`).
+ */
+export async function listingSample(db: Database, userId: string, listing: ListingId, filter: CatalogFilter, limit = 20): Promise<SampleRecord[]> {
+  const rows = await asBuyer(db, userId).query<{ kind: string; categories: string[]; received_on: string | Date; model: string | null; payload: unknown }>(
+    sql`select kind, categories, received_on::text as received_on, model, payload
+        from public.data_catalog_sample(${listing}, ${filterArgs(filter)}, ${Math.min(Math.max(limit, 1), SAMPLE_SIZE)})`,
+  );
+  return rows.map((r) => ({ kind: r.kind, categories: r.categories, received_on: String(r.received_on), model: r.model, data: maskIdentifiers(r.payload) }));
+}
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}\b/g;
+// Seven or more digits, allowing the separators phone and card numbers are written with.
+const NUMBER = /\+?\d(?:[\s().-]*\d){6,}/g;
+
+/** Every string in `value` with email addresses, IP addresses and long numbers (phones, cards, ids) masked. */
+export function maskIdentifiers(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(EMAIL, '[email]').replace(IPV4, '[address]').replace(NUMBER, '[number]');
+  if (Array.isArray(value)) return value.map(maskIdentifiers);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskIdentifiers(v)]));
+  return value;
+}
+
+export interface Quote {
+  units: number;
+  unit_price_micro: number;
+  multiplier: number;
+  price_micro: number;
+  available_records: number;
+  available_bytes: number;
+}
+
+const QUOTE_REFUSALS: Record<string, (a: Record<string, number>) => string> = {
+  unknown_listing: () => 'There is no such listing.',
+  quantity_out_of_range: () => 'Ask for a whole number of records up to 5,000,000, or between 0.001 and 1,000 GB.',
+  nothing_matches: () => 'Nothing available matches this filter: widen it.',
+  quantity_above_available: (a) =>
+    `Only ${Number(a.available_records ?? 0).toLocaleString('en-US')} records (${formatBytes(Number(a.available_bytes ?? 0))}) match this filter: ask for at most that.`,
+  not_for_sale: () => 'This listing is not for sale at the current prices.',
+  not_a_buyer: () => 'Set up your data buyer profile and accept the terms first.',
+  price_changed: (a) => `The price changed since you saw it: it is now $${(Number(a.price_micro ?? 0) / 1e6).toFixed(2)}. Look again before buying.`,
+  insufficient_funds: (a) =>
+    `Your balance does not cover it: $${(Number(a.available_micro ?? 0) / 1e6).toFixed(2)} is available for $${(Number(a.price_micro ?? 0) / 1e6).toFixed(2)}. Top up first.`,
+};
+
+function refusal(answer: { error?: string } & Record<string, unknown>): Result<never> {
+  const why = QUOTE_REFUSALS[answer.error ?? ''];
+  return { ok: false, error: why ? why(answer as Record<string, number>) : 'The purchase was refused.' };
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
+export async function quoteLicense(
+  db: Database,
+  userId: string,
+  request: { listing: ListingId; filter: CatalogFilter; quantity: number; exclusive: boolean },
+): Promise<Result<Quote>> {
+  const [row] = await asBuyer(db, userId).query<{ answer: { ok: boolean; error?: string } & Record<string, unknown> }>(
+    sql`select public.data_license_quote(${request.listing}, ${filterArgs(request.filter)}, ${String(request.quantity)}::numeric, ${request.exclusive}) as answer`,
+  );
+  const answer = row!.answer;
+  if (!answer.ok) return refusal(answer);
+  return {
+    ok: true,
+    value: {
+      units: Number(answer.units),
+      unit_price_micro: Number(answer.unit_price_micro),
+      multiplier: Number(answer.multiplier),
+      price_micro: Number(answer.price_micro),
+      available_records: Number(answer.available_records),
+      available_bytes: Number(answer.available_bytes),
+    },
+  };
+}
+
+export interface Purchase {
+  license_id: string;
+  status: 'active' | 'pending_review';
+  records: number;
+  bytes: number;
+  price_micro: number;
+}
+
+/** Buys what the quote said, for no more than `maxPriceMicro` (the price the buyer saw). */
+export async function buyLicense(
+  db: Database,
+  userId: string,
+  request: { listing: ListingId; filter: CatalogFilter; quantity: number; exclusive: boolean; maxPriceMicro: number },
+): Promise<Result<Purchase>> {
+  const [row] = await asBuyer(db, userId).query<{ answer: { ok: boolean; error?: string } & Record<string, unknown> }>(
+    sql`select public.data_license_buy(${request.listing}, ${filterArgs(request.filter)}, ${String(request.quantity)}::numeric, ${request.exclusive},
+                                       ${request.maxPriceMicro}::bigint) as answer`,
+  );
+  const answer = row!.answer;
+  if (!answer.ok) return refusal(answer);
+  return {
+    ok: true,
+    value: {
+      license_id: String(answer.license_id),
+      status: answer.status as Purchase['status'],
+      records: Number(answer.records),
+      bytes: Number(answer.bytes),
+      price_micro: Number(answer.price_micro),
+    },
+  };
+}

@@ -1,0 +1,137 @@
+-- A data buyer buys a license (migration 20261209000000_data_buyers), as themselves: the newest
+-- available records of a listing for a filter, `p_quantity` units (public.data_license_quote),
+-- standard or exclusive, paid from their balance, for no more than `p_max_price_micro` (the
+-- price they were shown: if the pricing changed since, nothing is bought).
+--
+-- Standard: granted at once for a year. One `data_sale` transaction (reference: the license)
+-- debits the buyer the price and credits each publisher whose records it holds, per app, their
+-- part of `publisher_data_revenue_share` of it, in proportion to the records (by bytes for a GB
+-- bundle) they contributed, to the micro-dollar (largest remainders); the rest is the
+-- platform's. Its records may be licensed to others too.
+-- Exclusive: records never licensed before, held from that moment for this license alone (no
+-- other listing, sample or license sees them), its price reserved from the balance
+-- (public.buyer_funds); the operator approves it (charged then, as above, and held for its
+-- year) or rejects it (released, nothing charged) in public.staff_data_license_review.
+--
+-- The records are locked as they are taken, so a withdrawal at the same moment either erases
+-- them first or finds them licensed (and sends its notice). Answers `{ok: true, license_id,
+-- status, records, bytes, price_micro}` or `{ok: false, error}`: `not_a_buyer`, the quote's
+-- refusals, `price_changed` (with the price now), `insufficient_funds` (with what is available).
+create or replace function public.data_license_buy(p_listing text, p_categories text[], p_from date, p_to date, p_models text[],
+                                                   p_quantity numeric, p_exclusive boolean, p_max_price_micro bigint)
+returns json
+language plpgsql volatile security definer set search_path = ''
+as $$
+declare
+  v_buyer uuid := auth.uid();
+  v_profile record;
+  v_quote json;
+  v_exclusive boolean := coalesce(p_exclusive, false);
+  v_license uuid := gen_random_uuid();
+  v_taken integer := 0;
+  v_bytes bigint := 0;
+  v_limit_bytes bigint;
+  v_record record;
+  v_units numeric;
+  v_price bigint;
+  v_funds json;
+  v_tx uuid;
+begin
+  select * into v_profile from public.buyer_profiles b where b.user_id = v_buyer;
+  if not found then
+    return json_build_object('ok', false, 'error', 'not_a_buyer');
+  end if;
+  -- One purchase at a time per buyer: two at once cannot both spend the same balance.
+  perform pg_advisory_xact_lock(hashtextextended('data_license_buy:' || v_buyer, 0));
+  v_quote := public.data_license_quote(p_listing, p_categories, p_from, p_to, p_models, p_quantity, v_exclusive);
+  if not (v_quote ->> 'ok')::boolean then
+    return v_quote;
+  end if;
+  if (v_quote ->> 'price_micro')::bigint > coalesce(p_max_price_micro, 0) then
+    return json_build_object('ok', false, 'error', 'price_changed', 'price_micro', (v_quote ->> 'price_micro')::bigint);
+  end if;
+  v_funds := public.buyer_funds(v_buyer);
+  if (v_funds ->> 'available_micro')::bigint < (v_quote ->> 'price_micro')::bigint then
+    return json_build_object('ok', false, 'error', 'insufficient_funds', 'available_micro', (v_funds ->> 'available_micro')::bigint,
+                             'price_micro', (v_quote ->> 'price_micro')::bigint);
+  end if;
+  v_limit_bytes := case when p_listing = 'gb_bundles' then (p_quantity * 1000000000)::bigint end;
+  -- The records, newest first: so many rows or recordings, or as many as fit the bundle's size.
+  if v_limit_bytes is null then
+    with picked as (
+      select r.id, r.app_id, r.user_id, r.bytes
+      from public.data_records r
+      join public.apps a on a.id = r.app_id
+      where r.kind = any(public.data_listing_kinds(p_listing))
+        and r.exclusive_license_id is null
+        and (not v_exclusive or r.status = 'unsold')
+        and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
+        and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')
+        and (p_to is null or r.received_at < (p_to + 1)::timestamp at time zone 'UTC')
+        and (cardinality(coalesce(p_models, '{}')) = 0 or r.model = any(p_models))
+      order by r.received_at desc, r.id
+      limit p_quantity
+      for update of r skip locked
+    )
+    insert into public.data_license_records (license_id, record_id, app_id, publisher_id, bytes)
+    select v_license, p.id, p.app_id, p.user_id, p.bytes from picked p;
+    get diagnostics v_taken = row_count;
+    select coalesce(sum(lr.bytes), 0) into v_bytes from public.data_license_records lr where lr.license_id = v_license;
+  else
+    for v_record in
+      select r.id, r.app_id, r.user_id, r.bytes
+      from public.data_records r
+      join public.apps a on a.id = r.app_id
+      where r.kind = any(public.data_listing_kinds(p_listing))
+        and r.exclusive_license_id is null
+        and (not v_exclusive or r.status = 'unsold')
+        and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
+        and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')
+        and (p_to is null or r.received_at < (p_to + 1)::timestamp at time zone 'UTC')
+        and (cardinality(coalesce(p_models, '{}')) = 0 or r.model = any(p_models))
+      order by r.received_at desc, r.id
+      for update of r skip locked
+    loop
+      continue when v_bytes + v_record.bytes > v_limit_bytes;
+      insert into public.data_license_records (license_id, record_id, app_id, publisher_id, bytes)
+      values (v_license, v_record.id, v_record.app_id, v_record.user_id, v_record.bytes);
+      v_taken := v_taken + 1;
+      v_bytes := v_bytes + v_record.bytes;
+      exit when v_limit_bytes - v_bytes < 1024;
+    end loop;
+  end if;
+  if v_taken = 0 or (v_limit_bytes is null and v_taken < p_quantity) then
+    -- Others took some of them a moment ago (locked, or held exclusively): nothing is bought.
+    delete from public.data_license_records lr where lr.license_id = v_license;
+    return json_build_object('ok', false, 'error', 'quantity_above_available', 'available_records', v_taken, 'available_bytes', v_bytes);
+  end if;
+  v_units := case when v_limit_bytes is null then v_taken else v_bytes / 1000000000.0 end;
+  v_price := round((v_quote ->> 'unit_price_micro')::bigint * v_units * (v_quote ->> 'multiplier')::numeric)::bigint;
+  if v_price <= 0 then
+    delete from public.data_license_records lr where lr.license_id = v_license;
+    return json_build_object('ok', false, 'error', 'not_for_sale');
+  end if;
+  if not v_exclusive then
+    v_tx := public.data_license_grant(v_license, v_buyer, p_listing, v_price);
+  end if;
+  insert into public.data_licenses (id, buyer_id, listing, exclusive, filter, quantity, records, bytes, units, unit_price_micro, multiplier,
+                                    price_micro, terms_version, term_days, status, starts_at, expires_at, transaction_id)
+  values (v_license, v_buyer, p_listing, v_exclusive,
+          jsonb_build_object('categories', coalesce(p_categories, '{}'), 'from', p_from, 'to', p_to, 'models', coalesce(p_models, '{}')),
+          p_quantity, v_taken, v_bytes, v_units, (v_quote ->> 'unit_price_micro')::bigint, (v_quote ->> 'multiplier')::numeric, v_price,
+          v_profile.terms_version, 365, case when v_exclusive then 'pending_review' else 'active' end,
+          case when v_exclusive then null else now() end, case when v_exclusive then null else now() + interval '365 days' end, v_tx);
+  if v_exclusive then
+    -- Held while the operator reviews it; a rejection releases them, an approval holds them for its term.
+    update public.data_records r set exclusive_license_id = v_license, exclusive_until = now() + interval '30 days'
+    from public.data_license_records lr where lr.license_id = v_license and r.id = lr.record_id;
+  else
+    update public.data_records r set status = 'sold'
+    from public.data_license_records lr where lr.license_id = v_license and r.id = lr.record_id and r.status = 'unsold';
+  end if;
+  return json_build_object('ok', true, 'license_id', v_license, 'status', case when v_exclusive then 'pending_review' else 'active' end,
+                           'records', v_taken, 'bytes', v_bytes, 'price_micro', v_price);
+end $$;
+
+revoke all on function public.data_license_buy(text, text[], date, date, text[], numeric, boolean, bigint) from public, anon, sdk, service_role;
+grant execute on function public.data_license_buy(text, text[], date, date, text[], numeric, boolean, bigint) to authenticated;
