@@ -3,9 +3,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local stand-in for the three S3 calls the S3 store makes (lib/platform/storage/s3.ts), for
+ * A local stand-in for the S3 calls the S3 store makes (lib/platform/storage/s3.ts), for
  * tests only: PutObject, GetObject (with a `Range`, answering 206 or 416 as S3 does) and
- * DeleteObject, and HeadObject for a 416's size, in path-style addressing
+ * DeleteObject, HeadObject for a 416's size, and the multipart upload a stream is stored by
+ * (CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload, refusing
+ * a part other than the last under S3's 5 MiB), in path-style addressing
  * (`/<bucket>/<key>`, as Supabase Storage's S3 endpoint takes them), with S3's XML errors.
  * It checks what a real service would refuse: a request not signed with SigV4 by the expected
  * access key, an unknown bucket, and a payload whose `x-amz-content-sha256` does not match.
@@ -15,6 +17,9 @@ import type { AddressInfo } from 'node:net';
 export interface S3StandInRequest {
   method: string;
   path: string;
+  /** The query string (a multipart upload's `uploads`, `uploadId`, `partNumber`). */
+  query: URLSearchParams;
+  bodyLength: number;
   range: string | null;
   contentType: string | null;
   authorization: string | null;
@@ -28,7 +33,12 @@ export interface S3StandIn {
   credentials: { accessKeyId: string; secretAccessKey: string };
   /** The bucket's objects, by key. */
   objects: Map<string, { body: Buffer; contentType: string }>;
+  /** Multipart uploads begun and neither completed nor aborted, by upload id. */
+  uploads: Map<string, { key: string; contentType: string; parts: Map<number, Buffer> }>;
   requests: S3StandInRequest[];
+  /** Requests being answered now, and the most there were at once (a test may reset it). */
+  inFlight: number;
+  mostInFlight: number;
   close(): Promise<void>;
 }
 
@@ -47,14 +57,25 @@ function xmlError(res: ServerResponse, status: number, code: string, message: st
   );
 }
 
+/** An object's or a part's ETag: its MD5, quoted, as S3 makes them for single uploads. */
+function etag(body: Buffer): string {
+  return `"${createHash('md5').update(body).digest('hex')}"`;
+}
+
 export async function startS3StandIn(options: { bucket?: string; region?: string } = {}): Promise<S3StandIn> {
   const bucket = options.bucket ?? 'creatives';
   const region = options.region ?? 'eu-central-1';
   const credentials = { accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(20).toString('base64') };
   const objects: S3StandIn['objects'] = new Map();
+  const uploads: S3StandIn['uploads'] = new Map();
   const requests: S3StandInRequest[] = [];
+  // Filled in once the server listens; the counters of requests in flight are kept on it.
+  const standIn = { inFlight: 0, mostInFlight: 0 } as S3StandIn;
 
   const server: Server = createServer(async (req, res) => {
+    standIn.inFlight++;
+    standIn.mostInFlight = Math.max(standIn.mostInFlight, standIn.inFlight);
+    res.on('close', () => standIn.inFlight--);
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const path = decodeURIComponent(url.pathname);
     const method = req.method ?? '';
@@ -62,6 +83,8 @@ export async function startS3StandIn(options: { bucket?: string; region?: string
     requests.push({
       method,
       path,
+      query: url.searchParams,
+      bodyLength: body.length,
       range: (req.headers.range as string | undefined) ?? null,
       contentType: (req.headers['content-type'] as string | undefined) ?? null,
       authorization: req.headers.authorization ?? null,
@@ -83,11 +106,64 @@ export async function startS3StandIn(options: { bucket?: string; region?: string
     if (bucketName !== bucket) return xmlError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist.', head);
     if (!key) return xmlError(res, 400, 'InvalidRequest', 'This stand-in answers object requests only.', head);
 
+    const uploadId = url.searchParams.get('uploadId');
+    if (method === 'POST' && url.searchParams.has('uploads')) {
+      const id = randomBytes(16).toString('hex');
+      uploads.set(id, { key, contentType: (req.headers['content-type'] as string | undefined) ?? 'binary/octet-stream', parts: new Map() });
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      return res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
+      );
+    }
+    if (uploadId !== null) {
+      const upload = uploads.get(uploadId);
+      if (!upload || upload.key !== key) return xmlError(res, 404, 'NoSuchUpload', 'The specified multipart upload does not exist.', head);
+      if (method === 'PUT') {
+        const partNumber = Number(url.searchParams.get('partNumber'));
+        if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10_000)
+          return xmlError(res, 400, 'InvalidArgument', 'Part number must be 1 to 10000.');
+        if (req.headers['content-encoding']?.includes('aws-chunked')) return xmlError(res, 501, 'NotImplemented', 'aws-chunked uploads are not supported.');
+        upload.parts.set(partNumber, body);
+        res.writeHead(200, { etag: etag(body) });
+        return res.end();
+      }
+      if (method === 'POST') {
+        // The parts the client names, in order, each with the ETag its upload was answered with.
+        const named = [...body.toString('utf8').matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, part]) => ({
+          number: Number(/<PartNumber>(\d+)<\/PartNumber>/.exec(part!)?.[1]),
+          etag: /<ETag>([^<]*)<\/ETag>/.exec(part!)?.[1]?.replaceAll('&quot;', '"'),
+        }));
+        if (!named.length) return xmlError(res, 400, 'MalformedXML', 'The XML you provided was not well-formed.');
+        const bodies: Buffer[] = [];
+        for (const [i, { number, etag: tag }] of named.entries()) {
+          const part = upload.parts.get(number);
+          if (i > 0 && number <= named[i - 1]!.number) return xmlError(res, 400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
+          if (!part || tag !== etag(part)) return xmlError(res, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
+          if (i < named.length - 1 && part.length < 5 * 1024 * 1024)
+            return xmlError(res, 400, 'EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
+          bodies.push(part);
+        }
+        const whole = Buffer.concat(bodies);
+        objects.set(key, { body: whole, contentType: upload.contentType });
+        uploads.delete(uploadId);
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        return res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult><Location>${standIn.endpoint}/${bucket}/${key}</Location><Bucket>${bucket}</Bucket><Key>${key}</Key><ETag>${etag(whole).replaceAll('"', '&quot;')}</ETag></CompleteMultipartUploadResult>`,
+        );
+      }
+      if (method === 'DELETE') {
+        uploads.delete(uploadId);
+        res.writeHead(204);
+        return res.end();
+      }
+      return xmlError(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.', head);
+    }
+
     if (method === 'PUT') {
       if (req.headers['content-encoding']?.includes('aws-chunked')) return xmlError(res, 501, 'NotImplemented', 'aws-chunked uploads are not supported.');
       const contentType = (req.headers['content-type'] as string | undefined) ?? 'binary/octet-stream';
       objects.set(key, { body, contentType });
-      res.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
+      res.writeHead(200, { etag: etag(body) });
       return res.end();
     }
     if (method === 'DELETE') {
@@ -101,7 +177,7 @@ export async function startS3StandIn(options: { bucket?: string; region?: string
       const size = object.body.length;
       const headers: Record<string, string> = {
         'content-type': object.contentType,
-        etag: `"${createHash('md5').update(object.body).digest('hex')}"`,
+        etag: etag(object.body),
         'last-modified': new Date().toUTCString(),
         'accept-ranges': 'bytes',
       };
@@ -121,17 +197,19 @@ export async function startS3StandIn(options: { bucket?: string; region?: string
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  Object.assign(standIn, {
     endpoint: `http://127.0.0.1:${port}`,
     bucket,
     region,
     credentials,
     objects,
+    uploads,
     requests,
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
+  });
+  return standIn;
 }

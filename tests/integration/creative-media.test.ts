@@ -305,6 +305,7 @@ for (const engine of testEngines()) {
             await storage.put(key, bytes, type);
             await rawAsService(suite.db, (q) => q.query("update public.campaigns set status = 'completed' where id = $1", [campaign]));
           },
+          putStream: (key, chunks, type) => storage.putStream(key, chunks, type),
           get: (key, range) => storage.get(key, range),
           delete: (key) => storage.delete(key),
         };
@@ -328,6 +329,7 @@ for (const engine of testEngines()) {
             if (++puts === 2) throw new Error('the store is down');
             await storage.put(key, bytes, type);
           },
+          putStream: (key, chunks, type) => storage.putStream(key, chunks, type),
           get: (key, range) => storage.get(key, range),
           delete: (key) => storage.delete(key),
         };

@@ -9,12 +9,31 @@ import { startS3StandIn, type S3StandIn } from '../helpers/s3-stand-in';
 /**
  * The object store's contract (lib/platform/storage/), the same for both drivers: the local folder
  * and an S3 bucket through the AWS SDK client, here a local stand-in of S3
- * (tests/helpers/s3-stand-in.ts). Put, get (whole, or a range as a video element asks), delete,
- * nothing for an unknown key, and the content type kept.
+ * (tests/helpers/s3-stand-in.ts). Put, put from a stream of chunks (whole or not at all), get
+ * (whole, or a range as a video element asks), delete, nothing for an unknown key, and the content
+ * type kept.
  */
 
 async function text(body: Uint8Array | ReadableStream<Uint8Array>): Promise<string> {
   return new Response(body as BodyInit).text();
+}
+
+async function bytesOf(body: Uint8Array | ReadableStream<Uint8Array>): Promise<Buffer> {
+  return Buffer.from(await new Response(body as BodyInit).arrayBuffer());
+}
+
+/** The chunks, one at a time; with `failAfter`, the stream throws once that many were read. */
+async function* streamOf(chunks: Uint8Array[], failAfter?: number): AsyncGenerator<Uint8Array> {
+  for (const [i, chunk] of chunks.entries()) {
+    if (i === failAfter) throw new Error('the export failed midway');
+    await Promise.resolve();
+    yield chunk;
+  }
+}
+
+/** Lines of varied length, as an export's chunks are. */
+function lines(count: number): Uint8Array[] {
+  return Array.from({ length: count }, (_, i) => new TextEncoder().encode(`{"n":${i},"text":"${'é→'.repeat(i % 40)}"}\n`));
 }
 
 let dir: string;
@@ -77,6 +96,58 @@ describe.each(drivers)('the %s store', (_, make, count) => {
   it('answers null for a key never stored', async () => {
     expect(await make().get(newObjectKey('png'))).toBeNull();
   });
+
+  it('stores a stream of chunks whole, with its content type, and answers its size', async () => {
+    const store = make();
+    const before = await count();
+    const chunks = lines(200);
+    const whole = Buffer.concat(chunks);
+    const key = newObjectKey('jsonl');
+    expect(await store.putStream(key, streamOf(chunks), 'application/x-ndjson')).toEqual({ bytes: whole.length });
+    expect(await count()).toBe(before + 1);
+    const stored = await store.get(key);
+    expect(stored).toMatchObject({ contentType: 'application/x-ndjson', size: whole.length });
+    expect((await bytesOf(stored!.body)).equals(whole)).toBe(true);
+    const part = await store.get(key, { start: 3, end: 9 });
+    expect(await text(part!.body)).toBe(whole.subarray(3, 10).toString('utf8'));
+    await store.delete(key);
+    expect(await count()).toBe(before);
+  });
+
+  it('stores an empty stream as an empty object', async () => {
+    const store = make();
+    const key = newObjectKey('jsonl');
+    expect(await store.putStream(key, streamOf([]), 'application/x-ndjson')).toEqual({ bytes: 0 });
+    expect(await store.get(key)).toMatchObject({ contentType: 'application/x-ndjson', size: 0 });
+    await store.delete(key);
+  });
+
+  it('stores nothing under the key when the stream throws midway', async () => {
+    const store = make();
+    const before = await count();
+    const key = newObjectKey('jsonl');
+    await expect(store.putStream(key, streamOf(lines(100), 60), 'application/x-ndjson')).rejects.toThrow('the export failed midway');
+    expect(await store.get(key)).toBeNull();
+    expect(await count()).toBe(before);
+  });
+});
+
+describe('the local store', () => {
+  it('leaves no temporary file behind when a stream fails, and refuses a key that is a path before reading any of it', async () => {
+    const store = new LocalStorage(dir);
+    await expect(store.putStream(newObjectKey('jsonl'), streamOf(lines(10), 5), 'application/x-ndjson')).rejects.toThrow(/midway/);
+    expect(await readdir(path.join(dir, 'tmp'))).toEqual([]);
+
+    let read = 0;
+    async function* counted() {
+      for (const chunk of lines(3)) {
+        read++;
+        yield chunk;
+      }
+    }
+    await expect(store.putStream('../escape', counted(), 'text/plain')).rejects.toThrow(/not a storage key/);
+    expect(read).toBe(0);
+  });
 });
 
 describe('the S3 store against the stand-in', () => {
@@ -94,6 +165,52 @@ describe('the S3 store against the stand-in', () => {
     await store.delete(key);
   });
 
+  it('stores a stream larger than a part as a multipart upload, parts of 8 MiB, two at a time at most', async () => {
+    const store = drivers[1]![1]();
+    const key = newObjectKey('bin');
+    // 17 MiB and a little in chunks of 1 MiB and an odd size, so parts are cut across chunks: three parts.
+    const chunks = Array.from({ length: 18 }, (_, i) => Buffer.alloc(i === 17 ? 12_345 : 1024 * 1024, i + 1));
+    const whole = Buffer.concat(chunks);
+    const from = standIn.requests.length;
+    standIn.mostInFlight = 0;
+    expect(await store.putStream(key, streamOf(chunks), 'application/vnd.apache.parquet')).toEqual({ bytes: whole.length });
+    expect(standIn.mostInFlight).toBeLessThanOrEqual(2);
+
+    const sent = standIn.requests.slice(from);
+    const create = sent.filter((r) => r.method === 'POST' && r.query.has('uploads'));
+    expect(create).toHaveLength(1);
+    expect(create[0]!.contentType).toBe('application/vnd.apache.parquet');
+    const parts = sent.filter((r) => r.method === 'PUT' && r.query.has('partNumber'));
+    expect(parts.map((r) => [r.query.get('partNumber'), r.bodyLength]).sort()).toEqual([
+      ['1', 8 * 1024 * 1024],
+      ['2', 8 * 1024 * 1024],
+      ['3', whole.length - 16 * 1024 * 1024],
+    ]);
+    expect(sent.filter((r) => r.method === 'POST' && r.query.has('uploadId'))).toHaveLength(1);
+    for (const r of sent) expect(Object.keys(r.headers).filter((h) => h.startsWith('x-amz-checksum-'))).toEqual([]);
+    expect(standIn.uploads.size).toBe(0);
+
+    const stored = await store.get(key);
+    expect(stored).toMatchObject({ contentType: 'application/vnd.apache.parquet', size: whole.length });
+    expect((await bytesOf(stored!.body)).equals(whole)).toBe(true);
+    await store.delete(key);
+  });
+
+  it('aborts the multipart upload when the stream throws after a part was sent, storing nothing', async () => {
+    const store = drivers[1]![1]();
+    const key = newObjectKey('bin');
+    const chunks = Array.from({ length: 12 }, (_, i) => Buffer.alloc(1024 * 1024, i));
+    const from = standIn.requests.length;
+    const objects = standIn.objects.size;
+    await expect(store.putStream(key, streamOf(chunks, 10), 'application/vnd.apache.parquet')).rejects.toThrow('the export failed midway');
+    const sent = standIn.requests.slice(from);
+    expect(sent.filter((r) => r.method === 'PUT' && r.query.has('partNumber')).length).toBeGreaterThanOrEqual(1);
+    expect(sent.filter((r) => r.method === 'DELETE' && r.query.has('uploadId'))).toHaveLength(1);
+    expect(standIn.uploads.size).toBe(0);
+    expect(standIn.objects.size).toBe(objects);
+    expect(await store.get(key)).toBeNull();
+  });
+
   it('fails loudly with the wrong keys, storing nothing', async () => {
     const store = lazyS3({
       bucket: standIn.bucket,
@@ -105,6 +222,11 @@ describe('the S3 store against the stand-in', () => {
     const before = standIn.objects.size;
     await expect(store.put(newObjectKey('png'), new Uint8Array([1]), 'image/png')).rejects.toThrow();
     expect(standIn.objects.size).toBe(before);
+    await expect(store.putStream(newObjectKey('jsonl'), streamOf(lines(3)), 'application/x-ndjson')).rejects.toThrow();
+    const large = Array.from({ length: 9 }, () => Buffer.alloc(1024 * 1024, 7));
+    await expect(store.putStream(newObjectKey('bin'), streamOf(large), 'application/vnd.apache.parquet')).rejects.toThrow();
+    expect(standIn.objects.size).toBe(before);
+    expect(standIn.uploads.size).toBe(0);
   });
 });
 

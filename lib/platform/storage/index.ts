@@ -31,6 +31,7 @@ export function lazyS3(settings: S3Settings): ObjectStorage {
   return {
     driver: 's3',
     put: async (key, bytes, contentType) => (await store()).put(key, bytes, contentType),
+    putStream: async (key, chunks, contentType) => (await store()).putStream(key, chunks, contentType),
     get: async (key, range) => (await store()).get(key, range),
     delete: async (key) => (await store()).delete(key),
   };

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { RangeNotSatisfiable, type ByteRange, type ObjectStorage, type StoredObject } from './object-storage';
 
 /**
@@ -24,10 +25,16 @@ export class LocalStorage implements ObjectStorage {
     return path.join(this.root, folder, key);
   }
 
-  private async writeAtomically(target: string, data: Uint8Array | string): Promise<void> {
+  /** A new file name under `tmp/`, its folder and the target's made. */
+  private async tmpFor(target: string): Promise<string> {
     const tmp = path.join(this.root, 'tmp', randomBytes(12).toString('hex'));
     await mkdir(path.dirname(tmp), { recursive: true });
     await mkdir(path.dirname(target), { recursive: true });
+    return tmp;
+  }
+
+  private async writeAtomically(target: string, data: Uint8Array | string): Promise<void> {
+    const tmp = await this.tmpFor(target);
     try {
       await writeFile(tmp, data);
       await rename(tmp, target);
@@ -41,6 +48,26 @@ export class LocalStorage implements ObjectStorage {
     // The type first: the object counts as stored once its bytes are in place.
     await this.writeAtomically(this.file('types', key), contentType);
     await this.writeAtomically(this.file('objects', key), bytes);
+  }
+
+  async putStream(key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<{ bytes: number }> {
+    const target = this.file('objects', key);
+    const tmp = await this.tmpFor(target);
+    try {
+      // pipeline writes each chunk as the file takes it (it waits for 'drain'), so a fast source
+      // is read no faster than the disk writes; on any error it closes the file, and the source
+      // is told to stop.
+      const out = createWriteStream(tmp, { flags: 'wx' });
+      await pipeline(chunks, out);
+      // As in put: the type first, then the bytes renamed into place, so the object is there
+      // whole or not at all.
+      await this.writeAtomically(this.file('types', key), contentType);
+      await rename(tmp, target);
+      return { bytes: out.bytesWritten };
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
   }
 
   async get(key: string, range?: ByteRange): Promise<StoredObject | null> {

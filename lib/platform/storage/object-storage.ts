@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Where the service keeps files it was given (advertisers' images and videos), behind one small
- * interface: a folder on this machine by default (`.data/storage`, beside
- * the embedded database), or any S3-compatible bucket (Supabase Storage in production) through
- * the official AWS SDK client (STORAGE_DRIVER, S3_* in lib/platform/env.ts).
+ * Where the service keeps files it was given (advertisers' images and videos) or made (data
+ * buyers' exports), behind one small interface: a folder on this machine by default
+ * (`.data/storage`, beside the embedded database), or any S3-compatible bucket (Supabase Storage
+ * in production) through the official AWS SDK client (STORAGE_DRIVER, S3_* in lib/platform/env.ts).
  *
  * Keys are made here, never from what a user sent: 128 random bits and an extension the caller
  * derived from a type it validated (`newObjectKey`). A key is never reused, so what is stored
@@ -33,6 +33,13 @@ export interface ObjectStorage {
   readonly driver: 'local' | 's3';
   /** Stores `bytes` under `key` (a key from `newObjectKey`), replacing anything there. */
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /**
+   * Stores the object `chunks` make, read one at a time as the store takes them (a file larger
+   * than memory, such as a data export, is never held whole), and answers its size. The object
+   * appears whole or not at all: when `chunks` throws or the store fails, the promise rejects and
+   * nothing is stored under `key`.
+   */
+  putStream(key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<{ bytes: number }>;
   /** The object, or one range of it; null when nothing is stored under `key`. Throws RangeNotSatisfiable for a range that starts past its end. */
   get(key: string, range?: ByteRange): Promise<StoredObject | null>;
   /** Deletes the object; deleting what is not there is no error. */

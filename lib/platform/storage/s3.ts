@@ -1,5 +1,12 @@
+import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { RangeNotSatisfiable, type ByteRange, type ObjectStorage, type S3Settings, type StoredObject } from './object-storage';
+
+/** Multipart upload parts: S3 takes 5 MiB to 5 GiB, and at most 10,000 parts, so 8 MiB parts make objects of up to 78 GiB. */
+const PART_BYTES = 8 * 1024 * 1024;
+/** Parts in flight at once: two keep the connection busy while the next part is read. */
+const UPLOAD_QUEUE = 2;
 
 /**
  * The store in production: a bucket of any S3-compatible service, Supabase Storage among them
@@ -9,7 +16,7 @@ import { RangeNotSatisfiable, type ByteRange, type ObjectStorage, type S3Setting
  * Checksums are sent and checked only where the S3 API requires them: the SDK's newer default
  * (a CRC32 on every upload) is not something every S3-compatible service accepts, and an object
  * here is checked before it is stored (lib/advertisers/media.ts). Tested against a local stand-in
- * of the three calls (tests/helpers/s3-stand-in.ts); never run against Supabase itself from here.
+ * of the calls it makes (tests/helpers/s3-stand-in.ts); never run against Supabase itself from here.
  */
 export class S3Storage implements ObjectStorage {
   readonly driver = 's3';
@@ -32,6 +39,41 @@ export class S3Storage implements ObjectStorage {
 
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength }));
+  }
+
+  /**
+   * A multipart upload (`@aws-sdk/lib-storage`): the stream is cut into parts of PART_BYTES, at
+   * most UPLOAD_QUEUE of them sent at once, so what is held is a few parts whatever the object's
+   * size; a stream that fits in one part is sent as one PutObject. When the stream throws or a
+   * call fails, `Upload` aborts the multipart upload (AbortMultipartUpload, as
+   * `leavePartsOnError: false` asks), so the parts sent are dropped and no object appears.
+   */
+  async putStream(key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<{ bytes: number }> {
+    let bytes = 0;
+    async function* counted(): AsyncGenerator<Uint8Array> {
+      for await (const chunk of chunks) {
+        bytes += chunk.byteLength;
+        yield chunk;
+      }
+    }
+    // A byte stream that reads a chunk only when the upload wants more (highWaterMark: one byte),
+    // so the source is never read ahead of the parts being cut and sent.
+    const body = Readable.from(counted(), { objectMode: false, highWaterMark: 1 });
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType },
+      partSize: PART_BYTES,
+      queueSize: UPLOAD_QUEUE,
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } catch (err) {
+      // The source is told to stop too, when the failure was the store's.
+      body.destroy();
+      throw err;
+    }
+    return { bytes };
   }
 
   async get(key: string, range?: ByteRange): Promise<StoredObject | null> {
