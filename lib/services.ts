@@ -14,6 +14,7 @@ import { LivePricing } from './pricing/settings';
 import type { ImpressionLimits } from './sdk/events';
 import { SdkDirectory } from './sdk/keys';
 import { scheduleRollUps } from './sdk/rollup';
+import { scheduleExports } from './data-buyers/export-job';
 import { env, type Env } from './platform/env';
 import { seed } from './demo/seed';
 import { stripeRail, type StripeRail } from './payouts/stripe';
@@ -59,8 +60,12 @@ export interface Services {
   readonly stripe: StripeRail | null;
   /** How many client metadata documents this instance may fetch, per address and overall (lib/oauth/client-lookup.ts). */
   readonly metadataFetches: MetadataFetchBudget;
-  /** Where uploaded files (creatives' images and videos) are kept: a local folder, or an S3 bucket (STORAGE_DRIVER; lib/platform/storage/). */
+  /** Where uploaded files (creatives' images and videos) and data exports are kept: a local folder, or an S3 bucket (STORAGE_DRIVER; lib/platform/storage/). */
   readonly storage: ObjectStorage;
+  /** The key that makes export pseudonyms and signs download links, the same on every instance (lib/data-buyers/export-job.ts). */
+  exportSecret(): Promise<Buffer>;
+  /** Runs the export job now, when this process runs it (the long-running server does; tests run it themselves). */
+  readonly exports: { kick(): void };
 }
 
 /**
@@ -110,10 +115,16 @@ export interface ServiceOverrides {
   storage?: ObjectStorage;
 }
 
+/** How often the long-running server looks for exports to write, besides a purchase's kick. */
+const EXPORT_EVERY_MS = 5_000;
+
 export function createServices(overrides: ServiceOverrides = {}): Services {
   const given = overrides.database;
   const open = typeof given === 'function' ? retrying(given) : given ? () => Promise.resolve(given) : retrying(openProcessDatabase);
+  const storage = overrides.storage ?? objectStorage();
   let scheduled = false;
+  // The export job runs where the roll-up runs, from when the database is open: in the long-running server.
+  let exportJob: { kick(): void } | undefined;
   const database = !overrides.rollUpEveryMs
     ? open
     : async () => {
@@ -121,10 +132,13 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
         if (!scheduled) {
           scheduled = true;
           scheduleRollUps(open, overrides.rollUpEveryMs!);
+          exportJob = scheduleExports(open, storage, exportSecret, EXPORT_EVERY_MS);
         }
         return engine;
       };
   const now = overrides.now ?? Date.now;
+  const exportSecret = retrying(() => storedKey('data_export_key', database));
+  const exports = { kick: () => exportJob?.kick() };
   return {
     database,
     rateLimiter: overrides.rateLimiter ?? createRateLimiter(),
@@ -156,7 +170,9 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     stripe: overrides.stripe === undefined ? stripeRail() : overrides.stripe,
     metadataFetches: new MetadataFetchBudget(now),
     // Touches nothing until a file is stored or read (the local folder is made on the first write; the S3 client is loaded on first use).
-    storage: overrides.storage ?? objectStorage(),
+    storage,
+    exportSecret,
+    exports,
   };
 }
 

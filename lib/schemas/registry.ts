@@ -602,6 +602,12 @@ export const ROUTES = declare({
    * the console's session cookie only (403 otherwise), never cached, read by no other origin.
    */
   '/dashboard/ads/reports/report.csv': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'no-store' } } },
+  /**
+   * A data buyer's licensed files (lib/data-buyers/downloads.ts): by a short-lived link signed for
+   * the signed-in buyer of the console's session cookie only (403 otherwise), never cached, read
+   * by no other origin.
+   */
+  '/downloads/[exportId]/[format]': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'no-store' } } },
   // ── Paths under the API's prefixes that no route above has: a 404 in the envelope, with each
   // surface's headers, never the site's HTML (lib/routes/not-found.ts). No operations: nothing to
   // document or list. ──────────────────────────────────────────────────────────────────────────

@@ -175,6 +175,45 @@ create policy "Buyers read their own deletion notices"
 create policy "The service reads every deletion notice"
   on public.data_deletion_notices for select to service_role using (true);
 
+-- ── Exports ─────────────────────────────────────────────────────────────────────────────────
+-- A granted license's records as files (JSONL and Parquet) in object storage, written by the
+-- export job (lib/data-buyers/exports.ts), which claims a queued export with a lease, reports its
+-- progress and its end. One current export per license: when a withdrawal erases records a
+-- license covers, its export is superseded by a new one without them, and the files of the old
+-- one are deleted by the job.
+create table public.data_exports (
+  id             uuid primary key default gen_random_uuid(),
+  license_id     uuid not null references public.data_licenses (id) on delete restrict,
+  status         text not null default 'queued' check (status in ('queued', 'running', 'done', 'failed', 'superseded')),
+  rows_total     integer check (rows_total >= 0),
+  rows_done      integer not null default 0 check (rows_done >= 0),
+  jsonl_key      text check (length(jsonl_key) between 1 and 200),
+  parquet_key    text check (length(parquet_key) between 1 and 200),
+  jsonl_bytes    bigint check (jsonl_bytes >= 0),
+  parquet_bytes  bigint check (parquet_bytes >= 0),
+  attempts       integer not null default 0 check (attempts >= 0),
+  error          text check (length(error) between 1 and 500),
+  queued_at      timestamptz not null default now(),
+  started_at     timestamptz,
+  finished_at    timestamptz,
+  lease_until    timestamptz,
+  files_deleted  boolean not null default false,
+  constraint data_exports_done_has_files check (status <> 'done' or (jsonl_key is not null and parquet_key is not null))
+);
+create unique index data_exports_current on public.data_exports (license_id) where status <> 'superseded';
+create index data_exports_waiting on public.data_exports (queued_at) where status in ('queued', 'running');
+create index data_exports_stale on public.data_exports (queued_at) where status in ('superseded', 'failed') and not files_deleted;
+alter table public.data_exports enable row level security;
+alter table public.data_exports force row level security;
+revoke all on public.data_exports from public, anon, authenticated, sdk, service_role;
+grant select on public.data_exports to authenticated;
+grant select, insert, update on public.data_exports to service_role;
+create policy "Buyers read the exports of their own licenses"
+  on public.data_exports for select to authenticated
+  using (exists (select 1 from public.data_licenses l where l.id = license_id and l.buyer_id = auth.uid()));
+create policy "The service runs the exports"
+  on public.data_exports for all to service_role using (true) with check (true);
+
 
 -- ── The catalog's counts, kept as records change ──────────────────────────────────────────
 -- The kinds of record a listing sells (migration 20261209000000_data_buyers): AI-interaction rows,
@@ -470,7 +509,7 @@ revoke all on function public.data_license_grant(uuid, uuid, text, bigint) from 
 -- standard or exclusive, paid from their balance, for no more than `p_max_price_micro` (the
 -- price they were shown: if the pricing changed since, nothing is bought).
 --
--- Standard: granted at once for a year. One `data_sale` transaction (reference: the license)
+-- Standard: granted at once for a year, its export queued. One `data_sale` transaction (reference: the license)
 -- debits the buyer the price and credits each publisher whose records it holds, per app, their
 -- part of `publisher_data_revenue_share` of it, in proportion to the records (by bytes for a GB
 -- bundle) they contributed, to the micro-dollar (largest remainders); the rest is the
@@ -595,6 +634,8 @@ begin
   else
     update public.data_records r set status = 'sold'
     from public.data_license_records lr where lr.license_id = v_license and r.id = lr.record_id and r.status = 'unsold';
+    -- Its files, written by the export job.
+    insert into public.data_exports (license_id) values (v_license);
   end if;
   return json_build_object('ok', true, 'license_id', v_license, 'status', case when v_exclusive then 'pending_review' else 'active' end,
                            'records', v_taken, 'bytes', v_bytes, 'price_micro', v_price);
@@ -605,7 +646,7 @@ grant execute on function public.data_license_buy(text, text[], date, date, text
 
 -- Staff review an exclusive license awaiting it (migration 20261209000000_data_buyers). Approved:
 -- charged as a standard sale is (public.data_license_grant), active for its term from now, its
--- records held for that term and marked sold. Refused when the buyer's balance no longer covers
+-- records held for that term and marked sold, its export queued. Refused when the buyer's balance no longer covers
 -- it (`insufficient_funds`: the reservation should make that impossible; the check stays).
 -- Rejected: `rejected` with the reason the buyer reads, its records released, nothing charged.
 -- Refused to anyone but staff (public.is_staff); audited.
@@ -640,6 +681,7 @@ begin
     where l.id = v_license.id;
     update public.data_records r set exclusive_until = now() + make_interval(days => v_license.term_days), status = 'sold'
     where r.exclusive_license_id = v_license.id;
+    insert into public.data_exports (license_id) values (v_license.id);
   else
     update public.data_licenses l set status = 'rejected', rejection_reason = btrim(p_reason), reviewed_at = now(), reviewed_by = auth.uid()
     where l.id = v_license.id;
@@ -706,7 +748,8 @@ grant execute on function public.staff_data_queue(integer) to authenticated;
 -- theirs of `p_kinds` (all kinds: null), sold or not, deleted at once, so no listing, sample,
 -- license or export has them from now on; and each buyer whose licenses (granted, or awaiting
 -- review) covered any of them gets one deletion notice naming those records and licenses
--- (GDPR Art. 17 and 19). What the sale earned its publisher stays theirs. Called in the
+-- (GDPR Art. 17 and 19); the files of the licenses' exports, which still hold them, are written
+-- again without them. What the sale earned its publisher stays theirs. Called in the
 -- withdrawal's transaction (lib/sdk/data.ts), by the app's SDK role for its own app only.
 -- Answers how many records were deleted.
 create or replace function public.data_records_erase(p_subject text, p_kinds text[], p_reason text)
@@ -716,6 +759,7 @@ as $$
 declare
   v_app uuid := public.sdk_app_id();
   v_deleted uuid[];
+  v_licenses uuid[];
 begin
   if v_app is null then
     raise exception 'the SDK role of an app only' using errcode = 'insufficient_privilege';
@@ -732,6 +776,13 @@ begin
   join public.data_licenses l on l.id = lr.license_id
   where lr.record_id = any(v_deleted) and l.status in ('active', 'expired', 'pending_review')
   group by l.buyer_id;
+  -- Files already written still hold them: each active license's export is superseded by a new one.
+  select coalesce(array_agg(distinct lr.license_id), '{}') into v_licenses
+  from public.data_license_records lr join public.data_licenses l on l.id = lr.license_id
+  where lr.record_id = any(v_deleted) and l.status = 'active';
+  update public.data_exports e set status = 'superseded', lease_until = null
+  where e.license_id = any(v_licenses) and e.status <> 'superseded';
+  insert into public.data_exports (license_id) select unnest(v_licenses);
   return cardinality(v_deleted);
 end $$;
 

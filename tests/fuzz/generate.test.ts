@@ -33,6 +33,7 @@ const FIXTURES: Fixtures = {
   },
   account: { appIds: ['33333333-3333-4333-8333-333333333333'], placementIds: ['44444444-4444-4444-8444-444444444444'] },
   media: { keys: ['0123456789abcdef0123456789abcdef.png'] },
+  downloads: { links: ['/downloads/55555555-5555-4555-8555-555555555555/parquet?expires=1790000000&sig=abc'] },
   cursors: { pages: { limit: 1, cursor: 'eyJvIjoxfQ.mac' }, search: { q: 'api', limit: 1, cursor: 'eyJvIjoxfQ.mac2' } },
   oauth: {
     publicClientId: 'mcl_public',

@@ -59,6 +59,8 @@ export interface Fixtures {
   account: { appIds: string[]; placementIds: string[] };
   /** Uploaded media the storage holds (`/media/<key>`). */
   media: { keys: string[] };
+  /** Download links of a licensed export, issued to the user of `oauth.sessionCookie` (`/downloads/<export>/<format>?expires=…&sig=…`). */
+  downloads: { links: string[] };
   cursors: { pages: { limit: number; cursor: string }; search: { q: string; limit: number; cursor: string } };
   oauth: {
     publicClientId: string;
@@ -495,7 +497,8 @@ function concretePath(rng: Rng, route: string, fx: Fixtures): string {
 }
 
 /** A well-formed request for the target: valid credentials, parameters and body where it has any. */
-function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
+/** A request the route should accept; `coverage`: the one request each route and method gets first, with nothing hostile in it. */
+function wellFormed(rng: Rng, t: Target, fx: Fixtures, coverage = false): Draft {
   const d: Draft = { method: t.method, path: concretePath(rng, t.route, fx), query: [], headers: [], tags: ['valid'] };
   const op = t.operation;
   const key = `${t.method === 'HEAD' ? 'GET' : t.method} ${t.route}`;
@@ -514,6 +517,14 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
       d.path = `/media/${rng.chance(0.8) ? rng.pick(fx.media.keys) : `${rng.string(32, '0123456789abcdef')}.png`}`;
       if (rng.chance(0.2)) setHeader(d, 'range', rng.pick(['bytes=0-9', 'bytes=5-', 'bytes=99999999-']));
       return d;
+    case 'GET /downloads/[exportId]/[format]': {
+      // A link issued to the signed-in buyer, most of the time; else one altered.
+      if (rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);
+      const [target, query] = rng.pick(fx.downloads.links).split('?') as [string, string];
+      d.path = rng.chance(0.8) ? target : target.replace(/[0-9a-f]{8}-/, `${rng.string(8, '0123456789abcdef')}-`);
+      for (const pair of query.split('&')) d.query.push(rng.chance(0.9) ? pair : pair.replace(/=.*/, `=${rng.string(6, 'abcXYZ019')}`));
+      return d;
+    }
     case 'GET /dashboard/ads/reports/report.csv':
       // The console's session, most of the time (the report of a user who is not an advertiser is empty, not refused).
       if (rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);
@@ -635,12 +646,12 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures): Draft {
       if (rng.chance(0.3)) setHeader(d, 'idempotency-key', `fuzz-${rng.string(12)}`);
       return d;
     case 'GET /api/auth/[...nextauth]': {
-      d.path = `/api/auth/${rng.pick(['session', 'csrf', 'providers', 'signin', 'error'])}`;
-      if (rng.chance(0.3)) d.query.push(param('callbackUrl', callbackUrl(rng, fx)));
-      const cookies = [
-        ...(rng.chance(0.5) ? [fx.oauth.sessionCookie] : []),
-        ...(rng.chance(0.2) ? [`next-auth.callback-url=${pct(callbackUrl(rng, fx))}`] : []),
-      ];
+      // Actions NextAuth answers (its error page answers 400 without an error to show: the path mutations reach it).
+      d.path = `/api/auth/${rng.pick(['session', 'csrf', 'providers', 'signin'])}`;
+      // Hostile callbacks, except in the first request of each method, which must be accepted.
+      const callback = () => (coverage ? rng.pick([`${fx.origin}/dashboard`, '/dashboard']) : callbackUrl(rng, fx));
+      if (rng.chance(0.3)) d.query.push(param('callbackUrl', callback()));
+      const cookies = [...(rng.chance(0.5) ? [fx.oauth.sessionCookie] : []), ...(rng.chance(0.2) ? [`next-auth.callback-url=${pct(callback())}`] : [])];
       if (cookies.length > 0) setHeader(d, 'cookie', cookies.join('; '));
       return d;
     }
@@ -1637,7 +1648,7 @@ export function generateRequest(plan: Plan, index: number): FuzzRequest {
     const declared = targets.filter((t) => t.operation && t.method !== 'OPTIONS' && t.method !== 'HEAD');
     target = rng.chance(0.8) ? rng.pick(declared) : rng.pick(targets);
   }
-  const d = wellFormed(rng, target, fx);
+  const d = wellFormed(rng, target, fx, coverage);
   let encodePath = false;
   if (!coverage) {
     const count = rng.weighted([

@@ -27,6 +27,12 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { LocalStorage, newObjectKey } from '@/lib/platform/storage';
+import { requestBuyerTopUp, saveBuyerProfile } from '@/lib/data-buyers/account';
+import { buyLicense } from '@/lib/data-buyers/catalog';
+import { downloadLink, licenseExport } from '@/lib/data-buyers/downloads';
+import { runExports } from '@/lib/data-buyers/export-job';
+import { catalogFilter } from '@/lib/data-buyers/schemas';
+import { runAs } from '../helpers/roles';
 
 /** A 1×1 PNG. */
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -204,6 +210,43 @@ for (const engine of testEngines()) {
         if (made.status !== 200) throw new Error(`consent answered ${made.status}`);
         consentProofs[subject] = String(made.body!.consent_proof);
       }
+      // The demo publisher as a data buyer too, with a license of one record exported, and links to download its files.
+      const record = await call(
+        '/functions/v1/data',
+        'POST',
+        '/functions/v1/data',
+        { 'x-api-key': keys[0]!, 'x-consent-proof': consentProofs[consentedSubjects[0]!]! },
+        { subject_id: consentedSubjects[0], kind: 'ai_interaction', records: [{ id: 'fuzz-record', data: { prompt: 'A question', response: 'An answer' } }] },
+      );
+      if (record.status !== 200) throw new Error(`data answered ${record.status}`);
+      await saveBuyerProfile(db, users.demo, {
+        company: 'Fuzz Data',
+        intended_use: 'Fuzzing the downloads.',
+        billing_email: 'fuzz@example.com',
+        country: 'US',
+        accept_terms: true,
+      });
+      const topUp = await requestBuyerTopUp(db, users.demo, 50_000_000);
+      if (!topUp.ok) throw new Error(topUp.error);
+      const [operator] = await db.query<{ id: string }>("select id from public.users where email = 'operator@example.com'");
+      await runAs(db, 'authenticated', { sub: operator!.id, aal: 'aal2' }, (q) =>
+        q.query("select public.staff_top_up_record($1, true, 'FUZZ')", [topUp.value.id]),
+      );
+      const license = await buyLicense(db, users.demo, {
+        listing: 'ai_interactions',
+        filter: catalogFilter.parse({}),
+        quantity: 1,
+        exclusive: false,
+        maxPriceMicro: 1_000_000,
+      });
+      if (!license.ok) throw new Error(license.error);
+      const exportSecret = await standard.exportSecret();
+      await runExports(db, standard.storage, exportSecret);
+      const exported = await licenseExport(db, users.demo, license.value.license_id);
+      if (exported?.status !== 'done') throw new Error('the fuzzer needs an export');
+      const downloads = (['parquet', 'jsonl'] as const).map((format) =>
+        downloadLink(exportSecret, { exportId: exported.id, format, userId: users.demo }, Date.now()),
+      );
       const foreignPlacements = (
         await db.query<{ id: string }>('select p.id from public.placements p join public.apps a on a.id = p.app_id where a.user_id = $1', [users.demo2])
       ).map((r) => r.id);
@@ -255,6 +298,7 @@ for (const engine of testEngines()) {
         },
         account: { appIds: demoApps, placementIds: demoPlacements },
         media: { keys: [mediaKey] },
+        downloads: { links: downloads },
         cursors: { pages: { limit: 1, cursor: cursorOf(pages) }, search: { q: 'api', limit: 1, cursor: cursorOf(search) } },
         oauth: {
           publicClientId,

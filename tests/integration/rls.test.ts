@@ -232,6 +232,13 @@ const USER_TABLES: UserTable[] = [
     deletable: true,
   },
   {
+    table: 'data_exports',
+    owner: '(select l.buyer_id from public.data_licenses l where l.id = license_id)',
+    columns: 'id, license_id, status',
+    update: { column: 'status', value: 'done' },
+    deletable: true,
+  },
+  {
     table: 'data_deletion_notices',
     owner: 'buyer_id',
     columns: 'id, buyer_id, record_ids',
@@ -404,6 +411,7 @@ for (const engine of testEngines()) {
           "insert into public.data_deletion_notices (buyer_id, reason, record_ids, license_ids) values ($1, 'consent_withdrawn', array[$2::uuid], array[$3::uuid])",
           [id, RLS_ID, license!.id],
         );
+        await db.query('insert into public.data_exports (license_id) values ($1)', [license!.id]);
       }
     });
 
@@ -496,6 +504,7 @@ for (const engine of testEngines()) {
             creatives: await column(
               'select cr.id::text as v from public.creatives cr join public.campaigns c on c.id = cr.campaign_id where c.advertiser_id = $1',
             ),
+            licenses: await column('select id::text as v from public.data_licenses where buyer_id = $1'),
           };
         });
 
@@ -531,6 +540,8 @@ for (const engine of testEngines()) {
                     "t\\.kind = 'ad_revenue'",
                     // The advertiser's own ledger account among theirs (account_campaigns): which kind, never whose.
                     "a\\.kind = 'advertiser'",
+                    // Which deletion notices are still to acknowledge (account_licenses): a notice's own state, never whose.
+                    'n\\.acknowledged_at is null',
                   ].join('|') +
                   ')$',
                 'i',
@@ -567,7 +578,8 @@ for (const engine of testEngines()) {
           const earnings = await readAs(me, 'earnings');
           const keys = await readAs(me, 'apiKeys');
           const campaigns = await readAs(me, 'campaigns');
-          expect([profile.id, apps.id, earnings.id, keys.id, campaigns.id]).toEqual([me, me, me, me, me]);
+          const licenses = await readAs(me, 'licenses');
+          expect([profile.id, apps.id, earnings.id, keys.id, campaigns.id, licenses.id]).toEqual([me, me, me, me, me, me]);
           const seen = {
             apps: sorted(apps.apps.map((a) => a.id)),
             placements: sorted(apps.placements.map((p) => p.id)),
@@ -575,11 +587,16 @@ for (const engine of testEngines()) {
             api_keys: sorted(keys.api_keys.map((k) => k.id)),
             campaigns: sorted(campaigns.campaigns.map((c) => c.id)),
             creatives: sorted(campaigns.campaigns.flatMap((c) => c.creatives.map((cr) => cr.id))),
+            licenses: sorted(licenses.licenses.map((l) => l.id)),
           };
           expect(seen).toEqual(mine);
           expect(mine.campaigns.length).toBeGreaterThan(0);
+          expect(mine.licenses.length).toBeGreaterThan(0);
+          // Each license counts the caller's own notice naming it, not acknowledged; the reserve is its price.
+          expect(licenses.licenses.map((l) => l.unacknowledged_deletion_notices)).toEqual(mine.licenses.map(() => 1));
+          expect(licenses.funds).toEqual({ balance_micro: 0, reserved_micro: 6000 * mine.licenses.length, available_micro: -6000 * mine.licenses.length });
           expect(sorted(earnings.placements.map((p) => p.id))).toEqual(mine.placements);
-          for (const kind of ['apps', 'placements', 'api_keys', 'campaigns', 'creatives'] as const) {
+          for (const kind of ['apps', 'placements', 'api_keys', 'campaigns', 'creatives', 'licenses'] as const) {
             expect(
               seen[kind].filter((id) => theirs[kind].includes(id)),
               kind,

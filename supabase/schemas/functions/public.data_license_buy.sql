@@ -3,7 +3,7 @@
 -- standard or exclusive, paid from their balance, for no more than `p_max_price_micro` (the
 -- price they were shown: if the pricing changed since, nothing is bought).
 --
--- Standard: granted at once for a year. One `data_sale` transaction (reference: the license)
+-- Standard: granted at once for a year, its export queued. One `data_sale` transaction (reference: the license)
 -- debits the buyer the price and credits each publisher whose records it holds, per app, their
 -- part of `publisher_data_revenue_share` of it, in proportion to the records (by bytes for a GB
 -- bundle) they contributed, to the micro-dollar (largest remainders); the rest is the
@@ -128,6 +128,8 @@ begin
   else
     update public.data_records r set status = 'sold'
     from public.data_license_records lr where lr.license_id = v_license and r.id = lr.record_id and r.status = 'unsold';
+    -- Its files, written by the export job.
+    insert into public.data_exports (license_id) values (v_license);
   end if;
   return json_build_object('ok', true, 'license_id', v_license, 'status', case when v_exclusive then 'pending_review' else 'active' end,
                            'records', v_taken, 'bytes', v_bytes, 'price_micro', v_price);

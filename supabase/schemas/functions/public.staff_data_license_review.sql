@@ -1,6 +1,6 @@
 -- Staff review an exclusive license awaiting it (migration 20261209000000_data_buyers). Approved:
 -- charged as a standard sale is (public.data_license_grant), active for its term from now, its
--- records held for that term and marked sold. Refused when the buyer's balance no longer covers
+-- records held for that term and marked sold, its export queued. Refused when the buyer's balance no longer covers
 -- it (`insufficient_funds`: the reservation should make that impossible; the check stays).
 -- Rejected: `rejected` with the reason the buyer reads, its records released, nothing charged.
 -- Refused to anyone but staff (public.is_staff); audited.
@@ -35,6 +35,7 @@ begin
     where l.id = v_license.id;
     update public.data_records r set exclusive_until = now() + make_interval(days => v_license.term_days), status = 'sold'
     where r.exclusive_license_id = v_license.id;
+    insert into public.data_exports (license_id) values (v_license.id);
   else
     update public.data_licenses l set status = 'rejected', rejection_reason = btrim(p_reason), reviewed_at = now(), reviewed_by = auth.uid()
     where l.id = v_license.id;
