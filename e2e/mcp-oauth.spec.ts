@@ -98,6 +98,7 @@ test('the MCP SDK client goes from an unauthenticated /mcp through consent in Ch
       'list_my_api_keys',
       'list_my_apps',
       'list_my_campaigns',
+      'list_my_licenses',
       'whoami',
     ]);
     const me = await client.callTool({ name: 'whoami' });

@@ -1,12 +1,24 @@
 import type { z } from 'zod';
 import type { Database } from '../platform/db/roles';
-import { decodeCursor, paginationAt } from '../platform/http/cursor';
+import { decodeCursor, encodeCursor, paginationAt } from '../platform/http/cursor';
 import type { Principal } from '../oauth/bearer';
-import type { apiKeysBody, appsBody, campaignsBody, campaignsQuery, dailyBody, earningsBody, profileBody } from '../schemas/account';
+import type {
+  apiKeysBody,
+  appsBody,
+  campaignsBody,
+  campaignsQuery,
+  dailyBody,
+  earningsBody,
+  licensesBody,
+  licensesQuery,
+  profileBody,
+} from '../schemas/account';
 import { readAccount, type AccountRead, type AccountReader, type AccountRow } from './reads';
 import {
   SANDBOX_ADVERTISER_BALANCE_MICRO,
+  SANDBOX_BUYER_FUNDS,
   SANDBOX_CAMPAIGNS,
+  SANDBOX_LICENSES,
   SANDBOX_MONEY,
   SANDBOX_PAYOUT_METHOD,
   SANDBOX_API_KEYS,
@@ -22,7 +34,9 @@ import {
   campaignsView,
   dailyView,
   earningsView,
+  licensesView,
   matchesCampaignFilter,
+  matchesLicenseFilter,
   profileView,
   todayUtc,
   type DailyQuery,
@@ -63,6 +77,7 @@ export function sandboxAccount(now: () => number): AccountSource {
     apiKeys: () => ({ id, api_keys: SANDBOX_API_KEYS }),
     daily: () => ({ id, daily: sandboxDaily(todayUtc(now())) }),
     campaigns: () => ({ id, balance_micro: SANDBOX_ADVERTISER_BALANCE_MICRO, campaigns: SANDBOX_CAMPAIGNS }),
+    licenses: () => ({ id, funds: SANDBOX_BUYER_FUNDS, licenses: SANDBOX_LICENSES }),
   };
   return { sandbox: true, read: async (read) => rows[read]() };
 }
@@ -129,4 +144,34 @@ export async function listCampaigns(
       ? paginationAt(await cursorKey(), binding, end, matching.length, query.limit)
       : { next_cursor: null, has_more: false, limit: query.limit };
   return answer(source, campaignsView(balance_micro, page, pagination));
+}
+
+export type LicensesQuery = z.output<typeof licensesQuery>;
+
+/**
+ * One page of the caller's data licenses of `query.status`, newest first, with their funds as a
+ * data buyer. Paged with the API's signed cursors (lib/platform/http/cursor.ts), bound to the
+ * list, the filter and the limit, so REST and MCP accept each other's and a cursor that was not
+ * issued for this query is a 400 before the account is read. The list grows at its head (a new
+ * license is the newest), so a cursor counts the licenses left after its page, from the oldest,
+ * rather than those before it: a license bought during a walk shifts none of the pages still to
+ * come (licenses are never deleted). The key is asked for only when a cursor is read or written.
+ */
+export async function listLicenses(
+  source: AccountSource,
+  query: LicensesQuery,
+  cursorKey: () => Promise<Buffer>,
+): Promise<Sandboxed<z.infer<typeof licensesBody>>> {
+  const binding = `licenses\n${query.status}\n${query.limit}`;
+  const left = query.cursor ? decodeCursor(await cursorKey(), binding, query.cursor) : null;
+  const { funds, licenses } = await source.read('licenses');
+  const matching = licenses.filter((l) => matchesLicenseFilter(l.status, query.status));
+  const offset = left === null ? 0 : Math.max(0, matching.length - left);
+  const page = matching.slice(offset, offset + query.limit);
+  const rest = matching.length - offset - page.length;
+  const pagination =
+    rest > 0
+      ? { next_cursor: encodeCursor(await cursorKey(), binding, rest), has_more: true, limit: query.limit }
+      : { next_cursor: null, has_more: false, limit: query.limit };
+  return answer(source, licensesView(funds, page, pagination));
 }

@@ -4,7 +4,19 @@ import { sql } from '../platform/db/sql';
 import { isDatabaseError } from '../platform/db/errors';
 import { ApiError, RETRY_AFTER_S } from '../platform/http/errors';
 import { describeError, log } from '../platform/log';
-import { apiKeyRow, appRow, campaignRow, dailyRow, moneyRow, payoutMethodRow, payoutRow, placementRow, profileRow } from '../schemas/account';
+import {
+  apiKeyRow,
+  appRow,
+  buyerFundsRow,
+  campaignRow,
+  dailyRow,
+  licenseRow,
+  moneyRow,
+  payoutMethodRow,
+  payoutRow,
+  placementRow,
+  profileRow,
+} from '../schemas/account';
 
 /**
  * The account reads. Each is one transaction run as the user (role `authenticated`, the token's
@@ -53,10 +65,21 @@ export const ACCOUNT_READS = {
     // is not an advertiser (supabase/migrations/20261208000000_account_campaigns.sql).
     row: z.object({ id: z.string(), balance_micro: z.number().int(), campaigns: z.array(campaignRow) }),
   },
+  licenses: {
+    sql: sql`select public.account_licenses() as account`,
+    // The caller's funds as a data buyer, exactly, in micro-dollars (public.buyer_funds), and their
+    // data licenses, newest first, each with the count of its unacknowledged deletion notices:
+    // none, and zeros, for a user who is not a data buyer
+    // (supabase/migrations/20261210000000_account_licenses.sql).
+    row: z.object({ id: z.string(), funds: buyerFundsRow, licenses: z.array(licenseRow) }),
+  },
 } as const;
 
 export type AccountRead = keyof typeof ACCOUNT_READS;
 export type AccountRow<R extends AccountRead> = z.output<(typeof ACCOUNT_READS)[R]['row']>;
+
+/** The profile id every read's row starts with. */
+const profileId = z.object({ id: z.string() });
 
 const unavailable = () => new ApiError('account_unavailable', 'The account data could not be loaded: authorize again to get a new token.');
 const databaseDown = () =>
@@ -86,9 +109,10 @@ export async function readAccount<R extends AccountRead>(db: Database, reader: A
   if (account === null || account === undefined) throw unavailable();
   // Row-level security shows a user exactly one profile, their own (a function that saw more
   // fails); any other profile is a broken policy, and nothing of what came back may be shown.
-  const parsed = row.parse(account);
-  if (parsed.id.toLowerCase() !== reader.userId.toLowerCase()) {
+  // Checked before the rest is parsed: what a read finds for another profile may not even have
+  // the shape of the caller's (public.buyer_funds answers its caller alone, and null for anyone else).
+  if (profileId.parse(account).id.toLowerCase() !== reader.userId.toLowerCase()) {
     throw new Error("row-level security let another profile through where only the caller's own may pass");
   }
-  return parsed as AccountRow<R>;
+  return row.parse(account) as AccountRow<R>;
 }

@@ -1,4 +1,16 @@
-import type { ApiKeyRow, AppRow, CampaignRow, DailyRow, MoneyRow, PayoutMethodRow, PayoutRow, PlacementRow, ProfileRow } from '../schemas/account';
+import type {
+  ApiKeyRow,
+  AppRow,
+  BuyerFundsRow,
+  CampaignRow,
+  DailyRow,
+  LicenseRow,
+  MoneyRow,
+  PayoutMethodRow,
+  PayoutRow,
+  PlacementRow,
+  ProfileRow,
+} from '../schemas/account';
 import { exactSumMicro, toMicro } from './money';
 import { addDays } from './views';
 
@@ -379,3 +391,124 @@ const SANDBOX_TOP_UPS_MICRO = 3_000_000_000;
 
 /** The sandbox advertiser's balance, as the ledger answers it: what the top-ups put in less what the campaigns spent. */
 export const SANDBOX_ADVERTISER_BALANCE_MICRO = SANDBOX_TOP_UPS_MICRO - SANDBOX_CAMPAIGNS.reduce((total, c) => total + c.spend_micro, 0);
+
+const licenseId = (n: number) => `00000000-0000-4000-8000-00000000d${String(n).padStart(3, '0')}`;
+/** The data license terms the demo licenses were bought under: those in force now (DATA_TERMS_VERSION, lib/data-buyers/schemas.ts), and earlier ones. */
+const TERMS = '2026-11-27';
+const EARLIER_TERMS = '2025-06-01';
+
+/**
+ * The sandbox account as a data buyer: a small fixed set of licenses, newest first as the database
+ * orders them, one in each status and each listing (an exclusive one waiting for review, its price
+ * reserved; a GB bundle priced by the bytes it took, to the micro-dollar; an exclusive one
+ * rejected with its reason; a standard one with a deletion notice not acknowledged yet; one
+ * expired, bought under earlier terms), each priced as public.data_license_buy prices it: units ×
+ * the listing's price × 3 when exclusive, rounded once to the micro-dollar.
+ */
+export const SANDBOX_LICENSES: LicenseRow[] = [
+  {
+    id: licenseId(5),
+    listing: 'ux_sessions',
+    exclusive: true,
+    status: 'pending_review',
+    filter: { categories: ['productivity'], from: '2026-09-01', to: '2026-11-30', models: [] },
+    records: 2_000,
+    bytes: 96_512_000,
+    units: 2_000,
+    // 2,000 recordings at $0.05, × 3 for an exclusive license.
+    price_micro: 300_000_000,
+    terms_version: TERMS,
+    requested_at: at('2026-12-08T15:20:00.000Z'),
+    starts_at: null,
+    expires_at: null,
+    rejection_reason: null,
+    unacknowledged_deletion_notices: 0,
+  },
+  {
+    id: licenseId(4),
+    listing: 'gb_bundles',
+    exclusive: false,
+    status: 'active',
+    filter: { categories: ['writing', 'education'], from: null, to: null, models: [] },
+    records: 18_305,
+    bytes: 1_234_567_891,
+    units: 1.234567891,
+    // 1.234567891 GB at $40: $49.38271564, rounded once to the micro-dollar.
+    price_micro: 49_382_716,
+    terms_version: TERMS,
+    requested_at: at('2026-12-03T10:05:00.000Z'),
+    starts_at: at('2026-12-03T10:05:00.000Z'),
+    expires_at: at('2027-12-03T10:05:00.000Z'),
+    rejection_reason: null,
+    unacknowledged_deletion_notices: 0,
+  },
+  {
+    id: licenseId(3),
+    listing: 'ai_interactions',
+    exclusive: true,
+    status: 'rejected',
+    filter: { categories: ['education'], from: '2026-10-01', to: null, models: ['sandbox-model-2'] },
+    records: 40_000,
+    bytes: 47_480_000,
+    units: 40_000,
+    // 40,000 rows at $0.002, × 3 for an exclusive license: never charged, review rejected it.
+    price_micro: 240_000_000,
+    terms_version: TERMS,
+    requested_at: at('2026-12-01T09:00:00.000Z'),
+    starts_at: null,
+    expires_at: null,
+    rejection_reason: 'The intended use on your profile does not cover an exclusive license of tutoring conversations.',
+    unacknowledged_deletion_notices: 0,
+  },
+  {
+    id: licenseId(2),
+    listing: 'ai_interactions',
+    exclusive: false,
+    status: 'active',
+    filter: { categories: ['writing', 'productivity'], from: null, to: null, models: ['sandbox-model-1'] },
+    records: 100_000,
+    bytes: 118_734_562,
+    units: 100_000,
+    // 100,000 rows at $0.002.
+    price_micro: 200_000_000,
+    terms_version: TERMS,
+    requested_at: at('2026-11-28T14:30:00.000Z'),
+    starts_at: at('2026-11-28T14:30:00.000Z'),
+    expires_at: at('2027-11-28T14:30:00.000Z'),
+    rejection_reason: null,
+    unacknowledged_deletion_notices: 1,
+  },
+  {
+    id: licenseId(1),
+    listing: 'ai_interactions',
+    exclusive: false,
+    status: 'expired',
+    filter: { categories: [], from: '2025-07-01', to: '2025-09-30', models: [] },
+    records: 5_000,
+    bytes: 5_912_400,
+    units: 5_000,
+    // 5,000 rows at $0.002.
+    price_micro: 10_000_000,
+    terms_version: EARLIER_TERMS,
+    requested_at: at('2025-10-01T08:00:00.000Z'),
+    starts_at: at('2025-10-01T08:00:00.000Z'),
+    expires_at: at('2026-10-01T08:00:00.000Z'),
+    rejection_reason: null,
+    unacknowledged_deletion_notices: 1,
+  },
+];
+
+/** What the sandbox buyer's top-ups put in. */
+const SANDBOX_BUYER_TOP_UPS_MICRO = 1_000_000_000;
+
+/**
+ * The sandbox buyer's funds, as public.buyer_funds answers them: the balance is what the top-ups
+ * put in less what the granted licenses (active or expired) cost, the reserve what the licenses
+ * waiting for review would cost, and what is available the difference.
+ */
+export const SANDBOX_BUYER_FUNDS: BuyerFundsRow = (() => {
+  const charged = SANDBOX_LICENSES.filter((l) => l.status === 'active' || l.status === 'expired').reduce((total, l) => total + l.price_micro, 0);
+  const reserved = SANDBOX_LICENSES.filter((l) => l.status === 'pending_review').reduce((total, l) => total + l.price_micro, 0);
+  const balance = SANDBOX_BUYER_TOP_UPS_MICRO - charged;
+  return { balance_micro: balance, reserved_micro: reserved, available_micro: balance - reserved };
+})();

@@ -5,15 +5,19 @@ import {
   campaignsBody,
   dailyBody,
   earningsBody,
+  licensesBody,
   profileBody,
   type apiKeysQuery,
   type ApiKeyRow,
   type AppRow,
   type appsQuery,
+  type BuyerFundsRow,
   type CampaignRow,
   type campaignsQuery,
   type DailyRow,
   type dailyQuery,
+  type LicenseRow,
+  type licensesQuery,
   type MoneyRow,
   type PayoutRow,
   type PlacementRow,
@@ -32,6 +36,7 @@ import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, microTo
 export type PlacementFilter = z.output<typeof appsQuery.shape.placement_status>;
 export type EnvironmentFilter = z.output<typeof apiKeysQuery.shape.environment>;
 export type CampaignFilter = z.output<typeof campaignsQuery.shape.status>;
+export type LicenseFilter = z.output<typeof licensesQuery.shape.status>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -225,5 +230,57 @@ export function campaignsView(
     campaigns: page.map(campaignView),
     pagination,
     note: CAMPAIGNS_NOTE,
+  });
+}
+
+export const LICENSES_NOTE =
+  'Licenses are listed newest first. price_micro is what a license costs, exactly, in micro-dollars: what the ledger debited from your balance when it was granted (an exclusive license is charged when review approves it, and a rejected one is never charged). Your funds are read from the ledger: balance_micro is what your top-ups put in less what your licenses cost, reserved_micro what your exclusive licenses waiting for review hold of it, and available_micro the difference, what you may spend now. Every amount in dollars is an exact amount rounded to the cent once, so a sum of rounded figures may differ by a cent from the rounded total. unacknowledged_deletion_notices counts your deletion notices naming a license that you have not acknowledged: records it covers that were erased after their subject withdrew or narrowed their consent, which you must delete too. The funds cover every license, whatever the page or status filter.';
+
+export function matchesLicenseFilter(status: LicenseRow['status'], filter: LicenseFilter): boolean {
+  return filter === 'all' || status === filter;
+}
+
+export function licenseView(row: LicenseRow) {
+  return {
+    id: row.id,
+    listing: row.listing,
+    exclusive: row.exclusive,
+    status: row.status,
+    filter: { categories: row.filter.categories, from: row.filter.from, to: row.filter.to, models: row.filter.models },
+    records: row.records,
+    bytes: row.bytes,
+    units: row.units,
+    price_usd: microToUsd(row.price_micro),
+    price_micro: row.price_micro,
+    terms_version: row.terms_version,
+    requested_at: row.requested_at.toISOString(),
+    starts_at: iso(row.starts_at),
+    expires_at: iso(row.expires_at),
+    rejection_reason: row.rejection_reason,
+    unacknowledged_deletion_notices: row.unacknowledged_deletion_notices,
+  };
+}
+
+/**
+ * One page of a data buyer's licenses (`page`, already filtered and cut by the operation, with
+ * its `pagination`), and their funds, exactly, in micro-dollars (public.buyer_funds). Each amount
+ * is rounded once, here. A user who is not a data buyer has no licenses and funds of 0.
+ */
+export function licensesView(
+  funds: BuyerFundsRow,
+  page: readonly LicenseRow[],
+  pagination: z.input<typeof licensesBody.shape.pagination>,
+): z.infer<typeof licensesBody> {
+  return licensesBody.parse({
+    currency: 'USD',
+    balance_usd: microToUsd(funds.balance_micro),
+    balance_micro: funds.balance_micro,
+    reserved_usd: microToUsd(funds.reserved_micro),
+    reserved_micro: funds.reserved_micro,
+    available_usd: microToUsd(funds.available_micro),
+    available_micro: funds.available_micro,
+    licenses: page.map(licenseView),
+    pagination,
+    note: LICENSES_NOTE,
   });
 }

@@ -17,7 +17,7 @@ import {
 
 const ISS = 'http://localhost:3000';
 const TOKEN_ENDPOINT = 'http://localhost:3000/oauth/token';
-const SCOPE = 'profile:read apps:read earnings:read api_keys:read campaigns:read';
+const SCOPE = 'profile:read apps:read earnings:read api_keys:read campaigns:read licenses:read';
 
 type Keys = Pick<OAuthSecrets, 'signingKey' | 'verifyKey' | 'publicJwk'>;
 
@@ -134,7 +134,7 @@ describe('identity assertions', () => {
       registration_type: 'anonymous',
       identity_assertion: r.assertion,
       assertion_expires: '2030-01-02T00:00:00.000Z',
-      pre_claim_scopes: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read'],
+      pre_claim_scopes: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read', 'licenses:read'],
     });
   });
 

@@ -1,7 +1,17 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, listCampaigns, type OpenDatabase } from '../account/operations';
+import {
+  accountSource,
+  getDailyEarnings,
+  getEarnings,
+  getProfile,
+  listApiKeys,
+  listApps,
+  listCampaigns,
+  listLicenses,
+  type OpenDatabase,
+} from '../account/operations';
 import { todayUtc } from '../account/views';
 import { ApiError } from '../platform/http/errors';
 import { describeError, log } from '../platform/log';
@@ -18,6 +28,8 @@ import {
   dailyBody,
   dailyQuery,
   earningsBody,
+  licensesBody,
+  licensesQuery,
   profileBody,
 } from '../schemas/account';
 import { requestsIn } from './http';
@@ -36,6 +48,8 @@ export const SERVER_INFO = { name: 'monetize', title: 'Monetize', version: '1.0.
 const payoutLimit = z.number().int().min(0).max(50).default(10).describe('How many of the most recent payouts to return, 0 to 50.');
 /** `limit` of the campaigns as a JSON integer (the REST parameter is a query-string integer). */
 const campaignsLimit = z.number().int().min(1).max(100).default(50).describe('Campaigns per page of results, 1 to 100.');
+/** `limit` of the licenses as a JSON integer (the REST parameter is a query-string integer). */
+const licensesLimit = z.number().int().min(1).max(100).default(50).describe('Licenses per page of results, 1 to 100.');
 
 /** A server made without the service's cursor key pages nothing (tests that call no paged tool). */
 const noCursorKey = () => Promise.reject(new Error('this account server was made without a cursor key'));
@@ -90,7 +104,7 @@ export function accountServer(
 ): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
-      'Read-only tools over the signed-in user’s Monetize account: as a publisher, and as an advertiser. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
+      'Read-only tools over the signed-in user’s Monetize account: as a publisher, as an advertiser, and as a data buyer. Each tool needs the OAuth scope named in its description; the sandbox token `svc_sandbox` answers with fixed demo data.',
   });
 
   const source = accountSource(principal, database, now);
@@ -172,6 +186,18 @@ export function accountServer(
       annotations: READ_ONLY,
     },
     async (args) => run('list_my_campaigns', () => listCampaigns(source, args, cursorKey))(),
+  );
+  server.registerTool(
+    'list_my_licenses',
+    {
+      title: 'List my data licenses',
+      description:
+        'The user’s data licenses as a data buyer, newest first: listing, exclusive or not, status (and why rejected), the filter bought, records, bytes, units, price, terms version, dates, and how many deletion notices naming each are not acknowledged yet; with the buyer’s balance, reserved and available funds; paged by limit and cursor. Scope licenses:read; same as GET /api/v1/me/licenses.',
+      inputSchema: { status: licensesQuery.shape.status, limit: licensesLimit, cursor: licensesQuery.shape.cursor },
+      outputSchema: licensesBody,
+      annotations: READ_ONLY,
+    },
+    async (args) => run('list_my_licenses', () => listLicenses(source, args, cursorKey))(),
   );
   return server;
 }

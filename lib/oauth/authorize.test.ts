@@ -7,7 +7,7 @@ import type { Client } from './clients';
 const ISS = 'http://localhost:3000';
 const API = 'http://localhost:3000/api/v1';
 const MCP = 'http://localhost:3000/mcp';
-/** What a request without `scope` asks for: the original four, never campaigns:read. */
+/** What a request without `scope` asks for: the original four, never campaigns:read nor licenses:read. */
 const DEFAULT_SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'];
 // RFC 7636 Appendix B.
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -210,13 +210,16 @@ describe('checkAuthorizationRequest: a valid request', () => {
     });
   });
 
-  it('grants campaigns:read only when the request names it', async () => {
+  it('grants campaigns:read and licenses:read only when the request names them', async () => {
     for (const [scope, scopes] of [
       [undefined, DEFAULT_SCOPES],
       ['', DEFAULT_SCOPES],
       ['campaigns:read', ['campaigns:read']],
       ['apps:read campaigns:read', ['apps:read', 'campaigns:read']],
       ['campaigns:read api_keys:read earnings:read apps:read profile:read', [...DEFAULT_SCOPES, 'campaigns:read']],
+      ['licenses:read', ['licenses:read']],
+      ['licenses:read profile:read', ['profile:read', 'licenses:read']],
+      ['licenses:read campaigns:read', ['campaigns:read', 'licenses:read']],
     ] as const) {
       const check = await checkAuthorizationRequest(params(scope === undefined ? {} : { scope }), lookupOf(client()));
       expect(check.kind, String(scope)).toBe('valid');

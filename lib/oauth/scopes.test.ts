@@ -4,7 +4,7 @@ import { DEFAULT_SCOPES, isScope, parseScopes, SCOPE_DESCRIPTIONS, SCOPES, scope
 /** The original four: what an authorization request without `scope` asks for. */
 const FOUR = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'];
 /** Every scope: the four, and those added since, each granted only when asked for. */
-const ALL = [...FOUR, 'campaigns:read'];
+const ALL = [...FOUR, 'campaigns:read', 'licenses:read'];
 
 describe('parseScopes', () => {
   it.each([
@@ -12,7 +12,7 @@ describe('parseScopes', () => {
     ['omitted (undefined)', undefined],
     ['empty', ''],
     ['only spaces', '   '],
-  ])('grants the original four scopes in canonical order, and not campaigns:read, when the parameter is %s', (_, value) => {
+  ])('grants the original four scopes in canonical order, and neither campaigns:read nor licenses:read, when the parameter is %s', (_, value) => {
     expect(parseScopes(value)).toEqual({ ok: true, scopes: FOUR });
   });
 
@@ -24,7 +24,11 @@ describe('parseScopes', () => {
     ['api_keys:read earnings:read apps:read profile:read', FOUR],
     ['campaigns:read', ['campaigns:read']],
     ['campaigns:read profile:read', ['profile:read', 'campaigns:read']],
-    ['campaigns:read api_keys:read earnings:read apps:read profile:read', ALL],
+    ['campaigns:read api_keys:read earnings:read apps:read profile:read', [...FOUR, 'campaigns:read']],
+    ['licenses:read', ['licenses:read']],
+    ['licenses:read campaigns:read', ['campaigns:read', 'licenses:read']],
+    ['licenses:read profile:read licenses:read', ['profile:read', 'licenses:read']],
+    ['licenses:read campaigns:read api_keys:read earnings:read apps:read profile:read', ALL],
   ])('returns %j as %j: canonical order, no duplicates', (value, scopes) => {
     expect(parseScopes(value)).toEqual({ ok: true, scopes });
   });
@@ -37,6 +41,8 @@ describe('parseScopes', () => {
     ['Apps:read earnings:read', ['Apps:read']],
     ['campaigns:write', ['campaigns:write']],
     ['campaigns:read campaigns', ['campaigns']],
+    ['licenses:write', ['licenses:write']],
+    ['licenses:read license:read data:read', ['license:read', 'data:read']],
   ])('refuses %j and lists the unknown scopes %j', (value, unknown) => {
     expect(parseScopes(value)).toEqual({ ok: false, unknown });
   });
@@ -48,7 +54,7 @@ describe('parseScopes', () => {
 });
 
 describe('scope helpers', () => {
-  it('know exactly the five scopes, each with a description, and the four an omitted scope means', () => {
+  it('know exactly the six scopes, each with a description, and the four an omitted scope means', () => {
     expect([...SCOPES]).toEqual(ALL);
     expect([...DEFAULT_SCOPES]).toEqual(FOUR);
     // Every scope is read-only by name: none allows a write.

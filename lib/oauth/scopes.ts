@@ -9,6 +9,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'earnings:read': 'Your earnings totals and payout history',
   'api_keys:read': 'The names, environments and status of your API keys (masked, never the keys themselves)',
   'campaigns:read': 'Your ad campaigns, their creatives’ review status, their spend and your advertiser balance',
+  'licenses:read': 'Your data licenses, their status and price, the deletion notices you have not acknowledged, and your data buyer balance',
 };
 
 export function isScope(value: string): value is Scope {
@@ -18,8 +19,8 @@ export function isScope(value: string): value is Scope {
 /**
  * The `scope` parameter (RFC 6749 §3.3: space-delimited, case-sensitive). Omitted or empty means
  * the original four, DEFAULT_SCOPES (content/docs/scopes.md): a scope added since, such as
- * `campaigns:read`, is granted only when asked for by name. Any unknown scope makes the whole
- * request `invalid_scope`.
+ * `campaigns:read` or `licenses:read`, is granted only when asked for by name. Any unknown scope
+ * makes the whole request `invalid_scope`.
  */
 export function parseScopes(value: string | null | undefined): { ok: true; scopes: Scope[] } | { ok: false; unknown: string[] } {
   const words = (value ?? '').split(' ').filter((w) => w !== '');

@@ -5,7 +5,7 @@ import type { Credential, OperationDeclaration } from '../schemas/registry';
 import { ERROR_CODES } from '../platform/http/errors';
 import { BODY_TYPES, MAX_BODY_BYTES } from '../platform/http/input';
 import { API_VERSION } from '../platform/http/kernel';
-import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS } from '../oauth/scopes';
+import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '../oauth/scopes';
 import { restOperations, type Operation } from '../schemas/registry';
 import { apiErrorBody } from '../schemas/common';
 
@@ -20,6 +20,9 @@ type Json = Record<string, unknown>;
 
 const error = (description: string, headers?: Record<string, string>): ResponseDoc => ({ description, schema: apiErrorBody, headers });
 const CHALLENGE = { 'WWW-Authenticate': 'A Bearer challenge (RFC 6750) with `resource_metadata` (RFC 9728).' };
+
+/** The scopes added since the original four: granted only to a client that names them. */
+const NAMED_ONLY = SCOPES.filter((s) => !(DEFAULT_SCOPES as readonly string[]).includes(s));
 
 /** What the kernel answers for this operation besides what it documents itself. */
 function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc> {
@@ -164,7 +167,7 @@ export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json 
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: `Authorization code with PKCE (S256). No refresh tokens; access tokens last up to 3600 s. Every scope is read-only. An authorization request without \`scope\` asks for ${DEFAULT_SCOPES.map((s) => `\`${s}\``).join(', ')} only: ask for \`campaigns:read\` by name.`,
+          description: `Authorization code with PKCE (S256). No refresh tokens; access tokens last up to 3600 s. Every scope is read-only. An authorization request without \`scope\` asks for ${DEFAULT_SCOPES.map((s) => `\`${s}\``).join(', ')} only: ask for ${NAMED_ONLY.map((s) => `\`${s}\``).join(' or ')} by name.`,
           flows: {
             authorizationCode: {
               authorizationUrl: `${base}/oauth/authorize`,

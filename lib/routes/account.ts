@@ -2,14 +2,24 @@ import { json, jsonText, type JsonReply } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import type { Principal } from '../oauth/bearer';
 import { ROUTES } from '../schemas/registry';
-import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, listCampaigns, type AccountSource } from '../account/operations';
+import {
+  accountSource,
+  getDailyEarnings,
+  getEarnings,
+  getProfile,
+  listApiKeys,
+  listApps,
+  listCampaigns,
+  listLicenses,
+  type AccountSource,
+} from '../account/operations';
 import type { Services } from '../services';
 import { todayUtc } from '../account/views';
 
 /**
- * GET /api/v1/me, /me/apps, /me/earnings, /me/api-keys, /me/campaigns. The kernel has checked the
- * bearer and its scope (before the parameters); the read runs as the user, or on the sandbox's
- * demo data.
+ * GET /api/v1/me, /me/apps, /me/earnings, /me/api-keys, /me/campaigns, /me/licenses. The kernel
+ * has checked the bearer and its scope (before the parameters); the read runs as the user, or on
+ * the sandbox's demo data.
  */
 
 /** Sandbox answers are marked in the body (`sandbox: true`) and by this header. */
@@ -58,5 +68,12 @@ export const campaignsRoute = defineRoute(ROUTES['/api/v1/me/campaigns'], {
   GET: (ctx) => {
     const { status, limit, cursor } = ctx.query;
     return reply(ctx, `campaigns ${status} ${limit} ${cursor ?? '-'}`, (source) => listCampaigns(source, ctx.query, ctx.services.cursorKey));
+  },
+});
+
+export const licensesRoute = defineRoute(ROUTES['/api/v1/me/licenses'], {
+  GET: (ctx) => {
+    const { status, limit, cursor } = ctx.query;
+    return reply(ctx, `licenses ${status} ${limit} ${cursor ?? '-'}`, (source) => listLicenses(source, ctx.query, ctx.services.cursorKey));
   },
 });

@@ -1,4 +1,4 @@
-import { apiKeysRoute, appsRoute, campaignsRoute, dailyEarningsRoute, earningsRoute, profileRoute } from './account';
+import { apiKeysRoute, appsRoute, campaignsRoute, dailyEarningsRoute, earningsRoute, licensesRoute, profileRoute } from './account';
 import { pagesRoute } from './content';
 import { sha256Hex } from '../platform/crypto';
 import { env } from '../platform/env';
@@ -29,6 +29,7 @@ const TARGETS: Record<BatchPath, Route> = {
   '/api/v1/me/earnings/daily': dailyEarningsRoute,
   '/api/v1/me/api-keys': apiKeysRoute,
   '/api/v1/me/campaigns': campaignsRoute,
+  '/api/v1/me/licenses': licensesRoute,
 };
 
 /** The paths a batch dispatches to, for a test to compare with the registry. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS } from './advertising';
 import { cursorParam, intParam, pagination, sandboxMarker } from './common';
+import { LICENSE_LISTINGS, LICENSE_STATUSES } from './data-buyers';
 
 /**
  * The account API: its query parameters and bodies (what the handlers validate with and the OpenAPI
@@ -9,16 +10,16 @@ import { cursorParam, intParam, pagination, sandboxMarker } from './common';
 
 /**
  * Every scope, each read-only, in canonical order (the order a token's `scope` lists them in). The
- * interface grows additively: a scope added later (`campaigns:read`) goes at the end, and is
- * granted only to a client that asks for it by name (DEFAULT_SCOPES).
+ * interface grows additively: a scope added later (`campaigns:read`, `licenses:read`) goes at the
+ * end, and is granted only to a client that asks for it by name (DEFAULT_SCOPES).
  */
-export const SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read'] as const;
+export const SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read', 'licenses:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /**
  * What an authorization request without `scope` (or with an empty one) asks for: the original
  * four scopes, and never one added since (content/docs/scopes.md). A client that wants
- * `campaigns:read` names it.
+ * `campaigns:read` or `licenses:read` names it.
  */
 export const DEFAULT_SCOPES = ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read'] as const satisfies readonly Scope[];
 
@@ -234,6 +235,70 @@ export const campaignsBody = z.object({
   sandbox: sandboxMarker,
 });
 
+/** The `status` filter of the data licenses: every status, or one (lib/schemas/data-buyers.ts). */
+export const LICENSE_FILTERS = ['all', ...LICENSE_STATUSES] as const;
+
+export const licensesQuery = z.object({
+  status: z.enum(LICENSE_FILTERS, oneOf(LICENSE_FILTERS)).default('all').describe('Only the licenses of this status; `all` (default) lists every license.'),
+  limit: intParam(1, 100, 50).describe('Licenses per page of results, 1 to 100.'),
+  cursor: cursorParam,
+});
+
+export const licenseFilter = z
+  .object({
+    categories: z.array(z.string()).describe('App categories the records came from (any of them); empty for every category.'),
+    from: z.string().nullable().describe('The first day (UTC, YYYY-MM-DD) the records were received, included; null for no bound.'),
+    to: z.string().nullable().describe('The last day (UTC, YYYY-MM-DD) the records were received, included; null for no bound.'),
+    models: z.array(z.string()).describe('The AI models that answered (AI interactions only); empty for any model.'),
+  })
+  .describe('The filter the license was bought with.');
+
+export const license = z.object({
+  id: z.string(),
+  listing: z
+    .enum(LICENSE_LISTINGS)
+    .describe('What was licensed: ai_interactions (rows), ux_sessions (recordings) or gb_bundles (records of both kinds, sold by size).'),
+  exclusive: z.boolean().describe('Whether the license is exclusive: its records are held from every other buyer for its term.'),
+  status: z
+    .enum(LICENSE_STATUSES)
+    .describe(
+      'pending_review (an exclusive license waiting for review, its price reserved from your funds), active (granted, its data downloadable until expires_at), rejected (review refused it, nothing charged; rejection_reason says why), expired (its term is over).',
+    ),
+  filter: licenseFilter,
+  records: z.number().int().describe('How many records the license covers, as they were when it was bought.'),
+  bytes: z.number().int().describe('Their size in bytes.'),
+  units: z.number().describe('The units priced: rows or recordings (whole numbers), or GB for a bundle (the bytes it took, in GB).'),
+  price_usd: z.number().describe('What the license costs, rounded to the cent once.'),
+  price_micro: z
+    .number()
+    .int()
+    .describe('price_usd exactly, in micro-dollars (millionths of a dollar): what the ledger debited, or debits when an exclusive license is approved.'),
+  terms_version: z.string().describe('The version of the data license terms in force when it was bought.'),
+  requested_at: dateTime,
+  starts_at: dateTime.nullable().describe('When the license was granted; null until then (pending review) and when it was rejected.'),
+  expires_at: dateTime.nullable().describe('When its term ends; null until it is granted, and when it was rejected.'),
+  rejection_reason: z.string().nullable().describe('Why review rejected the license, when its status is rejected; otherwise null.'),
+  unacknowledged_deletion_notices: z
+    .number()
+    .int()
+    .min(0)
+    .describe('How many of your deletion notices naming this license you have not acknowledged yet: records it covers that you must delete.'),
+});
+
+export const licensesBody = z.object({
+  currency: z.literal('USD'),
+  balance_usd: z.number().describe('Your data buyer balance: what your top-ups put in less what your licenses cost, rounded to the cent once.'),
+  balance_micro: z.number().int().describe('balance_usd exactly, in micro-dollars, as the ledger keeps it.'),
+  reserved_usd: z.number().describe('What your exclusive licenses waiting for review reserve of the balance, rounded to the cent once.'),
+  reserved_micro: z.number().int().describe('reserved_usd exactly, in micro-dollars.'),
+  available_usd: z.number().describe('The balance less what is reserved: what you may spend now, rounded to the cent once.'),
+  available_micro: z.number().int().describe('available_usd exactly, in micro-dollars.'),
+  licenses: z.array(license).describe('Your data licenses, newest first (empty when you have none).'),
+  pagination,
+  note: z.string(),
+  sandbox: sandboxMarker,
+});
+
 /**
  * Rows as the account reads receive them, and as the sandbox writes them down: the one
  * definition of their types. A timestamp arrives as a Date from a column of its own and as an
@@ -315,6 +380,30 @@ export const campaignRow = campaign
   .omit({ ctr: true, spend_usd: true, budget_left_usd: true, ecpm_usd: true })
   .extend({ starts_at: timestamp, ends_at: timestamp.nullable(), created_at: timestamp });
 
+/** A data buyer's funds, exactly, in micro-dollars (public.buyer_funds): all 0 for a user who is not a buyer. */
+export const buyerFundsRow = z.object({
+  balance_micro: z.number().int(),
+  reserved_micro: z.number().int(),
+  available_micro: z.number().int(),
+});
+
+/**
+ * A data license as the database has it: its own columns, the count of its unacknowledged deletion
+ * notices, its times as Dates. Its filter is a JSON object that public.data_license_buy always
+ * writes whole; a part missing from it is read as no bound.
+ */
+export const licenseRow = license.omit({ price_usd: true }).extend({
+  filter: z.object({
+    categories: z.array(z.string()).default([]),
+    from: z.string().nullable().default(null),
+    to: z.string().nullable().default(null),
+    models: z.array(z.string()).default([]),
+  }),
+  requested_at: timestamp,
+  starts_at: timestamp.nullable(),
+  expires_at: timestamp.nullable(),
+});
+
 export type ProfileRow = z.output<typeof profileRow>;
 export type AppRow = z.output<typeof appRow>;
 export type PlacementRow = z.output<typeof placementRow>;
@@ -324,3 +413,5 @@ export type MoneyRow = z.output<typeof moneyRow>;
 export type ApiKeyRow = z.output<typeof apiKeyRow>;
 export type DailyRow = z.output<typeof dailyRow>;
 export type CampaignRow = z.output<typeof campaignRow>;
+export type BuyerFundsRow = z.output<typeof buyerFundsRow>;
+export type LicenseRow = z.output<typeof licenseRow>;

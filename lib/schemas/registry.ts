@@ -12,6 +12,8 @@ import {
   dailyQuery,
   earningsBody,
   earningsQuery,
+  licensesBody,
+  licensesQuery,
   profileBody,
   type Scope,
 } from './account';
@@ -314,6 +316,23 @@ export const ROUTES = declare({
             'Paged by `limit` and `cursor` like every list of the API; `status` narrows the campaigns, never the balance. A user who is not an advertiser gets no campaigns and a balance of 0. The scope `campaigns:read` is granted only to a client that asks for it: an authorization request without `scope` does not include it.',
           body: campaignsBody,
           mcpTool: 'list_my_campaigns',
+        }),
+      },
+    },
+  },
+  '/api/v1/me/licenses': {
+    ...REST,
+    methods: {
+      GET: {
+        query: licensesQuery,
+        ...accountRead({
+          scope: 'licenses:read',
+          operationId: 'listLicenses',
+          summary: "The user's data licenses, newest first, and their funds as a data buyer",
+          description:
+            'Paged by `limit` and `cursor` like every list of the API; `status` narrows the licenses, never the funds. Each license counts the deletion notices naming it that are not acknowledged yet. A user who is not a data buyer gets no licenses and funds of 0. The scope `licenses:read` is granted only to a client that asks for it: an authorization request without `scope` does not include it.',
+          body: licensesBody,
+          mcpTool: 'list_my_licenses',
         }),
       },
     },

@@ -5,7 +5,7 @@ import type { Engine } from '@/lib/platform/db/engine';
 import { openPglite, openPostgres } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { SCOPES } from '@/lib/oauth/scopes';
-import { apiKeysBody, appsBody, campaignsBody, dailyBody, earningsBody, profileBody } from '@/lib/schemas/account';
+import { apiKeysBody, appsBody, campaignsBody, dailyBody, earningsBody, licensesBody, profileBody } from '@/lib/schemas/account';
 import type { Services } from '@/lib/services';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';
 import { demoUsers, testEngines } from '../helpers/db';
@@ -35,6 +35,7 @@ const SCHEMAS = {
   '/api/v1/me/earnings/daily': dailyBody,
   '/api/v1/me/api-keys': apiKeysBody,
   '/api/v1/me/campaigns': campaignsBody,
+  '/api/v1/me/licenses': licensesBody,
 };
 const routeAt = (path: string) => ACCOUNT_ROUTES.find((r) => r.path === path)!;
 

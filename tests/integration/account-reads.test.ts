@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, listCampaigns } from '@/lib/account/operations';
+import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, listCampaigns, listLicenses } from '@/lib/account/operations';
 
 import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
 import * as views from '@/lib/account/views';
@@ -92,6 +92,8 @@ for (const engine of testEngines()) {
         daily: (p: Principal) => getDailyEarnings(accountSource(p, database, Date.now), { days: '30' }, new Date().toISOString().slice(0, 10)),
         campaigns: (p: Principal) =>
           listCampaigns(accountSource(p, database, Date.now), { status: 'all', limit: 50 }, () => Promise.resolve(Buffer.alloc(32, 7))),
+        licenses: (p: Principal) =>
+          listLicenses(accountSource(p, database, Date.now), { status: 'all', limit: 50 }, () => Promise.resolve(Buffer.alloc(32, 7))),
       } satisfies Record<AccountRead, (p: Principal) => Promise<object>>;
 
       it.each(Object.keys(operations) as AccountRead[])('%s: one transaction, the claims and one SELECT', async (read) => {

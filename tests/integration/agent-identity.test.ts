@@ -17,7 +17,7 @@ import { accessToken } from '../helpers/tokens';
  */
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-const ALL_SCOPES = 'profile:read apps:read earnings:read api_keys:read campaigns:read';
+const ALL_SCOPES = 'profile:read apps:read earnings:read api_keys:read campaigns:read licenses:read';
 const asMeta = handlersOf('/.well-known/oauth-authorization-server');
 const identity = handlersOf('/agent/identity');
 const me = handlersOf('/api/v1/me');
@@ -100,7 +100,7 @@ for (const engine of testEngines()) {
           registration_type: 'anonymous',
           identity_assertion: expect.any(String),
           assertion_expires: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-          pre_claim_scopes: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read'],
+          pre_claim_scopes: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read', 'licenses:read'],
         });
         const claims = decodeJwt(body.identity_assertion as string);
         expect(claims).toMatchObject({ iss: BASE, sub: body.registration_id, aud: `${BASE}/oauth/token`, registration_type: 'anonymous' });

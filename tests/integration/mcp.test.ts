@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_PROFILE } from '@/lib/account/sandbox';
+import { SANDBOX_LICENSES, SANDBOX_PROFILE } from '@/lib/account/sandbox';
 import { createPublisher } from '@/lib/auth/users';
 import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
 import type { Scope } from '@/lib/oauth/scopes';
@@ -85,7 +85,7 @@ for (const engine of testEngines()) {
       expect(body).toEqual({ error: { status: 401, code: 'invalid_token', message: expect.any(String) } });
     });
 
-    it('lists the six tools, each with an input and an output schema and marked read-only', async () => {
+    it('lists the seven tools, each with an input and an output schema and marked read-only', async () => {
       const client = await connect(await accessToken(suite.users.demo, { resources: ['mcp'] }));
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([
@@ -94,6 +94,7 @@ for (const engine of testEngines()) {
         'list_my_api_keys',
         'list_my_apps',
         'list_my_campaigns',
+        'list_my_licenses',
         'whoami',
       ]);
       for (const tool of tools) {
@@ -111,6 +112,15 @@ for (const engine of testEngines()) {
       expect(campaigns.inputSchema.properties?.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
       expect(campaigns.inputSchema.properties?.cursor).toMatchObject({ type: 'string' });
       expect(campaigns.description).toContain('campaigns:read');
+      const licenses = tools.find((t) => t.name === 'list_my_licenses')!;
+      expect(licenses.inputSchema.properties?.status).toMatchObject({
+        enum: ['all', 'pending_review', 'active', 'rejected', 'expired'],
+        default: 'all',
+      });
+      expect(licenses.inputSchema.properties?.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
+      expect(licenses.inputSchema.properties?.cursor).toMatchObject({ type: 'string' });
+      expect(licenses.outputSchema?.properties).toHaveProperty('available_micro');
+      expect(licenses.description).toContain('licenses:read');
       await client.close();
     });
 
@@ -127,6 +137,8 @@ for (const engine of testEngines()) {
         ['list_my_api_keys', { environment: 'production' }, '?environment=production'],
         ['list_my_campaigns', {}, ''],
         ['list_my_campaigns', { status: 'active', limit: 5 }, '?status=active&limit=5'],
+        ['list_my_licenses', {}, ''],
+        ['list_my_licenses', { status: 'pending_review', limit: 5 }, '?status=pending_review&limit=5'],
       ];
       for (const [tool, args, query] of cases) {
         const result = await client.callTool({ name: tool, arguments: args });
@@ -189,6 +201,33 @@ for (const engine of testEngines()) {
       await client.close();
     });
 
+    it('pages list_my_licenses as REST pages /api/v1/me/licenses: the same pages, and each accepts the other’s cursor', async () => {
+      const client = await connect('svc_sandbox');
+      type Page = { licenses: { id: string }[]; pagination: { next_cursor: string | null; has_more: boolean; limit: number }; sandbox?: true };
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let call = 0; call < 10; call++) {
+        // Pages alternate between the tool and the REST route, each following the other's cursor.
+        const args = cursor ? { limit: 2, cursor } : { limit: 2 };
+        const query = `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const rest = (await restTwin('list_my_licenses', 'svc_sandbox', query)) as Page;
+        const result = await client.callTool({ name: 'list_my_licenses', arguments: args });
+        expect(result.isError ?? false).toBe(false);
+        const page = result.structuredContent as Page;
+        expect(page).toEqual(rest);
+        expect(page.sandbox).toBe(true);
+        seen.push(...page.licenses.map((l) => l.id));
+        cursor = call % 2 === 0 ? page.pagination.next_cursor : rest.pagination.next_cursor;
+        if (!page.pagination.has_more) break;
+      }
+      expect(cursor).toBeNull();
+      expect(seen).toEqual(SANDBOX_LICENSES.map((l) => l.id));
+      const bad = await client.callTool({ name: 'list_my_licenses', arguments: { limit: 3, cursor: 'forged.cursor' } });
+      expect(bad.isError).toBe(true);
+      expect((bad.content as { text: string }[])[0]!.text).toMatch(/^invalid_request: .*cursor/);
+      await client.close();
+    });
+
     describe('step-up authorization', () => {
       const only = (scopes: Scope[]) => accessToken(suite.users.demo, { scopes, resources: ['mcp'] });
 
@@ -207,7 +246,7 @@ for (const engine of testEngines()) {
 
       it('lets the tools the token has scopes for run, and lists every tool', async () => {
         const client = await connect(await only(['profile:read']));
-        expect((await client.listTools()).tools).toHaveLength(6);
+        expect((await client.listTools()).tools).toHaveLength(7);
         expect((await client.callTool({ name: 'whoami' })).structuredContent).toMatchObject({ user_id: suite.users.demo });
         const refused = await client.callTool({ name: 'list_my_apps' }).catch((e: unknown) => e);
         expect(refused).toBeInstanceOf(StreamableHTTPError);
@@ -220,6 +259,16 @@ for (const engine of testEngines()) {
         expect(res.status).toBe(403);
         expect(res.headers.get('www-authenticate')).toContain('scope="profile:read apps:read earnings:read api_keys:read campaigns:read"');
         expect(body).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('campaigns:read') } });
+      });
+
+      it('refuses list_my_licenses to a token with the four scopes an authorization without `scope` gives, or with campaigns:read', async () => {
+        const { res, body } = await post(call('list_my_licenses'), await only(['profile:read', 'apps:read', 'earnings:read', 'api_keys:read']));
+        expect(res.status).toBe(403);
+        expect(res.headers.get('www-authenticate')).toContain('scope="profile:read apps:read earnings:read api_keys:read licenses:read"');
+        expect(body).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('licenses:read') } });
+        const campaignsOnly = await post(call('list_my_licenses'), await only(['campaigns:read']));
+        expect(campaignsOnly.res.status).toBe(403);
+        expect(campaignsOnly.res.headers.get('www-authenticate')).toContain('scope="campaigns:read licenses:read"');
       });
 
       it('refuses a JSON-RPC batch when any call in it lacks its scope, before any tool runs', async () => {
@@ -240,6 +289,10 @@ for (const engine of testEngines()) {
       expect(result.isError).toBe(true);
       for (const args of [{ limit: 0 }, { limit: 101 }, { limit: '5' }, { status: 'ended' }, { cursor: '' }]) {
         const refused = await client.callTool({ name: 'list_my_campaigns', arguments: args });
+        expect(refused.isError, JSON.stringify(args)).toBe(true);
+      }
+      for (const args of [{ limit: 0 }, { limit: 101 }, { limit: '5' }, { status: 'granted' }, { status: 'ACTIVE' }, { cursor: '' }]) {
+        const refused = await client.callTool({ name: 'list_my_licenses', arguments: args });
         expect(refused.isError, JSON.stringify(args)).toBe(true);
       }
       await client.close();

@@ -44,7 +44,7 @@ for (const engine of testEngines()) {
           token_endpoint: `${BASE}/oauth/token`,
           registration_endpoint: `${BASE}/oauth/register`,
           jwks_uri: `${BASE}/.well-known/jwks.json`,
-          scopes_supported: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read'],
+          scopes_supported: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read', 'licenses:read'],
           response_types_supported: ['code'],
           grant_types_supported: expect.arrayContaining(['authorization_code']),
           code_challenge_methods_supported: ['S256'],
@@ -63,7 +63,7 @@ for (const engine of testEngines()) {
         expect(await res.json()).toEqual({
           resource: `${BASE}${path}`,
           authorization_servers: [BASE],
-          scopes_supported: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read'],
+          scopes_supported: ['profile:read', 'apps:read', 'earnings:read', 'api_keys:read', 'campaigns:read', 'licenses:read'],
           bearer_methods_supported: ['header'],
           resource_documentation: expect.stringMatching(/^http:\/\/localhost:3000\/docs\//),
         });

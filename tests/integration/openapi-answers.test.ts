@@ -602,6 +602,23 @@ const WRITTEN: Record<string, Case[]> = {
       run: async (t) => void (await t.call({ url: '/api/v1/me/campaigns?cursor=forged.cursor', token: SANDBOX })),
     },
   ],
+  'GET /api/v1/me/licenses': [
+    {
+      label: 'the sandbox token, limit=2, then the next page by its cursor',
+      expect: [200, 200],
+      run: async (t) => {
+        const a = await t.call({ url: '/api/v1/me/licenses?limit=2', token: SANDBOX });
+        const cursor = (JSON.parse(a.text) as { pagination?: { next_cursor?: string | null } }).pagination?.next_cursor;
+        if (!cursor) throw new Error(`the sandbox's licenses gave no next_cursor: ${a.text.slice(0, 300)}`);
+        await t.call({ url: `/api/v1/me/licenses?limit=2&cursor=${encodeURIComponent(cursor)}`, token: SANDBOX });
+      },
+    },
+    {
+      label: 'a cursor this API did not issue',
+      expect: [400],
+      run: async (t) => void (await t.call({ url: '/api/v1/me/licenses?cursor=forged.cursor', token: SANDBOX })),
+    },
+  ],
   'GET /api/v1/pages': [
     nextPage('/api/v1/pages?limit=5'),
     { label: 'a cursor this API did not issue', expect: [400], run: async (t) => void (await t.call({ url: '/api/v1/pages?cursor=forged.cursor' })) },

@@ -137,6 +137,7 @@ describe('GET /api/v1/openapi.json', () => {
             'earnings:read': expect.any(String),
             'api_keys:read': expect.any(String),
             'campaigns:read': expect.any(String),
+            'licenses:read': expect.any(String),
           },
         },
       },

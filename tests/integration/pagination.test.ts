@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_CAMPAIGNS } from '@/lib/account/sandbox';
+import { SANDBOX_CAMPAIGNS, SANDBOX_LICENSES } from '@/lib/account/sandbox';
 import { allPages } from '@/lib/content/pages';
 import type { Engine } from '@/lib/platform/db/engine';
 import { env } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { campaignsBody } from '@/lib/schemas/account';
+import { campaignsBody, licensesBody } from '@/lib/schemas/account';
 import { pagesBody } from '@/lib/schemas/pages';
 import { searchBody } from '@/lib/schemas/search';
 import { searchPages } from '@/lib/search/engine';
@@ -24,6 +24,7 @@ type Get = (req: Request, ctx: { params: Promise<Record<string, never>> }) => Pr
 const searchGet: Get = handlersOf('/api/v1/search').GET;
 const pagesGet: Get = handlersOf('/api/v1/pages').GET;
 const campaignsGet: Get = handlersOf('/api/v1/me/campaigns').GET;
+const licensesGet: Get = handlersOf('/api/v1/me/licenses').GET;
 
 const CURSOR_KEY = Buffer.alloc(32, 7);
 const base = () => env().PUBLIC_BASE_URL;
@@ -39,6 +40,8 @@ const search = (params: Record<string, string | number>) => get(searchGet, '/api
 const pages = (params: Record<string, string | number>) => get(pagesGet, '/api/v1/pages', params);
 /** The account's list, as the sandbox token reads it (a real account's walk: tests/integration/account-campaigns.test.ts). */
 const campaigns = (params: Record<string, string | number>) => get(campaignsGet, '/api/v1/me/campaigns', params, { authorization: 'Bearer svc_sandbox' });
+/** The data buyer's list, as the sandbox token reads it (a real buyer's walk: tests/integration/account-licenses.test.ts). */
+const licenses = (params: Record<string, string | number>) => get(licensesGet, '/api/v1/me/licenses', params, { authorization: 'Bearer svc_sandbox' });
 
 async function json200(res: Response): Promise<unknown> {
   const body = await res.json();
@@ -178,6 +181,64 @@ describe('walking every cursor of /api/v1/me/campaigns', () => {
     const campaignsCursor = campaignsBody.parse(await json200(await campaigns({ limit: 2 }))).pagination.next_cursor!;
     await expectInvalidCursor(await pages({ limit: 2, cursor: campaignsCursor }));
     await expectInvalidCursor(await campaigns({ limit: 2, status: 'active', cursor: campaignsCursor }));
+  });
+});
+
+describe('walking every cursor of /api/v1/me/licenses', () => {
+  it.each([1, 2, 3, 5, 100])('limit=%i lists the licenses exactly once, newest first, each page with the whole funds', async (limit) => {
+    const expected = SANDBOX_LICENSES.map((l) => l.id);
+    const seen: string[] = [];
+    const funds = new Set<string>();
+    let cursor: string | null = null;
+    let calls = 0;
+    for (;;) {
+      const body = licensesBody.parse(await json200(await licenses({ limit, ...(cursor ? { cursor } : {}) })));
+      calls += 1;
+      expect(body.pagination.limit).toBe(limit);
+      expect(body.licenses.length).toBeLessThanOrEqual(limit);
+      seen.push(...body.licenses.map((l) => l.id));
+      funds.add(`${body.balance_micro} ${body.reserved_micro} ${body.available_micro}`);
+      if (!body.pagination.has_more) {
+        expect(body.pagination.next_cursor).toBeNull();
+        break;
+      }
+      expect(body.licenses.length, 'a page before the last is full').toBe(limit);
+      cursor = body.pagination.next_cursor;
+      expect(calls, 'the walk ends').toBeLessThanOrEqual(expected.length);
+    }
+    expect(seen).toEqual(expected);
+    expect(calls).toBe(Math.ceil(expected.length / limit));
+    expect(funds.size).toBe(1);
+  });
+
+  it('a status filter pages the licenses of that status alone, by its own cursors', async () => {
+    const expired = licensesBody.parse(await json200(await licenses({ status: 'expired', limit: 3 })));
+    expect(expired.licenses.map((l) => l.status)).toEqual(['expired']);
+    expect(expired.pagination).toEqual({ next_cursor: null, has_more: false, limit: 3 });
+    const active = licensesBody.parse(await json200(await licenses({ status: 'active', limit: 1 })));
+    expect(active.licenses.map((l) => l.status)).toEqual(['active']);
+    const next = licensesBody.parse(await json200(await licenses({ status: 'active', limit: 1, cursor: active.pagination.next_cursor! })));
+    expect(next.licenses.map((l) => l.status)).toEqual(['active']);
+    expect(next.pagination).toEqual({ next_cursor: null, has_more: false, limit: 1 });
+    expect(next.licenses[0]!.id).not.toBe(active.licenses[0]!.id);
+  });
+
+  it.each([0, 101])('limit=%i is out of bounds: a 400', async (limit) => {
+    const res = await licenses({ limit });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.stringContaining('limit') } });
+  });
+
+  it('a cursor of the campaigns or the pages is refused by the licenses, and a licenses cursor by both', async () => {
+    const pagesCursor = pagesBody.parse(await json200(await pages({ limit: 2 }))).pagination.next_cursor!;
+    const campaignsCursor = campaignsBody.parse(await json200(await campaigns({ limit: 2 }))).pagination.next_cursor!;
+    await expectInvalidCursor(await licenses({ limit: 2, cursor: pagesCursor }));
+    await expectInvalidCursor(await licenses({ limit: 2, cursor: campaignsCursor }));
+    const licensesCursor = licensesBody.parse(await json200(await licenses({ limit: 2 }))).pagination.next_cursor!;
+    await expectInvalidCursor(await pages({ limit: 2, cursor: licensesCursor }));
+    await expectInvalidCursor(await campaigns({ limit: 2, cursor: licensesCursor }));
+    await expectInvalidCursor(await licenses({ limit: 2, status: 'active', cursor: licensesCursor }));
+    await expectInvalidCursor(await licenses({ limit: 3, cursor: licensesCursor }));
   });
 });
 

@@ -296,8 +296,10 @@ describe('GET /api/v1', () => {
       '/api/v1/me/earnings/daily',
       '/api/v1/me/api-keys',
       '/api/v1/me/campaigns',
+      '/api/v1/me/licenses',
     ]);
     expect(body.account_endpoints.find((e) => e.path === '/api/v1/me/campaigns')?.scope).toBe('campaigns:read');
+    expect(body.account_endpoints.find((e) => e.path === '/api/v1/me/licenses')?.scope).toBe('licenses:read');
     expect(body.sdk_endpoints).toEqual(sdkEndpoints());
     expect(body.sdk_endpoints.map((e) => `${e.method} ${e.path}`)).toEqual([
       'GET /functions/v1/validate-key',

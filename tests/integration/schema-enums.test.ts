@@ -4,6 +4,7 @@ import { AUTH_METHODS } from '@/lib/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
 import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, TOP_UP_RAILS, TOP_UP_STATUSES } from '@/lib/schemas/advertising';
+import { LICENSE_LISTINGS, LICENSE_STATUSES } from '@/lib/schemas/data-buyers';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 
@@ -34,6 +35,8 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'creatives.status': CREATIVE_STATUSES,
   'top_ups.rail': TOP_UP_RAILS,
   'top_ups.status': TOP_UP_STATUSES,
+  'data_licenses.listing': LICENSE_LISTINGS,
+  'data_licenses.status': LICENSE_STATUSES,
 };
 
 /**
@@ -44,6 +47,10 @@ const UNOWNED: Record<string, readonly string[]> = {
   'user_identities.provider': ['github', 'google'],
   'idempotency_records.state': ['running', 'done'],
   'data_records.status': ['unsold', 'sold'],
+  // The data buyers' side (migration 20261209000000_data_buyers), spelled out in lib/data-buyers/.
+  'top_ups.account_kind': ['advertiser', 'buyer'],
+  'data_deletion_notices.reason': ['consent_withdrawn', 'purpose_withdrawn'],
+  'data_exports.status': ['queued', 'running', 'done', 'failed', 'superseded'],
 };
 
 interface Check {
