@@ -40,7 +40,7 @@ export const config = {
   matcher: [
     {
       // Must be a literal (Next reads it at build time).
-      source: '/((?!(?:_next|api|functions|oauth|mcp|docs/mcp|ask|a2a|agent|markdown|media)(?:/|$))[^.]*)',
+      source: '/((?!(?:_next|api|functions|oauth|mcp|docs/mcp|ask|a2a|agent|markdown|media|downloads)(?:/|$))[^.]*)',
       missing: [
         { type: 'header', key: 'accept', value: '(.*)text/markdown(.*)' },
         { type: 'header', key: 'next-router-prefetch' },

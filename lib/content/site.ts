@@ -7,7 +7,7 @@ import type { PricingValues } from '../pricing/defaults';
 
 /**
  * The docs sidebar, in the order a reader learns: run something first, then integrate, then get
- * paid, then the advertisers' side, then the account API for third parties, then the rules.
+ * paid, then the advertisers' side, then the data buyers', then the account API for third parties, then the rules.
  * Every docs page is in exactly one section (a test checks it against content/docs/).
  */
 export const DOCS_SECTIONS: readonly { title: string; paths: readonly string[] }[] = [
@@ -15,6 +15,7 @@ export const DOCS_SECTIONS: readonly { title: string; paths: readonly string[] }
   { title: 'Show ads', paths: ['/docs/sdk-integration', '/docs/placements', '/docs/ad-formats', '/docs/api-keys'] },
   { title: 'Get paid', paths: ['/docs/payouts', '/docs/data-and-consent'] },
   { title: 'Advertise', paths: ['/docs/advertisers'] },
+  { title: 'Buy data', paths: ['/docs/data-buyers'] },
   {
     title: 'Account API',
     paths: ['/docs/authentication', '/docs/scopes', '/docs/account-api', '/docs/rest-api', '/docs/batch', '/docs/sandbox'],

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../auth/password';
 import { generateApiKey } from '../sdk/api-key';
 import type { KeyEnvironment, PlacementFormat, PlacementStatus } from '../schemas/account';
@@ -13,7 +13,8 @@ import { seal } from '../platform/crypto';
 import { manualDetails, sealDetails } from '../payouts/details';
 import type { z } from 'zod';
 import { TOTP_SECRET_PURPOSE } from '../auth/staff-totp';
-import { newConsentProof, proofHash, storedSubjectId, subjectKeys, type SubjectKeys } from '../sdk/subjects';
+import { subjectKeys, type SubjectKeys } from '../sdk/subjects';
+import { seedConsentedData, seedDemoBuyer } from './data-market';
 
 /**
  * Demo data: two publishers with different apps, placements, stats, payouts and keys, so
@@ -170,7 +171,6 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
   const userId = user!.id;
   await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
 
-  let firstAppId: string | undefined;
   for (const [appIndex, app] of p.apps.entries()) {
     const appCreated = new Date(memberSince.getTime() + (appIndex * 30 + 2) * 86400_000);
     const [appRow] = await tx.query<{ id: string }>(
@@ -178,7 +178,8 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
           values (${userId}, ${app.name}, ${app.slug}, ${app.description}, ${app.category}::text[], ${appCreated}) returning id`,
     );
     const appId = appRow!.id;
-    firstAppId ??= appId;
+    // People of the app who agreed to sell their data, and what they shared (UX sessions too in an app's first of each publisher).
+    await seedConsentedData(tx, { appId, userId, category: app.category, sessions: appIndex === 0 }, keys, p.seed * 100 + appIndex);
     // The demo page is served by this service: its pages' origin may use the app's keys.
     if (app.demoPage) await tx.query(sql`update public.apps set allowed_origins = ${serviceOrigins()}::text[] where id = ${appId}`);
 
@@ -259,8 +260,6 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
       }
     }
   }
-
-  await seedConsent(tx, userId, firstAppId!, keys);
 
   // A client each publisher approved a while ago, listed under connected apps in the console.
   await tx.query(
@@ -402,30 +401,6 @@ async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, 
     await tx.query(sql`select * from public.sdk_record_events(${JSON.stringify(events)}::jsonb, 'seed-address', 'seed-client', false, 1000, 1000000)`);
   }
   await tx.query(sql`select set_config('role', 'service_role', true)`);
-}
-
-/** One user of the app who agreed to share AI interactions, and two of their rows. */
-async function seedConsent(tx: Statements, userId: string, appId: string, keys: SubjectKeys): Promise<void> {
-  // Kept as the service keeps every subject: keyed per app (lib/sdk/subjects.ts), with the hash of
-  // a consent proof that went to the demo user and that nobody else has.
-  const subject = storedSubjectId(keys, appId, createHash('sha256').update(`demo-subject-${appId}`).digest('hex'));
-  await tx.query(
-    sql`insert into public.data_subjects (app_id, subject_hash, proof_hash) values (${appId}, ${subject}, ${proofHash(newConsentProof())}) returning 1`,
-  );
-  const [consent] = await tx.query<{ id: string }>(
-    sql`insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
-        values (${appId}, ${userId}, ${subject}, '{ai_interactions}', '2026-09', now() - interval '3 days') returning id`,
-  );
-  const rows = [
-    { prompt: 'Suggest a title for a mystery set in Lisbon.', response: 'The Tiles of Alfama.' },
-    { prompt: 'Shorten this opening line.', response: 'Rain found the city first.' },
-  ];
-  for (const [i, data] of rows.entries()) {
-    await tx.query(
-      sql`insert into public.data_records (app_id, user_id, consent_id, subject_hash, kind, record_id, payload, bytes)
-          values (${appId}, ${userId}, ${consent!.id}, ${subject}, 'ai_interaction', ${`seed-${i + 1}`}, ${JSON.stringify(data)}::jsonb, octet_length(${JSON.stringify(data)}::text))`,
-    );
-  }
 }
 
 type Creative = { format: PlacementFormat; headline: string; body: string; cta: string; image: string; video?: string };
@@ -625,6 +600,7 @@ export async function seed(db: Database, now = new Date()): Promise<boolean> {
     const publishers = [];
     for (const p of PUBLISHERS) publishers.push({ id: await seedPublisher(tx, p, now, keys, encryptionKey), seed: p });
     await seedMoneyHistory(tx, now, publishers, await seedOperator(tx, now, encryptionKey));
+    await seedDemoBuyer(tx, DEMO_PASSWORD);
     // Today's demo traffic counted at once, so the first figures anyone reads already agree
     // with the raw rows (and no roll-up moves them a few seconds later).
     await tx.query(sql`select * from public.roll_up_ad_traffic()`);

@@ -391,12 +391,29 @@ for (const engine of testEngines()) {
       });
       if (!exclusive.ok) throw new Error(exclusive.error);
       await asStaff((q) => q.query('select public.staff_data_license_review($1, true, null)', [exclusive.value.license_id]));
+      // Another asks for one and nobody reviews it.
+      const waiting = await buyer('Waiting Co', 50);
+      await interactions('c', 'jay', 1);
+      const unreviewed = await buyLicense(suite.db, waiting, {
+        listing: 'ai_interactions',
+        filter: elsewhere,
+        quantity: 1,
+        exclusive: true,
+        maxPriceMicro: 6_000,
+      });
+      if (!unreviewed.ok) throw new Error(unreviewed.error);
+      expect(await buyerFunds(suite.db, waiting)).toMatchObject({ reserved_micro: 6_000 });
       const before = await listingAvailability(suite.db, holder, 'ai_interactions', elsewhere);
       const advanced = await rawAsService(suite.db, (q) =>
         one<{ expired_licenses: number; released_records: number }>(q, "select public.data_licenses_advance(now() + interval '366 days') as v"),
       );
       expect(advanced.released_records).toBeGreaterThanOrEqual(1);
       expect(await buyerLicense(suite.db, holder, exclusive.value.license_id)).toMatchObject({ status: 'expired' });
+      expect(await buyerLicense(suite.db, waiting, unreviewed.value.license_id)).toMatchObject({
+        status: 'rejected',
+        rejection_reason: expect.stringContaining('within 30 days'),
+      });
+      expect(await buyerFunds(suite.db, waiting)).toEqual({ balance_micro: 50_000_000, reserved_micro: 0, available_micro: 50_000_000 });
       expect((await listingAvailability(suite.db, holder, 'ai_interactions', elsewhere)).records).toBe(before.records + advanced.released_records);
       expect(await failedChecks(suite.db)).toEqual([]);
     });

@@ -121,6 +121,8 @@ for (const engine of testEngines()) {
       app = { appId: made.value.id, key: (await newKey(suite.db, suite.users.demo, { appId: made.value.id })).key };
       await interactions('ann', 7);
       await interactions('bob', 5);
+      // The demo buyer's export, waiting since the seed: written first, so each test sees its own.
+      await runExports(suite.db, storage, await services.exportSecret());
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -39,7 +39,7 @@ for (const engine of testEngines()) {
         ]);
         const report = moneyReport(tampered);
         expect(report).toMatch(/FAIL Every ledger transaction balances to zero, with at least two postings: 1\n {7}transaction .* 2 postings summing to 10000/);
-        expect(report).toContain('3 of 12 checks failed.');
+        expect(report).toContain('3 of 14 checks failed.');
 
         // Earnings of a day long over that the ledger never got.
         await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;
@@ -50,6 +50,25 @@ for (const engine of testEngines()) {
           "Each app's day of ad revenue in the ledger equals its daily stats (what publishers earned, what the ads cost)",
           'Every day over is in the ledger: no earning day before yesterday left unposted',
         ]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('fails on a data license whose price the ledger does not hold, and on a data sale paid to someone else', async () => {
+      const db = await engine.open();
+      try {
+        // The demo buyer's license, raised behind the ledger.
+        await db.exec(`update public.data_licenses set price_micro = price_micro + 1 where status = 'active'`);
+        expect(failed(await checkMoney(db))).toEqual(['Each granted data license is in the ledger once, for its price, and nothing else is']);
+        await db.exec(`update public.data_licenses set price_micro = price_micro - 1 where status = 'active';
+          alter table public.ledger_postings disable trigger ledger_postings_append_only;
+          update public.ledger_postings p set account_id = (select id from public.ledger_accounts where kind = 'payouts' and user_id is null)
+          where p.id = (select min(x.id) from public.ledger_postings x join public.ledger_transactions t on t.id = x.transaction_id
+                        join public.ledger_accounts a on a.id = x.account_id where t.kind = 'data_sale' and a.kind = 'publisher');`);
+        expect(failed(await checkMoney(db))).toContain(
+          "What buyers paid is what publishers earned plus the platform's share: every data sale moves money only from one buyer to publishers and the platform, the publishers' part their share of the price",
+        );
       } finally {
         await db.close();
       }
