@@ -71,7 +71,12 @@ export async function seedConsentedData(tx: Statements, app: SeededApp, keys: Su
     for (let i = 0; i < interactions; i++) {
       const [prompt, response] = CONVERSATIONS[topic]![Math.floor(rng() * CONVERSATIONS[topic]!.length)]!;
       const daysAgo = Math.floor(rng() * 30);
-      const payload = { prompt, response, model: MODELS[Math.floor(rng() * MODELS.length)]!, occurred_at: new Date(Date.now() - daysAgo * 86_400_000).toISOString() };
+      const payload = {
+        prompt,
+        response,
+        model: MODELS[Math.floor(rng() * MODELS.length)]!,
+        occurred_at: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
+      };
       records.push({ kind: 'ai_interaction', id: `seed-${++n}`, payload, daysAgo });
     }
     if (app.sessions) {
@@ -123,7 +128,9 @@ export async function seedDemoBuyer(tx: Statements, password: string): Promise<v
         values (${userId}, ${DEMO_BUYER_FUNDS_USD * 1_000_000}, 'manual', 'INV-DEMO-NORTHWIND', now() - interval '20 days', 'buyer') returning id`,
   );
   await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
-  await tx.query(sql`select set_config('request.jwt.claims', ${JSON.stringify({ sub: userId, role: 'authenticated' })}, true), set_config('role', 'authenticated', true)`);
+  await tx.query(
+    sql`select set_config('request.jwt.claims', ${JSON.stringify({ sub: userId, role: 'authenticated' })}, true), set_config('role', 'authenticated', true)`,
+  );
   const [bought] = await tx.query<{ answer: { ok: boolean; error?: string } }>(
     sql`select public.data_license_buy('ux_sessions', '{}', null, null, '{}', 10, false, 500000) as answer`,
   );
