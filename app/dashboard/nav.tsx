@@ -7,6 +7,7 @@ const PAGES = [
   { href: '/dashboard/payouts', label: 'Payouts' },
   { href: '/dashboard/connected', label: 'Connected apps' },
   { href: '/dashboard/ads', label: 'Advertising' },
+  { href: '/dashboard/data', label: 'Data' },
 ] as const;
 
 /** The console's sections, the current one marked (on a narrow phone the tabs wrap onto a second line). */

@@ -41,6 +41,9 @@ const NUMERIC = new Set([
   'Budget',
   'Budget left',
   'Fills',
+  'Records',
+  'Price',
+  'Size',
 ]);
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */

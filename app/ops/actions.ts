@@ -8,6 +8,7 @@ import type { FormState } from '@/lib/console/forms';
 import {
   adjustmentForm,
   closeMonthsForm,
+  dataLicenseReviewForm,
   markPayoutForm,
   payoutDetailsForm,
   reviewForm,
@@ -51,6 +52,10 @@ export async function topUpRecordAction(_: FormState, form: FormData): Promise<F
 
 export async function reviewAction(_: FormState, form: FormData): Promise<FormState> {
   return asStaffMember((staff) => reviewForm(form, staff, services()));
+}
+
+export async function dataLicenseReviewAction(_: FormState, form: FormData): Promise<FormState> {
+  return asStaffMember((staff) => dataLicenseReviewForm(form, staff, services()));
 }
 
 export async function payoutDetailsAction(_: DetailsState, form: FormData): Promise<DetailsState> {

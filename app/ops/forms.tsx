@@ -180,3 +180,26 @@ export function ReviewForm({ action, id, kind, label }: { action: Action; id: st
     </form>
   );
 }
+
+/** Approve an exclusive data license, or reject it with the reason the buyer reads. */
+export function DataLicenseReviewForm({ action, id, label }: { action: Action; id: string; label: string }) {
+  const [state, formAction, pending] = useActionState(toastingSuccess(action), {});
+  return (
+    <form action={formAction} className="grid gap-2" key={JSON.stringify(state.values ?? {})}>
+      <Outcome state={state} />
+      <input type="hidden" name="id" value={id} />
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" size="sm" name="decision" value="approve" disabled={pending} aria-label={`Approve ${label}`}>
+          Approve
+        </Button>
+        <Label htmlFor={`data-reason-${id}`} className="sm:ml-2">
+          Or reject, because (the buyer reads it)
+        </Label>
+        <Input className="sm:w-72" id={`data-reason-${id}`} name="reason" maxLength={500} defaultValue={state.values?.reason ?? ''} />
+        <Button type="submit" size="sm" variant="outline" name="decision" value="reject" disabled={pending} aria-label={`Reject ${label}`}>
+          Reject
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Metadata } from 'next';
 import { microToUsd } from '@/lib/account/money';
-import { formatDay, formatMoment, formatUsd } from '@/lib/console/format';
+import { formatCount, formatDay, formatMoment, formatUsd } from '@/lib/console/format';
+import { formatBytes } from '@/lib/data-buyers/catalog';
+import { describeFilter } from '@/lib/data-buyers/display';
+import { LISTINGS } from '@/lib/data-buyers/schemas';
 import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
+import { dataQueue, type DataQueue } from '@/lib/ops/data';
 import { staffOverview } from '@/lib/payouts/staff';
 import { services } from '@/lib/services';
 import { ScrollTable } from '../dashboard/tables';
 import {
   adjustmentAction,
   closeMonthsAction,
+  dataLicenseReviewAction,
   markPayoutAction,
   payoutDetailsAction,
   reviewAction,
@@ -16,8 +21,9 @@ import {
   signOutAction,
   topUpRecordAction,
 } from './actions';
-import { AdjustmentForm, CloseMonthsForm, DetailsForm, PayoutActions, ReviewForm, SendWithStripeForm, TopUpRecordForm } from './forms';
+import { AdjustmentForm, CloseMonthsForm, DataLicenseReviewForm, DetailsForm, PayoutActions, ReviewForm, SendWithStripeForm, TopUpRecordForm } from './forms';
 import { requireStaff } from './staff';
+import { Badge } from '../_components/ui/badge';
 import { Button } from '../_components/ui/button';
 import { EmptyState } from '../_components/ui/empty-state';
 
@@ -30,7 +36,7 @@ export default async function OpsPage() {
   const staff = await requireStaff();
   const { stripe } = services();
   const db = await services().database();
-  const [o, ads] = await Promise.all([staffOverview(db, staff), advertisingQueue(db, staff)]);
+  const [o, ads, data] = await Promise.all([staffOverview(db, staff), advertisingQueue(db, staff), dataQueue(db, staff, 50)]);
   const open = o.payouts.filter((p) => p.open);
   const rest = o.payouts.filter((p) => !p.open);
   return (
@@ -73,6 +79,8 @@ export default async function OpsPage() {
       </section>
 
       <AdvertisingSections ads={ads} />
+
+      <DataLicenseSection data={data} />
 
       <section aria-labelledby="balances" className="grid grid-cols-1 gap-4">
         <h2 id="balances">The ledger’s balances</h2>
@@ -202,7 +210,7 @@ function AdvertisingSections({ ads }: { ads: AdvertisingQueue }) {
       <section aria-labelledby="top-ups" className="grid grid-cols-1 gap-4">
         <h2 id="top-ups">Top-ups to record</h2>
         <p className="text-sm text-muted-foreground">
-          Invoices advertisers asked for: when a transfer quoting one arrives, record it, and the advertiser is credited once.
+          Invoices advertisers and data buyers asked for: when a transfer quoting one arrives, record it, and the balance it funds is credited once.
         </p>
         {ads.top_ups.length === 0 ? (
           <EmptyState title="No invoice is waiting for payment." />
@@ -216,8 +224,11 @@ function AdvertisingSections({ ads }: { ads: AdvertisingQueue }) {
                 aria-label={`Invoice ${t.invoice_number ?? t.id}`}
                 data-testid="open-top-up"
               >
-                <h3 className="text-base">
-                  {usd(t.amount_micro)} · {t.invoice_number} · {t.company ?? t.email}
+                <h3 className="flex flex-wrap items-center gap-2 text-base">
+                  <span className="break-words">
+                    {usd(t.amount_micro)} · {t.invoice_number} · {t.company ?? t.email}
+                  </span>
+                  {t.account_kind === 'buyer' && <Badge tone="info">Data buyer</Badge>}
                 </h3>
                 <p className="text-sm text-muted-foreground">
                   Asked {formatMoment(t.requested_at.toISOString())} by {t.email}.
@@ -290,5 +301,56 @@ function AdvertisingSections({ ads }: { ads: AdvertisingQueue }) {
         </ScrollTable>
       </section>
     </>
+  );
+}
+
+/** The exclusive data licenses waiting for review: who asks, what for, what they would take, and the decision. */
+function DataLicenseSection({ data }: { data: DataQueue }) {
+  return (
+    <section aria-labelledby="data-licenses" className="grid grid-cols-1 gap-4">
+      <h2 id="data-licenses">Exclusive data licenses awaiting review</h2>
+      <p className="text-sm text-muted-foreground">
+        Their price is reserved from the buyer’s balance and their records are withheld from other buyers until you decide. Approving charges the buyer and
+        credits the publishers; rejecting releases both, and the buyer reads the reason.
+      </p>
+      {data.licenses.length === 0 ? (
+        <EmptyState title="No exclusive license is waiting for review." />
+      ) : (
+        data.licenses.map((l) => {
+          const listing = LISTINGS[l.listing];
+          const who = l.company ?? l.email;
+          const label = `the exclusive license of ${listing.title} for ${who}, requested ${formatMoment(l.requested_at.toISOString())}`;
+          return (
+            <article
+              key={l.id}
+              className="grid min-w-0 gap-3 rounded-xl border bg-card p-4 sm:p-6"
+              aria-label={`Data license for ${who}`}
+              data-testid="data-license-to-review"
+            >
+              <h3 className="text-base break-words">
+                {listing.title} · {usd(l.price_micro)} · {who}
+              </h3>
+              <dl className="grid gap-x-4 gap-y-1 rounded-lg border bg-muted p-3 text-sm sm:grid-cols-[9rem_1fr]">
+                <dt className="text-muted-foreground">Buyer</dt>
+                <dd className="break-words">
+                  {l.company ?? '—'} · {l.email}
+                </dd>
+                <dt className="text-muted-foreground">Intended use</dt>
+                <dd className="break-words whitespace-pre-line">{l.intended_use ?? '—'}</dd>
+                <dt className="text-muted-foreground">Filter</dt>
+                <dd className="break-words">{describeFilter(l.filter, listing)}</dd>
+                <dt className="text-muted-foreground">Records</dt>
+                <dd className="tabular-nums">
+                  {formatCount(l.records)} ({formatBytes(l.bytes)})
+                </dd>
+                <dt className="text-muted-foreground">Requested</dt>
+                <dd>{formatMoment(l.requested_at.toISOString())}</dd>
+              </dl>
+              <DataLicenseReviewForm action={dataLicenseReviewAction} id={l.id} label={label} />
+            </article>
+          );
+        })
+      )}
+    </section>
   );
 }

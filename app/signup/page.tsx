@@ -27,6 +27,19 @@ async function signUp(form: FormData) {
 const INTRO: Record<SignUpSide, string> = {
   publisher: 'Free to start: add an app, a placement and a key, paste one snippet, and your first impression shows in the console.',
   advertiser: 'Add your billing details, fund a prepaid balance, and create a campaign: the operator reviews it before it serves.',
+  buyer: 'Accept the data license terms, fund a prepaid balance, look at a free sample of each listing, and license the consented records you need.',
+};
+
+const TITLE: Record<SignUpSide, string> = {
+  publisher: 'Create a publisher account',
+  advertiser: 'Create an advertiser account',
+  buyer: 'Create a data buyer account',
+};
+
+const CHOICE: Record<SignUpSide, string> = {
+  publisher: 'Earn from my app (publisher)',
+  advertiser: 'Advertise in AI apps (advertiser)',
+  buyer: 'License consented data (data buyer)',
 };
 
 export default async function SignUpPage({ searchParams }: { searchParams: Search }) {
@@ -36,7 +49,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Searc
   const side = signUpSide(one(params.as));
   return (
     <AuthCard
-      title={side === 'advertiser' ? 'Create an advertiser account' : 'Create a publisher account'}
+      title={TITLE[side]}
       intro={INTRO[side]}
       footer={
         <>
@@ -52,10 +65,10 @@ export default async function SignUpPage({ searchParams }: { searchParams: Searc
           {SIGN_UP_SIDES.map((s) => (
             <label key={s} className="flex items-center gap-2 text-sm">
               <input type="radio" name="as" value={s} defaultChecked={s === side} className="size-4" />
-              {s === 'publisher' ? 'Earn from my app (publisher)' : 'Advertise in AI apps (advertiser)'}
+              {CHOICE[s]}
             </label>
           ))}
-          <p className="text-sm text-muted-foreground">One account can do both: you can start the other side from the console later.</p>
+          <p className="text-sm text-muted-foreground">One account can do all three: you can start another side from the console later.</p>
         </fieldset>
         <Field label="Email" htmlFor="email">
           <Input id="email" name="email" type="email" autoComplete="email" required maxLength={254} defaultValue={one(params.email)} />

@@ -104,7 +104,7 @@ export async function advertiserAccount(db: Database, userId: string): Promise<A
     );
     const topUps = await tx.query<TopUp>(
       sql`select id, amount_micro::float8 as amount_micro, rail, status, invoice_number, payment_reference, requested_at, paid_at
-          from public.top_ups order by requested_at desc limit 100`,
+          from public.top_ups where account_kind = 'advertiser' order by requested_at desc limit 100`,
     );
     const campaigns = await tx.query<Campaign>(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} order by c.created_at desc`);
     return { profile: profile ?? null, balance_micro: balance?.micro ?? 0, top_ups: topUps, campaigns };

@@ -10,18 +10,18 @@ export type SignUpOutcome = { ok: true; cookies: SessionCookie[]; location: stri
 /** Where a new account lands when the form names nowhere else: the console's first-run checklist. */
 export const AFTER_SIGN_UP = '/dashboard';
 
-/** Why a person signs up: to earn from an app, or to advertise (one account may later do both). */
-export const SIGN_UP_SIDES = ['publisher', 'advertiser'] as const;
+/** Why a person signs up: to earn from an app, to advertise, or to license data (one account may later do all three). */
+export const SIGN_UP_SIDES = ['publisher', 'advertiser', 'buyer'] as const;
 export type SignUpSide = (typeof SIGN_UP_SIDES)[number];
 /** The side a form or link names; a publisher unless it names another. */
 export const signUpSide = (value: string): SignUpSide => (SIGN_UP_SIDES.includes(value as SignUpSide) ? (value as SignUpSide) : 'publisher');
-/** Where each side starts: the publisher's checklist, the advertiser's profile and campaigns. */
-const LANDING: Record<SignUpSide, string> = { publisher: AFTER_SIGN_UP, advertiser: '/dashboard/ads' };
+/** Where each side starts: the publisher's checklist, the advertiser's profile and campaigns, the data buyer's profile and catalog. */
+const LANDING: Record<SignUpSide, string> = { publisher: AFTER_SIGN_UP, advertiser: '/dashboard/ads', buyer: '/dashboard/data' };
 
 /**
  * The sign-up form's submission, as a server action (it works without JavaScript): a new
  * account, signed in at once, on to the console of the side it chose (a publisher's checklist,
- * an advertiser's profile), or to where the form came from, such as an OAuth consent. A refused form goes back with an error code of SIGN_UP_ERRORS,
+ * an advertiser's profile, a data buyer's profile), or to where the form came from, such as an OAuth consent. A refused form goes back with an error code of SIGN_UP_ERRORS,
  * never text, and never the password.
  *
  * An email that has an account already is a sign-in: with that account's password, it signs

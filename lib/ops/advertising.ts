@@ -7,7 +7,7 @@ import { PLACEMENT_FORMATS } from '../schemas/account';
 
 /**
  * The operator's side of advertising (/ops): what waits (manual top-ups to match against the
- * payments that arrive, campaigns and creatives to review), and the acts: record a payment (the
+ * payments that arrive, data buyers' too, campaigns and creatives to review), and the acts: record a payment (the
  * advertiser credited once), approve or reject with a reason the advertiser reads. Each runs as
  * the staff member signed in with both factors; the database checks it and audits it
  * (migration 20261207000000_advertisers).
@@ -36,6 +36,8 @@ const queue = z.object({
       requested_at: when,
       email: z.string(),
       company: z.string().nullable(),
+      /** The balance it funds: an advertiser's, or a data buyer's (migration 20261209000000_data_buyers). */
+      account_kind: z.enum(['advertiser', 'buyer']).optional(),
     }),
   ),
   campaigns: z.array(

@@ -6,6 +6,7 @@ import { toMicro } from '../account/money';
 import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../payouts/staff';
 import type { StripeRail } from '../payouts/stripe';
 import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
+import { reviewDataLicense } from './data';
 
 /**
  * The operator console's forms (/ops), from submitted fields to what the page shows next. Each
@@ -13,7 +14,13 @@ import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
  * may, and audits it.
  */
 
-type Services = { database(): Promise<Database>; dataKey(): Promise<Buffer>; readonly stripe?: StripeRail | null };
+type Services = {
+  database(): Promise<Database>;
+  dataKey(): Promise<Buffer>;
+  readonly stripe?: StripeRail | null;
+  /** Runs the export job now (an approved data license's files are written at once). */
+  readonly exports?: { kick(): void };
+};
 
 const uuid = (what: string) => z.string().uuid(`Unknown ${what}.`);
 
@@ -106,7 +113,11 @@ export async function topUpRecordForm(form: FormData, staff: SignedInUser, servi
   const result = await recordTopUp(await services.database(), staff, input.data);
   if (!result.ok) return { error: result.error, values: fields(form) };
   return {
-    notice: input.data.paid ? (result.already ? 'Already credited: nothing more was.' : 'Payment recorded: the advertiser is credited.') : 'Invoice canceled.',
+    notice: input.data.paid
+      ? result.already
+        ? 'Already credited: nothing more was.'
+        : 'Payment recorded: the balance it funds is credited.'
+      : 'Invoice canceled.',
   };
 }
 
@@ -129,4 +140,23 @@ export async function reviewForm(form: FormData, staff: SignedInUser, services: 
   return {
     notice: `${kind === 'campaign' ? 'Campaign' : 'Creative'} ${decision === 'approve' ? `approved${result.status ? ` (${result.status})` : ''}` : 'rejected'}.`,
   };
+}
+
+export const dataLicenseReview = z
+  .object({
+    id: uuid('license'),
+    decision: z.enum(['approve', 'reject'], 'Approve or reject.'),
+    reason: z.string().trim().max(500, 'At most 500 characters.').default(''),
+  })
+  .refine((v) => v.decision === 'approve' || v.reason.length >= 3, { message: 'Say why it is rejected: the buyer reads it.' });
+
+/** An exclusive data license approved (charged, its files written at once) or rejected with the reason the buyer reads. */
+export async function dataLicenseReviewForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(dataLicenseReview, form);
+  if (!input.ok) return input.state;
+  const approve = input.data.decision === 'approve';
+  const result = await reviewDataLicense(await services.database(), staff, { id: input.data.id, approve, reason: input.data.reason });
+  if (!result.ok) return { error: result.error, values: fields(form) };
+  if (approve) services.exports?.kick();
+  return { notice: approve ? 'License approved: the buyer is charged and its files are being written.' : 'License rejected: nothing was charged.' };
 }

@@ -74,9 +74,11 @@ for (const engine of testEngines()) {
       expect(offsite).toMatchObject({ ok: true, location: AFTER_SIGN_UP });
     });
 
-    it("lands an advertiser on the advertiser console, where their profile comes first; a side it does not know is a publisher's", async () => {
+    it("lands an advertiser on the advertiser console and a data buyer on the data console, where their profile comes first; a side it does not know is a publisher's", async () => {
       const advertiser = await signUpFromForm(form({ email: 'new-advertiser@example.com', as: 'advertiser', callbackUrl: '/' }), from('192.0.2.81'), services);
       expect(advertiser).toMatchObject({ ok: true, location: '/dashboard/ads' });
+      const buyer = await signUpFromForm(form({ email: 'new-buyer@example.com', as: 'buyer', callbackUrl: '/' }), from('192.0.2.84'), services);
+      expect(buyer).toMatchObject({ ok: true, location: '/dashboard/data' });
       const unknown = await signUpFromForm(form({ email: 'new-other@example.com', as: 'operator', callbackUrl: '/' }), from('192.0.2.82'), services);
       expect(unknown).toMatchObject({ ok: true, location: AFTER_SIGN_UP });
       // A refused form goes back to the side it was for.

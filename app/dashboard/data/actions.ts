@@ -1,0 +1,63 @@
+'use server';
+
+import { revalidatePath } from 'next/cache';
+import { redirect } from 'next/navigation';
+import type { SignedInUser } from '@/lib/auth/users';
+import type { FormState } from '@/lib/console/forms';
+import {
+  acknowledgeForm,
+  buyerProfileForm,
+  buyerTopUpForm,
+  downloadForm,
+  licenseForm,
+  noticeReturnPath,
+  type BuyerProfileState,
+  type LicenseState,
+} from '@/lib/data-buyers/forms';
+import { services } from '@/lib/services';
+import { requirePublisher as requireSignedIn } from '../publisher';
+
+/**
+ * The data buyer console's server actions: each checks the session (Next has checked that the
+ * post came from our origin), runs its form as the signed-in user, and refreshes the pages.
+ */
+
+async function asSignedIn<S extends FormState>(back: string, run: (user: SignedInUser) => Promise<S>): Promise<S> {
+  const state = await run(await requireSignedIn(back));
+  // Something was written (a quote writes nothing, and leaves the page as it is).
+  if (!state.error && (state.notice || state.id)) revalidatePath('/dashboard/data', 'layout');
+  return state;
+}
+
+export async function buyerProfileAction(_: BuyerProfileState, form: FormData): Promise<BuyerProfileState> {
+  return asSignedIn('/dashboard/data', (user) => buyerProfileForm(form, user, services()));
+}
+
+export async function buyerTopUpAction(_: FormState, form: FormData): Promise<FormState> {
+  const state = await asSignedIn('/dashboard/data/funds', (user) => buyerTopUpForm(form, user, services()));
+  if (state.id) redirect(`/dashboard/data/funds/${state.id}`);
+  return state;
+}
+
+/** A quote (step `quote`), or the purchase it confirms (step `buy`), which goes on to the new license. */
+export async function licenseAction(_: LicenseState, form: FormData): Promise<LicenseState> {
+  const state = await asSignedIn('/dashboard/data', (user) => licenseForm(form, user, services()));
+  if (state.id) redirect(`/dashboard/data/licenses/${state.id}`);
+  return state;
+}
+
+/** A deletion notice acknowledged, and back to the page it was acknowledged from, which says so. */
+export async function acknowledgeAction(_: FormState, form: FormData): Promise<FormState> {
+  const back = noticeReturnPath(form);
+  const state = await asSignedIn(back, (user) => acknowledgeForm(form, user, services()));
+  if (!state.error) redirect(`${back}?acknowledged=1`);
+  return state;
+}
+
+/** A new download link on each click, and on to it (the browser downloads the file and stays on the page). */
+export async function downloadAction(_: FormState, form: FormData): Promise<FormState> {
+  const user = await requireSignedIn('/dashboard/data');
+  const state = await downloadForm(form, user, services());
+  if (state.url) redirect(state.url);
+  return state;
+}

@@ -1,0 +1,334 @@
+'use client';
+
+import Link from 'next/link';
+import { useActionState, type ReactNode } from 'react';
+import type { BuyerProfileState, LicenseState, ProfileField } from '@/lib/data-buyers/forms';
+import { Alert } from '../../_components/ui/alert';
+import { Button } from '../../_components/ui/button';
+import { Input, Label, Textarea } from '../../_components/ui/input';
+import { Outcome, type Action } from '../forms';
+
+export type BuyerProfileValues = Record<'company' | 'intended_use' | 'billing_email' | 'country', string>;
+
+/** A field of the profile form: its label, control, hint, and its own error, which the control points to. */
+function ProfileRow({
+  id,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint?: string;
+  error?: string;
+  children: (describedBy: string | undefined) => ReactNode;
+}) {
+  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="grid gap-1.5">
+      <Label htmlFor={id}>{label}</Label>
+      {children(describedBy)}
+      {hint && (
+        <p id={`${id}-hint`} className="text-sm text-muted-foreground">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} className="text-sm font-medium text-destructive">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Becoming a data buyer, or keeping the profile: the company, what the data is for, where invoices
+ * go, the country, and the data license terms in force, accepted. Each field says its own error.
+ */
+export function BuyerProfileForm({
+  action,
+  initial,
+  submit,
+  termsVersion,
+}: {
+  action: Action<BuyerProfileState>;
+  initial: BuyerProfileValues;
+  submit: string;
+  termsVersion: string;
+}) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const v = { ...initial, ...state.values };
+  const error = (name: ProfileField) => state.fieldErrors?.[name];
+  const invalid = (name: ProfileField) => (error(name) ? true : undefined);
+  return (
+    <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(state.values ?? initial)}>
+      <Outcome state={state} />
+      <ProfileRow id="buyer-company" label="Company" error={error('company')}>
+        {(d) => (
+          <Input
+            id="buyer-company"
+            name="company"
+            required
+            maxLength={100}
+            defaultValue={v.company}
+            autoComplete="organization"
+            aria-describedby={d}
+            aria-invalid={invalid('company')}
+          />
+        )}
+      </ProfileRow>
+      <ProfileRow
+        id="buyer-intended-use"
+        label="What you will use the data for"
+        hint="A sentence or two (at least 10 characters): the operator reads it when reviewing an exclusive license."
+        error={error('intended_use')}
+      >
+        {(d) => (
+          <Textarea
+            id="buyer-intended-use"
+            name="intended_use"
+            required
+            minLength={10}
+            maxLength={1000}
+            rows={3}
+            defaultValue={v.intended_use}
+            aria-describedby={d}
+            aria-invalid={invalid('intended_use')}
+          />
+        )}
+      </ProfileRow>
+      <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
+        <ProfileRow id="buyer-billing-email" label="Billing email" hint="Where invoices go." error={error('billing_email')}>
+          {(d) => (
+            <Input
+              id="buyer-billing-email"
+              name="billing_email"
+              type="email"
+              required
+              maxLength={254}
+              defaultValue={v.billing_email}
+              autoComplete="email"
+              aria-describedby={d}
+              aria-invalid={invalid('billing_email')}
+            />
+          )}
+        </ProfileRow>
+        <ProfileRow id="buyer-country" label="Country (two letters)" hint="Such as US or DE." error={error('country')}>
+          {(d) => (
+            <Input
+              id="buyer-country"
+              name="country"
+              required
+              maxLength={2}
+              pattern="[A-Za-z]{2}"
+              defaultValue={v.country}
+              autoComplete="country"
+              aria-describedby={d}
+              aria-invalid={invalid('country')}
+            />
+          )}
+        </ProfileRow>
+      </div>
+      <div className="grid gap-1.5">
+        <label className="flex items-start gap-2 text-sm">
+          <input
+            type="checkbox"
+            name="accept_terms"
+            required
+            defaultChecked={state.values?.accept_terms === 'on'}
+            className="mt-1 size-4 shrink-0"
+            aria-describedby={error('accept_terms') ? 'buyer-accept-terms-error' : 'buyer-terms-version'}
+            aria-invalid={invalid('accept_terms')}
+          />
+          <span>
+            I accept the <Link href="/docs/data-buyers#terms">data license terms</Link>.{' '}
+            <span id="buyer-terms-version" className="text-muted-foreground">
+              Version {termsVersion}: each license keeps the version in force when it is bought.
+            </span>
+          </span>
+        </label>
+        {error('accept_terms') && (
+          <p id="buyer-accept-terms-error" className="text-sm font-medium text-destructive">
+            {error('accept_terms')}
+          </p>
+        )}
+      </div>
+      <div>
+        <Button type="submit" disabled={pending}>
+          {submit}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** The page's filter, sent again with the quote and the purchase as hidden fields. */
+export interface FilterFields {
+  categories: string[];
+  from: string | null;
+  to: string | null;
+  models: string[];
+}
+
+function RequestFields({ listing, filter }: { listing: string; filter: FilterFields }) {
+  return (
+    <>
+      <input type="hidden" name="listing" value={listing} />
+      {filter.categories.map((c) => (
+        <input key={`c-${c}`} type="hidden" name="categories" value={c} />
+      ))}
+      <input type="hidden" name="from" value={filter.from ?? ''} />
+      <input type="hidden" name="to" value={filter.to ?? ''} />
+      {filter.models.map((m) => (
+        <input key={`m-${m}`} type="hidden" name="models" value={m} />
+      ))}
+    </>
+  );
+}
+
+/**
+ * A license of a listing, in two steps that both work without JavaScript: the quote (the quantity,
+ * standard or exclusive: the price and the balance after it), then "Buy for $X", which sends the
+ * price quoted so that nothing is bought at another. The filter is the page's.
+ */
+export function LicenseForm({
+  action,
+  listing,
+  filter,
+  quantityLabel,
+  quantityHint,
+  multiplier,
+  bundle,
+}: {
+  action: Action<LicenseState>;
+  listing: string;
+  filter: FilterFields;
+  quantityLabel: string;
+  quantityHint: string;
+  /** The exclusive multiplier in force, in words ("3"). */
+  multiplier: string;
+  /** A GB bundle: charged for the bytes it takes, so the quote is the most it costs. */
+  bundle: boolean;
+}) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const q = state.quote;
+  const values = state.values ?? {};
+  return (
+    <div className="grid gap-6">
+      <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(values)}>
+        <RequestFields listing={listing} filter={filter} />
+        <div className="grid gap-1.5">
+          <Label htmlFor="license-quantity">{quantityLabel}</Label>
+          <Input
+            id="license-quantity"
+            name="quantity"
+            required
+            inputMode="decimal"
+            autoComplete="off"
+            defaultValue={values.quantity ?? ''}
+            aria-describedby="license-quantity-hint"
+            className="sm:w-56"
+          />
+          <p id="license-quantity-hint" className="text-sm text-muted-foreground">
+            {quantityHint}
+          </p>
+        </div>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" name="exclusive" defaultChecked={values.exclusive === 'on'} className="mt-1 size-4 shrink-0" />
+          <span>
+            <span className="font-medium">Exclusive license</span>{' '}
+            <span className="text-muted-foreground">
+              (× {multiplier} the price). The operator reviews it before it is granted: meanwhile its price is reserved from your balance and its records are
+              withheld from other buyers. Once granted, no one else can license them during its term; if it is rejected, nothing is charged.
+            </span>
+          </span>
+        </label>
+        <div>
+          <Button type="submit" name="step" value="quote" disabled={pending} variant={q ? 'outline' : 'default'}>
+            {q ? 'Quote again' : 'Get a quote'}
+          </Button>
+        </div>
+      </form>
+      {state.error && (
+        <Alert tone="error">
+          {state.error}
+          {state.needsFunds && (
+            <>
+              {' '}
+              <Link href="/dashboard/data/funds">Top up your balance</Link>.
+            </>
+          )}
+        </Alert>
+      )}
+      {q && (
+        <section aria-labelledby="quote-title" className="grid max-w-xl gap-3 rounded-xl border bg-card p-4 sm:p-6">
+          <h3 id="quote-title" className="text-base">
+            {q.exclusive ? 'Exclusive license' : 'Standard license'}: {q.price}
+          </h3>
+          <p className="text-sm break-words" data-testid="quote-breakdown">
+            {q.breakdown}
+          </p>
+          <p className="text-sm text-muted-foreground">
+            Available in your balance: {q.available}; after this purchase: {q.balance_after}.
+            {q.exclusive ? ' An exclusive license reserves its price now and is charged when the operator approves it.' : ''}
+            {bundle ? ' A bundle takes the newest records up to this size and is charged for the bytes it takes: this is the most it costs.' : ''}
+          </p>
+          {q.balance_after_micro < 0 ? (
+            <Alert tone="warning">
+              Your available balance does not cover this price. <Link href="/dashboard/data/funds">Top up your balance</Link>, then ask for the quote again.
+            </Alert>
+          ) : (
+            <form action={formAction}>
+              <RequestFields listing={listing} filter={filter} />
+              <input type="hidden" name="quantity" value={q.quantity} />
+              {q.exclusive && <input type="hidden" name="exclusive" value="on" />}
+              <input type="hidden" name="max_price_micro" value={String(q.price_micro)} />
+              <Button type="submit" name="step" value="buy" disabled={pending}>
+                Buy for {q.price}
+              </Button>
+            </form>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}
+
+/** Records that the buyer deleted what a deletion notice names; the page it goes back to says it was done. */
+export function AcknowledgeForm({ action, noticeId, label, back }: { action: Action; noticeId: string; label: string; back: string }) {
+  // Acknowledged, the action goes back to `back`, which says so (the notice may leave the list it was in).
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="grid gap-2">
+      <Outcome state={state} />
+      <input type="hidden" name="id" value={noticeId} />
+      <input type="hidden" name="back" value={back} />
+      <div>
+        <Button type="submit" size="sm" disabled={pending} aria-label={`Acknowledge: we deleted these records (${label})`}>
+          Acknowledge: we deleted these records
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** The license's two files: each click asks for a new link, good for five minutes, and goes to it. */
+export function DownloadButtons({ action, licenseId }: { action: Action; licenseId: string }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="grid gap-3">
+      <Outcome state={state} />
+      <input type="hidden" name="license" value={licenseId} />
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" name="format" value="parquet" disabled={pending}>
+          Download Parquet
+        </Button>
+        <Button type="submit" name="format" value="jsonl" disabled={pending} variant="outline">
+          Download JSONL
+        </Button>
+      </div>
+    </form>
+  );
+}
