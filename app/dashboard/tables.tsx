@@ -44,6 +44,8 @@ const NUMERIC = new Set([
   'Records',
   'Price',
   'Size',
+  'Sales',
+  'Earned',
 ]);
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */

@@ -101,6 +101,7 @@ export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], p
     balance_available_usd: microToUsd(money.available_micro),
     balance_pending_usd: microToUsd(money.pending_micro),
     data_revenue_usd: microToUsd(money.data_revenue_micro),
+    data_revenue_micro: money.data_revenue_micro,
     payouts: payouts.slice(0, payoutLimit).map((p) => ({
       period: p.period,
       amount_usd: roundUsd(p.amount_usd),

@@ -126,6 +126,7 @@ export const earningsBody = z.object({
   balance_available_usd: z.number().describe('Final earnings not paid out yet: what a payout request would take (in whole cents).'),
   balance_pending_usd: z.number().describe('Earnings not final yet: this month, and last month until its close on the 5th.'),
   data_revenue_usd: z.number().describe('What sales of consented data earned, in the balances above.'),
+  data_revenue_micro: z.number().int().describe('data_revenue_usd exactly, in micro-dollars, as the ledger keeps it.'),
   payouts: z.array(payout),
   note: z.string(),
   sandbox: sandboxMarker,

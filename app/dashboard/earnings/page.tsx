@@ -10,11 +10,12 @@ import { buildDailyChart } from '@/lib/console/chart';
 import { csvDataUrl, toCsv } from '@/lib/console/csv';
 import { clickThroughRate, formatCount, formatDay, formatUsd } from '@/lib/console/format';
 import { consoleAccount } from '@/lib/console/session';
+import { dataSales } from '@/lib/console/data-sales';
 import { DAILY_PERIODS, dailyQuery } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
 import { requirePublisher } from '../publisher';
 import { ConsoleHeader, ConsoleNav } from '../nav';
-import { PayoutTable, PlacementTable, Totals } from '../tables';
+import { PayoutTable, PlacementTable, ScrollTable, Totals } from '../tables';
 import { DailyChart } from './chart';
 import { DailyTable } from './daily-table';
 
@@ -33,10 +34,11 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
   const s = services();
   const account = consoleAccount(user, s.database);
   const today = todayUtc(s.now());
-  const [daily, earnings, { apps, placements }] = await Promise.all([
+  const [daily, earnings, { apps, placements }, sold] = await Promise.all([
     getDailyEarnings(account, query, today),
     getEarnings(account, 50),
     listApps(account, 'all'),
+    s.database().then((db) => dataSales(db, user.id)),
   ]);
   const shown = placements.filter(
     (p) => p.status !== 'archived' && (!query.app_id || p.app_id === query.app_id) && (!query.placement_id || p.id === query.placement_id),
@@ -101,6 +103,7 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
               { label: 'Ad revenue tracked', value: formatUsd(earnings.ad_revenue_tracked_usd), testId: 'earnings-revenue' },
               { label: 'Impressions', value: formatCount(earnings.impressions), testId: 'earnings-impressions' },
               { label: 'Clicks', value: formatCount(earnings.clicks), testId: 'earnings-clicks' },
+              { label: 'Data sales', value: formatUsd(earnings.data_revenue_usd), testId: 'earnings-data-revenue', exact: earnings.data_revenue_micro },
             ]}
           />
           <p className="text-sm text-muted-foreground" data-testid="rounding-rule">
@@ -194,6 +197,46 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
           <CardDescription>
             CTR: clicks per impression. Fill rate: the share of ad requests that were filled. RPM: revenue per 1,000 impressions.
           </CardDescription>
+        </Card>
+
+        <Card aria-labelledby="data-sales" className="grid min-w-0 gap-4">
+          <CardTitle id="data-sales">Data sales</CardTitle>
+          <CardDescription>
+            What data buyers paid you for the consented data of your apps&rsquo; users: your share of each license that held their records, in
+            proportion to what your apps contributed, in the balances above. A user who withdraws consent later takes their records out of every
+            later sale; what was earned stays yours.
+          </CardDescription>
+          {sold.sales.length === 0 ? (
+            <EmptyState title="No data sold yet">
+              Records your apps send under consent (see <Link href="/docs/data-and-consent">Data and consent</Link>) are offered to data buyers; each
+              sale shows here.
+            </EmptyState>
+          ) : (
+            <>
+              <ScrollTable label="Data sales per month" head={['Month (UTC)', 'Sales', 'Earned']}>
+                {sold.months.map((m) => (
+                  <tr key={m.month}>
+                    <td>{m.month}</td>
+                    <td className="num">{formatCount(m.sales)}</td>
+                    <td className="num">
+                      <data value={m.micro}>{formatUsd(m.micro / 1e6)}</data>
+                    </td>
+                  </tr>
+                ))}
+              </ScrollTable>
+              <ScrollTable label="Data sales, newest first" head={['Sold', 'Apps', 'Earned']}>
+                {sold.sales.slice(0, 50).map((sale) => (
+                  <tr key={sale.id} data-testid="data-sale">
+                    <td>{formatDay(sale.sold_at.toISOString())}</td>
+                    <td>{sale.apps.map((a) => a.app).join(', ')}</td>
+                    <td className="num">
+                      <data value={sale.micro}>{formatUsd(sale.micro / 1e6)}</data>
+                    </td>
+                  </tr>
+                ))}
+              </ScrollTable>
+            </>
+          )}
         </Card>
 
         <Card aria-labelledby="payouts" className="grid min-w-0 gap-4">
