@@ -202,14 +202,14 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
         <Card aria-labelledby="data-sales" className="grid min-w-0 gap-4">
           <CardTitle id="data-sales">Data sales</CardTitle>
           <CardDescription>
-            What data buyers paid you for the consented data of your apps&rsquo; users: your share of each license that held their records, in
-            proportion to what your apps contributed, in the balances above. A user who withdraws consent later takes their records out of every
-            later sale; what was earned stays yours.
+            What data buyers paid you for the consented data of your apps&rsquo; users: your share of each license that held their records, in proportion to
+            what your apps contributed, in the balances above. A user who withdraws consent later takes their records out of every later sale; what was earned
+            stays yours.
           </CardDescription>
           {sold.sales.length === 0 ? (
             <EmptyState title="No data sold yet">
-              Records your apps send under consent (see <Link href="/docs/data-and-consent">Data and consent</Link>) are offered to data buyers; each
-              sale shows here.
+              Records your apps send under consent (see <Link href="/docs/data-and-consent">Data and consent</Link>) are offered to data buyers; each sale shows
+              here.
             </EmptyState>
           ) : (
             <>
