@@ -38,9 +38,13 @@ export function exportColumns(listing: ListingId): ExportColumn[] {
   return LISTINGS[listing].fields.map((f) => ({ name: f.name, type: TYPES[f.type], nullable: f.nullable, description: f.meaning }));
 }
 
+/** The key a license's pseudonyms are made under. */
+function pseudonymKey(secret: Buffer, license: string): Buffer {
+  return createHmac('sha256', secret).update(`export-subject:${license}`).digest();
+}
+
 /** The subject's pseudonym in one license: 32 hex digits. */
-export function pseudonym(secret: Buffer, license: string, subjectHash: string): string {
-  const key = createHmac('sha256', secret).update(`export-subject:${license}`).digest();
+function pseudonymUnder(key: Buffer, subjectHash: string): string {
   return createHmac('sha256', key).update(subjectHash).digest('hex').slice(0, 32);
 }
 
@@ -84,6 +88,8 @@ type Claimed = {
   license_id: string;
   listing: ListingId;
   attempts: number;
+  /** The license's record count: its positions run from 1 to it. */
+  positions: number;
 };
 
 async function claim(db: Database): Promise<Claimed | null> {
@@ -95,20 +101,23 @@ async function claim(db: Database): Promise<Claimed | null> {
           select x.id from public.data_exports x
           where x.status = 'queued' or (x.status = 'running' and x.lease_until < now())
           order by x.queued_at limit 1 for update skip locked)
-        returning e.id, e.license_id, l.listing, e.attempts`,
+        returning e.id, e.license_id, l.listing, e.attempts, l.records as positions`,
   );
   return row ?? null;
 }
 
-/** The license's records after `after` (by id), still stored: an erased record is not there. */
-async function records(db: Database, license: string, after: string, limit: number): Promise<StoredRecord[]> {
+/**
+ * The license's records at positions after `after`, up to `after + limit`, still stored (an erased
+ * record is not there): a range of positions costs the same wherever it is in the license.
+ */
+async function records(db: Database, license: string, after: number, limit: number): Promise<StoredRecord[]> {
   return asService(db).query<StoredRecord>(
     sql`select r.id, r.subject_hash, r.kind, a.category as categories, r.received_at, r.payload
         from public.data_license_records lr
         join public.data_records r on r.id = lr.record_id
         join public.apps a on a.id = r.app_id
-        where lr.license_id = ${license}::uuid and lr.record_id > ${after}::uuid
-        order by lr.record_id limit ${limit}`,
+        where lr.license_id = ${license}::uuid and lr.position > ${after} and lr.position <= ${after + limit}
+        order by lr.position`,
   );
 }
 
@@ -133,15 +142,13 @@ export async function runOneExport(db: Database, storage: ObjectStorage, secret:
   );
   await asService(db).query(sql`update public.data_exports set rows_total = ${total!.n} where id = ${job.id}::uuid`);
   const keys = { jsonl: exportFileKey('jsonl'), parquet: exportFileKey('parquet') };
+  const key = pseudonymKey(secret, job.license_id);
   async function* batches(): AsyncGenerator<Record<string, unknown>[]> {
-    let after = '00000000-0000-0000-0000-000000000000';
     let done = 0;
-    for (;;) {
+    for (let after = 0; after < job!.positions; after += batchRows) {
       const rows = await records(db, job!.license_id, after, batchRows);
-      if (rows.length === 0) return;
-      after = rows[rows.length - 1]!.id;
       done += rows.length;
-      yield rows.map((r) => exportRow(job!.listing, r, pseudonym(secret, job!.license_id, r.subject_hash)));
+      if (rows.length > 0) yield rows.map((r) => exportRow(job!.listing, r, pseudonymUnder(key, r.subject_hash)));
       if (!(await progress(db, job!.id, done))) throw new Superseded();
     }
   }

@@ -141,6 +141,9 @@ create policy "The service reads every license"
 create table public.data_license_records (
   -- Deferred: a purchase takes its records before it knows what they cost, then writes the license.
   license_id    uuid not null references public.data_licenses (id) on delete restrict deferrable initially deferred,
+  -- The record's place in the license, 1 to its count, newest first: the export reads it in
+  -- ranges of positions, which cost the same for the millionth record as for the first.
+  position      integer not null check (position > 0),
   record_id     uuid not null,
   app_id        uuid not null,
   publisher_id  uuid not null,
@@ -148,6 +151,7 @@ create table public.data_license_records (
   primary key (license_id, record_id)
 );
 create index data_license_records_record on public.data_license_records (record_id);
+create unique index data_license_records_position on public.data_license_records (license_id, position);
 alter table public.data_license_records enable row level security;
 alter table public.data_license_records force row level security;
 revoke all on public.data_license_records from public, anon, authenticated, sdk, service_role;
@@ -565,7 +569,7 @@ begin
   -- The records, newest first: so many rows or recordings, or as many as fit the bundle's size.
   if v_limit_bytes is null then
     with picked as (
-      select r.id, r.app_id, r.user_id, r.bytes
+      select r.id, r.app_id, r.user_id, r.bytes, r.received_at
       from public.data_records r
       join public.apps a on a.id = r.app_id
       where r.kind = any(public.data_listing_kinds(p_listing))
@@ -579,8 +583,8 @@ begin
       limit p_quantity
       for update of r skip locked
     )
-    insert into public.data_license_records (license_id, record_id, app_id, publisher_id, bytes)
-    select v_license, p.id, p.app_id, p.user_id, p.bytes from picked p;
+    insert into public.data_license_records (license_id, position, record_id, app_id, publisher_id, bytes)
+    select v_license, row_number() over (order by p.received_at desc, p.id), p.id, p.app_id, p.user_id, p.bytes from picked p;
     get diagnostics v_taken = row_count;
     select coalesce(sum(lr.bytes), 0) into v_bytes from public.data_license_records lr where lr.license_id = v_license;
   else
@@ -599,8 +603,8 @@ begin
       for update of r skip locked
     loop
       continue when v_bytes + v_record.bytes > v_limit_bytes;
-      insert into public.data_license_records (license_id, record_id, app_id, publisher_id, bytes)
-      values (v_license, v_record.id, v_record.app_id, v_record.user_id, v_record.bytes);
+      insert into public.data_license_records (license_id, position, record_id, app_id, publisher_id, bytes)
+      values (v_license, v_taken + 1, v_record.id, v_record.app_id, v_record.user_id, v_record.bytes);
       v_taken := v_taken + 1;
       v_bytes := v_bytes + v_record.bytes;
       exit when v_limit_bytes - v_bytes < 1024;

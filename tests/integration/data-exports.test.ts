@@ -152,7 +152,7 @@ for (const engine of testEngines()) {
       expect(metadata.schema.slice(1).map((c) => c.name)).toEqual(exportColumns('ai_interactions').map((c) => c.name));
       const rows = (await parquetReadObjects({ file })) as Record<string, unknown>[];
       const covered = await rawAsService(suite.db, (q) =>
-        q.query<{ record_id: string }>('select record_id from public.data_license_records where license_id = $1 order by record_id', [license]),
+        q.query<{ record_id: string }>('select record_id from public.data_license_records where license_id = $1 order by position', [license]),
       );
       expect(rows.map((r) => r.record_id)).toEqual(covered.map((c) => c.record_id));
       // Two people, each one pseudonym of 32 hex digits, never their stored id.
