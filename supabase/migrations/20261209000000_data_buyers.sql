@@ -61,6 +61,8 @@ alter table public.data_records
   add column exclusive_until       timestamptz;
 -- A license takes the newest records first.
 create index data_records_newest on public.data_records (kind, received_at desc, id);
+-- A GB bundle takes the newest of every kind.
+create index data_records_newest_any on public.data_records (received_at desc, id);
 -- Holds that ran out are released by public.data_holds_release.
 create index data_records_held on public.data_records (exclusive_until) where exclusive_license_id is not null;
 
@@ -367,22 +369,44 @@ create or replace function public.data_catalog_sample(p_listing text, p_categori
 returns table (kind text, categories text[], received_on date, model text, payload jsonb)
 language plpgsql stable security definer set search_path = ''
 as $$
+declare
+  -- A listing of one kind reads that kind's newest records by index (kind, received_at); the
+  -- bundles, of every kind, read the newest of all (received_at).
+  v_kind text := case p_listing when 'ai_interactions' then 'ai_interaction' when 'ux_sessions' then 'ux_session' end;
+  v_limit integer := least(greatest(coalesce(p_limit, 0), 0), 100);
 begin
   if not exists (select 1 from public.buyer_profiles b where b.user_id = auth.uid()) then
     raise exception 'data buyers only' using errcode = 'insufficient_privilege';
   end if;
-  return query
-    select r.kind, a.category, (r.received_at at time zone 'UTC')::date, r.model, r.payload
-    from public.data_records r
-    join public.apps a on a.id = r.app_id
-    where r.kind = any(public.data_listing_kinds(p_listing))
-      and r.exclusive_license_id is null
-      and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
-      and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')
-      and (p_to is null or r.received_at < (p_to + 1)::timestamp at time zone 'UTC')
-      and (cardinality(coalesce(p_models, '{}')) = 0 or r.model = any(p_models))
-    order by r.received_at desc, r.id
-    limit least(greatest(coalesce(p_limit, 0), 0), 100);
+  if public.data_listing_kinds(p_listing) is null then
+    return;
+  end if;
+  if v_kind is not null then
+    return query
+      select r.kind, a.category, (r.received_at at time zone 'UTC')::date, r.model, r.payload
+      from public.data_records r
+      join public.apps a on a.id = r.app_id
+      where r.kind = v_kind
+        and r.exclusive_license_id is null
+        and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
+        and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')
+        and (p_to is null or r.received_at < (p_to + 1)::timestamp at time zone 'UTC')
+        and (cardinality(coalesce(p_models, '{}')) = 0 or r.model = any(p_models))
+      order by r.received_at desc, r.id
+      limit v_limit;
+  else
+    return query
+      select r.kind, a.category, (r.received_at at time zone 'UTC')::date, r.model, r.payload
+      from public.data_records r
+      join public.apps a on a.id = r.app_id
+      where r.exclusive_license_id is null
+        and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
+        and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')
+        and (p_to is null or r.received_at < (p_to + 1)::timestamp at time zone 'UTC')
+        and (cardinality(coalesce(p_models, '{}')) = 0 or r.model = any(p_models))
+      order by r.received_at desc, r.id
+      limit v_limit;
+  end if;
 end $$;
 
 revoke all on function public.data_catalog_sample(text, text[], date, date, text[], integer) from public, anon, sdk;
@@ -541,6 +565,8 @@ declare
   v_taken integer := 0;
   v_bytes bigint := 0;
   v_limit_bytes bigint;
+  -- The one kind of a listing of rows or recordings (read by index in the newest first); bundles take every kind.
+  v_kind text := case p_listing when 'ai_interactions' then 'ai_interaction' when 'ux_sessions' then 'ux_session' end;
   v_record record;
   v_units numeric;
   v_price bigint;
@@ -572,7 +598,7 @@ begin
       select r.id, r.app_id, r.user_id, r.bytes, r.received_at
       from public.data_records r
       join public.apps a on a.id = r.app_id
-      where r.kind = any(public.data_listing_kinds(p_listing))
+      where r.kind = v_kind
         and r.exclusive_license_id is null
         and (not v_exclusive or r.status = 'unsold')
         and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
@@ -592,8 +618,7 @@ begin
       select r.id, r.app_id, r.user_id, r.bytes
       from public.data_records r
       join public.apps a on a.id = r.app_id
-      where r.kind = any(public.data_listing_kinds(p_listing))
-        and r.exclusive_license_id is null
+      where r.exclusive_license_id is null
         and (not v_exclusive or r.status = 'unsold')
         and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
         and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')

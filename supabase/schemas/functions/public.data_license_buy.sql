@@ -31,6 +31,8 @@ declare
   v_taken integer := 0;
   v_bytes bigint := 0;
   v_limit_bytes bigint;
+  -- The one kind of a listing of rows or recordings (read by index in the newest first); bundles take every kind.
+  v_kind text := case p_listing when 'ai_interactions' then 'ai_interaction' when 'ux_sessions' then 'ux_session' end;
   v_record record;
   v_units numeric;
   v_price bigint;
@@ -62,7 +64,7 @@ begin
       select r.id, r.app_id, r.user_id, r.bytes, r.received_at
       from public.data_records r
       join public.apps a on a.id = r.app_id
-      where r.kind = any(public.data_listing_kinds(p_listing))
+      where r.kind = v_kind
         and r.exclusive_license_id is null
         and (not v_exclusive or r.status = 'unsold')
         and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
@@ -82,8 +84,7 @@ begin
       select r.id, r.app_id, r.user_id, r.bytes
       from public.data_records r
       join public.apps a on a.id = r.app_id
-      where r.kind = any(public.data_listing_kinds(p_listing))
-        and r.exclusive_license_id is null
+      where r.exclusive_license_id is null
         and (not v_exclusive or r.status = 'unsold')
         and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
         and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')
