@@ -3,6 +3,7 @@ import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { allPages } from '../lib/content/pages';
 import { DEMO_ADVERTISER_EMAIL, DEMO_PASSWORD } from '../lib/demo/seed';
 import { opsSignIn } from './helpers/ops';
+import { DEMO_BUYER_EMAIL } from '../lib/demo/data-market';
 import { graveViolations } from './helpers/axe';
 
 /**
@@ -206,6 +207,30 @@ test('every advertiser page fits every width', async ({ page }, testInfo) => {
   await check(page, testInfo, 'ads-funds');
   const receipt = await page.getByRole('region', { name: 'Top-ups' }).getByRole('link').first().getAttribute('href');
   for (const path of [campaign!, '/dashboard/ads/campaigns/new', '/dashboard/ads/reports', receipt!]) {
+    await visit(page, path);
+    await check(page, testInfo, path);
+  }
+});
+
+test('every data buyer page fits every width', async ({ page }, testInfo) => {
+  test.setTimeout(180_000);
+  await page.goto('/signin?callbackUrl=/dashboard/data');
+  await page.getByLabel('Email').fill(DEMO_BUYER_EMAIL);
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Data' })).toBeVisible();
+  await check(page, testInfo, 'data');
+  const license = await page.getByRole('region', { name: 'Licenses' }).getByRole('link').first().getAttribute('href');
+  await visit(page, '/dashboard/data/funds');
+  await check(page, testInfo, 'data-funds');
+  const invoice = await page.getByRole('region', { name: 'Top-ups' }).getByRole('link').first().getAttribute('href');
+  for (const path of [
+    '/dashboard/data/catalog/ai_interactions?sample=100',
+    '/dashboard/data/catalog/ux_sessions',
+    '/dashboard/data/catalog/gb_bundles',
+    license!,
+    invoice!,
+  ]) {
     await visit(page, path);
     await check(page, testInfo, path);
   }
