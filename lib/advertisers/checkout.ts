@@ -6,7 +6,8 @@ import { log } from '../platform/log';
 
 /**
  * Top-ups by Stripe Checkout, when Stripe is configured (lib/payouts/stripe.ts, STRIPE_SECRET_KEY
- * and STRIPE_WEBHOOK_SECRET), with the official `stripe` package: the advertiser is sent to a
+ * and STRIPE_WEBHOOK_SECRET), with the official `stripe` package, for an advertiser's balance or a
+ * data buyer's (the session's metadata names which): the payer is sent to a
  * Checkout session for the amount (in cents, USD), and the balance is credited once, when the
  * verified `checkout.session.completed` webhook says the session is paid (public.top_up_credit:
  * a delivery repeated, or two at once, credits nothing more). The console never credits on the
@@ -22,14 +23,19 @@ import { log } from '../platform/log';
 
 export type CheckoutResult = { ok: true; url: string; topUpId: string } | { ok: false; error: string };
 
+/** The balance a top-up funds: an advertiser's, or a data buyer's (migration 20261209000000_data_buyers). */
+export type FundedAccount = 'advertiser' | 'buyer';
+const PRODUCT: Record<FundedAccount, string> = { advertiser: 'Prepaid advertising funds (Monetize)', buyer: 'Prepaid data funds (Monetize)' };
+
 const REFUSALS: Record<string, string> = {
   not_an_advertiser: 'Set up your advertiser profile first.',
+  not_a_buyer: 'Set up your data buyer profile first.',
   amount_out_of_range: 'That amount is outside what a top-up may be.',
 };
 
-async function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: number, session: string) {
+async function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: number, session: string, account: FundedAccount) {
   const [row] = await db.query<{ answer: { ok: boolean; top_up_id?: string; error?: string } }>(
-    sql`select public.top_up_open_checkout(${user}::uuid, ${amountMicro}::bigint, ${session}) as answer`,
+    sql`select public.top_up_open_checkout(${user}::uuid, ${amountMicro}::bigint, ${session}, ${account}) as answer`,
   );
   return row!.answer;
 }
@@ -45,10 +51,11 @@ export async function startCheckout(
   user: { id: string; email: string },
   amountMicro: number,
   urls: { back: string },
+  account: FundedAccount = 'advertiser',
 ): Promise<CheckoutResult> {
   // The database's one rule for every rail (public.top_up_refusal), before anything is asked of Stripe.
   const [check] = await asService(db).query<{ refusal: { error: string; minimum_micro?: number } | null }>(
-    sql`select public.top_up_refusal(${user.id}::uuid, ${amountMicro}::bigint) as refusal`,
+    sql`select public.top_up_refusal(${user.id}::uuid, ${amountMicro}::bigint, ${account}) as refusal`,
   );
   const refusal = check?.refusal;
   if (refusal?.error === 'amount_out_of_range')
@@ -63,16 +70,16 @@ export async function startCheckout(
       line_items: [
         {
           quantity: 1,
-          price_data: { currency: 'usd', unit_amount: amountMicro / 10_000, product_data: { name: 'Prepaid advertising funds (Monetize)' } },
+          price_data: { currency: 'usd', unit_amount: amountMicro / 10_000, product_data: { name: PRODUCT[account] } },
         },
       ],
-      metadata: { user_id: user.id, amount_micro: String(amountMicro) },
+      metadata: { user_id: user.id, amount_micro: String(amountMicro), account_kind: account },
       success_url: `${urls.back}?checkout=done`,
       cancel_url: `${urls.back}?checkout=canceled`,
     },
     { idempotencyKey: `checkout:${request}` },
   );
-  const opened = await openTopUp(asService(db), user.id, amountMicro, session.id);
+  const opened = await openTopUp(asService(db), user.id, amountMicro, session.id, account);
   if (!opened.ok || !session.url) return { ok: false, error: REFUSALS[opened.error ?? ''] ?? 'Stripe did not give a payment page.' };
   return { ok: true, url: session.url, topUpId: opened.top_up_id! };
 }
@@ -88,13 +95,15 @@ export async function creditCheckout(tx: Pick<Statements, 'query'>, session: Str
   if (session.payment_status !== 'paid') return 'ignored';
   const user = session.metadata?.user_id;
   const amountMicro = Number(session.metadata?.amount_micro);
-  if (!user || !Number.isSafeInteger(amountMicro)) return 'ignored';
+  // Sessions opened before buyers could pay by card name no account: they funded an advertiser's.
+  const account = session.metadata?.account_kind ?? 'advertiser';
+  if (!user || !Number.isSafeInteger(amountMicro) || (account !== 'advertiser' && account !== 'buyer')) return 'ignored';
   if (session.currency !== 'usd' || session.amount_total === null || session.amount_total * 10_000 !== amountMicro) {
     log.warn('stripe checkout paid for another amount than its top-up; not credited', { session: session.id });
     return 'ignored';
   }
   // The console records the session's top-up as it sends the browser to Stripe; if that was lost, this makes it.
-  const opened = await openTopUp(tx, user, amountMicro, session.id);
+  const opened = await openTopUp(tx, user, amountMicro, session.id, account);
   if (!opened.ok) {
     log.warn('stripe checkout paid for no top-up it could open; not credited', { session: session.id, error: opened.error });
     return 'ignored';

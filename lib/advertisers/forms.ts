@@ -19,7 +19,7 @@ import {
   type CreativeMedia,
   type Result,
 } from './account';
-import { startCheckout } from './checkout';
+import { startCheckout, type FundedAccount } from './checkout';
 import { checkImage, checkVideo, mediaPath, type CheckedImage, type CheckedVideo } from './media';
 import { CAMPAIGN_MOVES, campaignInput, CREATIVE_RULES, creativeInput, MEDIA_RULES, profileInput, topUpInput, type ImageRole } from './schemas';
 import { newObjectKey, type ObjectStorage } from '../platform/storage';
@@ -303,18 +303,19 @@ export async function moveCreativeForm(form: FormData, user: SignedInUser, servi
     : { error: result.error };
 }
 
-/** A top-up by card: the Checkout session's page to send the browser to, or why not. */
+/** A top-up by card, of an advertiser's balance or a data buyer's: the Checkout session's page to send the browser to, or why not. */
 export async function checkoutForm(
   form: FormData,
   user: SignedInUser,
   services: Services & { readonly stripe?: { readonly client: Stripe } | null },
   back: string,
+  account: FundedAccount = 'advertiser',
 ): Promise<FormState & { url?: string }> {
   const input = parse(topUpInput, form);
   if (!input.ok) return input.state;
   if (!services.stripe) return { error: 'Card payments are not configured on this server: ask for an invoice instead.' };
   try {
-    const started = await startCheckout(services.stripe, await services.database(), user, input.data.amount_usd, { back });
+    const started = await startCheckout(services.stripe, await services.database(), user, input.data.amount_usd, { back }, account);
     return started.ok ? { url: started.url } : { error: started.error, values: fields(form) };
   } catch {
     return { error: 'Stripe did not answer: try again in a moment, or ask for an invoice.', values: fields(form) };

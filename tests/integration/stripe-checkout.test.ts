@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCheckout } from '../../lib/advertisers/checkout';
+import { buyerFunds, saveBuyerProfile } from '../../lib/data-buyers/account';
 import { checkMoney } from '../../lib/ledger/check';
 import type { StripeRail } from '../../lib/payouts/stripe';
 import type { Queryable } from '../../lib/platform/db/engine';
@@ -133,6 +134,37 @@ for (const engine of testEngines()) {
       expect((await webhook(again, signed(again))).status).toBe(200);
       expect(await balance(user.id)).toBe(80_000_000);
       expect(await topUp(session)).toMatchObject({ status: 'paid', payment_reference: expect.stringMatching(/^stripe:pi_/) });
+      const failed = (await checkMoney(suite.db)).filter((c) => c.count > 0).map((c) => `${c.name}: ${c.found.join('; ')}`);
+      expect(failed).toEqual([]);
+    });
+
+    it('funds a data buyer’s balance, not an advertising one, when the session is for a buyer', async () => {
+      const user = await advertiser('Both Sides Co');
+      await saveBuyerProfile(suite.db, user.id, {
+        company: 'Both Sides Co',
+        intended_use: 'Studying how people ask for help.',
+        billing_email: 'data@checkout.test',
+        country: 'US',
+        accept_terms: true,
+      });
+      const stranger = await rawAsService(suite.db, (q) =>
+        one<string>(q, "insert into public.users (email) values ('nobody-data-card@checkout.test') returning id as v"),
+      );
+      const asBuyer = (who: { id: string; email: string }, amountMicro: number) =>
+        startCheckout(rail, suite.db, who, amountMicro, { back: 'http://localhost:3000/dashboard/data/funds' }, 'buyer');
+      expect(await asBuyer({ id: stranger, email: 'nobody-data-card@checkout.test' }, 100_000_000)).toEqual({
+        ok: false,
+        error: 'Set up your data buyer profile first.',
+      });
+      const made = await asBuyer(user, 60_000_000);
+      if (!made.ok) throw new Error(made.error);
+      const session = [...standIn.sessions.values()].at(-1)!;
+      expect(session).toMatchObject({ metadata: { user_id: user.id, amount_micro: '60000000', account_kind: 'buyer' } });
+      const payload = completed(session.id as string);
+      expect((await webhook(payload, signed(payload))).status).toBe(200);
+      expect((await webhook(payload, signed(payload))).status).toBe(200);
+      expect(await buyerFunds(suite.db, user.id)).toMatchObject({ balance_micro: 60_000_000 });
+      expect(await balance(user.id)).toBe(0);
       const failed = (await checkMoney(suite.db)).filter((c) => c.count > 0).map((c) => `${c.name}: ${c.found.join('; ')}`);
       expect(failed).toEqual([]);
     });

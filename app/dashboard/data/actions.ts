@@ -14,6 +14,8 @@ import {
   type BuyerProfileState,
   type LicenseState,
 } from '@/lib/data-buyers/forms';
+import { checkoutForm } from '@/lib/advertisers/forms';
+import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher as requireSignedIn } from '../publisher';
 
@@ -31,6 +33,14 @@ async function asSignedIn<S extends FormState>(back: string, run: (user: SignedI
 
 export async function buyerProfileAction(_: BuyerProfileState, form: FormData): Promise<BuyerProfileState> {
   return asSignedIn('/dashboard/data', (user) => buyerProfileForm(form, user, services()));
+}
+
+/** A top-up by card (when Stripe is configured): on to Stripe's payment page. */
+export async function buyerCheckoutAction(_: FormState, form: FormData): Promise<FormState> {
+  const user = await requireSignedIn('/dashboard/data/funds');
+  const state = await checkoutForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/data/funds`, 'buyer');
+  if (state.url) redirect(state.url);
+  return state;
 }
 
 export async function buyerTopUpAction(_: FormState, form: FormData): Promise<FormState> {

@@ -7,21 +7,24 @@ import { buyerFunds, buyerProfile } from '@/lib/data-buyers/account';
 import { usd } from '@/lib/data-buyers/display';
 import { buyerTopUps } from '@/lib/data-buyers/funds';
 import { services } from '@/lib/services';
+import { Alert } from '../../../_components/ui/alert';
 import { EmptyState } from '../../../_components/ui/empty-state';
 import { TopUpForm } from '../../ads/forms';
 import { ConsoleHeader, ConsoleNav } from '../../nav';
 import { requirePublisher as requireSignedIn } from '../../publisher';
 import { ScrollTable, StatusBadge } from '../../tables';
-import { buyerTopUpAction } from '../actions';
+import { buyerCheckoutAction, buyerTopUpAction } from '../actions';
 import { FundsTotals } from '../parts';
 
 export const metadata: Metadata = { title: 'Data funds', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
 
 /** /dashboard/data/funds: the data buyer's balance (the ledger's), an invoice for a top-up, and every top-up with its invoice or receipt. */
-export default async function DataFundsPage() {
+export default async function DataFundsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const user = await requireSignedIn('/dashboard/data/funds');
-  const db = await services().database();
+  const checkout = (await searchParams).checkout;
+  const s = services();
+  const db = await s.database();
   const [profile, funds, topUps, minimum] = await Promise.all([
     buyerProfile(db, user.id),
     buyerFunds(db, user.id),
@@ -44,6 +47,16 @@ export default async function DataFundsPage() {
           {usd(open.reduce((sum, t) => sum + t.amount_micro, 0))}. <Link href="/dashboard/data">Back to Data</Link>.
         </p>
       </section>
+      {checkout === 'done' && (
+        <Alert tone="success" className="mb-6">
+          Stripe took your payment. Your balance is credited as soon as Stripe confirms it to us, usually within seconds: reload this page.
+        </Alert>
+      )}
+      {checkout === 'canceled' && (
+        <Alert tone="info" className="mb-6">
+          The card payment was canceled: nothing was charged.
+        </Alert>
+      )}
       <section aria-labelledby="top-up" className="mb-10 grid max-w-2xl gap-4">
         <h2 id="top-up">Add funds</h2>
         <p className="text-sm text-muted-foreground">
@@ -51,6 +64,13 @@ export default async function DataFundsPage() {
           your receipt. <Link href="/docs/data-buyers">How buying data works</Link>.
         </p>
         <TopUpForm action={buyerTopUpAction} minimumUsd={minimum} />
+        {s.stripe && (
+          <>
+            <h3 className="mt-4">Or pay by card</h3>
+            <p className="text-sm text-muted-foreground">On Stripe’s payment page; your balance is credited when Stripe confirms the payment to us.</p>
+            <TopUpForm action={buyerCheckoutAction} minimumUsd={minimum} card />
+          </>
+        )}
       </section>
       <section aria-labelledby="history" className="grid grid-cols-1 gap-4">
         <h2 id="history">Top-ups</h2>
