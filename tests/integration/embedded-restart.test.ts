@@ -33,14 +33,14 @@ describe('embedded database across restarts', () => {
     const first = (await createServices().database())[ENGINE];
     expect(existsSync(dir)).toBe(true);
     const [{ n: users } = { n: 0 }] = await first.query<{ n: number }>('select count(*)::int as n from public.users');
-    // The two demo publishers, the three demo advertisers and the operator.
-    expect(users).toBe(6);
+    // The two demo publishers, the three demo advertisers, the demo data buyer and the operator.
+    expect(users).toBe(7);
     await first.close();
 
     // A restart: a new process makes its services afresh and opens the directory again.
     const second = (await createServices().database())[ENGINE];
     const [{ n: again } = { n: 0 }] = await second.query<{ n: number }>('select count(*)::int as n from public.users');
-    expect(again).toBe(6);
+    expect(again).toBe(7);
     await second.close();
 
     // Each start opens and migrates; only the first one seeds, right after it opened.

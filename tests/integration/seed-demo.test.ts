@@ -57,6 +57,7 @@ describe('seeding the embedded database on start', () => {
       'ads@lumen-notes.example',
       'ads@parcel-cloud.example',
       'advertiser@example.com',
+      'buyer@example.com',
       'demo2@example.com',
       'demo@example.com',
       'operator@example.com',
