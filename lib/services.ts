@@ -54,7 +54,7 @@ export interface Services {
   readonly caches: Caches;
   /** The key that signs decision tokens and hashes client addresses, the same on every instance. */
   sdkSecret(): Promise<Buffer>;
-  /** The key that encrypts payout details and staff TOTP secrets (lib/platform/db/service-secrets.ts, dataEncryptionKey). */
+  /** The key that encrypts payout details, staff TOTP secrets and data buyers' webhook secrets (lib/platform/db/service-secrets.ts, dataEncryptionKey). */
   dataKey(): Promise<Buffer>;
   /** Stripe Connect as a payout rail, when configured (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET); null: the manual rail only. */
   readonly stripe: StripeRail | null;
@@ -64,7 +64,7 @@ export interface Services {
   readonly storage: ObjectStorage;
   /** The key that makes export pseudonyms and signs download links, the same on every instance (lib/data-buyers/export-job.ts). */
   exportSecret(): Promise<Buffer>;
-  /** Runs the export job now, when this process runs it (the long-running server does; tests run it themselves). */
+  /** Runs the export job (and the deletion webhooks' deliveries) now, when this process runs it (the long-running server does; tests run it themselves). */
   readonly exports: { kick(): void };
 }
 
@@ -132,12 +132,14 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
         if (!scheduled) {
           scheduled = true;
           scheduleRollUps(open, overrides.rollUpEveryMs!);
-          exportJob = scheduleExports(open, storage, exportSecret, EXPORT_EVERY_MS);
+          // The same timer sends deletion notices to buyers' webhooks (lib/data-buyers/webhooks.ts).
+          exportJob = scheduleExports(open, storage, exportSecret, EXPORT_EVERY_MS, dataKey);
         }
         return engine;
       };
   const now = overrides.now ?? Date.now;
   const exportSecret = retrying(() => storedKey('data_export_key', database));
+  const dataKey = retrying(async () => dataEncryptionKey(await database()));
   const exports = { kick: () => exportJob?.kick() };
   return {
     database,
@@ -166,7 +168,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     // Tokens signed by one instance are checked by another: no fallback to a key of this
     // process, and a failure is retried on the next request.
     sdkSecret: retrying(() => storedKey('sdk_token_key', database)),
-    dataKey: retrying(async () => dataEncryptionKey(await database())),
+    dataKey,
     stripe: overrides.stripe === undefined ? stripeRail() : overrides.stripe,
     metadataFetches: new MetadataFetchBudget(now),
     // Touches nothing until a file is stored or read (the local folder is made on the first write; the S3 client is loaded on first use).

@@ -26,6 +26,12 @@ const browser = ensureChromium();
 if (!browser) process.exit(1);
 env.CHROMIUM_PATH = browser;
 
+// The deletion-webhook tests deliver to an https receiver whose certificate the openssl command makes.
+if (spawnSync('openssl', ['version'], { stdio: 'ignore' }).status !== 0) {
+  console.error('The openssl command is missing: the deletion-webhook tests need it. Install it (Debian: apt-get install openssl) and run npm test again.');
+  process.exit(1);
+}
+
 rmSync('test-results', { recursive: true, force: true });
 mkdirSync('test-results', { recursive: true });
 

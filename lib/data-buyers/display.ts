@@ -1,5 +1,6 @@
 import { microToUsd } from '../account/money';
 import { formatCount, formatDay, formatUsd } from '../console/format';
+import type { WebhookDeliveryStatus } from '../schemas/data-buyers';
 import type { ExportStatus } from './downloads';
 import type { DeletionNotice, License, LicenseStatus } from './account';
 import { formatBytes, type Quote } from './catalog';
@@ -88,6 +89,13 @@ export const EXPORT_STATUS: Record<ExportStatus['status'], { label: string; tone
   queued: { label: 'Queued', tone: 'info' },
   running: { label: 'Writing', tone: 'info' },
   done: { label: 'Ready', tone: 'success' },
+  failed: { label: 'Failed', tone: 'danger' },
+};
+
+/** A deletion notice's delivery to the buyer's webhook (lib/data-buyers/webhook-settings.ts says it in a sentence). */
+export const DELIVERY_STATUS: Record<WebhookDeliveryStatus, { label: string; tone: Tone }> = {
+  pending: { label: 'Pending', tone: 'info' },
+  delivered: { label: 'Delivered', tone: 'success' },
   failed: { label: 'Failed', tone: 'danger' },
 };
 

@@ -5,6 +5,7 @@ import { describeError, log } from '../platform/log';
 import type { ObjectStorage } from '../platform/storage';
 import { JSONL_CONTENT_TYPE, PARQUET_CONTENT_TYPE, writeExport, type ExportColumn, type ExportColumnType } from './export-files';
 import { LISTINGS, type ListingId, type ListingField } from './schemas';
+import { deliveriesDue, runDeletionWebhooks } from './webhooks';
 
 /**
  * The export job (migration 20261209000000_data_buyers, `data_exports`): writes a granted
@@ -204,21 +205,33 @@ export async function runExports(db: Database, storage: ObjectStorage, secret: B
 }
 
 /**
- * Runs the export job every `intervalMs` until stopped, never two runs at once in this process;
- * `kick()` runs it at once (after a purchase). A failed run is logged and the next tries again.
+ * Runs the data buyers' background work every `intervalMs` until stopped, never two runs at once
+ * in this process: first, when `dataKey` is given, the deletion notices due at buyers' webhooks
+ * (lib/data-buyers/webhooks.ts; quick, each attempt bounded to 5 seconds; the key that unseals
+ * their secrets is asked for only when some are due), then the export job. `kick()` runs it at
+ * once (after a purchase). A failed run is logged and the next tries again; a failure of the
+ * deliveries does not keep the exports from running.
  */
 export function scheduleExports(
   database: () => Promise<Database>,
   storage: ObjectStorage,
   secret: () => Promise<Buffer>,
   intervalMs: number,
+  dataKey?: () => Promise<Buffer>,
 ): { kick(): void; stop(): void } {
   let running = false;
   const run = () => {
     if (running) return;
     running = true;
-    Promise.all([database(), secret()])
-      .then(([db, key]) => runExports(db, storage, key))
+    database()
+      .then(async (db) => {
+        if (dataKey) {
+          await deliveriesDue(db)
+            .then(async (due) => (due ? runDeletionWebhooks(db, await dataKey()) : undefined))
+            .catch((err: unknown) => log.error('deletion webhook run failed', describeError(err)));
+        }
+        await runExports(db, storage, await secret());
+      })
       .catch((err) => log.error('data export run failed', describeError(err)))
       .finally(() => {
         running = false;

@@ -8,6 +8,7 @@ import { buyLicense, quoteLicense, type Quote } from './catalog';
 import { usd, priceBreakdown } from './display';
 import { downloadLink, EXPORT_FORMATS, licenseExport } from './downloads';
 import { buyerProfileInput, catalogFilter, LISTING_IDS, quantityInput, type BuyerProfileInput, type CatalogFilter, type ListingId } from './schemas';
+import { removeWebhook, rotateWebhookSecret, saveWebhookUrl, webhookUrlInput } from './webhook-settings';
 
 /**
  * The data buyer console's forms, from submitted fields to the state the form shows next: what is
@@ -223,6 +224,45 @@ export async function acknowledgeForm(form: FormData, user: SignedInUser, servic
   if (!input.ok) return input.state;
   const done = await acknowledgeNotice(await services.database(), user.id, input.data.id);
   return done.ok ? { notice: 'Acknowledged: you confirmed that you deleted these records.' } : { error: done.error };
+}
+
+// ── Deletion notices by webhook ────────────────────────────────────────────────────────────
+
+/** A webhook form's state: besides what every form says, a signing secret just made, shown this once. */
+export type WebhookState = FormState & { secret?: string };
+
+type WebhookServices = Services & { dataKey(): Promise<Buffer> };
+
+/** Sets the webhook's URL, or replaces it; a new webhook's signing secret comes back to be shown once. */
+export async function webhookUrlForm(form: FormData, user: SignedInUser, services: WebhookServices): Promise<WebhookState> {
+  const input = parse(webhookUrlInput, form);
+  if (!input.ok) return input.state;
+  const saved = await saveWebhookUrl(await services.database(), user.id, input.data.url, await services.dataKey());
+  if (!saved.ok) return { error: saved.error, values: fields(form) };
+  return saved.value.secret
+    ? { notice: 'Webhook set: copy its signing secret now, it is shown only once.', secret: saved.value.secret }
+    : { notice: 'Webhook URL replaced: notices still waiting are sent to it, signed with the same secret.' };
+}
+
+/** A new signing secret, shown once; the old one stops signing at once. */
+export async function webhookRotateForm(form: FormData, user: SignedInUser, services: WebhookServices): Promise<WebhookState> {
+  if (!(form instanceof FormData)) return { error: 'Send the form.' };
+  const rotated = await rotateWebhookSecret(await services.database(), user.id, await services.dataKey());
+  if (!rotated.ok) return { error: rotated.error };
+  return { notice: 'New signing secret made: copy it now, it is shown only once. The old one no longer signs.', secret: rotated.value.secret };
+}
+
+export async function webhookRemoveForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  if (!(form instanceof FormData)) return { error: 'Send the form.' };
+  const removed = await removeWebhook(await services.database(), user.id);
+  if (!removed.ok) return { error: removed.error };
+  const n = removed.value.failed;
+  return {
+    notice:
+      n === 0
+        ? 'Webhook removed: deletion notices are in the console only.'
+        : `Webhook removed: ${n === 1 ? 'the notice that was waiting for it is' : `the ${n} notices that were waiting for it are`} in the console only.`,
+  };
 }
 
 // ── Downloads ──────────────────────────────────────────────────────────────────────────────

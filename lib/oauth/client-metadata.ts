@@ -1,13 +1,11 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
 import { Lru } from '../platform/cache/lru';
 import { env } from '../platform/env';
+import { checkedLookup, isPrivateAddress, refusedLiteral } from '../platform/http/private-address';
 import { log } from '../platform/log';
 import { checkClientName } from './client-name';
 import type { Client } from './clients';
-import { isPrivateAddress } from './private-address';
 import { checkRedirectUri, MAX_REDIRECT_URIS } from './redirect-uri';
 
 /**
@@ -24,7 +22,7 @@ export const FETCH_TIMEOUT_MS = 3000;
 const DEFAULT_TTL_S = 300;
 const MAX_TTL_S = 24 * 3600;
 
-export { isPrivateAddress } from './private-address';
+export { isPrivateAddress } from '../platform/http/private-address';
 
 function allowPrivate(): boolean {
   return env().OAUTH_CIMD_ALLOW_PRIVATE_NETWORKS_FOR_TESTS === '1';
@@ -53,18 +51,9 @@ export function checkClientIdUrl(clientId: string): string | null {
   return null;
 }
 
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as LookupAddress[];
-    const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad && !allowPrivate()) {
-      return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), '', 0);
-    }
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-    callback(null, list[0]!.address, list[0]!.family);
-  });
-};
+/** Public addresses only, unless the test-only switch allows private ones (checked on each lookup). */
+const allowedAddress = (address: string) => allowPrivate() || !isPrivateAddress(address);
+const guardedLookup = checkedLookup(allowedAddress);
 
 class DocumentError extends Error {}
 
@@ -73,8 +62,7 @@ type Fetched = { body: string; cacheControl?: string; expires?: string; date?: s
 /** Fetches at most MAX_DOCUMENT_BYTES, without following redirects, within the timeout. */
 function fetchDocument(url: URL): Promise<Fetched> {
   return new Promise((resolve, reject) => {
-    const literal = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal) && isPrivateAddress(literal) && !allowPrivate()) {
+    if (refusedLiteral(url.hostname, allowedAddress)) {
       return reject(new DocumentError('the client_id URL points at a private address'));
     }
     let settled = false;

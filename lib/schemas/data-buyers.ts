@@ -16,3 +16,11 @@ export type LicenseListing = (typeof LICENSE_LISTINGS)[number];
  */
 export const LICENSE_STATUSES = ['pending_review', 'active', 'rejected', 'expired'] as const;
 export type LicenseStatus = (typeof LICENSE_STATUSES)[number];
+
+/**
+ * A deletion notice's delivery to the buyer's webhook (migration 20261211000000_deletion_webhooks):
+ * `pending` until an attempt is answered 2xx (`delivered`) or the attempts run out, or the webhook
+ * is removed, first (`failed`).
+ */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];

@@ -246,6 +246,22 @@ const USER_TABLES: UserTable[] = [
     update: { column: 'acknowledged_at', value: new Date() },
     deletable: true,
   },
+  // Deletion notices by webhook (migration 20261211000000_deletion_webhooks): written only through functions, read by their buyer.
+  {
+    table: 'data_buyer_webhooks',
+    owner: 'buyer_id',
+    columns: 'id, buyer_id, url, secret_hint',
+    insert: (userId) => ({ buyer_id: userId, url: 'https://intruder.example/hook', secret_ciphertext: 'v1.x.y.z', secret_hint: 'whsec_…abcd' }),
+    update: { column: 'url', value: 'https://intruder.example/hook' },
+    deletable: true,
+  },
+  {
+    table: 'data_deletion_deliveries',
+    owner: 'buyer_id',
+    columns: 'id, notice_id, buyer_id, status, last_error',
+    update: { column: 'status', value: 'delivered' },
+    deletable: true,
+  },
   {
     table: 'campaigns',
     owner: 'advertiser_id',
@@ -405,6 +421,11 @@ for (const engine of testEngines()) {
           `insert into public.data_licenses (buyer_id, listing, exclusive, filter, quantity, records, bytes, units, unit_price_micro, multiplier,
                                              price_micro, terms_version, term_days, status)
            values ($1, 'ai_interactions', true, '{}', 1, 1, 100, 1, 2000, 3, 6000, 'x', 365, 'pending_review') returning id`,
+          [id],
+        );
+        // A webhook first, so the notice's trigger queues its delivery.
+        await db.query(
+          "insert into public.data_buyer_webhooks (buyer_id, url, secret_ciphertext, secret_hint) values ($1, 'https://hooks.rls.example/deletions', 'v1.a.b.c', 'whsec_…abcd')",
           [id],
         );
         await db.query(
@@ -713,6 +734,8 @@ for (const engine of testEngines()) {
       expect(credentials.ok).toBe(false);
       const details = await attempt(() => as(users.demo, (q) => q.query('select details_ciphertext from public.payout_methods')));
       expect(details.ok).toBe(false);
+      const webhookSecret = await attempt(() => as(users.demo, (q) => q.query('select secret_ciphertext from public.data_buyer_webhooks')));
+      expect(webhookSecret.ok).toBe(false);
     });
 
     it('an anonymous caller sees no user data, and reads pricing', async () => {

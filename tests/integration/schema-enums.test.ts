@@ -4,7 +4,7 @@ import { AUTH_METHODS } from '@/lib/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
 import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, TOP_UP_RAILS, TOP_UP_STATUSES } from '@/lib/schemas/advertising';
-import { LICENSE_LISTINGS, LICENSE_STATUSES } from '@/lib/schemas/data-buyers';
+import { LICENSE_LISTINGS, LICENSE_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@/lib/schemas/data-buyers';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 
@@ -37,6 +37,7 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'top_ups.status': TOP_UP_STATUSES,
   'data_licenses.listing': LICENSE_LISTINGS,
   'data_licenses.status': LICENSE_STATUSES,
+  'data_deletion_deliveries.status': WEBHOOK_DELIVERY_STATUSES,
 };
 
 /**

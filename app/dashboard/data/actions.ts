@@ -11,8 +11,12 @@ import {
   downloadForm,
   licenseForm,
   noticeReturnPath,
+  webhookRemoveForm,
+  webhookRotateForm,
+  webhookUrlForm,
   type BuyerProfileState,
   type LicenseState,
+  type WebhookState,
 } from '@/lib/data-buyers/forms';
 import { checkoutForm } from '@/lib/advertisers/forms';
 import { env } from '@/lib/platform/env';
@@ -62,6 +66,19 @@ export async function acknowledgeAction(_: FormState, form: FormData): Promise<F
   const state = await asSignedIn(back, (user) => acknowledgeForm(form, user, services()));
   if (!state.error) redirect(`${back}?acknowledged=1`);
   return state;
+}
+
+/** The webhook deletion notices are sent to: its URL set or replaced (a new one's secret shown once), its secret rotated, or removed. */
+export async function webhookUrlAction(_: WebhookState, form: FormData): Promise<WebhookState> {
+  return asSignedIn('/dashboard/data', (user) => webhookUrlForm(form, user, services()));
+}
+
+export async function webhookRotateAction(_: WebhookState, form: FormData): Promise<WebhookState> {
+  return asSignedIn('/dashboard/data', (user) => webhookRotateForm(form, user, services()));
+}
+
+export async function webhookRemoveAction(_: FormState, form: FormData): Promise<FormState> {
+  return asSignedIn('/dashboard/data', (user) => webhookRemoveForm(form, user, services()));
 }
 
 /** A new download link on each click, and on to it (the browser downloads the file and stays on the page). */

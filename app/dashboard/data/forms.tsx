@@ -1,11 +1,13 @@
 'use client';
 
 import Link from 'next/link';
-import { useActionState, type ReactNode } from 'react';
-import type { BuyerProfileState, LicenseState, ProfileField } from '@/lib/data-buyers/forms';
+import { useActionState, useId, useState, type ReactNode } from 'react';
+import type { BuyerProfileState, LicenseState, ProfileField, WebhookState } from '@/lib/data-buyers/forms';
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';
-import { Input, Label, Textarea } from '../../_components/ui/input';
+import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
+import { CopyButton } from '../../_components/ui/copy-button';
+import { Field, Input, Label, Textarea } from '../../_components/ui/input';
 import { Outcome, type Action } from '../forms';
 
 export type BuyerProfileValues = Record<'company' | 'intended_use' | 'billing_email' | 'country', string>;
@@ -330,5 +332,124 @@ export function DownloadButtons({ action, licenseId }: { action: Action; license
         </Button>
       </div>
     </form>
+  );
+}
+
+/** The buyer's webhook as the card shows it: its URL, the masked secret and when it was made. */
+export interface WebhookView {
+  url: string;
+  secretHint: string;
+  secretMade: string;
+}
+
+/** A signing secret, the one time it is shown. */
+function SecretOnce({ secret }: { secret: string }) {
+  return (
+    <div className="grid gap-3 rounded-xl border-2 border-primary/60 bg-primary/5 p-4" role="status">
+      <p className="text-sm">
+        <strong>Your signing secret</strong>: copy it now and keep it where your webhook can read it. It is shown only once; afterwards only its last four
+        characters are.
+      </p>
+      <div className="flex min-w-0 flex-wrap items-center gap-2">
+        <code data-testid="webhook-secret" className="min-w-0 rounded-md border bg-background px-2 py-1 text-sm break-all">
+          {secret}
+        </code>
+        <CopyButton text={secret} label="Copy secret" what="Secret" />
+      </div>
+    </div>
+  );
+}
+
+/**
+ * The webhook deletion notices are sent to: its URL set or replaced, its signing secret rotated
+ * and the webhook removed (both ask first). A secret just made is shown once, above, whichever
+ * form made it, until the next answer or the page is left.
+ */
+export function WebhookSettings({
+  webhook,
+  urlAction,
+  rotateAction,
+  removeAction,
+}: {
+  webhook: WebhookView | null;
+  urlAction: Action<WebhookState>;
+  rotateAction: Action<WebhookState>;
+  removeAction: Action;
+}) {
+  // The URL form runs the server action itself, so it works before any script has loaded; a new
+  // webhook's secret comes back in its state.
+  const [urlState, urlFormAction, urlPending] = useActionState(urlAction, {});
+  // Rotating and removing ask first, in a dialog: their answer, with the URL form's state it came after.
+  const [later, setLater] = useState<{ state: WebhookState; after: WebhookState } | null>(null);
+  const recorded =
+    <S extends WebhookState>(action: Action<S>): Action<S> =>
+    async (state, form) => {
+      const next = await action(state, form);
+      setLater({ state: next, after: urlState });
+      return next;
+    };
+  const [, rotateFormAction, rotatePending] = useActionState(recorded(rotateAction), {});
+  const [, removeFormAction, removePending] = useActionState(recorded(removeAction), {});
+  // What the last of the three forms said, shown once above them (a removal takes two of them
+  // away), with the secret it made, if any: shown until the next answer.
+  const last = later && later.after === urlState ? later.state : urlState;
+  const rotateId = useId();
+  const removeId = useId();
+  return (
+    <div className="grid gap-4">
+      <Outcome state={last} />
+      {!last.error && last.secret && <SecretOnce secret={last.secret} />}
+      <form action={urlFormAction} className="grid max-w-xl gap-3" key={JSON.stringify(urlState.values ?? {}) + (webhook?.url ?? '')}>
+        <Field label="Webhook URL" htmlFor="webhook-url" hint="https, on a public host, at most 500 characters." hintId="webhook-url-hint">
+          <Input
+            id="webhook-url"
+            name="url"
+            type="url"
+            inputMode="url"
+            required
+            maxLength={500}
+            autoComplete="off"
+            placeholder="https://example.com/webhooks/deletions"
+            defaultValue={urlState.values?.url ?? webhook?.url ?? ''}
+            aria-describedby="webhook-url-hint"
+          />
+        </Field>
+        <div>
+          <Button type="submit" disabled={urlPending}>
+            {webhook ? 'Replace the URL' : 'Set the webhook'}
+          </Button>
+        </div>
+      </form>
+      {webhook && (
+        <div className="grid gap-3">
+          <p className="text-sm">
+            Signing secret <code className="break-all">{webhook.secretHint}</code>, made {webhook.secretMade}.
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <form id={rotateId} action={rotateFormAction}>
+              <ConfirmDialog
+                trigger="Rotate the secret"
+                triggerProps={{ disabled: rotatePending }}
+                title="Make a new signing secret?"
+                description="The current secret stops signing at once: every notice from now on, retries included, is signed with the new one, shown to you once. Give it to your webhook straight away."
+                confirmLabel="Make a new secret"
+                form={rotateId}
+              />
+            </form>
+            <form id={removeId} action={removeFormAction}>
+              <ConfirmDialog
+                trigger="Remove the webhook"
+                triggerProps={{ disabled: removePending }}
+                title="Remove the webhook?"
+                description="Deletion notices will be in the console only. Notices still waiting to be delivered are not sent; they stay in the console, where you acknowledge them."
+                confirmLabel="Remove the webhook"
+                form={removeId}
+                destructive
+              />
+            </form>
+          </div>
+        </div>
+      )}
+    </div>
   );
 }

@@ -1,10 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { formatCount, formatDay } from '@/lib/console/format';
+import { formatCount, formatDay, formatMoment } from '@/lib/console/format';
 import { acceptedCurrentTerms, buyerFunds, buyerLicenses, buyerProfile, deletionNotices } from '@/lib/data-buyers/account';
 import { formatBytes, listingAvailability } from '@/lib/data-buyers/catalog';
 import { day, page, pageStart, unitPrice, usd, usdToMicro, LICENSES_PAGE, type SearchParams } from '@/lib/data-buyers/display';
 import { catalogFilter, DATA_TERMS_VERSION, LISTING_IDS, LISTINGS } from '@/lib/data-buyers/schemas';
+import { buyerWebhook, webhookDeliveries } from '@/lib/data-buyers/webhook-settings';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { services } from '@/lib/services';
 import { Alert } from '../../_components/ui/alert';
@@ -13,9 +14,9 @@ import { EmptyState } from '../../_components/ui/empty-state';
 import { ConsoleHeader, ConsoleNav } from '../nav';
 import { requirePublisher as requireSignedIn } from '../publisher';
 import { ScrollTable } from '../tables';
-import { buyerProfileAction } from './actions';
-import { BuyerProfileForm } from './forms';
-import { AcknowledgedAlert, FundsTotals, LicenseBadge, NoticeCard } from './parts';
+import { buyerProfileAction, webhookRemoveAction, webhookRotateAction, webhookUrlAction } from './actions';
+import { BuyerProfileForm, WebhookSettings } from './forms';
+import { AcknowledgedAlert, FundsTotals, LicenseBadge, NoticeCard, WebhookDeliveries } from './parts';
 
 export const metadata: Metadata = { title: 'Data', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -65,13 +66,16 @@ export default async function DataPage({ searchParams }: { searchParams: Promise
 
   const before = pageStart(params);
   const emptyFilter = catalogFilter.parse({});
-  const [funds, rows, notices, pricing, available] = await Promise.all([
+  const [funds, rows, notices, pricing, available, webhook, deliveries] = await Promise.all([
     buyerFunds(db, user.id),
     buyerLicenses(db, user.id, { limit: LICENSES_PAGE + 1, before }),
     deletionNotices(db, user.id),
     s.pricing.values(),
     Promise.all(LISTING_IDS.map((id) => listingAvailability(db, user.id, id, emptyFilter))),
+    buyerWebhook(db, user.id),
+    webhookDeliveries(db, user.id),
   ]);
+  const deliveryOf = new Map(deliveries.map((d) => [d.notice_id, d]));
   const prices = (pricing ?? DEFAULT_PRICING).dataset_prices_usd;
   const licenses = page(rows);
   const waiting = notices.filter((n) => n.acknowledged_at === null);
@@ -200,10 +204,34 @@ export default async function DataPage({ searchParams }: { searchParams: Promise
         <section aria-labelledby="notices" className="mb-10 grid grid-cols-1 gap-4">
           <h2 id="notices">Deletion notices to acknowledge</h2>
           {waiting.map((n) => (
-            <NoticeCard key={n.id} notice={n} back="/dashboard/data" licenseLabel={(id) => titleOf.get(id) ?? `License ${id.slice(0, 8)}`} />
+            <NoticeCard
+              key={n.id}
+              notice={n}
+              back="/dashboard/data"
+              licenseLabel={(id) => titleOf.get(id) ?? `License ${id.slice(0, 8)}`}
+              delivery={deliveryOf.get(n.id)}
+            />
           ))}
         </section>
       )}
+
+      <section aria-labelledby="webhook" className="mb-10 grid grid-cols-1 gap-4">
+        <h2 id="webhook">Deletion notices by webhook</h2>
+        <div className="grid min-w-0 gap-4 rounded-xl border bg-card p-4 sm:p-6" data-testid="webhook-card">
+          <p className="text-sm text-muted-foreground">
+            Give an https URL, and every deletion notice from then on is also sent to it as JSON, signed with a secret only you and we hold (
+            <Link href="/docs/data-buyers#deletion-notices-by-webhook">the payload, and how to verify it</Link>). Failed attempts are retried for about two
+            days. The console stays the record: you still acknowledge each notice here.
+          </p>
+          <WebhookSettings
+            webhook={webhook && { url: webhook.url, secretHint: webhook.secret_hint, secretMade: formatMoment(webhook.secret_rotated_at.toISOString()) }}
+            urlAction={webhookUrlAction}
+            rotateAction={webhookRotateAction}
+            removeAction={webhookRemoveAction}
+          />
+          {deliveries.length > 0 && <WebhookDeliveries deliveries={deliveries.slice(0, 20)} />}
+        </div>
+      </section>
 
       {current && (
         <section aria-labelledby="profile" className="grid grid-cols-1 gap-4">

@@ -1,11 +1,12 @@
 import Link from 'next/link';
 import { formatMoment } from '@/lib/console/format';
 import type { BuyerFunds, DeletionNotice, LicenseStatus } from '@/lib/data-buyers/account';
-import { EXPORT_STATUS, LICENSE_STATUS, NOTICE_REASON, records, usd } from '@/lib/data-buyers/display';
+import { DELIVERY_STATUS, EXPORT_STATUS, LICENSE_STATUS, NOTICE_REASON, records, usd } from '@/lib/data-buyers/display';
 import type { ExportStatus } from '@/lib/data-buyers/downloads';
+import { deliveryLine, type WebhookDelivery } from '@/lib/data-buyers/webhook-settings';
 import { Alert } from '../../_components/ui/alert';
 import { Badge } from '../../_components/ui/badge';
-import { Totals } from '../tables';
+import { ScrollTable, Totals } from '../tables';
 import { acknowledgeAction } from './actions';
 import { AcknowledgeForm } from './forms';
 
@@ -37,7 +38,18 @@ export function FundsTotals({ funds }: { funds: BuyerFunds }) {
  * One deletion notice: why the records went, the licenses that held them, every record id (in a
  * box that scrolls), and, until it is acknowledged, the button that says the buyer deleted them.
  */
-export function NoticeCard({ notice, licenseLabel, back }: { notice: DeletionNotice; licenseLabel: (id: string) => string; back: string }) {
+export function NoticeCard({
+  notice,
+  licenseLabel,
+  back,
+  delivery,
+}: {
+  notice: DeletionNotice;
+  licenseLabel: (id: string) => string;
+  back: string;
+  /** Its delivery to the buyer's webhook, when it has one. */
+  delivery?: WebhookDelivery;
+}) {
   const when = formatMoment(notice.created_at.toISOString());
   const title = `Deletion notice of ${when}`;
   const headingId = `notice-${notice.id}`;
@@ -79,6 +91,11 @@ export function NoticeCard({ notice, licenseLabel, back }: { notice: DeletionNot
           </ul>
         </div>
       </div>
+      {delivery && (
+        <p className="text-sm" data-testid="notice-delivery">
+          <DeliveryBadge status={delivery.status} /> {deliveryLine(delivery)}
+        </p>
+      )}
       {notice.acknowledged_at ? (
         <p className="text-sm text-muted-foreground">You acknowledged it on {formatMoment(notice.acknowledged_at.toISOString())}.</p>
       ) : (
@@ -95,5 +112,27 @@ export function AcknowledgedAlert({ shown }: { shown: boolean }) {
     <Alert tone="success" className="mb-6">
       Acknowledged: you confirmed that you deleted the records the notice named.
     </Alert>
+  );
+}
+
+export function DeliveryBadge({ status }: { status: WebhookDelivery['status'] }) {
+  const s = DELIVERY_STATUS[status];
+  return <Badge tone={s.tone}>{s.label}</Badge>;
+}
+
+/** The latest deliveries of deletion notices to the buyer's webhook: when the notice came, how it went, in words. */
+export function WebhookDeliveries({ deliveries }: { deliveries: WebhookDelivery[] }) {
+  return (
+    <ScrollTable label="Deliveries to your webhook" head={['Notice of', 'Status', 'Details']}>
+      {deliveries.map((d) => (
+        <tr key={d.id}>
+          <th scope="row">{formatMoment(d.created_at.toISOString())}</th>
+          <td>
+            <DeliveryBadge status={d.status} />
+          </td>
+          <td className="min-w-64 whitespace-normal break-words">{deliveryLine(d)}</td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }

@@ -1,9 +1,13 @@
-import { BlockList, isIP } from 'node:net';
-import { ipv6Groups } from '../platform/http/client-ip';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { ipv6Groups } from './client-ip';
 
 /**
- * Which addresses a fetch made on a stranger's behalf (a client ID metadata document,
- * client-metadata.ts) must never reach: everything that is not the public internet.
+ * Which addresses a request made on a stranger's behalf must never reach: everything that is not
+ * the public internet. Two such requests exist: fetching a client ID metadata document
+ * (lib/oauth/client-metadata.ts) and delivering a deletion notice to a data buyer's webhook
+ * (lib/data-buyers/webhooks.ts). Both connect only to addresses checked here, through
+ * `checkedLookup` (below).
  *
  * IPv4: the special-purpose networks of the IANA registry (RFC 6890) below.
  *
@@ -73,4 +77,38 @@ export function isPrivateAddress(address: string): boolean {
   // Outside 2000::/3 nothing is public.
   if ((g[0]! & 0xe000) !== 0x2000) return true;
   return IPV6_SPECIAL.some((range) => inPrefix(g, range.groups, range.bits));
+}
+
+/** Whether a connection to `address` (an IP address) is allowed. */
+export type AddressCheck = (address: string) => boolean;
+
+/** The rule of every request made on a stranger's behalf: public addresses only. */
+export const publicAddressesOnly: AddressCheck = (address) => !isPrivateAddress(address);
+
+/**
+ * A DNS lookup for Node's `http`/`https` (`lookup` option) that resolves every address of the
+ * host, refuses the request when any of them fails `allowed` (error code `EPRIVATE`), and hands
+ * Node the addresses it checked: the socket connects to a checked address, so a name that
+ * resolves to a public address for the check and a private one for the connection (DNS
+ * rebinding) gets nowhere. A host written as an IP address is connected to without any lookup:
+ * check it with `refusedLiteral` first.
+ */
+export function checkedLookup(allowed: AddressCheck): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as LookupAddress[];
+      if (list.length === 0 || list.some((a) => !allowed(a.address))) {
+        return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), '', 0);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/** Whether a URL's hostname is an IP address (`[…]` for IPv6) that `allowed` refuses: Node connects to such a host without a lookup. */
+export function refusedLiteral(hostname: string, allowed: AddressCheck): boolean {
+  const literal = hostname.replace(/^\[|\]$/g, '');
+  return isIP(literal) !== 0 && !allowed(literal);
 }
