@@ -25,6 +25,7 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'api_keys.environment': KEY_ENVIRONMENTS,
   'api_keys.status': KEY_STATUSES,
   'oauth_clients.token_endpoint_auth_method': AUTH_METHODS,
+  'campaign_draw.format': PLACEMENT_FORMATS,
   'creatives.format': PLACEMENT_FORMATS,
   'ad_events.kind': EVENT_KINDS,
   'data_records.kind': DATA_KINDS,

@@ -1671,6 +1671,73 @@ for (const engine of testEngines()) {
         expect(result.matching).toBeLessThan(0.17);
       });
 
+      it("the draw's layout holds every active campaign of each format, end to end by daily budget, after every change that moves it, and only those", async () => {
+        type Slot = { format: string; lo: number; hi: number; campaign_id: string };
+        /** The layout as it is, and as the campaigns say it should be (migration 20261212000000_ad_draw), read as the owner. */
+        const layouts = async (tx: Transaction) => ({
+          held: await tx.query<Slot>('select format, lo::float8 as lo, hi::float8 as hi, campaign_id from public.campaign_draw order by format, lo'),
+          due: await tx.query<Slot>(
+            `select f.format, (sum(c.daily_budget_usd) over w - c.daily_budget_usd)::float8 as lo, (sum(c.daily_budget_usd) over w)::float8 as hi, c.id as campaign_id
+             from public.campaigns c cross join unnest($1::text[]) as f (format)
+             where c.status = 'active' and (cardinality(c.formats) = 0 or f.format = any(c.formats))
+             window w as (partition by f.format order by c.id rows between unbounded preceding and current row)
+             order by 1, 2`,
+            [FORMATS],
+          ),
+        });
+        const addresses = async (tx: Transaction) =>
+          (await tx.query<{ at: string }>('select ctid::text as at from public.campaign_draw order by 1')).map((r) => r.at);
+        const result = await scenario(db, async (tx) => {
+          const steps: Record<string, { held: Slot[]; due: Slot[] }> = {};
+          steps.seeded = await layouts(tx);
+          const a = await onlyCampaign(tx, { budget: 100 });
+          steps.paused = await layouts(tx);
+          const b = await addCampaign(tx, { budget: 250 });
+          await addCampaign(tx, { budget: 999, status: 'draft' });
+          steps.added = await layouts(tx);
+          await tx.query("update public.campaigns set formats = '{tooltip,inline_text}' where id = $1", [a.id]);
+          steps.formats = await layouts(tx);
+          await tx.query('update public.campaigns set daily_budget_usd = 40 where id = $1', [b.id]);
+          steps.budget = await layouts(tx);
+          const before = await addresses(tx);
+          await tx.query("update public.campaigns set name = 'Renamed', keywords = '{notes}' where id = $1", [b.id]);
+          await tx.query("update public.campaigns set daily_budget_usd = 7 where status = 'draft'");
+          const untouched = (await addresses(tx)).join() === before.join();
+          await tx.query("update public.campaigns set status = 'paused' where id = $1", [b.id]);
+          steps.pausedAgain = await layouts(tx);
+          await tx.query("update public.campaigns set status = 'active' where id = $1", [b.id]);
+          await tx.query('delete from public.campaigns where id = $1', [a.id]);
+          steps.deleted = await layouts(tx);
+          return { steps, untouched, a: a.id, b: b.id };
+        });
+        for (const [step, { held, due }] of Object.entries(result.steps)) expect(held, step).toEqual(due);
+        // Each step was seen: the seed's campaigns, then one, then two (the draft not among them), and so on.
+        expect(result.steps.seeded!.held.length).toBeGreaterThan(0);
+        expect(result.steps.paused!.held.map((s) => s.campaign_id)).toEqual(FORMATS.map(() => result.a));
+        expect(new Set(result.steps.added!.held.map((s) => s.campaign_id))).toEqual(new Set([result.a, result.b]));
+        expect(result.steps.formats!.held.filter((s) => s.campaign_id === result.a).map((s) => s.format)).toEqual(['inline_text', 'tooltip']);
+        expect(result.steps.budget!.held.find((s) => s.campaign_id === result.b && s.format === 'tooltip')).toMatchObject({ hi: expect.any(Number) });
+        expect(result.steps.pausedAgain!.held.map((s) => s.campaign_id)).toEqual(['inline_text', 'tooltip'].map(() => result.a));
+        expect(result.steps.deleted!.held.map((s) => s.campaign_id)).toEqual(FORMATS.map(() => result.b));
+        expect(result.steps.deleted!.held.map((s) => [s.lo, s.hi])).toEqual(FORMATS.map(() => [0, 40]));
+        // A rename, a keyword or a draft's budget is nothing the layout reads: it was not rewritten.
+        expect(result.untouched).toBe(true);
+      });
+
+      it('sdk_serve_ad finds the campaign that may fill when the points drawn keep naming one that may not', async () => {
+        const result = await scenario(db, async (tx) => {
+          // A campaign ten thousand times larger that targets a category this app is not in: nearly every point names it.
+          const large = await onlyCampaign(tx, { budget: 1_000_000 });
+          await tx.query("update public.campaigns set include_categories = '{finance}' where id = $1", [large.id]);
+          const small = await addCampaign(tx, { budget: 100 });
+          await asSdk(tx, app);
+          const served: (string | null)[] = [];
+          for (let n = 0; n < 20; n++) served.push((await serve(tx, app.placements.tooltip, { client: `client-fallback-${n}` })).creative_id);
+          return { served, small: small.creatives.tooltip };
+        });
+        expect(result.served).toEqual(result.served.map(() => result.small));
+      });
+
       it('sdk_record_events bills, refuses and writes: the decisions, the counts, the counters, and the invalid traffic once', async () => {
         const result = await scenario(db, async (tx) => {
           const campaign = await onlyCampaign(tx);

@@ -26,25 +26,30 @@ as $$
 declare
   v_retained_since timestamptz := now() - interval '35 days';
 begin
+  -- Each batch is picked first, into an array, and then deleted by id (or by row address where
+  -- the key has several columns): a plan that cannot depend on the tables' statistics. As
+  -- `in (select … limit …)`, a table whose statistics said it was empty (they are stale on a
+  -- queue that fills between analyses) was read once per row it held: 24,000 counts took five
+  -- minutes to roll up, and the run, cancelled at its time limit, never caught up
+  -- (migration 20261212000000_ad_draw).
   -- Decision ids are time-ordered (public.time_ordered_uuid): the oldest are the lowest.
   delete from public.ad_decisions d
-  where d.id in (select x.id from public.ad_decisions x
-                 where x.id < (lpad(to_hex(floor(extract(epoch from v_retained_since) * 1000)::bigint), 12, '0')
-                               || '00000000000000000000')::uuid
-                 order by x.id limit 10000)
+  where d.id = any(array(select x.id from public.ad_decisions x
+                         where x.id < (lpad(to_hex(floor(extract(epoch from v_retained_since) * 1000)::bigint), 12, '0')
+                                       || '00000000000000000000')::uuid
+                         order by x.id limit 10000))
     and d.created_at < v_retained_since;
   delete from public.ad_events e
-  where e.id in (select x.id from public.ad_events x where x.occurred_at < v_retained_since and not x.billable limit 10000);
+  where e.id = any(array(select x.id from public.ad_events x where x.occurred_at < v_retained_since and not x.billable limit 10000));
   delete from public.sdk_counters k
-  where (k.name, k.period) in (select x.name, x.period from public.sdk_counters x where x.period < now() - interval '2 days' limit 10000);
+  where k.ctid = any(array(select x.ctid from public.sdk_counters x where x.period < now() - interval '2 days' limit 10000));
   delete from public.sdk_budget_leases l
-  where (l.campaign_id, l.period, l.shard) in (select x.campaign_id, x.period, x.shard from public.sdk_budget_leases x
-                                               where x.period < now() - interval '2 days' limit 10000);
+  where l.ctid = any(array(select x.ctid from public.sdk_budget_leases x where x.period < now() - interval '2 days' limit 10000));
 
   return query
   with taken as (
     delete from public.ad_traffic_counts c
-    where c.id in (select x.id from public.ad_traffic_counts x order by x.id limit p_limit for update skip locked)
+    where c.id = any(array(select x.id from public.ad_traffic_counts x order by x.id limit p_limit for update skip locked))
     returning c.*
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
