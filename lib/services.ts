@@ -66,6 +66,8 @@ export interface Services {
   exportSecret(): Promise<Buffer>;
   /** Runs the export job (and the deletion webhooks' deliveries) now, when this process runs it (the long-running server does; tests run it themselves). */
   readonly exports: { kick(): void };
+  /** The scheduler's secret for `/api/cron/data-jobs` (CRON_SECRET), or null when scheduled calls are off. */
+  readonly cronSecret: string | null;
 }
 
 /**
@@ -113,6 +115,8 @@ export interface ServiceOverrides {
   stripe?: StripeRail | null;
   /** The file store: by default as configured (STORAGE_DRIVER); tests give a folder of their own, or an S3 stand-in. */
   storage?: ObjectStorage;
+  /** The scheduler's secret: by default CRON_SECRET; tests give their own (null: none). */
+  cronSecret?: string | null;
 }
 
 /** How often the long-running server looks for exports to write, besides a purchase's kick. */
@@ -175,6 +179,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     storage,
     exportSecret,
     exports,
+    cronSecret: overrides.cronSecret === undefined ? (env().CRON_SECRET ?? null) : overrides.cronSecret,
   };
 }
 

@@ -5,7 +5,7 @@ import { describeError, log } from '../platform/log';
 import type { ObjectStorage } from '../platform/storage';
 import { JSONL_CONTENT_TYPE, PARQUET_CONTENT_TYPE, writeExport, type ExportColumn, type ExportColumnType } from './export-files';
 import { LISTINGS, type ListingId, type ListingField } from './schemas';
-import { deliveriesDue, runDeletionWebhooks } from './webhooks';
+import { deliveriesDue, runDeletionWebhooks, type DeliveryRun } from './webhooks';
 
 /**
  * The export job (migration 20261209000000_data_buyers, `data_exports`): writes a granted
@@ -204,13 +204,45 @@ export async function runExports(db: Database, storage: ObjectStorage, secret: B
   return ran;
 }
 
+/** What one pass of the data buyers' background work did. */
+export interface DataJobsRun {
+  /** Deliveries of deletion notices sent (delivered, to retry, failed), or null when none was due or it failed. */
+  deliveries: DeliveryRun | null;
+  /** Exports written. */
+  exports: number;
+}
+
 /**
- * Runs the data buyers' background work every `intervalMs` until stopped, never two runs at once
- * in this process: first, when `dataKey` is given, the deletion notices due at buyers' webhooks
- * (lib/data-buyers/webhooks.ts; quick, each attempt bounded to 5 seconds; the key that unseals
- * their secrets is asked for only when some are due), then the export job. `kick()` runs it at
- * once (after a purchase). A failed run is logged and the next tries again; a failure of the
- * deliveries does not keep the exports from running.
+ * One pass of the data buyers' background work: first, when `dataKey` is given, the deletion
+ * notices due at buyers' webhooks (lib/data-buyers/webhooks.ts; quick, each attempt bounded to 5
+ * seconds; the key that unseals their secrets is asked for only when some are due), then up to
+ * `maxExports` exports. A failure of the deliveries is logged and does not keep the exports from
+ * running; a failure of the exports throws. The long-running server's timer runs it
+ * (`scheduleExports`); where no process stays up (Vercel), the scheduler calls
+ * `/api/cron/data-jobs`, which runs it once per call.
+ */
+export async function runDataJobs(
+  db: Database,
+  storage: ObjectStorage,
+  secret: () => Promise<Buffer>,
+  dataKey?: () => Promise<Buffer>,
+  maxExports = 10,
+): Promise<DataJobsRun> {
+  let deliveries: DeliveryRun | null = null;
+  if (dataKey) {
+    deliveries = await deliveriesDue(db)
+      .then(async (due) => (due ? runDeletionWebhooks(db, await dataKey()) : null))
+      .catch((err: unknown) => {
+        log.error('deletion webhook run failed', describeError(err));
+        return null;
+      });
+  }
+  return { deliveries, exports: await runExports(db, storage, await secret(), maxExports) };
+}
+
+/**
+ * Runs `runDataJobs` every `intervalMs` until stopped, never two runs at once in this process.
+ * `kick()` runs it at once (after a purchase). A failed run is logged and the next tries again.
  */
 export function scheduleExports(
   database: () => Promise<Database>,
@@ -224,14 +256,7 @@ export function scheduleExports(
     if (running) return;
     running = true;
     database()
-      .then(async (db) => {
-        if (dataKey) {
-          await deliveriesDue(db)
-            .then(async (due) => (due ? runDeletionWebhooks(db, await dataKey()) : undefined))
-            .catch((err: unknown) => log.error('deletion webhook run failed', describeError(err)));
-        }
-        await runExports(db, storage, await secret());
-      })
+      .then((db) => runDataJobs(db, storage, secret, dataKey))
       .catch((err) => log.error('data export run failed', describeError(err)))
       .finally(() => {
         running = false;

@@ -87,6 +87,13 @@ const schema = z
         .refine((v) => Buffer.from(v, 'base64url').length === 32, 'must be 32 bytes, base64url')
         .optional(),
     ),
+    /**
+     * The scheduler's secret where no process stays up (Vercel): Vercel Cron sends it as
+     * `Authorization: Bearer …` on each call of `/api/cron/data-jobs` (vercel.json), which runs
+     * the export job and the deletion-notice webhooks once. Unset, that path answers 404. At
+     * least 32 characters (`openssl rand -hex 32`).
+     */
+    CRON_SECRET: optionalString.pipe(z.string().min(32).optional()),
     /** Secret for sign-in sessions and the consent page's CSRF tokens. Required in production; at least 32 characters. */
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32).optional()),
     /**

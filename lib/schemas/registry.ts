@@ -578,6 +578,12 @@ export const ROUTES = declare({
    * backoff, for days); no CORS (no browser calls it). 404 when Stripe is not configured.
    */
   '/api/webhooks/stripe': { errors: 'api', rateLimit: true, cors: 'none', apiVersion: false, methods: { POST: { credential: NONE } } },
+  /**
+   * The scheduler's call of the data buyers' background work (lib/routes/cron.ts): authenticated
+   * by the deployment's CRON_SECRET as a bearer token, checked by the handler; rate limited per
+   * address like every path under /api; no CORS. 404 when CRON_SECRET is not set.
+   */
+  '/api/cron/data-jobs': { errors: 'api', rateLimit: true, cors: 'none', apiVersion: false, methods: { GET: { credential: NONE } } },
   /** next-auth's own endpoints: sign-in callbacks, CSRF token, session, sign-out. */
   '/api/auth/[...nextauth]': { ...OAUTH, rateLimit: true, cors: 'none', methods: { GET: { credential: NONE }, POST: { credential: NONE } } },
 

@@ -49,6 +49,7 @@ const FIXTURES: Fixtures = {
   },
   pages: ['/', '/docs/payouts'],
   stripeSignature: (payload) => `t=1,v1=${payload.length}`,
+  cronSecret: 'cron-secret-of-the-generator-test-0123456789',
 };
 
 const plan = (seed: number): Plan => ({ seed, targets: targetsOf(ROUTES), fixtures: FIXTURES, defaultBudgetShare: 0.1, defaultBudgetIp: '203.0.113.9' });

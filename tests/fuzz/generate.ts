@@ -79,6 +79,8 @@ export interface Fixtures {
   pages: string[];
   /** Signs a Stripe webhook payload as Stripe would for the services' webhook secret (`stripe-signature`). */
   stripeSignature(payload: string): string;
+  /** The services' CRON_SECRET, which the scheduler sends as a bearer token (`/api/cron/data-jobs`). */
+  cronSecret: string;
 }
 
 /** A (route, method) pair of the registry. */
@@ -518,13 +520,18 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures, coverage = false): Draft 
       if (rng.chance(0.2)) setHeader(d, 'range', rng.pick(['bytes=0-9', 'bytes=5-', 'bytes=99999999-']));
       return d;
     case 'GET /downloads/[exportId]/[format]': {
-      // A link issued to the signed-in buyer, most of the time; else one altered.
-      if (rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);
+      // A link issued to the signed-in buyer, most of the time (always the first time); else one altered.
+      if (coverage || rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);
       const [target, query] = rng.pick(fx.downloads.links).split('?') as [string, string];
-      d.path = rng.chance(0.8) ? target : target.replace(/[0-9a-f]{8}-/, `${rng.string(8, '0123456789abcdef')}-`);
-      for (const pair of query.split('&')) d.query.push(rng.chance(0.9) ? pair : pair.replace(/=.*/, `=${rng.string(6, 'abcXYZ019')}`));
+      d.path = coverage || rng.chance(0.8) ? target : target.replace(/[0-9a-f]{8}-/, `${rng.string(8, '0123456789abcdef')}-`);
+      for (const pair of query.split('&')) d.query.push(coverage || rng.chance(0.9) ? pair : pair.replace(/=.*/, `=${rng.string(6, 'abcXYZ019')}`));
       return d;
     }
+    case 'GET /api/cron/data-jobs':
+      // The scheduler's secret, most of the time (always the first time); else another, or none.
+      if (coverage || rng.chance(0.7)) setHeader(d, 'authorization', `Bearer ${fx.cronSecret}`);
+      else if (rng.chance(0.5)) setHeader(d, 'authorization', `Bearer ${rng.string(40)}`);
+      return d;
     case 'GET /dashboard/ads/reports/report.csv':
       // The console's session, most of the time (the report of a user who is not an advertiser is empty, not refused).
       if (rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);

@@ -13,11 +13,12 @@ import { exportColumns, runExports, runOneExport } from '@/lib/data-buyers/expor
 import { catalogFilter } from '@/lib/data-buyers/schemas';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage } from '@/lib/platform/storage';
+import { dataJobsRoute } from '@/lib/routes/cron';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
 import type { Services } from '@/lib/services';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, runAs } from '../helpers/roles';
-import { makeServices } from '../helpers/services';
+import { bound, makeServices } from '../helpers/services';
 import { newKey, sdk } from '../helpers/sdk';
 
 /**
@@ -179,6 +180,33 @@ for (const engine of testEngines()) {
       })) as Record<string, unknown>[];
       expect(theirRows.map((r) => r.record_id)).toEqual(rows.map((r) => r.record_id));
       for (const r of theirRows) expect(subjects.has(r.subject as string)).toBe(false);
+    });
+
+    it('the scheduler’s call writes the next export, and only with the deployment’s secret', async () => {
+      const who = await buyer('Scheduled Co');
+      const license = await buy(who.id, 3);
+      const SECRET = 'cron-secret-of-this-test-0123456789abcdef';
+      const call = (cronSecret: string | null, authorization?: string) =>
+        bound(dataJobsRoute, makeServices({ database: suite.db, storage, now: () => clock, cronSecret })).GET(
+          new Request('http://localhost:3000/api/cron/data-jobs', { headers: authorization === undefined ? {} : { authorization } }),
+        );
+      // Not there without CRON_SECRET, nor without the secret, with another or in another form.
+      for (const [secret, authorization] of [
+        [null, `Bearer ${SECRET}`],
+        ...[undefined, '', 'Bearer ', `Bearer ${SECRET}x`, `Bearer ${SECRET.slice(1)}`, `Basic ${SECRET}`, SECRET].map((a) => [SECRET, a] as const),
+      ] as const) {
+        const refused = await call(secret, authorization);
+        expect(refused.status, String(authorization)).toBe(404);
+        expect(await refused.json()).toMatchObject({ error: { status: 404, code: 'not_found' } });
+      }
+      expect(await licenseExport(suite.db, who.id, license)).toMatchObject({ status: 'queued' });
+      // With it: one export per call, the next call finds none waiting.
+      const ran = await call(SECRET, `Bearer ${SECRET}`);
+      expect(ran.status).toBe(200);
+      expect(ran.headers.get('cache-control')).toBe('no-store');
+      expect(await ran.json()).toEqual({ deliveries: null, exports: 1 });
+      expect(await licenseExport(suite.db, who.id, license)).toMatchObject({ status: 'done', rows_total: 3, rows_done: 3 });
+      expect(await (await call(SECRET, `Bearer ${SECRET}`)).json()).toEqual({ deliveries: null, exports: 0 });
     });
 
     it('a withdrawal after the export supersedes its files with ones without the erased records', async () => {

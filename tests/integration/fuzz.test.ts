@@ -38,6 +38,7 @@ import { runAs } from '../helpers/roles';
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 const FUZZ_WEBHOOK_SECRET = 'whsec_fuzz';
+const FUZZ_CRON_SECRET = 'fuzz-cron-secret-0123456789abcdef0123456789';
 
 /**
  * The team's fuzzer: seeded, bounded requests over every route and every method of the registry
@@ -123,10 +124,12 @@ for (const engine of testEngines()) {
         rateLimiter: new MemoryRateLimiter({ max: env().RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }),
         // Stripe configured (its webhook verifies signatures without calling Stripe).
         stripe: { client: new Stripe('sk_test_fuzz'), webhookSecret: FUZZ_WEBHOOK_SECRET },
+        // Scheduled calls turned on (the scheduler's call runs the data buyers' background work).
+        cronSecret: FUZZ_CRON_SECRET,
         // Uploaded media in a folder of this run's own.
         storage: new LocalStorage(await mkdtemp(path.join(os.tmpdir(), 'fuzz-storage-'))),
       });
-      high = makeServices({ database: db, rateLimiter: UNLIMITED(), stripe: standard.stripe, storage: standard.storage });
+      high = makeServices({ database: db, rateLimiter: UNLIMITED(), stripe: standard.stripe, storage: standard.storage, cronSecret: FUZZ_CRON_SECRET });
       const mediaKey = newObjectKey('png');
       await standard.storage.put(mediaKey, Buffer.from(TINY_PNG, 'base64'), 'image/png');
       const rewrites = nextConfig.rewrites ? await nextConfig.rewrites() : [];
@@ -314,6 +317,7 @@ for (const engine of testEngines()) {
         },
         pages: allPages().map((p) => p.path),
         stripeSignature: (payload) => new Stripe('sk_test_fuzz').webhooks.generateTestHeaderString({ payload, secret: FUZZ_WEBHOOK_SECRET }),
+        cronSecret: FUZZ_CRON_SECRET,
       };
     });
 

@@ -1,0 +1,30 @@
+import { runDataJobs } from '../data-buyers/export-job';
+import { sameText, sha256Hex } from '../platform/crypto';
+import { ApiError } from '../platform/http/errors';
+import { ROUTES } from '../schemas/registry';
+import { defineRoute } from './kernel';
+
+/** Exports written per scheduled call: one license's files, well within a function's time (vercel.json gives it 300 s). */
+export const EXPORTS_PER_SCHEDULED_CALL = 1;
+
+/**
+ * GET /api/cron/data-jobs: the data buyers' background work, once, for a host where no process
+ * stays up to run its timer (Vercel: vercel.json calls it every minute). It sends the deletion
+ * notices due at buyers' webhooks and writes the next waiting export (lib/data-buyers/export-job.ts,
+ * `runDataJobs`); the queue's leases make a call that overlaps another, or the long-running
+ * server's timer, harmless. Only the scheduler may call it: `Authorization: Bearer` and the
+ * deployment's CRON_SECRET, compared in constant time (as hashes); without CRON_SECRET the path is 404.
+ */
+export const dataJobsRoute = defineRoute(ROUTES['/api/cron/data-jobs'], {
+  GET: async ({ request, services }) => {
+    const presented = /^bearer (.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? '';
+    // Hashes first: equal lengths, so the comparison says nothing of the secret's length either.
+    if (!services.cronSecret || !sameText(sha256Hex(presented), sha256Hex(services.cronSecret))) {
+      // To anyone but the scheduler the path does not exist, whether or not scheduled calls are on.
+      throw new ApiError('not_found', 'No such path for this caller: it answers only the scheduler, with the deployment’s CRON_SECRET as its bearer token.');
+    }
+    const db = await services.database();
+    const run = await runDataJobs(db, services.storage, services.exportSecret, services.dataKey, EXPORTS_PER_SCHEDULED_CALL);
+    return Response.json(run, { headers: { 'cache-control': 'no-store' } });
+  },
+});
