@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, Queryable, Row, Transaction } from '../../lib/platform/db/engine';
+import { PLACEMENT_FORMATS } from '../../lib/schemas/account';
 import { EVENT_REASONS } from '../../lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 import { rawAsService, runAs, sdkClaims } from '../helpers/roles';
@@ -1682,7 +1683,8 @@ for (const engine of testEngines()) {
              where c.status = 'active' and (cardinality(c.formats) = 0 or f.format = any(c.formats))
              window w as (partition by f.format order by c.id rows between unbounded preceding and current row)
              order by 1, 2`,
-            [FORMATS],
+            // Every format the code knows (the layout's own list must not fall behind it).
+            [PLACEMENT_FORMATS],
           ),
         });
         const addresses = async (tx: Transaction) =>
