@@ -73,9 +73,17 @@ test('an ad served with a key, its impression and click, show in /api/v1/me/apps
   };
   const worth = (pricing.advertiser_cpm_usd.floating_video! / 1000) * pricing.publisher_ad_revenue_share;
   const started = Date.now();
+  // The impression and the click are counted in two transactions, so a roll-up may run between
+  // them and take the click in its next run, 10 s later: wait for both.
   await expect
-    .poll(async () => (await placementsOf()).placements.find((p) => p.id === placement.id)!.impressions, { timeout: 60_000, intervals: [1000] })
-    .toBe(1);
+    .poll(
+      async () => {
+        const p = (await placementsOf()).placements.find((p) => p.id === placement.id)!;
+        return { impressions: p.impressions, clicks: p.clicks };
+      },
+      { timeout: 60_000, intervals: [1000] },
+    )
+    .toEqual({ impressions: 1, clicks: 1 });
   test.info().annotations.push({ type: 'roll-up', description: `showed after ${Date.now() - started} ms` });
   expect((await placementsOf()).placements.find((p) => p.id === placement.id)).toMatchObject({
     impressions: 1,
