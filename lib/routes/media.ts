@@ -18,8 +18,10 @@ import { defineRoute } from './kernel';
  *   kernel (cors `public`). An `<img>` or `<video>` on another origin needs neither, but a page may
  *   fetch or draw it.
  * - Byte ranges (one `bytes=a-b` or `bytes=a-`: what video elements ask, and what Safari needs to
- *   play a video at all): 206 with `Content-Range`; a range past the end, or any other Range, is
- *   ignored and the whole file answered (every error here is the API's JSON envelope).
+ *   play a video at all): 206 with `Content-Range`. A range that starts at or past the end is a
+ *   416 whose `Content-Range` gives the file's size (RFC 9110, 15.5.17), so a player learns it;
+ *   any other Range (several, a suffix, one written backwards) is ignored and the whole file
+ *   answered. Every error here is the API's JSON envelope.
  * - `Content-Length` is set on every answer, but Next (16.4) drops it from whatever a route handler
  *   answers (`FORBIDDEN_HEADERS` in next/dist/server/send-response.js) and streams the body
  *   chunked, so on the wire the length is only in a 206's `Content-Range` (and HTTP/2, what a CDN
@@ -68,8 +70,11 @@ export const mediaRoute = defineRoute(ROUTES['/media/[[...key]]'], {
       object = await services.storage.get(key, byteRange(request.headers.get('range')));
     } catch (err) {
       if (!(err instanceof RangeNotSatisfiable)) throw err;
-      // A range past the end is ignored, as HTTP lets a server do (RFC 9110, 14.2): the whole file.
-      object = await services.storage.get(key);
+      // An error, so not cached as the file is (the kernel stores only answers under 400).
+      throw new ApiError('range_not_satisfiable', `The range starts past the file's end: it has ${err.size} bytes.`, {
+        'Accept-Ranges': 'bytes',
+        'Content-Range': `bytes */${err.size}`,
+      });
     }
     if (!object || object.contentType !== contentType) {
       if (object?.body instanceof ReadableStream) await object.body.cancel();

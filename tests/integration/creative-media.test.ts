@@ -187,10 +187,20 @@ for (const engine of testEngines()) {
         const rest = await get(keyOf(row.video_url), { range: 'bytes=1000-' });
         expect(rest.status).toBe(206);
         expect(new Uint8Array(await rest.arrayBuffer())).toEqual(video.subarray(1000));
-        // A range past the end is ignored: the whole file (every error of this route is the JSON envelope, and this is none).
-        const past = await get(keyOf(row.video_url), { range: `bytes=${video.length}-` });
-        expect(past.status).toBe(200);
-        expect(new Uint8Array(await past.arrayBuffer())).toEqual(video);
+        // A range that starts at or past the end: 416, naming the size, in the envelope (never a 500, never the file).
+        for (const range of [`bytes=${video.length}-`, `bytes=${video.length + 5}-${video.length + 10}`, 'bytes=999999999999999-']) {
+          const past = await get(keyOf(row.video_url), { range });
+          expect(past.status).toBe(416);
+          expect(past.headers.get('content-range')).toBe(`bytes */${video.length}`);
+          expect(past.headers.get('cache-control')).not.toMatch(/max-age/);
+          expect(await past.json()).toMatchObject({ error: { status: 416, code: 'range_not_satisfiable' } });
+        }
+        // Any other Range (several, a suffix, backwards) is ignored: the whole file.
+        for (const range of ['bytes=0-1,5-9', 'bytes=-100', 'bytes=9-3']) {
+          const whole = await get(keyOf(row.video_url), { range });
+          expect(whole.status).toBe(200);
+          expect(new Uint8Array(await whole.arrayBuffer())).toEqual(video);
+        }
         expect((await get(keyOf(row.image_url))).headers.get('content-type')).toBe('image/jpeg');
       });
 
@@ -443,6 +453,11 @@ for (const engine of testEngines()) {
           expect(part.status).toBe(206);
           expect(part.headers.get('content-range')).toBe(`bytes 10-19/${video.length}`);
           expect(new Uint8Array(await part.arrayBuffer())).toEqual(video.subarray(10, 20));
+          const past = await route.GET(new Request(`http://localhost:3000/media/${key}`, { headers: { range: `bytes=${video.length}-` } }), {
+            params: Promise.resolve({ key: [key] }),
+          });
+          expect(past.status).toBe(416);
+          expect(past.headers.get('content-range')).toBe(`bytes */${video.length}`);
           const missing = await route.GET(new Request('http://localhost:3000/media/CCCCCCCCCCCCCCCCCCCCCC.webm'), {
             params: Promise.resolve({ key: ['CCCCCCCCCCCCCCCCCCCCCC.webm'] }),
           });
