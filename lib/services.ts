@@ -46,7 +46,7 @@ export interface Services {
   readonly pricing: LivePricing;
   /** The SDK budget of each publisher, shared by all their keys, on top of the address's (content/docs/rate-limits.md). */
   readonly keyRateLimiter: RateLimiter;
-  /** The hourly caps on billable impressions, per client and per publisher (lib/sdk/events.ts). */
+  /** The hourly caps on billable impressions, per network and per publisher (lib/sdk/events.ts). */
   readonly impressionLimits: ImpressionLimits;
   /** The SDK keys and apps this instance looked up, trusted for a few seconds (lib/sdk/keys.ts). */
   readonly sdkDirectory: SdkDirectory;
@@ -164,7 +164,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     keyRateLimiter:
       overrides.keyRateLimiter ?? createRateLimiter({ max: env().SDK_KEY_RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }, 'monetize:sdk-key'),
     impressionLimits: overrides.impressionLimits ?? {
-      client: createRateLimiter({ max: env().SDK_CLIENT_IMPRESSIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:impressions-client'),
+      network: createRateLimiter({ max: env().SDK_NETWORK_IMPRESSIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:impressions-network'),
       publisher: createRateLimiter({ max: env().SDK_PUBLISHER_IMPRESSIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:impressions-publisher'),
     },
     sdkDirectory: new SdkDirectory(now),

@@ -379,7 +379,8 @@ async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, 
     const decisions: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [row] = await tx.query<{ decision_id: string; creative_id: string | null }>(
-        sql`select decision_id, creative_id from public.sdk_serve_ad(${placementId}::uuid, null, '{}', null, 'seed-client')`,
+        sql`select decision_id, creative_id from public.sdk_serve_ad(${placementId}::uuid, null, '{}', null, 'seed-client', 'seed-network',
+                                                                      ${env().SDK_NETWORK_FREQUENCY_FACTOR}::integer)`,
       );
       if (row?.creative_id) decisions.push(row.decision_id);
     }

@@ -39,6 +39,8 @@ const originEntry = z.string().refine((v) => {
 }, 'each entry must be an origin, such as https://app.example (scheme, host and port only)');
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().max(1_000_000_000).default(fallback);
+/** The same without a default: unset or empty is undefined. */
+const optionalPositiveInt = optionalString.pipe(z.coerce.number<string | undefined>().int().positive().max(1_000_000_000).optional());
 /** A positive count that may go past a billion (bytes). */
 const positiveCount = (fallback: number) => z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).default(fallback);
 
@@ -66,8 +68,22 @@ const schema = z
     RATE_LIMIT_WINDOW_S: positiveInt(60),
     /** Requests allowed per window with a publisher's SDK keys, all of them together (content/docs/rate-limits.md), on top of the per-address budget. */
     SDK_KEY_RATE_LIMIT_MAX: positiveInt(6000),
-    /** Billable impressions per hour from one client (network and browser) to one publisher's apps; past it, impressions are invalid (`client_limit`). */
-    SDK_CLIENT_IMPRESSIONS_PER_HOUR: positiveInt(240),
+    /**
+     * Billable impressions per hour from one network (an IPv4 /24, an IPv6 /64, whatever user
+     * agents it sends) to one publisher's apps; past it, impressions are invalid (`client_limit`).
+     * The allowance of a network several people share: four people's worth of 240. Unset:
+     * SDK_CLIENT_IMPRESSIONS_PER_HOUR if that is set, else 960.
+     */
+    SDK_NETWORK_IMPRESSIONS_PER_HOUR: optionalPositiveInt,
+    /** Deprecated name of SDK_NETWORK_IMPRESSIONS_PER_HOUR (it counted per network and user agent), read only when that is unset. */
+    SDK_CLIENT_IMPRESSIONS_PER_HOUR: optionalPositiveInt,
+    /**
+     * The frequency cap's allowance for a network: one network (an IPv4 /24, an IPv6 /64, whatever
+     * user agents it sends) is shown a campaign's ads at most its `frequency_cap` times this in 24
+     * hours, per app. 0 turns the frequency cap off, for a load test whose requests all come from
+     * one address; never in production.
+     */
+    SDK_NETWORK_FREQUENCY_FACTOR: z.coerce.number().int().min(0).max(1000).default(4),
     /** Billable impressions per hour of one publisher's apps, all keys together; past it, impressions are invalid (`publisher_limit`). */
     SDK_PUBLISHER_IMPRESSIONS_PER_HOUR: positiveInt(200_000),
     /** Seconds between two runs of the ad traffic roll-up in a long-running server; 0 turns it off (pg_cron runs it instead). */
@@ -196,7 +212,12 @@ const schema = z
         message: 'set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither',
       });
     }
-  });
+  })
+  // The hourly cap per network, under its deprecated name when only that is set.
+  .transform(({ SDK_CLIENT_IMPRESSIONS_PER_HOUR, ...v }) => ({
+    ...v,
+    SDK_NETWORK_IMPRESSIONS_PER_HOUR: v.SDK_NETWORK_IMPRESSIONS_PER_HOUR ?? SDK_CLIENT_IMPRESSIONS_PER_HOUR ?? 960,
+  }));
 
 export type Env = z.infer<typeof schema>;
 

@@ -8,7 +8,8 @@ import type { PlacementFormat } from '../schemas/account';
 import { asApp } from './access';
 import type { AppPrincipal } from './keys';
 import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken } from './tokens';
-import { clientHash } from '../platform/http/client-ip';
+import { clientHash, networkHash } from '../platform/http/client-ip';
+import { env } from '../platform/env';
 
 /**
  * `GET /functions/v1/ads`: one ad for one placement of the key's app, or nothing.
@@ -16,10 +17,13 @@ import { clientHash } from '../platform/http/client-ip';
  * The decision is `public.sdk_serve_ad` (supabase/schemas/functions/public.sdk_serve_ad.sql), run as the app's SDK role in
  * one round trip: the placement (another app's is invisible, so it is a 404 here), the eligible
  * creatives of its format (campaign active and running, paced budget left today counting the ads
- * it has served and not yet billed, under the client's frequency cap), one draw weighted by
+ * it has served and not yet billed, under the frequency cap of the client's network), one draw weighted by
  * budget, and the decision row, written whether or not anything filled, so that every request
  * counts in the fill rate. The decision remembers who asked (`clientHash`): its impression is
- * billable only from that client. Paused and archived placements never fill.
+ * billable only from that client. It also remembers the client's network (`networkHash`), which
+ * the frequency cap counts by, whatever user agent is sent, with an allowance for a network that
+ * several people share (`SDK_NETWORK_FREQUENCY_FACTOR` times the campaign's cap). Paused and
+ * archived placements never fill.
  */
 
 export interface AdRequest {
@@ -56,7 +60,9 @@ export async function serveAd(
 ): Promise<AdBody | null> {
   const key = await services.sdkSecret();
   const asker = clientHash(key, client.clientIp, client.headers.get('user-agent'));
-  const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid, ${asker})`;
+  const network = networkHash(key, client.clientIp);
+  const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid, ${asker},
+    ${network}, ${env().SDK_NETWORK_FREQUENCY_FACTOR}::integer)`;
   const rows = await asApp(await services.database(), app).query(call);
   const row = served.parse(rows[0]);
   if (!row.found) throw new ApiError('not_found', 'No placement with this id belongs to the app of this key.');

@@ -6,7 +6,7 @@ import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } fr
 import { asApp } from './access';
 import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from './keys';
 import { verifyDecisionToken, type DecisionTokenCheck } from './tokens';
-import { addressHash, clientHash } from '../platform/http/client-ip';
+import { addressHash, clientHash, networkHash } from '../platform/http/client-ip';
 import type { RateLimiter } from '../platform/http/rate-limit';
 import { isKnownBot } from './traffic';
 
@@ -31,13 +31,15 @@ export interface EventServices {
 
 /**
  * The hourly caps on billable impressions (content/docs/sdk-integration.md, Counting rules): per
- * client and publisher (`SDK_CLIENT_IMPRESSIONS_PER_HOUR`), and per publisher
- * (`SDK_PUBLISHER_IMPRESSIONS_PER_HOUR`). Counted as the rate limits are, in this process or in
+ * network and publisher (`SDK_NETWORK_IMPRESSIONS_PER_HOUR`), and per publisher
+ * (`SDK_PUBLISHER_IMPRESSIONS_PER_HOUR`). Per network (`networkHash`: the /24 or /64), not per
+ * network and user agent: the user agent is whatever the caller sends, and one address naming a
+ * new one per ad had a new budget per ad. Counted as the rate limits are, in this process or in
  * Upstash for every instance, and not in PostgreSQL: a counter row every batch of a publisher
  * updates would make its batches wait on each other (ARCHITECTURE.md, Spend checked at billing).
  */
 export interface ImpressionLimits {
-  client: RateLimiter;
+  network: RateLimiter;
   publisher: RateLimiter;
 }
 
@@ -50,16 +52,17 @@ async function takeUpTo(limiter: RateLimiter, key: string, wanted: number): Prom
 }
 
 /** How many of a batch's impressions the hourly caps allow, and how to give back what was not billed. */
-async function allowImpressions(limits: ImpressionLimits, publisher: string, client: string, impressions: number) {
-  const clientKey = `${publisher}:${client}`;
-  const fromClient = await takeUpTo(limits.client, clientKey, impressions);
-  const forPublisher = await takeUpTo(limits.publisher, publisher, fromClient);
+async function allowImpressions(limits: ImpressionLimits, publisher: string, network: string, impressions: number) {
+  const networkKey = `${publisher}:${network}`;
+  const fromNetwork = await takeUpTo(limits.network, networkKey, impressions);
+  const forPublisher = await takeUpTo(limits.publisher, publisher, fromNetwork);
   return {
-    client: fromClient,
+    /** What the network's cap allows (`client_limit` past it, as the API has always named it). */
+    client: fromNetwork,
     publisher: forPublisher,
     /** The caps count billed impressions: what was taken and not billed goes back. */
     async settle(billed: number): Promise<void> {
-      if (fromClient > billed) await limits.client.refund(clientKey, fromClient - billed);
+      if (fromNetwork > billed) await limits.network.refund(networkKey, fromNetwork - billed);
       if (forPublisher > billed) await limits.publisher.refund(publisher, forPublisher - billed);
     },
   };
@@ -75,19 +78,26 @@ export interface EventsCall {
 type Result = EventsBody['results'][number];
 
 /**
- * Who sends events, as the rules know them: its address, and its network and browser
- * (`clientHash`: an impression counts only from the client its ad was served to), hashed with the
- * service's key, and whether it says it is a robot. Made once per request.
+ * Who sends events, as the rules know them: its address, its network and browser (`clientHash`:
+ * an impression counts only from the client its ad was served to), its network alone
+ * (`networkHash`: what the hourly cap counts by), hashed with the service's key, and whether it
+ * says it is a robot. Made once per request.
  */
 export interface Sender {
   address: string;
   client: string;
+  network: string;
   bot: boolean;
 }
 
 export function senderOfEvents(key: Buffer, call: { headers: Headers; clientIp: string }): Sender {
   const userAgent = call.headers.get('user-agent');
-  return { address: addressHash(key, call.clientIp), client: clientHash(key, call.clientIp, userAgent), bot: isKnownBot(userAgent) };
+  return {
+    address: addressHash(key, call.clientIp),
+    client: clientHash(key, call.clientIp, userAgent),
+    network: networkHash(key, call.clientIp),
+    bot: isKnownBot(userAgent),
+  };
 }
 
 /**
@@ -145,7 +155,7 @@ export async function recordEvents(request: EventsRequest, call: EventsCall, ser
   if (app && toRecord.length > 0) {
     const impressions = toRecord.filter((e) => e.kind === 'impression').length;
     const sender = senderOfEvents(key, call);
-    const allowed = await allowImpressions(services.impressionLimits, app.userId, sender.client, impressions);
+    const allowed = await allowImpressions(services.impressionLimits, app.userId, sender.network, impressions);
     let billed = 0;
     try {
       const recorded = await asApp(await services.database(), app).query(recordEventsCall(toRecord, sender, allowed));

@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseEnv, resetEnv } from '@/lib/platform/env';
 import { createApp, createPlacement } from '@/lib/console/writes';
 import type { Engine } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
@@ -102,12 +105,12 @@ for (const engine of testEngines()) {
         services: client.services,
       });
     /** The suite's services, with hourly caps of their own on billable impressions. */
-    const capped = (perClient: number, perPublisher: number): Services =>
+    const capped = (perNetwork: number, perPublisher: number): Services =>
       makeServices({
         database: suite.db,
         rateLimiter: UNLIMITED(),
         impressionLimits: {
-          client: new MemoryRateLimiter({ max: perClient, windowSeconds: 3600 }),
+          network: new MemoryRateLimiter({ max: perNetwork, windowSeconds: 3600 }),
           publisher: new MemoryRateLimiter({ max: perPublisher, windowSeconds: 3600 }),
         },
       });
@@ -228,12 +231,12 @@ for (const engine of testEngines()) {
         expect(res.body.results[0]).toMatchObject({ status: 'invalid', reason: 'too_late' });
       });
 
-      it("caps billable impressions per client and per publisher per hour, and counts the rest in the placement's invalid traffic", async () => {
+      it("caps billable impressions per network and per publisher per hour, and counts the rest in the placement's invalid traffic", async () => {
         const services = capped(2, 2);
         const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
         const ads: AdBody[] = [];
         for (let i = 0; i < 4; i++) ads.push((await fetchAd(a, { ua: 'Capped/1' }))!);
-        const other = (await fetchAd(a, { ua: 'Capped/2' }))!;
+        const other = (await fetchAd(a, { ip: '203.0.113.40', ua: 'Capped/2' }))!;
         await servedSecondsAgo(suite.db, 5);
         const res = await send(
           a,
@@ -247,8 +250,12 @@ for (const engine of testEngines()) {
           'client_limit',
         ]);
 
-        // Another client, with room of its own: the publisher's two are taken.
-        const second = await send(a, [{ id: id(), type: 'impression', token: other.token, viewability: VIEWABLE }], { ua: 'Capped/2', services });
+        // Another network, with room of its own: the publisher's two are taken.
+        const second = await send(a, [{ id: id(), type: 'impression', token: other.token, viewability: VIEWABLE }], {
+          ip: '203.0.113.40',
+          ua: 'Capped/2',
+          services,
+        });
         expect(second.body.results[0]).toMatchObject({ status: 'invalid', reason: 'publisher_limit' });
 
         await rollUp(suite.db);
@@ -272,7 +279,7 @@ for (const engine of testEngines()) {
         expect(res.body.results.map((r: { status: string; reason?: string }) => r.reason ?? r.status)).toEqual(['not_viewable', 'recorded', 'already_counted']);
       });
 
-      it("does not count impressions the budget refused against the client's hourly cap", async () => {
+      it("does not count impressions the budget refused against the network's hourly cap", async () => {
         const services = capped(2, 1000);
         const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
         const campaignId = await campaign(suite.db, 'sponsored_card', 100_000);
@@ -282,7 +289,7 @@ for (const engine of testEngines()) {
           if (ad?.ad.advertiser === 'Fraud Target') ads.push(ad);
         }
         await servedSecondsAgo(suite.db, 5);
-        // Spent: both refused over_budget, and the client's hour still has room for two.
+        // Spent: both refused over_budget, and the network's hour still has room for two.
         await rawAsService(suite.db, (q) =>
           q.query(
             `insert into public.sdk_counters (name, period, used)
@@ -358,6 +365,103 @@ for (const engine of testEngines()) {
             send(a, [imp(x), imp(z)], { ua: `Race/${round}` }),
           ]);
           for (const res of answers) expect(res.status, res.text).toBe(200);
+        }
+      });
+    });
+
+    describe('caps count networks, not browser names (issue 39: one address, a new User-Agent per ad, billed 6,633 impressions an hour)', () => {
+      /** The suite's services as a deployment makes them from its environment, with `vars` set: the caps as configured, not as a test builds them. */
+      const configured = (vars: Record<string, string>): Services => {
+        const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+        Object.assign(process.env, vars);
+        resetEnv();
+        try {
+          return makeServices({ database: suite.db, rateLimiter: UNLIMITED() });
+        } finally {
+          for (const [k, v] of Object.entries(saved)) {
+            if (v === undefined) delete process.env[k];
+            else process.env[k] = v;
+          }
+          resetEnv();
+        }
+      };
+
+      it("the documented allowances of a network are the defaults: 960 billable impressions an hour per publisher, four times a campaign's frequency cap", async () => {
+        const rules = await readFile(path.join(process.cwd(), 'content/docs/sdk-integration.md'), 'utf8');
+        expect(rules).toContain('At most 960 billable impressions per hour from one network');
+        expect(rules).toContain('four times its frequency cap of requests from this network');
+        const defaults = parseEnv({});
+        expect(defaults.SDK_NETWORK_IMPRESSIONS_PER_HOUR).toBe(960);
+        expect(defaults.SDK_NETWORK_FREQUENCY_FACTOR).toBe(4);
+        // The old name still configures the cap when the new one is not set.
+        expect(parseEnv({ SDK_CLIENT_IMPRESSIONS_PER_HOUR: '240' }).SDK_NETWORK_IMPRESSIONS_PER_HOUR).toBe(240);
+        expect(parseEnv({ SDK_CLIENT_IMPRESSIONS_PER_HOUR: '240', SDK_NETWORK_IMPRESSIONS_PER_HOUR: '500' }).SDK_NETWORK_IMPRESSIONS_PER_HOUR).toBe(500);
+      });
+
+      it('bills one address that names a new User-Agent for every ad no more than the hourly cap of its network', async () => {
+        const PER_NETWORK = 6;
+        const services = configured({ SDK_NETWORK_IMPRESSIONS_PER_HOUR: String(PER_NETWORK) });
+        const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
+        // The attack's shape: each ad fetched as a browser never seen before, from one IPv4 address.
+        const served: { ad: AdBody; ua: string }[] = [];
+        for (let i = 0; i < 3 * PER_NETWORK; i++) {
+          const ua = `Mozilla/5.0 (rotating ${i}) ${id()}`;
+          served.push({ ad: (await fetchAd(a, { ip: '198.51.100.77', ua, services }))!, ua });
+        }
+        const elsewhere = await fetchAd(a, { ip: '203.0.113.77', ua: 'Mozilla/5.0 (elsewhere)', services });
+        await servedSecondsAgo(suite.db, 5);
+        // Each impression from the browser its ad was served to, so that the same-client rule passes; the
+        // first half from the address, the rest from its neighbours in the /24.
+        const reasons: string[] = [];
+        for (const [n, { ad, ua }] of served.entries()) {
+          const ip = n < served.length / 2 ? '198.51.100.77' : `198.51.100.${100 + n}`;
+          const res = await send(a, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }], { ip, ua, services });
+          expect(res.status, res.text).toBe(200);
+          reasons.push(res.body.results[0].reason ?? res.body.results[0].status);
+        }
+        expect(reasons.filter((r) => r === 'recorded')).toHaveLength(PER_NETWORK);
+        expect(reasons.filter((r) => r !== 'recorded')).toEqual(Array(served.length - PER_NETWORK).fill('client_limit'));
+        const [billedHere] = await rawAsService(suite.db, (q) =>
+          q.query<{ n: number }>('select count(*)::int as n from public.ad_decisions where app_id = $1 and impression_event_id is not null', [a.appId]),
+        );
+        expect(billedHere!.n).toBe(PER_NETWORK);
+        // Another network has a budget of its own.
+        const other = await send(a, [{ id: id(), type: 'impression', token: elsewhere!.token, viewability: VIEWABLE }], {
+          ip: '203.0.113.77',
+          ua: 'Mozilla/5.0 (elsewhere)',
+          services,
+        });
+        expect(other.body.results[0]).toMatchObject({ status: 'recorded' });
+      });
+
+      it("stops showing a campaign's ads to one network with a new User-Agent per ad at four times its frequency cap; another network still sees them", async () => {
+        const CAP = 2;
+        const a = await app(suite.db, suite.users.demo2, 'inline_text');
+        // A campaign the draw all but always picks while it may fill (its budget dwarfs every other).
+        const campaignId = await rawAsService(suite.db, async (q) => {
+          const [row] = await q.query<{ id: string }>(
+            `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap) values ('Network Cap', 'Capped per network', 1000000000, $1) returning id`,
+            [CAP],
+          );
+          await q.query(
+            `insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'inline_text', 'Capped', 'https://capped.example/')`,
+            [row!.id],
+          );
+          return row!.id;
+        });
+        try {
+          const shown: boolean[] = [];
+          for (let i = 0; i < 4 * CAP + 6; i++) {
+            // A new browser each time, from two addresses of one /24.
+            const ad = await fetchAd(a, { ip: `198.51.100.${30 + (i % 2)}`, ua: `Mozilla/5.0 (rotating ${i}) ${id()}` });
+            shown.push(ad?.ad.advertiser === 'Network Cap');
+          }
+          expect(shown).toEqual([...Array(4 * CAP).fill(true), ...Array(6).fill(false)]);
+          // Another /24, and an IPv6 /64, are other networks.
+          expect((await fetchAd(a, { ip: '203.0.113.30', ua: 'Mozilla/5.0 (rotating 0)' }))?.ad.advertiser).toBe('Network Cap');
+          expect((await fetchAd(a, { ip: '2001:db8:30::1', ua: 'Mozilla/5.0 (rotating 0)' }))?.ad.advertiser).toBe('Network Cap');
+        } finally {
+          await setCampaign(suite.db, campaignId, { status: 'completed' });
         }
       });
     });

@@ -169,27 +169,27 @@ for (const engine of testEngines()) {
         expect(await placementRow(suite.db, p.placements.sponsored_card)).toMatchObject({ ad_requests: 1, fills: 1 });
       });
 
-      it('caps how many ads of one campaign a client sees (its network and browser), whether or not it sends a session id, and answers 204 when nothing is left', async () => {
+      it("caps how many ads of one campaign a network sees (its /24, whatever browser or session asks), at the campaign's cap times the network's allowance, and answers 204 when nothing is left", async () => {
         const p = await publisher(suite.db, suite.users.demo);
         const [{ campaigns, cap }] = (await suite.db.query<{ campaigns: number; cap: number }>(
           "select count(distinct c.id)::int as campaigns, sum(c.frequency_cap)::int as cap from public.campaigns c join public.creatives cr on cr.campaign_id = c.id where cr.format = 'tooltip' and c.status = 'active'",
         )) as [{ campaigns: number; cap: number }];
         expect(campaigns).toBeGreaterThan(0);
-        const browser = { 'user-agent': 'Mozilla/5.0 (capped browser)' };
-        const fetchAd = (extra: string, ip: string, headers: Record<string, string> = browser) =>
-          sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}${extra}`, { headers: { 'x-api-key': p.key, ...headers }, ip });
-        for (let i = 0; i < cap; i++) {
-          // Half with a session id, half without, and from two addresses of one network: one client.
-          const res = await fetchAd(i % 2 ? `&session_id=capped-session-${i}` : '', `198.51.100.${10 + (i % 2)}`);
+        // The documented allowance of a network: four times each campaign's cap (SDK_NETWORK_FREQUENCY_FACTOR).
+        const allowance = cap * 4;
+        const fetchAd = (extra: string, ip: string, browser: string) =>
+          sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}${extra}`, { headers: { 'x-api-key': p.key, 'user-agent': browser }, ip });
+        for (let i = 0; i < allowance; i++) {
+          // A new browser every time, half with a session id, from two addresses of one network: one network.
+          const res = await fetchAd(i % 2 ? `&session_id=capped-session-${i}` : '', `198.51.100.${10 + (i % 2)}`, `Mozilla/5.0 (browser ${i})`);
           expect(res.status, res.text).toBe(200);
         }
-        expect((await fetchAd('', '198.51.100.10')).status).toBe(204);
-        expect((await fetchAd('&session_id=a-new-session-id', '198.51.100.99')).status).toBe(204);
-        // Another browser, or another network, still gets ads.
-        expect((await fetchAd('', '198.51.100.10', { 'user-agent': 'Mozilla/5.0 (another browser)' })).status).toBe(200);
-        expect((await fetchAd('', '203.0.113.10')).status).toBe(200);
+        expect((await fetchAd('', '198.51.100.10', 'Mozilla/5.0 (one more browser)')).status).toBe(204);
+        expect((await fetchAd('&session_id=a-new-session-id', '198.51.100.99', 'Mozilla/5.0 (browser 0)')).status).toBe(204);
+        // Another network still gets ads.
+        expect((await fetchAd('', '203.0.113.10', 'Mozilla/5.0 (browser 0)')).status).toBe(200);
         await rollUp(suite.db);
-        expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ ad_requests: cap + 4, fills: cap + 2 });
+        expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ ad_requests: allowance + 3, fills: allowance + 1 });
       });
 
       it('serves only campaigns with paced budget left today, counting what they were billed and what the ads they served may still bill', async () => {

@@ -52,7 +52,11 @@ for (const engine of testEngines()) {
       // Traffic of both apps, recorded the way the SDK records it (the seed's, with its invalid
       // glimpses), plus a decision each.
       for (const app of [a, b]) {
-        const served = await asApp(suite.db, app, `select * from public.sdk_serve_ad('${app.placementId}', 'rls-session', '{}', null, 'rls-client')`);
+        const served = await asApp(
+          suite.db,
+          app,
+          `select * from public.sdk_serve_ad('${app.placementId}', 'rls-session', '{}', null, 'rls-client', 'rls-network', 4)`,
+        );
         expect(served.ok).toBe(true);
       }
     });

@@ -168,15 +168,22 @@ interface ServeOptions {
   keywords?: string[];
   /** The client's hash; CLIENT unless given. */
   client?: string | null;
+  /** The network's hash, which the frequency cap counts by; unless given, one network per client (`network of <client>`). */
+  network?: string | null;
+  /** The frequency cap's allowance for a network, in caps (SDK_NETWORK_FREQUENCY_FACTOR); 1 unless given, so a cap here is the campaign's own. */
+  factor?: number;
 }
 
 function serve(tx: Transaction, placement: string, o: ServeOptions = {}): Promise<Served> {
+  const client = o.client === undefined ? CLIENT : o.client;
   return tx
-    .query<Served>('select * from public.sdk_serve_ad($1::uuid, $2, $3::text[], null, $4)', [
+    .query<Served>('select * from public.sdk_serve_ad($1::uuid, $2, $3::text[], null, $4, $5, $6)', [
       placement,
       o.session ?? null,
       o.keywords ?? [],
-      o.client === undefined ? CLIENT : o.client,
+      client,
+      o.network === undefined ? `network of ${client}` : o.network,
+      o.factor ?? 1,
     ])
     .then((rows) => rows[0]!);
 }
@@ -267,7 +274,7 @@ async function onlyCampaign(tx: Transaction, campaign: CampaignSpec = {}): Promi
   return addCampaign(tx, campaign);
 }
 
-/** A decision of the app, written as the owner with what a test needs (a creative, a client, a session, when). */
+/** A decision of the app, written as the owner with what a test needs (a creative, a client, its network, a session, when). */
 async function decision(
   tx: Transaction,
   app: App,
@@ -276,6 +283,7 @@ async function decision(
     campaign?: string | null;
     session?: string | null;
     client?: string | null;
+    network?: string | null;
     createdAt?: string;
     clickedAt?: string;
     ip?: string;
@@ -283,9 +291,9 @@ async function decision(
 ): Promise<string> {
   return one<string>(
     tx,
-    `insert into public.ad_decisions (app_id, placement_id, session_id, client_hash, campaign_id, creative_id, created_at,
+    `insert into public.ad_decisions (app_id, placement_id, session_id, client_hash, network_hash, campaign_id, creative_id, created_at,
                                       impression_event_id, impressed_at, click_event_id, clicked_at, click_ip_hash)
-     values ($1, $2, $3, $9, $4, $5, coalesce($6::timestamptz, now()),
+     values ($1, $2, $3, $9, $10, $4, $5, coalesce($6::timestamptz, now()),
              case when $7::timestamptz is null then null else 'imp-' || gen_random_uuid() end, $7::timestamptz,
              case when $7::timestamptz is null then null else 'clk-' || gen_random_uuid() end, $7::timestamptz, $8)
      returning id as v`,
@@ -299,6 +307,7 @@ async function decision(
       d.clickedAt ?? null,
       d.ip ?? null,
       d.client ?? null,
+      d.network ?? null,
     ],
   );
 }
@@ -342,12 +351,13 @@ for (const engine of testEngines()) {
           "select public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps, 'tooltip', '{}', c.id) from public.campaigns c",
         // As sdk_serve_ad calls it, for each campaign the draw reaches.
         sdk_campaign_creative: `select s.id from public.campaigns c
-                                cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, 'tooltip', c.id, 'client', now()) s`,
+                                cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, 'tooltip', c.id, 'network', 4,
+                                                                                now()) s`,
         sdk_day_share: 'select public.sdk_day_share(c.created_at) from public.campaigns c',
         sdk_paced_budget_usd: 'select public.sdk_paced_budget_usd(c.daily_budget_usd, 0.5) from public.campaigns c',
         sdk_paced_budget_left: 'select public.sdk_paced_budget_left(k.used, 100, 0.5) from public.sdk_counters k',
-        sdk_client_fills: "select (select count(*) from public.sdk_client_fills(c.id, 'client', c.id, now())) from public.campaigns c",
-        sdk_under_frequency_cap: 'select public.sdk_under_frequency_cap(count(*), 3) from public.ad_decisions d',
+        sdk_network_fills: "select (select count(*) from public.sdk_network_fills(c.id, 'network', c.id, now())) from public.campaigns c",
+        sdk_under_frequency_cap: 'select public.sdk_under_frequency_cap(count(*), 3, 4) from public.ad_decisions d',
         sdk_promise_slot: 'select public.sdk_promise_slot(d.created_at) from public.ad_decisions d',
         sdk_draw_weight: "select public.sdk_draw_weight(c.daily_budget_usd, c.keywords, '{notes}') from public.campaigns c",
         sdk_publisher_revenue: 'select public.sdk_publisher_revenue(0.01, p) from public.pricing_settings p',
@@ -787,69 +797,97 @@ for (const engine of testEngines()) {
         expect(served).toEqual({ running: true, paused: false, 'not started': false, ended: false, 'past its end, no hard stop': true });
       });
 
-      it("frequency cap: a client's fills of a campaign stay below the cap, whoever the client is", async () => {
-        const under = (fills: number, cap: number) => one<boolean>(db, 'select public.sdk_under_frequency_cap($1::bigint, $2) as v', [fills, cap]);
-        expect(await under(0, 1)).toBe(true);
-        expect(await under(2, 3)).toBe(true);
-        expect(await under(3, 3)).toBe(false);
-        expect(await under(4, 3)).toBe(false);
-        expect(await under(100, 1)).toBe(false);
-        expect(await under(0, 0)).toBe(false);
+      it("frequency cap: a network's fills of a campaign stay below the cap times the network's allowance; an allowance of 0 is no cap", async () => {
+        const under = (fills: number, cap: number, factor: number) =>
+          one<boolean>(db, 'select public.sdk_under_frequency_cap($1::bigint, $2, $3) as v', [fills, cap, factor]);
+        expect(await under(0, 1, 1)).toBe(true);
+        expect(await under(2, 3, 1)).toBe(true);
+        expect(await under(3, 3, 1)).toBe(false);
+        expect(await under(4, 3, 1)).toBe(false);
+        expect(await under(100, 1, 1)).toBe(false);
+        expect(await under(0, 0, 1)).toBe(false);
+        // Four caps' worth for a network several people share.
+        expect(await under(11, 3, 4)).toBe(true);
+        expect(await under(12, 3, 4)).toBe(false);
+        // The largest cap times the largest allowance, in bigint.
+        expect(await under(99_999, 100, 1000)).toBe(true);
+        expect(await under(100_000, 100, 1000)).toBe(false);
+        expect(await under(1_000_000, 3, 0)).toBe(true);
       });
 
-      it("frequency cap: a client's fills are its app's decisions filled by the campaign for that client in the last 24 hours, whatever their session", async () => {
+      it("frequency cap: a network's fills are its app's decisions filled by the campaign for that network in the last 24 hours, whatever their client or session", async () => {
         const counted = await scenario(db, async (tx) => {
           const campaign = await onlyCampaign(tx);
           const other = await addCampaign(tx);
-          const made = async (client: string | null, campaignId: string | null, hoursAgo: number, session: string | null = null) =>
+          const made = async (
+            network: string | null,
+            campaignId: string | null,
+            hoursAgo: number,
+            client: string | null = 'client-a',
+            session: string | null = null,
+          ) =>
             decision(tx, app, {
               creative: campaign.creatives.tooltip,
               campaign: campaignId,
               client,
+              network,
               session,
               createdAt: await one<string>(tx, `select (now() - interval '${hoursAgo} hours')::text as v`),
             });
           const inside = [
-            await made('capped', campaign.id, 0, 'session-1'),
-            await made('capped', campaign.id, 23.9, 'session-2'),
-            await made('capped', campaign.id, 1),
+            await made('capped', campaign.id, 0, 'client-a', 'session-1'),
+            await made('capped', campaign.id, 23.9, 'client-b', 'session-2'),
+            await made('capped', campaign.id, 1, 'client-c'),
+            await made('capped', campaign.id, 1, null),
           ];
           await made('capped', campaign.id, 24.1);
           await made('capped', other.id, 1);
           await made('capped', null, 1);
-          await made('another client', campaign.id, 1, 'session-1');
-          await made(null, campaign.id, 1, 'session-1');
-          const fills = (appId: string, client: string | null) =>
-            tx.query<{ id: string }>('select f as id from public.sdk_client_fills($1, $2, $3, now()) f order by 1', [appId, client, campaign.id]);
+          await made('another network', campaign.id, 1, 'client-a', 'session-1');
+          await made(null, campaign.id, 1, 'client-a', 'session-1');
+          const fills = (appId: string, network: string | null) =>
+            tx.query<{ id: string }>('select f as id from public.sdk_network_fills($1, $2, $3, now()) f order by 1', [appId, network, campaign.id]);
           return {
             inside: inside.sort(),
             found: (await fills(app.appId, 'capped')).map((r) => r.id),
             otherApp: await fills('00000000-0000-4000-8000-000000000000', 'capped'),
-            noClient: await fills(app.appId, null),
+            noNetwork: await fills(app.appId, null),
           };
         });
         expect(counted.found).toEqual(counted.inside);
         expect(counted.otherApp).toEqual([]);
-        expect(counted.noClient).toEqual([]);
+        expect(counted.noNetwork).toEqual([]);
       });
 
-      it('frequency cap at work: a client stops getting the campaign at its cap, with or without a session id; another client does not', async () => {
+      it('frequency cap at work: a network stops getting the campaign at its allowance, whatever client or session asks; another network does not; an allowance of 0 never stops it', async () => {
         const answers = await scenario(db, async (tx) => {
           const { creatives } = await onlyCampaign(tx, { cap: 2 });
           await asSdk(tx, app);
-          const filled = async (client: string, session: string | null) =>
-            (await serve(tx, app.placements.sponsored_card, { client, session })).creative_id === creatives.sponsored_card;
-          return [
-            await filled('cap-a', 'session-1'),
-            await filled('cap-a', null),
-            await filled('cap-a', 'session-2'),
-            await filled('cap-a', null),
-            await filled('cap-b', 'session-1'),
-            await filled('cap-b', null),
-            await filled('cap-b', null),
-          ];
+          let n = 0;
+          // A new client (user agent) and session for every request.
+          const filled = async (network: string, factor: number) =>
+            (await serve(tx, app.placements.sponsored_card, { client: `client-${++n}`, session: n % 2 ? `session-${n}` : null, network, factor }))
+              .creative_id === creatives.sponsored_card;
+          const fills = async (network: string, factor: number, requests: number) => {
+            const list: boolean[] = [];
+            for (let i = 0; i < requests; i++) list.push(await filled(network, factor));
+            return list;
+          };
+          return {
+            // The campaign's cap, 2, times an allowance of 3 for the network.
+            shared: await fills('network-a', 3, 8),
+            other: await fills('network-b', 3, 1),
+            // The same network's count, asked with an allowance of 1: past it already.
+            stricter: await fills('network-a', 1, 1),
+            off: await fills('network-a', 0, 3),
+          };
         });
-        expect(answers).toEqual([true, true, false, false, true, true, false]);
+        expect(answers).toEqual({
+          shared: [true, true, true, true, true, true, false, false],
+          other: [true],
+          stricter: [false],
+          off: [true, true, true],
+        });
       });
 
       it("the draw's weight is the daily budget, tripled when a keyword matches", async () => {
@@ -1572,7 +1610,7 @@ for (const engine of testEngines()) {
           const first = await serve(tx, app.placements.sponsored_card, { session: 'session-1', client: 'client-first' });
           await asOwner(tx);
           const [firstDecision] = await tx.query(
-            `select app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id, created_at = now() as now,
+            `select app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id, created_at = now() as now,
                     impression_event_id from public.ad_decisions where id = $1`,
             [first.decision_id],
           );
@@ -1591,11 +1629,15 @@ for (const engine of testEngines()) {
             [app.appId],
           );
 
-          // One client: the small campaign twice at most (its cap), the large one after.
+          // One network, a new client each time: the small campaign twice at most (its cap), the large one after.
           await asSdk(tx, app);
           const capped: string[] = [];
           for (let n = 0; n < 30; n++) {
-            const ad = await serve(tx, app.placements.tooltip, { client: 'client-capped', session: n % 2 ? `session-${n}` : null });
+            const ad = await serve(tx, app.placements.tooltip, {
+              client: `client-capped-${n}`,
+              network: 'network-capped',
+              session: n % 2 ? `session-${n}` : null,
+            });
             capped.push(ad.creative_id === small.creatives.tooltip ? 'small' : ad.creative_id === large.creatives.tooltip ? 'large' : 'none');
           }
 
@@ -1646,6 +1688,7 @@ for (const engine of testEngines()) {
           api_key_id: null,
           session_id: 'session-1',
           client_hash: 'client-first',
+          network_hash: 'network of client-first',
           campaign_id: result.firstCampaign,
           creative_id: result.first.creative_id,
           now: true,

@@ -82,11 +82,26 @@ export function networkOf(clientIp: string): string {
 /**
  * Who asked for an ad, as its decision remembers it: a keyed hash of the client's network
  * (`networkOf`) and its user agent. An impression is billable only from the client its ad was
- * served to (content/docs/sdk-integration.md, Counting rules); the hash holds neither.
+ * served to (content/docs/sdk-integration.md, Counting rules); the hash holds neither. It binds
+ * an impression to its ad and nothing more: the user agent is whatever the caller sends, so no
+ * cap counts by it (`networkHash`).
  */
 export function clientHash(key: Buffer, clientIp: string, userAgent: string | null): string {
   return createHmac('sha256', key)
     .update(`client:${networkOf(clientIp)}\n${userAgent ?? ''}`)
+    .digest('base64url')
+    .slice(0, 32);
+}
+
+/**
+ * The client's network as the caps of ad traffic count it: a keyed hash of `networkOf` alone, the
+ * /24 or /64, whatever user agent the request names. The frequency cap (per app, network and
+ * campaign, public.sdk_network_fills) and the hourly cap of billable impressions (per publisher and
+ * network, lib/sdk/events.ts) count by it: a new user agent per ad is not a new budget.
+ */
+export function networkHash(key: Buffer, clientIp: string): string {
+  return createHmac('sha256', key)
+    .update(`network:${networkOf(clientIp)}`)
     .digest('base64url')
     .slice(0, 32);
 }

@@ -2,11 +2,13 @@
 -- creatives of its format, one weighted draw, and the decision row, in one round trip.
 -- Eligible: campaign running (sdk_campaign_running; its end date stops it only with a hard
 -- stop) and targeting this placement of this app (sdk_campaign_targets), with an approved
--- creative of the format, paced budget left today and the client under its frequency cap
--- (sdk_campaign_creative); each rule has its file here. The decision remembers the client
--- (`p_client_hash`, lib/platform/http/client-ip.ts). The request is counted
--- (`ad_traffic_counts`, with the price a fill promises) whether or not it filled. Nothing here
--- writes a row another request writes too: serving waits on no one.
+-- creative of the format, paced budget left today and the client's network under the campaign's
+-- frequency cap times `p_network_factor` (sdk_campaign_creative); each rule has its file here.
+-- The decision remembers the client (`p_client_hash`, its network and user agent: an impression
+-- is billable only from it) and its network (`p_network_hash`, its /24 or /64 alone: the
+-- frequency cap counts by it, whatever user agent is sent; lib/platform/http/client-ip.ts). The
+-- request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
+-- filled. Nothing here writes a row another request writes too: serving waits on no one.
 --
 -- The draw: each eligible campaign wins with probability weight / total, its weight from
 -- sdk_draw_weight (the daily budget, tripled when a keyword of the request matches). It is drawn
@@ -22,7 +24,7 @@
 -- cost of one scan and sort of the campaigns (the only way before; with 1,000 campaigns the
 -- scan alone cost about a millisecond of the database's time per request).
 create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
-                                               p_client_hash text)
+                                               p_client_hash text, p_network_hash text, p_network_factor integer)
 returns table (
   found        boolean,
   decision_id  uuid,
@@ -76,7 +78,7 @@ begin
                                               v_placement.format, v_categories, v_app)
               and random()::numeric * c.daily_budget_usd * v_boost < public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
-                                                      v_app, p_client_hash, now()) s;
+                                                      v_app, p_network_hash, p_network_factor, now()) s;
     end loop;
     if v_length is not null and v_pick.id is null then
       -- Every running campaign here, in the order of one draw by weight; the first that may fill.
@@ -88,12 +90,12 @@ begin
                                               v_placement.format, v_categories, v_app)
             order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
-                                                      v_app, p_client_hash, now()) s
+                                                      v_app, p_network_hash, p_network_factor, now()) s
       limit 1;
     end if;
   end if;
-  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, campaign_id, creative_id)
-  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, v_pick.campaign_id, v_pick.id)
+  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id)
+  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, p_network_hash, v_pick.campaign_id, v_pick.id)
   returning id into v_decision;
   if v_pick.id is not null then
     select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
@@ -108,5 +110,5 @@ begin
                         v_pick.cta, v_pick.image_url, v_pick.video_url;
   end if;
 end $$;
-revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid, text) from public, anon, authenticated;
-grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text) to sdk;
+revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer) from public, anon, authenticated;
+grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer) to sdk;

@@ -1,0 +1,231 @@
+-- Caps that count networks, not browser names (issue 39; content/docs/sdk-integration.md,
+-- Counting rules). A client was its network and whatever `User-Agent` it sent, and the frequency
+-- cap counted by client: a new user agent per ad reset it, and the hourly cap of billable
+-- impressions (counted by the server, lib/sdk/events.ts) too. Now:
+--
+-- * A decision also remembers the client's network alone (`network_hash`: a keyed hash of its
+--   /24 or /64, lib/platform/http/client-ip.ts). The frequency cap counts a campaign's fills per
+--   app and network, with an allowance for the several people one network holds: the campaign's
+--   `frequency_cap` times the factor the server passes (SDK_NETWORK_FREQUENCY_FACTOR, default 4).
+--   The count stops at the allowance: one index read (ad_decisions_network) of at most that many
+--   entries, as the per-client count was.
+-- * `client_hash` (network and user agent) stays for one rule: an impression is billable only
+--   from the client its ad was served to. Nothing counts by it any more, so its index goes.
+-- * Decisions made before this migration have no network: for their 24 hours they count for no
+--   network's cap. Like every decision, they are swept after 35 days (public.roll_up_ad_traffic).
+
+alter table public.ad_decisions add column network_hash text check (length(network_hash) <= 64);
+grant insert (network_hash) on public.ad_decisions to sdk;
+create index ad_decisions_network on public.ad_decisions (app_id, network_hash, campaign_id, created_at)
+  where network_hash is not null and campaign_id is not null;
+drop index public.ad_decisions_client;
+
+drop function public.sdk_serve_ad(uuid, text, text[], uuid, text);
+drop function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, timestamptz);
+drop function public.sdk_client_fills(uuid, text, uuid, timestamptz);
+drop function public.sdk_under_frequency_cap(bigint, integer);
+
+-- The app's filled decisions of the campaign for the client's network (`network_hash`: a keyed
+-- hash of its /24 or /64, lib/platform/http/client-ip.ts) in the 24 hours before `p_at`, for the
+-- frequency cap (index ad_decisions_network). Per network and not per browser: a client is
+-- whatever user agent it sends, and a new one per request would otherwise reset the cap.
+-- Set-returning, so that it is inlined as a subquery where it is called; it runs as its caller,
+-- under the SDK role's policies.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_network_fills(p_app_id uuid, p_network_hash text, p_campaign_id uuid, p_at timestamptz)
+returns setof uuid
+language sql stable
+as $$
+  select d.id from public.ad_decisions d
+  where d.app_id = p_app_id and d.network_hash = p_network_hash and d.campaign_id = p_campaign_id
+    and d.created_at > p_at - interval '24 hours'
+$$;
+
+revoke all on function public.sdk_network_fills(uuid, text, uuid, timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_network_fills(uuid, text, uuid, timestamptz) to sdk;
+
+-- A network (the decision's `network_hash`: its /24 or /64, whatever user agents it sends) may be
+-- shown a campaign's ads fewer than `frequency_cap` × `network_factor` times per 24 hours: the
+-- factor is the allowance for the several people one network holds (an office, a carrier's NAT),
+-- SDK_NETWORK_FREQUENCY_FACTOR (default 4; content/docs/sdk-integration.md, Counting rules).
+-- A factor of 0 turns the cap off (a load test from one address); sdk_campaign_creative then
+-- reads no fill either.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_under_frequency_cap(p_fills bigint, p_frequency_cap integer, p_network_factor integer)
+returns boolean
+language sql immutable
+as $$
+  select p_network_factor = 0 or p_fills < p_frequency_cap::bigint * p_network_factor
+$$;
+
+revoke all on function public.sdk_under_frequency_cap(bigint, integer, integer) from public, anon, authenticated;
+grant execute on function public.sdk_under_frequency_cap(bigint, integer, integer) to sdk;
+
+-- What a campaign the draw reached shows, if it may fill now: one of its approved creatives of the
+-- format, at random (a campaign with more creatives does not win more often), when it has paced
+-- budget left today (sdk_day_share, sdk_paced_budget_left), counting what it was billed today
+-- (its `budget:` counter) and what the ads it served in the impression window may still bill
+-- (its `served:` less its `billed:` counters of the last 15 minutes, which the roll-up keeps),
+-- and the client's network is under the campaign's frequency cap (sdk_network_fills,
+-- sdk_under_frequency_cap). The fills are counted up to the allowance and no further: an index
+-- read of at most `frequency_cap` × `p_network_factor` entries, none when the factor is 0.
+-- Nothing otherwise. The campaign's checks name none of the creative's columns: PostgreSQL runs
+-- them once, before it reads a creative.
+-- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
+-- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
+-- it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_campaign_creative(p_campaign_id uuid, p_advertiser text, p_daily_budget numeric, p_frequency_cap integer,
+                                                        p_format text, p_app_id uuid, p_network_hash text, p_network_factor integer,
+                                                        p_at timestamptz)
+returns table (
+  id           uuid,
+  campaign_id  uuid,
+  advertiser   text,
+  headline     text,
+  body         text,
+  cta          text,
+  image_url    text,
+  video_url    text
+)
+language sql stable
+as $$
+  select cr.id, cr.campaign_id, p_advertiser, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url
+  from public.creatives cr
+  where cr.campaign_id = p_campaign_id and cr.format = p_format and cr.status = 'active'
+    and public.sdk_paced_budget_left(
+          (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+           where k.name = 'budget:' || p_campaign_id and k.period = date_trunc('day', p_at, 'UTC'))
+          + greatest(0, (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                         where k.name = 'served:' || p_campaign_id and k.period >= public.sdk_promise_slot(p_at - interval '15 minutes'))
+                        - (select coalesce(sum(k.used), 0)::bigint from public.sdk_counters k
+                           where k.name = 'billed:' || p_campaign_id and k.period >= public.sdk_promise_slot(p_at - interval '15 minutes'))),
+          p_daily_budget, public.sdk_day_share(p_at))
+    and public.sdk_under_frequency_cap((select count(*) from (select from public.sdk_network_fills(p_app_id, p_network_hash, p_campaign_id, p_at)
+                                                               limit p_frequency_cap::bigint * p_network_factor) f),
+                                       p_frequency_cap, p_network_factor)
+  order by random()
+  limit 1
+$$;
+
+revoke all on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, integer, timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, integer, timestamptz) to sdk;
+
+-- One call per ad request, as `sdk`: the placement (only the app's own are visible), the eligible
+-- creatives of its format, one weighted draw, and the decision row, in one round trip.
+-- Eligible: campaign running (sdk_campaign_running; its end date stops it only with a hard
+-- stop) and targeting this placement of this app (sdk_campaign_targets), with an approved
+-- creative of the format, paced budget left today and the client's network under the campaign's
+-- frequency cap times `p_network_factor` (sdk_campaign_creative); each rule has its file here.
+-- The decision remembers the client (`p_client_hash`, its network and user agent: an impression
+-- is billable only from it) and its network (`p_network_hash`, its /24 or /64 alone: the
+-- frequency cap counts by it, whatever user agent is sent; lib/platform/http/client-ip.ts). The
+-- request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
+-- filled. Nothing here writes a row another request writes too: serving waits on no one.
+--
+-- The draw: each eligible campaign wins with probability weight / total, its weight from
+-- sdk_draw_weight (the daily budget, tripled when a keyword of the request matches). It is drawn
+-- by rejection, in a few index reads however many campaigns run (migration
+-- 20261212000000_ad_draw): `campaign_draw` lays every active campaign of the format end to end,
+-- each as long as its daily budget; a point drawn at random along it names a campaign, which is
+-- kept with probability weight / (daily budget × the largest boost this request can give) if it
+-- is running, targets here and may fill now (sdk_campaign_creative), and otherwise another point
+-- is drawn. A kept campaign is a draw among those that may fill, by weight. After eight points
+-- that named nothing (a market where few campaigns may fill here), every running campaign is
+-- tried in the order of one draw by weight, `-ln(1 - random()) / weight` being the smallest for
+-- each with probability weight / total, and the first that may fill wins: the same draw, at the
+-- cost of one scan and sort of the campaigns (the only way before; with 1,000 campaigns the
+-- scan alone cost about a millisecond of the database's time per request).
+create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
+                                               p_client_hash text, p_network_hash text, p_network_factor integer)
+returns table (
+  found        boolean,
+  decision_id  uuid,
+  format       text,
+  creative_id  uuid,
+  advertiser   text,
+  headline     text,
+  body         text,
+  cta          text,
+  image_url    text,
+  video_url    text
+)
+language plpgsql volatile security invoker set search_path = ''
+as $$
+declare
+  v_app uuid := public.sdk_app_id();
+  v_categories text[];
+  v_placement record;
+  v_pick record;
+  v_decision uuid;
+  v_promised numeric;
+  v_length numeric;
+  v_boost numeric;
+  v_point numeric;
+begin
+  select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
+  if not found then
+    return query select false, null::uuid, null::text, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+    return;
+  end if;
+  select a.category into v_categories from public.apps a where a.id = v_app;
+  v_categories := coalesce(v_categories, '{}');
+  -- Nothing picked unless the placement is active and a creative is eligible.
+  select null::uuid as id, null::uuid as campaign_id into v_pick;
+  if v_placement.status = 'active' then
+    -- The layout's length (null: no active campaign buys the format), and the largest boost a
+    -- campaign's keywords can earn from this request's (sdk_draw_weight of a budget of 1).
+    select d.hi into v_length from public.campaign_draw d where d.format = v_placement.format order by d.lo desc limit 1;
+    v_boost := public.sdk_draw_weight(1, p_keywords, p_keywords);
+    -- Up to eight points along the layout; the campaign a point names, if it is kept and may fill.
+    for v_try in 1..8 loop
+      exit when v_length is null or v_pick.id is not null;
+      v_point := random()::numeric * v_length;
+      select s.* into v_pick
+      from (select c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap
+            from (select d.campaign_id from public.campaign_draw d
+                  where d.format = v_placement.format and d.lo <= v_point order by d.lo desc limit 1) d
+            join public.campaigns c on c.id = d.campaign_id
+            where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+              and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                              v_placement.format, v_categories, v_app)
+              and random()::numeric * c.daily_budget_usd * v_boost < public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
+      cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
+                                                      v_app, p_network_hash, p_network_factor, now()) s;
+    end loop;
+    if v_length is not null and v_pick.id is null then
+      -- Every running campaign here, in the order of one draw by weight; the first that may fill.
+      select s.* into v_pick
+      from (select c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap
+            from public.campaigns c
+            where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+              and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                              v_placement.format, v_categories, v_app)
+            order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
+      cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
+                                                      v_app, p_network_hash, p_network_factor, now()) s
+      limit 1;
+    end if;
+  end if;
+  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id)
+  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, p_network_hash, v_pick.campaign_id, v_pick.id)
+  returning id into v_decision;
+  if v_pick.id is not null then
+    select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
+  end if;
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_usd)
+  values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, v_pick.id, (now() at time zone 'UTC')::date, 1,
+          case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0));
+  if v_pick.id is null then
+    return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+  else
+    return query select true, v_decision, v_placement.format, v_pick.id, v_pick.advertiser, v_pick.headline, v_pick.body,
+                        v_pick.cta, v_pick.image_url, v_pick.video_url;
+  end if;
+end $$;
+revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer) from public, anon, authenticated;
+grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer) to sdk;
+
