@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { typedNumber } from '../console/typed-number';
 import { PLACEMENT_FORMATS, type PlacementFormat } from '../schemas/account';
 
 /**
@@ -44,13 +45,23 @@ export const profileInput = z.object({
 });
 export type ProfileInput = z.output<typeof profileInput>;
 
-/** Dollars as typed ("250", "1,000.50"), in micro-dollars; whole cents only. */
+/**
+ * Dollars as typed ("250", "$1,000.50"; read by lib/console/typed-number.ts, so `75,00` is
+ * refused, never read as 7,500), in micro-dollars; whole cents only.
+ */
 export const dollars = (what: string) =>
   z
     .string()
     .trim()
-    .transform((v) => v.replaceAll(',', '').replace(/^\$/, ''))
-    .pipe(z.string().regex(/^[0-9]{1,9}(\.[0-9]{1,2})?$/, `Give the ${what} in dollars, such as 250 or 99.50.`))
+    .transform((v) => v.replace(/^\$/, ''))
+    .pipe(
+      typedNumber({
+        maxWholeDigits: 9,
+        maxDecimals: 2,
+        malformed: `Give the ${what} in dollars, such as 250 or 99.50.`,
+        comma: `Give the ${what} with a point before the cents, such as 75.00: a comma only separates thousands, as in 7,500.`,
+      }),
+    )
     .transform((v) => Math.round(Number(v) * 100) * 10_000);
 
 export const topUpInput = z.object({ amount_usd: dollars('amount') });
@@ -89,7 +100,17 @@ export const campaignInput = z
       (v) => v >= MIN_CAMPAIGN_BUDGET_USD * 1_000_000,
       `A campaign's budget is at least $${MIN_CAMPAIGN_BUDGET_USD}.`,
     ),
-    daily_cap_usd: z.union([z.literal(''), dollars('daily cap')]).transform((v) => (v === '' ? null : v)),
+    // Empty for none; otherwise dollars, with their own messages (a union would say only "Invalid input").
+    daily_cap_usd: z
+      .string()
+      .trim()
+      .transform((v, ctx) => {
+        if (v === '') return null;
+        const cap = dollars('daily cap').safeParse(v);
+        if (cap.success) return cap.data;
+        for (const issue of cap.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+        return z.NEVER;
+      }),
     formats: z.array(z.enum(PLACEMENT_FORMATS, 'Choose the formats from the list.')).min(1, 'Choose at least one format to buy.'),
     keywords: list('keywords', 20),
     include_categories: list('categories to include', 20),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { typedNumber } from '../console/typed-number';
 
 /**
  * What the data-buyer side sells and what a buyer submits, checked before anything is written
@@ -129,15 +130,22 @@ export type CatalogFilter = z.output<typeof catalogFilter>;
 
 /** How many units: a whole number of rows or recordings, or GB to the MB. */
 export function quantityInput(listing: ListingId) {
-  return z
-    .string()
-    .trim()
-    .transform((v) => v.replaceAll(',', ''))
-    .pipe(
-      listing === 'gb_bundles'
-        ? z.string().regex(/^\d{1,4}(\.\d{1,3})?$/, 'Give the size in GB, such as 2 or 0.5 (to the MB).')
-        : z.string().regex(/^\d{1,7}$/, 'Give a whole number of records, such as 1000.'),
-    )
+  // Read as every amount is (lib/console/typed-number.ts): `1,5` GB is refused, never 15 GB.
+  return (
+    listing === 'gb_bundles'
+      ? typedNumber({
+          maxWholeDigits: 4,
+          maxDecimals: 3,
+          malformed: 'Give the size in GB, such as 2 or 0.5 (to the MB).',
+          comma: 'Give the size in GB with a point before the decimals, such as 0.5: a comma only separates thousands.',
+        })
+      : typedNumber({
+          maxWholeDigits: 7,
+          maxDecimals: 0,
+          malformed: 'Give a whole number of records, such as 1000.',
+          comma: 'Give a whole number of records, such as 1000 or 1,000: a comma only separates thousands.',
+        })
+  )
     .transform(Number)
     .refine((n) => n > 0, 'Ask for more than nothing.');
 }
