@@ -7,6 +7,7 @@ import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe,
 import type { StripeRail } from '../payouts/stripe';
 import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
 import { reviewDataLicense } from './data';
+import { pricingChange, schedulePricing } from './pricing';
 
 /**
  * The operator console's forms (/ops), from submitted fields to what the page shows next. Each
@@ -20,6 +21,8 @@ type Services = {
   readonly stripe?: StripeRail | null;
   /** Runs the export job now (an approved data license's files are written at once). */
   readonly exports?: { kick(): void };
+  /** This instance's reused read of the prices, to forget after a change in force at once. */
+  readonly pricing?: { forget(): void };
 };
 
 const uuid = (what: string) => z.string().uuid(`Unknown ${what}.`);
@@ -159,4 +162,22 @@ export async function dataLicenseReviewForm(form: FormData, staff: SignedInUser,
   if (!result.ok) return { error: result.error, values: fields(form) };
   if (approve) services.exports?.kick();
   return { notice: approve ? 'License approved: the buyer is charged and its files are being written.' : 'License rejected: nothing was charged.' };
+}
+
+/**
+ * New pricing values, effective now (in force at once) or from a later time (lib/ops/pricing.ts).
+ * A change in force at once is forgotten from this instance's reused read of the prices
+ * (lib/pricing/settings.ts), so its pages show it now; other instances within 15 seconds.
+ */
+export async function pricingForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(pricingChange, form);
+  if (!input.ok) return input.state;
+  const result = await schedulePricing(await services.database(), staff, input.data);
+  if (!result.ok) return { error: result.error, values: fields(form) };
+  if (result.applied) services.pricing?.forget();
+  return {
+    notice: result.applied
+      ? 'The new prices are in force: what is billed from now on uses them; what was billed keeps its price.'
+      : `Scheduled: the new prices take effect from ${result.effectiveAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+  };
 }

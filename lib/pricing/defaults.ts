@@ -1,6 +1,8 @@
 /**
  * The published defaults: what `/api/v1/pricing` answers (with `live: false`) when the
- * pricing settings cannot be read, and what a new database is seeded with.
+ * pricing settings cannot be read, and what every new database starts with (migration
+ * 20261213000100_pricing_in_production writes them; tests/integration/pricing-in-production.test.ts
+ * holds the two equal).
  */
 export const DEFAULT_PRICING = {
   publisher_ad_revenue_share: 0.7,
@@ -17,3 +19,6 @@ export type PricingValues = {
     ? { -readonly [P in keyof (typeof DEFAULT_PRICING)[K]]: number }
     : number;
 };
+
+/** The smallest top-up an advertiser or data buyer may ask for, in dollars (`pricing_settings.min_top_up_usd`; not in the pricing API). */
+export const DEFAULT_MIN_TOP_UP_USD = 50;

@@ -83,6 +83,12 @@ export class LivePricing {
     const read: Read = { at: now, ttl: LIVE_TTL_MS, value: Promise.resolve(null), answers: new Map() };
     read.value = this.database()
       .then((db) => readPricingSettings(as(db, 'anon')))
+      .then((values) => {
+        // Every database has the row (migration 20261213000100_pricing_in_production): without
+        // it nothing could be billed, so the answer must not say these prices are live.
+        if (!values) throw new Error('pricing_settings has no row: the database cannot price anything');
+        return values;
+      })
       .catch((err) => {
         log.warn('pricing settings unreadable; answering with the defaults', describeError(err));
         read.ttl = FAILED_TTL_MS;
@@ -92,7 +98,15 @@ export class LivePricing {
     return read;
   }
 
-  /** The live values, or `null` when they cannot be read (the caller falls back to the defaults). */
+  /** Forgets the reused read: the next one reads the database (after staff change the prices here). */
+  forget(): void {
+    this.last = undefined;
+  }
+
+  /**
+   * The values in force, as the database bills with them (`live: true`), or `null` when they
+   * could not be read (the caller falls back to the defaults, `live: false`).
+   */
   values(): Promise<PricingValues | null> {
     return this.current().value;
   }

@@ -1,6 +1,8 @@
 import { runDataJobs } from '../data-buyers/export-job';
+import { applyDuePricing } from '../sdk/rollup';
 import { sameText, sha256Hex } from '../platform/crypto';
 import { ApiError } from '../platform/http/errors';
+import { describeError, log } from '../platform/log';
 import { ROUTES } from '../schemas/registry';
 import { defineRoute } from './kernel';
 
@@ -8,8 +10,9 @@ import { defineRoute } from './kernel';
 export const EXPORTS_PER_SCHEDULED_CALL = 1;
 
 /**
- * GET /api/cron/data-jobs: the data buyers' background work, once, for a host where no process
- * stays up to run its timer (Vercel: vercel.json calls it every minute). It sends the deletion
+ * GET /api/cron/data-jobs: the pricing changes that are due, and the data buyers' background
+ * work, once, for a host where no process stays up to run its timer (Vercel: vercel.json calls it
+ * every minute). It puts due pricing changes in force (lib/sdk/rollup.ts), sends the deletion
  * notices due at buyers' webhooks and writes the next waiting export (lib/data-buyers/export-job.ts,
  * `runDataJobs`); the queue's leases make a call that overlaps another, or the long-running
  * server's timer, harmless. Only the scheduler may call it: `Authorization: Bearer` and the
@@ -24,6 +27,10 @@ export const dataJobsRoute = defineRoute(ROUTES['/api/cron/data-jobs'], {
       throw new ApiError('not_found', 'No such path for this caller: it answers only the scheduler, with the deployment’s CRON_SECRET as its bearer token.');
     }
     const db = await services.database();
+    // The pricing changes whose time has come go into force (lib/sdk/rollup.ts): on Vercel no
+    // server's timer runs them with the roll-up, so this call, every minute, does. A failure is
+    // logged and leaves the data jobs to run.
+    await applyDuePricing(db).catch((err) => log.error('pricing changes not applied', describeError(err)));
     const run = await runDataJobs(db, services.storage, services.exportSecret, services.dataKey, EXPORTS_PER_SCHEDULED_CALL);
     return Response.json(run, { headers: { 'cache-control': 'no-store' } });
   },

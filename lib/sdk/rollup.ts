@@ -21,8 +21,22 @@ export async function rollUp(db: Database): Promise<{ decisions: number; events:
 }
 
 /**
- * Runs the roll-up every `intervalMs` until stopped. A run that fails is logged and the next one
- * tries again; runs never overlap. The timer does not keep the process alive.
+ * The scheduled pricing changes whose time has come, put in force (migration
+ * 20261213000100_pricing_in_production, `public.pricing_apply_due`): staff schedule new values from
+ * /ops, effective now or later (lib/ops/pricing.ts); a change effective now is in force at once,
+ * a later one from the first run of this after its time. The roll-up's timer runs it (below); on
+ * Vercel, where no timer runs, the scheduler's call does (lib/routes/cron.ts). Answers how many
+ * changes it applied.
+ */
+export async function applyDuePricing(db: Database): Promise<number> {
+  const [row] = await asService(db).query<{ applied: number }>(sql`select public.pricing_apply_due() as applied`);
+  return row!.applied;
+}
+
+/**
+ * Runs the roll-up every `intervalMs` until stopped, after the pricing changes that are due. A run
+ * that fails is logged and the next one tries again; runs never overlap. The timer does not keep
+ * the process alive.
  */
 export function scheduleRollUps(database: () => Promise<Database>, intervalMs: number): { stop(): void } {
   let running = false;
@@ -30,7 +44,16 @@ export function scheduleRollUps(database: () => Promise<Database>, intervalMs: n
     if (running) return;
     running = true;
     database()
-      .then(rollUp)
+      .then(async (db) => {
+        // Pricing changes whose time has come go into force first (applyDuePricing, above); a
+        // failure there is logged and leaves the roll-up to run.
+        await applyDuePricing(db)
+          .then((applied) => {
+            if (applied > 0) log.info('pricing changes applied', { applied });
+          })
+          .catch((err) => log.error('pricing changes not applied', describeError(err)));
+        return rollUp(db);
+      })
       .then((n) => {
         if (n.decisions + n.events > 0) log.debug('ad traffic rolled up', n);
       })

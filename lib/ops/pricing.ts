@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { asStaff } from '../auth/staff';
+import type { SignedInUser } from '../auth/users';
+import type { Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { PRICING_FIELDS, type PricingColumns, type PricingField } from './pricing-fields';
+
+export { PRICING_FIELDS, type PricingColumns, type PricingField };
+
+/**
+ * The operator's pricing (/ops): the values in force and the scheduled changes, and the act of
+ * scheduling one: every value, effective now or from a later time (never an earlier one), with
+ * its reason. The database checks the values again, applies a change effective now at once and
+ * audits it (public.staff_pricing_schedule, migration 20261213000100_pricing_in_production); a
+ * later one goes into force at the first run of the server's timer after its time
+ * (lib/sdk/rollup.ts, applyDuePricing). The money functions read the values in force when they bill and keep
+ * what they billed, so no change reaches what was billed before it.
+ */
+
+const SHARES: readonly PricingField[] = ['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share'];
+const labelOf = (name: string) => PRICING_FIELDS.find((f) => f.name === name)?.label.replace(/ \(.*$/, '') ?? name;
+
+const columns = z.object(Object.fromEntries(PRICING_FIELDS.map((f) => [f.name, z.coerce.number()])) as Record<PricingField, z.ZodCoercedNumber>);
+const when = z.coerce.date();
+const view = z.object({
+  current: columns.extend({ updated_at: when }).nullable(),
+  changes: z.array(
+    columns.extend({
+      id: z.number(),
+      effective_at: when,
+      reason: z.string(),
+      scheduled_at: when,
+      scheduled_by_email: z.string().nullable(),
+      applied_at: when.nullable(),
+    }),
+  ),
+});
+export type StaffPricing = z.infer<typeof view>;
+
+/** The values in force and the latest scheduled changes, newest first. */
+export async function staffPricing(db: Database, staff: SignedInUser, limit = 50): Promise<StaffPricing> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_pricing(${limit}::integer) as v`);
+  return view.parse(row!.v);
+}
+
+const answer = z.object({
+  ok: z.boolean(),
+  error: z.string().optional(),
+  field: z.string().optional(),
+  effective_at: when.optional(),
+  applied: z.boolean().optional(),
+});
+
+export type PricingScheduled = { ok: true; effectiveAt: Date; applied: boolean } | { ok: false; error: string };
+
+/** What the database's refusals mean, in words for the form (`field` names the value). */
+function refusal(error: string | undefined, field: string | undefined): string {
+  const name = labelOf(field ?? '');
+  switch (error) {
+    case 'missing_value':
+      return `${name}: give a number.`;
+    case 'negative':
+      return `${name} cannot be negative.`;
+    case 'too_precise':
+      return `${name}: at most ${PRICING_FIELDS.find((f) => f.name === field)?.decimals ?? 2} decimals.`;
+    case 'too_large':
+      return `${name} is too large.`;
+    case 'share_above_one':
+      return `${name} is a share: between 0 and 1.`;
+    case 'shares_must_add_up':
+      return 'The publisher ad revenue share and the platform ad fee must add up to 1.';
+    case 'multiplier_below_one':
+      return 'The exclusive license multiplier is at least 1.';
+    case 'in_the_past':
+      return 'A change takes effect now or later, never in the past: what was billed keeps its price.';
+    case 'reason_required':
+      return 'Say why the prices change: the audit log keeps it.';
+    default:
+      return 'Refused.';
+  }
+}
+
+/** Schedules `values` from `effectiveAt` (null: now), with the reason the audit log keeps. */
+export async function schedulePricing(
+  db: Database,
+  staff: SignedInUser,
+  input: { values: PricingColumns; effectiveAt: Date | null; reason: string },
+): Promise<PricingScheduled> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+    sql`select public.staff_pricing_schedule(${JSON.stringify(input.values)}::jsonb, ${input.effectiveAt?.toISOString() ?? null}::timestamptz, ${input.reason}) as v`,
+  );
+  const a = answer.parse(row!.v);
+  return a.ok ? { ok: true, effectiveAt: a.effective_at!, applied: a.applied ?? false } : { ok: false, error: refusal(a.error, a.field) };
+}
+
+/** A decimal of at most `decimals` places, never negative, as typed in the form. */
+const decimal = (name: PricingField, decimals: number) =>
+  z
+    .string(`${labelOf(name)}: give a number.`)
+    .trim()
+    .regex(new RegExp(`^[0-9]{1,8}(\\.[0-9]{1,${decimals}})?$`), `${labelOf(name)}: a number, not negative, with at most ${decimals} decimals.`)
+    .transform(Number);
+
+/** A time typed as UTC (`datetime-local`, which carries no zone: the form says UTC). */
+const utcTime = z
+  .string()
+  .trim()
+  .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?$/, 'Give the time it takes effect, in UTC.')
+  .transform((v) => new Date(`${v.length === 16 ? `${v}:00` : v}Z`))
+  .refine((d) => !Number.isNaN(d.getTime()), 'Give the time it takes effect, in UTC.');
+
+/** The pricing form's fields: every value, when (`now`, or `later` at `effective_at`), and why. */
+export const pricingChange = z
+  .object({
+    ...(Object.fromEntries(PRICING_FIELDS.map((f) => [f.name, decimal(f.name, f.decimals)])) as Record<PricingField, ReturnType<typeof decimal>>),
+    when: z.enum(['now', 'later'], 'Say when it takes effect.'),
+    effective_at: z.string().optional(),
+    reason: z.string().trim().min(3, 'Say why the prices change: the audit log keeps it.').max(1000, 'At most 1000 characters.'),
+  })
+  .superRefine((v, ctx) => {
+    for (const share of SHARES) {
+      if (v[share] > 1) ctx.addIssue({ code: 'custom', message: `${labelOf(share)} is a share: between 0 and 1.` });
+    }
+    // In ten-thousandths, the shares' unit, so that no binary fraction decides it.
+    if (Math.round(v.publisher_ad_revenue_share * 10_000) + Math.round(v.platform_ad_fee * 10_000) !== 10_000) {
+      ctx.addIssue({ code: 'custom', message: 'The publisher ad revenue share and the platform ad fee must add up to 1.' });
+    }
+    if (v.exclusive_license_multiplier < 1) ctx.addIssue({ code: 'custom', message: 'The exclusive license multiplier is at least 1.' });
+    if (v.when === 'later' && !utcTime.safeParse(v.effective_at ?? '').success) {
+      ctx.addIssue({ code: 'custom', message: 'Give the time it takes effect, in UTC.' });
+    }
+  })
+  .transform(({ when: at, effective_at: time, reason, ...values }) => ({
+    values: values as PricingColumns,
+    effectiveAt: at === 'later' ? utcTime.parse(time) : null,
+    reason,
+  }));

@@ -1,0 +1,88 @@
+-- Staff schedule new pricing values (migration 20261213000100_pricing_in_production): every value
+-- of `pricing_settings`, by its column name in `p_values`, effective from `p_effective_at` (null:
+-- now), with the reason the audit log keeps. Never in the past: a time more than a minute gone is
+-- refused, and one less than a minute gone (a form's minute) means now. The values are checked as
+-- the row in force checks them, each answered as `{ok: false, error, field}` rather than failing:
+-- `missing_value` (not a number), `negative`, `too_precise` (more decimals than the column keeps,
+-- which would be rounded), `too_large`, `share_above_one`, `shares_must_add_up` (the publisher's
+-- ad share and the platform's fee make 1), `multiplier_below_one`; and `reason_required`,
+-- `in_the_past`. A change effective now is applied at once (public.pricing_apply_due); a later one
+-- by the first run of the server's timer after its time. Refused to anyone but staff
+-- (public.is_staff); audited (`pricing.scheduled`).
+create or replace function public.staff_pricing_schedule(p_values jsonb, p_effective_at timestamptz, p_reason text)
+returns json
+language plpgsql volatile security definer set search_path = ''
+as $$
+declare
+  -- Each value, the decimals its column keeps and the largest it holds (migration 20261121000100_data_model).
+  v_names constant text[] := array['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share',
+    'cpm_floating_video_usd', 'cpm_tooltip_usd', 'cpm_sponsored_card_usd', 'cpm_inline_text_usd',
+    'price_per_ai_interaction_row_usd', 'price_per_ux_session_recording_usd', 'price_per_gb_bundle_usd',
+    'exclusive_license_multiplier', 'min_payout_usd', 'min_top_up_usd'];
+  v_scales constant integer[] := array[4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2];
+  v_largest constant numeric[] := array[1, 1, 1, 999999.9999, 999999.9999, 999999.9999, 999999.9999,
+    999999.9999, 999999.9999, 999999.9999, 9999.99, 99999999.99, 99999999.99];
+  v_value numeric;
+  v_at timestamptz;
+  v_id bigint;
+begin
+  if not public.is_staff() then
+    raise exception 'staff only' using errcode = 'insufficient_privilege';
+  end if;
+  if coalesce(btrim(p_reason), '') = '' then
+    return json_build_object('ok', false, 'error', 'reason_required');
+  end if;
+  for i in 1 .. array_length(v_names, 1) loop
+    if jsonb_typeof(p_values -> v_names[i]) is distinct from 'number' then
+      return json_build_object('ok', false, 'error', 'missing_value', 'field', v_names[i]);
+    end if;
+    v_value := (p_values ->> v_names[i])::numeric;
+    if v_value < 0 then
+      return json_build_object('ok', false, 'error', 'negative', 'field', v_names[i]);
+    end if;
+    if v_value <> round(v_value, v_scales[i]) then
+      return json_build_object('ok', false, 'error', 'too_precise', 'field', v_names[i]);
+    end if;
+    if v_value > v_largest[i] then
+      return json_build_object('ok', false, 'error', case when i <= 3 then 'share_above_one' else 'too_large' end, 'field', v_names[i]);
+    end if;
+  end loop;
+  if (p_values ->> 'publisher_ad_revenue_share')::numeric + (p_values ->> 'platform_ad_fee')::numeric <> 1 then
+    return json_build_object('ok', false, 'error', 'shares_must_add_up', 'field', 'platform_ad_fee');
+  end if;
+  if (p_values ->> 'exclusive_license_multiplier')::numeric < 1 then
+    return json_build_object('ok', false, 'error', 'multiplier_below_one', 'field', 'exclusive_license_multiplier');
+  end if;
+  if p_effective_at < now() - interval '1 minute' then
+    return json_build_object('ok', false, 'error', 'in_the_past');
+  end if;
+  v_at := greatest(coalesce(p_effective_at, now()), now());
+
+  insert into public.pricing_changes (
+    effective_at, publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
+    cpm_floating_video_usd, cpm_tooltip_usd, cpm_sponsored_card_usd, cpm_inline_text_usd,
+    price_per_ai_interaction_row_usd, price_per_ux_session_recording_usd, price_per_gb_bundle_usd,
+    exclusive_license_multiplier, min_payout_usd, min_top_up_usd, reason, scheduled_by)
+  values (
+    v_at, (p_values ->> 'publisher_ad_revenue_share')::numeric, (p_values ->> 'platform_ad_fee')::numeric,
+    (p_values ->> 'publisher_data_revenue_share')::numeric,
+    (p_values ->> 'cpm_floating_video_usd')::numeric, (p_values ->> 'cpm_tooltip_usd')::numeric,
+    (p_values ->> 'cpm_sponsored_card_usd')::numeric, (p_values ->> 'cpm_inline_text_usd')::numeric,
+    (p_values ->> 'price_per_ai_interaction_row_usd')::numeric, (p_values ->> 'price_per_ux_session_recording_usd')::numeric,
+    (p_values ->> 'price_per_gb_bundle_usd')::numeric,
+    (p_values ->> 'exclusive_license_multiplier')::numeric, (p_values ->> 'min_payout_usd')::numeric,
+    (p_values ->> 'min_top_up_usd')::numeric, btrim(p_reason), auth.uid())
+  returning id into v_id;
+  insert into public.staff_audit_log (staff_user_id, action, subject, reason, details)
+  values (auth.uid(), 'pricing.scheduled', v_id::text, btrim(p_reason),
+          jsonb_build_object('effective_at', v_at,
+                             'values', (select to_jsonb(v) - array['id', 'effective_at', 'reason', 'scheduled_by', 'scheduled_at', 'applied_at']
+                                        from public.pricing_changes v where v.id = v_id)));
+  if v_at <= now() then
+    perform public.pricing_apply_due();
+  end if;
+  return json_build_object('ok', true, 'id', v_id, 'effective_at', v_at, 'applied', v_at <= now());
+end $$;
+
+revoke all on function public.staff_pricing_schedule(jsonb, timestamptz, text) from public, anon, sdk;
+grant execute on function public.staff_pricing_schedule(jsonb, timestamptz, text) to authenticated;
