@@ -33,7 +33,7 @@ const MAIN_ENDPOINTS = [
   { name: 'GET /api/v1/me/apps (token, PGlite)', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.4 },
   { name: 'GET /api/v1/me/apps (token, PostgreSQL)', target: 'postgres', path: '/api/v1/me/apps', ...REAL_TOKEN, atLeast: 0.6, compareBefore: true },
   // The SDK's hot paths, as publishers' apps load them: an app's key, 50 connections (many
-  // clients at once), on PostgreSQL. Ads: one placement, no session (no frequency cap). Events:
+  // clients at once), on PostgreSQL. Ads: one placement, no session, one address (no frequency cap: its servers set SDK_NETWORK_FREQUENCY_FACTOR=0). Events:
   // 50 first impressions per request, each of its own decision (scripts/bench-sdk.ts), so every
   // one is recorded; afterwards the database must hold each exactly once.
   { name: 'GET /functions/v1/ads (PostgreSQL)', target: 'postgres', sdk: 'ads', connections: 50, atLeast: 0.5, p99AtMost: 2, compareBefore: true },

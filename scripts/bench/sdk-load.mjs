@@ -10,8 +10,10 @@ const EVENTS_PER_REQUEST = 50;
 export function sdkLoadFor(kind, prepared) {
   const headers = { 'x-api-key': prepared.key, 'user-agent': prepared.userAgent ?? 'monetize-bench' };
   if (kind === 'ads') {
-    // Each request from a browser of its own: one client is shown a campaign's ads only up to its
-    // frequency cap, and the bench measures serving ads, not answering 204.
+    // Each request from a browser of its own, as a real market's are. The frequency cap counts by
+    // network, and every request here comes from 127.0.0.1: the bench's servers turn it off
+    // (SDK_NETWORK_FREQUENCY_FACTOR=0, scripts/bench/servers.mjs), so that the bench measures
+    // serving ads, not answering 204.
     let client = 0;
     return {
       headers,

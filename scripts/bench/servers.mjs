@@ -82,7 +82,11 @@ export const TARGET_ENV = {
   LOG_LEVEL: 'warn', // a log line per request would measure logging, not serving
   RATE_LIMIT_MAX: '1000000000', // one client sends every request: never limit it
   SDK_KEY_RATE_LIMIT_MAX: '1000000000', // nor its one key
-  SDK_CLIENT_IMPRESSIONS_PER_HOUR: '1000000000', // nor cap the impressions of its one client
+  SDK_NETWORK_IMPRESSIONS_PER_HOUR: '1000000000', // nor cap the impressions of its one network
+  SDK_CLIENT_IMPRESSIONS_PER_HOUR: '1000000000', // the same by its old name, for a BENCH_BEFORE revision that reads only that
+  // Nor the frequency cap of that network: the ads bench's requests all come from 127.0.0.1, and the
+  // bench campaign, which dwarfs the market, would stop filling after 400 of them (4 x its cap).
+  SDK_NETWORK_FREQUENCY_FACTOR: '0',
   SDK_PUBLISHER_IMPRESSIONS_PER_HOUR: '1000000000', // and one publisher
   // The in-memory limiter even if the shell has Upstash credentials: no network in the numbers.
   UPSTASH_REDIS_REST_URL: '',

@@ -1,8 +1,9 @@
 // The simulated browsers of `npm run test:instances`, and the ledger of everything they were told.
 //
-// Each browser has its own loopback address (127.77.x.y) and user agent, so it is its own client
-// for the rate limit (its address) and for the money path (its network, the /24, and its user
-// agent: lib/platform/http/client-ip.ts). It goes through the balancer and does what a page with
+// Each browser has its own loopback address (127.77.x.y), in a /24 of its own, and user agent, so
+// it is its own client for the rate limit (its address) and for the money path (its network, the
+// /24, which the caps count by, and its user agent, which its impressions must come from:
+// lib/platform/http/client-ip.ts). It goes through the balancer and does what a page with
 // the SDK does: asks for an ad, sends the ad's impression once it has been in view for a second
 // (VIEW_DELAY_S after the answer), sometimes clicks (after the impression was counted), and
 // retries a failed request with the same event ids. On top of that, on purpose:
@@ -16,8 +17,12 @@ import { VIEW_DELAY_S } from './settings.mjs';
 const AD_KINDS = ['capped', 'open'];
 const SLOW_MS = 250;
 
-/** Browser `i`'s own address: 127.77.<x>.<y>, y from 1 to 250. */
-export const browserAddress = (i) => `127.77.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+/**
+ * Browser `i`'s own address: 127.77.<x>.<y>, x from 0 to 249, each browser in a /24 of its own (of
+ * 250 browsers), since the frequency cap and the hourly cap of billable impressions count by network
+ * (the /24), whatever user agent is sent.
+ */
+export const browserAddress = (i) => `127.77.${i % 250}.${Math.floor(i / 250) + 1}`;
 
 export class Ledger {
   constructor() {
