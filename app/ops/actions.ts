@@ -1,9 +1,9 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { opsCookieName } from '@/lib/auth/staff';
+import { opsCookieName, staffSignOut } from '@/lib/auth/staff';
 import type { FormState } from '@/lib/console/forms';
 import {
   adjustmentForm,
@@ -63,6 +63,8 @@ export async function payoutDetailsAction(_: DetailsState, form: FormData): Prom
 }
 
 export async function signOutAction(): Promise<void> {
+  // Closed on the server first: a copy of the cookie kept elsewhere must not outlive the sign-out.
+  await staffSignOut(await headers(), services());
   (await cookies()).delete(opsCookieName());
   redirect('/ops/signin?error=signed_out');
 }

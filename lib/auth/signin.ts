@@ -43,7 +43,10 @@ export async function signInFromForm(form: FormData, headers: Headers, services:
     log.warn('sign-in throttled', { ip });
     return back('TooManyAttempts');
   }
-  const user = await checkPassword(email, password, await services.database());
+  const holder = await checkPassword(email, password, await services.database());
+  // Staff sign in at /ops with both factors: their right password here is answered, and counted,
+  // exactly as a wrong one, so this form neither signs them in nor says the password was right.
+  const user = holder && !holder.staff ? { id: holder.id, email: holder.email, name: holder.name } : null;
   await settleSignIn(services.attempts, email, ip, attempt, user !== null);
   if (!user) return back('CredentialsSignin');
   // This browser is now one the publisher uses: its attempts at this account count on its own budget.

@@ -57,7 +57,9 @@ export async function signUpFromForm(form: FormData, headers: Headers, services:
 
   const signIn = await allowAttempt(services.attempts, 'signin', email, ip, services.now());
   if (!signIn.allowed) return back('TooManyAttempts');
-  const user = await checkPassword(email, password, database);
+  const holder = await checkPassword(email, password, database);
+  // Staff have no publisher session (lib/auth/staff.ts): their right password is answered as a wrong one.
+  const user = holder && !holder.staff ? { id: holder.id, email: holder.email, name: holder.name } : null;
   await settleSignIn(services.attempts, email, ip, signIn, user !== null);
   if (!user) return back('EmailTaken');
   return { ok: true, cookies: [await sessionCookie(user, services)], location: landing };

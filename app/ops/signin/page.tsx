@@ -16,6 +16,7 @@ type Search = Promise<Record<string, string | string[] | undefined>>;
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: 'That did not work: check the email, the password and the code from your authenticator app.',
   TooManyAttempts: 'Too many attempts. Wait a few minutes, then try again.',
+  Locked: 'Sign-in to this account is locked after too many wrong authentication codes. An administrator unlocks it on the server (npm run staff:unlock).',
   signed_out: 'Signed out of the operator console.',
 };
 
