@@ -11,6 +11,7 @@ import {
   dataLicenseReviewForm,
   markPayoutForm,
   payoutDetailsForm,
+  pricingForm,
   reviewForm,
   sendWithStripeForm,
   topUpRecordForm,
@@ -56,6 +57,10 @@ export async function reviewAction(_: FormState, form: FormData): Promise<FormSt
 
 export async function dataLicenseReviewAction(_: FormState, form: FormData): Promise<FormState> {
   return asStaffMember((staff) => dataLicenseReviewForm(form, staff, services()));
+}
+
+export async function pricingAction(_: FormState, form: FormData): Promise<FormState> {
+  return asStaffMember((staff) => pricingForm(form, staff, services()));
 }
 
 export async function payoutDetailsAction(_: DetailsState, form: FormData): Promise<DetailsState> {

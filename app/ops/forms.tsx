@@ -2,6 +2,7 @@
 
 import { useActionState } from 'react';
 import type { DetailsState } from '@/lib/ops/forms';
+import { PRICING_FIELDS, type PricingColumns } from '@/lib/ops/pricing-fields';
 import { Outcome, toastingSuccess, type Action } from '../dashboard/forms';
 import { Button } from '../_components/ui/button';
 import { Input, Label, NativeSelect } from '../_components/ui/input';
@@ -200,6 +201,43 @@ export function DataLicenseReviewForm({ action, id, label }: { action: Action; i
           Reject
         </Button>
       </div>
+    </form>
+  );
+}
+
+/**
+ * New pricing values, every one (filled with those in force), effective now or from a later time
+ * in UTC, with the reason the audit log keeps. What was billed keeps its price.
+ */
+export function PricingForm({ action, current }: { action: Action; current: PricingColumns }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const v = state.values ?? {};
+  return (
+    <form action={formAction} className="grid max-w-3xl gap-3" key={state.notice ?? 'pricing'}>
+      <Outcome state={state} />
+      <div className="grid gap-3 sm:grid-cols-2">
+        {PRICING_FIELDS.map((f) => (
+          <div key={f.name} className="grid gap-1">
+            <Label htmlFor={`pricing-${f.name}`}>{f.label}</Label>
+            <Input id={`pricing-${f.name}`} name={f.name} required inputMode="decimal" defaultValue={v[f.name] ?? String(current[f.name])} />
+          </div>
+        ))}
+      </div>
+      <fieldset className="grid gap-2">
+        <legend className="text-sm font-medium">Takes effect</legend>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="radio" name="when" value="now" defaultChecked={(v.when ?? 'now') === 'now'} /> Now
+        </label>
+        <label className="flex flex-wrap items-center gap-2 text-sm">
+          <input type="radio" name="when" value="later" defaultChecked={v.when === 'later'} /> From
+          <Input className="sm:w-56" type="datetime-local" name="effective_at" aria-label="From (UTC)" defaultValue={v.effective_at ?? ''} /> UTC
+        </label>
+      </fieldset>
+      <Label htmlFor="pricing-reason">Reason (the audit log keeps it)</Label>
+      <Input id="pricing-reason" name="reason" required minLength={3} maxLength={1000} defaultValue={v.reason ?? ''} />
+      <Button type="submit" size="sm" disabled={pending} className="justify-self-start">
+        Schedule the new prices
+      </Button>
     </form>
   );
 }

@@ -7,6 +7,7 @@ import { describeFilter } from '@/lib/data-buyers/display';
 import { LISTINGS } from '@/lib/data-buyers/schemas';
 import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
 import { dataQueue, type DataQueue } from '@/lib/ops/data';
+import { PRICING_FIELDS, staffPricing, type StaffPricing } from '@/lib/ops/pricing';
 import { staffOverview } from '@/lib/payouts/staff';
 import { services } from '@/lib/services';
 import { ScrollTable } from '../dashboard/tables';
@@ -16,12 +17,23 @@ import {
   dataLicenseReviewAction,
   markPayoutAction,
   payoutDetailsAction,
+  pricingAction,
   reviewAction,
   sendWithStripeAction,
   signOutAction,
   topUpRecordAction,
 } from './actions';
-import { AdjustmentForm, CloseMonthsForm, DataLicenseReviewForm, DetailsForm, PayoutActions, ReviewForm, SendWithStripeForm, TopUpRecordForm } from './forms';
+import {
+  AdjustmentForm,
+  CloseMonthsForm,
+  DataLicenseReviewForm,
+  DetailsForm,
+  PayoutActions,
+  PricingForm,
+  ReviewForm,
+  SendWithStripeForm,
+  TopUpRecordForm,
+} from './forms';
 import { requireStaff } from './staff';
 import { Badge } from '../_components/ui/badge';
 import { Button } from '../_components/ui/button';
@@ -36,7 +48,7 @@ export default async function OpsPage() {
   const staff = await requireStaff();
   const { stripe } = services();
   const db = await services().database();
-  const [o, ads, data] = await Promise.all([staffOverview(db, staff), advertisingQueue(db, staff), dataQueue(db, staff, 50)]);
+  const [o, ads, data, pricing] = await Promise.all([staffOverview(db, staff), advertisingQueue(db, staff), dataQueue(db, staff, 50), staffPricing(db, staff)]);
   const open = o.payouts.filter((p) => p.open);
   const rest = o.payouts.filter((p) => !p.open);
   return (
@@ -127,6 +139,8 @@ export default async function OpsPage() {
           ))}
         </ScrollTable>
       </section>
+
+      <PricingSection pricing={pricing} />
 
       <section aria-labelledby="history" className="grid grid-cols-1 gap-4">
         <h2 id="history">Payouts sent and stopped</h2>
@@ -353,4 +367,37 @@ function DataLicenseSection({ data }: { data: DataQueue }) {
       )}
     </section>
   );
+}
+
+/** The prices in force, the form that changes them from a stated time, and the changes scheduled and applied. */
+function PricingSection({ pricing }: { pricing: StaffPricing }) {
+  const { current } = pricing;
+  return (
+    <section aria-labelledby="pricing" className="grid grid-cols-1 gap-4">
+      <h2 id="pricing">Pricing</h2>
+      <p className="text-sm text-muted-foreground">
+        What is billed is priced with the values in force when it is billed, and keeps that price: a change takes effect now or from a later time, never
+        earlier, and reaches only what is billed after it. A later change goes into force within seconds of its time (a minute on Vercel).
+        {current ? ` In force since ${formatMoment(current.updated_at.toISOString())}.` : ''}
+      </p>
+      {current ? <PricingForm action={pricingAction} current={current} /> : <EmptyState title="No pricing is in force: the database has no pricing row." />}
+      <ScrollTable label="Pricing changes" head={['From', 'Applied', 'Changed', 'Why', 'By']}>
+        {pricing.changes.map((c, i) => (
+          <tr key={c.id}>
+            <td>{formatMoment(c.effective_at.toISOString())}</td>
+            <td>{c.applied_at ? formatMoment(c.applied_at.toISOString()) : 'waiting'}</td>
+            <td>{changedValues(c, pricing.changes[i + 1])}</td>
+            <td>{c.reason}</td>
+            <td>{c.scheduled_by_email ?? '—'}</td>
+          </tr>
+        ))}
+      </ScrollTable>
+    </section>
+  );
+}
+
+/** What a change sets that the one scheduled before it did not (all of it for the first), as `name value` pairs. */
+function changedValues(change: StaffPricing['changes'][number], before: StaffPricing['changes'][number] | undefined): string {
+  const changed = PRICING_FIELDS.filter((f) => !before || before[f.name] !== change[f.name]);
+  return changed.length === 0 ? 'the same values' : changed.map((f) => `${f.name} ${change[f.name]}`).join(', ');
 }
