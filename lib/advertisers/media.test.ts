@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { gif, jpeg, mp4, paddedMp4, pdf, png, svg, webm, webp } from '@/tests/helpers/media-files';
+import { appended, gif, jpeg, jpegWithMarkersInside, mp4, paddedMp4, pdf, png, svg, webm, webp } from '@/tests/helpers/media-files';
 import { checkImage, checkVideo, sniff } from './media';
 
 /**
@@ -106,6 +106,21 @@ describe('images', () => {
       ['a WebP whose RIFF size is past the file', cut(webp(192, 108), -4)],
       ['a WebP with no image chunk', Uint8Array.from([...new TextEncoder().encode('RIFF'), 12, 0, 0, 0, ...new TextEncoder().encode('WEBPJUNK'), 0, 0, 0, 0])],
     ])('%s', (_, bytes) => expect(error(checkImage(bytes, 'card'))).toMatch(damaged));
+
+    it.each([
+      ['a PNG with bytes after its IEND', appended(png(192, 108), '<script>alert(1)</script>')],
+      ['a PNG with one byte after its IEND', appended(png(192, 108), [0])],
+      ['a GIF with bytes after its trailer', appended(gif(192, 108), '<html>')],
+      ['a GIF with a second trailer', appended(gif(192, 108), [0x3b])],
+      ['a WebP with bytes past its RIFF size', appended(webp(192, 108), 'PK\x03\x04')],
+      ['a JPEG with a file after its end marker', appended(jpeg(192, 108), 'PK\x03\x04 a zip')],
+      ['a JPEG with a file after its end marker that ends with another', appended(jpeg(192, 108), [...new TextEncoder().encode('<html>'), 0xff, 0xd9])],
+    ])('%s: padded, so not the image it claims to be', (_, bytes) => expect(error(checkImage(bytes, 'card'))).toMatch(damaged));
+
+    it('takes a JPEG with whitespace or NUL padding after its end, and one with markers inside its data or segments', () => {
+      expect(checkImage(appended(jpeg(192, 108), [0, 0, 0x0d, 0x0a, 0x20]), 'card')).toMatchObject({ ok: true });
+      expect(checkImage(jpegWithMarkersInside(192, 108), 'card')).toMatchObject({ ok: true, media: { width: 192, height: 108 } });
+    });
 
     it('a PNG whose header claims no pixels', () => {
       expect(error(checkImage(png(0, 0), 'card'))).toMatch(damaged);

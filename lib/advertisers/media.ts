@@ -10,7 +10,10 @@ import { IMAGE_RULES, MEDIA_RULES, type ImageRole, type ImageType, type VideoTyp
  * - Images: PNG, JPEG, WebP, GIF. Their dimensions come from `image-size` (a small, dependency-free
  *   and widely used reader of image headers, which also reads a JPEG's EXIF orientation); that the
  *   file is whole, from our own walk of each format's structure (PNG chunks, GIF blocks, WebP's
- *   RIFF chunks, a JPEG's end marker), so a file cut short or padded with a lying header is refused.
+ *   RIFF chunks, a JPEG's segments to its end marker), so a file cut short or padded with a lying
+ *   header is refused, and so is one with bytes after its end (a PNG's IEND, a GIF's trailer, the
+ *   RIFF size of a WebP, a JPEG's end-of-image marker, where only whitespace or NUL padding may
+ *   follow): what we serve as an image is that image and nothing appended to it.
  * - Videos: MP4 with H.264 (ISO-BMFF: `moov/mvhd`'s duration and timescale, the video track's
  *   `tkhd` width and height, its rotation, and its `stsd` codec) and WebM with VP8 or VP9 (EBML:
  *   Segment/Info's Duration in TimecodeScale units, Tracks/TrackEntry/Video's PixelWidth and
@@ -163,7 +166,7 @@ export function checkImage(bytes: Uint8Array, role: ImageRole): MediaVerdict<Che
 /** Whether each format's structure is whole: every part inside the file, and its end where it should be. */
 const IMAGE_STRUCTURE: Record<ImageType, (b: Uint8Array) => boolean> = { png: pngIsWhole, jpeg: jpegIsWhole, gif: gifIsWhole, webp: webpIsWhole };
 
-/** PNG: IHDR first, then chunks (length, type, data, CRC) each inside the file, an IDAT, and IEND. */
+/** PNG: IHDR first, then chunks (length, type, data, CRC) each inside the file, an IDAT, and IEND last. */
 function pngIsWhole(b: Uint8Array): boolean {
   const v = view(b);
   let at = 8;
@@ -176,20 +179,49 @@ function pngIsWhole(b: Uint8Array): boolean {
     first = false;
     if (at + 12 + length > b.length) return false;
     if (type === 'IDAT') sawData = true;
-    if (type === 'IEND') return sawData;
+    if (type === 'IEND') return sawData && at + 12 + length === b.length;
     at += 12 + length;
   }
   return false;
 }
 
-/** JPEG: ends with its end-of-image marker (trailing padding aside); image-size finds its frame header. */
+/**
+ * JPEG: its segments walked from the start-of-image marker, each inside the file, the coded data
+ * after each start-of-scan read to the next marker (a stuffed `FF 00` and the restart markers are
+ * part of it), up to the first end-of-image marker; after it, at most whitespace or NUL padding,
+ * which some writers add. (An EXIF thumbnail's own markers are inside its APP1 segment, skipped
+ * whole.) image-size finds the frame header.
+ */
 function jpegIsWhole(b: Uint8Array): boolean {
-  let end = b.length;
-  while (end > 2 && (b[end - 1] === 0x00 || b[end - 1] === 0x0a || b[end - 1] === 0x0d || b[end - 1] === 0x20)) end--;
-  return b[end - 2] === 0xff && b[end - 1] === 0xd9;
+  const restart = (m: number | undefined) => m !== undefined && m >= 0xd0 && m <= 0xd7;
+  if (b[0] !== 0xff || b[1] !== 0xd8) return false;
+  let at = 2;
+  while (at < b.length) {
+    if (b[at] !== 0xff) return false;
+    while (b[at] === 0xff) at++; // fill bytes before a marker
+    const marker = b[at++];
+    if (marker === undefined) return false;
+    if (marker === 0xd9) {
+      for (; at < b.length; at++) if (b[at] !== 0x00 && b[at] !== 0x0a && b[at] !== 0x0d && b[at] !== 0x20) return false;
+      return true;
+    }
+    if (restart(marker) || marker === 0x01) continue; // markers without a length
+    if (at + 2 > b.length) return false;
+    const length = (b[at]! << 8) | b[at + 1]!;
+    if (length < 2 || at + length > b.length) return false;
+    at += length;
+    if (marker !== 0xda) continue;
+    // Coded data, to the next marker.
+    while (at < b.length) {
+      if (b[at] === 0xff && (b[at + 1] === 0x00 || restart(b[at + 1]))) at += 2;
+      else if (b[at] === 0xff && at + 1 < b.length) break;
+      else at++;
+    }
+  }
+  return false;
 }
 
-/** GIF: the screen descriptor, its colour table, then extensions and images block by block, to the trailer. */
+/** GIF: the screen descriptor, its colour table, then extensions and images block by block, to the trailer, the last byte. */
 function gifIsWhole(b: Uint8Array): boolean {
   if (b.length < 14) return false;
   let at = 13;
@@ -207,7 +239,7 @@ function gifIsWhole(b: Uint8Array): boolean {
   let images = 0;
   while (at < b.length) {
     const block = b[at];
-    if (block === 0x3b) return images > 0;
+    if (block === 0x3b) return images > 0 && at + 1 === b.length;
     if (block === 0x21) {
       at = subBlocks(at + 2);
     } else if (block === 0x2c) {
@@ -225,12 +257,12 @@ function gifIsWhole(b: Uint8Array): boolean {
   return false;
 }
 
-/** WebP: the RIFF size within the file, and every chunk inside it, with an image chunk among them. */
+/** WebP: the RIFF size the file's, and every chunk inside it, with an image chunk among them. */
 function webpIsWhole(b: Uint8Array): boolean {
   if (b.length < 20) return false;
   const v = view(b);
   const end = 8 + v.getUint32(4, true);
-  if (end > b.length) return false;
+  if (end !== b.length) return false;
   let at = 12;
   let sawImage = false;
   while (at + 8 <= end) {

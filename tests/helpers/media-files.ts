@@ -248,6 +248,23 @@ export function paddedMp4(bytes: number): Uint8Array {
   return concat(base, box('free', new Uint8Array(bytes - base.length - 8)));
 }
 
+/** `file` with `extra` after its end (a PNG's IEND, a GIF's trailer, a JPEG's end marker): a polyglot, or a padded upload. */
+export function appended(file: Uint8Array, extra: string | number[]): Uint8Array {
+  return concat(file, typeof extra === 'string' ? ascii(extra) : extra);
+}
+
+/**
+ * A JPEG (as `jpeg`) whose coded data holds what a real one does: a stuffed `FF 00`, restart
+ * markers, and an `FF D9` inside an EXIF-like APP1 segment (a thumbnail's end), none of which is
+ * its end.
+ */
+export function jpegWithMarkersInside(width: number, height: number): Uint8Array {
+  const base = jpeg(width, height);
+  const app1 = [0xff, 0xe1, ...u16be(8), ...ascii('Exif'), 0xff, 0xd9];
+  // After SOI; then the scan's data, which `jpeg` ends with 12 34 56 78 FF D9.
+  return concat(base.subarray(0, 2), app1, base.subarray(2, base.length - 6), [0x12, 0xff, 0x00, 0x34, 0xff, 0xd0, 0x56, 0xff, 0xd1, 0x78], [0xff, 0xd9]);
+}
+
 /** A PDF's first bytes. */
 export const pdf = () => ascii('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
