@@ -98,10 +98,12 @@ async function secondFactor(user: SignedInUser, code: string, db: Database, serv
   const attempt = await takeStaffFactorAttempt(user.id, STAFF_FACTOR_BUDGET, db);
   if (attempt === null) return null;
   const step = totpStep(unseal(await services.dataKey(), sealed, TOTP_SECRET_PURPOSE), code, new Date(services.now()));
-  const right = step !== null && (await spendTotpStep(user.id, step, db));
-  const locked = await settleStaffFactorAttempt(attempt, right, STAFF_FACTOR_BUDGET, db);
+  // A code of the secret that was used before (a second tab, a retry) is refused but is no wrong
+  // guess: it gives its unit back, so the operator's own retries do not lock them out.
+  const spent = step !== null && (await spendTotpStep(user.id, step, db));
+  const locked = await settleStaffFactorAttempt(attempt, step !== null, STAFF_FACTOR_BUDGET, db);
   if (locked) log.warn('staff second factor locked: too many wrong codes', { user_id: user.id });
-  return right && !locked ? user : null;
+  return spent && !locked ? user : null;
 }
 
 async function opsCookie(user: SignedInUser, services: Services): Promise<SessionCookie> {

@@ -176,6 +176,10 @@ for (const engine of testEngines()) {
         expect(await signIn({ ...right, password: `guess-${i}`, code: code(0) }, `203.0.113.${i}`)).toEqual({ ok: false, error: 'CredentialsSignin' });
       }
       expect((await signIn({ ...right, code: code(-1) }, '198.51.100.20')).ok).toBe(true);
+      // The operator's own code used again (a second tab, a retry) is refused, and is no wrong guess.
+      for (let i = 0; i < STAFF_FACTOR_BUDGET.codes + 5; i++) {
+        expect(await signIn({ ...right, code: code(-1) }, `2001:db8:42:${i.toString(16)}::1`)).toEqual({ ok: false, error: 'CredentialsSignin' });
+      }
 
       // One short of the budget, then a day passes: those no longer count.
       const codes = wrongCodes(2 * (STAFF_FACTOR_BUDGET.codes - 1));
