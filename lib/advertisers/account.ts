@@ -1,6 +1,7 @@
 import { as, type Database, type Session } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { violatedConstraint } from '../platform/db/errors';
+import { DEFAULT_MIN_TOP_UP_USD } from '../pricing/defaults';
 import type { CampaignStatus, CreativeStatus, PauseReason, TopUpRail, TopUpStatus } from '../schemas/advertising';
 import type { PlacementFormat } from '../schemas/account';
 import type { CampaignInput, CampaignMove, CreativeInput, ProfileInput } from './schemas';
@@ -335,7 +336,7 @@ export async function deleteCreative(db: Database, userId: string, id: string): 
 /** The smallest top-up, in dollars, as the pricing settings publish it (read as anyone may). */
 export async function minimumTopUpUsd(db: Database): Promise<number> {
   const [row] = await as(db, 'anon').query<{ usd: number }>(sql`select min_top_up_usd::float8 as usd from public.pricing_settings limit 1`);
-  return row?.usd ?? 50;
+  return row?.usd ?? DEFAULT_MIN_TOP_UP_USD;
 }
 
 /** Demo bank details, printed on invoices outside production when none are configured: they move no money. */

@@ -305,5 +305,25 @@ for (const engine of unseededEngines()) {
       expect(Number(await rawAsService(db, (q) => one<string>(q, 'select min_payout_usd::text as v from public.pricing_settings')))).toBe(60);
       expect(await cpm()).toBe(DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card);
     });
+
+    it('says live: false only when no prices are in force, and a change writes the row back', async () => {
+      const live = async () => {
+        const res = await handlersOf('/api/v1/pricing', makeServices({ database: db })).GET(
+          new Request('http://localhost/api/v1/pricing', { headers: { 'x-forwarded-for': '192.0.2.11' } }),
+          { params: Promise.resolve({}) },
+        );
+        return ((await res.json()) as { live: boolean }).live;
+      };
+      expect(await live()).toBe(true);
+      // Nothing deletes the row; were it gone, nothing could be billed, and the answer must not say these prices are live.
+      await rawAsService(db, (q) => q.query('delete from public.pricing_settings'));
+      expect(await live()).toBe(false);
+      expect(await schedulePricing(db, staff, { values: DEFAULT_COLUMNS, effectiveAt: null, reason: 'Back to the defaults' })).toMatchObject({
+        ok: true,
+        applied: true,
+      });
+      expect(await readPricingSettings(asService(db))).toEqual(DEFAULT_PRICING);
+      expect(await live()).toBe(true);
+    });
   });
 }

@@ -315,6 +315,8 @@ const SERVICE_ONLY_TABLES = [
   // The second factor's wrong codes and the staff sessions: only their security-definer functions reach them (lib/auth/staff.ts).
   'staff_factor_attempts',
   'staff_sessions',
+  // Scheduled pricing changes: staff read them through public.staff_pricing (tests/integration/pricing-in-production.test.ts).
+  'pricing_changes',
 ];
 
 function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {
