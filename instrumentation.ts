@@ -9,6 +9,9 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === 'nodejs') {
     if (process.env.NEXT_PHASE === 'phase-production-build') return;
+    // A made-up server action id must not cost a stack trace of log per request.
+    const { quietUnknownServerActions } = await import('./lib/platform/unknown-actions');
+    quietUnknownServerActions(console);
     const { openAtStart } = await import('./lib/services');
     await openAtStart();
   }
