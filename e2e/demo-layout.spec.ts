@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 
 /**
@@ -8,8 +7,8 @@ import { expect, test, type Browser, type Page } from '@playwright/test';
  * page is scrolled, and the sponsored card's image is drawn whole.
  *
  * Counts nothing: the page's events are not sent (e2e/sdk-demo.spec.ts counts the demo's traffic),
- * and it asks for its ads as a browser of its own, a user agent of this run, so that the demo's
- * frequency caps, which are per browser, are not spent for the other specs.
+ * and its ad requests count in the demo app's frequency caps as the other specs' do: by network,
+ * whose allowance the e2e server raises (SDK_NETWORK_FREQUENCY_FACTOR in playwright.config.ts).
  */
 
 const SCREENS = [
@@ -28,8 +27,7 @@ const intersects = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.widt
 
 /** /demo in a window of `size`, once its three ads are drawn and the card's image has loaded. */
 async function openDemo(browser: Browser, size: { width: number; height: number }): Promise<Page> {
-  const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser.version()} Safari/537.36 demo-layout/${randomUUID()}`;
-  const context = await browser.newContext({ viewport: size, userAgent });
+  const context = await browser.newContext({ viewport: size });
   await context.route('**/functions/v1/events', (route) => route.abort());
   const page = await context.newPage();
   await page.goto('/demo');
