@@ -99,6 +99,8 @@ const QUOTE_REFUSALS: Record<string, (a: Record<string, number>) => string> = {
   nothing_matches: () => 'Nothing available matches this filter: widen it.',
   quantity_above_available: (a) =>
     `Only ${Number(a.available_records ?? 0).toLocaleString('en-US')} records (${formatBytes(Number(a.available_bytes ?? 0))}) match this filter: ask for at most that.`,
+  quantity_above_spread: (a) =>
+    `At most ${Number(a.available_records ?? 0).toLocaleString('en-US')} records of this filter can be licensed at once: a license is spread across apps and publishers, and none supplies more than its share of it. Ask for at most that, or widen the filter.`,
   not_for_sale: () => 'This listing is not for sale at the current prices.',
   not_a_buyer: () => 'Set up your data buyer profile and accept the terms first.',
   price_changed: (a) => `The price changed since you saw it: it is now $${(Number(a.price_micro ?? 0) / 1e6).toFixed(2)}. Look again before buying.`,

@@ -156,6 +156,56 @@ const INVARIANTS: Invariant[] = [
                where not exists (select 1 from public.data_licenses l where l.id::text = c.reference)`,
   },
   {
+    name: "Every data claw-back refunds its license's buyer, taken back only from publishers and the platform, no publisher more than the refund",
+    query: sql`with claw as (
+                 select t.reference, count(*) filter (where a.kind = 'buyer' and p.amount_micro > 0 and a.user_id = l.buyer_id) as buyers,
+                        count(*) filter (where not ((a.kind = 'buyer' and p.amount_micro > 0 and a.user_id = l.buyer_id)
+                                                    or (a.kind = 'publisher' and p.amount_micro < 0 and p.app_id is not null)
+                                                    or (a.kind = 'platform_fees' and p.amount_micro < 0))) as strays,
+                        coalesce(sum(p.amount_micro) filter (where a.kind = 'buyer'), 0) as refunded,
+                        coalesce(-sum(p.amount_micro) filter (where a.kind = 'publisher'), 0) as clawed,
+                        bool_or(l.id is null) as orphan
+                 from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+                 join public.ledger_accounts a on a.id = p.account_id
+                 left join public.data_licenses l on l.id::text = split_part(t.reference, ':', 1)
+                 where t.kind = 'data_clawback' group by t.id, t.reference
+               )
+               select 'data_clawback ' || c.reference || ': ' || c.buyers || ' refunds to its buyer, ' || c.strays || ' others, publishers '
+                      || c.clawed || ' of ' || c.refunded || ' refunded (micro-dollars)' || case when c.orphan then ', naming no license' else '' end as line
+               from claw c where c.orphan or c.buyers <> 1 or c.strays <> 0 or c.clawed > c.refunded`,
+  },
+  {
+    name: "Each license's claw-backs refund the price of its records withdrawn within the window, pro rata, and take from no app more than its sale paid it",
+    query: sql`with refunds as (
+                 select split_part(t.reference, ':', 1) as license, sum(p.amount_micro) as micro
+                 from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+                 join public.ledger_accounts a on a.id = p.account_id
+                 where t.kind = 'data_clawback' and a.kind = 'buyer' group by 1
+               ), withdrawn as (
+                 select lr.license_id, sum(case when l.listing = 'gb_bundles' then lr.bytes else 1 end) as part
+                 from public.data_license_records lr join public.data_licenses l on l.id = lr.license_id
+                 where lr.clawed_back group by lr.license_id
+               ), per_app as (
+                 select split_part(t.reference, ':', 1) as license, p.app_id, sum(p.amount_micro) as micro
+                 from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+                 join public.ledger_accounts a on a.id = p.account_id
+                 where t.kind in ('data_sale', 'data_clawback') and a.kind = 'publisher' group by 1, 2
+               )
+               select 'license ' || l.id || ' (' || l.price_micro || ' micro-dollars): refunded ' || coalesce(r.micro, 0) || ', its withdrawn share is '
+                      || floor(l.price_micro::numeric * coalesce(w.part, 0) / greatest(case when l.listing = 'gb_bundles' then l.bytes else l.records end, 1))
+                      as line
+               from public.data_licenses l left join refunds r on r.license = l.id::text left join withdrawn w on w.license_id = l.id
+               where (r.micro is not null or w.part is not null)
+                 and coalesce(r.micro, 0) <> floor(l.price_micro::numeric * coalesce(w.part, 0)
+                                                   / greatest(case when l.listing = 'gb_bundles' then l.bytes else l.records end, 1))
+               union all
+               select 'license ' || x.license || ': app ' || x.app_id || ' gave back more than its sale paid it, ' || -x.micro || ' micro-dollars'
+               from per_app x where x.micro < 0
+               union all
+               select 'data_clawback ' || r.license || ' names no license' from refunds r
+               where not exists (select 1 from public.data_licenses l where l.id::text = r.license)`,
+  },
+  {
     name: "Each posted day's ad revenue equals the billable impressions recorded on its decisions times their price (days whose decisions are kept)",
     query: sql`with decided as (
                  select d.app_id, (d.impressed_at at time zone 'UTC')::date as day, round(sum(d.revenue_usd) * 1000000)::bigint as revenue,

@@ -24,5 +24,7 @@ export const LEDGER_TRANSACTION_KINDS = [
   'payout_reversal',
   'top_up',
   'data_sale',
+  // A withdrawal soon after a sale: the buyer refunded, the publisher and the platform charged back (migration 20261213000400).
+  'data_clawback',
 ] as const;
 export type LedgerTransactionKind = (typeof LEDGER_TRANSACTION_KINDS)[number];

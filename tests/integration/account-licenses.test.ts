@@ -12,6 +12,7 @@ import { LICENSE_STATUSES } from '@/lib/schemas/data-buyers';
 import { pagesBody } from '@/lib/schemas/pages';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
 import { get, postBatch } from '../helpers/account';
+import { readyToSell } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { approve, authorizeParams, codeGrant, exchange, openAuthorize, publicClient, sessionCookie } from '../helpers/oauth';
 import { rawAsService, runAs } from '../helpers/roles';
@@ -180,6 +181,8 @@ for (const engine of testEngines()) {
       const made = async (name: string, category: string[]) => {
         const app = await createApp(suite.db, suite.users.demo, { name, slug: `${tag}-${name}`, description: '', category, allowed_origins: [] });
         if (!app.ok) throw new Error(app.error);
+        // Old enough, with real use: its records are for sale (public.data_apps_for_sale).
+        await readyToSell(suite.db, app.value.id);
         return { appId: app.value.id, key: (await newKey(suite.db, suite.users.demo, { appId: app.value.id })).key };
       };
       apps.here = await made('notes', HERE);
@@ -223,17 +226,18 @@ for (const engine of testEngines()) {
           ['expired', false],
         ]);
 
-        // Funds: $100 in; charged 1 + 6 rows and one exclusive row approved; one exclusive row reserved; the rejected one nothing.
-        const charged = 7 * ROW_MICRO + EXCLUSIVE * ROW_MICRO;
+        // Funds: $100 in; charged 1 + 6 rows and one exclusive row approved; one exclusive row reserved; the rejected one nothing;
+        // refunded the 4 rows of the standard license withdrawn within 30 days of its sale.
+        const charged = 7 * ROW_MICRO + EXCLUSIVE * ROW_MICRO - 4 * ROW_MICRO;
         const reserved = EXCLUSIVE * ROW_MICRO;
         expect(body).toMatchObject({
           currency: 'USD',
           balance_micro: 100_000_000 - charged,
           reserved_micro: reserved,
           available_micro: 100_000_000 - charged - reserved,
-          balance_usd: 99.98,
+          balance_usd: 99.99,
           reserved_usd: 0.01,
-          available_usd: 99.97,
+          available_usd: 99.98,
           note: expect.stringMatching(/micro-dollars/),
         });
         expect(await buyerFunds(suite.db, world.owner)).toEqual({
@@ -303,7 +307,8 @@ for (const engine of testEngines()) {
         const mine = await licenses(await accessToken(world.owner));
         const theirs = await licenses(await accessToken(world.other));
         expect(theirs.licenses.map((l) => l.id)).toEqual([world.theirs]);
-        expect(theirs).toMatchObject({ balance_micro: 50_000_000 - 6 * ROW_MICRO, reserved_micro: 0, available_micro: 50_000_000 - 6 * ROW_MICRO });
+        // Their 6-row license lost 4 rows to the two withdrawals, refunded.
+        expect(theirs).toMatchObject({ balance_micro: 50_000_000 - 2 * ROW_MICRO, reserved_micro: 0, available_micro: 50_000_000 - 2 * ROW_MICRO });
         expect(JSON.stringify(mine)).not.toContain(world.theirs);
         const theirText = JSON.stringify(theirs);
         for (const id of world.ids) expect(theirText).not.toContain(id);

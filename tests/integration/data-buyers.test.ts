@@ -7,6 +7,7 @@ import { catalogFilter, DATA_TERMS_VERSION, type ListingId } from '@/lib/data-bu
 import { checkMoney } from '@/lib/ledger/check';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
+import { establishedPublisher, readyToSell } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { newKey, sdk } from '../helpers/sdk';
@@ -122,6 +123,8 @@ for (const engine of testEngines()) {
         const app = await createApp(suite.db, owner, { name, slug: `${tag}-${name}`, description: '', category, allowed_origins: [] });
         if (!app.ok) throw new Error(app.error);
         const { key } = await newKey(suite.db, owner, { appId: app.value.id });
+        // Old enough, with real use: its records are for sale (public.data_apps_for_sale).
+        await readyToSell(suite.db, app.value.id);
         return { appId: app.value.id, key, owner };
       };
       apps.a = await made(suite.users.demo, 'notes-a', HERE);
@@ -316,11 +319,15 @@ for (const engine of testEngines()) {
         expect(notices[0]!.license_ids).toHaveLength(1);
       }
       expect(await deletionNotices(suite.db, bystander)).toEqual([]);
-      // Gone from every later count, sample and license; what the publisher earned stays.
+      // Gone from every later count, sample and license. Withdrawn within 30 days of the sales:
+      // each buyer is refunded 2 records' price, $0.004, of which the publisher gives back 80%.
       expect((await listingAvailability(suite.db, first, 'ai_interactions', here)).records).toBe(available - 2);
       expect(await rawAsService(suite.db, (q) => one<string>(q, "select public.ledger_balance_micro('publisher', $1)::text as v", [suite.users.demo]))).toBe(
-        earnedBefore,
+        String(BigInt(earnedBefore) - 2n * 3_200n),
       );
+      for (const who of [first, second]) {
+        expect(await buyerFunds(suite.db, who)).toMatchObject({ balance_micro: 50_000_000 - available * 2_000 + 4_000 });
+      }
       const later = await buyLicense(suite.db, bystander, {
         listing: 'ai_interactions',
         filter: here,
@@ -375,6 +382,118 @@ for (const engine of testEngines()) {
         /permission denied/,
       );
       await expect(rawAsUser(suite.db, { sub: mine }, (q) => q.query('select public.data_licenses_advance(now())'))).rejects.toThrow(/permission denied/);
+    });
+
+    it("a new publisher's made-up subjects are not for sale, and an app that stuffs the market gets at most its cap of a license", async () => {
+      // Ten publishers that have sold for a while, ten records each, in a category of their own.
+      const STUFFED = [`${tag}-stuffed`];
+      for (let i = 0; i < 10; i++) await establishedPublisher(suite.db, `${tag}-honest-${i}`, STUFFED, 10);
+      // A new account, with only its app's publishable key: 4 subjects, 200 records, in seconds.
+      const fresh = await rawAsService(suite.db, (q) =>
+        one<string>(q, "insert into public.users (email, name) values ($1, 'Stuffer') returning id as v", [`${tag}-stuffer@sellers.test`]),
+      );
+      const app = await createApp(suite.db, fresh, { name: 'Stuffer', slug: `${tag}-stuffer`, description: '', category: STUFFED, allowed_origins: [] });
+      if (!app.ok) throw new Error(app.error);
+      const { key } = await newKey(suite.db, fresh, { appId: app.value.id });
+      const madeUp: { subject: string; proof: string }[] = [];
+      for (let p = 0; p < 4; p++) {
+        const s = subject(`${tag}-made-up-${p}`);
+        const consent = await sdk('/functions/v1/consents', {
+          body: { subject_id: s, purposes: ['ai_interactions'], policy_version: 'v1' },
+          headers: { 'x-api-key': key },
+        });
+        expect(consent.status, consent.text).toBe(200);
+        const proof = recordedConsentBody.parse(consent.body).consent_proof;
+        madeUp.push({ subject: s, proof });
+        const records = Array.from({ length: 50 }, (_, i) => ({ id: `made-up-${p}-${i}`, data: { prompt: `Question ${i}`, response: 'Answer.' } }));
+        const sent = await sdk('/functions/v1/data', {
+          body: { subject_id: s, kind: 'ai_interaction', records },
+          headers: { 'x-api-key': key, 'x-consent-proof': proof },
+        });
+        expect(sent.status, sent.text).toBe(200);
+      }
+      const stuffed = filter({ categories: STUFFED });
+      const fromStuffer = (license: string) =>
+        rawAsService(suite.db, (q) =>
+          one<number>(q, 'select count(*)::int as v from public.data_license_records where license_id = $1 and app_id = $2', [license, app.value.id]),
+        );
+      const buyHundred = async (who: string) => {
+        const bought = await buyLicense(suite.db, who, {
+          listing: 'ai_interactions',
+          filter: stuffed,
+          quantity: 100,
+          exclusive: false,
+          maxPriceMicro: 200_000,
+        });
+        if (!bought.ok) throw new Error(bought.error);
+        expect(bought.value).toMatchObject({ records: 100, price_micro: 200_000 });
+        return bought.value.license_id;
+      };
+
+      // New: none of it is counted, sampled or sold.
+      const first = await buyer('Next Buyer Co', 100);
+      expect(await listingAvailability(suite.db, first, 'ai_interactions', stuffed)).toMatchObject({ records: 100 });
+      const license = await buyHundred(first);
+      expect(await fromStuffer(license)).toBe(0);
+
+      // Aged, with ad impressions: its records sell, but never more than an app's cap (5%, at least 10 records).
+      await readyToSell(suite.db, app.value.id);
+      const second = await buyer('Second Buyer Co', 100);
+      expect(await listingAvailability(suite.db, second, 'ai_interactions', stuffed)).toMatchObject({ records: 300 });
+      // More than the caps can spread is refused, with the most they can, and nothing charged.
+      const licenses = await licenseCount();
+      expect(
+        await buyLicense(suite.db, second, { listing: 'ai_interactions', filter: stuffed, quantity: 111, exclusive: false, maxPriceMicro: 1_000_000 }),
+      ).toEqual({ ok: false, error: expect.stringContaining('At most 110 records') });
+      expect(await licenseCount()).toBe(licenses);
+      const capped = await buyHundred(second);
+      // Eleven publishers take turns (ten records each at most): 9 or 10 of the 100 are its.
+      const sold = await fromStuffer(capped);
+      expect(sold).toBeGreaterThanOrEqual(9);
+      expect(sold).toBeLessThanOrEqual(10);
+      expect(await failedChecks(suite.db)).toEqual([]);
+
+      // The publisher withdraws its subjects: the buyer is refunded the withdrawn records' price,
+      // taken back from the publisher's 80% and the platform's 20%, in one transaction per license,
+      // once however often, and however concurrently, the withdrawal is sent.
+      const earnedBefore = await rawAsService(suite.db, (q) => one<string>(q, "select public.ledger_balance_micro('publisher', $1)::text as v", [fresh]));
+      expect(earnedBefore).toBe(String(sold * 1_600));
+      const withdrawAll = () =>
+        Promise.all(
+          madeUp.map(({ subject: s, proof }) =>
+            sdk(`/functions/v1/consents?subject_id=${s}`, { method: 'DELETE', headers: { 'x-api-key': key, 'x-consent-proof': proof } }),
+          ),
+        );
+      const [once, twice] = await Promise.all([withdrawAll(), withdrawAll()]);
+      expect([...once!, ...twice!].filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(4);
+      await withdrawAll();
+      const clawbacks = await rawAsService(suite.db, (q) =>
+        q.query<{ kind: string; user_id: string | null; app_id: string | null; micro: string }>(
+          `select a.kind, a.user_id, p.app_id, sum(p.amount_micro)::text as micro
+           from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+           join public.ledger_accounts a on a.id = p.account_id
+           where t.kind = 'data_clawback' and split_part(t.reference, ':', 1) = $1 group by 1, 2, 3 order by 1`,
+          [capped],
+        ),
+      );
+      // Its records of the 100, at $0.002 each, back to the buyer.
+      expect(clawbacks).toEqual([
+        { kind: 'buyer', user_id: second, app_id: null, micro: String(sold * 2_000) },
+        { kind: 'platform_fees', user_id: null, app_id: null, micro: String(-sold * 400) },
+        { kind: 'publisher', user_id: fresh, app_id: app.value.id, micro: String(-sold * 1_600) },
+      ]);
+      expect(await buyerFunds(suite.db, second)).toMatchObject({ balance_micro: 100_000_000 - 200_000 + sold * 2_000 });
+      expect(await rawAsService(suite.db, (q) => one<string>(q, "select public.ledger_balance_micro('publisher', $1)::text as v", [fresh]))).toBe('0');
+      // The first license held none of it: nothing back.
+      expect(
+        await rawAsService(suite.db, (q) =>
+          one<number>(q, "select count(*)::int as v from public.ledger_transactions where kind = 'data_clawback' and split_part(reference, ':', 1) = $1", [
+            license,
+          ]),
+        ),
+      ).toBe(0);
+      expect((await deletionNotices(suite.db, second)).length).toBeGreaterThan(0);
+      expect(await failedChecks(suite.db)).toEqual([]);
     });
 
     // Last: it moves every license of this database past its term.

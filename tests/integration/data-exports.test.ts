@@ -16,6 +16,7 @@ import { LocalStorage } from '@/lib/platform/storage';
 import { dataJobsRoute } from '@/lib/routes/cron';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
 import type { Services } from '@/lib/services';
+import { readyToSell } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, runAs } from '../helpers/roles';
 import { bound, makeServices } from '../helpers/services';
@@ -119,6 +120,10 @@ for (const engine of testEngines()) {
       services = makeServices({ database: suite.db, storage, now: () => clock });
       const made = await createApp(suite.db, suite.users.demo, { name: 'Exported', slug: `${tag}-app`, description: '', category: HERE, allowed_origins: [] });
       if (!made.ok) throw new Error(made.error);
+      // Old enough, with real use: its records are for sale (public.data_apps_for_sale).
+      await readyToSell(suite.db, made.value.id);
+      // This suite is about files, not the market's spread: its one app may fill a whole license.
+      await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set data_license_min_share_records = 1000000'));
       app = { appId: made.value.id, key: (await newKey(suite.db, suite.users.demo, { appId: made.value.id })).key };
       await interactions('ann', 7);
       await interactions('bob', 5);

@@ -15,6 +15,7 @@ import { claimDeliveries, finishDelivery, runDeletionWebhooks, type WebhookNetwo
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage } from '@/lib/platform/storage';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
+import { readyToSell } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsAnon, rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { newKey, sdk } from '../helpers/sdk';
@@ -173,6 +174,8 @@ for (const engine of testEngines()) {
       dataKey = await suite.services.dataKey();
       const made = await createApp(suite.db, suite.users.demo, { name: 'Webhooked', slug: `${tag}-app`, description: '', category: HERE, allowed_origins: [] });
       if (!made.ok) throw new Error(made.error);
+      // Old enough, with real use: its records are for sale (public.data_apps_for_sale).
+      await readyToSell(suite.db, made.value.id);
       app = { appId: made.value.id, key: (await newKey(suite.db, suite.users.demo, { appId: made.value.id })).key };
     });
     afterEach(async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkMoney, moneyReport } from '../../lib/ledger/check';
 import { testEngines } from '../helpers/db';
+import { runAs, sdkClaims } from '../helpers/roles';
 
 /**
  * `npm run money:check` (lib/ledger/check.ts) on every engine: it passes on a fresh install,
@@ -39,7 +40,7 @@ for (const engine of testEngines()) {
         ]);
         const report = moneyReport(tampered);
         expect(report).toMatch(/FAIL Every ledger transaction balances to zero, with at least two postings: 1\n {7}transaction .* 2 postings summing to 10000/);
-        expect(report).toContain('3 of 14 checks failed.');
+        expect(report).toContain('3 of 16 checks failed.');
 
         // Earnings of a day long over that the ledger never got.
         await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;
@@ -69,6 +70,48 @@ for (const engine of testEngines()) {
         expect(failed(await checkMoney(db))).toContain(
           "What buyers paid is what publishers earned plus the platform's share: every data sale moves money only from one buyer to publishers and the platform, the publishers' part their share of the price",
         );
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('passes after a withdrawal claws back a data sale, and fails on a claw-back tampered with or paid to someone else', async () => {
+      const db = await engine.open();
+      try {
+        // A person whose UX sessions the demo buyer's license holds withdraws (within 30 days of the sale).
+        const [held] = await db.query<{ app_id: string; user_id: string; subject_hash: string }>(
+          `select r.app_id, r.user_id, r.subject_hash from public.data_records r join public.data_license_records lr on lr.record_id = r.id
+           order by r.id limit 1`,
+        );
+        await runAs(db, 'sdk', sdkClaims({ appId: held!.app_id, userId: held!.user_id }), (q) =>
+          q.query("select public.data_records_erase($1, null, 'consent_withdrawn')", [held!.subject_hash]),
+        );
+        const [clawbacks] = await db.query<{ n: number }>("select count(*)::int as n from public.ledger_transactions where kind = 'data_clawback'");
+        expect(clawbacks!.n).toBe(1);
+        expect(failed(await checkMoney(db))).toEqual([]);
+
+        // One micro-dollar more to the buyer, less from the platform: balanced, but not the withdrawn share.
+        await db.exec(`alter table public.ledger_postings disable trigger ledger_postings_append_only;
+          update public.ledger_postings p set amount_micro = amount_micro + case a.kind when 'buyer' then 1 else -1 end
+          from public.ledger_accounts a, public.ledger_transactions t
+          where a.id = p.account_id and t.id = p.transaction_id and t.kind = 'data_clawback' and a.kind in ('buyer', 'platform_fees');
+          alter table public.ledger_postings enable trigger ledger_postings_append_only;`);
+        expect(failed(await checkMoney(db))).toEqual([
+          "Each license's claw-backs refund the price of its records withdrawn within the window, pro rata, and take from no app more than its sale paid it",
+        ]);
+        // The refund sent to the payouts account instead of the buyer.
+        await db.exec(`alter table public.ledger_postings disable trigger ledger_postings_append_only;
+          update public.ledger_postings p set amount_micro = amount_micro + case a.kind when 'buyer' then -1 else 1 end
+            from public.ledger_accounts a, public.ledger_transactions t
+            where a.id = p.account_id and t.id = p.transaction_id and t.kind = 'data_clawback' and a.kind in ('buyer', 'platform_fees');
+          update public.ledger_postings p set account_id = (select id from public.ledger_accounts where kind = 'payouts' and user_id is null)
+          from public.ledger_accounts a, public.ledger_transactions t
+          where a.id = p.account_id and t.id = p.transaction_id and t.kind = 'data_clawback' and a.kind = 'buyer';
+          alter table public.ledger_postings enable trigger ledger_postings_append_only;`);
+        expect(failed(await checkMoney(db))).toEqual([
+          "Every data claw-back refunds its license's buyer, taken back only from publishers and the platform, no publisher more than the refund",
+          "Each license's claw-backs refund the price of its records withdrawn within the window, pro rata, and take from no app more than its sale paid it",
+        ]);
       } finally {
         await db.close();
       }

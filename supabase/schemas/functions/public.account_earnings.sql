@@ -4,7 +4,7 @@
 -- 20261207000000_advertisers) and, for what the ledger has not posted yet (days counted before
 -- advertisers had accounts, until they are over), the daily stats:
 --   ad_revenue_micro     what the placements earned: ad spend and revenue, adjustments, and the unposted part;
---   data_revenue_micro   what data sales earned;
+--   data_revenue_micro   what data sales earned, less their claw-backs (migration 20261213000400);
 --   pending_micro        earned, not final yet: the `publisher` account, and the unposted days;
 --   available_micro      final, not paid out: the `publisher_available` account.
 -- Runs as its caller, like every account read: row-level security keeps each to the caller's
@@ -36,7 +36,7 @@ begin
       'method', (select row_to_json(r) from (select rail, masked, ready, status_note, updated_at from public.payout_methods) r),
       'ad_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind in ('ad_spend', 'ad_revenue', 'adjustment')), 0)
                           + (select micro from unposted),
-      'data_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind = 'data_sale'), 0),
+      'data_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind in ('data_sale', 'data_clawback')), 0),
       'pending_micro', coalesce((select sum(micro) from postings where account = 'publisher'), 0) + (select micro from unposted),
       'available_micro', coalesce((select sum(micro) from postings where account = 'publisher_available'), 0))
     from public.users u);

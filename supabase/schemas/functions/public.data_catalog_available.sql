@@ -3,8 +3,9 @@
 -- exclusive license), those an exclusive one may take (never licensed, not held), and the first
 -- and last day they were received. The filter: apps in any of `p_categories` (none: every app),
 -- received from `p_from` to `p_to` (UTC days, both included; null: open), models in `p_models`
--- (none: any). Answers json; null for an unknown listing. For anyone signed in: counts say
--- nothing of anyone.
+-- (none: any). Only apps whose records are for sale count (public.data_apps_for_sale: old
+-- enough, with real use; migration 20261213000400_data_market_trust). Answers json; null for an
+-- unknown listing. For anyone signed in: counts say nothing of anyone.
 create or replace function public.data_catalog_available(p_listing text, p_categories text[], p_from date, p_to date, p_models text[])
 returns json
 language sql stable security definer set search_path = ''
@@ -17,6 +18,7 @@ as $$
     'first_day', min(c.day) filter (where c.records > c.held_records),
     'last_day', max(c.day) filter (where c.records > c.held_records)) end
   from public.data_catalog_counts c
+  join public.data_apps_for_sale(now()) e on e.app_id = c.app_id
   where c.kind = any(public.data_listing_kinds(p_listing))
     and (cardinality(coalesce(p_categories, '{}')) = 0 or exists (select 1 from public.apps a where a.id = c.app_id and a.category && p_categories))
     and (p_from is null or c.day >= p_from)

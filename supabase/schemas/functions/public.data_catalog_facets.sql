@@ -1,6 +1,6 @@
 -- What a listing's filters can choose from (migration 20261209000000_data_buyers): the app
 -- categories and models its available records have, each with how many, from the catalog's
--- counts. Answers json `{categories: [{value, records}], models: [{value, records}]}`.
+-- counts, of the apps whose records are for sale (public.data_apps_for_sale). Answers json `{categories: [{value, records}], models: [{value, records}]}`.
 create or replace function public.data_catalog_facets(p_listing text)
 returns json
 language sql stable security definer set search_path = ''
@@ -8,6 +8,7 @@ as $$
   with available as (
     select c.app_id, c.model, c.records - c.held_records as records
     from public.data_catalog_counts c
+    join public.data_apps_for_sale(now()) e on e.app_id = c.app_id
     where c.kind = any(public.data_listing_kinds(p_listing)) and c.records > c.held_records
   )
   select json_build_object(

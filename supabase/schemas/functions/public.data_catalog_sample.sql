@@ -2,7 +2,8 @@
 -- `p_limit` (at most 100) of its newest available records, each with only what is not an
 -- identifier: its kind, its app's categories, the day it was received, its model and its content.
 -- No record id, subject or app: the service also masks addresses and numbers in the text
--- (lib/data-buyers/catalog.ts). Only for a data buyer who accepted the terms.
+-- (lib/data-buyers/catalog.ts). Only records of apps for sale (public.data_apps_for_sale). Only
+-- for a data buyer who accepted the terms.
 create or replace function public.data_catalog_sample(p_listing text, p_categories text[], p_from date, p_to date, p_models text[], p_limit integer)
 returns table (kind text, categories text[], received_on date, model text, payload jsonb)
 language plpgsql stable security definer set search_path = ''
@@ -24,6 +25,7 @@ begin
       select r.kind, a.category, (r.received_at at time zone 'UTC')::date, r.model, r.payload
       from public.data_records r
       join public.apps a on a.id = r.app_id
+      join public.data_apps_for_sale(now()) e on e.app_id = r.app_id
       where r.kind = v_kind
         and r.exclusive_license_id is null
         and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
@@ -37,6 +39,7 @@ begin
       select r.kind, a.category, (r.received_at at time zone 'UTC')::date, r.model, r.payload
       from public.data_records r
       join public.apps a on a.id = r.app_id
+      join public.data_apps_for_sale(now()) e on e.app_id = r.app_id
       where r.exclusive_license_id is null
         and (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
         and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')

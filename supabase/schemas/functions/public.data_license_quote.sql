@@ -6,7 +6,10 @@
 -- records up to that size and is charged for the bytes it takes, so its price here is the most
 -- it costs. Answers `{ok: true, units, unit_price_micro, multiplier, price_micro, available_records,
 -- available_bytes}` or `{ok: false, error}`: `unknown_listing`, `quantity_out_of_range`,
--- `nothing_matches`, `quantity_above_available` (with what is available), `not_for_sale` (a price of 0).
+-- `nothing_matches`, `quantity_above_available` (with what is available), `quantity_above_spread`
+-- (with the most records a license of this filter can take: no app or publisher may supply more
+-- than its share, public.data_license_share_cap; migration 20261213000400_data_market_trust),
+-- `not_for_sale` (a price of 0). A bundle's caps are on bytes, and it is charged for what it takes.
 create or replace function public.data_license_quote(p_listing text, p_categories text[], p_from date, p_to date, p_models text[],
                                                      p_quantity numeric, p_exclusive boolean)
 returns json
@@ -18,6 +21,11 @@ declare
   v_bytes bigint;
   v_unit_usd numeric;
   v_multiplier numeric;
+  v_publishers uuid[];
+  v_counts bigint[];
+  v_low bigint;
+  v_high bigint;
+  v_middle bigint;
 begin
   if v_available is null then
     return json_build_object('ok', false, 'error', 'unknown_listing');
@@ -34,6 +42,35 @@ begin
   end if;
   if (p_listing = 'gb_bundles' and p_quantity * 1000000000 > v_bytes) or (p_listing <> 'gb_bundles' and p_quantity > v_records) then
     return json_build_object('ok', false, 'error', 'quantity_above_available', 'available_records', v_records, 'available_bytes', v_bytes);
+  end if;
+  if p_listing <> 'gb_bundles' then
+    -- What each app for sale has for the filter, and whether the caps let the license be filled.
+    select array_agg(x.publisher_id), array_agg(x.records) into v_publishers, v_counts
+    from (
+      select e.publisher_id, sum(case when coalesce(p_exclusive, false) then c.fresh_records else c.records - c.held_records end)::bigint as records
+      from public.data_catalog_counts c
+      join public.data_apps_for_sale(now()) e on e.app_id = c.app_id
+      where c.kind = any(public.data_listing_kinds(p_listing))
+        and (cardinality(coalesce(p_categories, '{}')) = 0 or exists (select 1 from public.apps a where a.id = c.app_id and a.category && p_categories))
+        and (p_from is null or c.day >= p_from)
+        and (p_to is null or c.day <= p_to)
+        and (cardinality(coalesce(p_models, '{}')) = 0 or c.model = any(p_models))
+      group by c.app_id, e.publisher_id
+    ) x;
+    if public.data_license_fillable(v_publishers, v_counts, p_quantity) < p_quantity then
+      -- The largest license the caps let this filter fill (the caps grow with the license).
+      v_low := 0;
+      v_high := p_quantity - 1;
+      while v_low < v_high loop
+        v_middle := (v_low + v_high + 1) / 2;
+        if public.data_license_fillable(v_publishers, v_counts, v_middle) >= v_middle then
+          v_low := v_middle;
+        else
+          v_high := v_middle - 1;
+        end if;
+      end loop;
+      return json_build_object('ok', false, 'error', 'quantity_above_spread', 'available_records', v_low, 'available_bytes', v_bytes);
+    end if;
   end if;
   select case p_listing when 'ai_interactions' then s.price_per_ai_interaction_row_usd
                         when 'ux_sessions' then s.price_per_ux_session_recording_usd

@@ -3,7 +3,16 @@
 -- license or export has them from now on; and each buyer whose licenses (granted, or awaiting
 -- review) covered any of them gets one deletion notice naming those records and licenses
 -- (GDPR Art. 17 and 19); the files of the licenses' exports, which still hold them, are written
--- again without them. What the sale earned its publisher stays theirs. Called in the
+-- again without them. The license keeps a row for each, marked withdrawn.
+-- A withdrawal within `data_clawback_days` (pricing settings) of a license's sale is clawed back
+-- (migration 20261213000400_data_market_trust): per license, one `data_clawback` transaction
+-- (reference `<license>:<the first of its records withdrawn>`, so written once however often the
+-- withdrawal is retried: the records are deleted once) refunds the buyer the price of the records
+-- withdrawn, pro rata (by records, or bytes for a bundle: the license's price times the share of
+-- it withdrawn so far, floored, less what earlier claw-backs refunded), and takes it back from the
+-- publisher whose records they were (their part of the sale, in the sale's proportion, never more
+-- than the refund) and from the platform's fee (the rest). A withdrawal later than that leaves
+-- what the sale earned with its publisher. Called in the
 -- withdrawal's transaction (lib/sdk/data.ts), by the app's SDK role for its own app only.
 -- Answers how many records were deleted.
 create or replace function public.data_records_erase(p_subject text, p_kinds text[], p_reason text)
@@ -14,6 +23,13 @@ declare
   v_app uuid := public.sdk_app_id();
   v_deleted uuid[];
   v_licenses uuid[];
+  v_window integer;
+  v_claw record;
+  v_before bigint;
+  v_app_before bigint;
+  v_refund bigint;
+  v_publisher bigint;
+  v_publishers_part bigint;
 begin
   if v_app is null then
     raise exception 'the SDK role of an app only' using errcode = 'insufficient_privilege';
@@ -30,6 +46,46 @@ begin
   join public.data_licenses l on l.id = lr.license_id
   where lr.record_id = any(v_deleted) and l.status in ('active', 'expired', 'pending_review')
   group by l.buyer_id;
+  -- Withdrawn from the licenses that hold them; a sale of the last `data_clawback_days` is clawed back.
+  select s.data_clawback_days into v_window from public.pricing_settings s;
+  -- One withdrawal at a time per license: each claw-back counts what earlier ones refunded.
+  perform 1 from public.data_licenses l
+  where l.id in (select lr.license_id from public.data_license_records lr where lr.record_id = any(v_deleted))
+  order by l.id for update;
+  update public.data_license_records lr set withdrawn_at = now(),
+    clawed_back = exists (select 1 from public.data_licenses l join public.ledger_transactions t on t.id = l.transaction_id
+                          where l.id = lr.license_id and t.occurred_at > now() - make_interval(days => coalesce(v_window, 0)))
+  where lr.record_id = any(v_deleted);
+  for v_claw in
+    select lr.license_id, l.buyer_id, l.price_micro, l.transaction_id, lr.app_id, lr.publisher_id,
+           case when l.listing = 'gb_bundles' then l.bytes else l.records end as whole,
+           sum(case when l.listing = 'gb_bundles' then lr.bytes else 1 end) as part,
+           min(lr.record_id::text) as first_record
+    from public.data_license_records lr join public.data_licenses l on l.id = lr.license_id
+    where lr.record_id = any(v_deleted) and lr.clawed_back
+    group by lr.license_id, l.buyer_id, l.price_micro, l.transaction_id, lr.app_id, lr.publisher_id, l.listing, l.bytes, l.records
+    order by lr.license_id, lr.app_id
+  loop
+    -- What earlier withdrawals clawed back of this license, and of this app in it (by weight).
+    select coalesce(sum(case when l.listing = 'gb_bundles' then lr.bytes else 1 end), 0),
+           coalesce(sum(case when l.listing = 'gb_bundles' then lr.bytes else 1 end) filter (where lr.app_id = v_claw.app_id), 0)
+    into v_before, v_app_before
+    from public.data_license_records lr join public.data_licenses l on l.id = lr.license_id
+    where lr.license_id = v_claw.license_id and lr.clawed_back and not (lr.record_id = any(v_deleted));
+    select coalesce(sum(p.amount_micro), 0) into v_publishers_part
+    from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
+    where p.transaction_id = v_claw.transaction_id and a.kind = 'publisher';
+    v_refund := floor(v_claw.price_micro::numeric * (v_before + v_claw.part) / v_claw.whole)::bigint
+                - floor(v_claw.price_micro::numeric * v_before / v_claw.whole)::bigint;
+    v_publisher := least(v_refund, floor(v_publishers_part::numeric * (v_app_before + v_claw.part) / v_claw.whole)::bigint
+                                   - floor(v_publishers_part::numeric * v_app_before / v_claw.whole)::bigint);
+    continue when v_refund <= 0;
+    perform public.ledger_post('data_clawback', v_claw.license_id || ':' || v_claw.first_record, now(), p_reason,
+      jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('buyer', v_claw.buyer_id), 'amount_micro', v_refund),
+                        jsonb_build_object('account_id', public.ledger_account('publisher', v_claw.publisher_id), 'amount_micro', -v_publisher,
+                                           'app_id', v_claw.app_id),
+                        jsonb_build_object('account_id', public.ledger_account('platform_fees', null), 'amount_micro', -(v_refund - v_publisher))));
+  end loop;
   -- Files already written still hold them: each active license's export is superseded by a new one.
   select coalesce(array_agg(distinct lr.license_id), '{}') into v_licenses
   from public.data_license_records lr join public.data_licenses l on l.id = lr.license_id

@@ -24,11 +24,12 @@ declare
   v_publishers integer;
   v_amount bigint;
   v_closed integer := 0;
+  v_window integer;
 begin
   -- Nothing to do, the common case, read without a lock.
   select coalesce(max(c.month) + interval '1 month',
                   (select min(date_trunc('month', t.occurred_at at time zone 'UTC'))
-                   from public.ledger_transactions t where t.kind in ('ad_spend', 'ad_revenue', 'adjustment', 'data_sale')))::date
+                   from public.ledger_transactions t where t.kind in ('ad_spend', 'ad_revenue', 'adjustment', 'data_sale', 'data_clawback')))::date
   into v_month
   from public.ledger_month_closes c;
   if v_month is null or public.ledger_month_final_at(v_month) > p_now then
@@ -37,6 +38,7 @@ begin
   perform pg_advisory_xact_lock(hashtextextended('ledger_close_months', 0));
   -- Again, under the lock: another run may have closed it meanwhile.
   select coalesce(max(c.month) + interval '1 month', v_month)::date into v_month from public.ledger_month_closes c;
+  select coalesce(s.data_clawback_days, 0) into v_window from public.pricing_settings s;
 
   while public.ledger_month_final_at(v_month) <= p_now loop
     v_next := (v_month + interval '1 month')::date;
@@ -51,7 +53,11 @@ begin
       from public.ledger_accounts a
       join public.ledger_postings p on p.account_id = a.id
       join public.ledger_transactions t on t.id = p.transaction_id
-      where a.kind = 'publisher' and t.occurred_at < v_next::timestamp at time zone 'UTC'
+      where a.kind = 'publisher'
+        and case when t.kind in ('data_sale', 'data_clawback')
+                 then (select x.occurred_at from public.ledger_transactions x where x.kind = 'data_sale' and x.reference = split_part(t.reference, ':', 1))
+                      + make_interval(days => v_window)
+                 else t.occurred_at end < v_next::timestamp at time zone 'UTC'
       group by a.user_id
       having sum(p.amount_micro) > 0
       order by a.user_id
