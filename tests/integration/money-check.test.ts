@@ -121,13 +121,13 @@ for (const engine of testEngines()) {
       const db = await engine.open();
       try {
         await db.exec(`update public.payouts set amount_usd = amount_usd + 1000
-                       where id = (select id from public.payouts where status = 'paid' order by requested_at limit 1);`);
+                       where id = (select id from public.payouts where status = 'paid' order by requested_at, id limit 1);`);
         expect(failed(await checkMoney(db))).toEqual([
           'Each payout is in the ledger once, for its amount, and given back once exactly when it failed or was canceled',
           'No publisher is paid more than their final earnings: payouts paid, pending and processing within what month closes made available',
         ]);
         await db.exec(`update public.payouts set amount_usd = amount_usd - 1000
-                         where id = (select id from public.payouts where status = 'paid' order by requested_at limit 1);
+                         where id = (select id from public.payouts where status = 'paid' order by requested_at, id limit 1);
                        update public.payouts set status = 'paid', failure_reason = null, paid_at = now(), reference = 'x'
                          where id = (select id from public.payouts where status = 'failed' limit 1);`);
         expect(failed(await checkMoney(db))).toEqual([
