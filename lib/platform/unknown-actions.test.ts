@@ -78,7 +78,7 @@ describe('unknown server action ids in the log', () => {
     const error = vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
     vi.stubEnv('LOG_LEVEL', 'info');
     try {
-      const target = { warn: () => {} };
+      const target: { warn: (...args: unknown[]) => void } = { warn: () => {} };
       quietUnknownServerActions(target);
       for (let i = 0; i < 100; i++) target.warn(next.getActionNotFoundError('7f'.repeat(21)));
       expect(lines).toHaveLength(1);
