@@ -149,7 +149,21 @@ export async function advertiserCampaign(
   });
 }
 
+/** What the profile form says when the company, the name on the ads, may not change now (public.advertiser_profiles_guard). */
+export const COMPANY_REVIEWED =
+  'Your company name is shown with your ads and was reviewed with them, so it cannot change while a campaign of yours is in review, scheduled, active or paused. Change it once they are completed (an end date with a hard stop completes one).';
+
 export async function saveProfile(db: Database, userId: string, input: ProfileInput): Promise<Result> {
+  try {
+    await upsertProfile(db, userId, input);
+  } catch (err) {
+    if (violatedConstraint(err) === 'advertiser_profiles_company_reviewed') return refused(COMPANY_REVIEWED);
+    throw err;
+  }
+  return ok(undefined);
+}
+
+async function upsertProfile(db: Database, userId: string, input: ProfileInput): Promise<void> {
   await asAdvertiser(db, userId).query(
     sql`insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country, tax_id, time_zone)
         values (${userId}, ${input.company}, ${input.billing_name}, ${input.billing_email}, ${input.billing_address}, ${input.country},
@@ -159,7 +173,6 @@ export async function saveProfile(db: Database, userId: string, input: ProfileIn
           updated_at = now()
         returning user_id`,
   );
-  return ok(undefined);
 }
 
 const TOP_UP_REFUSALS: Record<string, (a: { minimum_micro?: number }) => string> = {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMPANY_REVIEWED, saveProfile } from '@/lib/advertisers/account';
 import { createApp, createPlacement } from '@/lib/console/writes';
 import { checkMoney } from '@/lib/ledger/check';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
@@ -372,6 +373,49 @@ for (const engine of testEngines()) {
           ),
         ).rejects.toThrow(/row-level security/);
         expect(await rawAsService(suite.db, (q) => one<string>(q, 'select name as v from public.campaigns where id = $1', [their.id]))).toBe(their.headline);
+      });
+
+      it("an advertiser's name on their ads is the one reviewed: no rename while a campaign is in review or approved, and none reaches approved ads", async () => {
+        const profile = (company: string, billing_name = 'Billing') => ({
+          company,
+          billing_name,
+          billing_email: 'billing@advertisers.test',
+          billing_address: '1 Test Street',
+          country: 'GB',
+          tax_id: null,
+          time_zone: 'UTC',
+        });
+        const advertiserOf = (id: string) => rawAsService(suite.db, (q) => one<string>(q, 'select advertiser as v from public.campaigns where id = $1', [id]));
+
+        // A draft takes the name it is sent to review with.
+        const owner = await advertiser('Named Co', 60);
+        const draft = await campaign(owner, { review: 'draft' });
+        expect(await saveProfile(suite.db, owner, profile('Named Co Ltd'))).toEqual({ ok: true, value: undefined });
+        await rawAsUser(suite.db, { sub: owner }, (q) => q.query("update public.campaigns set status = 'in_review' where id = $1", [draft.id]));
+        expect(await advertiserOf(draft.id)).toBe('Named Co Ltd');
+
+        // In review, and approved: the company no longer changes, by the form or directly; the billing details still do.
+        expect(await saveProfile(suite.db, owner, profile('Renamed Co'))).toEqual({ ok: false, error: COMPANY_REVIEWED });
+        const live = await campaign(owner);
+        expect(await status(live.id)).toBe('active');
+        expect(await advertiserOf(live.id)).toBe('Named Co Ltd');
+        expect(await saveProfile(suite.db, owner, profile('Renamed Co'))).toEqual({ ok: false, error: COMPANY_REVIEWED });
+        await expect(
+          rawAsUser(suite.db, { sub: owner }, (q) => q.query("update public.advertiser_profiles set company = 'Sneaky Co' where user_id = $1", [owner])),
+        ).rejects.toThrow(/company name cannot change while a campaign is in review or approved/);
+        expect(await saveProfile(suite.db, owner, profile('Named Co Ltd', 'New Billing Name'))).toEqual({ ok: true, value: undefined });
+
+        // A profile renamed behind the guard (before it existed): an edit and a roll-up leave the approved ads' name as reviewed.
+        await suite.db.transaction(async (tx) => {
+          await tx.exec('set local session_replication_role = replica');
+          await tx.query("update public.advertiser_profiles set company = 'Unreviewed Co' where user_id = $1", [owner]);
+        });
+        await rawAsUser(suite.db, { sub: owner }, (q) => q.query("update public.campaigns set name = 'Edited name' where id = $1", [live.id]));
+        await rollUp(suite.db);
+        expect(await advertiserOf(live.id)).toBe('Named Co Ltd');
+        expect(await status(live.id)).toBe('active');
+        await rawAsUser(suite.db, { sub: owner }, (q) => q.query("update public.campaigns set status = 'paused' where id = $1", [live.id]));
+        expect(await advertiserOf(live.id)).toBe('Named Co Ltd');
       });
 
       it('an advertiser makes no move that is the operator’s or the roll-up’s: no approval, no completion, no funds of their own making', async () => {

@@ -6,9 +6,14 @@
 -- rejection and completion are the operator's and the roll-up's (security definer functions,
 -- which this leaves alone). Editing a rejected campaign makes it a draft again; a completed one
 -- is not edited. For every writer: a campaign paused without a reason was paused by its owner
--- (and one no longer paused has none, nor one no longer rejected a rejection); the advertiser's name comes from their profile; and the
--- day's spending limit (`daily_budget_usd`) follows the daily cap and budget, recomputed from
--- what is left by the next roll-up (public.campaigns_advance).
+-- (and one no longer paused has none, nor one no longer rejected a rejection); the advertiser's
+-- name, shown with the ads, comes from their profile while the campaign is made, a draft or
+-- rejected, so it is the name the campaign is sent to review with, and it stays that name once
+-- reviewed (migration 20261213000300_lows: it was copied at every write, so a rename reached
+-- approved ads at their next edit or roll-up, unreviewed; public.advertiser_profiles_guard
+-- refuses a rename while a campaign is in review or approved); and the day's spending limit
+-- (`daily_budget_usd`) follows the daily cap and budget, recomputed from what is left by the
+-- next roll-up (public.campaigns_advance).
 create or replace function public.campaigns_guard()
 returns trigger
 language plpgsql
@@ -25,8 +30,12 @@ begin
   if new.status <> 'rejected' then
     new.rejection_reason := null;
   end if;
-  select p.company into v_company from public.advertiser_profiles p where p.user_id = new.advertiser_id;
-  new.advertiser := coalesce(v_company, new.advertiser);
+  if tg_op = 'INSERT' or old.status in ('draft', 'rejected') then
+    select p.company into v_company from public.advertiser_profiles p where p.user_id = new.advertiser_id;
+    new.advertiser := coalesce(v_company, new.advertiser);
+  else
+    new.advertiser := old.advertiser;
+  end if;
   if tg_op = 'INSERT' or new.daily_cap_usd is distinct from old.daily_cap_usd or new.lifetime_budget_usd is distinct from old.lifetime_budget_usd then
     new.daily_budget_usd := coalesce(least(new.daily_cap_usd, new.lifetime_budget_usd), new.daily_budget_usd);
     new.budget_day := null;

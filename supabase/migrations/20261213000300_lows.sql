@@ -1,0 +1,122 @@
+-- Lows of issue 39.
+--
+-- An advertiser's name on their ads is the one their campaigns were reviewed with. It was copied
+-- from the profile into the campaign at every write (public.campaigns_guard), so renaming the
+-- company after approval reached the ads, unreviewed, at the campaign's next edit or roll-up. Now
+-- a campaign takes the name while it is made, a draft or rejected (that is, up to the moment it
+-- is sent to review) and keeps it afterwards; and the profile's company cannot change while a
+-- campaign is in review or approved and not completed (public.advertiser_profiles_guard).
+
+-- What an advertiser may do to a campaign directly (migration 20261207000000_advertisers): a
+-- trigger before each insert and update made as `authenticated` (row-level security has already
+-- kept them to their own campaigns). A new campaign is a `draft`. Its advertiser moves it only
+-- from `draft` to `in_review` (with a creative), from `scheduled` or `active` to `paused` and back (resuming to
+-- `scheduled` before its start, or `paused` for want of funds when the balance is gone); review,
+-- rejection and completion are the operator's and the roll-up's (security definer functions,
+-- which this leaves alone). Editing a rejected campaign makes it a draft again; a completed one
+-- is not edited. For every writer: a campaign paused without a reason was paused by its owner
+-- (and one no longer paused has none, nor one no longer rejected a rejection); the advertiser's
+-- name, shown with the ads, comes from their profile while the campaign is made, a draft or
+-- rejected, so it is the name the campaign is sent to review with, and it stays that name once
+-- reviewed (migration 20261213000300_lows: it was copied at every write, so a rename reached
+-- approved ads at their next edit or roll-up, unreviewed; public.advertiser_profiles_guard
+-- refuses a rename while a campaign is in review or approved); and the day's spending limit
+-- (`daily_budget_usd`) follows the daily cap and budget, recomputed from what is left by the
+-- next roll-up (public.campaigns_advance).
+create or replace function public.campaigns_guard()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_company text;
+begin
+  if new.status = 'paused' and new.pause_reason is null then
+    new.pause_reason := 'advertiser';
+  elsif new.status <> 'paused' then
+    new.pause_reason := null;
+  end if;
+  if new.status <> 'rejected' then
+    new.rejection_reason := null;
+  end if;
+  if tg_op = 'INSERT' or old.status in ('draft', 'rejected') then
+    select p.company into v_company from public.advertiser_profiles p where p.user_id = new.advertiser_id;
+    new.advertiser := coalesce(v_company, new.advertiser);
+  else
+    new.advertiser := old.advertiser;
+  end if;
+  if tg_op = 'INSERT' or new.daily_cap_usd is distinct from old.daily_cap_usd or new.lifetime_budget_usd is distinct from old.lifetime_budget_usd then
+    new.daily_budget_usd := coalesce(least(new.daily_cap_usd, new.lifetime_budget_usd), new.daily_budget_usd);
+    new.budget_day := null;
+  end if;
+  if current_user <> 'authenticated' then
+    return new;
+  end if;
+  if tg_op = 'INSERT' then
+    new.status := 'draft';
+    new.pause_reason := null;
+    new.rejection_reason := null;
+    return new;
+  end if;
+  if old.status = 'completed' then
+    raise exception 'a completed campaign cannot be changed' using errcode = 'check_violation', constraint = 'campaigns_completed_unchanged';
+  end if;
+  if new.rejection_reason is distinct from old.rejection_reason
+     or new.completed_at is distinct from old.completed_at or new.reviewed_at is distinct from old.reviewed_at then
+    raise exception 'review and pausing are not set directly' using errcode = 'insufficient_privilege';
+  end if;
+  if new.status is distinct from old.status then
+    if old.status = 'draft' and new.status = 'in_review' then
+      if not exists (select 1 from public.creatives c where c.campaign_id = new.id) then
+        raise exception 'a campaign goes to review with at least one creative' using errcode = 'check_violation', constraint = 'campaigns_review_needs_creative';
+      end if;
+      new.submitted_at := now();
+    elsif old.status in ('scheduled', 'active') and new.status = 'paused' then
+      new.pause_reason := 'advertiser';
+    elsif old.status = 'paused' and old.pause_reason = 'advertiser' and new.status = 'active' then
+      new.pause_reason := null;
+      if new.starts_at > now() then
+        new.status := 'scheduled';
+      elsif coalesce((select sum(p.amount_micro) from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
+                      where a.kind = 'advertiser' and a.user_id = new.advertiser_id), 0) <= 0 then
+        new.status := 'paused';
+        new.pause_reason := 'out_of_funds';
+      end if;
+    else
+      raise exception 'a campaign cannot go from % to % here', old.status, new.status using errcode = 'check_violation', constraint = 'campaigns_status_move';
+    end if;
+  elsif old.status = 'rejected' then
+    new.status := 'draft';
+    new.rejection_reason := null;
+  end if;
+  new.updated_at := now();
+  return new;
+end $$;
+
+revoke all on function public.campaigns_guard() from public, anon, authenticated, sdk;
+
+-- What may change of an advertiser's profile (migration 20261213000300_lows): a trigger before
+-- each update, for every writer. The company is the advertiser's name on their ads: a campaign
+-- takes it when it is sent to review, and the operator reviews the campaign with it
+-- (public.campaigns_guard). So it does not change while a campaign of theirs is in review or
+-- approved and not completed (`in_review`, `scheduled`, `active`, `paused`): the new name would
+-- be one nobody reviewed on those ads. The billing details change freely.
+create or replace function public.advertiser_profiles_guard()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if new.company is distinct from old.company
+     and exists (select 1 from public.campaigns c
+                 where c.advertiser_id = old.user_id and c.status in ('in_review', 'scheduled', 'active', 'paused')) then
+    raise exception 'the company name cannot change while a campaign is in review or approved'
+      using errcode = 'check_violation', constraint = 'advertiser_profiles_company_reviewed';
+  end if;
+  return new;
+end $$;
+
+revoke all on function public.advertiser_profiles_guard() from public, anon, authenticated, sdk;
+
+create trigger advertiser_profiles_guard before update on public.advertiser_profiles
+  for each row execute function public.advertiser_profiles_guard();
