@@ -559,7 +559,7 @@ for (const engine of testEngines()) {
                     '(a\\.)?archived_at is null',
                     'd\\.day > current_date - 90',
                     "a\\.kind in \\('publisher', 'publisher_available'",
-                    "account = 'publisher'( and kind (in \\('ad_spend', 'ad_revenue', 'adjustment'|= 'data_sale'))?",
+                    "account = 'publisher'( and kind in \\('(ad_spend', 'ad_revenue', 'adjustment|data_sale', 'data_clawback)')?",
                     's\\.revenue_usd <> s\\.posted_usd',
                     "account = 'publisher_available'",
                     "\\(pl\\.app_id \\|\\| ':' \\|\\| s\\.day",
