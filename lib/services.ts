@@ -48,6 +48,8 @@ export interface Services {
   readonly keyRateLimiter: RateLimiter;
   /** The hourly caps on billable impressions, per network and per publisher (lib/sdk/events.ts). */
   readonly impressionLimits: ImpressionLimits;
+  /** Free sample views per data buyer and hour (lib/data-buyers/catalog.ts, listingSample). */
+  readonly sampleViews: RateLimiter;
   /** The SDK keys and apps this instance looked up, trusted for a few seconds (lib/sdk/keys.ts). */
   readonly sdkDirectory: SdkDirectory;
   /** This instance's caches of answers that cannot go stale (Caches, below). */
@@ -107,6 +109,7 @@ export interface ServiceOverrides {
   rateLimiter?: RateLimiter;
   keyRateLimiter?: RateLimiter;
   impressionLimits?: ImpressionLimits;
+  sampleViews?: RateLimiter;
   attempts?: AttemptLimiters;
   now?: () => number;
   /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
@@ -167,6 +170,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
       network: createRateLimiter({ max: env().SDK_NETWORK_IMPRESSIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:impressions-network'),
       publisher: createRateLimiter({ max: env().SDK_PUBLISHER_IMPRESSIONS_PER_HOUR, windowSeconds: 3600 }, 'monetize:impressions-publisher'),
     },
+    sampleViews: overrides.sampleViews ?? createRateLimiter({ max: env().DATA_SAMPLE_VIEWS_PER_HOUR, windowSeconds: 3600 }, 'monetize:data-samples'),
     sdkDirectory: new SdkDirectory(now),
     caches: createCaches(),
     // Tokens signed by one instance are checked by another: no fallback to a key of this

@@ -24,6 +24,7 @@ import { runOneExport } from '../lib/data-buyers/export-job';
 import { catalogFilter } from '../lib/data-buyers/schemas';
 import { seed } from '../lib/demo/seed';
 import { openPostgres, type Engine } from '../lib/platform/db/engine';
+import { MemoryRateLimiter } from '../lib/platform/http/rate-limit';
 import { migrate } from '../lib/platform/db/migrate';
 import { LocalStorage } from '../lib/platform/storage/local';
 
@@ -121,22 +122,24 @@ async function main(records: number, exportRows: number): Promise<void> {
     range: catalogFilter.parse({ from: day(40), to: day(10) }),
     category_and_model: catalogFilter.parse({ categories: ['travel'], models: ['local-7b'] }),
   };
-  const catalog: Record<string, unknown> = {};
-  for (const [name, filter] of Object.entries(filters)) {
-    catalog[name] = {
-      available: (await listingAvailability(db, buyerId, 'ai_interactions', filter)).records,
-      count: await timed(15, () => listingAvailability(db, buyerId, 'ai_interactions', filter)),
-      sample_100: await timed(15, () => listingSample(db, buyerId, 'ai_interactions', filter, 100)),
-    };
-  }
-
-  // A buyer with the money for the license, buying it as themselves.
+  // A buyer with the money for the license (samples are for funded buyers too), buying it as themselves below.
   await db.query(
     `with t as (insert into public.top_ups (user_id, amount_micro, rail, invoice_number, account_kind)
                 values ($1, 100000000000, 'manual', 'INV-BENCH-' || substr(md5(random()::text), 1, 8), 'buyer') returning id)
      select public.top_up_credit(t.id, 'bench', null) from t`,
     [buyerId],
   );
+  // The bench times the database, not the hourly budget of sample views.
+  const views = new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 3600 });
+  const catalog: Record<string, unknown> = {};
+  for (const [name, filter] of Object.entries(filters)) {
+    catalog[name] = {
+      available: (await listingAvailability(db, buyerId, 'ai_interactions', filter)).records,
+      count: await timed(15, () => listingAvailability(db, buyerId, 'ai_interactions', filter)),
+      sample_100: await timed(15, () => listingSample(db, views, buyerId, 'ai_interactions', filter, 100)),
+    };
+  }
+
   const bought = performance.now();
   const [row] = await db.transaction(async (tx) => {
     await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [JSON.stringify({ sub: buyerId })]);

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
+import type { RateLimiter } from '../platform/http/rate-limit';
 import { asBuyer, type Result } from './account';
+import { maskIdentifiers } from './identifiers';
 import type { CatalogFilter, ListingId } from './schemas';
 
 /**
@@ -60,28 +62,63 @@ export interface SampleRecord {
 export const SAMPLE_SIZE = 100;
 
 /**
- * A free sample: the newest available records for the filter, with no record id, subject or app,
- * and addresses and numbers in their text masked (`maskIdentifiers`).
+ * A sample, or why there is none: `not_funded` (no money ever put in the balance: samples are for
+ * buyers who have), `rate_limited` (the buyer's hourly sample views are spent, until `retryAt`),
+ * `unknown_listing`.
  */
-export async function listingSample(db: Database, userId: string, listing: ListingId, filter: CatalogFilter, limit = 20): Promise<SampleRecord[]> {
-  const rows = await asBuyer(db, userId).query<{ kind: string; categories: string[]; received_on: string | Date; model: string | null; payload: unknown }>(
-    sql`select kind, categories, received_on::text as received_on, model, payload
-        from public.data_catalog_sample(${listing}, ${filterArgs(filter)}, ${Math.min(Math.max(limit, 1), SAMPLE_SIZE)})`,
+export type SampleAnswer =
+  | { ok: true; day: string; records: SampleRecord[] }
+  | { ok: false; error: 'not_funded' | 'unknown_listing' }
+  | { ok: false; error: 'rate_limited'; retryAt: Date };
+
+const sampleAnswer = z.union([
+  z.object({
+    ok: z.literal(true),
+    day: z.string(),
+    records: z.array(
+      z.object({ kind: z.string(), categories: z.array(z.string()), received_on: z.string(), model: z.string().nullable(), payload: z.unknown() }),
+    ),
+  }),
+  z.object({ ok: z.literal(false), error: z.enum(['not_funded', 'unknown_listing']) }),
+]);
+
+/**
+ * A free sample (migration 20261213000600_data_samples): the records of the listing's pool for
+ * the day (the same for every filter that day; a filter only narrows within it) that match the
+ * filter, with no record id, subject or app, and the identifiers in their text masked
+ * (lib/data-buyers/identifiers.ts). Each view takes one of the buyer's hourly sample views
+ * (`views`, DATA_SAMPLE_VIEWS_PER_HOUR); a view that shows nothing because the buyer has not
+ * funded their balance gives it back.
+ */
+export async function listingSample(
+  db: Database,
+  views: RateLimiter,
+  userId: string,
+  listing: ListingId,
+  filter: CatalogFilter,
+  limit = 20,
+): Promise<SampleAnswer> {
+  const budget = await views.consume(userId);
+  if (!budget.allowed) return { ok: false, error: 'rate_limited', retryAt: new Date(budget.resetAt) };
+  const [row] = await asBuyer(db, userId).query<{ answer: unknown }>(
+    sql`select public.data_catalog_sample(${listing}, ${filterArgs(filter)}, ${Math.min(Math.max(limit, 1), SAMPLE_SIZE)}) as answer`,
   );
-  return rows.map((r) => ({ kind: r.kind, categories: r.categories, received_on: String(r.received_on), model: r.model, data: maskIdentifiers(r.payload) }));
-}
-
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
-const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}\b/g;
-// Seven or more digits, allowing the separators phone and card numbers are written with.
-const NUMBER = /\+?\d(?:[\s().-]*\d){6,}/g;
-
-/** Every string in `value` with email addresses, IP addresses and long numbers (phones, cards, ids) masked. */
-export function maskIdentifiers(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(EMAIL, '[email]').replace(IPV4, '[address]').replace(NUMBER, '[number]');
-  if (Array.isArray(value)) return value.map(maskIdentifiers);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskIdentifiers(v)]));
-  return value;
+  const answer = sampleAnswer.parse(row!.answer);
+  if (!answer.ok) {
+    await views.refund(userId, 1);
+    return answer;
+  }
+  return {
+    ok: true,
+    day: answer.day,
+    records: answer.records.map((r) => ({
+      kind: r.kind,
+      categories: r.categories,
+      received_on: r.received_on,
+      model: r.model,
+      data: maskIdentifiers(r.payload),
+    })),
+  };
 }
 
 export interface Quote {

@@ -11,6 +11,7 @@ import {
   page,
   pageStart,
   priceBreakdown,
+  sampleRefusal,
   sampleSize,
   unitPrice,
   usd,
@@ -152,5 +153,10 @@ describe('pages of licenses', () => {
     expect(pageStart({})).toBeUndefined();
     expect(pageStart({ before: 'tomorrow' })).toBeUndefined();
     expect(pageStart({ before: '2026-13-45T99:00:00Z' })).toBeUndefined();
+  });
+
+  it('says why there is no sample', () => {
+    expect(sampleRefusal({ ok: false, error: 'not_funded' })).toMatch(/^Samples are for buyers who have put money in their balance/);
+    expect(sampleRefusal({ ok: false, error: 'rate_limited', retryAt: new Date('2026-12-01T14:05:00Z') })).toContain('after 14:05 UTC');
   });
 });

@@ -3,7 +3,7 @@ import { formatCount, formatDay, formatUsd } from '../console/format';
 import type { WebhookDeliveryStatus } from '../schemas/data-buyers';
 import type { ExportStatus } from './downloads';
 import type { DeletionNotice, License, LicenseStatus } from './account';
-import { formatBytes, type Quote } from './catalog';
+import { formatBytes, type Quote, type SampleAnswer } from './catalog';
 import { catalogFilter, LISTINGS, type CatalogFilter, type Listing, type ListingId } from './schemas';
 
 /**
@@ -170,6 +170,18 @@ export function filterSearch(filter: CatalogFilter, extra: Record<string, string
 /** The sample sizes a listing page shows: 20, or 100 when asked (`?sample=100`). */
 export const SAMPLE_SIZES = [20, 100] as const;
 export const sampleSize = (params: SearchParams): (typeof SAMPLE_SIZES)[number] => (one(params.sample) === '100' ? 100 : 20);
+
+/** Why a buyer sees no sample, in a sentence. */
+export function sampleRefusal(answer: Exclude<SampleAnswer, { ok: true }>): string {
+  switch (answer.error) {
+    case 'not_funded':
+      return 'Samples are for buyers who have put money in their balance: top up first (a license is paid from it too).';
+    case 'rate_limited':
+      return `You have viewed as many samples as an hour allows. Look again after ${answer.retryAt.toISOString().slice(11, 16)} UTC.`;
+    case 'unknown_listing':
+      return 'There is no such listing.';
+  }
+}
 
 /** A sample record's content as text: a string as it is, anything else as JSON, indented. */
 export function contentText(data: unknown): string {

@@ -6,6 +6,7 @@ import { buyLicense, listingAvailability, listingSample, quoteLicense } from '@/
 import { catalogFilter, DATA_TERMS_VERSION, type ListingId } from '@/lib/data-buyers/schemas';
 import { checkMoney } from '@/lib/ledger/check';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
+import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
 import { establishedPublisher, readyToSell } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';
@@ -32,6 +33,7 @@ async function one<T>(q: Queryable, sql: string, params: unknown[] = []): Promis
 const failedChecks = async (db: Engine) => (await checkMoney(db)).filter((r) => r.count > 0).map((r) => `${r.name}: ${r.found.join('; ')}`);
 const subject = (name: string) => createHash('sha256').update(name).digest('hex');
 const filter = (input: Record<string, unknown> = {}) => catalogFilter.parse(input);
+const unlimitedViews = () => new MemoryRateLimiter({ max: 1_000_000, windowSeconds: 3600 });
 
 for (const engine of testEngines()) {
   describe(`data buyers on ${engine.name}`, () => {
@@ -144,11 +146,8 @@ for (const engine of testEngines()) {
       expect(await listingAvailability(suite.db, buyer1, 'ai_interactions', filter({ categories: HERE, models: ['demo-2'] }))).toMatchObject({
         records: 2,
       });
-      // The sample: no identifier, the address in the text masked.
-      const sample = await listingSample(suite.db, buyer1, 'ai_interactions', here, 100);
-      expect(sample).toHaveLength(8);
-      expect(JSON.stringify(sample)).not.toMatch(/@example\.com|subject|record_id/);
-      expect(sample[0]).toMatchObject({ kind: 'ai_interaction', categories: HERE, data: { prompt: expect.stringContaining('[email]') } });
+      // The sample: only records received before today (the day's pool, tests/integration/data-samples.test.ts), so none of these yet.
+      expect(await listingSample(suite.db, unlimitedViews(), buyer1, 'ai_interactions', here, 100)).toEqual({ ok: true, day: expect.any(String), records: [] });
 
       const quote = await quoteLicense(suite.db, buyer1, { listing: 'ai_interactions', filter: here, quantity: 8, exclusive: false });
       expect(quote).toEqual({ ok: true, value: expect.objectContaining({ units: 8, unit_price_micro: 2000, multiplier: 1, price_micro: 16_000 }) });
@@ -227,7 +226,6 @@ for (const engine of testEngines()) {
       expect(await buyerFunds(suite.db, holder)).toEqual({ balance_micro: 50_000_000, reserved_micro: 12_000, available_micro: 50_000_000 - 12_000 });
       expect(await sale(asked.value.license_id)).toEqual([]);
       expect(await listingAvailability(suite.db, other, 'ai_interactions', elsewhere)).toMatchObject({ records: 2, exclusive_records: 2 });
-      expect(await listingSample(suite.db, other, 'ai_interactions', elsewhere, 100)).toHaveLength(2);
       expect(
         await buyLicense(suite.db, other, { listing: 'ai_interactions', filter: elsewhere, quantity: 3, exclusive: false, maxPriceMicro: 1_000_000 }),
       ).toMatchObject({

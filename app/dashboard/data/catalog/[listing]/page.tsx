@@ -9,6 +9,7 @@ import {
   day,
   filterFromSearch,
   filterSearch,
+  sampleRefusal,
   sampleSize,
   unitPrice,
   usd,
@@ -94,7 +95,7 @@ export default async function ListingPage({ params, searchParams }: { params: Pr
   const [facets, available, sample, funds, pricing] = await Promise.all([
     listingFacets(db, user.id, id),
     listingAvailability(db, user.id, id, filter),
-    listingSample(db, user.id, id, filter, size),
+    listingSample(db, s.sampleViews, user.id, id, filter, size),
     buyerFunds(db, user.id),
     s.pricing.values(),
   ]);
@@ -181,22 +182,28 @@ export default async function ListingPage({ params, searchParams }: { params: Pr
       <section aria-labelledby="sample" className="mb-10 grid grid-cols-1 gap-4">
         <h2 id="sample">Sample</h2>
         <p className="text-sm text-muted-foreground">
-          The newest {size} available records for this filter, free: without their ids, the people they are about or their apps, and with email addresses, IP
-          addresses and long numbers masked. A license’s files hold every field above.{' '}
+          Up to {size} records of today’s sample of this listing that match the filter, free: the same few records all day whatever the filter (a filter only
+          narrows within them), drawn anew each UTC day from a small, fixed share of the listing. Shown without their ids, the people they are about or their
+          apps, and with email addresses, IP addresses, phone, card and id numbers, IBANs, street addresses and names masked. A license’s files hold every field
+          above.{' '}
           {size === 20 ? (
             <Link href={`${path}${filterSearch(filter, { sample: '100' })}#sample`}>Show 100</Link>
           ) : (
             <Link href={`${path}${selection}#sample`}>Show 20</Link>
           )}
         </p>
-        {sample.length === 0 ? (
-          <EmptyState title="Nothing matches this filter">Widen the filter: fewer categories or models, or more days.</EmptyState>
+        {!sample.ok ? (
+          <Alert tone="info">{sampleRefusal(sample)}</Alert>
+        ) : sample.records.length === 0 ? (
+          <EmptyState title="Nothing in today’s sample matches this filter">
+            The counts above say what a license may take. Widen the filter, or look again tomorrow, when the sample is drawn anew.
+          </EmptyState>
         ) : (
           <ScrollTable
             label={`Sample of ${listing.title}`}
             head={['Received', 'Categories', ...(listing.hasModels ? ['Model'] : []), ...(bundle ? ['Kind'] : []), 'Content']}
           >
-            {sample.map((r, i) => (
+            {sample.records.map((r, i) => (
               <tr key={i}>
                 <td>{day(r.received_on)}</td>
                 <td>
