@@ -13,6 +13,12 @@ import { log } from '../platform/log';
  * a delivery repeated, or two at once, credits nothing more). The console never credits on the
  * browser's return: only the webhook does.
  *
+ * Card money can be taken back: a refund, a dispute, or an asynchronous payment (a bank debit)
+ * that failed after the session completed. Their verified webhooks reverse what the top-up
+ * brought in, once (public.top_up_reverse: a `top_up_reversal` in the ledger, the balance may go
+ * below zero) and put the account on hold until the operator releases it: its campaigns pause, it
+ * buys no data and downloads nothing (content/docs/advertisers.md, data-buyers.md).
+ *
  * Stripe cannot be reached from where this was built: it is tested against a local stand-in of
  * the endpoint it calls (tests/helpers/stripe-stand-in.ts), and its webhooks with signatures made
  * by the package's own test helper. Nothing here has run against Stripe itself.
@@ -109,6 +115,74 @@ export async function creditCheckout(tx: Pick<Statements, 'query'>, session: Str
     return 'ignored';
   }
   const payment = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? session.id);
-  await tx.query(sql`select public.top_up_credit(${opened.top_up_id!}::uuid, ${`stripe:${payment}`}, null)`);
+  const [credit] = await tx.query<{ answer: { ok: boolean; error?: string } }>(
+    sql`select public.top_up_credit(${opened.top_up_id!}::uuid, ${`stripe:${payment}`}, null) as answer`,
+  );
+  if (!credit?.answer.ok) {
+    // `reversed`: Stripe said this payment was refunded or disputed before it was credited.
+    log.warn('stripe checkout paid for a top-up that could not be credited', { session: session.id, error: credit?.answer.error });
+    return 'ignored';
+  }
   return 'credited';
+}
+
+/** The events that take a top-up's money back (lib/payouts/stripe.ts, handleWebhook). */
+export const REVERSING_EVENTS = ['charge.refunded', 'charge.dispute.created', 'checkout.session.async_payment_failed'] as const;
+type ReversingEvent = Stripe.ChargeRefundedEvent | Stripe.ChargeDisputeCreatedEvent | Stripe.CheckoutSessionAsyncPaymentFailedEvent;
+
+function paymentOf(intent: string | { id: string } | null | undefined): string | null {
+  const id = typeof intent === 'string' ? intent : (intent?.id ?? null);
+  return id ? `stripe:${id}` : null;
+}
+
+/**
+ * A reversing event, verified and seen for the first time (in handleWebhook's transaction):
+ * `charge.refunded` (the charge's refunded total so far, `amount_refunded`, so a second partial
+ * refund takes only what is new), `charge.dispute.created` (the disputed `amount`) or
+ * `checkout.session.async_payment_failed` (the whole top-up), each for the top-up its payment
+ * intent (or session) credited. Amounts in US cents; another currency is no payment of ours.
+ * Answers what the database did: `reversed` money, `recorded` a reversal that moved none (nothing
+ * was credited, or no top-up knows the payment: the operator sees it), `repeated`, or `ignored`.
+ */
+export async function reverseCheckout(tx: Pick<Statements, 'query'>, event: ReversingEvent): Promise<'reversed' | 'recorded' | 'repeated' | 'ignored'> {
+  let args: { cause: string; payment: string | null; session: string | null; key: string | null; amountMicro: number | null };
+  if (event.type === 'checkout.session.async_payment_failed') {
+    const session = event.data.object;
+    args = { cause: 'payment_failed', payment: paymentOf(session.payment_intent), session: session.id, key: null, amountMicro: null };
+  } else {
+    const money = event.data.object;
+    if (money.currency !== 'usd') {
+      log.warn('stripe reversal in another currency than ours; not reversed', { event: event.id });
+      return 'ignored';
+    }
+    args =
+      event.type === 'charge.refunded'
+        ? {
+            cause: 'refund',
+            payment: paymentOf(event.data.object.payment_intent),
+            session: null,
+            key: null,
+            amountMicro: event.data.object.amount_refunded * 10_000,
+          }
+        : {
+            cause: 'dispute',
+            payment: paymentOf(event.data.object.payment_intent),
+            session: null,
+            key: event.data.object.id,
+            amountMicro: event.data.object.amount * 10_000,
+          };
+  }
+  if (!args.payment && !args.session) {
+    log.warn('stripe reversal names no payment; not reversed', { event: event.id });
+    return 'ignored';
+  }
+  const [row] = await tx.query<{ answer: { ok: boolean; outcome: string; reversed_micro: number } }>(
+    sql`select public.top_up_reverse(${args.cause}, ${args.payment}, ${args.session}, ${args.key}, ${args.amountMicro}::bigint, ${event.id}) as answer`,
+  );
+  const outcome = row!.answer.outcome;
+  if (outcome === 'reversed') {
+    log.warn('stripe took a top-up back; the account is on hold for the operator', { event: event.id, cause: args.cause });
+    return 'reversed';
+  }
+  return outcome === 'repeated' ? 'repeated' : 'recorded';
 }

@@ -3,7 +3,7 @@ import { asService, type Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { env } from '../platform/env';
 import { log } from '../platform/log';
-import { creditCheckout } from '../advertisers/checkout';
+import { creditCheckout, reverseCheckout, REVERSING_EVENTS } from '../advertisers/checkout';
 
 /**
  * Stripe Connect as a payout rail (content/docs/payouts.md, Payout methods), with the official
@@ -75,12 +75,25 @@ export async function startOnboarding(
 }
 
 export type WebhookOutcome =
-  { status: 200; handled: 'account.updated' | 'checkout.session.completed' | 'ignored' | 'repeated' } | { status: 400; error: string };
+  | {
+      status: 200;
+      handled:
+        | 'account.updated'
+        | 'checkout.session.completed'
+        | 'checkout.session.async_payment_succeeded'
+        | (typeof REVERSING_EVENTS)[number]
+        | 'ignored'
+        | 'repeated';
+    }
+  | { status: 400; error: string };
 
 /**
  * A delivery of Stripe's webhook: refused unless its signature is right for `payload` (the raw
  * body) and recent (Stripe's default tolerance, 5 minutes); handled once per event id;
- * `checkout.session.completed` credits an advertiser's top-up (lib/advertisers/checkout.ts); `account.updated`
+ * `checkout.session.completed` (and `checkout.session.async_payment_succeeded`, a bank debit that cleared
+ * later) credits an advertiser's or a buyer's top-up (lib/advertisers/checkout.ts); `charge.refunded`,
+ * `charge.dispute.created` and `checkout.session.async_payment_failed` take it back and put the
+ * account on hold (reverseCheckout); `account.updated`
  * sets whether the account's payout method is ready (payouts enabled and the transfers
  * capability active). Fast: one or two statements, no call to Stripe.
  */
@@ -97,9 +110,14 @@ export async function handleWebhook(rail: StripeRail, db: Database, payload: str
     );
     if (fresh.length === 0) return { status: 200, handled: 'repeated' } as const;
     // An advertiser's top-up paid by Checkout (lib/advertisers/checkout.ts): credited once.
-    if (event.type === 'checkout.session.completed') {
+    if (event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded') {
       const credited = await creditCheckout(tx, event.data.object);
-      return { status: 200, handled: credited === 'credited' ? 'checkout.session.completed' : 'ignored' } as const;
+      return { status: 200, handled: credited === 'credited' ? event.type : 'ignored' } as const;
+    }
+    // Money taken back by the payer (a refund, a dispute, a bank debit that failed): reversed once, the account held.
+    if (event.type === 'charge.refunded' || event.type === 'charge.dispute.created' || event.type === 'checkout.session.async_payment_failed') {
+      const reversed = await reverseCheckout(tx, event);
+      return { status: 200, handled: reversed === 'ignored' ? 'ignored' : event.type } as const;
     }
     if (event.type !== 'account.updated') return { status: 200, handled: 'ignored' } as const;
     const account = event.data.object;

@@ -207,7 +207,9 @@ export const campaign = z.object({
   pause_reason: z
     .enum(PAUSE_REASONS)
     .nullable()
-    .describe('When paused: advertiser (you paused it) or out_of_funds (it resumes after a top-up); otherwise null.'),
+    .describe(
+      'When paused: advertiser (you paused it), out_of_funds (it resumes after a top-up) or payment_reversed (a payment was refunded or disputed: it resumes when the operator releases the account); otherwise null.',
+    ),
   rejection_reason: z.string().nullable().describe('Why review rejected the campaign, when its status is rejected; otherwise null.'),
   starts_at: dateTime,
   ends_at: dateTime.nullable().describe('Its end, or null for none.'),

@@ -26,5 +26,7 @@ export const LEDGER_TRANSACTION_KINDS = [
   'data_sale',
   // A withdrawal soon after a sale: the buyer refunded, the publisher and the platform charged back (migration 20261213000400).
   'data_clawback',
+  // Card money taken back (a refund, a dispute, a failed payment): out of the account it funded (migration 20261213000500).
+  'top_up_reversal',
 ] as const;
 export type LedgerTransactionKind = (typeof LEDGER_TRANSACTION_KINDS)[number];

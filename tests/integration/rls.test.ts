@@ -207,6 +207,9 @@ const USER_TABLES: UserTable[] = [
     update: { column: 'status', value: 'canceled' },
     deletable: true,
   },
+  // Money taken back and the holds it puts on accounts (migration 20261213000500_reversals): read only, written by public.top_up_reverse.
+  { table: 'payment_reversals', owner: 'user_id', columns: 'id, user_id, cause, reversed_micro' },
+  { table: 'account_holds', owner: 'user_id', columns: 'id, user_id, cause, released_at' },
   // The data buyer's side (migration 20261209000000_data_buyers): both demo users are made buyers below.
   {
     table: 'buyer_profiles',
@@ -438,6 +441,13 @@ for (const engine of testEngines()) {
           [id, RLS_ID, license!.id],
         );
         await db.query('insert into public.data_exports (license_id) values ($1)', [license!.id]);
+        // A refund recorded and a hold, as the owner (public.top_up_reverse writes them).
+        await db.query(
+          `insert into public.payment_reversals (reference, cause, event_id, top_up_id, user_id, account_kind, amount_micro, reversed_micro)
+           select 'rls:' || t.id, 'refund', 'evt_rls', t.id, t.user_id, 'advertiser', 1000000, 0 from public.top_ups t where t.user_id = $1 limit 1`,
+          [id],
+        );
+        await db.query("insert into public.account_holds (user_id, cause) values ($1, 'refund')", [id]);
       }
     });
 

@@ -3,7 +3,7 @@ import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
-import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, TOP_UP_RAILS, TOP_UP_STATUSES } from '@/lib/schemas/advertising';
+import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, REVERSAL_CAUSES, TOP_UP_RAILS, TOP_UP_STATUSES } from '@/lib/schemas/advertising';
 import { LICENSE_LISTINGS, LICENSE_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@/lib/schemas/data-buyers';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
@@ -36,6 +36,8 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'creatives.status': CREATIVE_STATUSES,
   'top_ups.rail': TOP_UP_RAILS,
   'top_ups.status': TOP_UP_STATUSES,
+  'payment_reversals.cause': REVERSAL_CAUSES,
+  'account_holds.cause': REVERSAL_CAUSES,
   'data_licenses.listing': LICENSE_LISTINGS,
   'data_licenses.status': LICENSE_STATUSES,
   'data_deletion_deliveries.status': WEBHOOK_DELIVERY_STATUSES,
@@ -51,6 +53,7 @@ const UNOWNED: Record<string, readonly string[]> = {
   'data_records.status': ['unsold', 'sold'],
   // The data buyers' side (migration 20261209000000_data_buyers), spelled out in lib/data-buyers/.
   'top_ups.account_kind': ['advertiser', 'buyer'],
+  'payment_reversals.account_kind': ['advertiser', 'buyer'],
   'data_deletion_notices.reason': ['consent_withdrawn', 'purpose_withdrawn'],
   'data_exports.status': ['queued', 'running', 'done', 'failed', 'superseded'],
 };

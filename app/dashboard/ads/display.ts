@@ -24,7 +24,10 @@ export function statusNote(c: Pick<Campaign, 'status' | 'pause_reason' | 'reject
     case 'active':
       return 'Serving.';
     case 'paused':
-      return c.pause_reason === 'out_of_funds' ? 'Paused: your balance is used up. It resumes by itself after a top-up.' : 'Paused by you.';
+      if (c.pause_reason === 'out_of_funds') return 'Paused: your balance is used up. It resumes by itself after a top-up.';
+      if (c.pause_reason === 'payment_reversed')
+        return 'Paused: a payment of yours was refunded or disputed. It resumes once the operator has settled it with you.';
+      return 'Paused by you.';
     case 'completed':
       return 'Completed: its end date passed or its budget is spent.';
     case 'rejected':

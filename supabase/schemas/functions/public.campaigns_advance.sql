@@ -3,7 +3,9 @@
 -- it). Approved and started, a `scheduled` campaign becomes `active` (or `paused`, out of funds,
 -- when its advertiser has none); one paused because its advertiser's funds ran out
 -- (public.ledger_post_ad_spend pauses them as it bills) resumes once they are back
--- (public.top_up_credit resumes them at once); a campaign with a hard stop is `completed` at its
+-- (public.top_up_credit resumes them at once), funds being what may be spent now (migration
+-- 20261213000500_reversals: the balance less card money not cleared yet,
+-- public.account_spendable_micro; an account on hold starts nothing: public.campaigns_funds_guard); a campaign with a hard stop is `completed` at its
 -- end (one whose budget is spent is completed as it is billed); and, as a day begins, the most each campaign may spend that day
 -- (`daily_budget_usd`, which pacing and billing read) is its daily cap, or its whole budget
 -- without one, but never more than what its budget has left after the days before: billing
@@ -18,8 +20,8 @@ declare
   v_today date := (p_now at time zone 'UTC')::date;
 begin
   update public.campaigns c set
-    status = case when c.advertiser_id is null or public.ledger_balance_micro('advertiser', c.advertiser_id) > 0 then 'active' else 'paused' end,
-    pause_reason = case when c.advertiser_id is null or public.ledger_balance_micro('advertiser', c.advertiser_id) > 0 then null else 'out_of_funds' end,
+    status = case when c.advertiser_id is null or public.account_spendable_micro('advertiser', c.advertiser_id) > 0 then 'active' else 'paused' end,
+    pause_reason = case when c.advertiser_id is null or public.account_spendable_micro('advertiser', c.advertiser_id) > 0 then null else 'out_of_funds' end,
     updated_at = p_now
   where c.status = 'scheduled' and c.starts_at <= p_now;
   get diagnostics v_count = row_count;
@@ -31,7 +33,8 @@ begin
   v_changed := v_changed + v_count;
 
   update public.campaigns c set status = case when c.starts_at <= p_now then 'active' else 'scheduled' end, pause_reason = null, updated_at = p_now
-  where c.status = 'paused' and c.pause_reason = 'out_of_funds' and public.ledger_balance_micro('advertiser', c.advertiser_id) > 0;
+  where c.status = 'paused' and c.pause_reason = 'out_of_funds' and public.account_spendable_micro('advertiser', c.advertiser_id) > 0
+    and not public.account_held(c.advertiser_id);
   get diagnostics v_count = row_count;
   v_changed := v_changed + v_count;
 

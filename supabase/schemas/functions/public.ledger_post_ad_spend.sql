@@ -12,7 +12,8 @@
 -- So they balance by construction: what advertisers spend is what publishers earn plus the fee.
 -- Exactly once: the pending rows and the counts they came from leave in the same transaction
 -- that posts them (another run's rows, not committed, are not visible here). Then each advertiser it debited whose balance is gone has their running
--- campaigns paused (`out_of_funds`), and each campaign whose whole budget is spent is completed.
+-- campaigns paused (`out_of_funds`; what they may spend, public.account_spendable_micro: the
+-- balance less card money not cleared yet, migration 20261213000500_reversals), and each campaign whose whole budget is spent is completed.
 -- Answers how many transactions it wrote.
 create or replace function public.ledger_post_ad_spend()
 returns integer
@@ -53,7 +54,7 @@ begin
   update public.campaigns c set status = 'paused', pause_reason = 'out_of_funds', updated_at = now()
   where c.status in ('scheduled', 'active')
     and c.advertiser_id in (select distinct x.advertiser_id from public.ad_spend_pending t join public.campaigns x on x.id = t.campaign_id
-                            where x.advertiser_id is not null and public.ledger_balance_micro('advertiser', x.advertiser_id) <= 0);
+                            where x.advertiser_id is not null and public.account_spendable_micro('advertiser', x.advertiser_id) <= 0);
   -- Their whole budget spent: the campaigns just billed.
   update public.campaigns c set status = 'completed', completed_at = now(), updated_at = now()
   where c.status in ('scheduled', 'active', 'paused') and c.lifetime_budget_usd is not null

@@ -4,7 +4,10 @@
 -- operator's note of the payment, or Stripe's payment), and the advertiser's campaigns paused for
 -- want of funds resumed. Asked again for a top-up already paid (a retry, a webhook delivered
 -- twice), it changes nothing and answers `{ok: true, already: true}`. Called by
--- public.staff_top_up_record and by the Stripe webhook (as the service); nobody else.
+-- public.staff_top_up_record and by the Stripe webhook (as the service); nobody else. A payment
+-- Stripe already said was refunded or disputed before any top-up knew it (migration
+-- 20261213000500_reversals, public.top_up_reverse) is not credited: the top-up is canceled.
+-- Campaigns resume only where the account may spend (public.campaigns_funds_guard).
 create or replace function public.top_up_credit(p_top_up uuid, p_reference text, p_by uuid)
 returns json
 language plpgsql volatile security definer set search_path = ''
@@ -22,6 +25,10 @@ begin
   end if;
   if v_top_up.status <> 'requested' then
     return json_build_object('ok', false, 'error', 'not_open', 'status', v_top_up.status);
+  end if;
+  if exists (select 1 from public.payment_reversals r where r.payment_reference = p_reference and r.top_up_id is null) then
+    update public.top_ups t set status = 'canceled', payment_reference = p_reference, recorded_by = p_by where t.id = v_top_up.id;
+    return json_build_object('ok', false, 'error', 'reversed');
   end if;
   v_tx := public.ledger_post('top_up', v_top_up.id::text, now(), null,
     jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('payments_in', null), 'amount_micro', -v_top_up.amount_micro),
