@@ -122,6 +122,42 @@ const INVARIANTS: Invariant[] = [
                where not exists (select 1 from public.top_ups u where u.id::text = c.reference)`,
   },
   {
+    name: 'Each top-up reversal takes back, once, from the account a credited top-up funded into payments_in, as recorded, never more than the top-up brought in',
+    query: sql`with reversed as (
+                 select t.id, t.reference, split_part(t.reference, ':', 1) as top_up,
+                        count(*) filter (where a.kind in ('advertiser', 'buyer') and p.amount_micro < 0) as debits,
+                        count(*) filter (where not ((a.kind in ('advertiser', 'buyer') and p.amount_micro < 0)
+                                                    or (a.kind = 'payments_in' and p.amount_micro > 0))) as strays,
+                        coalesce(-sum(p.amount_micro) filter (where a.kind in ('advertiser', 'buyer')), 0) as micro,
+                        bool_and(a.kind not in ('advertiser', 'buyer') or (a.user_id = u.user_id and a.kind = u.account_kind)) as own
+                 from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
+                 join public.ledger_accounts a on a.id = p.account_id
+                 left join public.top_ups u on u.id::text = split_part(t.reference, ':', 1)
+                 where t.kind = 'top_up_reversal' group by t.id, t.reference
+               )
+               select 'top_up_reversal ' || r.reference || ': ' || r.micro || ' micro-dollars, ' || r.debits || ' debits, ' || r.strays || ' others'
+                      || case when u.id is null or u.status <> 'paid' then ', naming no credited top-up' else '' end
+                      || case when not coalesce(r.own, false) then ', from another account than the top-up funded' else '' end
+                      || case when x.id is null then ', recorded by no reversal' when x.reversed_micro <> r.micro then ', recorded as ' || x.reversed_micro else '' end
+                      as line
+               from reversed r left join public.top_ups u on u.id::text = r.top_up
+               left join public.payment_reversals x on x.transaction_id = r.id and x.top_up_id = u.id
+               where u.id is null or u.status <> 'paid' or r.debits <> 1 or r.strays <> 0 or not coalesce(r.own, false)
+                  or x.id is null or x.reversed_micro <> r.micro
+               union all
+               select 'top-up ' || u.id || ': ' || sum(r.micro) || ' micro-dollars taken back of the ' || u.amount_micro || ' it brought in'
+               from reversed r join public.top_ups u on u.id::text = r.top_up
+               group by u.id, u.amount_micro having sum(r.micro) > u.amount_micro
+               union all
+               select 'reversal ' || x.reference || ' took ' || x.reversed_micro || ' micro-dollars the ledger does not hold'
+               from public.payment_reversals x
+               where x.reversed_micro > 0
+                 and not exists (select 1 from public.ledger_transactions t where t.id = x.transaction_id and t.kind = 'top_up_reversal')
+               union all
+               select 'event ' || x.event_id || ' took money back ' || count(*) || ' times'
+               from public.payment_reversals x where x.reversed_micro > 0 group by x.event_id having count(*) > 1`,
+  },
+  {
     name: "What buyers paid is what publishers earned plus the platform's share: every data sale moves money only from one buyer to publishers and the platform, the publishers' part their share of the price",
     query: sql`with sale as (
                  select t.id, t.reference, count(*) filter (where a.kind = 'buyer' and p.amount_micro < 0) as buyers,

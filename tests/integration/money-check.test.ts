@@ -40,7 +40,7 @@ for (const engine of testEngines()) {
         ]);
         const report = moneyReport(tampered);
         expect(report).toMatch(/FAIL Every ledger transaction balances to zero, with at least two postings: 1\n {7}transaction .* 2 postings summing to 10000/);
-        expect(report).toContain('3 of 16 checks failed.');
+        expect(report).toContain('3 of 17 checks failed.');
 
         // Earnings of a day long over that the ledger never got.
         await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;
@@ -112,6 +112,53 @@ for (const engine of testEngines()) {
           "Every data claw-back refunds its license's buyer, taken back only from publishers and the platform, no publisher more than the refund",
           "Each license's claw-backs refund the price of its records withdrawn within the window, pro rata, and take from no app more than its sale paid it",
         ]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('passes after a card top-up is refunded, and fails on a reversal tampered with, forged, or taking back more than was paid', async () => {
+      const REVERSAL =
+        'Each top-up reversal takes back, once, from the account a credited top-up funded into payments_in, as recorded, never more than the top-up brought in';
+      const db = await engine.open();
+      try {
+        // A card top-up of $80 of the demo advertiser, credited, then $30 of it refunded (public.top_up_reverse, as the webhook calls it).
+        const [card] = await db.query<{ id: string }>(
+          `insert into public.top_ups (user_id, amount_micro, rail, checkout_session_id)
+           select user_id, 80000000, 'stripe', 'cs_test_money_check' from public.advertiser_profiles order by created_at limit 1 returning id`,
+        );
+        await db.query("select public.top_up_credit($1, 'stripe:pi_money_check', null)", [card!.id]);
+        await db.query("select public.top_up_reverse('refund', 'stripe:pi_money_check', null, null, 30000000, 'evt_money_check')");
+        expect(failed(await checkMoney(db))).toEqual([]);
+
+        // One dollar more taken back than the reversal records (balanced: payments_in gets it).
+        await db.exec(`alter table public.ledger_postings disable trigger ledger_postings_append_only;
+          update public.ledger_postings p set amount_micro = amount_micro + case a.kind when 'payments_in' then 1000000 else -1000000 end
+          from public.ledger_accounts a, public.ledger_transactions t
+          where a.id = p.account_id and t.id = p.transaction_id and t.kind = 'top_up_reversal';
+          alter table public.ledger_postings enable trigger ledger_postings_append_only;`);
+        const tampered = await checkMoney(db);
+        expect(failed(tampered)).toEqual([REVERSAL]);
+        expect(moneyReport(tampered)).toMatch(/top_up_reversal .*:refund:30000000: 31000000 micro-dollars, 1 debits, 0 others, recorded as 30000000/);
+        await db.exec(`alter table public.ledger_postings disable trigger ledger_postings_append_only;
+          update public.ledger_postings p set amount_micro = amount_micro + case a.kind when 'payments_in' then -1000000 else 1000000 end
+          from public.ledger_accounts a, public.ledger_transactions t
+          where a.id = p.account_id and t.id = p.transaction_id and t.kind = 'top_up_reversal';
+          alter table public.ledger_postings enable trigger ledger_postings_append_only;`);
+        expect(failed(await checkMoney(db))).toEqual([]);
+
+        // A reversal written behind public.top_up_reverse's back, for the whole top-up again: not recorded, and more than was paid.
+        await db.query(
+          `select public.ledger_post('top_up_reversal', $1::text || ':dispute:forged', now(), null,
+             jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('advertiser', u.user_id), 'amount_micro', -80000000),
+                               jsonb_build_object('account_id', public.ledger_account('payments_in', null), 'amount_micro', 80000000)))
+           from public.top_ups u where u.id = $1::uuid`,
+          [card!.id],
+        );
+        const forged = moneyReport(await checkMoney(db));
+        expect(forged).toMatch(/:dispute:forged: 80000000 micro-dollars, 1 debits, 0 others, recorded by no reversal/);
+        expect(forged).toMatch(/top-up .*: 110000000 micro-dollars taken back of the 80000000 it brought in/);
+        expect(failed(await checkMoney(db))).toEqual([REVERSAL]);
       } finally {
         await db.close();
       }
