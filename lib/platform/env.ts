@@ -173,6 +173,8 @@ const schema = z
     DATA_APP_BYTES_PER_DAY: positiveCount(1_000_000_000),
     /** New subjects (first consents) one client address may bring to one app in an hour. */
     CONSENT_NEW_SUBJECTS_PER_ADDRESS_HOUR: positiveInt(100),
+    /** New subjects (first consents) one app may take in a UTC day, from every address together. */
+    CONSENT_NEW_SUBJECTS_PER_APP_DAY: positiveInt(10_000),
     /** Free samples one data buyer may view in an hour, all listings and filters together (content/docs/data-buyers.md, Samples). */
     DATA_SAMPLE_VIEWS_PER_HOUR: positiveInt(60),
     /**

@@ -183,11 +183,31 @@ async function newSubject(tx: Statements, stored: string, address: string, now: 
       { 'Retry-After': retry },
     );
   }
+  // And the app's new subjects of the UTC day, in all (migration 20261213000601): a script making
+  // up people from many addresses is bounded too. Counted in the app's row of the day's usage,
+  // under its lock; a refusal rolls the count back with the transaction.
+  const perDay = env().CONSENT_NEW_SUBJECTS_PER_APP_DAY;
+  const [today] = await tx.query<{ subjects: number }>(
+    sql`insert into public.data_daily_usage as u (app_id, day, subject_hash, subjects)
+        values (public.sdk_app_id(), (now() at time zone 'UTC')::date, '', 1)
+        on conflict (app_id, day, subject_hash) do update set subjects = u.subjects + 1
+        returning subjects`,
+  );
+  if (today && today.subjects > perDay) {
+    throw new ApiError(
+      'rate_limited',
+      `This app has taken ${perDay} new subjects today (UTC), the most it may: retry after the seconds in Retry-After. A subject that consented before is not limited.`,
+      { 'Retry-After': secondsUntil((Math.floor(now / DAY_MS) + 1) * DAY_MS, now) },
+    );
+  }
   const proof = newConsentProof();
-  // The arrivals of more than an hour ago are no longer counted: forgotten as new ones come.
+  // The arrivals of more than an hour ago, and the usage of earlier days, are no longer counted:
+  // forgotten as new ones come.
   await tx.query(
     sql`with forgotten as (
           delete from public.data_subject_arrivals where app_id = public.sdk_app_id() and arrived_at <= now() - interval '1 hour' returning 1
+        ), past_days as (
+          delete from public.data_daily_usage where app_id = public.sdk_app_id() and day < (now() at time zone 'UTC')::date returning 1
         ), arrived as (
           insert into public.data_subject_arrivals (app_id, address_hash) values (public.sdk_app_id(), ${address}) returning 1
         )

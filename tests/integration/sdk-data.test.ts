@@ -464,5 +464,54 @@ for (const engine of testEngines()) {
         expect((await consent({ subject_id: subject('arrival-9'), purposes: ['ai_interactions'], policy_version: 'v1' }, { ip })).status).toBe(200);
       });
     });
+
+    describe('new subjects per app and day', () => {
+      // Issue 39: the hourly count is per address; an app's first consents of the day are counted too.
+      let saved: string | undefined;
+      beforeAll(() => {
+        saved = process.env.CONSENT_NEW_SUBJECTS_PER_APP_DAY;
+        process.env.CONSENT_NEW_SUBJECTS_PER_APP_DAY = '4';
+        resetEnv();
+      });
+      afterAll(() => {
+        if (saved === undefined) delete process.env.CONSENT_NEW_SUBJECTS_PER_APP_DAY;
+        else process.env.CONSENT_NEW_SUBJECTS_PER_APP_DAY = saved;
+        resetEnv();
+      });
+
+      it('bounds the new subjects an app takes in a UTC day from every address together; owners and other apps go on', async () => {
+        const appId = await newApp(suite.db, suite.users.demo, 'Daily subjects');
+        const k = (await newKey(suite.db, suite.users.demo, { appId })).key;
+        const proofs: string[] = [];
+        // Four new people, each from an address of their own: none is over its address's count.
+        for (let i = 0; i < 4; i++) proofs.push(await consented(subject(`daily-${i}`), ['ai_interactions'], { key: k, ip: `192.0.2.${10 + i}` }));
+        const over = await consent({ subject_id: subject('daily-4'), purposes: ['ai_interactions'], policy_version: 'v1' }, { key: k, ip: '192.0.2.50' });
+        expect(over.status, over.text).toBe(429);
+        expect(over.body.error).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('4 new subjects today') });
+        const retryAfter = Number(over.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(86_400);
+        // Refused, it was not made and not counted: still refused from yet another address, and the count stays at 4.
+        expect(
+          (await consent({ subject_id: subject('daily-4'), purposes: ['ai_interactions'], policy_version: 'v1' }, { key: k, ip: '192.0.2.51' })).status,
+        ).toBe(429);
+        const [row] = await suite.db.query<{ subjects: number; made: number }>(
+          `select u.subjects, (select count(*)::int from public.data_subjects s where s.app_id = u.app_id) as made
+           from public.data_daily_usage u where u.app_id = $1 and u.subject_hash = '' and u.day = (now() at time zone 'UTC')::date`,
+          [appId],
+        );
+        expect(row).toEqual({ subjects: 4, made: 4 });
+        // Someone who consented before changes their consent: no new subject.
+        expect(
+          (await consent({ subject_id: subject('daily-0'), purposes: ['ux_sessions'], policy_version: 'v2' }, { key: k, ip: '192.0.2.10', proof: proofs[0] }))
+            .status,
+        ).toBe(200);
+        // Another app has its own count.
+        const other = (await newKey(suite.db, suite.users.demo, { appId: await newApp(suite.db, suite.users.demo, 'Daily subjects 2') })).key;
+        expect(
+          (await consent({ subject_id: subject('daily-4'), purposes: ['ai_interactions'], policy_version: 'v1' }, { key: other, ip: '192.0.2.50' })).status,
+        ).toBe(200);
+      });
+    });
   });
 }
