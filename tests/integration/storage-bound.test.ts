@@ -27,8 +27,9 @@ const ROWS_PER_REQUEST = {
   ads: 2,
   // Invalid traffic once per ad, kind and reason; counters only for billable impressions.
   events: 2,
-  // The consent, the subject (with its proof's hash), and its arrival (new subjects are counted per address and hour).
-  consents: 3,
+  // The consent, the subject (with its proof's hash), its arrival (new subjects are counted per
+  // address and hour), and at most the app's usage of the day, when new (and per app and day).
+  consents: 4,
   // Its records, and at most the subject's and the app's usage of the day, when they are new.
   data: 52,
   register: 1,
