@@ -141,6 +141,8 @@ const QUOTE_REFUSALS: Record<string, (a: Record<string, number>) => string> = {
   not_for_sale: () => 'This listing is not for sale at the current prices.',
   not_a_buyer: () => 'Set up your data buyer profile and accept the terms first.',
   price_changed: (a) => `The price changed since you saw it: it is now $${(Number(a.price_micro ?? 0) / 1e6).toFixed(2)}. Look again before buying.`,
+  account_on_hold: () =>
+    'Your account is on hold: a payment of yours was refunded or disputed. Nothing can be bought or downloaded until the operator has settled it with you.',
   insufficient_funds: (a) =>
     `Your balance does not cover it: $${(Number(a.available_micro ?? 0) / 1e6).toFixed(2)} is available for $${(Number(a.price_micro ?? 0) / 1e6).toFixed(2)}. Top up first.`,
 };

@@ -17,7 +17,10 @@ import type { ListingId } from './schemas';
  * HMAC-SHA256 under the service's export secret of the export, the format, the buyer it was issued
  * to and its expiry. It downloads only for that buyer, signed in (a link that reached someone else
  * is refused, even signed in as another buyer), only before it expires, only while the license is
- * in force and only the export that is current (one superseded by a withdrawal is gone).
+ * in force and only the export that is current (one superseded by a withdrawal is gone). Neither
+ * a link nor a download while the buyer's account is on hold (a payment of theirs was refunded or
+ * disputed: migration 20261213000500_reversals), checked at each: a link issued before the hold
+ * downloads nothing after it.
  */
 
 export const DOWNLOAD_LINK_SECONDS = 300;
@@ -34,6 +37,15 @@ export type ExportStatus = {
   error: string | null;
   finished_at: Date | null;
 };
+
+export const ON_HOLD =
+  'Your account is on hold: a payment of yours was refunded or disputed. Nothing can be downloaded until the operator has settled it with you.';
+
+/** Whether the user's account is on hold (public.account_held, as the user: their own hold only). */
+export async function accountOnHold(db: Database, userId: string): Promise<boolean> {
+  const [row] = await asBuyer(db, userId).query<{ held: boolean }>(sql`select public.account_held(${userId}::uuid) as held`);
+  return row?.held === true;
+}
 
 /** The license's current export as its buyer sees it, or null (none yet, or not theirs). */
 export async function licenseExport(db: Database, userId: string, licenseId: string): Promise<ExportStatus | null> {
@@ -81,6 +93,7 @@ export async function downloadResponse(request: Request, params: { exportId: str
   const expected = Buffer.from(signature(await services.exportSecret(), { exportId: params.exportId, format, userId: user.id, expires }));
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('forbidden', REFUSED);
+  if (await accountOnHold(await services.database(), user.id)) throw new ApiError('forbidden', ON_HOLD);
 
   const [row] = await asBuyer(await services.database(), user.id).query<{
     status: string;

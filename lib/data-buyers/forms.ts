@@ -6,7 +6,7 @@ import type { Database } from '../platform/db/roles';
 import { acceptedCurrentTerms, acknowledgeNotice, buyerFunds, buyerLicense, buyerProfile, requestBuyerTopUp, saveBuyerProfile } from './account';
 import { buyLicense, quoteLicense, type Quote } from './catalog';
 import { usd, priceBreakdown } from './display';
-import { downloadLink, EXPORT_FORMATS, licenseExport } from './downloads';
+import { accountOnHold, downloadLink, EXPORT_FORMATS, licenseExport, ON_HOLD } from './downloads';
 import { buyerProfileInput, catalogFilter, LISTING_IDS, quantityInput, type BuyerProfileInput, type CatalogFilter, type ListingId } from './schemas';
 import { removeWebhook, rotateWebhookSecret, saveWebhookUrl, webhookUrlInput } from './webhook-settings';
 
@@ -286,5 +286,6 @@ export async function downloadForm(form: FormData, user: SignedInUser, services:
     return { error: 'This license is not in force: its files are not yours to download.' };
   }
   if (current?.status !== 'done') return { error: 'The files are not written yet: wait for them, the page says when they are ready.' };
+  if (await accountOnHold(db, user.id)) return { error: ON_HOLD };
   return { url: downloadLink(await services.exportSecret(), { exportId: current.id, format: input.data.format, userId: user.id }, now) };
 }

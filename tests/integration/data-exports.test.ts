@@ -245,6 +245,29 @@ for (const engine of testEngines()) {
       expect(Number(parquetMetadata(file).num_rows)).toBe(0);
     });
 
+    it('an account on hold (a payment of its refunded or disputed) downloads nothing and buys nothing until it is released', async () => {
+      const owner = await buyer('Held Co');
+      const license = await buy(owner.id, 2);
+      const secret = await services.exportSecret();
+      await runExports(suite.db, storage, secret);
+      const current = await licenseExport(suite.db, owner.id, license);
+      const link = downloadLink(secret, { exportId: current!.id, format: 'jsonl', userId: owner.id }, clock);
+      expect((await download(link, owner)).status).toBe(200);
+      // The hold public.top_up_reverse puts on an account whose card money was taken back.
+      await suite.db.query("insert into public.account_holds (user_id, cause) values ($1, 'dispute')", [owner.id]);
+      expect(await download(link, owner)).toMatchObject({ status: 403, message: expect.stringContaining('on hold') });
+      const refused = await buyLicense(suite.db, owner.id, {
+        listing: 'ai_interactions',
+        filter: catalogFilter.parse({ categories: HERE }),
+        quantity: 1,
+        exclusive: false,
+        maxPriceMicro: 10_000_000,
+      });
+      expect(refused).toMatchObject({ ok: false, error: expect.stringContaining('on hold') });
+      await suite.db.query("update public.account_holds set released_at = now(), release_reason = 'settled' where user_id = $1", [owner.id]);
+      expect((await download(link, owner)).status).toBe(200);
+    });
+
     it('a download link works only for its buyer, signed in, before it expires, while the license is in force', async () => {
       const owner = await buyer('Link Co');
       const stranger = await buyer('Stranger Co');

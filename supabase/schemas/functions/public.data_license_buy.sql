@@ -18,7 +18,9 @@
 -- The records are locked as they are taken, so a withdrawal at the same moment either erases
 -- them first or finds them licensed (and sends its notice). Answers `{ok: true, license_id,
 -- status, records, bytes, price_micro}` or `{ok: false, error}`: `not_a_buyer`, the quote's
--- refusals, `price_changed` (with the price now), `insufficient_funds` (with what is available).
+-- refusals, `price_changed` (with the price now), `insufficient_funds` (with what is available),
+-- `account_on_hold` (money the buyer paid was taken back: a refund, a dispute; nothing is bought
+-- until the operator releases the account, migration 20261213000500_reversals).
 create or replace function public.data_license_buy(p_listing text, p_categories text[], p_from date, p_to date, p_models text[],
                                                    p_quantity numeric, p_exclusive boolean, p_max_price_micro bigint)
 returns json
@@ -52,6 +54,9 @@ begin
   select * into v_profile from public.buyer_profiles b where b.user_id = v_buyer;
   if not found then
     return json_build_object('ok', false, 'error', 'not_a_buyer');
+  end if;
+  if public.account_held(v_buyer) then
+    return json_build_object('ok', false, 'error', 'account_on_hold');
   end if;
   -- One purchase at a time per buyer: two at once cannot both spend the same balance.
   perform pg_advisory_xact_lock(hashtextextended('data_license_buy:' || v_buyer, 0));
