@@ -22,6 +22,7 @@ export const SERVICE_ROLE_ALLOWLIST = [
   'lib/advertisers/checkout.ts', // a Checkout session's top-up is the service's to record (its webhook may come first); advertisers never write top-ups
   'lib/data-buyers/export-job.ts', // the export job writes every buyer's files from every publisher's records; no user runs it
   'lib/data-buyers/webhooks.ts', // the delivery worker sends every buyer's deletion notices with their sealed secrets; no user runs it
+  'lib/advertisers/files.ts', // the sweep deletes every advertiser's files no creative names; no user runs it
 ];
 
 /**

@@ -4,7 +4,7 @@ import { violatedConstraint } from '../platform/db/errors';
 import { DEFAULT_MIN_TOP_UP_USD } from '../pricing/defaults';
 import type { CampaignStatus, CreativeStatus, PauseReason, TopUpRail, TopUpStatus } from '../schemas/advertising';
 import type { PlacementFormat } from '../schemas/account';
-import type { CampaignInput, CampaignMove, CreativeInput, ProfileInput } from './schemas';
+import { ADVERTISER_LIMITS, type CampaignInput, type CampaignMove, type CreativeInput, type ProfileInput } from './schemas';
 import { endOfDay, startOfDay } from './time';
 
 /**
@@ -206,6 +206,12 @@ const CAMPAIGN_REFUSALS: Record<string, string> = {
   campaigns_review_needs_creative: 'Add at least one creative before sending the campaign to review.',
   campaigns_status_move: 'The campaign cannot make that move now: the page shows what it can do.',
   campaigns_ends_after_start: 'The campaign ends after it starts.',
+  campaigns_open_per_advertiser: `You have ${ADVERTISER_LIMITS.campaigns} campaigns that are not completed, the most an advertiser may have: delete a draft you no longer need, or let a campaign complete, before making another.`,
+};
+
+const CREATIVE_REFUSALS: Record<string, string> = {
+  creatives_per_campaign: `This campaign has ${ADVERTISER_LIMITS.creativesPerCampaign} creatives, the most a campaign may have: delete one it no longer needs, or make another campaign.`,
+  creatives_per_advertiser: `Your campaigns that are not completed have ${ADVERTISER_LIMITS.creatives} creatives, the most an advertiser may have: delete some you no longer need first.`,
 };
 
 function refusal(err: unknown): Result<never> {
@@ -309,14 +315,25 @@ export async function creativeMedia(db: Database, userId: string, id: string): P
 }
 
 export async function addCreative(db: Database, userId: string, campaignId: string, input: CreativeInput, media = NO_MEDIA): Promise<Result<{ id: string }>> {
-  const rows = await asAdvertiser(db, userId).query<{ id: string }>(
+  let rows: { id: string }[];
+  try {
+    rows = await insertCreative(db, userId, campaignId, input, media);
+  } catch (err) {
+    const name = violatedConstraint(err);
+    if (name && CREATIVE_REFUSALS[name]) return refused(CREATIVE_REFUSALS[name]);
+    throw err;
+  }
+  return rows.length === 1 ? ok({ id: rows[0]!.id }) : refused('That campaign does not exist, is completed, or does not buy this format.');
+}
+
+function insertCreative(db: Database, userId: string, campaignId: string, input: CreativeInput, media: CreativeMedia): Promise<{ id: string }[]> {
+  return asAdvertiser(db, userId).query<{ id: string }>(
     sql`insert into public.creatives (campaign_id, format, headline, body, cta, landing_url, image_url, video_url, width, height, duration_ms)
         select ${campaignId}::uuid, ${input.format}, ${input.headline}, ${input.body}, ${input.cta}, ${input.landing_url},
                ${media.image_url}, ${media.video_url}, ${media.width}, ${media.height}, ${media.duration_ms}
         where exists (select 1 from public.campaigns c where c.id = ${campaignId}::uuid and ${input.format} = any(c.formats) and c.status <> 'completed')
         returning id`,
   );
-  return rows.length === 1 ? ok({ id: rows[0]!.id }) : refused('That campaign does not exist, is completed, or does not buy this format.');
 }
 
 /** A creative's new words (its media stay unless new ones are given): it goes to review again. */

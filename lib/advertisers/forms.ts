@@ -20,6 +20,7 @@ import {
   type Result,
 } from './account';
 import { startCheckout, type FundedAccount } from './checkout';
+import { forgetFiles, reserveFiles, sweepCreativeFiles } from './files';
 import { checkImage, checkVideo, mediaPath, type CheckedImage, type CheckedVideo } from './media';
 import { CAMPAIGN_MOVES, campaignInput, CREATIVE_RULES, creativeInput, MEDIA_RULES, profileInput, topUpInput, type ImageRole } from './schemas';
 import { newObjectKey, type ObjectStorage } from '../platform/storage';
@@ -108,10 +109,13 @@ export async function moveCampaignForm(form: FormData, user: SignedInUser, servi
   return { notice: MOVED[input.data.move] };
 }
 
-export async function deleteDraftForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+export async function deleteDraftForm(form: FormData, user: SignedInUser, services: Services & { readonly storage?: ObjectStorage }): Promise<FormState> {
   const input = parse(z.object({ id: uuid('campaign') }), form);
   if (!input.ok) return input.state;
-  return done(await deleteDraft(await services.database(), user.id, input.data.id), form, () => ({ notice: 'Draft deleted.' }));
+  const db = await services.database();
+  const result = await deleteDraft(db, user.id, input.data.id);
+  if (result.ok) await sweepAfter(db, user.id, services.storage);
+  return done(result, form, () => ({ notice: 'Draft deleted.' }));
 }
 
 const creativeFields = z.object({ campaign_id: uuid('campaign') });
@@ -164,52 +168,63 @@ async function creativeUploads(
   return { ok: true, image: image.upload, video: video.upload };
 }
 
-/** Stores the checked files under new keys; their URLs, or null (anything stored is deleted again) when the store fails. */
+/**
+ * Stores the checked files under new keys, each with its row first (lib/advertisers/files.ts,
+ * which refuses past the advertiser's storage limit): their URLs, or why not (anything stored is
+ * deleted again when the store fails).
+ */
 async function store(
+  db: Database,
+  userId: string,
   storage: ObjectStorage,
   files: { image: Upload<CheckedImage>; video: Upload<CheckedVideo> },
-): Promise<{ image?: string; video?: string; keys: string[] } | null> {
-  const keys: string[] = [];
-  const urls: { image?: string; video?: string } = {};
-  try {
-    for (const [name, file] of [
+): Promise<{ ok: true; image?: string; video?: string; keys: string[] } | { ok: false; error: string }> {
+  const chosen = (
+    [
       ['image', files.image],
       ['video', files.video],
-    ] as const) {
-      if (!file) continue;
-      const key = newObjectKey(file.checked.extension);
-      keys.push(key);
+    ] as const
+  ).flatMap(([name, file]) => (file ? [{ name, file, key: newObjectKey(file.checked.extension) }] : []));
+  const room = await reserveFiles(
+    db,
+    userId,
+    chosen.map((c) => ({ key: c.key, bytes: c.file.bytes.byteLength })),
+  );
+  if (!room.ok) return room;
+  const keys = chosen.map((c) => c.key);
+  const urls: { image?: string; video?: string } = {};
+  try {
+    for (const { name, file, key } of chosen) {
       await storage.put(key, file.bytes, file.checked.contentType);
       urls[name] = mediaPath(key);
     }
-    return { ...urls, keys };
+    return { ok: true, ...urls, keys };
   } catch (err) {
     log.error('creative media not stored', describeError(err));
-    await forget(storage, keys);
-    return null;
-  }
-}
-
-/** Deletes what was stored for a write that did not happen; a failure is logged (the object is orphaned, never served by a creative). */
-async function forget(storage: ObjectStorage, keys: string[]): Promise<void> {
-  for (const key of keys) {
-    await storage.delete(key).catch((err: unknown) => log.error('stored media not deleted', { key, ...describeError(err) }));
+    await forgetFiles(db, storage, keys);
+    return { ok: false, error: NOT_STORED };
   }
 }
 
 const NOT_STORED = 'The file could not be stored just now: try again in a moment.';
 
-/** Runs `write` with the stored files; when it is refused or fails, deletes them again, so nothing is left stored. */
-async function withStored<T>(storage: ObjectStorage, keys: string[], write: () => Promise<Result<T>>): Promise<Result<T>> {
+/** Runs `write` with the stored files; when it is refused or fails, deletes them again (and their rows), so nothing is left stored. */
+async function withStored<T>(db: Database, storage: ObjectStorage, keys: string[], write: () => Promise<Result<T>>): Promise<Result<T>> {
   let result: Result<T>;
   try {
     result = await write();
   } catch (err) {
-    await forget(storage, keys);
+    await forgetFiles(db, storage, keys);
     throw err;
   }
-  if (!result.ok) await forget(storage, keys);
+  if (!result.ok) await forgetFiles(db, storage, keys);
   return result;
+}
+
+/** Deletes at once the advertiser's files no creative names and no decision can (a replaced or deleted creative's); a failure is logged, and the periodic sweep tries again. */
+async function sweepAfter(db: Database, userId: string, storage: ObjectStorage | undefined): Promise<void> {
+  if (!storage) return;
+  await sweepCreativeFiles(db, storage, { advertiser: userId }).catch((err: unknown) => log.error('creative files not swept', describeError(err)));
 }
 
 /**
@@ -233,10 +248,10 @@ export async function addCreativeForm(form: FormData, user: SignedInUser, servic
   const db = await services.database();
   if (!(await campaignTakesCreative(db, user.id, target.data.campaign_id, format)))
     return { error: 'That campaign does not exist, is completed, or does not buy this format.', values };
-  const stored = await store(services.storage, files);
-  if (!stored) return { error: NOT_STORED, values };
+  const stored = await store(db, user.id, services.storage, files);
+  if (!stored.ok) return { error: stored.error, values };
   const media = mediaOf(stored, files, null);
-  return done(await withStored(services.storage, stored.keys, () => addCreative(db, user.id, target.data.campaign_id, input.data, media)), form, (v) => ({
+  return done(await withStored(db, services.storage, stored.keys, () => addCreative(db, user.id, target.data.campaign_id, input.data, media)), form, (v) => ({
     notice: 'Creative added: it is reviewed before it is shown.',
     id: v.id,
   }));
@@ -265,8 +280,9 @@ function mediaOf(
 /**
  * A creative's new words, and new files if any (an optional image may also be removed): the same
  * checks and order as a new one, and the same promise that a refusal leaves nothing stored. Any
- * change sends it to review again (the database does: public.creatives_guard). Files it no longer
- * uses stay stored: an ad already on a page may still show them.
+ * change sends it to review again (the database does: public.creatives_guard). A file it no longer
+ * uses is deleted at once when no ad can have shown it, else once no decision of the last 24 hours
+ * can name it (lib/advertisers/files.ts): an ad already on a page may still show it.
  */
 export async function updateCreativeForm(form: FormData, user: SignedInUser, services: MediaServices): Promise<FormState> {
   const target = parse(z.object({ id: uuid('creative') }), form);
@@ -284,20 +300,23 @@ export async function updateCreativeForm(form: FormData, user: SignedInUser, ser
   if (!current || current.format !== input.data.format) return { error: 'That creative does not exist, or its campaign is completed.', values };
   if (removeImage && CREATIVE_RULES[input.data.format].image === 'required')
     return { error: 'This format needs an image: choose another one instead of removing it.', values };
-  const stored = await store(services.storage, files);
-  if (!stored) return { error: NOT_STORED, values };
+  const stored = await store(db, user.id, services.storage, files);
+  if (!stored.ok) return { error: stored.error, values };
   const media = mediaOf(stored, files, current, removeImage);
-  return done(await withStored(services.storage, stored.keys, () => updateCreative(db, user.id, target.data.id, input.data, media)), form, saved);
+  const result = await withStored(db, services.storage, stored.keys, () => updateCreative(db, user.id, target.data.id, input.data, media));
+  if (result.ok) await sweepAfter(db, user.id, services.storage);
+  return done(result, form, saved);
 }
 
 const creativeMove = z.object({ id: uuid('creative'), move: z.enum(['pause', 'resume', 'delete'], 'Unknown move.') });
 
-export async function moveCreativeForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+export async function moveCreativeForm(form: FormData, user: SignedInUser, services: Services & { readonly storage?: ObjectStorage }): Promise<FormState> {
   const input = parse(creativeMove, form);
   if (!input.ok) return input.state;
   const db = await services.database();
   const { id, move } = input.data;
   const result = move === 'delete' ? await deleteCreative(db, user.id, id) : await setCreativePaused(db, user.id, id, move === 'pause');
+  if (result.ok && move === 'delete') await sweepAfter(db, user.id, services.storage);
   return result.ok
     ? { notice: move === 'delete' ? 'Creative deleted.' : move === 'pause' ? 'Creative paused.' : 'Creative resumed.' }
     : { error: result.error };

@@ -212,6 +212,25 @@ export const MEDIA_RULES = {
   },
 } as const;
 
+/**
+ * What one advertiser may keep (content/docs/advertisers.md, Limits; the database holds each,
+ * migration 20261213000700_bounded_storage): a free account could otherwise store without bound.
+ */
+export const ADVERTISER_LIMITS = {
+  /** Campaigns not completed (a draft can be deleted to make room): public.campaigns_within_limit. */
+  campaigns: 100,
+  /** Creatives in one campaign: public.creatives_within_limit. */
+  creativesPerCampaign: 20,
+  /** Creatives in all the advertiser's campaigns not completed: public.creatives_within_limit. */
+  creatives: 200,
+  /** The images and videos stored for the advertiser's creatives, replaced ones not yet deleted included: public.creative_files_reserve. */
+  storedBytes: 500 * 1024 * 1024,
+  /** A file a creative no longer names is kept this long when an ad may have shown it (an approved creative): public.creative_files_sweepable. */
+  keepReplacedHours: 24,
+  /** Card top-ups (Stripe Checkout sessions) opened in the last 24 hours and not paid: public.top_up_checkout_refusal. */
+  openCardTopUps: 5,
+} as const;
+
 export type ImageType = keyof typeof MEDIA_RULES.image.types;
 export type VideoType = keyof typeof MEDIA_RULES.video.types;
 

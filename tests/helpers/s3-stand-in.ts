@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
  * tests only: PutObject, GetObject (with a `Range`, answering 206 or 416 as S3 does) and
  * DeleteObject, HeadObject for a 416's size, and the multipart upload a stream is stored by
  * (CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload, refusing
- * a part other than the last under S3's 5 MiB), in path-style addressing
+ * a part other than the last under S3's 5 MiB), ListObjectsV2 (pages of `max-keys`, at most
+ * 1,000, with a continuation token, as the orphan sweep reads the bucket), in path-style addressing
  * (`/<bucket>/<key>`, as Supabase Storage's S3 endpoint takes them), with S3's XML errors.
  * It checks what a real service would refuse: a request not signed with SigV4 by the expected
  * access key, an unknown bucket, and a payload whose `x-amz-content-sha256` does not match.
@@ -31,8 +32,8 @@ export interface S3StandIn {
   bucket: string;
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
-  /** The bucket's objects, by key. */
-  objects: Map<string, { body: Buffer; contentType: string }>;
+  /** The bucket's objects, by key (a test may set `modifiedAt` back in time; unset: when it was stored). */
+  objects: Map<string, { body: Buffer; contentType: string; modifiedAt?: Date }>;
   /** Multipart uploads begun and neither completed nor aborted, by upload id. */
   uploads: Map<string, { key: string; contentType: string; parts: Map<number, Buffer> }>;
   requests: S3StandInRequest[];
@@ -104,6 +105,24 @@ export async function startS3StandIn(options: { bucket?: string; region?: string
     const [, bucketName, ...rest] = path.split('/');
     const key = rest.join('/');
     if (bucketName !== bucket) return xmlError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist.', head);
+    if (!key && method === 'GET' && url.searchParams.get('list-type') === '2') {
+      // Keys in order, after the continuation token (here simply the last key of the page before).
+      const after = url.searchParams.get('continuation-token') ?? '';
+      const max = Math.min(Number(url.searchParams.get('max-keys') ?? 1000) || 1000, 1000);
+      const keys = [...objects.keys()].sort().filter((k) => k > after);
+      const page = keys.slice(0, max);
+      const truncated = keys.length > page.length;
+      const contents = page
+        .map((k) => {
+          const o = objects.get(k)!;
+          return `<Contents><Key>${k}</Key><LastModified>${(o.modifiedAt ?? new Date()).toISOString()}</LastModified><Size>${o.body.length}</Size></Contents>`;
+        })
+        .join('');
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      return res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>${bucket}</Name><KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${contents}${truncated ? `<NextContinuationToken>${page.at(-1)}</NextContinuationToken>` : ''}</ListBucketResult>`,
+      );
+    }
     if (!key) return xmlError(res, 400, 'InvalidRequest', 'This stand-in answers object requests only.', head);
 
     const uploadId = url.searchParams.get('uploadId');
@@ -144,7 +163,7 @@ export async function startS3StandIn(options: { bucket?: string; region?: string
           bodies.push(part);
         }
         const whole = Buffer.concat(bodies);
-        objects.set(key, { body: whole, contentType: upload.contentType });
+        objects.set(key, { body: whole, contentType: upload.contentType, modifiedAt: new Date() });
         uploads.delete(uploadId);
         res.writeHead(200, { 'content-type': 'application/xml' });
         return res.end(
@@ -162,7 +181,7 @@ export async function startS3StandIn(options: { bucket?: string; region?: string
     if (method === 'PUT') {
       if (req.headers['content-encoding']?.includes('aws-chunked')) return xmlError(res, 501, 'NotImplemented', 'aws-chunked uploads are not supported.');
       const contentType = (req.headers['content-type'] as string | undefined) ?? 'binary/octet-stream';
-      objects.set(key, { body, contentType });
+      objects.set(key, { body, contentType, modifiedAt: new Date() });
       res.writeHead(200, { etag: etag(body) });
       return res.end();
     }

@@ -318,6 +318,7 @@ for (const engine of testEngines()) {
           putStream: (key, chunks, type) => storage.putStream(key, chunks, type),
           get: (key, range) => storage.get(key, range),
           delete: (key) => storage.delete(key),
+          list: () => storage.list(),
         };
         const { user, campaign } = await advertiser();
         const state = await addCreativeForm(
@@ -342,6 +343,7 @@ for (const engine of testEngines()) {
           putStream: (key, chunks, type) => storage.putStream(key, chunks, type),
           get: (key, range) => storage.get(key, range),
           delete: (key) => storage.delete(key),
+          list: () => storage.list(),
         };
         const state = await addCreativeForm(
           creativeForm(

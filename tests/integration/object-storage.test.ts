@@ -10,8 +10,8 @@ import { startS3StandIn, type S3StandIn } from '../helpers/s3-stand-in';
  * The object store's contract (lib/platform/storage/), the same for both drivers: the local folder
  * and an S3 bucket through the AWS SDK client, here a local stand-in of S3
  * (tests/helpers/s3-stand-in.ts). Put, put from a stream of chunks (whole or not at all), get
- * (whole, or a range as a video element asks), delete, nothing for an unknown key, and the content
- * type kept.
+ * (whole, or a range as a video element asks), delete, list (every object, its size and time), nothing
+ * for an unknown key, and the content type kept.
  */
 
 async function text(body: Uint8Array | ReadableStream<Uint8Array>): Promise<string> {
@@ -91,6 +91,26 @@ describe.each(drivers)('the %s store', (_, make, count) => {
     expect(await count()).toBe(before);
     // Deleting again is no error.
     await store.delete(key);
+  });
+
+  it('lists every object with its size and when it was written, and no longer one deleted', async () => {
+    const store = make();
+    const keys = [newObjectKey('png'), newObjectKey('mp4')];
+    const started = Date.now() - 2000;
+    await store.put(keys[0]!, new Uint8Array(3), 'image/png');
+    await store.put(keys[1]!, new Uint8Array(7), 'video/mp4');
+    const listed = new Map<string, { size: number; modifiedAt: Date }>();
+    for await (const o of store.list()) listed.set(o.key, o);
+    expect(listed.size).toBe(await count());
+    expect(listed.get(keys[0]!)).toMatchObject({ size: 3 });
+    expect(listed.get(keys[1]!)).toMatchObject({ size: 7 });
+    expect(listed.get(keys[1]!)!.modifiedAt.getTime()).toBeGreaterThan(started);
+    await store.delete(keys[0]!);
+    const after: string[] = [];
+    for await (const o of store.list()) after.push(o.key);
+    expect(after).not.toContain(keys[0]);
+    expect(after).toContain(keys[1]);
+    await store.delete(keys[1]!);
   });
 
   it('answers null for a key never stored', async () => {
@@ -194,6 +214,25 @@ describe('the S3 store against the stand-in', () => {
     expect(stored).toMatchObject({ contentType: 'application/vnd.apache.parquet', size: whole.length });
     expect((await bytesOf(stored!.body)).equals(whole)).toBe(true);
     await store.delete(key);
+  });
+
+  it('lists a bucket of more than one page by following the continuation token', async () => {
+    const store = lazyS3({
+      bucket: standIn.bucket,
+      region: standIn.region,
+      endpoint: standIn.endpoint,
+      forcePathStyle: true,
+      credentials: standIn.credentials,
+    });
+    const added = Array.from({ length: 1005 }, () => newObjectKey('gif'));
+    for (const key of added) standIn.objects.set(key, { body: Buffer.alloc(1), contentType: 'image/gif' });
+    const before = standIn.requests.length;
+    const listed = new Set<string>();
+    for await (const o of store.list()) listed.add(o.key);
+    for (const key of added) expect(listed.has(key)).toBe(true);
+    expect(listed.size).toBe(standIn.objects.size);
+    expect(standIn.requests.slice(before).filter((r) => r.query.get('list-type') === '2')).toHaveLength(2);
+    for (const key of added) standIn.objects.delete(key);
   });
 
   it('aborts the multipart upload when the stream throws after a part was sent, storing nothing', async () => {

@@ -320,6 +320,8 @@ const SERVICE_ONLY_TABLES = [
   'staff_sessions',
   // Scheduled pricing changes: staff read them through public.staff_pricing (tests/integration/pricing-in-production.test.ts).
   'pricing_changes',
+  // Creatives' stored files: advertisers reach them through public.creative_files_reserve (tests/integration/advertiser-limits.test.ts).
+  'creative_files',
 ];
 
 function insertSql(table: string, row: Record<string, unknown>): [string, unknown[]] {

@@ -3,7 +3,16 @@ import { env, type Env } from '../env';
 import { LocalStorage } from './local';
 import type { ObjectStorage, S3Settings } from './object-storage';
 
-export { isObjectKey, newObjectKey, RangeNotSatisfiable, type ByteRange, type ObjectStorage, type S3Settings, type StoredObject } from './object-storage';
+export {
+  isObjectKey,
+  newObjectKey,
+  RangeNotSatisfiable,
+  type ByteRange,
+  type ListedObject,
+  type ObjectStorage,
+  type S3Settings,
+  type StoredObject,
+} from './object-storage';
 export { LocalStorage } from './local';
 
 /** The store the configuration names (STORAGE_DRIVER): a folder, or an S3 bucket. */
@@ -34,5 +43,8 @@ export function lazyS3(settings: S3Settings): ObjectStorage {
     putStream: async (key, chunks, contentType) => (await store()).putStream(key, chunks, contentType),
     get: async (key, range) => (await store()).get(key, range),
     delete: async (key) => (await store()).delete(key),
+    list: async function* () {
+      yield* (await store()).list();
+    },
   };
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { RangeNotSatisfiable, type ByteRange, type ObjectStorage, type StoredObject } from './object-storage';
+import { RangeNotSatisfiable, type ByteRange, type ListedObject, type ObjectStorage, type StoredObject } from './object-storage';
 
 /**
  * The default store: a folder on this machine (STORAGE_DIR, `.data/storage`). Each object is a
@@ -94,6 +94,22 @@ export class LocalStorage implements ObjectStorage {
   async delete(key: string): Promise<void> {
     await rm(this.file('objects', key), { force: true });
     await rm(this.file('types', key), { force: true });
+  }
+
+  /** The files under `objects/` (nothing before the first write), each with its size and the time it was renamed into place. */
+  async *list(): AsyncIterable<ListedObject> {
+    let names: string[];
+    try {
+      names = await readdir(path.join(this.root, 'objects'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const key of names) {
+      // Deleted since the folder was read: not listed.
+      const s = await stat(this.file('objects', key)).catch(() => null);
+      if (s?.isFile()) yield { key, size: s.size, modifiedAt: s.mtime };
+    }
   }
 }
 

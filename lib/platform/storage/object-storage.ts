@@ -44,6 +44,19 @@ export interface ObjectStorage {
   get(key: string, range?: ByteRange): Promise<StoredObject | null>;
   /** Deletes the object; deleting what is not there is no error. */
   delete(key: string): Promise<void>;
+  /**
+   * Every object stored, in pages as the store gives them (for the sweep of files no table knows,
+   * lib/advertisers/files.ts): its key, size, and when it was written.
+   */
+  list(): AsyncIterable<ListedObject>;
+}
+
+/** An object as `list` names it. */
+export interface ListedObject {
+  key: string;
+  size: number;
+  /** When it was written (a store keeps the time its write finished or began). */
+  modifiedAt: Date;
 }
 
 /** A range that starts at or past the object's last byte (HTTP 416). */

@@ -1,7 +1,15 @@
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { RangeNotSatisfiable, type ByteRange, type ObjectStorage, type S3Settings, type StoredObject } from './object-storage';
+import { RangeNotSatisfiable, type ByteRange, type ListedObject, type ObjectStorage, type S3Settings, type StoredObject } from './object-storage';
 
 /** Multipart upload parts: S3 takes 5 MiB to 5 GiB, and at most 10,000 parts, so 8 MiB parts make objects of up to 78 GiB. */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -104,6 +112,18 @@ export class S3Storage implements ObjectStorage {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  /** ListObjectsV2, a page (up to 1,000 keys) at a time, following its continuation token. */
+  async *list(): AsyncIterable<ListedObject> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) {
+        if (o.Key) yield { key: o.Key, size: Number(o.Size ?? 0), modifiedAt: o.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 }
 
