@@ -12,6 +12,7 @@ import {
   markPayoutForm,
   payoutDetailsForm,
   pricingForm,
+  releaseForm,
   reviewForm,
   sendWithStripeForm,
   topUpRecordForm,
@@ -49,6 +50,10 @@ export async function closeMonthsAction(_: FormState, form: FormData): Promise<F
 
 export async function topUpRecordAction(_: FormState, form: FormData): Promise<FormState> {
   return asStaffMember((staff) => topUpRecordForm(form, staff, services()));
+}
+
+export async function releaseAction(_: FormState, form: FormData): Promise<FormState> {
+  return asStaffMember((staff) => releaseForm(form, staff, services()));
 }
 
 export async function reviewAction(_: FormState, form: FormData): Promise<FormState> {

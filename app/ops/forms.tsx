@@ -158,6 +158,24 @@ export function TopUpRecordForm({ action, topUpId, label }: { action: Action; to
   );
 }
 
+/** Release an account held for money taken back, with what settled it (audited). */
+export function ReleaseForm({ action, userId, label }: { action: Action; userId: string; label: string }) {
+  const [state, formAction, pending] = useActionState(toastingSuccess(action), {});
+  return (
+    <form action={formAction} className="grid gap-2">
+      <Outcome state={state} />
+      <input type="hidden" name="id" value={userId} />
+      <div className="flex flex-wrap items-center gap-2">
+        <Label htmlFor={`release-${userId}`}>What settled it</Label>
+        <Input className="sm:w-64" id={`release-${userId}`} name="reason" required minLength={3} maxLength={1000} />
+        <Button type="submit" size="sm" disabled={pending} aria-label={`Release ${label}`}>
+          Release the account
+        </Button>
+      </div>
+    </form>
+  );
+}
+
 /** Approve, or reject with the reason the advertiser reads: a campaign or one creative. */
 export function ReviewForm({ action, id, kind, label }: { action: Action; id: string; kind: 'campaign' | 'creative'; label: string }) {
   const [state, formAction, pending] = useActionState(toastingSuccess(action), {});

@@ -8,6 +8,7 @@ import { LISTINGS } from '@/lib/data-buyers/schemas';
 import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
 import { dataQueue, type DataQueue } from '@/lib/ops/data';
 import { PRICING_FIELDS, staffPricing, type StaffPricing } from '@/lib/ops/pricing';
+import { reversalsQueue, type ReversalsQueue } from '@/lib/ops/reversals';
 import { staffOverview } from '@/lib/payouts/staff';
 import { services } from '@/lib/services';
 import { ScrollTable } from '../dashboard/tables';
@@ -18,6 +19,7 @@ import {
   markPayoutAction,
   payoutDetailsAction,
   pricingAction,
+  releaseAction,
   reviewAction,
   sendWithStripeAction,
   signOutAction,
@@ -30,6 +32,7 @@ import {
   DetailsForm,
   PayoutActions,
   PricingForm,
+  ReleaseForm,
   ReviewForm,
   SendWithStripeForm,
   TopUpRecordForm,
@@ -48,7 +51,13 @@ export default async function OpsPage() {
   const staff = await requireStaff();
   const { stripe } = services();
   const db = await services().database();
-  const [o, ads, data, pricing] = await Promise.all([staffOverview(db, staff), advertisingQueue(db, staff), dataQueue(db, staff, 50), staffPricing(db, staff)]);
+  const [o, ads, data, pricing, reversals] = await Promise.all([
+    staffOverview(db, staff),
+    advertisingQueue(db, staff),
+    dataQueue(db, staff, 50),
+    staffPricing(db, staff),
+    reversalsQueue(db, staff),
+  ]);
   const open = o.payouts.filter((p) => p.open);
   const rest = o.payouts.filter((p) => !p.open);
   return (
@@ -89,6 +98,8 @@ export default async function OpsPage() {
           })
         )}
       </section>
+
+      <ReversalsSection reversals={reversals} />
 
       <AdvertisingSections ads={ads} />
 
@@ -214,6 +225,61 @@ function CreativeText({ c }: { c: QueuedCreative }) {
         </>
       )}
     </dl>
+  );
+}
+
+const CAUSES = { refund: 'refunded', dispute: 'disputed', payment_failed: 'payment failed' } as const;
+
+/** Accounts on hold because card money of theirs was taken back, and reversals that moved no money. */
+function ReversalsSection({ reversals }: { reversals: ReversalsQueue }) {
+  return (
+    <section aria-labelledby="holds" className="grid grid-cols-1 gap-4">
+      <h2 id="holds">Accounts on hold</h2>
+      <p className="text-sm text-muted-foreground">
+        A card payment of theirs was refunded, disputed or failed: what it brought in was taken back from their balance, their campaigns are paused, and they
+        buy and download nothing. Release one once it is settled (its balances not below zero), with what settled it.
+      </p>
+      {reversals.holds.length === 0 ? (
+        <EmptyState title="No account is on hold." />
+      ) : (
+        reversals.holds.map((h) => {
+          const who = h.company ?? h.email;
+          return (
+            <article key={h.user_id} className="grid gap-3 rounded-xl border bg-card p-4 sm:p-6" aria-label={`Hold on ${who}`} data-testid="account-hold">
+              <h3 className="text-base break-words">
+                {who} · {h.email} · {CAUSES[h.cause]}
+              </h3>
+              <p className="text-sm text-muted-foreground">
+                On hold since {formatMoment(h.opened_at.toISOString())}. Advertising balance {usd(h.advertiser_balance_micro)}, data balance{' '}
+                {usd(h.buyer_balance_micro)}; {h.paused_campaigns} campaign{h.paused_campaigns === 1 ? '' : 's'} paused.
+              </p>
+              <ul className="text-sm">
+                {h.reversals.map((r, i) => (
+                  <li key={i}>
+                    {formatMoment(r.created_at.toISOString())}: {CAUSES[r.cause]}, {usd(r.reversed_micro)} taken back from the {r.account_kind ?? ''} balance (
+                    {r.payment_reference ?? 'no payment named'})
+                  </li>
+                ))}
+              </ul>
+              <ReleaseForm action={releaseAction} userId={h.user_id} label={who} />
+            </article>
+          );
+        })
+      )}
+      {reversals.unmoved.length > 0 && (
+        <ScrollTable label="Reversals that moved no money (30 days)" head={['When', 'What', 'Amount', 'Payment', 'Account']}>
+          {reversals.unmoved.map((r) => (
+            <tr key={r.id}>
+              <td>{formatMoment(r.created_at.toISOString())}</td>
+              <td>{CAUSES[r.cause]}</td>
+              <td className="num">{usd(r.amount_micro)}</td>
+              <td>{r.payment_reference ?? r.session_id ?? ''}</td>
+              <td>{r.email ?? 'no top-up of ours'}</td>
+            </tr>
+          ))}
+        </ScrollTable>
+      )}
+    </section>
   );
 }
 

@@ -8,6 +8,7 @@ import type { StripeRail } from '../payouts/stripe';
 import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
 import { reviewDataLicense } from './data';
 import { pricingChange, schedulePricing } from './pricing';
+import { releaseAccount } from './reversals';
 
 /**
  * The operator console's forms (/ops), from submitted fields to what the page shows next. Each
@@ -122,6 +123,20 @@ export async function topUpRecordForm(form: FormData, staff: SignedInUser, servi
         : 'Payment recorded: the balance it funds is credited.'
       : 'Invoice canceled.',
   };
+}
+
+export const release = z.object({
+  id: uuid('account'),
+  reason: z.string().trim().min(3, 'Say what settled it: the audit log keeps it.').max(1000, 'At most 1,000 characters.'),
+});
+
+/** Releases an account held for money taken back (lib/ops/reversals.ts), with what settled it. */
+export async function releaseForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(release, form);
+  if (!input.ok) return input.state;
+  const result = await releaseAccount(await services.database(), staff, { userId: input.data.id, reason: input.data.reason });
+  if (!result.ok) return { error: result.error, values: fields(form) };
+  return { notice: 'Account released: it buys and downloads again, and its campaigns paused for the reversal resume.' };
 }
 
 export const review = z

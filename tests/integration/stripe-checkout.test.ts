@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCheckout } from '../../lib/advertisers/checkout';
 import { buyerFunds, saveBuyerProfile } from '../../lib/data-buyers/account';
 import { checkMoney } from '../../lib/ledger/check';
+import { releaseAccount, reversalsQueue } from '../../lib/ops/reversals';
 import type { StripeRail } from '../../lib/payouts/stripe';
 import type { Queryable } from '../../lib/platform/db/engine';
 import { stripeWebhookRoute } from '../../lib/routes/webhooks';
@@ -319,18 +320,24 @@ for (const engine of testEngines()) {
       const invoice = await rawAsUser(suite.db, { sub: user.id }, (q) => one<{ top_up_id: string }>(q, 'select public.top_up_request($1) as v', [100_000_000]));
       expect(await status(running)).toBe('paused:payment_reversed');
 
-      // In the operator's queue; not released while a balance is below zero.
-      const queue = await asStaff((q) =>
-        one<{ holds: { user_id: string; advertiser_balance_micro: number; paused_campaigns: number }[] }>(q, 'select public.staff_reversals_queue(50) as v'),
-      );
-      expect(queue.holds.find((h) => h.user_id === user.id)).toMatchObject({ advertiser_balance_micro: 0, paused_campaigns: 1 });
+      // In the operator's queue (/ops, lib/ops/reversals.ts), with what was taken back.
+      const operator = { id: (await staff()).sub, email: 'operator@example.com', name: null };
+      const queue = await reversalsQueue(suite.db, operator);
+      expect(queue.holds.find((h) => h.user_id === user.id)).toMatchObject({
+        cause: 'refund',
+        advertiser_balance_micro: 0,
+        paused_campaigns: 1,
+        reversals: [expect.objectContaining({ cause: 'refund', account_kind: 'advertiser', reversed_micro: 80_000_000, payment_reference: `stripe:${pi}` })],
+      });
       expect(await asStaff((q) => one<{ error?: string }>(q, "select public.staff_account_release($1, '') as v", [user.id]))).toMatchObject({
         error: 'reason_required',
       });
       await asStaff((q) => q.query("select public.staff_top_up_record($1, true, 'BANK-REF-R')", [invoice.top_up_id]));
       expect(await status(running)).toBe('paused:payment_reversed');
-      expect(await asStaff((q) => one<{ ok: boolean }>(q, "select public.staff_account_release($1, 'Transfer received') as v", [user.id]))).toMatchObject({
-        ok: true,
+      expect(await releaseAccount(suite.db, operator, { userId: user.id, reason: 'Transfer received' })).toEqual({ ok: true });
+      expect(await releaseAccount(suite.db, operator, { userId: user.id, reason: 'Again' })).toEqual({
+        ok: false,
+        error: 'That account is not on hold any more.',
       });
       expect(await held(user.id)).toBe(false);
       expect(await status(running)).toBe('active');
