@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Lru } from './platform/cache/lru';
+import { scheduleFileSweeps } from './advertisers/files';
 import { createAttemptLimiters, type AttemptLimiters } from './auth/throttle';
+import { createActionLimiters, type ActionLimiters } from './console/action-limit';
 import { openDatabase } from './platform/db/database';
 import type { Database } from './platform/db/roles';
 import { dataEncryptionKey, serviceSecret } from './platform/db/service-secrets';
@@ -36,6 +38,8 @@ export interface Services {
   readonly rateLimiter: RateLimiter;
   /** The budgets of sign-in and sign-up attempts. */
   readonly attempts: AttemptLimiters;
+  /** The budgets of the consoles' server actions, per account and address (lib/console/action-limit.ts). */
+  readonly actionLimits: ActionLimiters;
   /** Milliseconds since the epoch. */
   now(): number;
   /** The token signing key and session secret, or null when the deployment lacks them. */
@@ -111,6 +115,7 @@ export interface ServiceOverrides {
   impressionLimits?: ImpressionLimits;
   sampleViews?: RateLimiter;
   attempts?: AttemptLimiters;
+  actionLimits?: ActionLimiters;
   now?: () => number;
   /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
   rollUpEveryMs?: number;
@@ -121,6 +126,9 @@ export interface ServiceOverrides {
   /** The scheduler's secret: by default CRON_SECRET; tests give their own (null: none). */
   cronSecret?: string | null;
 }
+
+/** How often the long-running server deletes creatives' files that may go (and, once an hour, files no table knows). */
+const FILE_SWEEP_EVERY_MS = 60_000;
 
 /** How often the long-running server looks for exports to write, besides a purchase's kick. */
 const EXPORT_EVERY_MS = 5_000;
@@ -141,6 +149,8 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
           scheduleRollUps(open, overrides.rollUpEveryMs!);
           // The same timer sends deletion notices to buyers' webhooks (lib/data-buyers/webhooks.ts).
           exportJob = scheduleExports(open, storage, exportSecret, EXPORT_EVERY_MS, dataKey);
+          // And the creatives' files no creative or recent decision names (lib/advertisers/files.ts).
+          scheduleFileSweeps(open, storage, FILE_SWEEP_EVERY_MS);
         }
         return engine;
       };
@@ -152,6 +162,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     database,
     rateLimiter: overrides.rateLimiter ?? createRateLimiter(),
     attempts: overrides.attempts ?? createAttemptLimiters(),
+    actionLimits: overrides.actionLimits ?? createActionLimiters(),
     now,
     oauthSecrets: retrying(async () => loadOAuthSecrets(database)),
     cursorKey: once(async () => {

@@ -1,6 +1,7 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { SignedInUser } from '@/lib/auth/users';
 import {
@@ -19,17 +20,20 @@ import {
   withdrawConsentForm,
   type FormState,
 } from '@/lib/console/forms';
+import { limitedAction } from '@/lib/console/action-limit';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher } from './publisher';
 
 /**
  * The console's server actions: each checks the session (Next has checked that the post came
- * from our origin), runs its form as the signed-in publisher, and refreshes the console.
+ * from our origin), runs its form as the signed-in publisher within the account's and address's
+ * budget of forms (lib/console/action-limit.ts), and refreshes the console.
  */
 
 async function asPublisher(back: string, run: (user: SignedInUser) => Promise<FormState>): Promise<FormState> {
-  const state = await run(await requirePublisher(back));
+  const user = await requirePublisher(back);
+  const state = await limitedAction(services(), user.id, await headers(), () => run(user));
   if (!state.error) revalidatePath('/dashboard', 'layout');
   return state;
 }
@@ -88,7 +92,9 @@ export async function cancelPayoutAction(_: FormState, form: FormData): Promise<
 
 export async function stripeOnboardingAction(_: FormState, form: FormData): Promise<FormState> {
   const user = await requirePublisher('/dashboard/payouts');
-  const state = await stripeOnboardingForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/payouts`);
+  const state = await limitedAction(services(), user.id, await headers(), () =>
+    stripeOnboardingForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/payouts`),
+  );
   // Stripe's onboarding is on Stripe's site; it sends the publisher back here.
   if (state.id) redirect(state.id);
   return state;

@@ -117,15 +117,43 @@ export async function sweepOrphanFiles(db: Database, storage: ObjectStorage, now
   return swept;
 }
 
-/** Both sweeps, for the periodic jobs; a failure is logged, never thrown (the next run tries again). */
-export async function sweepStoredFiles(db: Database, storage: ObjectStorage): Promise<{ files: number; orphans: number }> {
+/**
+ * Both sweeps, for the periodic jobs; a failure is logged, never thrown (the next run tries
+ * again). The orphan sweep reads the whole store, so a caller that runs every minute asks for it
+ * once an hour (`orphans: false` otherwise).
+ */
+export async function sweepStoredFiles(db: Database, storage: ObjectStorage, options: { orphans?: boolean } = {}): Promise<{ files: number; orphans: number }> {
   const files = await sweepCreativeFiles(db, storage).catch((err: unknown) => {
     log.error('creative files not swept', describeError(err));
     return 0;
   });
+  if (options.orphans === false) return { files, orphans: 0 };
   const orphans = await sweepOrphanFiles(db, storage).catch((err: unknown) => {
     log.error('orphaned media not swept', describeError(err));
     return 0;
   });
   return { files, orphans };
+}
+
+/**
+ * Runs `sweepStoredFiles` every `intervalMs` in the long-running server (lib/services.ts), the
+ * orphan sweep once an hour, never two runs at once in this process.
+ */
+export function scheduleFileSweeps(database: () => Promise<Database>, storage: ObjectStorage, intervalMs: number): { stop(): void } {
+  let running = false;
+  let lastOrphans = 0;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    const orphans = Date.now() - lastOrphans >= ORPHAN_GRACE_MS;
+    if (orphans) lastOrphans = Date.now();
+    void database()
+      .then((db) => sweepStoredFiles(db, storage, { orphans }))
+      .catch((err: unknown) => log.error('stored files not swept', describeError(err)))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
 }

@@ -1,3 +1,4 @@
+import { sweepStoredFiles } from '../advertisers/files';
 import { runDataJobs } from '../data-buyers/export-job';
 import { applyDuePricing } from '../sdk/rollup';
 import { sameText, sha256Hex } from '../platform/crypto';
@@ -14,7 +15,8 @@ export const EXPORTS_PER_SCHEDULED_CALL = 1;
  * work, once, for a host where no process stays up to run its timer (Vercel: vercel.json calls it
  * every minute). It puts due pricing changes in force (lib/sdk/rollup.ts), sends the deletion
  * notices due at buyers' webhooks and writes the next waiting export (lib/data-buyers/export-job.ts,
- * `runDataJobs`); the queue's leases make a call that overlaps another, or the long-running
+ * `runDataJobs`), and deletes the creatives' files no creative or recent decision names (and, at
+ * the top of each hour, the stored files no table knows: lib/advertisers/files.ts); the queue's leases make a call that overlaps another, or the long-running
  * server's timer, harmless. Only the scheduler may call it: `Authorization: Bearer` and the
  * deployment's CRON_SECRET, compared in constant time (as hashes); without CRON_SECRET the path is 404.
  */
@@ -32,6 +34,9 @@ export const dataJobsRoute = defineRoute(ROUTES['/api/cron/data-jobs'], {
     // logged and leaves the data jobs to run.
     await applyDuePricing(db).catch((err) => log.error('pricing changes not applied', describeError(err)));
     const run = await runDataJobs(db, services.storage, services.exportSecret, services.dataKey, EXPORTS_PER_SCHEDULED_CALL);
+    // Logged, not answered: the answer says what the data jobs did.
+    const swept = await sweepStoredFiles(db, services.storage, { orphans: new Date().getUTCMinutes() === 0 });
+    if (swept.files + swept.orphans > 0) log.info('stored files swept', swept);
     return Response.json(run, { headers: { 'cache-control': 'no-store' } });
   },
 });

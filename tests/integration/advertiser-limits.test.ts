@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepStoredFiles } from '@/lib/advertisers/files';
 import { addCreativeForm, createCampaignForm, profileForm, updateCreativeForm } from '@/lib/advertisers/forms';
 import { ADVERTISER_LIMITS } from '@/lib/advertisers/schemas';
+import { ACTIONS_PER_ACCOUNT, ACTIONS_PER_ACCOUNT_AND_ADDRESS, createActionLimiters, limitedAction } from '@/lib/console/action-limit';
 import type { SignedInUser } from '@/lib/auth/users';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage, newObjectKey } from '@/lib/platform/storage';
@@ -230,6 +231,29 @@ for (const engine of testEngines()) {
       const refused = await addCreativeForm(creativeForm({ campaign_id: fresh.id!, format: 'inline_text', body: '' }), user, services);
       expect(refused.error).toMatch(/Your campaigns that are not completed have 200 creatives/);
       expect(await countOf('select count(*)::int as v from public.creatives where campaign_id = $1', [fresh.id])).toBe(0);
+    });
+
+    it('refuses server actions past the budget of the account from one address, then from all, saying so and writing nothing', async () => {
+      const { user } = await advertiser();
+      // Budgets of this test's own (in memory: no Upstash here), as lib/services.ts makes them.
+      const limited = makeServices({ database: suite.db, storage, actionLimits: createActionLimiters() });
+      const from = (ip: string) => new Headers({ 'x-forwarded-for': ip });
+      const create = (ip: string, name: string) => limitedAction(limited, user.id, from(ip), () => createCampaignForm(campaignForm(name), user, limited));
+      const campaigns = () => countOf('select count(*)::int as v from public.campaigns where advertiser_id = $1', [user.id]);
+      const start = await campaigns();
+      for (let i = 0; i < ACTIONS_PER_ACCOUNT_AND_ADDRESS; i++) expect((await create('203.0.113.7', `Burst ${i}`)).error).toBeUndefined();
+      const refused = await create('203.0.113.7', 'One too many');
+      expect(refused.error).toMatch(/^You sent too many forms in a short time, so this one was not saved: wait \d+ seconds? and send it again\.$/);
+      expect(await campaigns()).toBe(start + ACTIONS_PER_ACCOUNT_AND_ADDRESS);
+      // Another address has its own budget, up to the account's.
+      for (let i = ACTIONS_PER_ACCOUNT_AND_ADDRESS; i < ACTIONS_PER_ACCOUNT; i++) expect((await create('198.51.100.9', `Burst ${i}`)).error).toBeUndefined();
+      expect((await create('192.0.2.33', 'From a third address')).error).toMatch(/too many forms/);
+      expect(await campaigns()).toBe(start + ACTIONS_PER_ACCOUNT);
+      // Another account from the first address is not held back by this one.
+      const other = await advertiser();
+      expect(
+        (await limitedAction(limited, other.user.id, from('203.0.113.7'), () => createCampaignForm(campaignForm('Neighbour'), other.user, limited))).error,
+      ).toBeUndefined();
     });
 
     it(`refuses a card top-up while ${ADVERTISER_LIMITS.openCardTopUps} opened in the last day wait for payment`, async () => {

@@ -1,6 +1,7 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { SignedInUser } from '@/lib/auth/users';
 import type { FormState } from '@/lib/console/forms';
@@ -16,17 +17,20 @@ import {
   updateCampaignForm,
   updateCreativeForm,
 } from '@/lib/advertisers/forms';
+import { limitedAction } from '@/lib/console/action-limit';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher as requireSignedIn } from '../publisher';
 
 /**
  * The advertiser console's server actions: each checks the session (Next has checked that the
- * post came from our origin), runs its form as the signed-in user, and refreshes the pages.
+ * post came from our origin), runs its form as the signed-in user within the account's and
+ * address's budget of forms (lib/console/action-limit.ts), and refreshes the pages.
  */
 
 async function asAdvertiser(back: string, run: (user: SignedInUser) => Promise<FormState>): Promise<FormState> {
-  const state = await run(await requireSignedIn(back));
+  const user = await requireSignedIn(back);
+  const state = await limitedAction(services(), user.id, await headers(), () => run(user));
   if (!state.error) revalidatePath('/dashboard/ads', 'layout');
   return state;
 }
@@ -44,7 +48,9 @@ export async function topUpAction(_: FormState, form: FormData): Promise<FormSta
 /** A top-up by card: on to Stripe's payment page (the balance is credited by Stripe's webhook, not by the way back). */
 export async function checkoutAction(_: FormState, form: FormData): Promise<FormState> {
   const user = await requireSignedIn('/dashboard/ads/funds');
-  const state = await checkoutForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/ads/funds`);
+  const state: FormState & { url?: string } = await limitedAction(services(), user.id, await headers(), () =>
+    checkoutForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/ads/funds`),
+  );
   if (state.url) redirect(state.url);
   return state;
 }
