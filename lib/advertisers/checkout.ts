@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import { asService, type Database, type Statements } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { log } from '../platform/log';
+import { ADVERTISER_LIMITS } from './schemas';
 
 /**
  * Top-ups by Stripe Checkout, when Stripe is configured (lib/payouts/stripe.ts, STRIPE_SECRET_KEY
@@ -37,6 +38,7 @@ const REFUSALS: Record<string, string> = {
   not_an_advertiser: 'Set up your advertiser profile first.',
   not_a_buyer: 'Set up your data buyer profile first.',
   amount_out_of_range: 'That amount is outside what a top-up may be.',
+  too_many_open_checkouts: `You opened ${ADVERTISER_LIMITS.openCardTopUps} card payments in the last 24 hours that were not paid: pay one of them (its Stripe page is still open), or wait a day, before opening another. An invoice can still be asked for.`,
 };
 
 async function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: number, session: string, account: FundedAccount) {
@@ -59,9 +61,10 @@ export async function startCheckout(
   urls: { back: string },
   account: FundedAccount = 'advertiser',
 ): Promise<CheckoutResult> {
-  // The database's one rule for every rail (public.top_up_refusal), before anything is asked of Stripe.
+  // The database's one rule for every rail (public.top_up_refusal), and at most a few card
+  // top-ups waiting for payment (public.top_up_checkout_refusal), before anything is asked of Stripe.
   const [check] = await asService(db).query<{ refusal: { error: string; minimum_micro?: number } | null }>(
-    sql`select public.top_up_refusal(${user.id}::uuid, ${amountMicro}::bigint, ${account}) as refusal`,
+    sql`select public.top_up_checkout_refusal(${user.id}::uuid, ${amountMicro}::bigint, ${account}) as refusal`,
   );
   const refusal = check?.refusal;
   if (refusal?.error === 'amount_out_of_range')

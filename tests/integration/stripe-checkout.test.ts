@@ -113,6 +113,22 @@ for (const engine of testEngines()) {
       expect(await balance(user.id)).toBe(0);
     });
 
+    it('opens at most 5 card sessions waiting for payment per account in a day, asking nothing of Stripe past them', async () => {
+      const user = await advertiser('Many Cards Co');
+      for (let i = 0; i < 5; i++) expect(await start(user, 60_000_000)).toMatchObject({ ok: true });
+      const before = standIn.sessions.size;
+      expect(await start(user, 60_000_000)).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^You opened 5 card payments in the last 24 hours that were not paid/),
+      });
+      expect(standIn.sessions.size).toBe(before);
+      // One paid (its webhook): room for one more.
+      const paid = [...standIn.sessions.values()].at(-1)!;
+      const payload = completed(paid.id as string);
+      expect((await webhook(payload, signed(payload))).status).toBe(200);
+      expect(await start(user, 60_000_000)).toMatchObject({ ok: true });
+    });
+
     it('credits a paid session once, from its verified webhook, however often it is delivered', async () => {
       const user = await advertiser('Once Co');
       const made = await start(user, 80_000_000);
