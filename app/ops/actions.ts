@@ -4,6 +4,7 @@ import { revalidatePath } from 'next/cache';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { opsCookieName, staffSignOut } from '@/lib/auth/staff';
+import { limitedAction } from '@/lib/console/action-limit';
 import type { FormState } from '@/lib/console/forms';
 import {
   adjustmentForm,
@@ -22,12 +23,17 @@ import { services } from '@/lib/services';
 import { requireStaff } from './staff';
 
 /**
- * The operator console's server actions: each needs the staff session (both factors), and each
- * write is checked again, and audited, by the database (public.is_staff).
+ * The operator console's server actions: each needs the staff session (both factors), runs
+ * within the staff member's and address's budget of forms (lib/console/action-limit.ts: the same
+ * as every console's, so a stolen session cannot script the payouts' reveal or the ledger at
+ * machine speed), and each write is checked again, and audited, by the database
+ * (public.is_staff). The sign-in has its own throttle (lib/auth/throttle.ts); the sign-out is
+ * never refused.
  */
 
 async function asStaffMember(run: (staff: Awaited<ReturnType<typeof requireStaff>>) => Promise<FormState>): Promise<FormState> {
-  const state = await run(await requireStaff());
+  const staff = await requireStaff();
+  const state = await limitedAction(services(), staff.id, await headers(), () => run(staff));
   if (!state.error) revalidatePath('/ops');
   return state;
 }
@@ -69,7 +75,8 @@ export async function pricingAction(_: FormState, form: FormData): Promise<FormS
 }
 
 export async function payoutDetailsAction(_: DetailsState, form: FormData): Promise<DetailsState> {
-  return payoutDetailsForm(form, await requireStaff(), services());
+  const staff = await requireStaff();
+  return limitedAction(services(), staff.id, await headers(), () => payoutDetailsForm(form, staff, services()));
 }
 
 export async function signOutAction(): Promise<void> {

@@ -1,6 +1,7 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { SignedInUser } from '@/lib/auth/users';
 import type { FormState } from '@/lib/console/forms';
@@ -19,17 +20,25 @@ import {
   type WebhookState,
 } from '@/lib/data-buyers/forms';
 import { checkoutForm } from '@/lib/advertisers/forms';
+import { limitedAction } from '@/lib/console/action-limit';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher as requireSignedIn } from '../publisher';
 
 /**
  * The data buyer console's server actions: each checks the session (Next has checked that the
- * post came from our origin), runs its form as the signed-in user, and refreshes the pages.
+ * post came from our origin), runs its form as the signed-in user within the account's and
+ * address's budget of forms (lib/console/action-limit.ts), and refreshes the pages.
  */
 
+/** The form `run` of the signed-in user, within the budget; a refusal is a bare error, which every state here can be (their other fields are optional). */
+async function limited<S extends FormState>(user: SignedInUser, run: () => Promise<S>): Promise<S> {
+  return (await limitedAction(services(), user.id, await headers(), run)) as S;
+}
+
 async function asSignedIn<S extends FormState>(back: string, run: (user: SignedInUser) => Promise<S>): Promise<S> {
-  const state = await run(await requireSignedIn(back));
+  const user = await requireSignedIn(back);
+  const state = await limited(user, () => run(user));
   // Something was written (a quote writes nothing, and leaves the page as it is).
   if (!state.error && (state.notice || state.id)) revalidatePath('/dashboard/data', 'layout');
   return state;
@@ -42,7 +51,9 @@ export async function buyerProfileAction(_: BuyerProfileState, form: FormData): 
 /** A top-up by card (when Stripe is configured): on to Stripe's payment page. */
 export async function buyerCheckoutAction(_: FormState, form: FormData): Promise<FormState> {
   const user = await requireSignedIn('/dashboard/data/funds');
-  const state = await checkoutForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/data/funds`, 'buyer');
+  const state: FormState & { url?: string } = await limited(user, () =>
+    checkoutForm(form, user, services(), `${env().PUBLIC_BASE_URL}/dashboard/data/funds`, 'buyer'),
+  );
   if (state.url) redirect(state.url);
   return state;
 }
@@ -84,7 +95,7 @@ export async function webhookRemoveAction(_: FormState, form: FormData): Promise
 /** A new download link on each click, and on to it (the browser downloads the file and stays on the page). */
 export async function downloadAction(_: FormState, form: FormData): Promise<FormState> {
   const user = await requireSignedIn('/dashboard/data');
-  const state = await downloadForm(form, user, services());
+  const state = await limited(user, () => downloadForm(form, user, services()));
   if (state.url) redirect(state.url);
   return state;
 }
