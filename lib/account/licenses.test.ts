@@ -14,7 +14,7 @@ const row = (n: number, over: Partial<LicenseRow> = {}): LicenseRow => ({
   listing: 'ai_interactions',
   exclusive: false,
   status: 'active',
-  filter: { categories: [], from: null, to: null, models: [] },
+  filter: { categories: [], from: null, to: null, models: [], min_app_age_days: null },
   records: 1,
   bytes: 100,
   units: 1,
@@ -53,7 +53,7 @@ describe('a license’s view', () => {
         units: 1.234567891,
         bytes: 1_234_567_891,
         price_micro: 49_382_716,
-        filter: { categories: ['writing'], from: '2026-09-01', to: null, models: ['m-1'] },
+        filter: { categories: ['writing'], from: '2026-09-01', to: null, models: ['m-1'], min_app_age_days: null },
       }),
     );
     expect(view).toMatchObject({
@@ -62,7 +62,7 @@ describe('a license’s view', () => {
       bytes: 1_234_567_891,
       price_micro: 49_382_716,
       price_usd: 49.38,
-      filter: { categories: ['writing'], from: '2026-09-01', to: null, models: ['m-1'] },
+      filter: { categories: ['writing'], from: '2026-09-01', to: null, models: ['m-1'], min_app_age_days: null },
       requested_at: '2026-12-01T00:01:00.000Z',
       expires_at: '2027-12-01T00:01:00.000Z',
     });

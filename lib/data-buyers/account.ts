@@ -90,7 +90,7 @@ export interface License {
   id: string;
   listing: ListingId;
   exclusive: boolean;
-  filter: { categories: string[]; from: string | null; to: string | null; models: string[] };
+  filter: { categories: string[]; from: string | null; to: string | null; models: string[]; min_app_age_days: number | null };
   quantity: number;
   records: number;
   bytes: number;

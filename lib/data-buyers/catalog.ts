@@ -32,9 +32,13 @@ const availability = z.object({
 });
 
 const filterArgs = (f: CatalogFilter) => sql`${f.categories}::text[], ${f.from}::date, ${f.to}::date, ${f.models}::text[]`;
+/** The filter's part named last, after each function's own arguments (migration 20261213000602_data_min_app_age). */
+const ageArg = (f: CatalogFilter) => sql`p_min_app_age_days => ${f.min_app_age_days}::integer`;
 
 export async function listingAvailability(db: Database, userId: string, listing: ListingId, filter: CatalogFilter): Promise<Availability> {
-  const [row] = await asBuyer(db, userId).query<{ answer: unknown }>(sql`select public.data_catalog_available(${listing}, ${filterArgs(filter)}) as answer`);
+  const [row] = await asBuyer(db, userId).query<{ answer: unknown }>(
+    sql`select public.data_catalog_available(${listing}, ${filterArgs(filter)}, ${ageArg(filter)}) as answer`,
+  );
   return availability.parse(row!.answer);
 }
 
@@ -101,7 +105,7 @@ export async function listingSample(
   const budget = await views.consume(userId);
   if (!budget.allowed) return { ok: false, error: 'rate_limited', retryAt: new Date(budget.resetAt) };
   const [row] = await asBuyer(db, userId).query<{ answer: unknown }>(
-    sql`select public.data_catalog_sample(${listing}, ${filterArgs(filter)}, ${Math.min(Math.max(limit, 1), SAMPLE_SIZE)}) as answer`,
+    sql`select public.data_catalog_sample(${listing}, ${filterArgs(filter)}, ${Math.min(Math.max(limit, 1), SAMPLE_SIZE)}, ${ageArg(filter)}) as answer`,
   );
   const answer = sampleAnswer.parse(row!.answer);
   if (!answer.ok) {
@@ -165,7 +169,8 @@ export async function quoteLicense(
   request: { listing: ListingId; filter: CatalogFilter; quantity: number; exclusive: boolean },
 ): Promise<Result<Quote>> {
   const [row] = await asBuyer(db, userId).query<{ answer: { ok: boolean; error?: string } & Record<string, unknown> }>(
-    sql`select public.data_license_quote(${request.listing}, ${filterArgs(request.filter)}, ${String(request.quantity)}::numeric, ${request.exclusive}) as answer`,
+    sql`select public.data_license_quote(${request.listing}, ${filterArgs(request.filter)}, ${String(request.quantity)}::numeric, ${request.exclusive},
+                                         ${ageArg(request.filter)}) as answer`,
   );
   const answer = row!.answer;
   if (!answer.ok) return refusal(answer);
@@ -198,7 +203,7 @@ export async function buyLicense(
 ): Promise<Result<Purchase>> {
   const [row] = await asBuyer(db, userId).query<{ answer: { ok: boolean; error?: string } & Record<string, unknown> }>(
     sql`select public.data_license_buy(${request.listing}, ${filterArgs(request.filter)}, ${String(request.quantity)}::numeric, ${request.exclusive},
-                                       ${request.maxPriceMicro}::bigint) as answer`,
+                                       ${request.maxPriceMicro}::bigint, ${ageArg(request.filter)}) as answer`,
   );
   const answer = row!.answer;
   if (!answer.ok) return refusal(answer);

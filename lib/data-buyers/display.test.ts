@@ -65,24 +65,32 @@ describe('filters', () => {
     expect(describeFilter({ from: '2026-11-01' })).toBe('Every category · from Nov 1, 2026 · any model');
     expect(describeFilter({ to: '2026-11-30' })).toBe('Every category · up to Nov 30, 2026 · any model');
     expect(describeFilter(null)).toBe('Every category · any day · any model');
+    expect(describeFilter({ min_app_age_days: 90 }, LISTINGS.ux_sessions)).toBe('Every category · any day · apps at least 90 days old');
   });
 
   it('reads the filter from the search parameters, repeated or single, and writes it back the same', () => {
     const read = filterFromSearch({ categories: ['Notes', 'travel', 'notes'], from: '2026-11-01', to: '', models: 'demo-1' });
     expect(read.error).toBeNull();
-    expect(read.filter).toEqual({ categories: ['notes', 'travel'], from: '2026-11-01', to: null, models: ['demo-1'] });
+    expect(read.filter).toEqual({ categories: ['notes', 'travel'], from: '2026-11-01', to: null, models: ['demo-1'], min_app_age_days: null });
     expect(filterSearch(read.filter)).toBe('?categories=notes&categories=travel&from=2026-11-01&models=demo-1');
     expect(filterFromSearch(Object.fromEntries(new URLSearchParams(filterSearch(read.filter).slice(1)))).filter.from).toBe('2026-11-01');
     expect(filterSearch(read.filter, { sample: '100' })).toContain('&sample=100');
-    expect(filterFromSearch({}).filter).toEqual({ categories: [], from: null, to: null, models: [] });
+    expect(filterFromSearch({}).filter).toEqual({ categories: [], from: null, to: null, models: [], min_app_age_days: null });
     expect(filterSearch(filterFromSearch({}).filter)).toBe('');
+    // The apps' age: a whole number of days, written back; empty or 0 is any age.
+    const aged = filterFromSearch({ min_app_age_days: ' 90 ' });
+    expect(aged.filter.min_app_age_days).toBe(90);
+    expect(filterSearch(aged.filter)).toBe('?min_app_age_days=90');
+    expect(filterFromSearch({ min_app_age_days: '0' }).filter.min_app_age_days).toBeNull();
   });
 
   it('refuses a filter it cannot apply, says why, applies none, and keeps what was given for the form', () => {
     const backwards = filterFromSearch({ from: '2026-11-30', to: '2026-11-01' });
     expect(backwards.error).toBe('The first day comes before the last.');
-    expect(backwards.filter).toEqual({ categories: [], from: null, to: null, models: [] });
-    expect(backwards.values).toEqual({ categories: [], from: '2026-11-30', to: '2026-11-01', models: [] });
+    expect(backwards.filter).toEqual({ categories: [], from: null, to: null, models: [], min_app_age_days: null });
+    expect(backwards.values).toEqual({ categories: [], from: '2026-11-30', to: '2026-11-01', models: [], min_app_age_days: '' });
+    expect(filterFromSearch({ min_app_age_days: 'a month' }).error).toBe('Give the apps’ age as a whole number of days.');
+    expect(filterFromSearch({ min_app_age_days: '4000' }).error).toBe('At most 3,650 days.');
     expect(filterFromSearch({ from: 'yesterday' }).error).toBe('Give dates as YYYY-MM-DD.');
     expect(filterFromSearch({ categories: Array.from({ length: 21 }, (_, i) => `c${i}`) }).error).toBe('Choose at most 20 values.');
   });

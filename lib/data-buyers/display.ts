@@ -52,6 +52,7 @@ export function describeFilter(filter: Partial<CatalogFilter> | null | undefined
   const models = filter?.models ?? [];
   const from = filter?.from ?? null;
   const to = filter?.to ?? null;
+  const minAge = filter?.min_app_age_days ?? null;
   const parts = [categories.length ? `Categories: ${categories.join(', ')}` : 'Every category'];
   if (from && to) parts.push(`from ${day(from)} to ${day(to)}`);
   else if (from) parts.push(`from ${day(from)}`);
@@ -59,6 +60,7 @@ export function describeFilter(filter: Partial<CatalogFilter> | null | undefined
   else parts.push('any day');
   if (models.length) parts.push(`models: ${models.join(', ')}`);
   else if (!listing || listing.hasModels) parts.push('any model');
+  if (minAge) parts.push(`apps at least ${formatCount(minAge)} ${minAge === 1 ? 'day' : 'days'} old`);
   return parts.join(' · ');
 }
 
@@ -142,6 +144,7 @@ export interface FilterValues {
   from: string;
   to: string;
   models: string[];
+  min_app_age_days: string;
 }
 
 /**
@@ -149,7 +152,13 @@ export interface FilterValues {
  * the filter, or, when it is refused, no filter and the reason; with the values as given.
  */
 export function filterFromSearch(params: SearchParams): { filter: CatalogFilter; values: FilterValues; error: string | null } {
-  const values: FilterValues = { categories: list(params.categories), from: one(params.from), to: one(params.to), models: list(params.models) };
+  const values: FilterValues = {
+    categories: list(params.categories),
+    from: one(params.from),
+    to: one(params.to),
+    models: list(params.models),
+    min_app_age_days: one(params.min_app_age_days),
+  };
   const parsed = catalogFilter.safeParse(values);
   if (parsed.success) return { filter: parsed.data, values, error: null };
   return { filter: catalogFilter.parse({}), values, error: parsed.error.issues[0]?.message ?? 'Check the filter.' };
@@ -162,6 +171,7 @@ export function filterSearch(filter: CatalogFilter, extra: Record<string, string
   if (filter.from) q.set('from', filter.from);
   if (filter.to) q.set('to', filter.to);
   for (const m of filter.models) q.append('models', m);
+  if (filter.min_app_age_days) q.set('min_app_age_days', String(filter.min_app_age_days));
   for (const [k, v] of Object.entries(extra)) q.set(k, v);
   const s = q.toString();
   return s ? `?${s}` : '';

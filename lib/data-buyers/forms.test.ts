@@ -33,6 +33,7 @@ describe('licenseRequest', () => {
         ['from', '2026-11-01'],
         ['to', ''],
         ['models', 'demo-1'],
+        ['min_app_age_days', '30'],
         ['quantity', '1,000'],
         ['exclusive', 'on'],
         ['step', 'quote'],
@@ -43,7 +44,7 @@ describe('licenseRequest', () => {
       request: {
         step: 'quote',
         listing: 'ai_interactions',
-        filter: { categories: ['notes', 'travel'], from: '2026-11-01', to: null, models: ['demo-1'] },
+        filter: { categories: ['notes', 'travel'], from: '2026-11-01', to: null, models: ['demo-1'], min_app_age_days: 30 },
         quantity: 1000,
         quantityText: '1000',
         exclusive: true,

@@ -106,7 +106,13 @@ export function licenseRequest(form: FormData): { ok: true; request: LicenseRequ
   if (!s.success) return { ok: false, error: s.error.issues[0]!.message };
   const l = listing.safeParse(text('listing'));
   if (!l.success) return { ok: false, error: l.error.issues[0]!.message };
-  const filter = catalogFilter.safeParse({ categories: strings('categories'), from: text('from'), to: text('to'), models: strings('models') });
+  const filter = catalogFilter.safeParse({
+    categories: strings('categories'),
+    from: text('from'),
+    to: text('to'),
+    models: strings('models'),
+    min_app_age_days: text('min_app_age_days'),
+  });
   if (!filter.success) return { ok: false, error: filter.error.issues[0]?.message ?? 'Check the filter.' };
   const quantity = quantityInput(l.data).safeParse(text('quantity'));
   if (!quantity.success) return { ok: false, error: quantity.error.issues[0]?.message ?? 'Give the quantity.' };

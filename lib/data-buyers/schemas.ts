@@ -118,12 +118,31 @@ const words = (lowercase: boolean) =>
     .max(20, 'Choose at most 20 values.')
     .transform((values) => [...new Set(values.map((v) => (lowercase ? v.toLowerCase() : v)).filter((v) => v !== ''))]);
 
+/** The most days old a buyer may ask the apps to be (ten years). */
+export const MAX_APP_AGE_DAYS = 3650;
+
+/**
+ * Only apps at least this many days old (issue 39: a buyer may keep new apps out), as a form sends
+ * it (digits, or nothing) or as a number; nothing or 0 is any age.
+ */
+const minAppAge = z.preprocess(
+  (v) => (typeof v === 'string' ? (v.trim() === '' ? null : v.trim()) : v),
+  z.coerce
+    .number({ message: 'Give the apps’ age as a whole number of days.' })
+    .int('Give the apps’ age as a whole number of days.')
+    .min(0, 'Give the apps’ age as a whole number of days.')
+    .max(MAX_APP_AGE_DAYS, `At most ${MAX_APP_AGE_DAYS.toLocaleString('en-US')} days.`)
+    .nullable()
+    .transform((n) => (n === 0 ? null : n)),
+);
+
 export const catalogFilter = z
   .object({
     categories: words(true).default([]),
     from: day.default(null),
     to: day.default(null),
     models: words(false).default([]),
+    min_app_age_days: minAppAge.default(null),
   })
   .refine((f) => f.from === null || f.to === null || f.from <= f.to, { message: 'The first day comes before the last.', path: ['to'] });
 export type CatalogFilter = z.output<typeof catalogFilter>;

@@ -253,6 +253,7 @@ export const licenseFilter = z
     from: z.string().nullable().describe('The first day (UTC, YYYY-MM-DD) the records were received, included; null for no bound.'),
     to: z.string().nullable().describe('The last day (UTC, YYYY-MM-DD) the records were received, included; null for no bound.'),
     models: z.array(z.string()).describe('The AI models that answered (AI interactions only); empty for any model.'),
+    min_app_age_days: z.number().int().nullable().describe('Only records of apps at least this many days old when bought; null for apps of any age.'),
   })
   .describe('The filter the license was bought with.');
 
@@ -401,6 +402,7 @@ export const licenseRow = license.omit({ price_usd: true }).extend({
     from: z.string().nullable().default(null),
     to: z.string().nullable().default(null),
     models: z.array(z.string()).default([]),
+    min_app_age_days: z.number().int().nullable().default(null),
   }),
   requested_at: timestamp,
   starts_at: timestamp.nullable(),

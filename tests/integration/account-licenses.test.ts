@@ -256,7 +256,7 @@ for (const engine of testEngines()) {
             listing: 'ai_interactions',
             exclusive: s.exclusive,
             status: s.status,
-            filter: { categories: s.filter.categories, from: null, to: null, models: [] },
+            filter: { categories: s.filter.categories, from: null, to: null, models: [], min_app_age_days: null },
             records: s.records,
             bytes: s.bytes,
             units: s.units,

@@ -16,6 +16,7 @@ import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage } from '@/lib/platform/storage';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
 import type { Services } from '@/lib/services';
+import { readyToSell } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, runAs } from '../helpers/roles';
 import { makeServices } from '../helpers/services';
@@ -120,6 +121,8 @@ for (const engine of testEngines()) {
       });
       if (!made.ok) throw new Error(made.error);
       app = { appId: made.value.id, key: (await newKey(suite.db, suite.users.demo, { appId: made.value.id })).key };
+      // Old enough, with real use: its records are for sale (public.data_apps_for_sale).
+      await readyToSell(suite.db, made.value.id);
       await interactions('ann', 6);
       await interactions('bob', 4);
     });

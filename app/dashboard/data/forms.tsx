@@ -172,6 +172,7 @@ export interface FilterFields {
   from: string | null;
   to: string | null;
   models: string[];
+  min_app_age_days: number | null;
 }
 
 function RequestFields({ listing, filter }: { listing: string; filter: FilterFields }) {
@@ -186,6 +187,7 @@ function RequestFields({ listing, filter }: { listing: string; filter: FilterFie
       {filter.models.map((m) => (
         <input key={`m-${m}`} type="hidden" name="models" value={m} />
       ))}
+      <input type="hidden" name="min_app_age_days" value={filter.min_app_age_days ?? ''} />
     </>
   );
 }

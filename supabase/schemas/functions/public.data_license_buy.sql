@@ -21,8 +21,11 @@
 -- refusals, `price_changed` (with the price now), `insufficient_funds` (with what is available),
 -- `account_on_hold` (money the buyer paid was taken back: a refund, a dispute; nothing is bought
 -- until the operator releases the account, migration 20261213000500_reversals).
+-- `p_min_app_age_days`: only records of apps at least that many days old (null or 0: any age;
+-- migration 20261213000602_data_min_app_age), kept in the license's filter.
 create or replace function public.data_license_buy(p_listing text, p_categories text[], p_from date, p_to date, p_models text[],
-                                                   p_quantity numeric, p_exclusive boolean, p_max_price_micro bigint)
+                                                   p_quantity numeric, p_exclusive boolean, p_max_price_micro bigint,
+                                                   p_min_app_age_days integer default null)
 returns json
 language plpgsql volatile security definer set search_path = ''
 as $$
@@ -60,7 +63,7 @@ begin
   end if;
   -- One purchase at a time per buyer: two at once cannot both spend the same balance.
   perform pg_advisory_xact_lock(hashtextextended('data_license_buy:' || v_buyer, 0));
-  v_quote := public.data_license_quote(p_listing, p_categories, p_from, p_to, p_models, p_quantity, v_exclusive);
+  v_quote := public.data_license_quote(p_listing, p_categories, p_from, p_to, p_models, p_quantity, v_exclusive, p_min_app_age_days);
   if not (v_quote ->> 'ok')::boolean then
     return v_quote;
   end if;
@@ -84,7 +87,8 @@ begin
     v_publisher_cap := public.data_license_share_cap(p_quantity, v_publisher_share, v_min_records);
     with sellers as (
       select e.app_id, e.publisher_id from public.data_apps_for_sale(now()) e join public.apps a on a.id = e.app_id
-      where cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories
+      where (cardinality(coalesce(p_categories, '{}')) = 0 or a.category && p_categories)
+        and (coalesce(p_min_app_age_days, 0) <= 0 or a.created_at <= now() - make_interval(days => p_min_app_age_days))
     ),
     candidates as (
       -- Each app's newest, at most its cap (index data_records_app_newest).
@@ -142,6 +146,7 @@ begin
           and (p_from is null or r.received_at >= p_from::timestamp at time zone 'UTC')
           and (p_to is null or r.received_at < (p_to + 1)::timestamp at time zone 'UTC')
           and (cardinality(coalesce(p_models, '{}')) = 0 or r.model = any(p_models))
+          and (coalesce(p_min_app_age_days, 0) <= 0 or a.created_at <= now() - make_interval(days => p_min_app_age_days))
       ) x
       order by x.app_turn, md5(x.app_id::text || v_license::text)
     loop
@@ -184,7 +189,8 @@ begin
   insert into public.data_licenses (id, buyer_id, listing, exclusive, filter, quantity, records, bytes, units, unit_price_micro, multiplier,
                                     price_micro, terms_version, term_days, status, starts_at, expires_at, transaction_id)
   values (v_license, v_buyer, p_listing, v_exclusive,
-          jsonb_build_object('categories', coalesce(p_categories, '{}'), 'from', p_from, 'to', p_to, 'models', coalesce(p_models, '{}')),
+          jsonb_build_object('categories', coalesce(p_categories, '{}'), 'from', p_from, 'to', p_to, 'models', coalesce(p_models, '{}'),
+                             'min_app_age_days', nullif(greatest(coalesce(p_min_app_age_days, 0), 0), 0)),
           p_quantity, v_taken, v_bytes, v_units, (v_quote ->> 'unit_price_micro')::bigint, (v_quote ->> 'multiplier')::numeric, v_price,
           v_profile.terms_version, 365, case when v_exclusive then 'pending_review' else 'active' end,
           case when v_exclusive then null else now() end, case when v_exclusive then null else now() + interval '365 days' end, v_tx);
@@ -202,5 +208,5 @@ begin
                            'records', v_taken, 'bytes', v_bytes, 'price_micro', v_price);
 end $$;
 
-revoke all on function public.data_license_buy(text, text[], date, date, text[], numeric, boolean, bigint) from public, anon, sdk, service_role;
-grant execute on function public.data_license_buy(text, text[], date, date, text[], numeric, boolean, bigint) to authenticated;
+revoke all on function public.data_license_buy(text, text[], date, date, text[], numeric, boolean, bigint, integer) from public, anon, sdk, service_role;
+grant execute on function public.data_license_buy(text, text[], date, date, text[], numeric, boolean, bigint, integer) to authenticated;

@@ -10,13 +10,15 @@
 -- (with the most records a license of this filter can take: no app or publisher may supply more
 -- than its share, public.data_license_share_cap; migration 20261213000400_data_market_trust),
 -- `not_for_sale` (a price of 0). A bundle's caps are on bytes, and it is charged for what it takes.
+-- `p_min_app_age_days`: only apps at least that many days old (null or 0: any age; migration
+-- 20261213000602_data_min_app_age).
 create or replace function public.data_license_quote(p_listing text, p_categories text[], p_from date, p_to date, p_models text[],
-                                                     p_quantity numeric, p_exclusive boolean)
+                                                     p_quantity numeric, p_exclusive boolean, p_min_app_age_days integer default null)
 returns json
 language plpgsql stable security definer set search_path = ''
 as $$
 declare
-  v_available json := public.data_catalog_available(p_listing, p_categories, p_from, p_to, p_models);
+  v_available json := public.data_catalog_available(p_listing, p_categories, p_from, p_to, p_models, p_min_app_age_days);
   v_records bigint;
   v_bytes bigint;
   v_unit_usd numeric;
@@ -55,6 +57,8 @@ begin
         and (p_from is null or c.day >= p_from)
         and (p_to is null or c.day <= p_to)
         and (cardinality(coalesce(p_models, '{}')) = 0 or c.model = any(p_models))
+        and (coalesce(p_min_app_age_days, 0) <= 0
+             or exists (select 1 from public.apps a where a.id = c.app_id and a.created_at <= now() - make_interval(days => p_min_app_age_days)))
       group by c.app_id, e.publisher_id
     ) x;
     if public.data_license_fillable(v_publishers, v_counts, p_quantity) < p_quantity then
@@ -86,5 +90,5 @@ begin
                            'available_records', v_records, 'available_bytes', v_bytes);
 end $$;
 
-revoke all on function public.data_license_quote(text, text[], date, date, text[], numeric, boolean) from public, anon, sdk;
-grant execute on function public.data_license_quote(text, text[], date, date, text[], numeric, boolean) to authenticated, service_role;
+revoke all on function public.data_license_quote(text, text[], date, date, text[], numeric, boolean, integer) from public, anon, sdk;
+grant execute on function public.data_license_quote(text, text[], date, date, text[], numeric, boolean, integer) to authenticated, service_role;

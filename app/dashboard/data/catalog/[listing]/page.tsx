@@ -17,7 +17,7 @@ import {
   type FilterValues,
   type SearchParams,
 } from '@/lib/data-buyers/display';
-import { LISTING_IDS, LISTINGS, type Listing } from '@/lib/data-buyers/schemas';
+import { LISTING_IDS, LISTINGS, MAX_APP_AGE_DAYS, type Listing } from '@/lib/data-buyers/schemas';
 import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
@@ -104,7 +104,15 @@ export default async function ListingPage({ params, searchParams }: { params: Pr
   const multiplier = prices.exclusive_license_multiplier.toLocaleString('en-US');
   const path = `/dashboard/data/catalog/${id}`;
   const selection = filterSearch(filter);
-  const shown: FilterValues = error ? values : { categories: filter.categories, from: filter.from ?? '', to: filter.to ?? '', models: filter.models };
+  const shown: FilterValues = error
+    ? values
+    : {
+        categories: filter.categories,
+        from: filter.from ?? '',
+        to: filter.to ?? '',
+        models: filter.models,
+        min_app_age_days: filter.min_app_age_days ? String(filter.min_app_age_days) : '',
+      };
   const bundle = listing.unit === 'GB';
   return (
     <div className="min-w-0">
@@ -150,6 +158,23 @@ export default async function ListingPage({ params, searchParams }: { params: Pr
             </div>
           </div>
           {listing.hasModels && <Choices name="models" legend="Models (none ticked: any model)" options={facets.models} chosen={shown.models} />}
+          <div className="grid gap-1.5 sm:max-w-xs">
+            <Label htmlFor="filter-min-app-age">Only apps at least this many days old</Label>
+            <Input
+              id="filter-min-app-age"
+              name="min_app_age_days"
+              type="number"
+              inputMode="numeric"
+              min={0}
+              max={MAX_APP_AGE_DAYS}
+              step={1}
+              defaultValue={shown.min_app_age_days}
+              aria-describedby="filter-min-app-age-hint"
+            />
+            <p id="filter-min-app-age-hint" className="text-sm text-muted-foreground">
+              Empty: apps of any age that sell. Every app that sells is at least 14 days old already.
+            </p>
+          </div>
           {size === 100 && <input type="hidden" name="sample" value="100" />}
           <div className="flex flex-wrap items-center gap-4">
             <Button type="submit">Show what matches</Button>
@@ -239,7 +264,7 @@ export default async function ListingPage({ params, searchParams }: { params: Pr
           key={selection}
           action={licenseAction}
           listing={id}
-          filter={{ categories: filter.categories, from: filter.from, to: filter.to, models: filter.models }}
+          filter={{ categories: filter.categories, from: filter.from, to: filter.to, models: filter.models, min_app_age_days: filter.min_app_age_days }}
           quantityLabel={QUANTITY[listing.unit]}
           quantityHint={
             bundle
