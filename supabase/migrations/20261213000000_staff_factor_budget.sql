@@ -24,8 +24,10 @@ create table public.staff_factor_attempts (
   at       timestamptz not null default now()
 );
 create index staff_factor_attempts_user_at on public.staff_factor_attempts (user_id, at);
--- Only the functions below (security definer) read and write it.
+-- Only the functions below (security definer) write it; the service may read it (what the
+-- database holds is counted by tests/integration/storage-bound.test.ts as the service).
 revoke all on public.staff_factor_attempts from public, anon, authenticated, sdk, service_role;
+grant select on public.staff_factor_attempts to service_role;
 alter table public.staff_factor_attempts enable row level security;
 alter table public.staff_factor_attempts force row level security;
 
@@ -38,8 +40,10 @@ create table public.staff_sessions (
   ended_at    timestamptz
 );
 create index staff_sessions_user on public.staff_sessions (user_id);
--- Only the functions below (security definer) read and write it.
+-- Only the functions below (security definer) write it; the service may read it (what the
+-- database holds is counted by tests/integration/storage-bound.test.ts as the service).
 revoke all on public.staff_sessions from public, anon, authenticated, sdk, service_role;
+grant select on public.staff_sessions to service_role;
 alter table public.staff_sessions enable row level security;
 alter table public.staff_sessions force row level security;
 
