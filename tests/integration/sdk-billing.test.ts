@@ -179,6 +179,149 @@ for (const engine of testEngines()) {
       });
     });
 
+    describe("spend is checked against the advertiser's funds when an impression is billed (issue 39: $50 went to −$550 between two roll-ups)", () => {
+      /** A price per impression that does not divide $50: the impression that crosses the last of the funds is a real case. */
+      const PRICE_USD = 12;
+
+      /** A new advertiser account with `usd` of funds (credited by the operator's adjustment), and its ledger balance. */
+      const advertiser = async (usd: number) => {
+        const user = await rawAsService(suite.db, async (q) => {
+          const [row] = await q.query<{ id: string }>('insert into public.users (email, name) values ($1, $2) returning id', [
+            `${id()}@funds.test`,
+            'Funds Co',
+          ]);
+          await q.query(
+            `select public.ledger_post('adjustment', 'test-funds:' || $1, now(), 'test: funds',
+               jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('advertiser', $1::uuid), 'amount_micro', $2::bigint),
+                                 jsonb_build_object('account_id', public.ledger_account('payments_in', null), 'amount_micro', -$2::bigint)))`,
+            [row!.id, usd * 1_000_000],
+          );
+          return row!.id;
+        });
+        return user;
+      };
+      const balance = async (user: string) => {
+        const [row] = await rawAsService(suite.db, (q) =>
+          q.query<{ micro: string }>("select public.ledger_balance_micro('advertiser', $1)::text as micro", [user]),
+        );
+        return Number(row!.micro) / 1_000_000;
+      };
+      /** An active campaign of the advertiser's, with one sponsored card, that the draw all but always picks. */
+      const fundedCampaign = (owner: string, name: string) =>
+        rawAsService(suite.db, async (q) => {
+          const [row] = await q.query<{ id: string }>(
+            `insert into public.campaigns (advertiser_id, advertiser, name, daily_budget_usd, frequency_cap) values ($1, $2, $2, 100000, 100) returning id`,
+            [owner, name],
+          );
+          await q.query(
+            `insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'sponsored_card', $2, 'https://funds.example/')`,
+            [row!.id, name],
+          );
+          return row!.id;
+        });
+      /** `count` ads of each named campaign, served to one client (`ua`). */
+      const serveOf = async (a: App, names: string[], count: number, ua: string) => {
+        const served = new Map<string, AdBody[]>(names.map((name) => [name, []]));
+        for (let i = 0; [...served.values()].some((list) => list.length < count) && i < 40 * count * names.length; i++) {
+          const ad = await fetchAd(a, { ua });
+          const list = ad ? served.get(ad.ad.advertiser) : undefined;
+          if (ad && list && list.length < count) list.push(ad);
+        }
+        for (const [name, list] of served) expect(list.length, name).toBe(count);
+        return served;
+      };
+      const impressions = (list: AdBody[]) => list.map((ad) => ({ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }));
+      /** Billed at the test price: the pricing row as it was is put back after. */
+      const atPrice = async <T>(fn: () => Promise<T>): Promise<T> => {
+        const [before] = await rawAsService(suite.db, (q) =>
+          q.query<{ cpm: string }>('select cpm_sponsored_card_usd::text as cpm from public.pricing_settings'),
+        );
+        await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_usd = $1', [PRICE_USD * 1000]));
+        try {
+          return await fn();
+        } finally {
+          await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_usd = $1', [before!.cpm]));
+        }
+      };
+      const stop = (ids: string[]) =>
+        rawAsService(suite.db, (q) => q.query("update public.campaigns set status = 'completed' where id = any($1::uuid[]) and status <> 'completed'", [ids]));
+
+      it('bills an advertiser with $50 at most $50 and one impression between two roll-ups, however many of its ads were served', async () => {
+        const owner = await advertiser(50);
+        const name = `Funds One ${id()}`;
+        const campaignId = await fundedCampaign(owner, name);
+        try {
+          const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
+          const ua = `Funds/${id()}`;
+          const served = (await serveOf(a, [name], 12, ua)).get(name)!;
+          await servedSecondsAgo(suite.db, 5);
+          const results = await atPrice(async () => {
+            // One client's impressions in three batches, and no roll-up between them.
+            const out: { status: string; reason?: string }[] = [];
+            for (let i = 0; i < served.length; i += 4) {
+              const res = await send(a, impressions(served.slice(i, i + 4)), { ua });
+              expect(res.status, res.text).toBe(200);
+              out.push(...(res.body.results as { status: string; reason?: string }[]));
+            }
+            return out;
+          });
+          const recorded = results.filter((r) => r.status === 'recorded').length;
+          expect(results.filter((r) => r.status !== 'recorded').map((r) => r.reason)).toEqual(Array(results.length - recorded).fill('over_budget'));
+          // $48 of the $50 in four impressions; the fifth crosses the last $2 and is the last billed.
+          expect(recorded).toBe(5);
+          expect((await billed(suite.db, campaignId)).cost).toBeCloseTo(5 * PRICE_USD, 6);
+          await rollUp(suite.db);
+          const left = await balance(owner);
+          expect(left).toBeLessThanOrEqual(0);
+          expect(left).toBeGreaterThan(-PRICE_USD);
+          const [state] = await rawAsService(suite.db, (q) =>
+            q.query<{ status: string; pause_reason: string | null }>('select status, pause_reason from public.campaigns where id = $1', [campaignId]),
+          );
+          expect(state).toEqual({ status: 'paused', pause_reason: 'out_of_funds' });
+          // Posted, the spend left billing's count of the funds: what it still counts as taken is what the leases hold unspent.
+          const [count] = await rawAsService(suite.db, (q) =>
+            q.query<{ taken: string; held: string }>(
+              `select (select taken_micro from public.sdk_advertiser_funds where advertiser_id = $1)::text as taken,
+                      (select coalesce(sum(granted - spent), 0) from public.sdk_budget_leases where campaign_id = $2)::text as held`,
+              [owner, campaignId],
+            ),
+          );
+          expect(Number(count!.taken)).toBe(Number(count!.held));
+        } finally {
+          await stop([campaignId]);
+        }
+      });
+
+      it("bills an advertiser with $50 at most $50 and one impression when two of its campaigns' batches are billed at once", async () => {
+        const owner = await advertiser(50);
+        const names = [`Funds Two A ${id()}`, `Funds Two B ${id()}`];
+        const ids = [await fundedCampaign(owner, names[0]!), await fundedCampaign(owner, names[1]!)];
+        try {
+          const a = await app(suite.db, suite.users.demo2, 'sponsored_card');
+          const ua = `Funds/${id()}`;
+          const served = await serveOf(a, names, 8, ua);
+          await servedSecondsAgo(suite.db, 5);
+          // Each campaign's ads as one batch: two batches at once.
+          const answers = await atPrice(() => Promise.all(names.map((name) => send(a, impressions(served.get(name)!), { ua }))));
+          const results = answers.flatMap((res) => {
+            expect(res.status, res.text).toBe(200);
+            return res.body.results as { status: string; reason?: string }[];
+          });
+          const recorded = results.filter((r) => r.status === 'recorded').length;
+          expect(results.filter((r) => r.status !== 'recorded').map((r) => r.reason)).toEqual(Array(results.length - recorded).fill('over_budget'));
+          const cost = (await billed(suite.db, ids[0]!)).cost + (await billed(suite.db, ids[1]!)).cost;
+          expect(cost).toBeCloseTo(recorded * PRICE_USD, 6);
+          expect(recorded).toBe(5);
+          await rollUp(suite.db);
+          const left = await balance(owner);
+          expect(left).toBeLessThanOrEqual(0);
+          expect(left).toBeGreaterThan(-PRICE_USD);
+        } finally {
+          await stop(ids);
+        }
+      });
+    });
+
     describe('an impression must be plausible', () => {
       it('is never billed sooner after its ad than its viewability rule allows (the attack sent it 7-11 ms after)', async () => {
         const a = await app(suite.db, suite.users.demo, 'sponsored_card');

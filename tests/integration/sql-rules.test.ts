@@ -379,7 +379,7 @@ for (const engine of testEngines()) {
        * The rules only the SDK role may call (sdk_cost_per_impression reads nothing and stayed executable by everyone), and the
        * budgets' `sdk_take_budget` and `sdk_budget_spent` (which reads tables, and is not inlined: a click calls it once).
        */
-      const SDK_ONLY = [...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'), 'sdk_take_budget', 'sdk_budget_spent'];
+      const SDK_ONLY = [...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'), 'sdk_take_budget', 'sdk_take_funds', 'sdk_budget_spent'];
 
       it('each rule is inlined into the statement that uses it, for the SDK role, so the split costs nothing at run time', async () => {
         const plans = await scenario(db, async (tx) => {
@@ -438,7 +438,7 @@ for (const engine of testEngines()) {
           const period = "'2026-12-03T00:00:00Z'::timestamptz";
           const ids = Array.from({ length: 8 }, () => randomUUID());
           const take = (id: string, items: number, unit: number, limit: number, at = period) =>
-            one<number>(tx, `select public.sdk_take_budget($1, ${at}, $2, $3, $4) as v`, [id, items, unit, limit]);
+            one<number>(tx, `select (public.sdk_take_budget($1, ${at}, $2, $3, $4)).items as v`, [id, items, unit, limit]);
           const used = (id: string, at = period) => counter(tx, app, `budget:${id}`, at);
           const state = async (id: string, at = period) => ({ counter: await used(id, at), leases: await leases(tx, id, at) });
           const r: Record<string, unknown> = {};
@@ -516,7 +516,7 @@ for (const engine of testEngines()) {
           const taken = await Promise.all(
             Array.from({ length: 8 }, () =>
               runAs(db, 'sdk', sdkClaims(app), async (q) => {
-                const [row] = await q.query<{ v: number }>('select public.sdk_take_budget($1, $2::timestamptz, 3, 7, 100) as v', [id, period]);
+                const [row] = await q.query<{ v: number }>('select (public.sdk_take_budget($1, $2::timestamptz, 3, 7, 100)).items as v', [id, period]);
                 await q.query('select pg_sleep(0.05)');
                 return row!.v;
               }),
@@ -547,7 +547,7 @@ for (const engine of testEngines()) {
               runAs(db, 'sdk', sdkClaims(app), async (q) => {
                 let sum = 0;
                 for (let b = 0; b < 5; b++) {
-                  const [row] = await q.query<{ v: number }>('select public.sdk_take_budget($1, $2::timestamptz, 3, 7, 1000000) as v', [id, period]);
+                  const [row] = await q.query<{ v: number }>('select (public.sdk_take_budget($1, $2::timestamptz, 3, 7, 1000000)).items as v', [id, period]);
                   sum += row!.v;
                 }
                 return sum;

@@ -20,19 +20,22 @@
 --      or when an earlier impression of the batch that passed the rules takes it;
 --   2. of the impressions that passed, those past what the hourly caps allow are invalid
 --      (`client_limit`, `publisher_limit`);
---   3. each campaign's budget for the day (sdk_take_budget, one call per campaign and format):
---      what it refuses is `over_budget`. The budget is debited in the same transaction as the
---      impressions it pays for, so a campaign is billed at most its daily budget and one
---      impression's price; the batch holds its connection's lease of the budget, not the budget
---      itself, to the commit;
+--   3. each campaign's budget for the day (sdk_take_budget, one call per campaign and format),
+--      then, for the advertisers whose leases took from their budgets, their funds
+--      (sdk_take_funds, one call per advertiser, after every budget): what either refuses is
+--      `over_budget`. Both are debited in the same transaction as the impressions they pay for,
+--      so a campaign is billed at most its daily budget and one impression's price, and an
+--      advertiser at most what it may spend and one impression's price; the batch holds its
+--      connection's lease of the budget, not the budget itself, to the commit, and an
+--      advertiser's funds only when its lease ran short;
 --   4. what passed billed on its decision, the invalid ones kept once per ad and reason, the
 --      counts for the roll-up (`ad_traffic_counts`) written, and every impression answered:
 --      steps 1 to 4 are one statement;
 --   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
 --      address and ad in 3 hours), and the campaign still running and within its budget.
 -- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
--- counters (campaign id order), the advisory lock of a click; so two batches never wait on each
--- other in a circle.
+-- counters (campaign id order), the advertisers' funds (advertiser id order), the advisory lock
+-- of a click; so two batches never wait on each other in a circle.
 create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
                                                     p_client_allowed integer, p_publisher_allowed integer)
 returns table (n integer, outcome text, reason text)
@@ -80,7 +83,7 @@ begin
   ), judged as materialized (
     -- Materialized: the rules run once per impression (inlined, the reason would be computed
     -- again wherever the steps below read it).
-    select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, d.creative_id, p.format, d.created_at as served_at,
+    select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, c.advertiser_id, d.creative_id, p.format, d.created_at as served_at,
            i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd, c.daily_budget_usd,
            case
              when d.id is null then 'unknown_decision'
@@ -96,13 +99,13 @@ begin
     left join public.placements p on p.id = d.placement_id
     left join public.campaigns c on c.id = d.campaign_id
   ), once as (
-    select j.n, j.id, j.decision_id, j.placement_id, j.campaign_id, j.creative_id, j.format, j.served_at, j.visible_share,
+    select j.n, j.id, j.decision_id, j.placement_id, j.campaign_id, j.advertiser_id, j.creative_id, j.format, j.served_at, j.visible_share,
            j.visible_seconds, j.cost_usd, j.daily_budget_usd,
            case when j.reason is null and row_number() over (partition by j.reason is null, j.decision_id order by j.n) > 1
                 then 'already_counted' else j.reason end as reason
     from judged j
   ), capped as (
-    select o.n, o.id, o.decision_id, o.placement_id, o.campaign_id, o.creative_id, o.format, o.served_at, o.visible_share,
+    select o.n, o.id, o.decision_id, o.placement_id, o.campaign_id, o.advertiser_id, o.creative_id, o.format, o.served_at, o.visible_share,
            o.visible_seconds, o.cost_usd, o.daily_budget_usd,
            case when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_client then 'client_limit'
                 when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_allowed then 'publisher_limit'
@@ -118,15 +121,35 @@ begin
     -- its campaign's lease of this connection (sdk_take_budget), after the decisions' locks
     -- (the rows it counts come from `locked`). Called once per group: the CTE is materialized,
     -- and PostgreSQL computes volatile outputs after the sort.
-    select w.campaign_id, w.format,
-           public.sdk_take_budget(w.campaign_id, v_day, w.wanted, (w.cost_usd * 1000000)::bigint, (w.daily_budget_usd * 1000000)::bigint) as granted
-    from (select c.campaign_id, c.format, count(*)::integer as wanted, min(c.cost_usd) as cost_usd, min(c.daily_budget_usd) as daily_budget_usd
-          from capped c where c.reason is null group by c.campaign_id, c.format) as w
+    select w.campaign_id, w.advertiser_id, w.format, w.unit,
+           public.sdk_take_budget(w.campaign_id, v_day, w.wanted, w.unit, (w.daily_budget_usd * 1000000)::bigint, w.advertiser_id) as took
+    from (select c.campaign_id, c.advertiser_id, c.format, count(*)::integer as wanted, (min(c.cost_usd) * 1000000)::bigint as unit,
+                 min(c.daily_budget_usd) as daily_budget_usd
+          from capped c where c.reason is null group by c.campaign_id, c.advertiser_id, c.format) as w
     order by w.campaign_id, w.format
+  ), funded as materialized (
+    -- 3. Then the advertisers' funds, for those whose leases took from (or gave back to) their
+    -- budgets: most batches spend from their leases and call nothing here. Advertisers in id
+    -- order, after every budget (sdk_take_funds); null when the funds cover the batch, else the
+    -- impressions each group keeps.
+    select f.advertiser_id, f.campaigns, f.formats,
+           public.sdk_take_funds(f.advertiser_id, f.micro, v_day, f.campaigns, f.funds, f.units, f.items) as kept
+    from (select g.advertiser_id, sum((g.took).funds)::bigint as micro,
+                 array_agg(g.campaign_id order by g.campaign_id, g.format) as campaigns, array_agg(g.format order by g.campaign_id, g.format) as formats,
+                 array_agg((g.took).funds order by g.campaign_id, g.format) as funds, array_agg(g.unit order by g.campaign_id, g.format) as units,
+                 array_agg((g.took).items order by g.campaign_id, g.format) as items
+          from granted g where g.advertiser_id is not null
+          group by g.advertiser_id having sum((g.took).funds) <> 0) as f
+    order by f.advertiser_id
+  ), cut as (
+    select k.campaign_id, k.format, k.items
+    from funded f cross join lateral unnest(f.campaigns, f.formats, f.kept) as k(campaign_id, format, items)
+    where f.kept is not null
   ), final as materialized (
     select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.visible_share, c.visible_seconds, c.cost_usd,
-           case when c.reason is null and c.nth_of_group > g.granted then 'over_budget' else c.reason end as reason
+           case when c.reason is null and c.nth_of_group > coalesce(k.items, (g.took).items) then 'over_budget' else c.reason end as reason
     from ranked c left join granted g on g.campaign_id = c.campaign_id and g.format = c.format
+         left join cut k on k.campaign_id = c.campaign_id and k.format = c.format
   ), billed as (
     update public.ad_decisions d set
       impression_event_id = c.id, impressed_at = now(),
