@@ -8,7 +8,8 @@ import { newNonce, pageSecurityHeaders, wantsHsts } from './lib/platform/http/se
  * Content-Security-Policy with a nonce drawn for this response, which Next reads from the
  * request's copy of the header and puts on the scripts it renders, and the page headers around
  * it. The matcher leaves out everything that is not a page: the API's prefixes (the route
- * registry's paths; tests/integration/security-headers.test.ts holds the list to it), Next's own
+ * registry's paths, the creative upload's among them, whose body the proxy would otherwise hold in
+ * memory; tests/integration/security-headers.test.ts holds the list to it), Next's own
  * files, any path with a dot (public files, `.md` twins, `llms.txt`), markdown twins asked for
  * with `Accept`, and router prefetches.
  */
@@ -40,7 +41,7 @@ export const config = {
   matcher: [
     {
       // Must be a literal (Next reads it at build time).
-      source: '/((?!(?:_next|api|functions|oauth|mcp|docs/mcp|ask|a2a|agent|markdown|media|downloads)(?:/|$))[^.]*)',
+      source: '/((?!(?:_next|api|functions|oauth|mcp|docs/mcp|ask|a2a|agent|markdown|media|downloads|dashboard/ads/creatives/upload)(?:/|$))[^.]*)',
       missing: [
         { type: 'header', key: 'accept', value: '(.*)text/markdown(.*)' },
         { type: 'header', key: 'next-router-prefetch' },

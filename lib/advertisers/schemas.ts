@@ -213,6 +213,13 @@ export const MEDIA_RULES = {
 } as const;
 
 /**
+ * The largest body of the creative form (POST /dashboard/ads/creatives/upload): the largest image
+ * and the largest video together, and 512 KiB for the words and the multipart envelope, 12.5 MiB
+ * in all. A larger one is refused (413) before its files are looked at.
+ */
+export const CREATIVE_UPLOAD_MAX_BYTES = MEDIA_RULES.image.maxBytes + MEDIA_RULES.video.maxBytes + 512 * 1024;
+
+/**
  * What one advertiser may keep (content/docs/advertisers.md, Limits; the database holds each,
  * migration 20261213000700_bounded_storage): a free account could otherwise store without bound.
  */

@@ -21,6 +21,7 @@ import { indexBody } from './api';
 import { askQuery, askRequest } from './ask';
 import { batchBody, batchRequest, idempotencyKeyHeader } from './batch';
 import { apiErrorBody } from './common';
+import { CREATIVE_UPLOAD_MAX_BYTES } from '../advertisers/schemas';
 import { consentDecisionForm, registrationRequest, tokenForm } from './oauth';
 import { pagesBody, pagesQuery } from './pages';
 import { pricingBody, pricingQuery } from './pricing';
@@ -627,6 +628,20 @@ export const ROUTES = declare({
    * the console's session cookie only (403 otherwise), never cached, read by no other origin.
    */
   '/dashboard/ads/reports/report.csv': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'no-store' } } },
+  /**
+   * A creative's words and files, new or edited, from the advertiser console's form
+   * (lib/advertisers/creative-upload.ts): the one console form whose body may be large (an image
+   * of 2 MB and a video of 10 MB), so a route of its own and not a server action, which take at
+   * most 1 MB (next.config.ts). For the signed-in user of the console's session cookie, posted
+   * from our own pages only, within the consoles' budget of forms (a refusal of which is the
+   * form's answer, as an action's is, not the API's 429: this is no API surface); never cached,
+   * read by no other origin.
+   */
+  '/dashboard/ads/creatives/upload': {
+    ...SITE,
+    cors: 'none',
+    methods: { POST: { credential: NONE, maxBodyBytes: CREATIVE_UPLOAD_MAX_BYTES, cache: 'no-store' } },
+  },
   /**
    * A data buyer's licensed files (lib/data-buyers/downloads.ts): by a short-lived link signed for
    * the signed-in buyer of the console's session cookie only (403 otherwise), never cached, read

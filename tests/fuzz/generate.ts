@@ -537,6 +537,29 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures, coverage = false): Draft 
       if (rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);
       if (rng.chance(0.6)) d.query.push(param('days', rng.pick(['7', '30', '90', '1', 'x'])));
       return d;
+    case 'POST /dashboard/ads/creatives/upload': {
+      // The console's creative form as its fetch sends it: the session, our origin and JSON asked
+      // for, most of the time (always the first time); a multipart form for a campaign that is
+      // none of the user's, so that the form itself is refused and nothing is stored.
+      if (coverage || rng.chance(0.8)) setHeader(d, 'cookie', fx.oauth.sessionCookie);
+      if (coverage || rng.chance(0.8)) setHeader(d, 'origin', fx.origin);
+      if (coverage || rng.chance(0.7)) setHeader(d, 'accept', 'application/json');
+      const boundary = `fuzz${rng.hex(16)}`;
+      const fields = {
+        campaign_id: `${rng.hex(8)}-${rng.hex(4)}-4${rng.hex(3)}-8${rng.hex(3)}-${rng.hex(12)}`,
+        format: rng.pick(['inline_text', 'tooltip', 'sponsored_card', 'floating_video']),
+        headline: rng.pick(WORDS),
+        cta: 'Try it',
+        landing_url: 'https://advertiser.example/',
+        ...(rng.chance(0.3) ? { id: `${rng.hex(8)}-${rng.hex(4)}-4${rng.hex(3)}-8${rng.hex(3)}-${rng.hex(12)}` } : {}),
+      };
+      d.body =
+        Object.entries(fields)
+          .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+          .join('') + `--${boundary}--\r\n`;
+      setHeader(d, 'content-type', `multipart/form-data; boundary=${boundary}`);
+      return d;
+    }
     case 'GET /api/v1/search':
       if (rng.chance(0.3)) d.query.push(param('q', fx.cursors.search.q), param('limit', fx.cursors.search.limit), param('cursor', fx.cursors.search.cursor));
       else d.query.push(param('q', rng.pick(WORDS)), ...(rng.chance(0.5) ? [param('limit', rng.int(1, 20))] : []));

@@ -7,7 +7,6 @@ import type { SignedInUser } from '@/lib/auth/users';
 import type { FormState } from '@/lib/console/forms';
 import {
   checkoutForm,
-  addCreativeForm,
   createCampaignForm,
   deleteDraftForm,
   moveCampaignForm,
@@ -15,7 +14,6 @@ import {
   profileForm,
   topUpForm,
   updateCampaignForm,
-  updateCreativeForm,
 } from '@/lib/advertisers/forms';
 import { limitedAction } from '@/lib/console/action-limit';
 import { env } from '@/lib/platform/env';
@@ -25,7 +23,9 @@ import { requirePublisher as requireSignedIn } from '../publisher';
 /**
  * The advertiser console's server actions: each checks the session (Next has checked that the
  * post came from our origin), runs its form as the signed-in user within the account's and
- * address's budget of forms (lib/console/action-limit.ts), and refreshes the pages.
+ * address's budget of forms (lib/console/action-limit.ts), and refreshes the pages. A creative's
+ * form, which sends files, is not one of them: it posts to a route of its own
+ * (lib/advertisers/creative-upload.ts), as server actions take at most 1 MB (next.config.ts).
  */
 
 async function asAdvertiser(back: string, run: (user: SignedInUser) => Promise<FormState>): Promise<FormState> {
@@ -73,14 +73,6 @@ export async function deleteDraftAction(_: FormState, form: FormData): Promise<F
   const state = await asAdvertiser('/dashboard/ads', (user) => deleteDraftForm(form, user, services()));
   if (!state.error) redirect('/dashboard/ads');
   return state;
-}
-
-export async function addCreativeAction(_: FormState, form: FormData): Promise<FormState> {
-  return asAdvertiser('/dashboard/ads', (user) => addCreativeForm(form, user, services()));
-}
-
-export async function updateCreativeAction(_: FormState, form: FormData): Promise<FormState> {
-  return asAdvertiser('/dashboard/ads', (user) => updateCreativeForm(form, user, services()));
 }
 
 export async function moveCreativeAction(_: FormState, form: FormData): Promise<FormState> {

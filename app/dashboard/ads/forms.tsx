@@ -1,12 +1,15 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useRouter } from 'next/navigation';
+import { useActionState, useState, type FormEvent } from 'react';
+import { toast } from 'sonner';
+import type { FormState } from '@/lib/console/forms';
 import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT } from '@/lib/advertisers/schemas';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
 import { Field, Input, NativeSelect, Textarea } from '../../_components/ui/input';
-import { Outcome, toastingSuccess, useToastOutcome, type Action } from '../forms';
+import { Outcome, useToastOutcome, type Action } from '../forms';
 
 export type ProfileValues = Record<'company' | 'billing_name' | 'billing_email' | 'billing_address' | 'country' | 'tax_id' | 'time_zone', string>;
 
@@ -270,14 +273,42 @@ function FileField({
   );
 }
 
+/** What the creative form says when its answer is not one the route gives, or never comes. */
+const NOT_SENT = 'The creative could not be sent just now: check your connection and try again.';
+
+/**
+ * Sends the creative form to its route (lib/advertisers/creative-upload.ts) and reads its answer
+ * as the form's next state: the form's own outcome, or the route's refusal of the request (too
+ * large, too many forms, signed out), in the API's error envelope.
+ */
+async function sendCreative(endpoint: string, body: FormData): Promise<FormState> {
+  try {
+    const response = await fetch(endpoint, { method: 'POST', body, headers: { accept: 'application/json' }, credentials: 'same-origin' });
+    const answer: unknown = await response.json().catch(() => null);
+    if (typeof answer !== 'object' || answer === null) return { error: NOT_SENT };
+    if (response.ok) return answer as FormState;
+    const refusal = (answer as { error?: { message?: unknown } }).error?.message;
+    return { error: typeof refusal === 'string' ? refusal : NOT_SENT };
+  } catch {
+    return { error: NOT_SENT };
+  }
+}
+
 /**
  * A creative's words, landing page and media, for one format; its limits are the format's (what
  * the SDK shows whole): an image for a card (required) or a tooltip (optional), a video for a
  * floating video (required) with an optional image shown until it plays. Editing, a file chosen
  * replaces the current one, and no file keeps it.
+ *
+ * Not a server action: the form posts to its own route, `endpoint`, the one console form that may
+ * send more than 1 MB (next.config.ts). With JavaScript it sends the form with fetch and shows the
+ * answer as the actions' forms do (an error beside the form, with what was typed; success in a
+ * toast, the form emptied, and the page refreshed); without, or before the page's script has
+ * loaded, the browser posts it and the route sends it back to the campaign's page, which says what
+ * became of it.
  */
 export function CreativeForm({
-  action,
+  endpoint,
   format,
   campaignId,
   creativeId,
@@ -285,7 +316,7 @@ export function CreativeForm({
   media,
   submit,
 }: {
-  action: Action;
+  endpoint: string;
   format: PlacementFormat;
   campaignId: string;
   creativeId?: string;
@@ -294,14 +325,38 @@ export function CreativeForm({
   media?: CreativeMediaNow;
   submit: string;
 }) {
-  const [state, formAction, pending] = useActionState(toastingSuccess(action), {});
+  const router = useRouter();
+  const [state, setState] = useState<FormState>({});
+  const [pending, setPending] = useState(false);
+  const send = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (pending) return;
+    const form = event.currentTarget;
+    setPending(true);
+    const next = await sendCreative(endpoint, new FormData(form));
+    setPending(false);
+    if (!next.error) {
+      if (next.notice) toast.success(next.notice);
+      // As a form action does: the fields emptied (an edit's come back from the refreshed page).
+      form.reset();
+      router.refresh();
+    }
+    setState(next);
+  };
   const v = { ...initial, ...state.values };
   const rules = CREATIVE_RULES[format];
   const id = (name: string) => `creative-${creativeId ?? `${campaignId}-${format}`}-${name}`;
   const editing = creativeId !== undefined;
   const keep = editing ? ' Choose a file only to replace the current one.' : '';
   return (
-    <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(state.values ?? initial)}>
+    <form
+      action={endpoint}
+      method="post"
+      encType="multipart/form-data"
+      onSubmit={(event) => void send(event)}
+      className="grid max-w-xl gap-4"
+      key={JSON.stringify(state.values ?? initial)}
+    >
       <Outcome state={{ error: state.error }} />
       <input type="hidden" name="format" value={format} />
       <input type="hidden" name="campaign_id" value={campaignId} />

@@ -98,11 +98,19 @@ function validateQuery<S extends z.ZodType>(params: URLSearchParams, schema: S):
   return result.data;
 }
 
-/** The raw body as text, refused (413) beyond MAX_BODY_BYTES whatever the Content-Length says. */
-export async function readText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
+/**
+ * The raw body's bytes, refused (413, `message` or the default) beyond `maxBytes` whatever the
+ * Content-Length says: a declared length over it is refused before anything is read, and the
+ * stream is cancelled as soon as more arrives.
+ */
+export async function readBytes(
+  request: Request,
+  maxBytes = MAX_BODY_BYTES,
+  message = `The body must be at most ${maxBytes} bytes.`,
+): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
-  if (!request.body) return '';
+  if (declared > maxBytes) throw new ApiError('payload_too_large', message);
+  if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -112,11 +120,16 @@ export async function readText(request: Request, maxBytes = MAX_BODY_BYTES): Pro
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
+      throw new ApiError('payload_too_large', message);
     }
     chunks.push(value);
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
+}
+
+/** The raw body as text, refused (413) beyond MAX_BODY_BYTES whatever the Content-Length says. */
+export async function readText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
+  return new TextDecoder('utf-8', { fatal: false }).decode(await readBytes(request, maxBytes));
 }
 
 function mediaType(request: Request): string {

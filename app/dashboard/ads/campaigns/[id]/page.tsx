@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { z } from 'zod';
 import { advertiserAccount, advertiserCampaign, type Creative } from '@/lib/advertisers/account';
+import { CREATIVE_OUTCOMES, CREATIVE_UPLOAD_PATH } from '@/lib/advertisers/creative-upload';
 import { reportCsv, sumBy, type ReportRow } from '@/lib/advertisers/reports';
 import { CREATIVE_RULES } from '@/lib/advertisers/schemas';
 import { dayIn, formatRun } from '@/lib/advertisers/time';
@@ -17,7 +18,7 @@ import { ConsoleHeader, ConsoleNav } from '../../../nav';
 import { requirePublisher as requireSignedIn } from '../../../publisher';
 import { StatusBadge, Totals } from '../../../tables';
 import { FiguresTable } from '../../figures';
-import { addCreativeAction, deleteDraftAction, moveCampaignAction, moveCreativeAction, updateCampaignAction, updateCreativeAction } from '../../actions';
+import { deleteDraftAction, moveCampaignAction, moveCreativeAction, updateCampaignAction } from '../../actions';
 import { CampaignButtons, CampaignForm, CreativeButtons, CreativeForm } from '../../forms';
 import { budgetLeftMicro, ecpm, statusNote, usd } from '../../display';
 
@@ -45,9 +46,21 @@ function CreativeMediaSummary({ creative: cr }: { creative: Creative }) {
   );
 }
 
-/** /dashboard/ads/campaigns/[id]: a campaign's status and moves, its settings, its creatives, and its figures by day, creative and app. */
-export default async function CampaignPage({ params }: { params: Promise<{ id: string }> }) {
+/**
+ * /dashboard/ads/campaigns/[id]: a campaign's status and moves, its settings, its creatives, and
+ * its figures by day, creative and app. `?creative=` says what became of a creative form sent
+ * without JavaScript (the route sends the browser back here; with JavaScript the form says it).
+ */
+export default async function CampaignPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { id } = await params;
+  const sent = (await searchParams).creative;
+  const outcome = typeof sent === 'string' && Object.hasOwn(CREATIVE_OUTCOMES, sent) ? (sent as keyof typeof CREATIVE_OUTCOMES) : null;
   const user = await requireSignedIn(`/dashboard/ads/campaigns/${id}`);
   if (!z.string().uuid().safeParse(id).success) notFound();
   const s = services();
@@ -126,6 +139,7 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
 
       <section aria-labelledby="creatives" className="mb-10 grid grid-cols-1 gap-4">
         <h2 id="creatives">Creatives</h2>
+        {outcome && <Alert tone={outcome === 'refused' ? 'error' : 'success'}>{CREATIVE_OUTCOMES[outcome]}</Alert>}
         <p className="text-sm text-muted-foreground">Each new or edited creative is reviewed before it serves; the text is shown exactly as you write it.</p>
         {creatives.length === 0 && <EmptyState title="No creatives yet">Add one for each format the campaign buys.</EmptyState>}
         {creatives.map((cr) => (
@@ -150,7 +164,7 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
                 <summary className="cursor-pointer text-sm font-medium">Edit this creative</summary>
                 <div className="mt-3">
                   <CreativeForm
-                    action={updateCreativeAction}
+                    endpoint={CREATIVE_UPLOAD_PATH}
                     format={cr.format}
                     campaignId={c.id}
                     creativeId={cr.id}
@@ -170,7 +184,7 @@ export default async function CampaignPage({ params }: { params: Promise<{ id: s
               <p className="mt-2 text-sm text-muted-foreground">{CREATIVE_RULES[format].says}</p>
               <div className="mt-3">
                 <CreativeForm
-                  action={addCreativeAction}
+                  endpoint={CREATIVE_UPLOAD_PATH}
                   format={format}
                   campaignId={c.id}
                   initial={{ headline: '', body: '', cta: 'Learn more', landing_url: '' }}
