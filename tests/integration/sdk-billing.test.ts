@@ -292,7 +292,8 @@ for (const engine of testEngines()) {
         }
       });
 
-      it("bills an advertiser with $50 at most $50 and one impression when two of its campaigns' batches are billed at once", async () => {
+      /** Two campaigns of one advertiser with $50, eight ads of each served, and `batches` of their impressions sent at once. */
+      const race = async (batches: (served: Map<string, AdBody[]>, names: string[]) => AdBody[][]) => {
         const owner = await advertiser(50);
         const names = [`Funds Two A ${id()}`, `Funds Two B ${id()}`];
         const ids = [await fundedCampaign(owner, names[0]!), await fundedCampaign(owner, names[1]!)];
@@ -301,8 +302,7 @@ for (const engine of testEngines()) {
           const ua = `Funds/${id()}`;
           const served = await serveOf(a, names, 8, ua);
           await servedSecondsAgo(suite.db, 5);
-          // Each campaign's ads as one batch: two batches at once.
-          const answers = await atPrice(() => Promise.all(names.map((name) => send(a, impressions(served.get(name)!), { ua }))));
+          const answers = await atPrice(() => Promise.all(batches(served, names).map((batch) => send(a, impressions(batch), { ua }))));
           const results = answers.flatMap((res) => {
             expect(res.status, res.text).toBe(200);
             return res.body.results as { status: string; reason?: string }[];
@@ -319,7 +319,15 @@ for (const engine of testEngines()) {
         } finally {
           await stop(ids);
         }
-      });
+      };
+
+      it("bills an advertiser with $50 at most $50 and one impression when two of its campaigns' batches are billed at once", () =>
+        // Each campaign's ads as one batch: two batches at once.
+        race((served, names) => names.map((name) => served.get(name)!)));
+
+      it('bills an advertiser with $50 at most $50 and one impression when eight batches, each of both its campaigns, are billed at once', () =>
+        // Each batch one ad of each campaign: every batch takes from both campaigns' budgets and then the one advertiser's funds.
+        race((served, names) => Array.from({ length: 8 }, (_, i) => names.map((name) => served.get(name)![i]!))));
     });
 
     describe('an impression must be plausible', () => {
