@@ -110,7 +110,10 @@ export async function creativeUploadResponse(request: Request, clientIp: string,
   const user = await signedInPublisher(request.headers, services);
   if (!user) {
     if (wantsJson) throw new ApiError('forbidden', SIGNED_OUT);
-    return new Response(null, { status: 303, headers: { location: `/signin?${new URLSearchParams({ callbackUrl: '/dashboard/ads' })}` } });
+    // To sign in, and back to the campaign's page the form was sent from.
+    const page = campaignPageOf(request.headers.get('referer'), request.headers.get('origin'));
+    const back = page ? `/dashboard/ads/campaigns/${page}` : '/dashboard/ads';
+    return new Response(null, { status: 303, headers: { location: `/signin?${new URLSearchParams({ callbackUrl: back })}` } });
   }
   const verdict = await allowAction(services.actionLimits, user.id, clientIp);
   if (!verdict.allowed) return wantsJson ? json({ error: tooManyActions(verdict.retryAfterS) } satisfies FormState) : backTo(request, null, 'limited');

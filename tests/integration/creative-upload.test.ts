@@ -201,6 +201,11 @@ for (const engine of testEngines()) {
       const browser = await post(form(), { accept: 'text/html' });
       expect(browser.status).toBe(303);
       expect(browser.headers.get('location')).toBe('/signin?callbackUrl=%2Fdashboard%2Fads');
+      const fromPage = await post(form(), { accept: 'text/html', referer: `http://localhost:3000/dashboard/ads/campaigns/${campaign}` });
+      expect(fromPage.headers.get('location')).toBe(`/signin?${new URLSearchParams({ callbackUrl: `/dashboard/ads/campaigns/${campaign}` })}`);
+      // A page of another site is never where the browser is sent back to.
+      const elsewhere = await post(form(), { accept: 'text/html', referer: `https://evil.example/dashboard/ads/campaigns/${campaign}` });
+      expect(elsewhere.headers.get('location')).toBe('/signin?callbackUrl=%2Fdashboard%2Fads');
       expect(await creativesOf(campaign)).toBe(0);
     });
 
