@@ -30,9 +30,9 @@ revoke all on public.sdk_advertiser_funds from public, anon, authenticated, sdk,
 -- Numbers only. Billing reads them to decide whether to lease ahead; only the security-definer
 -- functions above write them.
 grant select on public.sdk_advertiser_funds to sdk, service_role;
-create policy "Apps read the advertisers' funds at billing through the SDK"
+create policy "Apps read the funds of advertisers at billing through the SDK"
   on public.sdk_advertiser_funds for select to sdk using (true);
-create policy "The service reads the advertisers' funds at billing"
+create policy "The service reads the funds of advertisers at billing"
   on public.sdk_advertiser_funds for select to service_role using (true);
 
 -- Leases of days gone can no longer be spent: what they hold goes back (their budgets are over).
