@@ -259,7 +259,9 @@ const uxSession = z.object({
     .max(500),
 });
 
-const recordId = clientId(100).describe('Your id for the record: sending it again stores it once.');
+const recordId = clientId(100).describe(
+  "Your id for the record, unique per subject and kind: sending it again stores it once, and another subject's ids never collide with it.",
+);
 
 /** A record as stored: the fields its kind defines (others are dropped), within its size, no NUL. */
 function recordsOf<T extends z.ZodType>(kind: (typeof DATA_KINDS)[number], data: T) {
@@ -287,5 +289,5 @@ export type DataRequest = z.output<typeof dataRequest>;
 export const dataBody = z.object({
   received: z.number().int(),
   stored: z.number().int(),
-  duplicates: z.number().int().describe('Records whose id was stored before: kept as they were.'),
+  duplicates: z.number().int().describe('Records whose id this subject stored before for this kind: kept as they were.'),
 });

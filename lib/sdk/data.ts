@@ -314,12 +314,14 @@ export async function submitData(app: AppPrincipal, request: DataRequest, asker:
     if (!consent || !sameText(consent.proof_hash, proofHash(proof)) || consent.withdrawn || !consent.purposes.includes(purpose)) {
       throw new ApiError('forbidden', noConsentCovering(purpose));
     }
+    // A record id is unique per subject (migration 20261213001000): a retry of this subject's
+    // record is a duplicate, and no other subject's ids (a stranger's made-up ones) can take it first.
     const [result] = await tx.query(
       sql`with saved as (
             insert into public.data_records (app_id, user_id, consent_id, subject_hash, kind, record_id, payload, bytes)
             select public.sdk_app_id(), public.sdk_user_id(), ${consent.id}::uuid, ${stored}, ${request.kind}, r.id, r.data, octet_length(r.data::text)
             from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(id text, data jsonb)
-            on conflict (app_id, kind, record_id) do nothing
+            on conflict (app_id, subject_hash, kind, record_id) do nothing
             returning bytes
           )
           select count(*)::int as stored, coalesce(sum(bytes), 0)::float8 as bytes from saved`,

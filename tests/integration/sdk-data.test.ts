@@ -301,6 +301,44 @@ for (const engine of testEngines()) {
         expect(again.body).toMatchObject({ policy_version: 'v2', consent_proof: proof });
       });
 
+      it("keeps record ids per subject: a stranger's made-up subject cannot pre-claim the ids a real user will send (issue 39)", async () => {
+        // A stranger, with only the page key, records a first consent for a made-up subject and
+        // submits under an id a real user of the app will use.
+        const stranger = subject('pre-claiming stranger');
+        const strangerProof = await consented(stranger);
+        const strangerStored = await storedIdOf(appId);
+        const claim = (s: string, text: string) => ({
+          subject_id: s,
+          kind: 'ai_interaction',
+          records: [{ id: 'r-1', data: { prompt: text, response: text } }],
+        });
+        expect((await submit(claim(stranger, 'the stranger’s'), { proof: strangerProof })).body).toEqual({ received: 1, stored: 1, duplicates: 0 });
+
+        // The real user's record under the same id is theirs, stored, not a duplicate.
+        const owner = subject('real user of r-1');
+        const ownerProof = await consented(owner);
+        const ownerStored = await storedIdOf(appId);
+        const first = await submit(claim(owner, 'the owner’s'), { proof: ownerProof });
+        expect(first.status, first.text).toBe(200);
+        expect(first.body).toEqual({ received: 1, stored: 1, duplicates: 0 });
+        // Each one's retry is a duplicate of their own record, whatever it carries, and changes nothing.
+        expect((await submit(claim(owner, 'the owner’s, again'), { proof: ownerProof })).body).toEqual({ received: 1, stored: 0, duplicates: 1 });
+        expect((await submit(claim(stranger, 'the stranger’s, again'), { proof: strangerProof })).body).toEqual({ received: 1, stored: 0, duplicates: 1 });
+        const kept = await suite.db.query<{ subject_hash: string; prompt: string }>(
+          "select subject_hash, payload->>'prompt' as prompt from public.data_records where app_id = $1 and record_id = 'r-1' order by prompt",
+          [appId],
+        );
+        expect(kept).toEqual([
+          { subject_hash: ownerStored, prompt: 'the owner’s' },
+          { subject_hash: strangerStored, prompt: 'the stranger’s' },
+        ]);
+        // Withdrawing one subject's consent deletes its r-1 alone.
+        expect((await withdraw(stranger, { proof: strangerProof })).body).toMatchObject({ withdrawn: true, deleted_records: 1 });
+        expect(await suite.db.query("select subject_hash from public.data_records where app_id = $1 and record_id = 'r-1'", [appId])).toEqual([
+          { subject_hash: ownerStored },
+        ]);
+      });
+
       it('stores a subject id keyed per app: neither the SHA-256 the app sent nor the same in two apps, and answers the id sent', async () => {
         const s = subject('user-42');
         const proofA = await consented(s);
