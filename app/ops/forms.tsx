@@ -2,10 +2,10 @@
 
 import { useActionState } from 'react';
 import type { DetailsState } from '@/lib/ops/forms';
-import { PRICING_FIELDS, type PricingColumns } from '@/lib/ops/pricing-fields';
+import { DATA_MARKET_FIELDS, PRICE_FIELDS, type PricingColumns } from '@/lib/ops/pricing-fields';
 import { Outcome, toastingSuccess, type Action } from '../dashboard/forms';
 import { Button } from '../_components/ui/button';
-import { Input, Label, NativeSelect } from '../_components/ui/input';
+import { Field, Input, Label, NativeSelect } from '../_components/ui/input';
 
 /** What staff can do with one open payout: processing, paid with its reference, failed with a reason, canceled. */
 export function PayoutActions({ action, payoutId, status, label }: { action: Action; payoutId: string; status: string; label: string }) {
@@ -225,7 +225,8 @@ export function DataLicenseReviewForm({ action, id, label }: { action: Action; i
 
 /**
  * New pricing values, every one (filled with those in force), effective now or from a later time
- * in UTC, with the reason the audit log keeps. What was billed keeps its price.
+ * in UTC, with the reason the audit log keeps. What was billed keeps its price. The data market's
+ * settings follow under their own heading, each with a line saying what it does.
  */
 export function PricingForm({ action, current }: { action: Action; current: PricingColumns }) {
   const [state, formAction, pending] = useActionState(action, {});
@@ -234,13 +235,30 @@ export function PricingForm({ action, current }: { action: Action; current: Pric
     <form action={formAction} className="grid max-w-3xl gap-3" key={state.notice ?? 'pricing'}>
       <Outcome state={state} />
       <div className="grid gap-3 sm:grid-cols-2">
-        {PRICING_FIELDS.map((f) => (
+        {PRICE_FIELDS.map((f) => (
           <div key={f.name} className="grid gap-1">
             <Label htmlFor={`pricing-${f.name}`}>{f.label}</Label>
             <Input id={`pricing-${f.name}`} name={f.name} required inputMode="decimal" defaultValue={v[f.name] ?? String(current[f.name])} />
           </div>
         ))}
       </div>
+      <fieldset className="grid min-w-0 gap-3">
+        <legend className="mb-1 text-sm font-medium">Data market</legend>
+        <div className="grid gap-3 sm:grid-cols-2">
+          {DATA_MARKET_FIELDS.map((f) => (
+            <Field key={f.name} label={f.label} htmlFor={`pricing-${f.name}`} hint={f.help} hintId={`pricing-${f.name}-hint`}>
+              <Input
+                id={`pricing-${f.name}`}
+                name={f.name}
+                required
+                inputMode={f.decimals > 0 ? 'decimal' : 'numeric'}
+                aria-describedby={`pricing-${f.name}-hint`}
+                defaultValue={v[f.name] ?? String(current[f.name])}
+              />
+            </Field>
+          ))}
+        </div>
+      </fieldset>
       <fieldset className="grid gap-2">
         <legend className="text-sm font-medium">Takes effect</legend>
         <label className="flex items-center gap-2 text-sm">

@@ -3,9 +3,9 @@ import { asStaff } from '../auth/staff';
 import type { SignedInUser } from '../auth/users';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
-import { PRICING_FIELDS, type PricingColumns, type PricingField } from './pricing-fields';
+import { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumns, type PricingField } from './pricing-fields';
 
-export { PRICING_FIELDS, type PricingColumns, type PricingField };
+export { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumns, type PricingField };
 
 /**
  * The operator's pricing (/ops): the values in force and the scheduled changes, and the act of
@@ -14,11 +14,18 @@ export { PRICING_FIELDS, type PricingColumns, type PricingField };
  * audits it (public.staff_pricing_schedule, migration 20261213000100_pricing_in_production); a
  * later one goes into force at the first run of the server's timer after its time
  * (lib/sdk/rollup.ts, applyDuePricing). The money functions read the values in force when they bill and keep
- * what they billed, so no change reaches what was billed before it.
+ * what they billed, so no change reaches what was billed before it. The data market's settings
+ * (the share caps of a license, the sellers' minimum age and days of ads, the claw-back window)
+ * are values of a change like the prices (migration 20261213001100_pricing_data_settings).
  */
 
 const SHARES: readonly PricingField[] = ['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share'];
 const labelOf = (name: string) => PRICING_FIELDS.find((f) => f.name === name)?.label.replace(/ \(.*$/, '') ?? name;
+
+/** What a data market setting may be, in words: the form's check and the database's refusal say the same. */
+function dataMarketBounds(f: (typeof DATA_MARKET_FIELDS)[number]): string {
+  return f.decimals > 0 ? `${labelOf(f.name)} is a share: more than 0, at most ${f.most}.` : `${labelOf(f.name)}: a whole number from ${f.least} to ${f.most}.`;
+}
 
 const columns = z.object(Object.fromEntries(PRICING_FIELDS.map((f) => [f.name, z.coerce.number()])) as Record<PricingField, z.ZodCoercedNumber>);
 const when = z.coerce.date();
@@ -56,6 +63,10 @@ export type PricingScheduled = { ok: true; effectiveAt: Date; applied: boolean }
 /** What the database's refusals mean, in words for the form (`field` names the value). */
 function refusal(error: string | undefined, field: string | undefined): string {
   const name = labelOf(field ?? '');
+  const dataMarket = DATA_MARKET_FIELDS.find((f) => f.name === field);
+  if (dataMarket && ['share_above_one', 'share_not_positive', 'records_below_one', 'too_large', 'not_whole_number'].includes(error ?? '')) {
+    return dataMarketBounds(dataMarket);
+  }
   switch (error) {
     case 'missing_value':
       return `${name}: give a number.`;
@@ -93,12 +104,15 @@ export async function schedulePricing(
   return a.ok ? { ok: true, effectiveAt: a.effective_at!, applied: a.applied ?? false } : { ok: false, error: refusal(a.error, a.field) };
 }
 
-/** A decimal of at most `decimals` places, never negative, as typed in the form. */
+/** A decimal of at most `decimals` places (none: a whole number), never negative, as typed in the form. */
 const decimal = (name: PricingField, decimals: number) =>
   z
     .string(`${labelOf(name)}: give a number.`)
     .trim()
-    .regex(new RegExp(`^[0-9]{1,8}(\\.[0-9]{1,${decimals}})?$`), `${labelOf(name)}: a number, not negative, with at most ${decimals} decimals.`)
+    .regex(
+      decimals > 0 ? new RegExp(`^[0-9]{1,8}(\\.[0-9]{1,${decimals}})?$`) : /^[0-9]{1,8}$/,
+      decimals > 0 ? `${labelOf(name)}: a number, not negative, with at most ${decimals} decimals.` : `${labelOf(name)}: a whole number, not negative.`,
+    )
     .transform(Number);
 
 /** A time typed as UTC (`datetime-local`, which carries no zone: the form says UTC). */
@@ -126,6 +140,9 @@ export const pricingChange = z
       ctx.addIssue({ code: 'custom', message: 'The publisher ad revenue share and the platform ad fee must add up to 1.' });
     }
     if (v.exclusive_license_multiplier < 1) ctx.addIssue({ code: 'custom', message: 'The exclusive license multiplier is at least 1.' });
+    for (const f of DATA_MARKET_FIELDS) {
+      if (v[f.name] < f.least || v[f.name] > f.most) ctx.addIssue({ code: 'custom', message: dataMarketBounds(f) });
+    }
     if (v.when === 'later' && !utcTime.safeParse(v.effective_at ?? '').success) {
       ctx.addIssue({ code: 'custom', message: 'Give the time it takes effect, in UTC.' });
     }

@@ -22,3 +22,17 @@ export type PricingValues = {
 
 /** The smallest top-up an advertiser or data buyer may ask for, in dollars (`pricing_settings.min_top_up_usd`; not in the pricing API). */
 export const DEFAULT_MIN_TOP_UP_USD = 50;
+
+/**
+ * The data market's settings every new database starts with (`pricing_settings`, the column
+ * defaults of migration 20261213000400_data_market_trust; tests/integration/pricing-in-production.test.ts
+ * holds the two equal). Staff change them from /ops like the prices; not in the pricing API.
+ */
+export const DEFAULT_DATA_MARKET = {
+  data_license_max_app_share: 0.05,
+  data_license_max_publisher_share: 0.05,
+  data_license_min_share_records: 10,
+  data_seller_min_age_days: 14,
+  data_seller_min_ad_days: 7,
+  data_clawback_days: 30,
+} as const;

@@ -1,16 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedInUser } from '@/lib/auth/users';
 import { createApp, createPlacement } from '@/lib/console/writes';
+import { saveBuyerProfile } from '@/lib/data-buyers/account';
+import { quoteLicense } from '@/lib/data-buyers/catalog';
+import { catalogFilter } from '@/lib/data-buyers/schemas';
 import { pricingForm } from '@/lib/ops/forms';
-import { PRICING_FIELDS, schedulePricing, staffPricing, type PricingColumns } from '@/lib/ops/pricing';
+import { DATA_MARKET_FIELDS, PRICING_FIELDS, schedulePricing, staffPricing, type PricingColumns } from '@/lib/ops/pricing';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
+import { migrate, readMigrations } from '@/lib/platform/db/migrate';
 import { asService } from '@/lib/platform/db/roles';
-import { DEFAULT_MIN_TOP_UP_USD, DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { DEFAULT_DATA_MARKET, DEFAULT_MIN_TOP_UP_USD, DEFAULT_PRICING } from '@/lib/pricing/defaults';
 import { readPricingSettings } from '@/lib/pricing/settings';
 import { dataJobsRoute } from '@/lib/routes/cron';
 import { adBody } from '@/lib/schemas/sdk';
 import { applyDuePricing, rollUp, scheduleRollUps } from '@/lib/sdk/rollup';
 import type { Services } from '@/lib/services';
+import { establishedPublisher } from '../helpers/data-market';
 import { UNLIMITED } from '../helpers/db';
 import { giveFinalEarnings } from '../helpers/payouts';
 import { rawAsAnon, rawAsService, rawAsUser } from '../helpers/roles';
@@ -51,6 +56,7 @@ const DEFAULT_COLUMNS: PricingColumns = {
   exclusive_license_multiplier: DEFAULT_PRICING.exclusive_license_multiplier,
   min_payout_usd: DEFAULT_PRICING.min_payout_usd,
   min_top_up_usd: DEFAULT_MIN_TOP_UP_USD,
+  ...DEFAULT_DATA_MARKET,
 };
 
 for (const engine of unseededEngines()) {
@@ -65,6 +71,11 @@ for (const engine of unseededEngines()) {
     const unique = () => `${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
     const cpm = async () => Number(await rawAsService(db, (q) => one<string>(q, 'select cpm_sponsored_card_usd::text as v from public.pricing_settings')));
+    /** The data market's settings in force, by column. */
+    const dataMarket = async () => {
+      const row = await rawAsService(db, (q) => one<Record<string, string | number>>(q, 'select to_jsonb(s) as v from public.pricing_settings s'));
+      return Object.fromEntries(DATA_MARKET_FIELDS.map((f) => [f.name, Number(row[f.name])]));
+    };
 
     /** An ad of the test's campaign, served and its impression sent as the SDK sends them; answers the decision's cost and the publisher's revenue. */
     const billOne = async (): Promise<{ decision: string; cost: number; revenue: number }> => {
@@ -191,7 +202,7 @@ for (const engine of unseededEngines()) {
     });
 
     it('refuses scheduling and the queue to anyone but staff signed in with the second factor', async () => {
-      const values = JSON.stringify({ ...DEFAULT_COLUMNS, cpm_sponsored_card_usd: 100 });
+      const values = JSON.stringify({ ...DEFAULT_COLUMNS, cpm_sponsored_card_usd: 100, data_clawback_days: 0, data_license_max_app_share: 1 });
       for (const claims of [{ sub: publisherId }, { sub: publisherId, aal: 'aal2' }, { sub: staff.id }]) {
         await expect(
           rawAsUser(db, claims, (q) => q.query('select public.staff_pricing_schedule($1::jsonb, null, $2)', [values, 'mine now'])),
@@ -205,6 +216,7 @@ for (const engine of unseededEngines()) {
       await expect(rawAsAnon(db, (q) => q.query('select * from public.pricing_changes'))).rejects.toThrow(DENIED);
       await expect(rawAsAnon(db, (q) => q.query('select public.staff_pricing_schedule($1::jsonb, null, $2)', [values, 'anon']))).rejects.toThrow(DENIED);
       expect(await cpm()).toBe(DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card);
+      expect(await dataMarket()).toEqual(DEFAULT_DATA_MARKET);
       expect(await rawAsService(db, (q) => one<number>(q, 'select count(*)::int as v from public.pricing_changes'))).toBe(0);
     });
 
@@ -217,6 +229,51 @@ for (const engine of unseededEngines()) {
       expect(await refused({ publisher_data_revenue_share: 1.2 })).toEqual({ ok: false, error: expect.stringMatching(/between 0 and 1/) });
       expect(await refused({ min_payout_usd: 10.005 })).toEqual({ ok: false, error: expect.stringMatching(/at most 2 decimals/) });
       expect(await refused({}, new Date(Date.now() - 10 * 60_000))).toEqual({ ok: false, error: expect.stringMatching(/never in the past/) });
+      // The data market's settings: shares above 0 and at most 1, whole numbers of records and days within bounds, none negative.
+      const share = 'Largest share of a license one app may supply is a share: more than 0, at most 1.';
+      expect(await refused({ data_license_max_app_share: 0 })).toEqual({ ok: false, error: share });
+      expect(await refused({ data_license_max_app_share: 1.5 })).toEqual({ ok: false, error: share });
+      expect(await refused({ data_license_max_app_share: -0.1 })).toEqual({
+        ok: false,
+        error: 'Largest share of a license one app may supply cannot be negative.',
+      });
+      expect(await refused({ data_license_max_publisher_share: 0.00001 })).toEqual({
+        ok: false,
+        error: expect.stringMatching(/one publisher may supply: at most 4 decimals/),
+      });
+      expect(await refused({ data_license_max_publisher_share: 0 })).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^Largest share of a license one publisher.*more than 0/),
+      });
+      const records = 'Records any app or publisher may always supply: a whole number from 1 to 9999999.';
+      expect(await refused({ data_license_min_share_records: 0 })).toEqual({ ok: false, error: records });
+      expect(await refused({ data_license_min_share_records: 2.5 })).toEqual({ ok: false, error: records });
+      expect(await refused({ data_license_min_share_records: 10_000_000 })).toEqual({ ok: false, error: records });
+      expect(await refused({ data_clawback_days: 1.5 })).toEqual({ ok: false, error: 'Claw-back window: a whole number from 0 to 3650.' });
+      expect(await refused({ data_clawback_days: 3651 })).toEqual({ ok: false, error: 'Claw-back window: a whole number from 0 to 3650.' });
+      expect(await refused({ data_clawback_days: -1 })).toEqual({ ok: false, error: 'Claw-back window cannot be negative.' });
+      expect(await refused({ data_seller_min_age_days: 1e9 })).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^Days an app and its publisher must exist.*0 to 3650/),
+      });
+      expect(await refused({ data_seller_min_ad_days: 7.25 })).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^Days with billable ad impressions.*whole number/),
+      });
+      // Each field is named in the database's answer (the form's message comes from it).
+      const raw = await rawAsUser(db, { sub: staff.id, aal: 'aal2' }, (q) =>
+        one<Record<string, unknown>>(q, 'select public.staff_pricing_schedule($1::jsonb, null, $2) as v', [
+          JSON.stringify({ ...DEFAULT_COLUMNS, data_seller_min_ad_days: 0.5 }),
+          'raw',
+        ]),
+      );
+      expect(raw).toEqual({ ok: false, error: 'not_whole_number', field: 'data_seller_min_ad_days' });
+      const withoutWindow: Partial<PricingColumns> = { ...DEFAULT_COLUMNS };
+      delete withoutWindow.data_clawback_days;
+      expect(await schedulePricing(db, staff, { values: withoutWindow as PricingColumns, effectiveAt: null, reason: 'test' })).toEqual({
+        ok: false,
+        error: 'Claw-back window: give a number.',
+      });
       // The form says so before the database is asked.
       const form = new FormData();
       for (const f of PRICING_FIELDS) form.set(f.name, String(DEFAULT_COLUMNS[f.name]));
@@ -227,8 +284,25 @@ for (const engine of unseededEngines()) {
         error: expect.stringMatching(/add up to 1/),
         values: expect.objectContaining({ platform_ad_fee: '0.4' }),
       });
+      form.set('platform_ad_fee', String(DEFAULT_COLUMNS.platform_ad_fee));
+      for (const [name, value, error] of [
+        ['data_license_max_app_share', '0', /one app may supply is a share: more than 0, at most 1/],
+        ['data_license_max_publisher_share', '1.0001', /one publisher may supply is a share: more than 0, at most 1/],
+        ['data_license_min_share_records', '0', /Records any app or publisher may always supply: a whole number from 1/],
+        ['data_clawback_days', '2.5', /Claw-back window: a whole number, not negative/],
+        ['data_seller_min_age_days', '4000', /Days an app and its publisher must exist before selling data: a whole number from 0 to 3650/],
+      ] as const) {
+        const bad = new FormData();
+        for (const [k, v] of form.entries()) bad.set(k, v);
+        bad.set(name, value);
+        expect(await pricingForm(bad, staff, services), name).toMatchObject({
+          error: expect.stringMatching(error),
+          values: expect.objectContaining({ [name]: value }),
+        });
+      }
       expect(await rawAsService(db, (q) => one<number>(q, 'select count(*)::int as v from public.pricing_changes'))).toBe(0);
       expect(await cpm()).toBe(DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card);
+      expect(await dataMarket()).toEqual(DEFAULT_DATA_MARKET);
     });
 
     it('puts a change effective now in force at once, audited; an impression billed before it keeps its price', async () => {
@@ -306,6 +380,57 @@ for (const engine of unseededEngines()) {
       expect(await cpm()).toBe(DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card);
     });
 
+    it('schedules the data market’s settings like the prices: the claw-back window and the share caps change at their time, and a quote after it uses the new cap', async () => {
+      // One seller of 20 records; under the default caps an app supplies at most max(ceil(5% × 15), 10) = 10 records of a license of 15.
+      const category = `production-${unique()}`;
+      await establishedPublisher(db, `seller-${unique()}`, [category], 20);
+      const buyer = await rawAsService(db, (q) =>
+        one<string>(q, "insert into public.users (email, name) values ('buyer@production.test', 'Buyer') returning id as v"),
+      );
+      expect(
+        await saveBuyerProfile(db, buyer, {
+          company: 'Buyer Co',
+          intended_use: 'Training an assistant.',
+          billing_email: 'billing@production.test',
+          country: 'DE',
+          accept_terms: true,
+        }),
+      ).toMatchObject({ ok: true });
+      const quote = (quantity: number) =>
+        quoteLicense(db, buyer, { listing: 'ai_interactions', filter: catalogFilter.parse({ categories: [category] }), quantity, exclusive: false });
+      expect(await quote(15)).toEqual({ ok: false, error: expect.stringMatching(/^At most 10 records/) });
+
+      const changed = { data_clawback_days: 7, data_license_max_app_share: 1, data_license_max_publisher_share: 1 };
+      const at = new Date(Date.now() + 1_500);
+      expect(await schedulePricing(db, staff, { values: { ...DEFAULT_COLUMNS, ...changed }, effectiveAt: at, reason: 'One app may fill a license' })).toEqual({
+        ok: true,
+        effectiveAt: at,
+        applied: false,
+      });
+      // Not before its time.
+      expect(await applyDuePricing(db)).toBe(0);
+      expect(await dataMarket()).toEqual(DEFAULT_DATA_MARKET);
+      expect(await quote(15)).toMatchObject({ ok: false });
+      await new Promise((r) => setTimeout(r, Math.max(0, at.getTime() - Date.now()) + 100));
+      expect(await applyDuePricing(db)).toBe(1);
+      expect(await dataMarket()).toEqual({ ...DEFAULT_DATA_MARKET, ...changed });
+      // The claw-back window the money functions read (a withdrawal's, a month close's) is the new one.
+      expect(await rawAsService(db, (q) => one<number>(q, 'select data_clawback_days as v from public.pricing_settings'))).toBe(7);
+      // A quote after it: one app may now fill all of it.
+      expect(await quote(15)).toMatchObject({ ok: true, value: { units: 15, available_records: 20 } });
+
+      const seen = await staffPricing(db, staff);
+      expect(seen.current).toMatchObject(changed);
+      expect(seen.changes[0]).toMatchObject({ ...changed, reason: 'One app may fill a license', applied_at: expect.any(Date) });
+      const audit = await rawAsService(db, (q) =>
+        one<{ details: { values: Record<string, number> } }>(
+          q,
+          "select to_json(l) as v from public.staff_audit_log l where action = 'pricing.scheduled' order by id desc limit 1",
+        ),
+      );
+      expect(Number(audit.details.values.data_clawback_days)).toBe(7);
+    });
+
     it('says live: false only when no prices are in force, and a change writes the row back', async () => {
       const live = async () => {
         const res = await handlersOf('/api/v1/pricing', makeServices({ database: db })).GET(
@@ -323,7 +448,72 @@ for (const engine of unseededEngines()) {
         applied: true,
       });
       expect(await readPricingSettings(asService(db))).toEqual(DEFAULT_PRICING);
+      expect(await dataMarket()).toEqual(DEFAULT_DATA_MARKET);
       expect(await live()).toBe(true);
+    });
+  });
+}
+
+/**
+ * Changes scheduled before the data market's settings were part of a change (migration
+ * 20261213001100_pricing_data_settings) say every value in force after them too: they get the
+ * settings in force when the migration runs, so one still waiting leaves them as they are.
+ */
+const BEFORE_DATA_SETTINGS = readMigrations().filter((m) => m.version < '20261213001100');
+for (const engine of unseededEngines(BEFORE_DATA_SETTINGS)) {
+  describe(`pricing changes made before the data market's settings were in them, on ${engine.name}`, () => {
+    let db: Engine;
+    beforeAll(async () => {
+      db = await engine.open();
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    it('gets the settings in force, and a change waiting keeps them when applied', async () => {
+      const settings = {
+        data_license_max_app_share: 0.2,
+        data_license_max_publisher_share: 0.25,
+        data_license_min_share_records: 3,
+        data_seller_min_age_days: 2,
+        data_seller_min_ad_days: 1,
+        data_clawback_days: 9,
+      };
+      // As the database's owner: only staff_pricing_schedule writes changes, and it did not know these settings yet.
+      await db.transaction(async (q) => {
+        const staffId = await one<string>(q, "insert into public.users (email, name) values ('operator@before.test', 'Op') returning id as v");
+        await q.query(
+          `update public.pricing_settings set data_license_max_app_share = $1, data_license_max_publisher_share = $2, data_license_min_share_records = $3,
+             data_seller_min_age_days = $4, data_seller_min_ad_days = $5, data_clawback_days = $6`,
+          Object.values(settings),
+        );
+        // One applied, one waiting (its time has come by the time it is applied).
+        for (const [at, applied] of [
+          ["now() - interval '1 day'", 'now()'],
+          ['now()', 'null'],
+        ]) {
+          await q.query(
+            `insert into public.pricing_changes (effective_at, publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
+               cpm_floating_video_usd, cpm_tooltip_usd, cpm_sponsored_card_usd, cpm_inline_text_usd, price_per_ai_interaction_row_usd,
+               price_per_ux_session_recording_usd, price_per_gb_bundle_usd, exclusive_license_multiplier, min_payout_usd, min_top_up_usd,
+               reason, scheduled_by, applied_at)
+             values (${at}, 0.7, 0.3, 0.8, 12, 4, 9, 5, 0.002, 0.05, 40, 3, 50, 50, 'before', $1, ${applied})`,
+            [staffId],
+          );
+        }
+      });
+      expect(await migrate(db)).toContain('20261213001100');
+      const rows = await rawAsService(db, (q) =>
+        q
+          .query<Record<string, string | number>>('select to_jsonb(c) as v from public.pricing_changes c order by id')
+          .then((r) => r.map((x) => x.v as unknown as Record<string, string | number>)),
+      );
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(Object.fromEntries(DATA_MARKET_FIELDS.map((f) => [f.name, Number(row[f.name])]))).toEqual(settings);
+      expect(await rawAsService(db, (q) => one<number>(q, 'select public.pricing_apply_due() as v'))).toBe(1);
+      const inForce = await rawAsService(db, (q) => one<Record<string, string | number>>(q, 'select to_jsonb(s) as v from public.pricing_settings s'));
+      expect(Number(inForce.cpm_sponsored_card_usd)).toBe(9);
+      expect(Object.fromEntries(DATA_MARKET_FIELDS.map((f) => [f.name, Number(inForce[f.name])]))).toEqual(settings);
     });
   });
 }

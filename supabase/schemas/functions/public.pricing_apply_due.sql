@@ -8,6 +8,8 @@
 -- server's timer and the scheduler's call for the others (lib/sdk/rollup.ts, applyDuePricing). Nothing due, the
 -- common case, is one index read; runs take turns on the pricing row's lock. Writes the row if it
 -- is missing. Answers how many changes it applied.
+-- The data market's settings are values of the change too (migration 20261213001100_pricing_data_settings):
+-- the share caps of a license, the sellers' minimum age and days of ads, the claw-back window.
 create or replace function public.pricing_apply_due()
 returns integer
 language plpgsql volatile security definer set search_path = ''
@@ -28,12 +30,16 @@ begin
       id, publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
       cpm_floating_video_usd, cpm_tooltip_usd, cpm_sponsored_card_usd, cpm_inline_text_usd,
       price_per_ai_interaction_row_usd, price_per_ux_session_recording_usd, price_per_gb_bundle_usd,
-      exclusive_license_multiplier, min_payout_usd, min_top_up_usd, updated_at)
+      exclusive_license_multiplier, min_payout_usd, min_top_up_usd,
+      data_license_max_app_share, data_license_max_publisher_share, data_license_min_share_records,
+      data_seller_min_age_days, data_seller_min_ad_days, data_clawback_days, updated_at)
     values (
       true, v_change.publisher_ad_revenue_share, v_change.platform_ad_fee, v_change.publisher_data_revenue_share,
       v_change.cpm_floating_video_usd, v_change.cpm_tooltip_usd, v_change.cpm_sponsored_card_usd, v_change.cpm_inline_text_usd,
       v_change.price_per_ai_interaction_row_usd, v_change.price_per_ux_session_recording_usd, v_change.price_per_gb_bundle_usd,
-      v_change.exclusive_license_multiplier, v_change.min_payout_usd, v_change.min_top_up_usd, now())
+      v_change.exclusive_license_multiplier, v_change.min_payout_usd, v_change.min_top_up_usd,
+      v_change.data_license_max_app_share, v_change.data_license_max_publisher_share, v_change.data_license_min_share_records,
+      v_change.data_seller_min_age_days, v_change.data_seller_min_ad_days, v_change.data_clawback_days, now())
     on conflict (id) do update set
       publisher_ad_revenue_share = excluded.publisher_ad_revenue_share,
       platform_ad_fee = excluded.platform_ad_fee,
@@ -48,6 +54,12 @@ begin
       exclusive_license_multiplier = excluded.exclusive_license_multiplier,
       min_payout_usd = excluded.min_payout_usd,
       min_top_up_usd = excluded.min_top_up_usd,
+      data_license_max_app_share = excluded.data_license_max_app_share,
+      data_license_max_publisher_share = excluded.data_license_max_publisher_share,
+      data_license_min_share_records = excluded.data_license_min_share_records,
+      data_seller_min_age_days = excluded.data_seller_min_age_days,
+      data_seller_min_ad_days = excluded.data_seller_min_ad_days,
+      data_clawback_days = excluded.data_clawback_days,
       updated_at = excluded.updated_at;
     update public.pricing_changes c set applied_at = now() where c.id = v_change.id;
     v_applied := v_applied + 1;

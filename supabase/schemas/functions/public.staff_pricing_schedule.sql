@@ -4,24 +4,35 @@
 -- refused, and one less than a minute gone (a form's minute) means now. The values are checked as
 -- the row in force checks them, each answered as `{ok: false, error, field}` rather than failing:
 -- `missing_value` (not a number), `negative`, `too_precise` (more decimals than the column keeps,
--- which would be rounded), `too_large`, `share_above_one`, `shares_must_add_up` (the publisher's
--- ad share and the platform's fee make 1), `multiplier_below_one`; and `reason_required`,
--- `in_the_past`. A change effective now is applied at once (public.pricing_apply_due); a later one
--- by the first run of the server's timer after its time. Refused to anyone but staff
--- (public.is_staff); audited (`pricing.scheduled`).
+-- which would be rounded), `not_whole_number` (a count of records or days with decimals),
+-- `too_large`, `share_above_one`, `share_not_positive` (a data license's share cap of 0),
+-- `records_below_one`, `shares_must_add_up` (the publisher's ad share and the platform's fee make
+-- 1), `multiplier_below_one`; and `reason_required`, `in_the_past`. A change effective now is
+-- applied at once (public.pricing_apply_due); a later one by the first run of the server's timer
+-- after its time. Refused to anyone but staff (public.is_staff); audited (`pricing.scheduled`).
+-- The data market's settings are values like the others (migration 20261213001100_pricing_data_settings):
+-- the largest share of a license one app, or one publisher, may supply (more than 0, at most 1),
+-- the fewest records either may always supply (at least 1, at most the largest license, 9,999,999),
+-- and the sellers' minimum age, minimum days of ads and the claw-back window (whole days, 0 to 3650).
 create or replace function public.staff_pricing_schedule(p_values jsonb, p_effective_at timestamptz, p_reason text)
 returns json
 language plpgsql volatile security definer set search_path = ''
 as $$
 declare
-  -- Each value, the decimals its column keeps and the largest it holds (migration 20261121000100_data_model).
+  -- Each value, the decimals its column keeps (0: a whole number) and the largest it may be
+  -- (migrations 20261121000100_data_model, 20261213000400_data_market_trust).
   v_names constant text[] := array['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share',
     'cpm_floating_video_usd', 'cpm_tooltip_usd', 'cpm_sponsored_card_usd', 'cpm_inline_text_usd',
     'price_per_ai_interaction_row_usd', 'price_per_ux_session_recording_usd', 'price_per_gb_bundle_usd',
-    'exclusive_license_multiplier', 'min_payout_usd', 'min_top_up_usd'];
-  v_scales constant integer[] := array[4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2];
+    'exclusive_license_multiplier', 'min_payout_usd', 'min_top_up_usd',
+    'data_license_max_app_share', 'data_license_max_publisher_share', 'data_license_min_share_records',
+    'data_seller_min_age_days', 'data_seller_min_ad_days', 'data_clawback_days'];
+  v_scales constant integer[] := array[4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 4, 4, 0, 0, 0, 0];
   v_largest constant numeric[] := array[1, 1, 1, 999999.9999, 999999.9999, 999999.9999, 999999.9999,
-    999999.9999, 999999.9999, 999999.9999, 9999.99, 99999999.99, 99999999.99];
+    999999.9999, 999999.9999, 999999.9999, 9999.99, 99999999.99, 99999999.99, 1, 1, 9999999, 3650, 3650, 3650];
+  -- Which of them are shares (between 0 and 1).
+  v_shares constant text[] := array['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share',
+    'data_license_max_app_share', 'data_license_max_publisher_share'];
   v_value numeric;
   v_at timestamptz;
   v_id bigint;
@@ -41,10 +52,10 @@ begin
       return json_build_object('ok', false, 'error', 'negative', 'field', v_names[i]);
     end if;
     if v_value <> round(v_value, v_scales[i]) then
-      return json_build_object('ok', false, 'error', 'too_precise', 'field', v_names[i]);
+      return json_build_object('ok', false, 'error', case when v_scales[i] = 0 then 'not_whole_number' else 'too_precise' end, 'field', v_names[i]);
     end if;
     if v_value > v_largest[i] then
-      return json_build_object('ok', false, 'error', case when i <= 3 then 'share_above_one' else 'too_large' end, 'field', v_names[i]);
+      return json_build_object('ok', false, 'error', case when v_names[i] = any(v_shares) then 'share_above_one' else 'too_large' end, 'field', v_names[i]);
     end if;
   end loop;
   if (p_values ->> 'publisher_ad_revenue_share')::numeric + (p_values ->> 'platform_ad_fee')::numeric <> 1 then
@@ -52,6 +63,16 @@ begin
   end if;
   if (p_values ->> 'exclusive_license_multiplier')::numeric < 1 then
     return json_build_object('ok', false, 'error', 'multiplier_below_one', 'field', 'exclusive_license_multiplier');
+  end if;
+  -- A cap of 0 would let no app (or publisher) supply a license: nothing could be sold.
+  if (p_values ->> 'data_license_max_app_share')::numeric = 0 then
+    return json_build_object('ok', false, 'error', 'share_not_positive', 'field', 'data_license_max_app_share');
+  end if;
+  if (p_values ->> 'data_license_max_publisher_share')::numeric = 0 then
+    return json_build_object('ok', false, 'error', 'share_not_positive', 'field', 'data_license_max_publisher_share');
+  end if;
+  if (p_values ->> 'data_license_min_share_records')::numeric < 1 then
+    return json_build_object('ok', false, 'error', 'records_below_one', 'field', 'data_license_min_share_records');
   end if;
   if p_effective_at < now() - interval '1 minute' then
     return json_build_object('ok', false, 'error', 'in_the_past');
@@ -62,7 +83,9 @@ begin
     effective_at, publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
     cpm_floating_video_usd, cpm_tooltip_usd, cpm_sponsored_card_usd, cpm_inline_text_usd,
     price_per_ai_interaction_row_usd, price_per_ux_session_recording_usd, price_per_gb_bundle_usd,
-    exclusive_license_multiplier, min_payout_usd, min_top_up_usd, reason, scheduled_by)
+    exclusive_license_multiplier, min_payout_usd, min_top_up_usd,
+    data_license_max_app_share, data_license_max_publisher_share, data_license_min_share_records,
+    data_seller_min_age_days, data_seller_min_ad_days, data_clawback_days, reason, scheduled_by)
   values (
     v_at, (p_values ->> 'publisher_ad_revenue_share')::numeric, (p_values ->> 'platform_ad_fee')::numeric,
     (p_values ->> 'publisher_data_revenue_share')::numeric,
@@ -71,7 +94,11 @@ begin
     (p_values ->> 'price_per_ai_interaction_row_usd')::numeric, (p_values ->> 'price_per_ux_session_recording_usd')::numeric,
     (p_values ->> 'price_per_gb_bundle_usd')::numeric,
     (p_values ->> 'exclusive_license_multiplier')::numeric, (p_values ->> 'min_payout_usd')::numeric,
-    (p_values ->> 'min_top_up_usd')::numeric, btrim(p_reason), auth.uid())
+    (p_values ->> 'min_top_up_usd')::numeric,
+    (p_values ->> 'data_license_max_app_share')::numeric, (p_values ->> 'data_license_max_publisher_share')::numeric,
+    (p_values ->> 'data_license_min_share_records')::numeric::integer,
+    (p_values ->> 'data_seller_min_age_days')::numeric::integer, (p_values ->> 'data_seller_min_ad_days')::numeric::integer,
+    (p_values ->> 'data_clawback_days')::numeric::integer, btrim(p_reason), auth.uid())
   returning id into v_id;
   insert into public.staff_audit_log (staff_user_id, action, subject, reason, details)
   values (auth.uid(), 'pricing.scheduled', v_id::text, btrim(p_reason),
