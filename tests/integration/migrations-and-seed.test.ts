@@ -99,5 +99,36 @@ for (const engine of testEngines()) {
         expect(k.key_hash).toMatch(/^[0-9a-f]{64}$/);
       }
     });
+
+    it('record ids per subject (migration 20261213001000): the table as it was takes the migration with its records, which then keep each subject apart', async () => {
+      const migration = readMigrations().find((m) => m.version === '20261213001000')!;
+      class Undo extends Error {}
+      let seen: { before: unknown[]; after: unknown[]; unique: string[]; indexes: string[] } | undefined;
+      // In a transaction rolled back: the shared database stays as migrated.
+      await db
+        .transaction(async (tx) => {
+          // data_records as the migrations before this one left it: unique per app, kind and record id.
+          await tx.exec(`alter table public.data_records drop constraint data_records_once_per_subject;
+                         alter table public.data_records add constraint data_records_once unique (app_id, kind, record_id);
+                         create index data_records_subject on public.data_records (app_id, subject_hash);`);
+          const rows = () => tx.query('select id, app_id, subject_hash, kind, record_id from public.data_records order by id');
+          const before = await rows();
+          await tx.exec(migration.sql);
+          const unique = await tx.query<{ def: string }>(
+            "select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'public.data_records'::regclass and contype = 'u'",
+          );
+          const indexes = await tx.query<{ indexname: string }>("select indexname from pg_indexes where schemaname = 'public' and tablename = 'data_records'");
+          seen = { before, after: await rows(), unique: unique.map((u) => u.def), indexes: indexes.map((i) => i.indexname) };
+          throw new Undo();
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof Undo)) throw err;
+        });
+      expect(seen!.before.length).toBeGreaterThan(0);
+      expect(seen!.after).toEqual(seen!.before);
+      expect(seen!.unique).toEqual(['UNIQUE (app_id, subject_hash, kind, record_id)']);
+      expect(seen!.indexes).not.toContain('data_records_subject');
+      expect(seen!.indexes).not.toContain('data_records_once');
+    });
   });
 }
