@@ -536,7 +536,7 @@ export const ROUTES = declare({
           operationId: 'submitData',
           summary: 'Submit consented data',
           description:
-            "AI-interaction rows or UX-session recordings of one subject, stored only when the subject's current consent covers their purpose and the request carries the subject's consent proof in `x-consent-proof`. A record whose id was stored before is kept as it was. Daily quotas per subject and per app bound what is stored (429).",
+            "AI-interaction rows or UX-session recordings of one subject, stored only when the subject's current consent covers their purpose and the request carries the subject's consent proof in `x-consent-proof`. A record whose id this subject stored before for its kind is kept as it was. Daily quotas per subject and per app bound what is stored (429).",
           tags: ['SDK'],
           requestHeaders: [CONSENT_PROOF],
           responses: {
