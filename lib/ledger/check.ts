@@ -242,6 +242,21 @@ const INVARIANTS: Invariant[] = [
                where not exists (select 1 from public.data_licenses l where l.id::text = r.license)`,
   },
   {
+    // The window is the license's own, fixed when it was charged (migration
+    // 20261213001200_clawback_window_per_license), never the setting in force now: a change of
+    // `data_clawback_days` must not reach sales made before it.
+    name: "A license's records are clawed back exactly when withdrawn within its own claw-back window, fixed when it was charged",
+    query: sql`select 'license ' || l.id || ' (' || l.status || '): charged ' || coalesce(l.transaction_id::text, 'never') || ', claw-back window until '
+                      || coalesce(l.clawback_until::text, 'none') as line
+               from public.data_licenses l where (l.transaction_id is null) <> (l.clawback_until is null)
+               union all
+               select 'license ' || l.id || ': record ' || lr.record_id || ' withdrawn ' || coalesce(lr.withdrawn_at::text, 'never')
+                      || ', window until ' || coalesce(l.clawback_until::text, 'none') || ', '
+                      || case when lr.clawed_back then 'clawed back' else 'not clawed back' end
+               from public.data_license_records lr join public.data_licenses l on l.id = lr.license_id
+               where (lr.withdrawn_at is not null or lr.clawed_back) and lr.clawed_back <> coalesce(lr.withdrawn_at < l.clawback_until, false)`,
+  },
+  {
     name: "Each posted day's ad revenue equals the billable impressions recorded on its decisions times their price (days whose decisions are kept)",
     query: sql`with decided as (
                  select d.app_id, (d.impressed_at at time zone 'UTC')::date as day, round(sum(d.revenue_usd) * 1000000)::bigint as revenue,

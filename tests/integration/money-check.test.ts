@@ -40,7 +40,7 @@ for (const engine of testEngines()) {
         ]);
         const report = moneyReport(tampered);
         expect(report).toMatch(/FAIL Every ledger transaction balances to zero, with at least two postings: 1\n {7}transaction .* 2 postings summing to 10000/);
-        expect(report).toContain('3 of 17 checks failed.');
+        expect(report).toContain('3 of 18 checks failed.');
 
         // Earnings of a day long over that the ledger never got.
         await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;
@@ -88,6 +88,23 @@ for (const engine of testEngines()) {
         );
         const [clawbacks] = await db.query<{ n: number }>("select count(*)::int as n from public.ledger_transactions where kind = 'data_clawback'");
         expect(clawbacks!.n).toBe(1);
+        expect(failed(await checkMoney(db))).toEqual([]);
+
+        // The license's own window moved behind its back, to end before the withdrawal: the claw-back
+        // no longer follows it (migration 20261213001200_clawback_window_per_license); and a charged
+        // license without a window.
+        const WINDOW = "A license's records are clawed back exactly when withdrawn within its own claw-back window, fixed when it was charged";
+        await db.exec(`create temporary table windows as select id, clawback_until from public.data_licenses;
+          update public.data_licenses l set clawback_until = (select min(lr.withdrawn_at) from public.data_license_records lr where lr.license_id = l.id)
+          where exists (select 1 from public.data_license_records lr where lr.license_id = l.id and lr.clawed_back);`);
+        expect(failed(await checkMoney(db))).toEqual([WINDOW]);
+        await db.exec(`alter table public.data_licenses drop constraint data_licenses_clawback_window_when_charged;
+          update public.data_licenses l set clawback_until = null where l.status = 'active';`);
+        expect((await checkMoney(db)).find((r) => r.name === WINDOW)!.found).toEqual(
+          expect.arrayContaining([expect.stringMatching(/^license .* \(active\): charged .*, claw-back window until none$/)]),
+        );
+        await db.exec(`update public.data_licenses l set clawback_until = w.clawback_until from windows w where w.id = l.id;
+          alter table public.data_licenses add constraint data_licenses_clawback_window_when_charged check ((transaction_id is null) = (clawback_until is null));`);
         expect(failed(await checkMoney(db))).toEqual([]);
 
         // One micro-dollar more to the buyer, less from the platform: balanced, but not the withdrawn share.

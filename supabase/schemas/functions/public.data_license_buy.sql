@@ -9,11 +9,13 @@
 -- debits the buyer the price and credits each publisher whose records it holds, per app, their
 -- part of `publisher_data_revenue_share` of it, in proportion to the records (by bytes for a GB
 -- bundle) they contributed, to the micro-dollar (largest remainders); the rest is the
--- platform's. Its records may be licensed to others too.
+-- platform's. Its records may be licensed to others too. Its claw-back window is fixed then:
+-- `clawback_until`, the charge plus the `data_clawback_days` in force (migration
+-- 20261213001200_clawback_window_per_license), which a later change of the setting never moves.
 -- Exclusive: records never licensed before, held from that moment for this license alone (no
 -- other listing, sample or license sees them), its price reserved from the balance
--- (public.buyer_funds); the operator approves it (charged then, as above, and held for its
--- year) or rejects it (released, nothing charged) in public.staff_data_license_review.
+-- (public.buyer_funds); the operator approves it (charged then, as above, its claw-back window
+-- fixed then, and held for its year) or rejects it (released, nothing charged) in public.staff_data_license_review.
 --
 -- The records are locked as they are taken, so a withdrawal at the same moment either erases
 -- them first or finds them licensed (and sends its notice). Answers `{ok: true, license_id,
@@ -48,6 +50,7 @@ declare
   v_app_share numeric;
   v_publisher_share numeric;
   v_min_records integer;
+  v_clawback_days integer;
   v_app_cap bigint;
   v_publisher_cap bigint;
   -- A bundle's bytes and records so far, per app and per publisher (keyed by id).
@@ -76,8 +79,8 @@ begin
                              'price_micro', (v_quote ->> 'price_micro')::bigint);
   end if;
   v_limit_bytes := case when p_listing = 'gb_bundles' then (p_quantity * 1000000000)::bigint end;
-  select s.data_license_max_app_share, s.data_license_max_publisher_share, s.data_license_min_share_records
-  into v_app_share, v_publisher_share, v_min_records
+  select s.data_license_max_app_share, s.data_license_max_publisher_share, s.data_license_min_share_records, s.data_clawback_days
+  into v_app_share, v_publisher_share, v_min_records, v_clawback_days
   from public.pricing_settings s;
   -- Spread, never newest first: each publisher's newest record, then each one's second, and so on
   -- (a publisher's apps taking turns), in an order drawn per license, while no app and no
@@ -187,13 +190,15 @@ begin
     v_tx := public.data_license_grant(v_license, v_buyer, p_listing, v_price);
   end if;
   insert into public.data_licenses (id, buyer_id, listing, exclusive, filter, quantity, records, bytes, units, unit_price_micro, multiplier,
-                                    price_micro, terms_version, term_days, status, starts_at, expires_at, transaction_id)
+                                    price_micro, terms_version, term_days, status, starts_at, expires_at, transaction_id, clawback_until)
   values (v_license, v_buyer, p_listing, v_exclusive,
           jsonb_build_object('categories', coalesce(p_categories, '{}'), 'from', p_from, 'to', p_to, 'models', coalesce(p_models, '{}'),
                              'min_app_age_days', nullif(greatest(coalesce(p_min_app_age_days, 0), 0), 0)),
           p_quantity, v_taken, v_bytes, v_units, (v_quote ->> 'unit_price_micro')::bigint, (v_quote ->> 'multiplier')::numeric, v_price,
           v_profile.terms_version, 365, case when v_exclusive then 'pending_review' else 'active' end,
-          case when v_exclusive then null else now() end, case when v_exclusive then null else now() + interval '365 days' end, v_tx);
+          case when v_exclusive then null else now() end, case when v_exclusive then null else now() + interval '365 days' end, v_tx,
+          -- The sale's window, from the charge (dated now(), as the `data_sale` transaction is).
+          case when v_exclusive then null else now() + make_interval(days => v_clawback_days) end);
   if v_exclusive then
     -- Held while the operator reviews it; a rejection releases them, an approval holds them for its term.
     update public.data_records r set exclusive_license_id = v_license, exclusive_until = now() + interval '30 days'

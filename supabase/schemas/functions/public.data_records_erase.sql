@@ -4,17 +4,20 @@
 -- review) covered any of them gets one deletion notice naming those records and licenses
 -- (GDPR Art. 17 and 19); the files of the licenses' exports, which still hold them, are written
 -- again without them. The license keeps a row for each, marked withdrawn.
--- A withdrawal within `data_clawback_days` (pricing settings) of a license's sale is clawed back
--- (migration 20261213000400_data_market_trust): per license, one `data_clawback` transaction
--- (reference `<license>:<the first of its records withdrawn>`, so written once however often the
--- withdrawal is retried: the records are deleted once) refunds the buyer the price of the records
--- withdrawn, pro rata (by records, or bytes for a bundle: the license's price times the share of
--- it withdrawn so far, floored, less what earlier claw-backs refunded), and takes it back from the
--- publisher whose records they were (their part of the sale, in the sale's proportion, never more
--- than the refund) and from the platform's fee (the rest). A withdrawal later than that leaves
--- what the sale earned with its publisher. Called in the
--- withdrawal's transaction (lib/sdk/data.ts), by the app's SDK role for its own app only.
--- Answers how many records were deleted.
+-- A withdrawal within a license's claw-back window is clawed back (migration
+-- 20261213000400_data_market_trust): before its `clawback_until`, the sale's date plus the
+-- `data_clawback_days` in force when it was sold (migration
+-- 20261213001200_clawback_window_per_license; the setting as it is now would reach sales made
+-- under other terms, and claw back earnings a month close had already made final). Per license,
+-- one `data_clawback` transaction (reference `<license>:<the first of its records withdrawn>`,
+-- so written once however often the withdrawal is retried: the records are deleted once) refunds
+-- the buyer the price of the records withdrawn, pro rata (by records, or bytes for a bundle: the
+-- license's price times the share of it withdrawn so far, floored, less what earlier claw-backs
+-- refunded), and takes it back from the publisher whose records they were (their part of the
+-- sale, in the sale's proportion, never more than the refund) and from the platform's fee (the
+-- rest). A withdrawal at or after the window's end leaves what the sale earned with its
+-- publisher. Called in the withdrawal's transaction (lib/sdk/data.ts), by the app's SDK role for
+-- its own app only. Answers how many records were deleted.
 create or replace function public.data_records_erase(p_subject text, p_kinds text[], p_reason text)
 returns integer
 language plpgsql volatile security definer set search_path = ''
@@ -23,7 +26,6 @@ declare
   v_app uuid := public.sdk_app_id();
   v_deleted uuid[];
   v_licenses uuid[];
-  v_window integer;
   v_claw record;
   v_before bigint;
   v_app_before bigint;
@@ -46,15 +48,13 @@ begin
   join public.data_licenses l on l.id = lr.license_id
   where lr.record_id = any(v_deleted) and l.status in ('active', 'expired', 'pending_review')
   group by l.buyer_id;
-  -- Withdrawn from the licenses that hold them; a sale of the last `data_clawback_days` is clawed back.
-  select s.data_clawback_days into v_window from public.pricing_settings s;
+  -- Withdrawn from the licenses that hold them; a sale whose own window has not ended is clawed back.
   -- One withdrawal at a time per license: each claw-back counts what earlier ones refunded.
   perform 1 from public.data_licenses l
   where l.id in (select lr.license_id from public.data_license_records lr where lr.record_id = any(v_deleted))
   order by l.id for update;
   update public.data_license_records lr set withdrawn_at = now(),
-    clawed_back = exists (select 1 from public.data_licenses l join public.ledger_transactions t on t.id = l.transaction_id
-                          where l.id = lr.license_id and t.occurred_at > now() - make_interval(days => coalesce(v_window, 0)))
+    clawed_back = exists (select 1 from public.data_licenses l where l.id = lr.license_id and now() < l.clawback_until)
   where lr.record_id = any(v_deleted);
   for v_claw in
     select lr.license_id, l.buyer_id, l.price_micro, l.transaction_id, lr.app_id, lr.publisher_id,

@@ -6,9 +6,12 @@
 -- `<user>:<YYYY-MM>`, dated the first instant of the next month), and one row in
 -- `ledger_month_closes`. What it moves nets everything dated before the month's end and not moved
 -- yet: the month's ad revenue and adjustments, and an adjustment posted late for a month already
--- closed; a balance that nets to zero or less waits for the next month's earnings. A month is
--- closed only once its days are all in the ledger (no count of it waits for the roll-up, no day of
--- it is unposted: daily stats `posted_usd`, migration 20261207000000_advertisers). Runs twice, or twice at once, changes nothing: one run at a time (an advisory
+-- closed; a balance that nets to zero or less waits for the next month's earnings. A data sale's
+-- publisher postings, and its claw-backs, count from the end of the sale's own claw-back window,
+-- the license's `clawback_until` (migration 20261213000400_data_market_trust; fixed when it was
+-- sold, migration 20261213001200_clawback_window_per_license): held until the first close after
+-- it, whatever `data_clawback_days` has become since. A month is closed only once its days are
+-- all in the ledger (no count of it waits for the roll-up, no day of it is unposted: daily stats `posted_usd`, migration 20261207000000_advertisers). Runs twice, or twice at once, changes nothing: one run at a time (an advisory
 -- lock), and each month and each transaction is written once. Called by the roll-up
 -- (public.roll_up_ad_traffic), so it runs where the roll-up runs (the server's timer, or pg_cron);
 -- staff can run it now (public.staff_close_months). `p_now` is the clock (the seed and tests move it).
@@ -24,7 +27,6 @@ declare
   v_publishers integer;
   v_amount bigint;
   v_closed integer := 0;
-  v_window integer;
 begin
   -- Nothing to do, the common case, read without a lock.
   select coalesce(max(c.month) + interval '1 month',
@@ -38,7 +40,6 @@ begin
   perform pg_advisory_xact_lock(hashtextextended('ledger_close_months', 0));
   -- Again, under the lock: another run may have closed it meanwhile.
   select coalesce(max(c.month) + interval '1 month', v_month)::date into v_month from public.ledger_month_closes c;
-  select coalesce(s.data_clawback_days, 0) into v_window from public.pricing_settings s;
 
   while public.ledger_month_final_at(v_month) <= p_now loop
     v_next := (v_month + interval '1 month')::date;
@@ -55,8 +56,8 @@ begin
       join public.ledger_transactions t on t.id = p.transaction_id
       where a.kind = 'publisher'
         and case when t.kind in ('data_sale', 'data_clawback')
-                 then (select x.occurred_at from public.ledger_transactions x where x.kind = 'data_sale' and x.reference = split_part(t.reference, ':', 1))
-                      + make_interval(days => v_window)
+                 -- Both kinds' references start with the license's id.
+                 then (select l.clawback_until from public.data_licenses l where l.id = split_part(t.reference, ':', 1)::uuid)
                  else t.occurred_at end < v_next::timestamp at time zone 'UTC'
       group by a.user_id
       having sum(p.amount_micro) > 0

@@ -1,6 +1,9 @@
 -- Staff review an exclusive license awaiting it (migration 20261209000000_data_buyers). Approved:
 -- charged as a standard sale is (public.data_license_grant), active for its term from now, its
--- records held for that term and marked sold, its export queued. Refused when the buyer's balance no longer covers
+-- records held for that term and marked sold, its export queued. The approval is its sale: its
+-- claw-back window (`clawback_until`) counts from the charge, for the `data_clawback_days` in
+-- force then, and stays so whatever the setting becomes (migration
+-- 20261213001200_clawback_window_per_license), as its revenue share is the one in force then. Refused when the buyer's balance no longer covers
 -- it (`insufficient_funds`: the reservation should make that impossible; the check stays).
 -- Rejected: `rejected` with the reason the buyer reads, its records released, nothing charged.
 -- Refused to anyone but staff (public.is_staff); audited.
@@ -31,7 +34,8 @@ begin
     end if;
     v_tx := public.data_license_grant(v_license.id, v_license.buyer_id, v_license.listing, v_license.price_micro);
     update public.data_licenses l set status = 'active', starts_at = now(), expires_at = now() + make_interval(days => l.term_days),
-      transaction_id = v_tx, reviewed_at = now(), reviewed_by = auth.uid()
+      transaction_id = v_tx, clawback_until = now() + make_interval(days => (select s.data_clawback_days from public.pricing_settings s)),
+      reviewed_at = now(), reviewed_by = auth.uid()
     where l.id = v_license.id;
     update public.data_records r set exclusive_until = now() + make_interval(days => v_license.term_days), status = 'sold'
     where r.exclusive_license_id = v_license.id;
