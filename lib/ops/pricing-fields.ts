@@ -73,7 +73,7 @@ export const DATA_MARKET_FIELDS = [
     decimals: 0,
     least: 0,
     most: 3650,
-    help: 'A withdrawal this soon after a sale refunds the buyer and takes it back from the publisher; a sale’s earnings are held until the window ends. Counted from each sale, sales made before the change included.',
+    help: 'A withdrawal this soon after a sale refunds the buyer and takes it back from the publisher; a sale’s earnings are held until the window ends. Each license keeps the window in force when it was sold: a change holds for sales made after it, never for earlier ones.',
   },
 ] as const;
 

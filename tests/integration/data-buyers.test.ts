@@ -212,6 +212,22 @@ for (const engine of testEngines()) {
     });
 
     it('an exclusive license withholds its records from everyone else, and is charged only when the operator approves it', async () => {
+      /**
+       * A license's claw-back window: none until it is charged, then from the charge for the
+       * `data_clawback_days` in force (migration 20261213001200_clawback_window_per_license).
+       */
+      const clawbackWindow = (license: string) =>
+        rawAsService(suite.db, (q) =>
+          one<string>(
+            q,
+            `select case when l.clawback_until is null then 'none'
+                         when l.clawback_until = t.occurred_at + make_interval(days => s.data_clawback_days) then 'from the charge'
+                         else 'other' end as v
+             from public.data_licenses l cross join public.pricing_settings s left join public.ledger_transactions t on t.id = l.transaction_id
+             where l.id = $1`,
+            [license],
+          ),
+        );
       const holder = await buyer('Exclusive Co', 50);
       const other = await buyer('Other Co', 50);
       const elsewhere = filter({ categories: ELSEWHERE });
@@ -225,6 +241,7 @@ for (const engine of testEngines()) {
       // Reserved, not charged; the two records are nobody else's now.
       expect(await buyerFunds(suite.db, holder)).toEqual({ balance_micro: 50_000_000, reserved_micro: 12_000, available_micro: 50_000_000 - 12_000 });
       expect(await sale(asked.value.license_id)).toEqual([]);
+      expect(await clawbackWindow(asked.value.license_id)).toBe('none');
       expect(await listingAvailability(suite.db, other, 'ai_interactions', elsewhere)).toMatchObject({ records: 2, exclusive_records: 2 });
       expect(
         await buyLicense(suite.db, other, { listing: 'ai_interactions', filter: elsewhere, quantity: 3, exclusive: false, maxPriceMicro: 1_000_000 }),
@@ -247,6 +264,7 @@ for (const engine of testEngines()) {
         q.query<{ record_id: string }>('select record_id from public.data_license_records where license_id = $1', [taken.value.license_id]),
       );
       expect(theirs.map((r) => r.record_id).filter((id) => held.some((h) => h.record_id === id))).toEqual([]);
+      expect(await clawbackWindow(taken.value.license_id)).toBe('from the charge');
 
       // Only staff review; approved, it is charged at the price reserved and active for a year.
       await expect(
@@ -262,6 +280,8 @@ for (const engine of testEngines()) {
         ['platform_fees', '2400'],
         ['publisher', '9600'],
       ]);
+      // The approval is its sale: its claw-back window counts from it.
+      expect(await clawbackWindow(asked.value.license_id)).toBe('from the charge');
       expect(await listingAvailability(suite.db, other, 'ai_interactions', elsewhere)).toMatchObject({ records: 2, exclusive_records: 0 });
 
       // Rejected: released, nothing charged, the reason kept.
@@ -275,6 +295,7 @@ for (const engine of testEngines()) {
       expect(rejected).toEqual({ ok: true, status: 'rejected' });
       expect(await buyerLicense(suite.db, other, again.value.license_id)).toMatchObject({ status: 'rejected', rejection_reason: 'Not for this use' });
       expect(await sale(again.value.license_id)).toEqual([]);
+      expect(await clawbackWindow(again.value.license_id)).toBe('none');
       expect(await listingAvailability(suite.db, holder, 'ai_interactions', elsewhere)).toMatchObject({ records: 3, exclusive_records: 1 });
       expect(await failedChecks(suite.db)).toEqual([]);
     });

@@ -414,7 +414,8 @@ for (const engine of unseededEngines()) {
       await new Promise((r) => setTimeout(r, Math.max(0, at.getTime() - Date.now()) + 100));
       expect(await applyDuePricing(db)).toBe(1);
       expect(await dataMarket()).toEqual({ ...DEFAULT_DATA_MARKET, ...changed });
-      // The claw-back window the money functions read (a withdrawal's, a month close's) is the new one.
+      // The claw-back window in force is the new one: sales from now on keep it (migration
+      // 20261213001200_clawback_window_per_license; tests/integration/data-earnings-hold.test.ts).
       expect(await rawAsService(db, (q) => one<number>(q, 'select data_clawback_days as v from public.pricing_settings'))).toBe(7);
       // A quote after it: one app may now fill all of it.
       expect(await quote(15)).toMatchObject({ ok: true, value: { units: 15, available_records: 20 } });
