@@ -130,5 +130,31 @@ for (const engine of testEngines()) {
       expect(seen!.indexes).not.toContain('data_records_subject');
       expect(seen!.indexes).not.toContain('data_records_once');
     });
+
+    it('a claw-back window per license (migration 20261213001200): licenses sold before it get the window in force, from their sale', async () => {
+      const migration = readMigrations().find((m) => m.version === '20261213001200')!;
+      class Undo extends Error {}
+      let seen: { id: string; status: string; window: string }[] | undefined;
+      // In a transaction rolled back: the shared database stays as migrated.
+      await db
+        .transaction(async (tx) => {
+          // data_licenses as the migrations before this one left it, and a window of 12 days in force.
+          await tx.exec(`alter table public.data_licenses drop column clawback_until;
+                         update public.pricing_settings set data_clawback_days = 12;`);
+          await tx.exec(migration.sql);
+          seen = await tx.query<{ id: string; status: string; window: string }>(
+            `select l.id, l.status, case when l.clawback_until is null then 'none'
+                                         when l.clawback_until = t.occurred_at + interval '12 days' then '12 days from the sale'
+                                         else 'other' end as window
+             from public.data_licenses l left join public.ledger_transactions t on t.id = l.transaction_id order by l.id`,
+          );
+          throw new Undo();
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof Undo)) throw err;
+        });
+      expect(seen!.some((l) => l.status === 'active')).toBe(true);
+      for (const l of seen!) expect(l.window, `${l.status} license ${l.id}`).toBe(['active', 'expired'].includes(l.status) ? '12 days from the sale' : 'none');
+    });
   });
 }
