@@ -32,3 +32,44 @@ export type ReversalCause = (typeof REVERSAL_CAUSES)[number];
 
 export const TOP_UP_STATUSES = ['requested', 'paid', 'canceled'] as const;
 export type TopUpStatus = (typeof TOP_UP_STATUSES)[number];
+
+/**
+ * What an uploaded file may be. Each is checked by its bytes, never by its name or the type the
+ * browser claimed (lib/advertisers/media.ts). SVG is never accepted: it can carry script.
+ */
+export const MEDIA_RULES = {
+  image: {
+    /** The accepted types, each with the content type it is served with and its key's extension. */
+    types: {
+      png: { contentType: 'image/png', extension: 'png', name: 'PNG' },
+      jpeg: { contentType: 'image/jpeg', extension: 'jpg', name: 'JPEG' },
+      webp: { contentType: 'image/webp', extension: 'webp', name: 'WebP' },
+      gif: { contentType: 'image/gif', extension: 'gif', name: 'GIF' },
+    },
+    maxBytes: 2 * 1024 * 1024,
+    /** The longest side: what a browser decodes stays small. */
+    maxSide: 4096,
+  },
+  video: {
+    types: {
+      mp4: { contentType: 'video/mp4', extension: 'mp4', name: 'MP4 (H.264)' },
+      webm: { contentType: 'video/webm', extension: 'webm', name: 'WebM (VP8 or VP9)' },
+    },
+    maxBytes: 10 * 1024 * 1024,
+    minDurationMs: 1_000,
+    maxDurationMs: 30_000,
+    minWidth: 320,
+    maxWidth: 3840,
+    maxHeight: 2160,
+    /** 16:9, give or take 2% (854×480 and 1366×768 pass; 4:3 does not): the SDK draws the video 16:9, cropping what does not fit. */
+    aspect: 16 / 9,
+    aspectTolerance: 0.02,
+  },
+} as const;
+
+/**
+ * The largest body of the creative form (POST /dashboard/ads/creatives/upload): the largest image
+ * and the largest video together, and 512 KiB for the words and the multipart envelope, 12.5 MiB
+ * in all. A larger one is refused (413) before its files are looked at.
+ */
+export const CREATIVE_UPLOAD_MAX_BYTES = MEDIA_RULES.image.maxBytes + MEDIA_RULES.video.maxBytes + 512 * 1024;

@@ -21,7 +21,7 @@ import { indexBody } from './api';
 import { askQuery, askRequest } from './ask';
 import { batchBody, batchRequest, idempotencyKeyHeader } from './batch';
 import { apiErrorBody } from './common';
-import { CREATIVE_UPLOAD_MAX_BYTES } from '../advertisers/schemas';
+import { CREATIVE_UPLOAD_MAX_BYTES } from './advertising';
 import { consentDecisionForm, registrationRequest, tokenForm } from './oauth';
 import { pagesBody, pagesQuery } from './pages';
 import { pricingBody, pricingQuery } from './pricing';
