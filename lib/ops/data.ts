@@ -58,6 +58,7 @@ const ERRORS: Record<string, string> = {
   not_in_review: 'That license is not waiting for review any more.',
   reason_required: 'Give the reason: the buyer reads it.',
   insufficient_funds: 'The buyer’s balance no longer covers the price: it cannot be approved now.',
+  account_on_hold: 'The buyer’s account is on hold (card money was taken back): release it before approving.',
 };
 
 /** Approves an exclusive license (charged at once), or rejects it with the reason the buyer reads. */

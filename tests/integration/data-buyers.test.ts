@@ -270,6 +270,13 @@ for (const engine of testEngines()) {
       await expect(
         rawAsUser(suite.db, { sub: holder }, (q) => q.query('select public.staff_data_license_review($1, true, null)', [asked.value.license_id])),
       ).rejects.toThrow(/staff only/);
+      // A buyer on hold (card money taken back) is sold nothing, an exclusive license neither.
+      await suite.db.query("insert into public.account_holds (user_id, cause) values ($1, 'dispute')", [holder]);
+      expect(
+        await asStaff((q) => one<{ ok: boolean; error: string }>(q, 'select public.staff_data_license_review($1, true, null) as v', [asked.value.license_id])),
+      ).toEqual({ ok: false, error: 'account_on_hold' });
+      expect(await sale(asked.value.license_id)).toEqual([]);
+      await suite.db.query("update public.account_holds set released_at = now(), release_reason = 'settled' where user_id = $1", [holder]);
       const approved = await asStaff((q) =>
         one<{ ok: boolean; status: string }>(q, 'select public.staff_data_license_review($1, true, null) as v', [asked.value.license_id]),
       );

@@ -4,7 +4,8 @@
 -- claw-back window (`clawback_until`) counts from the charge, for the `data_clawback_days` in
 -- force then, and stays so whatever the setting becomes (migration
 -- 20261213001200_clawback_window_per_license), as its revenue share is the one in force then. Refused when the buyer's balance no longer covers
--- it (`insufficient_funds`: the reservation should make that impossible; the check stays).
+-- it (`insufficient_funds`: the reservation should make that impossible; the check stays), and
+-- while the buyer's account is on hold (`account_on_hold`).
 -- Rejected: `rejected` with the reason the buyer reads, its records released, nothing charged.
 -- Refused to anyone but staff (public.is_staff); audited.
 create or replace function public.staff_data_license_review(p_license uuid, p_approve boolean, p_reason text)
@@ -29,6 +30,11 @@ begin
     return json_build_object('ok', false, 'error', 'not_in_review', 'status', v_license.status);
   end if;
   if p_approve then
+    -- A buyer whose card money was taken back is on hold (migration 20261213000500_reversals):
+    -- nothing is sold to them until the operator releases the account.
+    if exists (select 1 from public.account_holds h where h.user_id = v_license.buyer_id and h.released_at is null) then
+      return json_build_object('ok', false, 'error', 'account_on_hold');
+    end if;
     if public.ledger_balance_micro('buyer', v_license.buyer_id) < v_license.price_micro then
       return json_build_object('ok', false, 'error', 'insufficient_funds');
     end if;
