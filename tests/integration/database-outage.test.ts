@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPlacement } from '@/lib/console/writes';
 import { DatabaseTimeout, openPostgres, type Engine } from '@/lib/platform/db/engine';
 import { isDatabaseError } from '@/lib/platform/db/errors';
+import { resetEnv } from '@/lib/platform/env';
 import { adBody } from '@/lib/schemas/sdk';
 import type { Services } from '@/lib/services';
 import { demoUsers, UNLIMITED } from '../helpers/db';
@@ -39,7 +40,14 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
   let key: string;
   let placement: string;
 
+  // Every request here comes from one network, which the frequency cap counts as one person
+  // whatever the user agent: the outage is what is tested, not the cap, so it is off
+  // (SDK_NETWORK_FREQUENCY_FACTOR=0, as the bench has it).
+  const factorBefore = process.env.SDK_NETWORK_FREQUENCY_FACTOR;
+
   beforeAll(async () => {
+    process.env.SDK_NETWORK_FREQUENCY_FACTOR = '0';
+    resetEnv();
     admin = await openPostgres(serverUrl!);
     await admin.exec(`create database ${name} template ${template}`);
     const server = new URL(serverUrl!);
@@ -60,6 +68,9 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
   });
 
   afterAll(async () => {
+    if (factorBefore === undefined) delete process.env.SDK_NETWORK_FREQUENCY_FACTOR;
+    else process.env.SDK_NETWORK_FREQUENCY_FACTOR = factorBefore;
+    resetEnv();
     setTestServices(undefined);
     await proxy?.restore();
     await engine?.close();
@@ -83,8 +94,8 @@ describe.runIf(template && serverUrl)('a PostgreSQL outage during traffic', () =
 
   const me = () => answered(sdk('/api/v1/me', { headers: { authorization: `Bearer ${token}` } }));
   const pricing = () => answered(sdk('/api/v1/pricing'));
-  // Each ad request from a browser of its own (a client sees a campaign only up to its frequency
-  // cap), but the impressions' ads from one, as their events come from it.
+  // The impressions' ads from the browser their events come from (an impression is billed only
+  // from the client its ad was served to); the other ad requests from browsers of their own.
   let visitor = 0;
   const IMPRESSIONS_BROWSER = 'Outage/impressions';
   const ad = (browser = `Outage/visitor-${++visitor}`) =>

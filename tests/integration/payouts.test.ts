@@ -304,11 +304,15 @@ for (const engine of testEngines()) {
       expect(await closes()).toEqual(before);
       // The month's last days go into the ledger a day after they end (the roll-up's posting).
       await rawAsService(suite.db, (q) => q.query("select public.ledger_post_ad_revenue(100000, $1::timestamptz + interval '2 days')", [finalAt]));
+      // What the month made final: the publisher's postings until its end, a data sale (and its
+      // claw-backs) only once its license's claw-back window is over (migration 20261213000400).
       const earned = await rawAsService(suite.db, (q) =>
         one<string>(
           q,
           `select coalesce(sum(p.amount_micro), 0)::text as v from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
-           join public.ledger_transactions t on t.id = p.transaction_id where a.kind = 'publisher' and a.user_id = $1 and t.occurred_at < $2`,
+           join public.ledger_transactions t on t.id = p.transaction_id
+           left join public.data_licenses l on t.kind in ('data_sale', 'data_clawback') and l.id = split_part(t.reference, ':', 1)::uuid
+           where a.kind = 'publisher' and a.user_id = $1 and coalesce(l.clawback_until, t.occurred_at) < $2`,
           [suite.users.demo, new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 1))],
         ),
       );
