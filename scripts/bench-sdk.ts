@@ -14,7 +14,8 @@
  * after `bench-token.ts fresh` has made the database fresh.
  *
  * It also seeds a market for the ad decision to choose from, beside the three demo advertisers:
- * BENCH_CAMPAIGNS active campaigns (default 1,000) of 20 funded advertiser accounts, each with five
+ * BENCH_CAMPAIGNS active campaigns (default 1,000) of funded advertiser accounts, 25 campaigns each
+ * (so within an advertiser's limits of 100 campaigns and 200 creatives), each campaign with five
  * approved creatives (one per format and one more), so 5,000 creatives: keywords from a small
  * vocabulary, some targeting categories (none the demo apps have, so those never fill there), a
  * daily budget of $50 to $5,000 and a frequency cap of 3 to 20, as a live marketplace has.
@@ -92,9 +93,13 @@ async function seedMarket(engine: Awaited<ReturnType<typeof openPostgres>>, camp
   if (campaigns <= 0) return;
   const [seeded] = await engine.query<{ n: number }>(`select count(*)::int as n from public.campaigns where name like 'Market %'`);
   if ((seeded?.n ?? 0) > 0) return;
+  // 25 campaigns, 125 creatives an advertiser: within the limits the database keeps
+  // (public.campaigns_within_limit, public.creatives_within_limit).
+  const advertisers = Math.ceil(campaigns / 25);
   await engine.query(
     `insert into public.users (email, name, company)
-     select 'market-' || i || '@bench.example', 'Market advertiser ' || i, 'Market ' || i from generate_series(1, 20) as i`,
+     select 'market-' || i || '@bench.example', 'Market advertiser ' || i, 'Market ' || i from generate_series(1, $1::int) as i`,
+    [advertisers],
   );
   await engine.query(
     `insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country)
@@ -116,8 +121,8 @@ async function seedMarket(engine: Awaited<ReturnType<typeof openPostgres>>, camp
             case when i % 5 = 0 then array['automotive'] else '{}' end,
             '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day'
      from generate_series(1, $1::int) as i
-     join lateral (select u.id, u.company from public.users u where u.email = 'market-' || (1 + i % 20) || '@bench.example') a on true`,
-    [campaigns],
+     join lateral (select u.id, u.company from public.users u where u.email = 'market-' || (1 + i % $2::int) || '@bench.example') a on true`,
+    [campaigns, advertisers],
   );
   await engine.query(
     `insert into public.creatives (campaign_id, format, status, headline, body, cta, landing_url, image_url, video_url)
