@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepStoredFiles } from '@/lib/advertisers/files';
-import { addCreativeForm, createCampaignForm, profileForm, updateCreativeForm } from '@/lib/advertisers/forms';
+import { addCreativeForm, createCampaignForm, updateCreativeForm } from '@/lib/advertisers/forms';
 import { ADVERTISER_LIMITS } from '@/lib/advertisers/schemas';
 import { ACTIONS_PER_ACCOUNT, ACTIONS_PER_ACCOUNT_AND_ADDRESS, createActionLimiters, limitedAction } from '@/lib/console/action-limit';
-import type { SignedInUser } from '@/lib/auth/users';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage, newObjectKey } from '@/lib/platform/storage';
 import type { Services } from '@/lib/services';
+import { newDraftAdvertiser } from '../helpers/advertisers';
 import { makeServices } from '../helpers/services';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { png } from '../helpers/media-files';
@@ -75,28 +75,7 @@ for (const engine of testEngines()) {
     });
 
     /** A new advertiser (profile through the console's form) and one draft campaign of theirs. */
-    const advertiser = async (): Promise<{ user: SignedInUser; campaign: string }> => {
-      const email = `${unique()}@limits.test`;
-      const id = await rawAsService(suite.db, (q) =>
-        one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [email, 'Ad Co']),
-      );
-      const user = { id, email, name: 'Ad Co' };
-      const profile = new FormData();
-      for (const [k, v] of Object.entries({
-        company: 'Ad Co',
-        billing_name: 'Ad Co Ltd',
-        billing_email: 'billing@limits.test',
-        billing_address: '1 Test Street',
-        country: 'GB',
-        tax_id: '',
-        time_zone: 'UTC',
-      }))
-        profile.set(k, v);
-      expect(await profileForm(profile, user, services)).toMatchObject({ notice: expect.any(String) });
-      const made = await createCampaignForm(campaignForm(`Limits ${unique()}`), user, services);
-      expect(made.error).toBeUndefined();
-      return { user, campaign: made.id! };
-    };
+    const advertiser = () => newDraftAdvertiser(suite.db, services, { label: 'Limits', formats: ['sponsored_card', 'inline_text'] });
     /** `count` campaigns (or creatives in `campaign`) written straight by the service: the triggers count them as any others. */
     const campaignsFor = (user: string, count: number) =>
       rawAsService(suite.db, (q) =>

@@ -3,11 +3,12 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCreativeForm, createCampaignForm, profileForm, updateCreativeForm } from '@/lib/advertisers/forms';
+import { addCreativeForm, updateCreativeForm } from '@/lib/advertisers/forms';
 import type { SignedInUser } from '@/lib/auth/users';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { lazyS3, LocalStorage, type ObjectStorage } from '@/lib/platform/storage';
 import type { Services } from '@/lib/services';
+import { newDraftAdvertiser } from '../helpers/advertisers';
 import { makeServices } from '../helpers/services';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { gif, jpeg, mp4, paddedMp4, pdf, png, svg, webm } from '../helpers/media-files';
@@ -55,8 +56,6 @@ for (const engine of testEngines()) {
     let storage: LocalStorage;
     let services: Services;
     let media: ReturnType<typeof handlersOf>;
-    let n = 0;
-    const unique = () => `${Date.now().toString(36)}-${++n}`;
     /** How many objects the store holds. */
     const stored = async () => (await readdir(path.join(dir, 'objects')).catch(() => [])).length;
 
@@ -71,39 +70,8 @@ for (const engine of testEngines()) {
     });
 
     /** A new advertiser (profile through the console's form) with one draft campaign buying every format. */
-    const advertiser = async (): Promise<{ user: SignedInUser; campaign: string }> => {
-      const email = `${unique()}@media.test`;
-      const id = await rawAsService(suite.db, (q) =>
-        one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [email, 'Ad Co']),
-      );
-      const user = { id, email, name: 'Ad Co' };
-      const profile = new FormData();
-      for (const [k, v] of Object.entries({
-        company: 'Ad Co',
-        billing_name: 'Ad Co Ltd',
-        billing_email: 'billing@media.test',
-        billing_address: '1 Test Street',
-        country: 'GB',
-        tax_id: '',
-        time_zone: 'UTC',
-      }))
-        profile.set(k, v);
-      expect(await profileForm(profile, user, services)).toMatchObject({ notice: expect.any(String) });
-      const campaign = new FormData();
-      for (const [k, v] of Object.entries({
-        name: `Media ${unique()}`,
-        starts_on: '2026-01-01',
-        ends_on: '',
-        lifetime_budget_usd: '100',
-        daily_cap_usd: '',
-        frequency_cap: '10',
-      }))
-        campaign.set(k, v);
-      for (const f of ['sponsored_card', 'floating_video', 'tooltip', 'inline_text']) campaign.append('formats', f);
-      const made = await createCampaignForm(campaign, user, services);
-      expect(made.error).toBeUndefined();
-      return { user, campaign: made.id! };
-    };
+    const advertiser = () =>
+      newDraftAdvertiser(suite.db, services, { label: 'Media', formats: ['sponsored_card', 'floating_video', 'tooltip', 'inline_text'] });
     const creative = (id: string) =>
       rawAsService(suite.db, (q) =>
         q.query<{

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import nextConfig from '@/next.config';
 import { CREATIVE_OUTCOMES } from '@/lib/advertisers/creative-upload';
-import { createCampaignForm, profileForm } from '@/lib/advertisers/forms';
 import { CREATIVE_UPLOAD_MAX_BYTES, MEDIA_RULES } from '@/lib/advertisers/schemas';
 import { sessionCookie } from '@/lib/auth/signin';
 import type { SignedInUser } from '@/lib/auth/users';
@@ -12,6 +11,7 @@ import { ACTIONS_PER_ACCOUNT_AND_ADDRESS, createActionLimiters } from '@/lib/con
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage } from '@/lib/platform/storage';
 import type { Services } from '@/lib/services';
+import { newDraftAdvertiser } from '../helpers/advertisers';
 import { makeServices } from '../helpers/services';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { paddedMp4, png } from '../helpers/media-files';
@@ -59,9 +59,6 @@ for (const engine of testEngines()) {
     const suite = suiteDatabase(engine, { unlimited: true });
     let dir: string;
     let services: Services;
-    let n = 0;
-    const unique = () => `${Date.now().toString(36)}-${++n}`;
-
     beforeAll(async () => {
       dir = await mkdtemp(path.join(tmpdir(), 'monetize-upload-'));
       services = makeServices({ database: suite.db, rateLimiter: UNLIMITED(), storage: new LocalStorage(dir), actionLimits: createActionLimiters() });
@@ -72,38 +69,9 @@ for (const engine of testEngines()) {
 
     /** A new advertiser with a draft campaign buying floating videos and inline text, and their session cookie. */
     const advertiser = async (): Promise<{ user: SignedInUser; campaign: string; cookie: string }> => {
-      const email = `${unique()}@upload.test`;
-      const id = await rawAsService(suite.db, (q) =>
-        one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [email, 'Ad Co']),
-      );
-      const user = { id, email, name: 'Ad Co' };
-      const profile = new FormData();
-      for (const [k, v] of Object.entries({
-        company: 'Ad Co',
-        billing_name: 'Ad Co Ltd',
-        billing_email: 'billing@upload.test',
-        billing_address: '1 Test Street',
-        country: 'GB',
-        tax_id: '',
-        time_zone: 'UTC',
-      }))
-        profile.set(k, v);
-      expect(await profileForm(profile, user, services)).toMatchObject({ notice: expect.any(String) });
-      const campaign = new FormData();
-      for (const [k, v] of Object.entries({
-        name: `Upload ${unique()}`,
-        starts_on: '2026-01-01',
-        ends_on: '',
-        lifetime_budget_usd: '100',
-        daily_cap_usd: '',
-        frequency_cap: '10',
-      }))
-        campaign.set(k, v);
-      for (const f of ['floating_video', 'inline_text']) campaign.append('formats', f);
-      const made = await createCampaignForm(campaign, user, services);
-      expect(made.error).toBeUndefined();
+      const { user, campaign } = await newDraftAdvertiser(suite.db, services, { label: 'Upload', formats: ['floating_video', 'inline_text'] });
       const session = await sessionCookie(user, services);
-      return { user, campaign: made.id!, cookie: `${session.name}=${session.value}` };
+      return { user, campaign, cookie: `${session.name}=${session.value}` };
     };
 
     const upload = () => handlersOf('/dashboard/ads/creatives/upload', services).POST;
