@@ -5,6 +5,7 @@ import { signedInPublisher } from '../console/session';
 import type { Database } from '../platform/db/roles';
 import { json, type Answer } from '../platform/http/answers';
 import { ApiError } from '../platform/http/errors';
+import { isCrossOriginPost } from '../platform/http/host-origin';
 import { readBytes } from '../platform/http/input';
 import type { ObjectStorage } from '../platform/storage';
 import type { OAuthSecrets } from '../oauth/secrets';
@@ -64,20 +65,16 @@ const FOREIGN = 'This form was sent from another site, or without saying where f
 const SIGNED_OUT = 'You are signed out: sign in again, then send the creative again.';
 
 /**
- * The form was posted by one of our own pages: `Origin` present, not the opaque `null`, and naming
- * the host the request was sent to (`X-Forwarded-Host`, which only our platform sets, or `Host`:
- * the header Next's check of a server action compares, and proxy.ts's isCrossOriginPost; in a
- * Request made without one, in process, the URL's host).
+ * The form was posted by one of our own pages: `Origin` present (Next lets a post without one
+ * through; this route does not) and not a cross-origin post by the rule proxy.ts applies to every
+ * form (`isCrossOriginPost`: the opaque `null`, or another host than the one the request was sent
+ * to). A Request made in process without a `Host` is judged by its URL's host.
  */
 function fromOurPage(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  if (origin === null || origin === 'null') return false;
-  const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host') ?? new URL(request.url).host;
-  try {
-    return new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false;
-  }
+  if (request.headers.get('origin') === null) return false;
+  const headers = new Headers(request.headers);
+  if (!headers.has('host') && !headers.has('x-forwarded-host')) headers.set('host', new URL(request.url).host);
+  return !isCrossOriginPost('POST', headers);
 }
 
 /** The campaign whose page `referer` is, when it is one of ours (of `origin`). */
