@@ -8,21 +8,21 @@ import nextTypescript from 'eslint-config-next/typescript';
  * an app or `anon`.
  */
 export const SERVICE_ROLE_ALLOWLIST = [
-  'lib/a2a/task-store.ts', // A2A tasks belong to no account: every caller is anonymous
-  'lib/auth/users.ts', // sign-in and sign-up run before anyone is known
+  'lib/agents/a2a/task-store.ts', // A2A tasks belong to no account: every caller is anonymous
+  'lib/identity/auth/users.ts', // sign-in and sign-up run before anyone is known
   'lib/platform/db/service-secrets.ts', // the service's own keys
   'lib/demo/page.ts', // the demo page reads its own publishable key
   'lib/demo/seed.ts', // the demo accounts, written before they exist
-  'lib/idempotency/store.ts', // idempotency records of callers without an account
-  'lib/oauth/clients.ts', // client registration, before any user approved the client
-  'lib/oauth/codes.ts', // authorization codes, redeemed by a client that is no user
-  'lib/ledger/check.ts', // the reconciliation reads every account's money
-  'lib/sdk/rollup.ts', // the roll-up adds every app's traffic to its totals
-  'lib/payouts/stripe.ts', // Stripe's webhooks come from no user; a method's Stripe account is the service's to write
-  'lib/advertisers/checkout.ts', // a Checkout session's top-up is the service's to record (its webhook may come first); advertisers never write top-ups
-  'lib/data-buyers/export-job.ts', // the export job writes every buyer's files from every publisher's records; no user runs it
-  'lib/data-buyers/webhooks.ts', // the delivery worker sends every buyer's deletion notices with their sealed secrets; no user runs it
-  'lib/advertisers/files.ts', // the sweep deletes every advertiser's files no creative names; no user runs it
+  'lib/routes/idempotency.ts', // idempotency records of callers without an account
+  'lib/identity/oauth/clients.ts', // client registration, before any user approved the client
+  'lib/identity/oauth/codes.ts', // authorization codes, redeemed by a client that is no user
+  'lib/money/ledger-check.ts', // the reconciliation reads every account's money
+  'lib/ads/serving/rollup.ts', // the roll-up adds every app's traffic to its totals
+  'lib/money/stripe/rail.ts', // Stripe's webhooks come from no user; a method's Stripe account is the service's to write
+  'lib/money/stripe/checkout.ts', // a Checkout session's top-up is the service's to record (its webhook may come first); advertisers never write top-ups
+  'lib/data/buyers/export-job.ts', // the export job writes every buyer's files from every publisher's records; no user runs it
+  'lib/data/buyers/webhooks.ts', // the delivery worker sends every buyer's deletion notices with their sealed secrets; no user runs it
+  'lib/ads/advertisers/files.ts', // the sweep deletes every advertiser's files no creative names; no user runs it
 ];
 
 /**

@@ -67,7 +67,7 @@ const nextConfig: NextConfig = {
     // signed-in account make the server read, parse and hold that much per form (issue 39). The
     // one form with large files, a creative's image (2 MB) and video (10 MB), posts to a route of
     // its own, POST /dashboard/ads/creatives/upload, which reads at most 12.5 MB
-    // (lib/advertisers/creative-upload.ts). The proxy does not run for that route (proxy.ts), so
+    // (lib/ads/advertisers/creative-upload.ts). The proxy does not run for that route (proxy.ts), so
     // the size up to which the proxy holds a request's body (`proxyClientMaxBodySize`, 10 MB by
     // default) is left at Next's default: what passes through it is the pages' posts, which the
     // server actions' limit refuses past 1 MB anyway.

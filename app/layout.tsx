@@ -2,7 +2,7 @@ import type { Metadata, Viewport } from 'next';
 import Link from 'next/link';
 import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
-import { headerUser } from '@/lib/auth/session';
+import { headerUser } from '@/lib/identity/auth/session';
 import { services } from '@/lib/services';
 import { AccountMenu } from './_components/account-menu';
 import { Menu } from './_components/menu';

@@ -1,5 +1,5 @@
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
-import { formatCount, formatUsd } from '../lib/console/format';
+import { formatCount, formatUsd } from '../lib/platform/kit/format';
 import { accountToken } from './helpers/account-token';
 import { graveViolations } from './helpers/axe';
 

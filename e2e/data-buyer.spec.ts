@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { expect, test } from '@playwright/test';
-import { LISTINGS } from '../lib/data-buyers/schemas';
+import { LISTINGS } from '../lib/data/buyers/schemas';
 import { DEMO_BUYER_EMAIL } from '../lib/demo/data-market';
 import { DEMO_PASSWORD } from '../lib/demo/seed';
 import { accountToken } from './helpers/account-token';

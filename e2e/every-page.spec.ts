@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
-import { allPages } from '../lib/content/pages';
+import { allPages } from '../lib/docs/content/pages';
 import { DEMO_ADVERTISER_EMAIL, DEMO_PASSWORD } from '../lib/demo/seed';
 import { opsSignIn } from './helpers/ops';
 import { DEMO_BUYER_EMAIL } from '../lib/demo/data-market';

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { totpCode } from '../lib/auth/staff-totp';
+import { totpCode } from '../lib/identity/auth/staff-totp';
 import { DEMO_OPERATOR_EMAIL, DEMO_OPERATOR_TOTP_SECRET, DEMO_PASSWORD } from '../lib/demo/seed';
 import { accountToken } from './helpers/account-token';
 

@@ -1,25 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { Lru } from './platform/cache/lru';
-import { scheduleFileSweeps } from './advertisers/files';
-import { createAttemptLimiters, type AttemptLimiters } from './auth/throttle';
-import { createActionLimiters, type ActionLimiters } from './console/action-limit';
+import { scheduleFileSweeps } from './ads/advertisers/files';
+import { createAttemptLimiters, type AttemptLimiters } from './identity/auth/throttle';
+import { createActionLimiters, type ActionLimiters } from './platform/kit/action-limit';
 import { openDatabase } from './platform/db/database';
 import type { Database } from './platform/db/roles';
 import { dataEncryptionKey, serviceSecret } from './platform/db/service-secrets';
 import { createRateLimiter, type RateLimiter } from './platform/http/rate-limit';
 import { describeError, log } from './platform/log';
-import { askAnswers, type AskAnswers } from './ask/answer';
-import { verifiedTokens, type VerifiedTokens } from './oauth/bearer';
-import { MetadataFetchBudget } from './oauth/client-lookup';
-import { loadOAuthSecrets, type OAuthSecrets } from './oauth/secrets';
-import { LivePricing } from './pricing/settings';
-import type { ImpressionLimits } from './sdk/events';
-import { SdkDirectory } from './sdk/keys';
-import { scheduleRollUps } from './sdk/rollup';
-import { scheduleExports } from './data-buyers/export-job';
+import { askAnswers, type AskAnswers } from './docs/ask/answer';
+import { verifiedTokens, type VerifiedTokens } from './identity/oauth/bearer';
+import { MetadataFetchBudget } from './identity/oauth/client-lookup';
+import { loadOAuthSecrets, type OAuthSecrets } from './identity/secrets';
+import { LivePricing } from './money/pricing/settings';
+import type { ImpressionLimits } from './ads/serving/events';
+import { SdkDirectory } from './identity/keys/directory';
+import { scheduleRollUps } from './ads/serving/rollup';
+import { scheduleExports } from './data/buyers/export-job';
 import { env, type Env } from './platform/env';
 import { seed } from './demo/seed';
-import { stripeRail, type StripeRail } from './payouts/stripe';
+import { stripeRail, type StripeRail } from './money/stripe/rail';
 import { objectStorage, type ObjectStorage } from './platform/storage';
 
 /**
@@ -38,7 +38,7 @@ export interface Services {
   readonly rateLimiter: RateLimiter;
   /** The budgets of sign-in and sign-up attempts. */
   readonly attempts: AttemptLimiters;
-  /** The budgets of the consoles' server actions, per account and address (lib/console/action-limit.ts). */
+  /** The budgets of the consoles' server actions, per account and address (lib/platform/kit/action-limit.ts). */
   readonly actionLimits: ActionLimiters;
   /** Milliseconds since the epoch. */
   now(): number;
@@ -50,11 +50,11 @@ export interface Services {
   readonly pricing: LivePricing;
   /** The SDK budget of each publisher, shared by all their keys, on top of the address's (content/docs/rate-limits.md). */
   readonly keyRateLimiter: RateLimiter;
-  /** The hourly caps on billable impressions, per network and per publisher (lib/sdk/events.ts). */
+  /** The hourly caps on billable impressions, per network and per publisher (lib/ads/serving/events.ts). */
   readonly impressionLimits: ImpressionLimits;
-  /** Free sample views per data buyer and hour (lib/data-buyers/catalog.ts, listingSample). */
+  /** Free sample views per data buyer and hour (lib/data/buyers/catalog.ts, listingSample). */
   readonly sampleViews: RateLimiter;
-  /** The SDK keys and apps this instance looked up, trusted for a few seconds (lib/sdk/keys.ts). */
+  /** The SDK keys and apps this instance looked up, trusted for a few seconds (lib/identity/keys/directory.ts). */
   readonly sdkDirectory: SdkDirectory;
   /** This instance's caches of answers that cannot go stale (Caches, below). */
   readonly caches: Caches;
@@ -64,11 +64,11 @@ export interface Services {
   dataKey(): Promise<Buffer>;
   /** Stripe Connect as a payout rail, when configured (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET); null: the manual rail only. */
   readonly stripe: StripeRail | null;
-  /** How many client metadata documents this instance may fetch, per address and overall (lib/oauth/client-lookup.ts). */
+  /** How many client metadata documents this instance may fetch, per address and overall (lib/identity/oauth/client-lookup.ts). */
   readonly metadataFetches: MetadataFetchBudget;
   /** Where uploaded files (creatives' images and videos) and data exports are kept: a local folder, or an S3 bucket (STORAGE_DRIVER; lib/platform/storage/). */
   readonly storage: ObjectStorage;
-  /** The key that makes export pseudonyms and signs download links, the same on every instance (lib/data-buyers/export-job.ts). */
+  /** The key that makes export pseudonyms and signs download links, the same on every instance (lib/data/buyers/export-job.ts). */
   exportSecret(): Promise<Buffer>;
   /** Runs the export job (and the deletion webhooks' deliveries) now, when this process runs it (the long-running server does; tests run it themselves). */
   readonly exports: { kick(): void };
@@ -84,7 +84,7 @@ export interface Services {
  * lib/platform/cache/lru.ts).
  */
 export interface Caches {
-  /** Verified access tokens (lib/oauth/bearer.ts): real-token reads ran over 10% slower without it. */
+  /** Verified access tokens (lib/identity/oauth/bearer.ts): real-token reads ran over 10% slower without it. */
   readonly tokens: VerifiedTokens;
   /**
    * Search answers as sent, by query, limit and offset, with the key their cursor was signed
@@ -94,7 +94,7 @@ export interface Caches {
   readonly searchPages: Lru<string, { key: Buffer; text: string }>;
   /** The sandbox's account answers as sent (lib/routes/account.ts): the sandbox's /me/apps ran about 10% slower without it. */
   readonly sandboxReplies: Lru<string, string>;
-  /** Answers of /ask and the A2A agent (lib/ask/answer.ts): the docs do not change while the process runs. */
+  /** Answers of /ask and the A2A agent (lib/docs/ask/answer.ts): the docs do not change while the process runs. */
   readonly askAnswers: AskAnswers;
 }
 
@@ -119,7 +119,7 @@ export interface ServiceOverrides {
   now?: () => number;
   /** Runs the ad traffic roll-up this often once the database is open (the process's set does; tests run it themselves). */
   rollUpEveryMs?: number;
-  /** Stripe Connect as a payout rail: by default as configured (lib/payouts/stripe.ts); tests give one that talks to a local stand-in. */
+  /** Stripe Connect as a payout rail: by default as configured (lib/money/stripe/rail.ts); tests give one that talks to a local stand-in. */
   stripe?: StripeRail | null;
   /** The file store: by default as configured (STORAGE_DRIVER); tests give a folder of their own, or an S3 stand-in. */
   storage?: ObjectStorage;
@@ -147,9 +147,9 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
         if (!scheduled) {
           scheduled = true;
           scheduleRollUps(open, overrides.rollUpEveryMs!);
-          // The same timer sends deletion notices to buyers' webhooks (lib/data-buyers/webhooks.ts).
+          // The same timer sends deletion notices to buyers' webhooks (lib/data/buyers/webhooks.ts).
           exportJob = scheduleExports(open, storage, exportSecret, EXPORT_EVERY_MS, dataKey);
-          // And the creatives' files no creative or recent decision names (lib/advertisers/files.ts).
+          // And the creatives' files no creative or recent decision names (lib/ads/advertisers/files.ts).
           scheduleFileSweeps(open, storage, FILE_SWEEP_EVERY_MS);
         }
         return engine;

@@ -7,11 +7,11 @@
  * 1. Stores `records` consented records (AI interactions of 40 apps in 10 categories, 3 models,
  *    received over 90 days; a tenth UX sessions) with set-based inserts, as the SDK's would land,
  *    the catalog's counts kept by their triggers.
- * 2. Times the catalog as a buyer reads it (lib/data-buyers/catalog.ts): the available count and
+ * 2. Times the catalog as a buyer reads it (lib/data/buyers/catalog.ts): the available count and
  *    a sample of 100, with no filter, one category, a 30-day range, and a category and a model;
  *    the median and the slowest of 15 runs each.
  * 3. Buys a standard license of `exportRows` rows (public.data_license_buy) and runs the export
- *    job on it (lib/data-buyers/export-job.ts) into a temporary folder: seconds, rows per second,
+ *    job on it (lib/data/buyers/export-job.ts) into a temporary folder: seconds, rows per second,
  *    the files' bytes, and the process's peak RSS and heap (sampled every 50 ms).
  *
  * Prints one JSON object. Nothing else should run on the machine meanwhile.
@@ -19,9 +19,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { listingAvailability, listingSample } from '../lib/data-buyers/catalog';
-import { runOneExport } from '../lib/data-buyers/export-job';
-import { catalogFilter } from '../lib/data-buyers/schemas';
+import { listingAvailability, listingSample } from '../lib/data/buyers/catalog';
+import { runOneExport } from '../lib/data/buyers/export-job';
+import { catalogFilter } from '../lib/data/buyers/schemas';
 import { seed } from '../lib/demo/seed';
 import { openPostgres, type Engine } from '../lib/platform/db/engine';
 import { MemoryRateLimiter } from '../lib/platform/http/rate-limit';

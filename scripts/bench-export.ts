@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/bench-export.ts [rows]` (default 1,000,000): how fast a data buyer's export is
- * written (lib/data-buyers/export-files.ts) and how much memory it takes, on synthetic AI
+ * written (lib/data/buyers/export-files.ts) and how much memory it takes, on synthetic AI
  * interactions made deterministically from a seed: a record id, the subject's pseudonym, the app's
  * categories (JSON), the kind, when it arrived and happened, the model, a prompt of 200 to 400
  * characters and a response of 300 to 800, in batches of 5,000 as the export job reads them.
@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { JSONL_CONTENT_TYPE, PARQUET_CONTENT_TYPE, writeExport, type ExportColumn } from '../lib/data-buyers/export-files';
+import { JSONL_CONTENT_TYPE, PARQUET_CONTENT_TYPE, writeExport, type ExportColumn } from '../lib/data/buyers/export-files';
 import { mulberry32 } from '../lib/platform/random';
 import { LocalStorage } from '../lib/platform/storage/local';
 

@@ -9,7 +9,7 @@
  * digits>` (the printed `idPrefix`, the time in milliseconds): time-ordered like the server's
  * (migration 20261125000000), and sent in the order they were made, as real events follow their
  * ads by moments. The bench signs their tokens with the printed key, as the server
- * does (lib/sdk/tokens.ts). No count goes with them: they stand for requests counted long ago.
+ * does (lib/ads/serving/tokens.ts). No count goes with them: they stand for requests counted long ago.
  * `tsx scripts/bench-sdk.ts <count> [email]`; reads the server's environment (DATABASE_URL), and runs
  * after `bench-token.ts fresh` has made the database fresh.
  *
@@ -21,7 +21,7 @@
  * daily budget of $50 to $5,000 and a frequency cap of 3 to 20, as a live marketplace has.
  */
 import { randomBytes } from 'node:crypto';
-import { createApiKey } from '../lib/console/writes';
+import { createApiKey } from '../lib/publisher/writes';
 import { clientHash } from '../lib/platform/http/client-ip';
 import { openPglite, openPostgres } from '../lib/platform/db/engine';
 import { serviceSecret } from '../lib/platform/db/service-secrets';

@@ -13,10 +13,10 @@ import { openPglite, openPostgres } from '../lib/platform/db/engine';
 import { dropMigratedSchema, migrate } from '../lib/platform/db/migrate';
 import { seed } from '../lib/demo/seed';
 import { env } from '../lib/platform/env';
-import { resourceUri } from '../lib/oauth/resources';
-import { SCOPES } from '../lib/oauth/scopes';
-import { loadOAuthSecrets } from '../lib/oauth/secrets';
-import { issueAccessToken } from '../lib/oauth/tokens';
+import { resourceUri } from '../lib/identity/oauth/resources';
+import { SCOPES } from '../lib/identity/oauth/scopes';
+import { loadOAuthSecrets } from '../lib/identity/secrets';
+import { issueAccessToken } from '../lib/identity/oauth/tokens';
 
 async function main(fresh: boolean): Promise<void> {
   const { DATABASE_URL, PGLITE_DATA_DIR } = env();

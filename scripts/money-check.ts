@@ -1,9 +1,9 @@
 /**
  * `npm run money:check`: proves the money's invariants on the configured database (DATABASE_URL,
  * or the embedded PGlite under PGLITE_DATA_DIR: stop `npm run dev` first, one process may open it
- * at a time). Prints one line per check (lib/ledger/check.ts) and exits 1 when any fails.
+ * at a time). Prints one line per check (lib/money/ledger-check.ts) and exits 1 when any fails.
  */
-import { checkMoney, moneyReport } from '../lib/ledger/check';
+import { checkMoney, moneyReport } from '../lib/money/ledger-check';
 import { openPglite, openPostgres } from '../lib/platform/db/engine';
 import { env } from '../lib/platform/env';
 

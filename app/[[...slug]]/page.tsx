@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { allPages, pageByPath, twinPath } from '@/lib/content/pages';
-import { DOCS_SECTIONS, withoutTitle } from '@/lib/content/site';
+import { allPages, pageByPath, twinPath } from '@/lib/docs/content/pages';
+import { DOCS_SECTIONS, withoutTitle } from '@/lib/docs/content/site';
 import { absoluteUrl } from '@/lib/platform/http/responses';
 import { CodeCopy } from '../_components/code-copy';
 import { Home } from '../_components/home';

@@ -1,6 +1,6 @@
 import Link from 'next/link';
-import { DEFAULT_PRICING, type PricingValues } from '@/lib/pricing/defaults';
-import { pricingHighlights } from '@/lib/content/site';
+import { DEFAULT_PRICING, type PricingValues } from '@/lib/money/pricing/defaults';
+import { pricingHighlights } from '@/lib/docs/content/site';
 import { services } from '@/lib/services';
 import { Button } from './ui/button';
 

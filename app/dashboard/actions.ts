@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import type { SignedInUser } from '@/lib/auth/users';
+import type { SignedInUser } from '@/lib/identity/auth/users';
 import {
   archiveAppForm,
   cancelPayoutForm,
@@ -18,9 +18,9 @@ import {
   updateAppForm,
   withdrawApprovalForm,
   withdrawConsentForm,
-  type FormState,
-} from '@/lib/console/forms';
-import { limitedAction } from '@/lib/console/action-limit';
+} from '@/lib/publisher/forms';
+import type { FormState } from '@/lib/platform/kit/forms';
+import { limitedAction } from '@/lib/platform/kit/action-limit';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher } from './publisher';
@@ -28,7 +28,7 @@ import { requirePublisher } from './publisher';
 /**
  * The console's server actions: each checks the session (Next has checked that the post came
  * from our origin), runs its form as the signed-in publisher within the account's and address's
- * budget of forms (lib/console/action-limit.ts), and refreshes the console.
+ * budget of forms (lib/platform/kit/action-limit.ts), and refreshes the console.
  */
 
 async function asPublisher(back: string, run: (user: SignedInUser) => Promise<FormState>): Promise<FormState> {

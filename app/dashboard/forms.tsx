@@ -2,8 +2,8 @@
 
 import { useActionState, useEffect, useId, useRef } from 'react';
 import { toast } from 'sonner';
-import type { FormState } from '@/lib/console/forms';
-import { KEY_PLACEHOLDER } from '@/lib/console/snippets';
+import type { FormState } from '@/lib/platform/kit/forms';
+import { KEY_PLACEHOLDER } from '@/lib/publisher/snippets';
 import { Alert } from '../_components/ui/alert';
 import { Button } from '../_components/ui/button';
 import { CodeBlock } from '../_components/ui/code-block';

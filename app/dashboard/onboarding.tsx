@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { OnboardingStep } from '@/lib/console/onboarding';
+import type { OnboardingStep } from '@/lib/publisher/onboarding';
 import { cn } from '../_components/ui/cn';
 import { RefreshWhileWaiting } from './refresh';
 

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getEarnings, listApiKeys, listApps } from '@/lib/account/operations';
-import { formatCount, formatDay, formatUsd } from '@/lib/console/format';
-import { onboardingSteps } from '@/lib/console/onboarding';
-import { consoleAccount } from '@/lib/console/session';
+import { formatCount, formatDay, formatUsd } from '@/lib/platform/kit/format';
+import { onboardingSteps } from '@/lib/publisher/onboarding';
+import { consoleAccount } from '@/lib/publisher/session';
 import { MAX_APPS_PER_PUBLISHER } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
 import { Card, CardDescription, CardHeader, CardTitle } from '../_components/ui/card';

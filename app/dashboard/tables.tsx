@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
-import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/console/format';
+import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/platform/kit/format';
 import type { apiKey, payout, placement } from '@/lib/schemas/account';
 import { Badge } from '../_components/ui/badge';
 import { Table } from '../_components/ui/table';

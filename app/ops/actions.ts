@@ -3,9 +3,9 @@
 import { revalidatePath } from 'next/cache';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { opsCookieName, staffSignOut } from '@/lib/auth/staff';
-import { limitedAction } from '@/lib/console/action-limit';
-import type { FormState } from '@/lib/console/forms';
+import { opsCookieName, staffSignOut } from '@/lib/identity/auth/staff';
+import { limitedAction } from '@/lib/platform/kit/action-limit';
+import type { FormState } from '@/lib/platform/kit/forms';
 import {
   adjustmentForm,
   closeMonthsForm,
@@ -24,10 +24,10 @@ import { requireStaff } from './staff';
 
 /**
  * The operator console's server actions: each needs the staff session (both factors), runs
- * within the staff member's and address's budget of forms (lib/console/action-limit.ts: the same
+ * within the staff member's and address's budget of forms (lib/platform/kit/action-limit.ts: the same
  * as every console's, so a stolen session cannot script the payouts' reveal or the ledger at
  * machine speed), and each write is checked again, and audited, by the database
- * (public.is_staff). The sign-in has its own throttle (lib/auth/throttle.ts); the sign-out is
+ * (public.is_staff). The sign-in has its own throttle (lib/identity/auth/throttle.ts); the sign-out is
  * never refused.
  */
 

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Metadata } from 'next';
-import { microToUsd } from '@/lib/account/money';
-import { formatCount, formatDay, formatMoment, formatUsd } from '@/lib/console/format';
-import { formatBytes } from '@/lib/data-buyers/catalog';
-import { describeFilter } from '@/lib/data-buyers/display';
-import { LISTINGS } from '@/lib/data-buyers/schemas';
+import { microToUsd } from '@/lib/money/figures';
+import { formatCount, formatDay, formatMoment, formatUsd } from '@/lib/platform/kit/format';
+import { formatBytes } from '@/lib/data/buyers/catalog';
+import { describeFilter } from '@/lib/data/buyers/display';
+import { LISTINGS } from '@/lib/data/buyers/schemas';
 import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
 import { dataQueue, type DataQueue } from '@/lib/ops/data';
 import { PRICING_FIELDS, staffPricing, type StaffPricing } from '@/lib/ops/pricing';
 import { reversalsQueue, type ReversalsQueue } from '@/lib/ops/reversals';
-import { staffOverview } from '@/lib/payouts/staff';
+import { staffOverview } from '@/lib/money/payouts/staff';
 import { services } from '@/lib/services';
 import { ScrollTable } from '../dashboard/tables';
 import {

@@ -1,5 +1,5 @@
 import { expect, type Page } from '@playwright/test';
-import { totpCode } from '../../lib/auth/staff-totp';
+import { totpCode } from '../../lib/identity/auth/staff-totp';
 import { DEMO_OPERATOR_EMAIL, DEMO_OPERATOR_TOTP_SECRET, DEMO_PASSWORD } from '../../lib/demo/seed';
 
 /**

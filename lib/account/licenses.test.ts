@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LISTING_IDS } from '../data-buyers/schemas';
-import type { LicenseStatus as BuyerLicenseStatus } from '../data-buyers/account';
+import { LISTING_IDS } from '../data/buyers/schemas';
+import type { LicenseStatus as BuyerLicenseStatus } from '../data/buyers/account';
 import { licensesBody, type LicenseRow } from '../schemas/account';
 import { LICENSE_LISTINGS, LICENSE_STATUSES, type LicenseStatus } from '../schemas/data-buyers';
 import { listLicenses, sandboxAccount, type AccountSource } from './operations';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Database } from '../platform/db/roles';
 import { decodeCursor, encodeCursor, paginationAt } from '../platform/http/cursor';
-import type { Principal } from '../oauth/bearer';
+import type { Principal } from '../identity/oauth/bearer';
 import type {
   apiKeysBody,
   appsBody,

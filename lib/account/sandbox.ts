@@ -11,7 +11,7 @@ import type {
   PlacementRow,
   ProfileRow,
 } from '../schemas/account';
-import { exactSumMicro, toMicro } from './money';
+import { exactSumMicro, toMicro } from '../money/figures';
 import { addDays } from './views';
 
 /**
@@ -393,7 +393,7 @@ const SANDBOX_TOP_UPS_MICRO = 3_000_000_000;
 export const SANDBOX_ADVERTISER_BALANCE_MICRO = SANDBOX_TOP_UPS_MICRO - SANDBOX_CAMPAIGNS.reduce((total, c) => total + c.spend_micro, 0);
 
 const licenseId = (n: number) => `00000000-0000-4000-8000-00000000d${String(n).padStart(3, '0')}`;
-/** The data license terms the demo licenses were bought under: those in force now (DATA_TERMS_VERSION, lib/data-buyers/schemas.ts), and earlier ones. */
+/** The data license terms the demo licenses were bought under: those in force now (DATA_TERMS_VERSION, lib/data/buyers/schemas.ts), and earlier ones. */
 const TERMS = '2026-11-27';
 const EARLIER_TERMS = '2025-06-01';
 

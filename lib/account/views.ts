@@ -23,8 +23,8 @@ import {
   type PlacementRow,
   type ProfileRow,
 } from '../schemas/account';
-import { maskApiKey } from '../sdk/api-key';
-import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from './money';
+import { maskApiKey } from '../identity/keys/api-key';
+import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from '../money/figures';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { hashPassword } from '../auth/password';
-import { DATA_TERMS_VERSION } from '../data-buyers/schemas';
+import { hashPassword } from '../identity/auth/password';
+import { DATA_TERMS_VERSION } from '../data/buyers/schemas';
 import type { Statements } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { mulberry32 } from '../platform/random';
-import { newConsentProof, proofHash, storedSubjectId, type SubjectKeys } from '../sdk/subjects';
+import { newConsentProof, proofHash, storedSubjectId, type SubjectKeys } from '../data/subjects';
 
 /**
  * The demo's consented data and its data buyer (lib/demo/seed.ts calls these), so the catalog has

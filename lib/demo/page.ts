@@ -3,7 +3,7 @@ import { isDatabaseError } from '../platform/db/errors';
 import { asService } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { describeError, log } from '../platform/log';
-import { hashApiKey } from '../sdk/api-key';
+import { hashApiKey } from '../identity/keys/api-key';
 
 /**
  * The demo page (`/demo`): a small AI-chat app of the demo publisher (Quizly, in the seed) that

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { hashPassword } from '../auth/password';
-import { generateApiKey } from '../sdk/api-key';
+import { hashPassword } from '../identity/auth/password';
+import { generateApiKey } from '../identity/keys/api-key';
 import type { KeyEnvironment, PlacementFormat, PlacementStatus } from '../schemas/account';
 import { asService, type Database, type Statements } from '../platform/db/roles';
 import { sql, type Sql } from '../platform/db/sql';
-import { DEFAULT_PRICING } from '../pricing/defaults';
+import { DEFAULT_PRICING } from '../money/pricing/defaults';
 import { env } from '../platform/env';
 import { DEMO_PAGE_KEY_SECRET } from './page';
 import { mulberry32 } from '../platform/random';
 import { dataEncryptionKey, serviceSecret } from '../platform/db/service-secrets';
 import { seal } from '../platform/crypto';
-import { manualDetails, sealDetails } from '../payouts/details';
+import { manualDetails, sealDetails } from '../money/payouts/details';
 import type { z } from 'zod';
-import { TOTP_SECRET_PURPOSE } from '../auth/staff-totp';
-import { subjectKeys, type SubjectKeys } from '../sdk/subjects';
+import { TOTP_SECRET_PURPOSE } from '../identity/auth/staff-totp';
+import { subjectKeys, type SubjectKeys } from '../data/subjects';
 import { seedConsentedData, seedDemoBuyer } from './data-market';
 
 /**
@@ -370,7 +370,7 @@ export async function seedPricing(tx: Statements): Promise<void> {
  */
 async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, placements: string[]): Promise<void> {
   if (placements.length === 0) return;
-  // As the app's SDK role, within the seed's transaction (lib/sdk/access.ts names the same claims).
+  // As the app's SDK role, within the seed's transaction (lib/identity/keys/access.ts names the same claims).
   await tx.query(
     sql`select set_config('request.jwt.claims', ${JSON.stringify({ role: 'sdk', app_id: appId, user_id: userId })}, true), set_config('role', 'sdk', true)`,
   );

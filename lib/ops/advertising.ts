@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { asStaff } from '../auth/staff';
-import type { SignedInUser } from '../auth/users';
+import { asStaff } from '../identity/auth/staff';
+import type { SignedInUser } from '../identity/auth/users';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { PLACEMENT_FORMATS } from '../schemas/account';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { asStaff } from '../auth/staff';
-import type { SignedInUser } from '../auth/users';
-import { LISTING_IDS } from '../data-buyers/schemas';
+import { asStaff } from '../identity/auth/staff';
+import type { SignedInUser } from '../identity/auth/users';
+import { LISTING_IDS } from '../data/buyers/schemas';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import type { StaffResult } from './advertising';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { SignedInUser } from '../auth/users';
-import { fields, parse, type FormState } from '../console/forms';
+import type { SignedInUser } from '../identity/auth/users';
+import { fields, parse, type FormState } from '../platform/kit/forms';
 import type { Database } from '../platform/db/roles';
-import { toMicro } from '../account/money';
-import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../payouts/staff';
-import type { StripeRail } from '../payouts/stripe';
+import { toMicro } from '../money/figures';
+import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../money/payouts/staff';
+import type { StripeRail } from '../money/stripe/rail';
 import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
 import { reviewDataLicense } from './data';
 import { pricingChange, schedulePricing } from './pricing';
@@ -12,7 +12,7 @@ import { releaseAccount } from './reversals';
 
 /**
  * The operator console's forms (/ops), from submitted fields to what the page shows next. Each
- * runs as the signed-in staff member (lib/payouts/staff.ts); the database decides whether they
+ * runs as the signed-in staff member (lib/money/payouts/staff.ts); the database decides whether they
  * may, and audits it.
  */
 
@@ -90,7 +90,7 @@ export async function payoutDetailsForm(form: FormData, staff: SignedInUser, ser
 
 export const stripeSend = z.object({ id: uuid('payout') });
 
-/** Sends a Stripe payout now (lib/payouts/staff.ts, sendWithStripe). */
+/** Sends a Stripe payout now (lib/money/payouts/staff.ts, sendWithStripe). */
 export async function sendWithStripeForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(stripeSend, form);
   if (!input.ok) return input.state;
@@ -182,7 +182,7 @@ export async function dataLicenseReviewForm(form: FormData, staff: SignedInUser,
 /**
  * New pricing values, effective now (in force at once) or from a later time (lib/ops/pricing.ts).
  * A change in force at once is forgotten from this instance's reused read of the prices
- * (lib/pricing/settings.ts), so its pages show it now; other instances within 15 seconds.
+ * (lib/money/pricing/settings.ts), so its pages show it now; other instances within 15 seconds.
  */
 export async function pricingForm(form: FormData, staff: SignedInUser, services: Services): Promise<FormState> {
   const input = parse(pricingChange, form);

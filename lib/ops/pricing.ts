@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { asStaff } from '../auth/staff';
-import type { SignedInUser } from '../auth/users';
+import { asStaff } from '../identity/auth/staff';
+import type { SignedInUser } from '../identity/auth/users';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumns, type PricingField } from './pricing-fields';
@@ -13,7 +13,7 @@ export { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumns, type PricingFi
  * its reason. The database checks the values again, applies a change effective now at once and
  * audits it (public.staff_pricing_schedule, migration 20261213000100_pricing_in_production); a
  * later one goes into force at the first run of the server's timer after its time
- * (lib/sdk/rollup.ts, applyDuePricing). The money functions read the values in force when they bill and keep
+ * (lib/ads/serving/rollup.ts, applyDuePricing). The money functions read the values in force when they bill and keep
  * what they billed, so no change reaches what was billed before it. The data market's settings
  * (the share caps of a license, the sellers' minimum age and days of ads, the claw-back window)
  * are values of a change like the prices (migration 20261213001100_pricing_data_settings).

@@ -113,7 +113,7 @@ const schema = z
     /** Secret for sign-in sessions and the consent page's CSRF tokens. Required in production; at least 32 characters. */
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32).optional()),
     /**
-     * Stripe Connect as a payout rail (lib/payouts/stripe.ts): the platform's secret key and the
+     * Stripe Connect as a payout rail (lib/money/stripe/rail.ts): the platform's secret key and the
      * signing secret of its webhook endpoint (`/api/webhooks/stripe`, event `account.updated`).
      * Both or neither; unset, the manual rail is the only one.
      */

@@ -1,7 +1,7 @@
 import { json } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { ROUTES } from '../schemas/registry';
-import { agentCardJson, answerJsonRpc } from '../a2a/jsonrpc';
+import { agentCardJson, answerJsonRpc } from '../agents/a2a/jsonrpc';
 
 /**
  * POST /a2a: the A2A agent, JSON-RPC binding (content/docs/agents.md). Other methods are the

@@ -1,6 +1,6 @@
 import { json, jsonText, type JsonReply } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
-import type { Principal } from '../oauth/bearer';
+import type { Principal } from '../identity/oauth/bearer';
 import { ROUTES } from '../schemas/registry';
 import {
   accountSource,

@@ -1,5 +1,5 @@
-import { creativeUploadResponse } from '../advertisers/creative-upload';
-import { advertiserReportCsvResponse } from '../advertisers/report-download';
+import { creativeUploadResponse } from '../ads/advertisers/creative-upload';
+import { advertiserReportCsvResponse } from '../ads/advertisers/report-download';
 import { ROUTES } from '../schemas/registry';
 import { defineRoute } from './kernel';
 
@@ -8,7 +8,7 @@ export const advertiserReportRoute = defineRoute(ROUTES['/dashboard/ads/reports/
   GET: ({ request, services }) => advertiserReportCsvResponse(request, services),
 });
 
-/** POST /dashboard/ads/creatives/upload: the console's creative form with its files (lib/advertisers/creative-upload.ts). */
+/** POST /dashboard/ads/creatives/upload: the console's creative form with its files (lib/ads/advertisers/creative-upload.ts). */
 export const creativeUploadRoute = defineRoute(ROUTES['/dashboard/ads/creatives/upload'], {
   POST: ({ request, clientIp, services }) => creativeUploadResponse(request, clientIp, services),
 });

@@ -4,9 +4,9 @@ import { readBody } from '../platform/http/input';
 import { json } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { NO_STORE_HEADERS } from '../platform/http/responses';
-import { requireOAuthSecrets } from '../oauth/secrets';
+import { requireOAuthSecrets } from '../identity/secrets';
 import { ROUTES } from '../schemas/registry';
-import { agentRegistrationEnabled, issueIdentityAssertion, registrationBody, registrationType } from '../agent/identity';
+import { agentRegistrationEnabled, issueIdentityAssertion, registrationBody, registrationType } from '../identity/oauth/agent-identity';
 
 /**
  * POST /agent/identity: anonymous agent registration. OAuth error style (`{error,

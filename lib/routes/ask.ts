@@ -2,7 +2,7 @@ import { json } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { ROUTES } from '../schemas/registry';
 import { askBody } from '../schemas/ask';
-import { ask } from '../ask/answer';
+import { ask } from '../docs/ask/answer';
 
 /**
  * `/ask` (content/docs/agents.md): `GET ?q=` and `POST {"question"}` answer alike from the docs'

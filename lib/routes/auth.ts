@@ -4,7 +4,7 @@ import { ApiError, OAuthError } from '../platform/http/errors';
 import { defineRoute, type Context } from './kernel';
 import { readText } from '../platform/http/input';
 import { ROUTES } from '../schemas/registry';
-import { authOptions, usesSecureCookies } from '../auth/options';
+import { authOptions, usesSecureCookies } from '../identity/auth/options';
 
 /**
  * /api/auth/*: next-auth's own endpoints (sign-in callbacks, CSRF token, session, sign-out),

@@ -5,7 +5,7 @@ import { ApiError } from '../platform/http/errors';
 import { absoluteUrl } from '../platform/http/responses';
 import { ROUTES } from '../schemas/registry';
 import { pagesBody } from '../schemas/pages';
-import { allPages, pageByPath, twinPath } from '../content/pages';
+import { allPages, pageByPath, twinPath } from '../docs/content/pages';
 
 /** GET /api/v1/pages: every public, indexable page with its markdown twin. */
 export const pagesRoute = defineRoute(ROUTES['/api/v1/pages'], {

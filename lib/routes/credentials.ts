@@ -1,7 +1,7 @@
 import type { CheckedCredential } from '../platform/http/kernel';
-import { authenticate, requireScope, type Principal, type TokenCheck } from '../oauth/bearer';
+import { authenticate, requireScope, type Principal, type TokenCheck } from '../identity/oauth/bearer';
 import type { Credential } from '../schemas/registry';
-import { authenticateApiKey, type AppPrincipal, type KeyCheck } from '../sdk/keys';
+import { authenticateApiKey, type AppPrincipal, type KeyCheck } from '../identity/keys/directory';
 import type { RateLimiter } from '../platform/http/rate-limit';
 
 /**

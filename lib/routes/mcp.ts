@@ -2,12 +2,12 @@ import { env } from '../platform/env';
 import { ApiError } from '../platform/http/errors';
 import { callerOf, hostOrOriginRefusal, hostOriginPolicy } from '../platform/http/host-origin';
 import { defineRoute } from './kernel';
-import { bearerChallenge } from '../oauth/challenge';
+import { bearerChallenge } from '../identity/oauth/challenge';
 import { ROUTES } from '../schemas/registry';
 import { SCOPES } from '../schemas/account';
-import { accountServer, missingScopes } from '../mcp/account-tools';
-import { docsServer } from '../mcp/docs-tools';
-import { readMcpRequest, requestsIn, type McpExchange } from '../mcp/http';
+import { accountServer, missingScopes } from '../agents/mcp/account-tools';
+import { docsServer } from '../agents/mcp/docs-tools';
+import { readMcpRequest, requestsIn, type McpExchange } from '../agents/mcp/http';
 
 /**
  * POST /mcp (account tools, bearer token for the MCP resource) and POST /docs/mcp (public).

@@ -1,11 +1,11 @@
-import { MEDIA_RULES } from '../advertisers/schemas';
+import { MEDIA_RULES } from '../ads/advertisers/schemas';
 import { ApiError } from '../platform/http/errors';
 import { isObjectKey, RangeNotSatisfiable, type ByteRange } from '../platform/storage';
 import { ROUTES } from '../schemas/registry';
 import { defineRoute } from './kernel';
 
 /**
- * GET /media/<key>: a stored file (an advertiser's image or video, lib/advertisers/forms.ts) as it
+ * GET /media/<key>: a stored file (an advertiser's image or video, lib/ads/advertisers/forms.ts) as it
  * was stored, from the process's object store (lib/platform/storage/).
  *
  * - Only a key the store could have made is looked up (random, with the extension of a type

@@ -1,22 +1,22 @@
-import { sessionUser } from '../auth/session';
+import { sessionUser } from '../identity/auth/session';
 import { env } from '../platform/env';
 import { addressHash } from '../platform/http/client-ip';
 import { OAuthError } from '../platform/http/errors';
 import { json } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { absoluteUrl, NO_STORE_HEADERS } from '../platform/http/responses';
-import { idempotencyKey, idempotentResponse } from '../idempotency/store';
+import { idempotencyKey, idempotentResponse } from './idempotency';
 import { ROUTES } from '../schemas/registry';
 import { MAX_AUTHORIZATION_REQUEST } from '../schemas/oauth';
-import { authorizationResponseUrl, checkAuthorizationRequest, type AuthorizeCheck } from '../oauth/authorize';
-import { lookupClient } from '../oauth/client-lookup';
-import { MAX_PENDING_CLIENTS_PER_ADDRESS, registerClient, validateRegistration } from '../oauth/clients';
-import { issueCode } from '../oauth/codes';
-import { checkConsentToken, consentPage, consentToken, errorPage, PAGE_HEADERS } from '../oauth/consent';
-import { authorizationServerMetadata, protectedResourceMetadata, supportedGrantTypes } from '../oauth/metadata';
-import { requireOAuthSecrets } from '../oauth/secrets';
-import { answerTokenRequest } from '../oauth/grants';
-import { recordApproval } from '../oauth/approvals';
+import { authorizationResponseUrl, checkAuthorizationRequest, type AuthorizeCheck } from '../identity/oauth/authorize';
+import { lookupClient } from '../identity/oauth/client-lookup';
+import { MAX_PENDING_CLIENTS_PER_ADDRESS, registerClient, validateRegistration } from '../identity/oauth/clients';
+import { issueCode } from '../identity/oauth/codes';
+import { checkConsentToken, consentPage, consentToken, errorPage, PAGE_HEADERS } from '../identity/oauth/consent';
+import { authorizationServerMetadata, protectedResourceMetadata, supportedGrantTypes } from '../identity/oauth/metadata';
+import { requireOAuthSecrets } from '../identity/secrets';
+import { answerTokenRequest } from '../identity/oauth/grants';
+import { recordApproval } from '../identity/oauth/approvals';
 
 /** The authorization server's routes: authorize (consent), token, registration, discovery. */
 
@@ -104,7 +104,7 @@ export const registerRoute = defineRoute(ROUTES['/oauth/register'], {
     const db = await services.database();
     const key = idempotencyKey(request);
     const input = validateRegistration(body);
-    // What one address may leave pending is bounded (lib/oauth/clients.ts), not how often it registers.
+    // What one address may leave pending is bounded (lib/identity/oauth/clients.ts), not how often it registers.
     const from = addressHash(await services.sdkSecret(), clientIp);
     const register = async () => {
       const registration = await registerClient(input, from, db);

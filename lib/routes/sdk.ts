@@ -2,15 +2,15 @@ import { json } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { ROUTES } from '../schemas/registry';
 import { adBody, consentBody, dataBody, eventsBody, recordedConsentBody, validateKeyBody, withdrawalBody } from '../schemas/sdk';
-import { serveAd } from '../sdk/ads';
-import { followClick } from '../sdk/click';
-import { currentConsent, recordConsent, submitData, withdrawConsent } from '../sdk/data';
-import { recordEvents } from '../sdk/events';
-import { presentedProof } from '../sdk/subjects';
+import { serveAd } from '../ads/serving/ads';
+import { followClick } from '../ads/serving/click';
+import { currentConsent, recordConsent, submitData, withdrawConsent } from '../data/records';
+import { recordEvents } from '../ads/serving/events';
+import { presentedProof } from '../data/subjects';
 
 /**
  * The SDK surface (`/functions/v1/*`). The kernel's credential step has checked the key in
- * `x-api-key` (and the browser's origin) before a handler runs (lib/sdk/keys.ts): a handler is
+ * `x-api-key` (and the browser's origin) before a handler runs (lib/identity/keys/directory.ts): a handler is
  * given the key's app. The work is in this folder's modules; answers are parsed through their
  * schema, so no field leaks.
  */
@@ -54,7 +54,7 @@ export const clickRoute = defineRoute(ROUTES['/functions/v1/click'], {
   },
 });
 
-/** Who asks about a subject: the consent proof the request presents (lib/sdk/subjects.ts), and its address. */
+/** Who asks about a subject: the consent proof the request presents (lib/data/subjects.ts), and its address. */
 const askerOf = (request: Request, clientIp: string) => ({ proof: presentedProof(request.headers), clientIp });
 
 /** /functions/v1/consents: read, record and withdraw a subject's consent, its proof in `x-consent-proof`. */

@@ -3,7 +3,7 @@ import { jsonText } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { ROUTES } from '../schemas/registry';
 import { searchBody } from '../schemas/search';
-import { resultOf, searchPages } from '../search/engine';
+import { resultOf, searchPages } from '../docs/search/engine';
 
 /** GET /api/v1/search: public docs search, paged by cursors bound to the query and limit. */
 export const searchRoute = defineRoute(ROUTES['/api/v1/search'], {

@@ -1,6 +1,6 @@
 import { ApiError } from '../platform/http/errors';
 import { readText } from '../platform/http/input';
-import { handleWebhook } from '../payouts/stripe';
+import { handleWebhook } from '../money/stripe/rail';
 import { ROUTES } from '../schemas/registry';
 import { defineRoute } from './kernel';
 

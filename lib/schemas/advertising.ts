@@ -35,7 +35,7 @@ export type TopUpStatus = (typeof TOP_UP_STATUSES)[number];
 
 /**
  * What an uploaded file may be. Each is checked by its bytes, never by its name or the type the
- * browser claimed (lib/advertisers/media.ts). SVG is never accepted: it can carry script.
+ * browser claimed (lib/ads/advertisers/media.ts). SVG is never accepted: it can carry script.
  */
 export const MEDIA_RULES = {
   image: {

@@ -1,7 +1,7 @@
 /**
  * The data buyers' enumerations (migration 20261209000000_data_buyers), as the database's CHECK
  * constraints allow them (tests/integration/schema-enums.test.ts holds the two together). The
- * data buyers' own module (lib/data-buyers/schemas.ts) spells the listings out as well, with what
+ * data buyers' own module (lib/data/buyers/schemas.ts) spells the listings out as well, with what
  * each sells; lib/account/licenses.test.ts holds that list and this one together.
  */
 

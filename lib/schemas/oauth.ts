@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The protected resources (RFC 8707 §2): the REST API and the MCP endpoint (lib/oauth/resources.ts). */
+/** The protected resources (RFC 8707 §2): the REST API and the MCP endpoint (lib/identity/oauth/resources.ts). */
 export type ResourceName = 'api' | 'mcp';
 export const RESOURCE_NAMES: readonly ResourceName[] = ['api', 'mcp'];
 

@@ -94,7 +94,7 @@ export type RouteDeclaration = AnyRoute<Credential>;
 const REST = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: true } as const;
 /**
  * The SDK surface, called by publishers' apps, web pages included: as the REST API, except that
- * a browser's origin must be one the key's app allows (lib/sdk/keys.ts), and the CORS headers say
+ * a browser's origin must be one the key's app allows (lib/identity/keys/directory.ts), and the CORS headers say
  * so per app. The preflight allows `X-Api-Key` from any origin: it cannot know the app yet.
  */
 const SDK = { ...REST, cors: 'sdk' } as const;
@@ -112,7 +112,7 @@ const bearer = (resource: ResourceName, scope?: Scope) => ({ kind: 'bearer', res
 
 const DOCS_CACHE = 'public, max-age=300';
 
-/** The consent proof a subject's first consent answered, sent to act on the subject (lib/sdk/subjects.ts). */
+/** The consent proof a subject's first consent answered, sent to act on the subject (lib/data/subjects.ts). */
 const CONSENT_PROOF = { name: 'x-consent-proof', schema: consentProofHeader, description: consentProofHeader.description! };
 
 const ACCOUNT_200 = 'The data of the user who approved the token (sandbox data for `svc_sandbox`).';
@@ -574,7 +574,7 @@ export const ROUTES = declare({
   '/.well-known/oauth-protected-resource/mcp': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   '/.well-known/jwks.json': { ...OAUTH, methods: { GET: { credential: NONE, cache: DOCS_CACHE } } },
   /**
-   * Stripe's webhook (lib/payouts/stripe.ts): authenticated by its signature; rate limited per
+   * Stripe's webhook (lib/money/stripe/rail.ts): authenticated by its signature; rate limited per
    * address like every path under /api (a stranger may post to it; Stripe retries a 429 with
    * backoff, for days); no CORS (no browser calls it). 404 when Stripe is not configured.
    */
@@ -624,13 +624,13 @@ export const ROUTES = declare({
    */
   '/media/[[...key]]': { ...SITE, methods: { GET: { credential: NONE, cache: 'public, max-age=31536000, immutable' } } },
   /**
-   * An advertiser's report as CSV (lib/advertisers/report-download.ts): for the signed-in user of
+   * An advertiser's report as CSV (lib/ads/advertisers/report-download.ts): for the signed-in user of
    * the console's session cookie only (403 otherwise), never cached, read by no other origin.
    */
   '/dashboard/ads/reports/report.csv': { ...SITE, cors: 'none', methods: { GET: { credential: NONE, cache: 'no-store' } } },
   /**
    * A creative's words and files, new or edited, from the advertiser console's form
-   * (lib/advertisers/creative-upload.ts): the one console form whose body may be large (an image
+   * (lib/ads/advertisers/creative-upload.ts): the one console form whose body may be large (an image
    * of 2 MB and a video of 10 MB), so a route of its own and not a server action, which take at
    * most 1 MB (next.config.ts). For the signed-in user of the console's session cookie, posted
    * from our own pages only, within the consoles' budget of forms (a refusal of which is the
@@ -643,7 +643,7 @@ export const ROUTES = declare({
     methods: { POST: { credential: NONE, maxBodyBytes: CREATIVE_UPLOAD_MAX_BYTES, cache: 'no-store' } },
   },
   /**
-   * A data buyer's licensed files (lib/data-buyers/downloads.ts): by a short-lived link signed for
+   * A data buyer's licensed files (lib/data/buyers/downloads.ts): by a short-lived link signed for
    * the signed-in buyer of the console's session cookie only (403 otherwise), never cached, read
    * by no other origin.
    */

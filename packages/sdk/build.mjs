@@ -20,7 +20,7 @@ export const VERSION = JSON.parse(fs.readFileSync(path.join(here, 'package.json'
 export const SCRIPT_PATH = path.join(root, `public/sdk/v${VERSION}.js`);
 export const LATEST_PATH = path.join(root, 'public/sdk/v1.js');
 /** What the console fills into its ready-to-paste snippets: the script's URL path and its hash. */
-export const RELEASE_PATH = path.join(root, 'lib/console/sdk-release.json');
+export const RELEASE_PATH = path.join(root, 'lib/publisher/sdk-release.json');
 /** The docs pages that show the script tag, with its integrity hash (rewritten by the build). */
 export const DOCS_WITH_SCRIPT_TAG = ['content/docs/sdk-integration.md', 'content/docs/quickstart.md', 'packages/sdk/README.md'].map((p) => path.join(root, p));
 

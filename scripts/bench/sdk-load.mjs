@@ -21,7 +21,7 @@ export function sdkLoadFor(kind, prepared) {
       request: { setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'user-agent': `monetize-bench/${++client}` } }) },
     };
   }
-  // Decision tokens as the server signs them (lib/sdk/tokens.ts), for the decisions scripts/bench-sdk.ts made.
+  // Decision tokens as the server signs them (lib/ads/serving/tokens.ts), for the decisions scripts/bench-sdk.ts made.
   const secret = Buffer.from(prepared.secret, 'base64url');
   const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
   let next = 0;

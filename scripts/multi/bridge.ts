@@ -10,7 +10,7 @@
  *
  * The Redis is the one answering on 127.0.0.1:6379, or a `redis-server` from PATH started for
  * the run (tests/helpers/redis.ts). Only keys under the service's own prefixes are deleted
- * (lib/platform/http/rate-limit.ts, lib/services.ts, lib/auth/throttle.ts), before and after:
+ * (lib/platform/http/rate-limit.ts, lib/services.ts, lib/identity/auth/throttle.ts), before and after:
  * whatever else that Redis holds is left alone.
  */
 import { findRedis, RedisConnection } from '../../tests/helpers/redis';

@@ -13,10 +13,10 @@
  * - what one sponsored-card impression costs at the prices in force.
  *
  * `tsx scripts/multi/prepare.ts revoke <userId> <keyId>` revokes the key as the console does
- * (lib/console/writes.ts, as the publisher under row-level security) and prints
+ * (lib/publisher/writes.ts, as the publisher under row-level security) and prints
  * `{"revokedAt": <Unix ms>}`, read as soon as the commit has been acknowledged.
  */
-import { createApiKey, createApp, revokeApiKey } from '../../lib/console/writes';
+import { createApiKey, createApp, revokeApiKey } from '../../lib/publisher/writes';
 import { openPostgres, type Engine } from '../../lib/platform/db/engine';
 import { env } from '../../lib/platform/env';
 

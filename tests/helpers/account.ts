@@ -1,5 +1,5 @@
 import type { Engine, Transaction } from '@/lib/platform/db/engine';
-import type { Scope } from '@/lib/oauth/scopes';
+import type { Scope } from '@/lib/identity/oauth/scopes';
 import { protectedOperations, type RoutePath } from '@/lib/schemas/registry';
 import { derivedEngine } from './db';
 import { handlersOf, type TestHandler } from './routes';

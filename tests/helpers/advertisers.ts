@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { createCampaignForm, profileForm } from '@/lib/advertisers/forms';
-import type { SignedInUser } from '@/lib/auth/users';
+import { createCampaignForm, profileForm } from '@/lib/ads/advertisers/forms';
+import type { SignedInUser } from '@/lib/identity/auth/users';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import type { Services } from '@/lib/services';

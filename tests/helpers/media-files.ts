@@ -2,10 +2,10 @@ import { crc32, deflateSync } from 'node:zlib';
 
 /**
  * Minimal image and video files built byte by byte, for the media checks
- * (lib/advertisers/media.test.ts) and the upload tests (tests/integration/creative-media.test.ts):
+ * (lib/ads/advertisers/media.test.ts) and the upload tests (tests/integration/creative-media.test.ts):
  * each is a structurally whole file of its format, with exactly the headers the checks read, and
  * options to make it lie (sizes, durations, codecs) or to cut it short. They are not meant to
- * decode into a picture; the real encoder output in lib/advertisers/fixtures/ is.
+ * decode into a picture; the real encoder output in lib/ads/advertisers/fixtures/ is.
  */
 
 const concat = (...parts: (Uint8Array | number[])[]) => {

@@ -1,7 +1,7 @@
 import { encode } from 'next-auth/jwt';
-import { sessionCookieName } from '@/lib/auth/options';
-import { s256 } from '@/lib/oauth/pkce';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { sessionCookieName } from '@/lib/identity/auth/options';
+import { s256 } from '@/lib/identity/oauth/pkce';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
 import { handlersOf } from './routes';
 import { testServices } from './services';
 

@@ -1,9 +1,9 @@
-import { createApiKey, createApp } from '@/lib/console/writes';
+import { createApiKey, createApp } from '@/lib/publisher/writes';
 import type { Engine } from '@/lib/platform/db/engine';
 import type { DeclarableMethod } from '@/lib/platform/http/declaration';
-import type { KeyEnvironment } from '@/lib/sdk/api-key';
-import { generateApiKey } from '@/lib/sdk/api-key';
-import { SANDBOX_TOKEN } from '@/lib/oauth/bearer';
+import type { KeyEnvironment } from '@/lib/identity/keys/api-key';
+import { generateApiKey } from '@/lib/identity/keys/api-key';
+import { SANDBOX_TOKEN } from '@/lib/identity/oauth/bearer';
 import { apiKeyOperations, type RoutePath } from '@/lib/schemas/registry';
 import type { Services } from '@/lib/services';
 import { handlersOf, type TestHandler } from './routes';

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local stand-in for the few Stripe endpoints the payout rail calls (lib/payouts/stripe.ts) and
- * the advertisers' Checkout (lib/advertisers/checkout.ts), for tests only: `POST /v1/accounts`,
+ * A local stand-in for the few Stripe endpoints the payout rail calls (lib/money/stripe/rail.ts) and
+ * the advertisers' Checkout (lib/money/stripe/checkout.ts), for tests only: `POST /v1/accounts`,
  * `POST /v1/account_links`, `POST /v1/transfers`, `POST /v1/checkout/sessions`, with
  * Stripe's form-encoded requests, its answer and error shapes, and its idempotency (a request
  * with an Idempotency-Key seen before answers what the first answered). It records every request,

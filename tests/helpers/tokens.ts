@@ -1,9 +1,9 @@
 import { generateKeyPair, SignJWT } from 'jose';
-import { SCOPES } from '@/lib/oauth/scopes';
-import { issuer, resourceUri, type ResourceName } from '@/lib/oauth/resources';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { SCOPES } from '@/lib/identity/oauth/scopes';
+import { issuer, resourceUri, type ResourceName } from '@/lib/identity/oauth/resources';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
 import { testServices } from './services';
-import { issueAccessToken } from '@/lib/oauth/tokens';
+import { issueAccessToken } from '@/lib/identity/oauth/tokens';
 
 /** Access tokens for tests, good and bad, signed the way /oauth/token signs them (or not). */
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
-import { DatabaseTaskStore } from '@/lib/a2a/task-store';
+import { DatabaseTaskStore } from '@/lib/agents/a2a/task-store';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService } from '../helpers/roles';
 
-/** The A2A agent's tasks in the database (lib/a2a/task-store.ts), on every engine. */
+/** The A2A agent's tasks in the database (lib/agents/a2a/task-store.ts), on every engine. */
 
 const task = (id: string, text = 'hello'): Task => ({
   id,

@@ -4,7 +4,7 @@ import { AgentCard, Role, TaskState, type Message, type Part, type Task } from '
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { env } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { PGLITE, suiteDatabase, UNLIMITED } from '../helpers/db';
 import { inProcessFetch as routeFetch } from '../helpers/in-process-fetch';
 import { makeServices, setTestServices } from '../helpers/services';

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_APPS } from '@/lib/account/sandbox';
-import { createPublisher } from '@/lib/auth/users';
+import { createPublisher } from '@/lib/identity/auth/users';
 import type { Engine } from '@/lib/platform/db/engine';
 import { openPglite, openPostgres } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { SCOPES } from '@/lib/oauth/scopes';
+import { SCOPES } from '@/lib/identity/oauth/scopes';
 import { apiKeysBody, appsBody, campaignsBody, dailyBody, earningsBody, licensesBody, profileBody } from '@/lib/schemas/account';
 import type { Services } from '@/lib/services';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';

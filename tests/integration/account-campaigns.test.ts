@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_ADVERTISER_BALANCE_MICRO, SANDBOX_CAMPAIGNS } from '@/lib/account/sandbox';
-import { createApp, createPlacement } from '@/lib/console/writes';
-import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '@/lib/oauth/scopes';
+import { createApp, createPlacement } from '@/lib/publisher/writes';
+import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '@/lib/identity/oauth/scopes';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { campaignsBody } from '@/lib/schemas/account';
 import { CAMPAIGN_STATUSES } from '@/lib/schemas/advertising';
 import { pagesBody } from '@/lib/schemas/pages';
 import { adBody } from '@/lib/schemas/sdk';
-import { rollUp } from '@/lib/sdk/rollup';
+import { rollUp } from '@/lib/ads/serving/rollup';
 import { get, postBatch } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { approve, authorizeParams, codeGrant, exchange, openAuthorize, publicClient, sessionCookie } from '../helpers/oauth';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_BUYER_FUNDS, SANDBOX_LICENSES } from '@/lib/account/sandbox';
-import { createApp } from '@/lib/console/writes';
-import { acknowledgeNotice, buyerFunds, buyerLicenses, deletionNotices, requestBuyerTopUp, saveBuyerProfile } from '@/lib/data-buyers/account';
-import { buyLicense } from '@/lib/data-buyers/catalog';
-import { catalogFilter, DATA_TERMS_VERSION } from '@/lib/data-buyers/schemas';
-import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '@/lib/oauth/scopes';
+import { createApp } from '@/lib/publisher/writes';
+import { acknowledgeNotice, buyerFunds, buyerLicenses, deletionNotices, saveBuyerProfile } from '@/lib/data/buyers/account';
+import { buyLicense } from '@/lib/data/buyers/catalog';
+import { catalogFilter, DATA_TERMS_VERSION } from '@/lib/data/buyers/schemas';
+import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '@/lib/identity/oauth/scopes';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { campaignsBody, licensesBody } from '@/lib/schemas/account';
 import { LICENSE_STATUSES } from '@/lib/schemas/data-buyers';
@@ -19,6 +19,7 @@ import { rawAsService, runAs } from '../helpers/roles';
 import { handlersOf } from '../helpers/routes';
 import { newKey, sdk } from '../helpers/sdk';
 import { accessToken } from '../helpers/tokens';
+import { requestTopUp } from '@/lib/money/funds';
 
 /**
  * `GET /api/v1/me/licenses` (scope `licenses:read`, content/docs/account-api.md), on every
@@ -109,7 +110,7 @@ for (const engine of testEngines()) {
       });
       expect(saved.ok).toBe(true);
       if (fundsUsd > 0) {
-        const asked = await requestBuyerTopUp(suite.db, id, fundsUsd * 1_000_000);
+        const asked = await requestTopUp(suite.db, id, fundsUsd * 1_000_000, 'buyer');
         if (!asked.ok) throw new Error(asked.error);
         const paid = await asStaff((q) => one<{ ok: boolean }>(q, "select public.staff_top_up_record($1, true, 'BANK-LIC') as v", [asked.value.id]));
         expect(paid.ok).toBe(true);
@@ -246,7 +247,7 @@ for (const engine of testEngines()) {
           available_micro: body.available_micro,
         });
 
-        // Each license as the buyer's own console reads it (lib/data-buyers/account.ts), field by field.
+        // Each license as the buyer's own console reads it (lib/data/buyers/account.ts), field by field.
         const stored = await buyerLicenses(suite.db, world.owner);
         expect(stored.map((l) => l.id)).toEqual(world.ids);
         for (const [i, l] of body.licenses.entries()) {

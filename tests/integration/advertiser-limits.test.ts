@@ -2,10 +2,10 @@ import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepStoredFiles } from '@/lib/advertisers/files';
-import { addCreativeForm, createCampaignForm, updateCreativeForm } from '@/lib/advertisers/forms';
-import { ADVERTISER_LIMITS } from '@/lib/advertisers/schemas';
-import { ACTIONS_PER_ACCOUNT, ACTIONS_PER_ACCOUNT_AND_ADDRESS, createActionLimiters, limitedAction } from '@/lib/console/action-limit';
+import { sweepStoredFiles } from '@/lib/ads/advertisers/files';
+import { addCreativeForm, createCampaignForm, updateCreativeForm } from '@/lib/ads/advertisers/forms';
+import { ADVERTISER_LIMITS } from '@/lib/ads/advertisers/schemas';
+import { ACTIONS_PER_ACCOUNT, ACTIONS_PER_ACCOUNT_AND_ADDRESS, createActionLimiters, limitedAction } from '@/lib/platform/kit/action-limit';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage, newObjectKey } from '@/lib/platform/storage';
 import type { Services } from '@/lib/services';
@@ -14,6 +14,7 @@ import { makeServices } from '../helpers/services';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { png } from '../helpers/media-files';
 import { rawAsService } from '../helpers/roles';
+import { OPEN_CARD_TOP_UPS } from '@/lib/money/funds';
 
 /**
  * What one free advertiser account can make the service store is bounded (issue 39; content/docs/
@@ -235,7 +236,7 @@ for (const engine of testEngines()) {
       ).toBeUndefined();
     });
 
-    it(`refuses a card top-up while ${ADVERTISER_LIMITS.openCardTopUps} opened in the last day wait for payment`, async () => {
+    it(`refuses a card top-up while ${OPEN_CARD_TOP_UPS} opened in the last day wait for payment`, async () => {
       const { user } = await advertiser();
       const refusal = () =>
         rawAsService(suite.db, (q) => one<{ error: string } | null>(q, 'select public.top_up_checkout_refusal($1, 50000000) as v', [user.id]));

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { sessionCookie } from '@/lib/auth/signin';
-import { advertiserReportCsvResponse } from '@/lib/advertisers/report-download';
-import { advertiserReport } from '@/lib/advertisers/reports';
+import { sessionCookie } from '@/lib/identity/auth/signin';
+import { advertiserReportCsvResponse } from '@/lib/ads/advertisers/report-download';
+import { advertiserReport } from '@/lib/ads/advertisers/reports';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService } from '../helpers/roles';
 
 /**
- * An advertiser's reports (lib/advertisers/reports.ts, the CSV download), on every engine: the
+ * An advertiser's reports (lib/ads/advertisers/reports.ts, the CSV download), on every engine: the
  * daily figures of their own campaigns only, by day, campaign, creative and app, for the period
  * asked; the download only with their session, never cached.
  */

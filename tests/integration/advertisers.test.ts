@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMPANY_REVIEWED, saveProfile } from '@/lib/advertisers/account';
-import { createApp, createPlacement } from '@/lib/console/writes';
-import { checkMoney } from '@/lib/ledger/check';
+import { COMPANY_REVIEWED, saveProfile } from '@/lib/ads/advertisers/account';
+import { createApp, createPlacement } from '@/lib/publisher/writes';
+import { checkMoney } from '@/lib/money/ledger-check';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { adBody } from '@/lib/schemas/sdk';
-import { rollUp } from '@/lib/sdk/rollup';
+import { rollUp } from '@/lib/ads/serving/rollup';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { newKey, sdk, servedSecondsAgo } from '../helpers/sdk';

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
-import { IDENTITY_ASSERTION_TYP, issueIdentityAssertion } from '@/lib/agent/identity';
+import { IDENTITY_ASSERTION_TYP, issueIdentityAssertion } from '@/lib/identity/oauth/agent-identity';
 import { resetEnv } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
 import { testEngines, suiteDatabase } from '../helpers/db';
 import { BASE, exchange, publicClient } from '../helpers/oauth';
 import { handlersOf } from '../helpers/routes';

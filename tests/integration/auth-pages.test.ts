@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import SignInPage from '@/app/signin/page';
 import SignUpPage from '@/app/signup/page';
-import { SIGN_IN_ERRORS, SIGN_UP_ERRORS } from '@/lib/auth/messages';
+import { SIGN_IN_ERRORS, SIGN_UP_ERRORS } from '@/lib/identity/auth/messages';
 
 /**
  * The sign-in and sign-up pages as the server renders them: `?error=` is a code, and the page

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter, type RateLimiter } from '@/lib/platform/http/rate-limit';
-import { SCOPES } from '@/lib/oauth/scopes';
+import { SCOPES } from '@/lib/identity/oauth/scopes';
 import { ACCOUNT_ROUTES, get, instrumented, postBatch } from '../helpers/account';
 import { demoUsers, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';

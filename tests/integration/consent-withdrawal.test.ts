@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SignedInUser } from '@/lib/auth/users';
-import { withdrawConsentForm } from '@/lib/console/forms';
-import { createApp } from '@/lib/console/writes';
+import type { SignedInUser } from '@/lib/identity/auth/users';
+import { withdrawConsentForm } from '@/lib/publisher/forms';
+import { createApp } from '@/lib/publisher/writes';
 import { sha256Hex } from '@/lib/platform/crypto';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService } from '../helpers/roles';

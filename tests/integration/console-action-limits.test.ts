@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { staffSignIn } from '@/lib/auth/staff';
-import { totpCode } from '@/lib/auth/staff-totp';
-import { sessionCookie } from '@/lib/auth/signin';
-import { ACTIONS_PER_ACCOUNT_AND_ADDRESS } from '@/lib/console/action-limit';
+import { staffSignIn } from '@/lib/identity/auth/staff';
+import { totpCode } from '@/lib/identity/auth/staff-totp';
+import { sessionCookie } from '@/lib/identity/auth/signin';
+import { ACTIONS_PER_ACCOUNT_AND_ADDRESS } from '@/lib/platform/kit/action-limit';
 import { DEMO_OPERATOR_EMAIL, DEMO_OPERATOR_TOTP_SECRET, DEMO_PASSWORD } from '@/lib/demo/seed';
 import type { Services } from '@/lib/services';
 import { makeServices } from '../helpers/services';
@@ -10,7 +10,7 @@ import { suiteDatabase, testEngines } from '../helpers/db';
 
 /**
  * The data buyer's and the operator's server actions, as Next runs them (app/dashboard/data/
- * actions.ts, app/ops/actions.ts), share the consoles' budget of forms (lib/console/action-limit.ts,
+ * actions.ts, app/ops/actions.ts), share the consoles' budget of forms (lib/platform/kit/action-limit.ts,
  * issue 39): 30 a minute per account from one address, then the form is refused, says when to
  * try again, and runs nothing. Next's request scope is stood in for: the request's headers, and
  * the services the actions ask for are the suite's.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getEarnings, listApiKeys, listApps } from '@/lib/account/operations';
-import type { SignedInUser } from '@/lib/auth/users';
+import type { SignedInUser } from '@/lib/identity/auth/users';
 import { sha256Hex } from '@/lib/platform/crypto';
 import {
   archiveAppForm,
@@ -11,9 +11,9 @@ import {
   revokeApiKeyForm,
   updateAppForm,
   withdrawApprovalForm,
-} from '@/lib/console/forms';
-import { consoleAccount } from '@/lib/console/session';
-import { listApprovals, recordApproval } from '@/lib/oauth/approvals';
+} from '@/lib/publisher/forms';
+import { consoleAccount } from '@/lib/publisher/session';
+import { listApprovals, recordApproval } from '@/lib/identity/oauth/approvals';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { accessToken } from '../helpers/tokens';
 import { get } from '../helpers/account';

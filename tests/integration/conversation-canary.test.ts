@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPlacement } from '@/lib/console/writes';
+import { createPlacement } from '@/lib/publisher/writes';
 import { resetEnv } from '@/lib/platform/env';
 import { log } from '@/lib/platform/log';
-import { rollUp } from '@/lib/sdk/rollup';
+import { rollUp } from '@/lib/ads/serving/rollup';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { newApp, newKey, sdk, servedSecondsAgo } from '../helpers/sdk';
 

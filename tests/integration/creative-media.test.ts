@@ -3,8 +3,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCreativeForm, updateCreativeForm } from '@/lib/advertisers/forms';
-import type { SignedInUser } from '@/lib/auth/users';
+import { addCreativeForm, updateCreativeForm } from '@/lib/ads/advertisers/forms';
+import type { SignedInUser } from '@/lib/identity/auth/users';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { lazyS3, LocalStorage, type ObjectStorage } from '@/lib/platform/storage';
 import type { Services } from '@/lib/services';
@@ -25,7 +25,7 @@ import { startS3StandIn } from '../helpers/s3-stand-in';
  * write refused) says why and leaves NOTHING stored: the store's objects are counted.
  */
 
-const fixture = (name: string) => new Uint8Array(readFileSync(path.join(__dirname, '../../lib/advertisers/fixtures', name)));
+const fixture = (name: string) => new Uint8Array(readFileSync(path.join(__dirname, '../../lib/ads/advertisers/fixtures', name)));
 
 async function one<T>(q: Queryable, text: string, params: unknown[] = []): Promise<T> {
   const [row] = await q.query<{ v: T }>(text, params);

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import nextConfig from '@/next.config';
-import { CREATIVE_OUTCOMES } from '@/lib/advertisers/creative-upload';
-import { CREATIVE_UPLOAD_MAX_BYTES, MEDIA_RULES } from '@/lib/advertisers/schemas';
-import { sessionCookie } from '@/lib/auth/signin';
-import type { SignedInUser } from '@/lib/auth/users';
-import { ACTIONS_PER_ACCOUNT_AND_ADDRESS, createActionLimiters } from '@/lib/console/action-limit';
+import { CREATIVE_OUTCOMES } from '@/lib/ads/advertisers/creative-upload';
+import { CREATIVE_UPLOAD_MAX_BYTES, MEDIA_RULES } from '@/lib/ads/advertisers/schemas';
+import { sessionCookie } from '@/lib/identity/auth/signin';
+import type { SignedInUser } from '@/lib/identity/auth/users';
+import { ACTIONS_PER_ACCOUNT_AND_ADDRESS, createActionLimiters } from '@/lib/platform/kit/action-limit';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage } from '@/lib/platform/storage';
 import type { Services } from '@/lib/services';
@@ -19,7 +19,7 @@ import { handlersOf } from '../helpers/routes';
 import { rawAsService } from '../helpers/roles';
 
 /**
- * The creative form's route, POST /dashboard/ads/creatives/upload (lib/advertisers/creative-upload.ts;
+ * The creative form's route, POST /dashboard/ads/creatives/upload (lib/ads/advertisers/creative-upload.ts;
  * issue 39: every server action accepted 13 MB bodies because this form was one). Server actions
  * now take at most 1 MB (next.config.ts); this route alone takes the largest image and video
  * together, refuses more (413) by the declared length and by what arrives, and gives itself what

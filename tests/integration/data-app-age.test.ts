@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buyerLicense, saveBuyerProfile } from '@/lib/data-buyers/account';
-import { buyLicense, listingAvailability, listingSample, quoteLicense } from '@/lib/data-buyers/catalog';
-import { catalogFilter } from '@/lib/data-buyers/schemas';
-import { checkMoney } from '@/lib/ledger/check';
+import { buyerLicense, saveBuyerProfile } from '@/lib/data/buyers/account';
+import { buyLicense, listingAvailability, listingSample, quoteLicense } from '@/lib/data/buyers/catalog';
+import { catalogFilter } from '@/lib/data/buyers/schemas';
+import { checkMoney } from '@/lib/money/ledger-check';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { establishedPublisher } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';

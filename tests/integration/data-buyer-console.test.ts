@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionCookie } from '@/lib/auth/signin';
-import type { SignedInUser } from '@/lib/auth/users';
-import { createApp } from '@/lib/console/writes';
-import { buyerFunds, buyerLicense, deletionNotices, requestBuyerTopUp } from '@/lib/data-buyers/account';
-import { downloadResponse, licenseExport } from '@/lib/data-buyers/downloads';
-import { runExports } from '@/lib/data-buyers/export-job';
-import { acknowledgeForm, buyerProfileForm, downloadForm, licenseForm } from '@/lib/data-buyers/forms';
+import { sessionCookie } from '@/lib/identity/auth/signin';
+import type { SignedInUser } from '@/lib/identity/auth/users';
+import { createApp } from '@/lib/publisher/writes';
+import { buyerFunds, buyerLicense, deletionNotices } from '@/lib/data/buyers/account';
+import { downloadResponse, licenseExport } from '@/lib/data/buyers/downloads';
+import { runExports } from '@/lib/data/buyers/export-job';
+import { acknowledgeForm, buyerProfileForm, downloadForm, licenseForm } from '@/lib/data/buyers/forms';
 import { dataQueue } from '@/lib/ops/data';
 import { dataLicenseReviewForm } from '@/lib/ops/forms';
 import type { Queryable } from '@/lib/platform/db/engine';
@@ -21,9 +21,10 @@ import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, runAs } from '../helpers/roles';
 import { makeServices } from '../helpers/services';
 import { newKey, sdk } from '../helpers/sdk';
+import { requestTopUp } from '@/lib/money/funds';
 
 /**
- * The data buyer's console (app/dashboard/data) through its forms (lib/data-buyers/forms.ts) and
+ * The data buyer's console (app/dashboard/data) through its forms (lib/data/buyers/forms.ts) and
  * the operator's review of exclusive licenses (lib/ops/data.ts, lib/ops/forms.ts), on every
  * engine: a buyer becomes one by accepting the terms, quotes a license and buys it for the price
  * quoted (a price that changed since is refused, with the new quote), its export is started at
@@ -75,7 +76,7 @@ for (const engine of testEngines()) {
       );
       expect(saved).toEqual({ notice: 'Data buyer profile saved, and the data license terms accepted.' });
       if (usd > 0) {
-        const asked = await requestBuyerTopUp(suite.db, id, usd * 1_000_000);
+        const asked = await requestTopUp(suite.db, id, usd * 1_000_000, 'buyer');
         if (!asked.ok) throw new Error(asked.error);
         const staff = await operator();
         await runAs(suite.db, 'authenticated', { sub: staff.id, aal: 'aal2' }, (q) =>

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '@/lib/console/writes';
-import { acknowledgeNotice, buyerFunds, buyerLicense, buyerLicenses, deletionNotices, requestBuyerTopUp, saveBuyerProfile } from '@/lib/data-buyers/account';
-import { buyLicense, listingAvailability, listingSample, quoteLicense } from '@/lib/data-buyers/catalog';
-import { catalogFilter, DATA_TERMS_VERSION, type ListingId } from '@/lib/data-buyers/schemas';
-import { checkMoney } from '@/lib/ledger/check';
+import { createApp } from '@/lib/publisher/writes';
+import { acknowledgeNotice, buyerFunds, buyerLicense, buyerLicenses, deletionNotices, saveBuyerProfile } from '@/lib/data/buyers/account';
+import { buyLicense, listingAvailability, listingSample, quoteLicense } from '@/lib/data/buyers/catalog';
+import { catalogFilter, DATA_TERMS_VERSION, type ListingId } from '@/lib/data/buyers/schemas';
+import { checkMoney } from '@/lib/money/ledger-check';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
@@ -12,6 +12,7 @@ import { establishedPublisher, readyToSell } from '../helpers/data-market';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { newKey, sdk } from '../helpers/sdk';
+import { requestTopUp } from '@/lib/money/funds';
 
 /**
  * Data buyers on the ledger (migration 20261209000000_data_buyers), on every engine: a buyer
@@ -67,7 +68,7 @@ for (const engine of testEngines()) {
       });
       expect(saved.ok).toBe(true);
       if (fundsUsd > 0) {
-        const asked = await requestBuyerTopUp(suite.db, id, fundsUsd * 1_000_000);
+        const asked = await requestTopUp(suite.db, id, fundsUsd * 1_000_000, 'buyer');
         if (!asked.ok) throw new Error(asked.error);
         const paid = await asStaff((q) => one<{ ok: boolean }>(q, "select public.staff_top_up_record($1, true, 'BANK-DATA') as v", [asked.value.id]));
         expect(paid.ok).toBe(true);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { saveBuyerProfile } from '@/lib/data-buyers/account';
-import { buyLicense } from '@/lib/data-buyers/catalog';
-import { catalogFilter } from '@/lib/data-buyers/schemas';
-import { checkMoney } from '@/lib/ledger/check';
+import { saveBuyerProfile } from '@/lib/data/buyers/account';
+import { buyLicense } from '@/lib/data/buyers/catalog';
+import { catalogFilter } from '@/lib/data/buyers/schemas';
+import { checkMoney } from '@/lib/money/ledger-check';
 import { PRICING_FIELDS, schedulePricing, staffPricing, type PricingColumns } from '@/lib/ops/pricing';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import { establishedPublisher } from '../helpers/data-market';

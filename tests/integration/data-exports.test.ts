@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionCookie } from '@/lib/auth/signin';
-import { createApp } from '@/lib/console/writes';
-import { requestBuyerTopUp, saveBuyerProfile } from '@/lib/data-buyers/account';
-import { buyLicense } from '@/lib/data-buyers/catalog';
-import { downloadLink, downloadResponse, licenseExport } from '@/lib/data-buyers/downloads';
-import { exportColumns, runExports, runOneExport } from '@/lib/data-buyers/export-job';
-import { catalogFilter } from '@/lib/data-buyers/schemas';
+import { sessionCookie } from '@/lib/identity/auth/signin';
+import { createApp } from '@/lib/publisher/writes';
+import { saveBuyerProfile } from '@/lib/data/buyers/account';
+import { buyLicense } from '@/lib/data/buyers/catalog';
+import { downloadLink, downloadResponse, licenseExport } from '@/lib/data/buyers/downloads';
+import { exportColumns, runExports, runOneExport } from '@/lib/data/buyers/export-job';
+import { catalogFilter } from '@/lib/data/buyers/schemas';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage } from '@/lib/platform/storage';
 import { dataJobsRoute } from '@/lib/routes/cron';
@@ -21,9 +21,10 @@ import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, runAs } from '../helpers/roles';
 import { bound, makeServices } from '../helpers/services';
 import { newKey, sdk } from '../helpers/sdk';
+import { requestTopUp } from '@/lib/money/funds';
 
 /**
- * A license's files (lib/data-buyers/export-job.ts, downloads.ts), on every engine: the export job
+ * A license's files (lib/data/buyers/export-job.ts, downloads.ts), on every engine: the export job
  * writes the licensed records as Parquet and JSONL whose rows and columns are the license's, with
  * subjects as pseudonyms of the license; the buyer downloads them through a short-lived link
  * issued to them, which nobody else can use, nor they after it expired; a withdrawal supersedes
@@ -62,7 +63,7 @@ for (const engine of testEngines()) {
         country: 'FR',
         accept_terms: true,
       });
-      const asked = await requestBuyerTopUp(suite.db, id, 50_000_000);
+      const asked = await requestTopUp(suite.db, id, 50_000_000, 'buyer');
       if (!asked.ok) throw new Error(asked.error);
       await runAs(suite.db, 'authenticated', await staff(), (q) => q.query("select public.staff_top_up_record($1, true, 'BANK')", [asked.value.id]));
       return { id, email: `${tag}-${n}@buyers.test` };

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { saveBuyerProfile } from '@/lib/data-buyers/account';
-import { listingSample, type SampleAnswer, type SampleRecord } from '@/lib/data-buyers/catalog';
-import { catalogFilter } from '@/lib/data-buyers/schemas';
+import { saveBuyerProfile } from '@/lib/data/buyers/account';
+import { listingSample, type SampleAnswer, type SampleRecord } from '@/lib/data/buyers/catalog';
+import { catalogFilter } from '@/lib/data/buyers/schemas';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { readyToSell } from '../helpers/data-market';

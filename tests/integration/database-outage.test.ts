@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createPlacement } from '@/lib/console/writes';
+import { createPlacement } from '@/lib/publisher/writes';
 import { DatabaseTimeout, openPostgres, type Engine } from '@/lib/platform/db/engine';
 import { isDatabaseError } from '@/lib/platform/db/errors';
 import { resetEnv } from '@/lib/platform/env';

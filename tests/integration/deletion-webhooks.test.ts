@@ -3,15 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SignedInUser } from '@/lib/auth/users';
-import { createApp } from '@/lib/console/writes';
-import { deletionNotices, requestBuyerTopUp, saveBuyerProfile } from '@/lib/data-buyers/account';
-import { buyLicense } from '@/lib/data-buyers/catalog';
-import { scheduleExports } from '@/lib/data-buyers/export-job';
-import { webhookRemoveForm, webhookRotateForm, webhookUrlForm } from '@/lib/data-buyers/forms';
-import { catalogFilter } from '@/lib/data-buyers/schemas';
-import { buyerWebhook, saveWebhookUrl, webhookDeliveries } from '@/lib/data-buyers/webhook-settings';
-import { claimDeliveries, finishDelivery, runDeletionWebhooks, type WebhookNetwork } from '@/lib/data-buyers/webhooks';
+import type { SignedInUser } from '@/lib/identity/auth/users';
+import { createApp } from '@/lib/publisher/writes';
+import { deletionNotices, saveBuyerProfile } from '@/lib/data/buyers/account';
+import { buyLicense } from '@/lib/data/buyers/catalog';
+import { scheduleExports } from '@/lib/data/buyers/export-job';
+import { webhookRemoveForm, webhookRotateForm, webhookUrlForm } from '@/lib/data/buyers/forms';
+import { catalogFilter } from '@/lib/data/buyers/schemas';
+import { buyerWebhook, saveWebhookUrl, webhookDeliveries } from '@/lib/data/buyers/webhook-settings';
+import { claimDeliveries, finishDelivery, runDeletionWebhooks, type WebhookNetwork } from '@/lib/data/buyers/webhooks';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { LocalStorage } from '@/lib/platform/storage';
 import { recordedConsentBody } from '@/lib/schemas/sdk';
@@ -20,10 +20,11 @@ import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsAnon, rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { newKey, sdk } from '../helpers/sdk';
 import { selfSignedCertificate, startReceiver, type ReceivedRequest, type Receiver, type TestCertificate } from '../helpers/webhook-receiver';
+import { requestTopUp } from '@/lib/money/funds';
 
 /**
  * Deletion notices delivered by signed webhook (migration 20261211000000_deletion_webhooks,
- * lib/data-buyers/webhooks.ts), on every engine: a withdrawal queues exactly one delivery per
+ * lib/data/buyers/webhooks.ts), on every engine: a withdrawal queues exactly one delivery per
  * buyer with a webhook, in its own transaction; the worker POSTs the notice, signed per the
  * Standard Webhooks scheme, to a receiver on 127.0.0.1 (reachable only because the test passes a
  * network that allows it); a failure is retried with the same webhook-id until a 2xx; two
@@ -101,7 +102,7 @@ for (const engine of testEngines()) {
         one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [email, company]),
       );
       await saveBuyerProfile(suite.db, id, { company, intended_use: 'Evaluating assistants.', billing_email: email, country: 'FR', accept_terms: true });
-      const asked = await requestBuyerTopUp(suite.db, id, 50_000_000);
+      const asked = await requestTopUp(suite.db, id, 50_000_000, 'buyer');
       if (!asked.ok) throw new Error(asked.error);
       await runAs(suite.db, 'authenticated', await staff(), (q) => q.query("select public.staff_top_up_record($1, true, 'BANK')", [asked.value.id]));
       return { id, email, name: company };

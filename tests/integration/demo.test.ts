@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { changePlacement, revokeApiKey } from '@/lib/console/writes';
+import { changePlacement, revokeApiKey } from '@/lib/publisher/writes';
 import { demoSetup, type DemoSetup } from '@/lib/demo/page';
-import { hashApiKey } from '@/lib/sdk/api-key';
+import { hashApiKey } from '@/lib/identity/keys/api-key';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService } from '../helpers/roles';
 

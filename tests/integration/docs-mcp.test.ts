@@ -1,9 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allPages } from '@/lib/content/pages';
+import { allPages } from '@/lib/docs/content/pages';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { pageFor } from '@/lib/mcp/docs-tools';
+import { pageFor } from '@/lib/agents/mcp/docs-tools';
 import { PGLITE, suiteDatabase } from '../helpers/db';
 import { inProcessFetch } from '../helpers/in-process-fetch';
 import { handlersOf } from '../helpers/routes';

@@ -2,14 +2,14 @@
 import { callRoute, nextRequest } from '../fuzz/next-scope';
 import { beforeAll, describe, expect, it } from 'vitest';
 import nextConfig from '@/next.config';
-import { sessionCookieName } from '@/lib/auth/options';
-import { archiveApp, createApp, createPlacement, revokeApiKey } from '@/lib/console/writes';
-import { allPages } from '@/lib/content/pages';
+import { sessionCookieName } from '@/lib/identity/auth/options';
+import { archiveApp, createApp, createPlacement, revokeApiKey } from '@/lib/publisher/writes';
+import { allPages } from '@/lib/docs/content/pages';
 import { env } from '@/lib/platform/env';
 import type { HttpMethod } from '@/lib/platform/http/declaration';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { consentToken } from '@/lib/oauth/consent';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { consentToken } from '@/lib/identity/oauth/consent';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
 import { ROUTES } from '@/lib/schemas/registry';
 import type { Services } from '@/lib/services';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
@@ -27,12 +27,13 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { LocalStorage, newObjectKey } from '@/lib/platform/storage';
-import { requestBuyerTopUp, saveBuyerProfile } from '@/lib/data-buyers/account';
-import { buyLicense } from '@/lib/data-buyers/catalog';
-import { downloadLink, licenseExport } from '@/lib/data-buyers/downloads';
-import { runExports } from '@/lib/data-buyers/export-job';
-import { catalogFilter } from '@/lib/data-buyers/schemas';
+import { saveBuyerProfile } from '@/lib/data/buyers/account';
+import { buyLicense } from '@/lib/data/buyers/catalog';
+import { downloadLink, licenseExport } from '@/lib/data/buyers/downloads';
+import { runExports } from '@/lib/data/buyers/export-job';
+import { catalogFilter } from '@/lib/data/buyers/schemas';
 import { runAs } from '../helpers/roles';
+import { requestTopUp } from '@/lib/money/funds';
 
 /** A 1×1 PNG. */
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -229,7 +230,7 @@ for (const engine of testEngines()) {
         country: 'US',
         accept_terms: true,
       });
-      const topUp = await requestBuyerTopUp(db, users.demo, 50_000_000);
+      const topUp = await requestTopUp(db, users.demo, 50_000_000, 'buyer');
       if (!topUp.ok) throw new Error(topUp.error);
       const [operator] = await db.query<{ id: string }>("select id from public.users where email = 'operator@example.com'");
       await runAs(db, 'authenticated', { sub: operator!.id, aal: 'aal2' }, (q) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMoney } from '../../lib/ledger/check';
+import { checkMoney } from '../../lib/money/ledger-check';
 import type { Queryable } from '../../lib/platform/db/engine';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, rawAsUser, runAs, type TestRole } from '../helpers/roles';
@@ -21,7 +21,7 @@ async function one<T>(q: Queryable, sql: string, params: unknown[] = []): Promis
   return row!.v;
 }
 
-/** The money checks that fail on `db` (lib/ledger/check.ts, `npm run money:check`): none, when the ledger is right. */
+/** The money checks that fail on `db` (lib/money/ledger-check.ts, `npm run money:check`): none, when the ledger is right. */
 const failedChecks = async (db: Parameters<typeof checkMoney>[0]) =>
   (await checkMoney(db)).filter((r) => r.count > 0).map((r) => `${r.name}: ${r.found.join('; ')}`);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { migrate, readMigrations } from '@/lib/platform/db/migrate';
 import { seed, DEMO_PASSWORD } from '@/lib/demo/seed';
-import { verifyPassword } from '@/lib/auth/password';
+import { verifyPassword } from '@/lib/identity/auth/password';
 import { demoUsers, testEngines } from '../helpers/db';
 
 for (const engine of testEngines()) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkMoney, moneyReport } from '../../lib/ledger/check';
+import { checkMoney, moneyReport } from '../../lib/money/ledger-check';
 import { testEngines } from '../helpers/db';
 import { runAs, sdkClaims } from '../helpers/roles';
 
 /**
- * `npm run money:check` (lib/ledger/check.ts) on every engine: it passes on a fresh install,
+ * `npm run money:check` (lib/money/ledger-check.ts) on every engine: it passes on a fresh install,
  * and fails, naming what broke, on a ledger entry tampered with behind its trigger's back, on a
  * trigger turned off, on a day's earnings left out of the ledger, and on payouts changed behind
  * the ledger's back.

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Engine } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { FETCHES_OVERALL, FETCHES_PER_ADDRESS, MetadataFetchBudget } from '@/lib/oauth/client-lookup';
+import { FETCHES_OVERALL, FETCHES_PER_ADDRESS, MetadataFetchBudget } from '@/lib/identity/oauth/client-lookup';
 import { openPgliteCopy } from '../helpers/db';
 import { authorizeParams } from '../helpers/oauth';
 import { handlersOf } from '../helpers/routes';

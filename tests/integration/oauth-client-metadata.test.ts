@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
-import { FAILURE_TTL_S, fetchClientMetadata, FETCH_TIMEOUT_MS, metadataDocuments, type MetadataDocuments } from '@/lib/oauth/client-metadata';
+import { FAILURE_TTL_S, fetchClientMetadata, FETCH_TIMEOUT_MS, metadataDocuments, type MetadataDocuments } from '@/lib/identity/oauth/client-metadata';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
 import { approve, codeGrant, exchange, authorizeParams, openAuthorize, sessionCookie } from '../helpers/oauth';
 import { makeServices, setTestServices } from '../helpers/services';

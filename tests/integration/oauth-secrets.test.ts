@@ -3,7 +3,7 @@ import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT, importJWK } from 'jos
 import type { Engine } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
 import { OAuthError } from '@/lib/platform/http/errors';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
 import type { Services } from '@/lib/services';
 import { openPgliteCopy } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';

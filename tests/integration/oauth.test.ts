@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { listApprovals } from '@/lib/oauth/approvals';
-import { hashClientSecret } from '@/lib/oauth/clients';
+import { listApprovals } from '@/lib/identity/oauth/approvals';
+import { hashClientSecret } from '@/lib/identity/oauth/clients';
 import { testEngines, suiteDatabase } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';

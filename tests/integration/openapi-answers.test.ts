@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { archiveApp, changePlacement, createPlacement, revokeApiKey } from '@/lib/console/writes';
+import { archiveApp, changePlacement, createPlacement, revokeApiKey } from '@/lib/publisher/writes';
 import { routeOf, type HttpMethod } from '@/lib/platform/http/kernel';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { signDecisionToken } from '@/lib/sdk/tokens';
+import { signDecisionToken } from '@/lib/ads/serving/tokens';
 import type { Services } from '@/lib/services';
 import { instrumented } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
@@ -437,7 +437,7 @@ function derivedCases(op: Op): Case[] {
 }
 
 /**
- * The SDK key's refusals (lib/sdk/keys.ts), for an operation that takes a key in `header`:
+ * The SDK key's refusals (lib/identity/keys/directory.ts), for an operation that takes a key in `header`:
  * `request` is the rest of a request that `working` (demo's working key by default) would have
  * got a success for, so that each answer is the key's doing. With an `optional` key, a request
  * without one is not refused (a beacon), so no key and a key sent as a Bearer token are left out.

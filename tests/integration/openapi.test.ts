@@ -9,7 +9,7 @@ import type { RouteDeclaration } from '@/lib/platform/http/declaration';
 import { json, routeOf } from '@/lib/platform/http/kernel';
 import { defineRoute } from '@/lib/routes/kernel';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { buildOpenApiDocument } from '@/lib/openapi/document';
+import { buildOpenApiDocument } from '@/lib/docs/openapi/document';
 import { restOperations, type Operation as RegistryOperation, type RoutePath } from '@/lib/schemas/registry';
 import { apiErrorBody, intParam } from '@/lib/schemas/common';
 import { openPgliteCopy } from '../helpers/db';

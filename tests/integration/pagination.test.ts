@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_CAMPAIGNS, SANDBOX_LICENSES } from '@/lib/account/sandbox';
-import { allPages } from '@/lib/content/pages';
+import { allPages } from '@/lib/docs/content/pages';
 import type { Engine } from '@/lib/platform/db/engine';
 import { env } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { campaignsBody, licensesBody } from '@/lib/schemas/account';
 import { pagesBody } from '@/lib/schemas/pages';
 import { searchBody } from '@/lib/schemas/search';
-import { searchPages } from '@/lib/search/engine';
+import { searchPages } from '@/lib/docs/search/engine';
 import type { Services } from '@/lib/services';
 import { openPgliteCopy } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMoney } from '../../lib/ledger/check';
+import { checkMoney } from '../../lib/money/ledger-check';
 import type { Queryable } from '../../lib/platform/db/engine';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { giveFinalEarnings } from '../helpers/payouts';

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SignedInUser } from '@/lib/auth/users';
-import { createApp, createPlacement } from '@/lib/console/writes';
-import { saveBuyerProfile } from '@/lib/data-buyers/account';
-import { quoteLicense } from '@/lib/data-buyers/catalog';
-import { catalogFilter } from '@/lib/data-buyers/schemas';
+import type { SignedInUser } from '@/lib/identity/auth/users';
+import { createApp, createPlacement } from '@/lib/publisher/writes';
+import { saveBuyerProfile } from '@/lib/data/buyers/account';
+import { quoteLicense } from '@/lib/data/buyers/catalog';
+import { catalogFilter } from '@/lib/data/buyers/schemas';
 import { pricingForm } from '@/lib/ops/forms';
 import { DATA_MARKET_FIELDS, PRICING_FIELDS, schedulePricing, staffPricing, type PricingColumns } from '@/lib/ops/pricing';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import { migrate, readMigrations } from '@/lib/platform/db/migrate';
 import { asService } from '@/lib/platform/db/roles';
-import { DEFAULT_DATA_MARKET, DEFAULT_MIN_TOP_UP_USD, DEFAULT_PRICING } from '@/lib/pricing/defaults';
-import { readPricingSettings } from '@/lib/pricing/settings';
+import { DEFAULT_DATA_MARKET, DEFAULT_MIN_TOP_UP_USD, DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
+import { readPricingSettings } from '@/lib/money/pricing/settings';
 import { dataJobsRoute } from '@/lib/routes/cron';
 import { adBody } from '@/lib/schemas/sdk';
-import { applyDuePricing, rollUp, scheduleRollUps } from '@/lib/sdk/rollup';
+import { applyDuePricing, rollUp, scheduleRollUps } from '@/lib/ads/serving/rollup';
 import type { Services } from '@/lib/services';
 import { establishedPublisher } from '../helpers/data-market';
 import { UNLIMITED } from '../helpers/db';
@@ -41,7 +41,7 @@ async function one<T>(q: Queryable, text: string, params: unknown[] = []): Promi
   return row!.v;
 }
 
-/** The defaults of lib/pricing/defaults.ts by column, as a change sets them. */
+/** The defaults of lib/money/pricing/defaults.ts by column, as a change sets them. */
 const DEFAULT_COLUMNS: PricingColumns = {
   publisher_ad_revenue_share: DEFAULT_PRICING.publisher_ad_revenue_share,
   platform_ad_fee: DEFAULT_PRICING.platform_ad_fee,
@@ -143,7 +143,7 @@ for (const engine of unseededEngines()) {
       await db?.close();
     });
 
-    it('starts with the published defaults of lib/pricing/defaults.ts, and no demo data', async () => {
+    it('starts with the published defaults of lib/money/pricing/defaults.ts, and no demo data', async () => {
       expect(await rawAsService(db, (q) => one<number>(q, "select count(*)::int as v from public.users where email like '%@example.com'"))).toBe(0);
       expect(await readPricingSettings(asService(db))).toEqual(DEFAULT_PRICING);
       const row = await rawAsService(db, (q) => one<Record<string, string>>(q, 'select to_jsonb(s) as v from public.pricing_settings s'));

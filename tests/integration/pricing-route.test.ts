@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { derivedEngine, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';

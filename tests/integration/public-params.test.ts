@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicEndpoints, sdkEndpoints } from '@/lib/routes/api';
 import { indexBody } from '@/lib/schemas/api';
-import { allPages } from '@/lib/content/pages';
+import { allPages } from '@/lib/docs/content/pages';
 import type { Engine } from '@/lib/platform/db/engine';
 import { env } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { pagesBody } from '@/lib/schemas/pages';
 import { AUDIENCES, pricingBody, type Audience } from '@/lib/schemas/pricing';
 import { searchBody } from '@/lib/schemas/search';
-import { searchPages } from '@/lib/search/engine';
+import { searchPages } from '@/lib/docs/search/engine';
 import { openPgliteCopy } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';

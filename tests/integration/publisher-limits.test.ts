@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKeyForm, createAppForm } from '@/lib/console/forms';
-import { archiveApp, createApiKey, createApp, revokeApiKey } from '@/lib/console/writes';
+import { createApiKeyForm, createAppForm } from '@/lib/publisher/forms';
+import { archiveApp, createApiKey, createApp, revokeApiKey } from '@/lib/publisher/writes';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { generateApiKey } from '@/lib/sdk/api-key';
+import { generateApiKey } from '@/lib/identity/keys/api-key';
 import { MAX_ACTIVE_KEYS_PER_APP, MAX_APPS_PER_PUBLISHER } from '@/lib/schemas/console';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsUser } from '../helpers/roles';

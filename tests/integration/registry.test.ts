@@ -4,8 +4,8 @@ import { accountEndpoints, publicEndpoints, sdkEndpoints } from '@/lib/routes/ap
 import { BATCH_TARGETS } from '@/lib/routes/batch';
 import { HTTP_METHODS } from '@/lib/platform/http/declaration';
 import { declarationOf } from '@/lib/platform/http/kernel';
-import { ACCOUNT_TOOLS } from '@/lib/mcp/account-tools';
-import { buildOpenApiDocument } from '@/lib/openapi/document';
+import { ACCOUNT_TOOLS } from '@/lib/agents/mcp/account-tools';
+import { buildOpenApiDocument } from '@/lib/docs/openapi/document';
 import { apiKeyOperations, batchPaths, operations, protectedOperations, restOperations, ROUTES } from '@/lib/schemas/registry';
 import { ACCOUNT_ROUTES } from '../helpers/account';
 import { ROUTE_FILES } from '../helpers/routes';

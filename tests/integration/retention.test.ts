@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IDLE_CLIENT_TTL_DAYS, MAX_PENDING_CLIENTS_PER_ADDRESS, UNUSED_CLIENT_TTL_H } from '@/lib/oauth/clients';
-import { issueCode } from '@/lib/oauth/codes';
+import { IDLE_CLIENT_TTL_DAYS, MAX_PENDING_CLIENTS_PER_ADDRESS, UNUSED_CLIENT_TTL_H } from '@/lib/identity/oauth/clients';
+import { issueCode } from '@/lib/identity/oauth/codes';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { postBatch } from '../helpers/account';
 import { handlersOf } from '../helpers/routes';

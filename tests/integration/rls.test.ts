@@ -315,7 +315,7 @@ const SERVICE_ONLY_TABLES = [
   // Staff and what they did: read by the service (sign-in) and through public.staff_overview (tests/integration/payouts.test.ts).
   'staff_members',
   'staff_audit_log',
-  // The second factor's wrong codes and the staff sessions: only their security-definer functions reach them (lib/auth/staff.ts).
+  // The second factor's wrong codes and the staff sessions: only their security-definer functions reach them (lib/identity/auth/staff.ts).
   'staff_factor_attempts',
   'staff_sessions',
   // Scheduled pricing changes: staff read them through public.staff_pricing (tests/integration/pricing-in-production.test.ts).

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { as, asService, type Row, type Session } from '@/lib/platform/db/roles';
 import { sql, type Sql } from '@/lib/platform/db/sql';
-import { asApp } from '@/lib/sdk/access';
+import { asApp } from '@/lib/identity/keys/access';
 import { demoUsers, testEngines } from '../helpers/db';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
-import { AUTH_METHODS } from '@/lib/oauth/metadata';
+import { AUTH_METHODS } from '@/lib/identity/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
 import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, REVERSAL_CAUSES, TOP_UP_RAILS, TOP_UP_STATUSES } from '@/lib/schemas/advertising';
@@ -51,7 +51,7 @@ const UNOWNED: Record<string, readonly string[]> = {
   'user_identities.provider': ['github', 'google'],
   'idempotency_records.state': ['running', 'done'],
   'data_records.status': ['unsold', 'sold'],
-  // The data buyers' side (migration 20261209000000_data_buyers), spelled out in lib/data-buyers/.
+  // The data buyers' side (migration 20261209000000_data_buyers), spelled out in lib/data/buyers/.
   'top_ups.account_kind': ['advertiser', 'buyer'],
   'payment_reversals.account_kind': ['advertiser', 'buyer'],
   'data_deletion_notices.reason': ['consent_withdrawn', 'purpose_withdrawn'],

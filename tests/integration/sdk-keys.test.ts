@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { archiveAppForm, revokeApiKeyForm } from '@/lib/console/forms';
-import { revokeApiKey } from '@/lib/console/writes';
+import { archiveAppForm, revokeApiKeyForm } from '@/lib/publisher/forms';
+import { revokeApiKey } from '@/lib/publisher/writes';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
-import { hashApiKey } from '@/lib/sdk/api-key';
+import { hashApiKey } from '@/lib/identity/keys/api-key';
 import { validateKeyBody } from '@/lib/schemas/sdk';
 import { instrumented } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { changePlacement, createApp, createPlacement, revokeApiKey, updateApp } from '@/lib/console/writes';
+import { changePlacement, createApp, createPlacement, revokeApiKey, updateApp } from '@/lib/publisher/writes';
 import type { Engine } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { adBody, eventsBody } from '@/lib/schemas/sdk';
-import { rollUp } from '@/lib/sdk/rollup';
-import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken, verifyDecisionToken } from '@/lib/sdk/tokens';
-import { roundUsd } from '@/lib/account/money';
+import { rollUp } from '@/lib/ads/serving/rollup';
+import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken, verifyDecisionToken } from '@/lib/ads/serving/tokens';
+import { roundUsd } from '@/lib/money/figures';
 import { get } from '../helpers/account';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';

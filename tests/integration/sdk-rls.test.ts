@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
-import { rollUp } from '@/lib/sdk/rollup';
+import { rollUp } from '@/lib/ads/serving/rollup';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawScriptAs, sdkClaims } from '../helpers/roles';
 

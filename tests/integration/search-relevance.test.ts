@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allPages } from '@/lib/content/pages';
-import { searchPages, snippetOf } from '@/lib/search/engine';
+import { allPages } from '@/lib/docs/content/pages';
+import { searchPages, snippetOf } from '@/lib/docs/search/engine';
 
 /**
  * Questions a publisher or an agent would ask, each with the page that answers it. Every one

@@ -5,7 +5,7 @@ import { NextRequest } from 'next/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import nextConfig from '@/next.config';
 import { config as proxyConfig, proxy } from '@/proxy';
-import { allPages } from '@/lib/content/pages';
+import { allPages } from '@/lib/docs/content/pages';
 import { resetEnv } from '@/lib/platform/env';
 import { COMMON_SECURITY_HEADERS } from '@/lib/platform/http/security-headers';
 import { ROUTES } from '@/lib/schemas/registry';

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
 import type { Engine } from '@/lib/platform/db/engine';
-import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from '@/lib/auth/device';
-import { sessionCookieName } from '@/lib/auth/options';
-import { hashPassword } from '@/lib/auth/password';
-import { signInFromForm } from '@/lib/auth/signin';
-import { sessionUser } from '@/lib/auth/session';
-import { signUpFromForm } from '@/lib/auth/signup';
-import { ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP, ATTEMPTS_PER_IP } from '@/lib/auth/throttle';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from '@/lib/identity/auth/device';
+import { sessionCookieName } from '@/lib/identity/auth/options';
+import { hashPassword } from '@/lib/identity/auth/password';
+import { signInFromForm } from '@/lib/identity/auth/signin';
+import { sessionUser } from '@/lib/identity/auth/session';
+import { signUpFromForm } from '@/lib/identity/auth/signup';
+import { ATTEMPTS_PER_ACCOUNT, ATTEMPTS_PER_ACCOUNT_AND_IP, ATTEMPTS_PER_IP } from '@/lib/identity/auth/throttle';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
 import { DEMO_PASSWORD } from '@/lib/demo/seed';
 import type { Services } from '@/lib/services';
 import { demoUsers, openPgliteCopy } from '../helpers/db';
@@ -67,7 +67,7 @@ describe('sign-up and sign-in', () => {
     expect(outcome.location).toBe('/dashboard?app=1');
     const session = outcome.cookies.find((c) => c.name === sessionCookieName())!;
     expect(session).toMatchObject({ options: { httpOnly: true, sameSite: 'lax', path: '/' } });
-    // And the device cookie that lets this browser past strangers' guesses (lib/auth/device.ts).
+    // And the device cookie that lets this browser past strangers' guesses (lib/identity/auth/device.ts).
     expect(outcome.cookies.find((c) => c.name === DEVICE_COOKIE)).toMatchObject({
       options: { httpOnly: true, sameSite: 'lax', path: '/', maxAge: DEVICE_COOKIE_MAX_AGE_S },
     });

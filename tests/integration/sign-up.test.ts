@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { signInFromForm } from '@/lib/auth/signin';
+import { signInFromForm } from '@/lib/identity/auth/signin';
 import { decode } from 'next-auth/jwt';
-import { AFTER_SIGN_UP, signUpFromForm, type SignUpOutcome } from '@/lib/auth/signup';
-import { sessionCookieName } from '@/lib/auth/options';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
-import { SIGN_UP_ERRORS } from '@/lib/auth/messages';
-import { ATTEMPTS_PER_ACCOUNT_AND_IP } from '@/lib/auth/throttle';
+import { AFTER_SIGN_UP, signUpFromForm, type SignUpOutcome } from '@/lib/identity/auth/signup';
+import { sessionCookieName } from '@/lib/identity/auth/options';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
+import { SIGN_UP_ERRORS } from '@/lib/identity/auth/messages';
+import { ATTEMPTS_PER_ACCOUNT_AND_IP } from '@/lib/identity/auth/throttle';
 import { DEMO_PASSWORD } from '@/lib/demo/seed';
 import type { Services } from '@/lib/services';
 import { suiteDatabase, testEngines } from '../helpers/db';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allPages, contentDir, pageByPath, parseFrontMatter, pathForFile, renderMarkdown, twinPath, WRITTEN_ORIGIN } from '@/lib/content/pages';
+import { allPages, contentDir, pageByPath, parseFrontMatter, pathForFile, renderMarkdown, twinPath, WRITTEN_ORIGIN } from '@/lib/docs/content/pages';
 import type { Engine } from '@/lib/platform/db/engine';
 import { env } from '@/lib/platform/env';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
@@ -193,7 +193,7 @@ describe('llms.txt, llms-full.txt, sitemap.xml and robots.txt', () => {
   });
 });
 
-describe('lib/content/pages', () => {
+describe('lib/docs/content/pages', () => {
   describe('parseFrontMatter', () => {
     it.each([
       {

@@ -17,7 +17,7 @@ import { rawAsService, runAs, sdkClaims } from '../helpers/roles';
  * passes them, and the reasons an event is invalid traffic.
  * A rule that reads nothing is called directly with
  * the facts it decides on; each is then shown at work in `sdk_serve_ad` or `sdk_record_events`,
- * called as the app's SDK role the way lib/sdk/access.ts calls them (`request.jwt.claims` and the
+ * called as the app's SDK role the way lib/identity/keys/access.ts calls them (`request.jwt.claims` and the
  * role `sdk`, set for the transaction). Every scenario runs in a transaction that is rolled back,
  * so none sees another's campaigns, decisions or counters.
  *
@@ -31,9 +31,9 @@ type Format = (typeof FORMATS)[number];
 const VIEWABLE = { visible_share: 0.8, visible_seconds: 2.5 };
 /** The client an ad request and an events batch come from, unless a test says otherwise (lib/platform/http/client-ip.ts `clientHash`). */
 const CLIENT = 'client-1';
-/** How many of a batch's impressions the hourly caps allow (lib/sdk/events.ts `allowImpressions`): all, unless a scenario says otherwise. */
+/** How many of a batch's impressions the hourly caps allow (lib/ads/serving/events.ts `allowImpressions`): all, unless a scenario says otherwise. */
 const NO_CAP = 1_000_000;
-/** Decided in Node from the token, before any SQL (lib/sdk/events.ts). */
+/** Decided in Node from the token, before any SQL (lib/ads/serving/events.ts). */
 const TOKEN_REASONS = ['invalid_token', 'expired_token', 'wrong_app'];
 /** Decided by `sdk_record_events` itself: no decision to apply the rules to, what the hourly caps allow no more of, and what the budget refuses. */
 const COMPOSITION_REASONS = ['unknown_decision', 'client_limit', 'publisher_limit', 'over_budget'];
@@ -63,7 +63,7 @@ async function scenario<T>(db: Engine, fn: (tx: Transaction) => Promise<T>): Pro
   return result as T;
 }
 
-/** From here to the end of the transaction (or `asOwner`), the app's SDK role, as lib/sdk/access.ts runs it. */
+/** From here to the end of the transaction (or `asOwner`), the app's SDK role, as lib/identity/keys/access.ts runs it. */
 async function asSdk(tx: Transaction, app: App): Promise<void> {
   await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'sdk', true)", [
     JSON.stringify({ role: 'sdk', app_id: app.appId, user_id: app.userId }),
@@ -99,7 +99,7 @@ async function servedAgo(tx: Transaction, app: App, seconds: number): Promise<vo
   await asSdk(tx, app);
 }
 
-/** The roll-up as the server runs it (`service_role`, lib/sdk/rollup.ts), in this transaction. Ends as the app's SDK role. */
+/** The roll-up as the server runs it (`service_role`, lib/ads/serving/rollup.ts), in this transaction. Ends as the app's SDK role. */
 async function rollUp(tx: Transaction, app: App): Promise<void> {
   await tx.query("select set_config('role', 'service_role', true)");
   await tx.query('select * from public.roll_up_ad_traffic()');
@@ -211,7 +211,7 @@ interface RecordOptions {
   publisherAllowed?: number;
 }
 
-/** One batch, as lib/sdk/events.ts sends it; the outcomes sorted by `n` (sdk_record_events answers them in any order). */
+/** One batch, as lib/ads/serving/events.ts sends it; the outcomes sorted by `n` (sdk_record_events answers them in any order). */
 function record(tx: Queryable, events: SdkEvent[], o: RecordOptions = {}): Promise<Outcome[]> {
   const numbered = events.map((e, n) => ({ n, ...e }));
   return tx.query<Outcome>('select * from public.sdk_record_events($1::jsonb, $2, $3, $4::boolean, $5::integer, $6::integer) order by n', [

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
-import { asStaff, opsCookieName, signedInStaff, STAFF_FACTOR_BUDGET, staffSignIn, staffSignOut } from '@/lib/auth/staff';
-import { staffCommand } from '@/lib/auth/staff-command';
-import { totpCode } from '@/lib/auth/staff-totp';
-import { sessionCookie, signInFromForm } from '@/lib/auth/signin';
-import { signUpFromForm } from '@/lib/auth/signup';
-import { sessionUser } from '@/lib/auth/session';
-import { userForIdentity } from '@/lib/auth/users';
+import { asStaff, opsCookieName, signedInStaff, STAFF_FACTOR_BUDGET, staffSignIn, staffSignOut } from '@/lib/identity/auth/staff';
+import { staffCommand } from '@/lib/identity/auth/staff-command';
+import { totpCode } from '@/lib/identity/auth/staff-totp';
+import { sessionCookie, signInFromForm } from '@/lib/identity/auth/signin';
+import { signUpFromForm } from '@/lib/identity/auth/signup';
+import { sessionUser } from '@/lib/identity/auth/session';
+import { userForIdentity } from '@/lib/identity/auth/users';
 import { DEMO_OPERATOR_EMAIL, DEMO_OPERATOR_TOTP_SECRET, DEMO_PASSWORD } from '@/lib/demo/seed';
-import { requireOAuthSecrets } from '@/lib/oauth/secrets';
+import { requireOAuthSecrets } from '@/lib/identity/secrets';
 import type { Engine } from '@/lib/platform/db/engine';
 import { sql } from '@/lib/platform/db/sql';
 import type { Services } from '@/lib/services';
@@ -16,7 +16,7 @@ import { demoUsers, testEngines } from '../helpers/db';
 import { makeServices } from '../helpers/services';
 
 /**
- * Staff sign-in (lib/auth/staff.ts): the operator console takes a password and a TOTP code, both;
+ * Staff sign-in (lib/identity/auth/staff.ts): the operator console takes a password and a TOTP code, both;
  * a code signs in once; a publisher, whatever they send, and a publisher's session, reach no staff
  * session; and the staff session alone works the staff functions of the database. Issue 39: the
  * code has a hard budget of wrong guesses per account, from every address together, counted in

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp, createPlacement } from '@/lib/console/writes';
+import { createApp, createPlacement } from '@/lib/publisher/writes';
 import type { Engine } from '@/lib/platform/db/engine';
 import { adBody } from '@/lib/schemas/sdk';
-import { rollUp } from '@/lib/sdk/rollup';
+import { rollUp } from '@/lib/ads/serving/rollup';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { registerClient } from '../helpers/oauth';
 import { rawAsService } from '../helpers/roles';

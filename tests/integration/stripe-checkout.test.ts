@@ -1,10 +1,10 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCheckout } from '../../lib/advertisers/checkout';
-import { buyerFunds, saveBuyerProfile } from '../../lib/data-buyers/account';
-import { checkMoney } from '../../lib/ledger/check';
+import { startCheckout } from '../../lib/money/stripe/checkout';
+import { buyerFunds, saveBuyerProfile } from '../../lib/data/buyers/account';
+import { checkMoney } from '../../lib/money/ledger-check';
 import { releaseAccount, reversalsQueue } from '../../lib/ops/reversals';
-import type { StripeRail } from '../../lib/payouts/stripe';
+import type { StripeRail } from '../../lib/money/stripe/rail';
 import type { Queryable } from '../../lib/platform/db/engine';
 import { stripeWebhookRoute } from '../../lib/routes/webhooks';
 import { suiteDatabase, testEngines } from '../helpers/db';
@@ -13,7 +13,7 @@ import { bound, makeServices } from '../helpers/services';
 import { startStripeStandIn, type StripeStandIn } from '../helpers/stripe-stand-in';
 
 /**
- * Top-ups by Stripe Checkout (lib/advertisers/checkout.ts) against a local stand-in of Stripe
+ * Top-ups by Stripe Checkout (lib/money/stripe/checkout.ts) against a local stand-in of Stripe
  * (tests/helpers/stripe-stand-in.ts), with webhook signatures made by the `stripe` package's own
  * test helper; real Stripe is never called. On every engine: a session is made for the amount
  * (in cents) only above the published minimum and for an advertiser; the balance is credited only

@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOnboarding, type StripeRail } from '../../lib/payouts/stripe';
-import { sendWithStripe } from '../../lib/payouts/staff';
-import { checkMoney } from '../../lib/ledger/check';
+import { startOnboarding, type StripeRail } from '../../lib/money/stripe/rail';
+import { sendWithStripe } from '../../lib/money/payouts/staff';
+import { checkMoney } from '../../lib/money/ledger-check';
 import { stripeWebhookRoute } from '../../lib/routes/webhooks';
 import type { Queryable } from '../../lib/platform/db/engine';
 import { bound, makeServices } from '../helpers/services';
@@ -12,7 +12,7 @@ import { rawAsService, rawAsUser } from '../helpers/roles';
 import { startStripeStandIn, type StripeStandIn } from '../helpers/stripe-stand-in';
 
 /**
- * The Stripe Connect payout rail (lib/payouts/stripe.ts) against a local stand-in of the Stripe
+ * The Stripe Connect payout rail (lib/money/stripe/rail.ts) against a local stand-in of the Stripe
  * endpoints it calls (tests/helpers/stripe-stand-in.ts), with webhook signatures made by the
  * `stripe` package's own test helper. Real Stripe is never called. On every engine: onboarding
  * makes one account per publisher; `account.updated` makes the method ready, once however often

@@ -3,8 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import type { SignedInUser } from '@/lib/auth/users';
-import type { FormState } from '@/lib/console/forms';
+import type { SignedInUser } from '@/lib/identity/auth/users';
+import type { FormState } from '@/lib/platform/kit/forms';
 import {
   checkoutForm,
   createCampaignForm,
@@ -14,8 +14,8 @@ import {
   profileForm,
   topUpForm,
   updateCampaignForm,
-} from '@/lib/advertisers/forms';
-import { limitedAction } from '@/lib/console/action-limit';
+} from '@/lib/ads/advertisers/forms';
+import { limitedAction } from '@/lib/platform/kit/action-limit';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher as requireSignedIn } from '../publisher';
@@ -23,9 +23,9 @@ import { requirePublisher as requireSignedIn } from '../publisher';
 /**
  * The advertiser console's server actions: each checks the session (Next has checked that the
  * post came from our origin), runs its form as the signed-in user within the account's and
- * address's budget of forms (lib/console/action-limit.ts), and refreshes the pages. A creative's
+ * address's budget of forms (lib/platform/kit/action-limit.ts), and refreshes the pages. A creative's
  * form, which sends files, is not one of them: it posts to a route of its own
- * (lib/advertisers/creative-upload.ts), as server actions take at most 1 MB (next.config.ts).
+ * (lib/ads/advertisers/creative-upload.ts), as server actions take at most 1 MB (next.config.ts).
  */
 
 async function asAdvertiser(back: string, run: (user: SignedInUser) => Promise<FormState>): Promise<FormState> {

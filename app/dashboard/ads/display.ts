@@ -1,6 +1,6 @@
-import { microToUsd } from '@/lib/account/money';
-import type { Campaign } from '@/lib/advertisers/account';
-import { formatUsd } from '@/lib/console/format';
+import { microToUsd } from '@/lib/money/figures';
+import type { Campaign } from '@/lib/ads/advertisers/account';
+import { formatUsd } from '@/lib/platform/kit/format';
 
 /** Micro-dollars from the ledger, rounded once to the cent for display. */
 export const usd = (micro: number) => formatUsd(microToUsd(micro));

@@ -1,9 +1,9 @@
-import type { Figures } from '@/lib/advertisers/reports';
-import { clickThroughRate, formatCount, formatPercent } from '@/lib/console/format';
+import type { Figures } from '@/lib/ads/advertisers/reports';
+import { clickThroughRate, formatCount, formatPercent } from '@/lib/platform/kit/format';
 import { ScrollTable } from '../tables';
 import { ecpm, usd } from './display';
 
-/** Figures summed by campaign, format, app, creative or day (lib/advertisers/reports.ts, sumBy): one row each, named by `name`. */
+/** Figures summed by campaign, format, app, creative or day (lib/ads/advertisers/reports.ts, sumBy): one row each, named by `name`. */
 export function FiguresTable({ label, first, rows, name = (key) => key }: { label: string; first: string; rows: Figures[]; name?: (key: string) => string }) {
   return (
     <ScrollTable label={label} head={[first, 'Impressions', 'Clicks', 'CTR', 'Spend', 'eCPM']}>

@@ -3,8 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useActionState, useState, type FormEvent } from 'react';
 import { toast } from 'sonner';
-import type { FormState } from '@/lib/console/forms';
-import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT } from '@/lib/advertisers/schemas';
+import type { FormState } from '@/lib/platform/kit/forms';
+import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT } from '@/lib/ads/advertisers/schemas';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
@@ -130,7 +130,7 @@ export function CampaignForm({
   const [state, formAction, pending] = useActionState(action, {});
   const typed = state.values;
   const v = { ...initial, ...typed };
-  // The formats come back from a refused form joined by commas (lib/advertisers/forms.ts).
+  // The formats come back from a refused form joined by commas (lib/ads/advertisers/forms.ts).
   const formats = new Set(typed?.formats !== undefined ? typed.formats.split(',').filter(Boolean) : initial.formats);
   return (
     <form action={formAction} className="grid max-w-2xl gap-5" key={JSON.stringify(typed ?? initial)}>
@@ -277,7 +277,7 @@ function FileField({
 const NOT_SENT = 'The creative could not be sent just now: check your connection and try again.';
 
 /**
- * Sends the creative form to its route (lib/advertisers/creative-upload.ts) and reads its answer
+ * Sends the creative form to its route (lib/ads/advertisers/creative-upload.ts) and reads its answer
  * as the form's next state: the form's own outcome, or the route's refusal of the request (too
  * large, too many forms, signed out), in the API's error envelope.
  */

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { advertiserAccount } from '@/lib/advertisers/account';
-import { formatRun } from '@/lib/advertisers/time';
-import { clickThroughRate, formatCount, formatPercent } from '@/lib/console/format';
+import { advertiserAccount } from '@/lib/ads/advertisers/account';
+import { formatRun } from '@/lib/ads/advertisers/time';
+import { clickThroughRate, formatCount, formatPercent } from '@/lib/platform/kit/format';
 import { services } from '@/lib/services';
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';

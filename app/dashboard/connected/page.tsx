@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
-import { formatMoment } from '@/lib/console/format';
-import { listApprovals } from '@/lib/oauth/approvals';
-import { displayClientName, isolate } from '@/lib/oauth/client-name';
+import { formatMoment } from '@/lib/platform/kit/format';
+import { listApprovals } from '@/lib/identity/oauth/approvals';
+import { displayClientName, isolate } from '@/lib/identity/oauth/client-name';
 import { services } from '@/lib/services';
 import { withdrawApprovalAction } from '../actions';
 import { ConfirmButton } from '../forms';

@@ -3,8 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import type { SignedInUser } from '@/lib/auth/users';
-import type { FormState } from '@/lib/console/forms';
+import type { SignedInUser } from '@/lib/identity/auth/users';
+import type { FormState } from '@/lib/platform/kit/forms';
 import {
   acknowledgeForm,
   buyerProfileForm,
@@ -18,9 +18,9 @@ import {
   type BuyerProfileState,
   type LicenseState,
   type WebhookState,
-} from '@/lib/data-buyers/forms';
-import { checkoutForm } from '@/lib/advertisers/forms';
-import { limitedAction } from '@/lib/console/action-limit';
+} from '@/lib/data/buyers/forms';
+import { checkoutForm } from '@/lib/ads/advertisers/forms';
+import { limitedAction } from '@/lib/platform/kit/action-limit';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { requirePublisher as requireSignedIn } from '../publisher';
@@ -28,7 +28,7 @@ import { requirePublisher as requireSignedIn } from '../publisher';
 /**
  * The data buyer console's server actions: each checks the session (Next has checked that the
  * post came from our origin), runs its form as the signed-in user within the account's and
- * address's budget of forms (lib/console/action-limit.ts), and refreshes the pages.
+ * address's budget of forms (lib/platform/kit/action-limit.ts), and refreshes the pages.
  */
 
 /** The form `run` of the signed-in user, within the budget; a refusal is a bare error, which every state here can be (their other fields are optional). */

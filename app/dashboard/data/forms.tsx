@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useActionState, useId, useState, type ReactNode } from 'react';
-import type { BuyerProfileState, LicenseState, ProfileField, WebhookState } from '@/lib/data-buyers/forms';
+import type { BuyerProfileState, LicenseState, ProfileField, WebhookState } from '@/lib/data/buyers/forms';
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';

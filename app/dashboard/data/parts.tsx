@@ -1,9 +1,9 @@
 import Link from 'next/link';
-import { formatMoment } from '@/lib/console/format';
-import type { BuyerFunds, DeletionNotice, LicenseStatus } from '@/lib/data-buyers/account';
-import { DELIVERY_STATUS, EXPORT_STATUS, LICENSE_STATUS, NOTICE_REASON, records, usd } from '@/lib/data-buyers/display';
-import type { ExportStatus } from '@/lib/data-buyers/downloads';
-import { deliveryLine, type WebhookDelivery } from '@/lib/data-buyers/webhook-settings';
+import { formatMoment } from '@/lib/platform/kit/format';
+import type { BuyerFunds, DeletionNotice, LicenseStatus } from '@/lib/data/buyers/account';
+import { DELIVERY_STATUS, EXPORT_STATUS, LICENSE_STATUS, NOTICE_REASON, records, usd } from '@/lib/data/buyers/display';
+import type { ExportStatus } from '@/lib/data/buyers/downloads';
+import { deliveryLine, type WebhookDelivery } from '@/lib/data/buyers/webhook-settings';
 import { Alert } from '../../_components/ui/alert';
 import { Badge } from '../../_components/ui/badge';
 import { ScrollTable, Totals } from '../tables';

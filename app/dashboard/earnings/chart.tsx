@@ -2,7 +2,7 @@
 
 import { useId, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { cn } from '@/app/_components/ui/cn';
-import type { ChartModel } from '@/lib/console/chart';
+import type { ChartModel } from '@/lib/platform/kit/chart';
 
 const TONES = {
   1: { stroke: 'stroke-chart-1', area: 'fill-chart-1/10', dot: 'bg-chart-1', ring: 'border-chart-1' },
@@ -12,7 +12,7 @@ const TONES = {
 const ALIGN = { start: 'translate-x-0', middle: '-translate-x-1/2', end: '-translate-x-full' } as const;
 
 /**
- * One daily series, drawn from a model built on the server (lib/console/chart.ts): an SVG that
+ * One daily series, drawn from a model built on the server (lib/platform/kit/chart.ts): an SVG that
  * stretches to the width it is given (no fixed size: a phone gets the whole period, with fewer
  * labels), rendered on the server so it is on the page before any script runs. Today is drawn
  * apart (a dashed last segment and a hollow point, "today, so far"). Hovering, touching or

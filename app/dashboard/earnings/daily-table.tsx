@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { Table } from '@/app/_components/ui/table';
-import { PARTIAL_LABEL } from '@/lib/console/chart';
-import { formatCount, formatDay, formatUsd } from '@/lib/console/format';
+import { PARTIAL_LABEL } from '@/lib/platform/kit/chart';
+import { formatCount, formatDay, formatUsd } from '@/lib/platform/kit/format';
 import type { dailyPoint } from '@/lib/schemas/account';
 
 type DailyPoint = z.infer<typeof dailyPoint>;

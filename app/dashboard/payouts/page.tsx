@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
-import { exactSumMicro, microToUsd } from '@/lib/account/money';
-import { formatDay, formatUsd } from '@/lib/console/format';
-import { consoleAccount } from '@/lib/console/session';
-import { payoutBlocker } from '@/lib/payouts/publisher';
-import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { exactSumMicro, microToUsd } from '@/lib/money/figures';
+import { formatDay, formatUsd } from '@/lib/platform/kit/format';
+import { consoleAccount } from '@/lib/publisher/session';
+import { payoutBlocker } from '@/lib/money/payouts/publisher';
+import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { services } from '@/lib/services';
 import { cancelPayoutAction, payoutMethodAction, requestPayoutAction, stripeOnboardingAction } from '../actions';
 import { ConsoleHeader, ConsoleNav } from '../nav';

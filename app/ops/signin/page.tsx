@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { staffSignIn } from '@/lib/auth/staff';
+import { staffSignIn } from '@/lib/identity/auth/staff';
 import { services } from '@/lib/services';
 import { AuthCard } from '../../_components/auth/auth-card';
 import { Alert } from '../../_components/ui/alert';

@@ -21,7 +21,7 @@ export type Role = 'authenticated' | 'sdk' | 'anon';
 
 /** What `request.jwt.claims` holds for each role (`auth.uid()`, `public.sdk_app_id()`, `sdk_user_id()`). */
 export interface RoleClaims {
-  /** `aal: 'aal2'`: signed in with a second factor (staff, lib/auth/staff.ts; public.is_staff reads it). */
+  /** `aal: 'aal2'`: signed in with a second factor (staff, lib/identity/auth/staff.ts; public.is_staff reads it). */
   authenticated: { sub: string; scope?: string; client_id?: string; aal?: 'aal2' };
   sdk: { app_id: string; user_id?: string };
   anon: undefined;

@@ -97,7 +97,7 @@ export function clientHash(key: Buffer, clientIp: string, userAgent: string | nu
  * The client's network as the caps of ad traffic count it: a keyed hash of `networkOf` alone, the
  * /24 or /64, whatever user agent the request names. The frequency cap (per app, network and
  * campaign, public.sdk_network_fills) and the hourly cap of billable impressions (per publisher and
- * network, lib/sdk/events.ts) count by it: a new user agent per ad is not a new budget.
+ * network, lib/ads/serving/events.ts) count by it: a new user agent per ad is not a new budget.
  */
 export function networkHash(key: Buffer, clientIp: string): string {
   return createHmac('sha256', key)

@@ -81,7 +81,7 @@ export interface RouteDeclaration<C extends Credential = Credential> {
   rateLimit: boolean;
   /**
    * `public`: any origin may read (no cookies are involved). `sdk`: the origins the calling app
-   * allows (lib/sdk/keys.ts); an origin it refused is not allowed to read the refusal either.
+   * allows (lib/identity/keys/directory.ts); an origin it refused is not allowed to read the refusal either.
    * `none`: same-origin only.
    */
   cors: 'public' | 'sdk' | 'none';

@@ -390,7 +390,7 @@ describe('route kernel', () => {
 });
 
 describe('CORS of the SDK surface (an app allows web origins)', () => {
-  // A kernel whose key check is the SDK's rule alone (lib/sdk/keys.ts): the key `good` of an app
+  // A kernel whose key check is the SDK's rule alone (lib/identity/keys/directory.ts): the key `good` of an app
   // that allows https://app.example, the key `gone` revoked. The database-backed check is in
   // tests/integration/sdk-money.test.ts.
   const handled: string[] = [];

@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { checkedLookup, isPrivateAddress, publicAddressesOnly, refusedLiteral } from './private-address';
 
-// The address rules themselves are tested where they were first used, in lib/oauth/client-metadata.test.ts.
+// The address rules themselves are tested where they were first used, in lib/identity/oauth/client-metadata.test.ts.
 
 describe('isPrivateAddress', () => {
   it('judges an IPv4-mapped address by its IPv4 part, in every spelling', () => {

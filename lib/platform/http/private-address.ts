@@ -5,8 +5,8 @@ import { ipv6Groups } from './client-ip';
 /**
  * Which addresses a request made on a stranger's behalf must never reach: everything that is not
  * the public internet. Two such requests exist: fetching a client ID metadata document
- * (lib/oauth/client-metadata.ts) and delivering a deletion notice to a data buyer's webhook
- * (lib/data-buyers/webhooks.ts). Both connect only to addresses checked here, through
+ * (lib/identity/oauth/client-metadata.ts) and delivering a deletion notice to a data buyer's webhook
+ * (lib/data/buyers/webhooks.ts). Both connect only to addresses checked here, through
  * `checkedLookup` (below).
  *
  * IPv4: the special-purpose networks of the IANA registry (RFC 6890) below.

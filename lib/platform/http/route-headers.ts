@@ -28,7 +28,7 @@ function routeHeaders(declaration: RouteDeclaration, x: Exchange<{ now(): number
     for (const name in limitHeaders) h[name.toLowerCase()] = limitHeaders[name]!;
   }
   if (declaration.cors === 'sdk') {
-    // Each app says which web origins may use its keys (lib/sdk/keys.ts), and the answer is
+    // Each app says which web origins may use its keys (lib/identity/keys/directory.ts), and the answer is
     // readable by the page that asked (`*` for a request that sent no Origin). A page on an
     // origin the app refused reads only its refusal: the 403 envelope, answered before anything
     // was served or recorded (by the key's check, or first thing for a beacon), so that the SDK

@@ -46,7 +46,7 @@ export interface ObjectStorage {
   delete(key: string): Promise<void>;
   /**
    * Every object stored, in pages as the store gives them (for the sweep of files no table knows,
-   * lib/advertisers/files.ts): its key, size, and when it was written.
+   * lib/ads/advertisers/files.ts): its key, size, and when it was written.
    */
   list(): AsyncIterable<ListedObject>;
 }

@@ -23,7 +23,7 @@ const UPLOAD_QUEUE = 2;
  *
  * Checksums are sent and checked only where the S3 API requires them: the SDK's newer default
  * (a CRC32 on every upload) is not something every S3-compatible service accepts, and an object
- * here is checked before it is stored (lib/advertisers/media.ts). Tested against a local stand-in
+ * here is checked before it is stored (lib/ads/advertisers/media.ts). Tested against a local stand-in
  * of the calls it makes (tests/helpers/s3-stand-in.ts); never run against Supabase itself from here.
  */
 export class S3Storage implements ObjectStorage {

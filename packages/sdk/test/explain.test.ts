@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/platform/http/errors';
-import { appOfKey, authenticateApiKey, checkOrigin, SdkDirectory, type SdkKeyRow } from '../../../lib/sdk/keys';
+import { appOfKey, authenticateApiKey, checkOrigin, SdkDirectory, type SdkKeyRow } from '../../../lib/identity/keys/directory';
 import { explain, maskKey, type Refusal } from '../src/explain';
 
 /*
  * What the console is told of a refusal (src/explain.ts), from the refusals the service really
  * answers: the words the SDK tells a 403's causes apart by are held to the service's own messages
- * (lib/sdk/keys.ts) here, so neither can change without the other.
+ * (lib/identity/keys/directory.ts) here, so neither can change without the other.
  */
 
 const KEY = 'pk_test_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z';

@@ -1,5 +1,5 @@
 -- At most 100 campaigns an advertiser has not completed (ADVERTISER_LIMITS in
--- lib/advertisers/schemas.ts, content/docs/advertisers.md; migration 20261213000700_bounded_storage):
+-- lib/ads/advertisers/schemas.ts, content/docs/advertisers.md; migration 20261213000700_bounded_storage):
 -- a free account made 374 in ten seconds. A trigger before a campaign is inserted, by the console
 -- or any other writer. A completed campaign went through review, so the ones left out of the
 -- count are bounded by the operator; a draft can be deleted to make room.

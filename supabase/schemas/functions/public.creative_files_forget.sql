@@ -1,4 +1,4 @@
--- Forgets the rows of stored files whose objects were deleted (lib/advertisers/files.ts; migration
+-- Forgets the rows of stored files whose objects were deleted (lib/ads/advertisers/files.ts; migration
 -- 20261213000700_bounded_storage): a swept file, or one stored for a creative write that was
 -- refused. Never a file a creative names now: such a row stays, whatever the caller asked.
 -- Answers how many rows went.

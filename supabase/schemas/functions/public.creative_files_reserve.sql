@@ -1,9 +1,9 @@
 -- Room for the files of one creative form (`p_keys`, of `p_bytes` each), asked as the advertiser
--- before anything is stored (lib/advertisers/files.ts; migration 20261213000700_bounded_storage):
+-- before anything is stored (lib/ads/advertisers/files.ts; migration 20261213000700_bounded_storage):
 -- a row of public.creative_files per file, the advertiser's, named by no creative yet. Refused,
 -- and nothing written, when the advertiser's stored files (all their rows: named, waiting for a
 -- creative, or released and not yet swept) and these would pass 500 MB (ADVERTISER_LIMITS in
--- lib/advertisers/schemas.ts): `{ok: false, error: 'storage_full', used_bytes, limit_bytes}`.
+-- lib/ads/advertisers/schemas.ts): `{ok: false, error: 'storage_full', used_bytes, limit_bytes}`.
 -- The advertiser's advisory lock first (as public.campaigns_within_limit), so two uploads at once
 -- cannot both take the last room. A row that never reaches a creative is swept an hour later.
 create or replace function public.creative_files_reserve(p_keys text[], p_bytes bigint[])

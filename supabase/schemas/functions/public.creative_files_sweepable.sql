@@ -1,5 +1,5 @@
 -- The stored files of creatives that may be deleted now (migration 20261213000700_bounded_storage;
--- lib/advertisers/files.ts deletes each object, then its row with public.creative_files_forget),
+-- lib/ads/advertisers/files.ts deletes each object, then its row with public.creative_files_forget),
 -- of one advertiser or of all (`p_advertiser` null), at most `p_limit`:
 -- - a file no creative names any more (`released_at`) that no decision can have sent to a page
 --   in the last 24 hours: never named while its creative was approved (`served_from` null: an

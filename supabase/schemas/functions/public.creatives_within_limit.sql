@@ -1,5 +1,5 @@
 -- At most 20 creatives per campaign, and 200 in an advertiser's campaigns that are not completed
--- (ADVERTISER_LIMITS in lib/advertisers/schemas.ts, content/docs/advertisers.md; migration
+-- (ADVERTISER_LIMITS in lib/ads/advertisers/schemas.ts, content/docs/advertisers.md; migration
 -- 20261213000700_bounded_storage). A trigger before a creative is inserted; the same turns as
 -- public.campaigns_within_limit (its file says why): the advertiser's advisory lock, then the
 -- counts, as the caller (row-level security shows the advertiser their own creatives).

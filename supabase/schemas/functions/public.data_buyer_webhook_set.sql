@@ -1,6 +1,6 @@
 -- A data buyer sets the webhook their deletion notices are sent to, or replaces its URL
 -- (migration 20261211000000_deletion_webhooks). The URL arrives checked by the server (https, a
--- public host, lib/data-buyers/webhook-settings.ts) and the table checks it again. The signing
+-- public host, lib/data/buyers/webhook-settings.ts) and the table checks it again. The signing
 -- secret arrives sealed by the server with the data encryption key (`p_secret_ciphertext`),
 -- with its masked form (`p_secret_hint`); the buyer's role can never read the sealed value back.
 -- A new webhook stores the secret given; an existing one keeps its own (only rotating changes

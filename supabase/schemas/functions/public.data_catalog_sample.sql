@@ -5,7 +5,7 @@
 -- 20261213000602_data_min_app_age) and are still available, in the pool's order, each with only what is not an
 -- identifier: its kind, its app's categories, the day it was received, its model and its
 -- content. No record id, subject or app: the service also masks identifiers in the text
--- (lib/data-buyers/identifiers.ts). A filter narrows within the pool, so a buyer trying filter
+-- (lib/data/buyers/identifiers.ts). A filter narrows within the pool, so a buyer trying filter
 -- after filter reads the same few records all day, and a small, fixed share of the catalog over
 -- any number of days. Only for a data buyer who accepted the terms and has put money in their
 -- balance (a credit to their buyer account, ever): a free account sees no sample. Answers

@@ -2,7 +2,7 @@
 -- statement-level, after notices are written (public.data_records_erase, in the withdrawal's
 -- transaction), one delivery per new notice whose buyer has a webhook, pending at once. So a
 -- notice and its delivery commit together or not at all, and the delivery worker
--- (lib/data-buyers/webhooks.ts) never misses one nor sends one for a notice rolled back. A
+-- (lib/data/buyers/webhooks.ts) never misses one nor sends one for a notice rolled back. A
 -- webhook being removed at that moment (its row locked by public.data_buyer_webhook_remove) is
 -- skipped rather than waited for: the withdrawal never fails or stalls because of a buyer's
 -- webhook, and the notice stays in the console, which is the record.

@@ -16,7 +16,7 @@
 -- refunded), and takes it back from the publisher whose records they were (their part of the
 -- sale, in the sale's proportion, never more than the refund) and from the platform's fee (the
 -- rest). A withdrawal at or after the window's end leaves what the sale earned with its
--- publisher. Called in the withdrawal's transaction (lib/sdk/data.ts), by the app's SDK role for
+-- publisher. Called in the withdrawal's transaction (lib/data/records.ts), by the app's SDK role for
 -- its own app only. Answers how many records were deleted.
 create or replace function public.data_records_erase(p_subject text, p_kinds text[], p_reason text)
 returns integer

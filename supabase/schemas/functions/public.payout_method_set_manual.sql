@@ -1,6 +1,6 @@
 -- The caller's payout method becomes the manual rail (migration 20261206000000_payouts): the
 -- operator sends the money to the details the publisher gave, which arrive here already
--- encrypted by the server (`p_ciphertext`, lib/payouts/details.ts) with the masked form shown to
+-- encrypted by the server (`p_ciphertext`, lib/money/payouts/details.ts) with the masked form shown to
 -- the publisher and to staff (`p_masked`). Ready at once.
 create or replace function public.payout_method_set_manual(p_ciphertext text, p_masked text)
 returns json

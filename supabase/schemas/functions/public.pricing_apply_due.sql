@@ -5,7 +5,7 @@
 -- when they bill, and keep what they billed on what they billed (a decision's cost, a license's
 -- price, a payout's amount): a change prices only what is billed after it is applied, never what
 -- was billed before. Called by public.staff_pricing_schedule for a change effective now, and by the
--- server's timer and the scheduler's call for the others (lib/sdk/rollup.ts, applyDuePricing). Nothing due, the
+-- server's timer and the scheduler's call for the others (lib/ads/serving/rollup.ts, applyDuePricing). Nothing due, the
 -- common case, is one index read; runs take turns on the pricing row's lock. Writes the row if it
 -- is missing. Answers how many changes it applied.
 -- The data market's settings are values of the change too (migration 20261213001100_pricing_data_settings):

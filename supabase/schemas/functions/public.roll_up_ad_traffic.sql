@@ -11,7 +11,7 @@
 -- term expire and release what they held (public.data_licenses_advance, migration
 -- 20261209000000_data_buyers). Rows of transactions still open are
 -- invisible here and wait for the next run; `skip locked` lets two runs share the work without waiting.
--- The server runs it every few seconds (lib/sdk/rollup.ts); on Supabase pg_cron can instead.
+-- The server runs it every few seconds (lib/ads/serving/rollup.ts); on Supabase pg_cron can instead.
 -- It also adds what serving promised and what billing took, per campaign and five minutes, to the
 -- `served:` and `billed:` counters that pacing reads (public.sdk_serve_ad): serving writes no row
 -- another request writes too, and counts its promises from the next run. Each run also sweeps,

@@ -1,5 +1,5 @@
 -- The app the SDK request's key (or decision token) belongs to, from `request.jwt.claims`
--- (`{"role": "sdk", "app_id": …, "user_id": …}`, lib/sdk/access.ts). Every policy of the `sdk`
+-- (`{"role": "sdk", "app_id": …, "user_id": …}`, lib/identity/keys/access.ts). Every policy of the `sdk`
 -- role reads it: the role sees and writes its own app's rows and nothing else.
 create or replace function public.sdk_app_id() returns uuid
 language sql stable

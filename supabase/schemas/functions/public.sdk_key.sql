@@ -1,9 +1,9 @@
 -- The SDK surface (`/functions/v1/*`) authenticates a request by the publishable key in
 -- `x-api-key`. Nobody is signed in there, so the lookup runs as `anon`, not as the service:
 -- knowing the key is the authorization. The key is never stored, only its SHA-256
--- (lib/sdk/api-key.ts), so the caller hashes what it was sent and asks for exactly that key.
+-- (lib/identity/keys/api-key.ts), so the caller hashes what it was sent and asks for exactly that key.
 -- The lookup also answers the app's owner and allowed origins, so that one lookup is all a
--- request needs before its own work (lib/sdk/keys.ts).
+-- request needs before its own work (lib/identity/keys/directory.ts).
 --
 -- `anon` still cannot read `api_keys` or `apps`: this function is its one way in, and it answers
 -- at most one row (`key_hash` is unique), the row of the key whose hash was given, or nothing.

@@ -1,5 +1,5 @@
 -- One click per address and ad in 3 hours: the decisions whose billable click came from this
--- address (its keyed hash, lib/sdk/traffic.ts) on this creative in the 3 hours before `p_at`.
+-- address (its keyed hash, lib/ads/serving/traffic.ts) on this creative in the 3 hours before `p_at`.
 -- Index: ad_decisions_recent_clicks.
 -- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
 -- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls

@@ -5,7 +5,7 @@
 -- viewability evidence, for impressions). `p_ip_hash` is the keyed hash of the client's address,
 -- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_allowed`
 -- and `p_publisher_allowed` are how many of the batch's impressions the hourly caps still allow,
--- from this client and for this publisher (lib/sdk/events.ts keeps those counts, shared by every
+-- from this client and for this publisher (lib/ads/serving/events.ts keeps those counts, shared by every
 -- instance when Upstash is configured). Each event answers its `n` and one outcome:
 --   recorded    billable, counted, on its decision;
 --   duplicate   its id was recorded before (a retry): nothing changes;

@@ -1,7 +1,7 @@
 -- The outcome of a code checked under the budget (migration 20261213000000_staff_factor_budget):
 -- a right code gives its unit back; a wrong one keeps it, and when the wrong codes of the window
 -- reach `p_budget` the factor locks, with a line in the audit log. Answers whether the factor is
--- locked now. Executable by the service role, which signs staff in (lib/auth/staff.ts).
+-- locked now. Executable by the service role, which signs staff in (lib/identity/auth/staff.ts).
 create or replace function public.staff_factor_settle(p_attempt bigint, p_right boolean, p_budget integer, p_window_s integer)
 returns boolean
 language plpgsql volatile security definer set search_path = ''

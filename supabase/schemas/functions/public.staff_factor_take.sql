@@ -5,7 +5,7 @@
 -- locks the factor when it was the last. Answers the attempt's id, or null (check no code) when the
 -- factor is locked, the budget is taken by attempts still being checked, or `p_user` is no staff.
 -- The member's row is locked for the count, so concurrent attempts count one after another.
--- Executable by the service role, which signs staff in (lib/auth/staff.ts).
+-- Executable by the service role, which signs staff in (lib/identity/auth/staff.ts).
 create or replace function public.staff_factor_take(p_user uuid, p_budget integer, p_window_s integer)
 returns bigint
 language plpgsql volatile security definer set search_path = ''

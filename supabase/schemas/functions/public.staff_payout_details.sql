@@ -1,6 +1,6 @@
 -- What staff need to send a payout (migration 20261206000000_payouts): the payout's amount,
 -- status and rail, and the publisher's payout method on that rail: the bank details, still
--- encrypted (the server opens them, lib/payouts/staff.ts), or the Stripe account. Refused to anyone but staff (public.is_staff); every look is in the
+-- encrypted (the server opens them, lib/money/payouts/staff.ts), or the Stripe account. Refused to anyone but staff (public.is_staff); every look is in the
 -- audit log, with why. Answers null for an unknown payout.
 create or replace function public.staff_payout_details(p_payout uuid, p_why text)
 returns json

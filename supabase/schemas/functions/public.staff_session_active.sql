@@ -1,6 +1,6 @@
 -- Whether staff session `p_session` of `p_user` is open (migration
 -- 20261213000000_staff_factor_budget): started, not signed out, not expired, and its member still
--- staff. Executable by the service role, which reads the ops cookie (lib/auth/staff.ts).
+-- staff. Executable by the service role, which reads the ops cookie (lib/identity/auth/staff.ts).
 create or replace function public.staff_session_active(p_session uuid, p_user uuid)
 returns boolean
 language sql stable security definer set search_path = ''

@@ -1,6 +1,6 @@
 -- Sign-out of staff session `p_session` of `p_user` (migration 20261213000000_staff_factor_budget):
 -- from now on its cookie, and every copy of it, signs in nobody. Answers whether it was open.
--- Executable by the service role (lib/auth/staff.ts).
+-- Executable by the service role (lib/identity/auth/staff.ts).
 create or replace function public.staff_session_end(p_session uuid, p_user uuid)
 returns boolean
 language plpgsql volatile security definer set search_path = ''

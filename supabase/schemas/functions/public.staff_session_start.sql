@@ -1,7 +1,7 @@
 -- A staff session starts (migration 20261213000000_staff_factor_budget): its id goes into the
 -- `monetize-ops` cookie, which works while the session is open (public.staff_session_active).
 -- Forgets this member's sessions that ended or expired more than a day ago. Executable by the
--- service role, which signs staff in (lib/auth/staff.ts).
+-- service role, which signs staff in (lib/identity/auth/staff.ts).
 create or replace function public.staff_session_start(p_user uuid, p_max_age_s integer)
 returns uuid
 language plpgsql volatile security definer set search_path = ''

@@ -2,8 +2,8 @@
 -- kind `p_account_kind` would be refused, or null (migration 20261213000700_bounded_storage):
 -- the rule of every rail (public.top_up_refusal), then `too_many_open_checkouts` when the account
 -- has 5 card top-ups opened in the last 24 hours and not paid (a session lasts at most 24 hours at
--- Stripe; ADVERTISER_LIMITS in lib/advertisers/schemas.ts). Asked by the console before Stripe is
--- called (lib/advertisers/checkout.ts), never by the webhook: a session paid is credited whatever
+-- Stripe; ADVERTISER_LIMITS in lib/ads/advertisers/schemas.ts). Asked by the console before Stripe is
+-- called (lib/money/stripe/checkout.ts), never by the webhook: a session paid is credited whatever
 -- this says.
 create or replace function public.top_up_checkout_refusal(p_user uuid, p_amount_micro bigint, p_account_kind text default 'advertiser')
 returns json

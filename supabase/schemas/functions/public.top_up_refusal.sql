@@ -5,7 +5,7 @@
 -- `amount_out_of_range` below the published minimum (`pricing_settings.min_top_up_usd`, answered
 -- as `minimum_micro`), above a million dollars or not in whole cents. The one rule for every rail:
 -- public.top_up_request (an invoice), public.top_up_open_checkout and the console before it asks
--- Stripe for a session (lib/advertisers/checkout.ts).
+-- Stripe for a session (lib/money/stripe/checkout.ts).
 create or replace function public.top_up_refusal(p_user uuid, p_amount_micro bigint, p_account_kind text default 'advertiser')
 returns json
 language plpgsql stable security definer set search_path = ''

@@ -1,8 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
-import { advertiserAccount, minimumTopUpUsd } from '@/lib/advertisers/account';
-import { formatMoment } from '@/lib/console/format';
+import { advertiserAccount } from '@/lib/ads/advertisers/account';
+import { minimumTopUpUsd } from '@/lib/money/funds';
+import { formatMoment } from '@/lib/platform/kit/format';
 import { services } from '@/lib/services';
 import { Alert } from '../../../_components/ui/alert';
 import { EmptyState } from '../../../_components/ui/empty-state';

@@ -1,12 +1,12 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
-import { microToUsd } from '@/lib/account/money';
-import { advertiserAccount } from '@/lib/advertisers/account';
-import { reportQuery } from '@/lib/advertisers/report-download';
-import { advertiserReport, dailySeries, periodDays, REPORT_PERIODS, REPORT_ROWS, sumBy } from '@/lib/advertisers/reports';
-import { buildDailyChart } from '@/lib/console/chart';
-import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/console/format';
+import { microToUsd } from '@/lib/money/figures';
+import { advertiserAccount } from '@/lib/ads/advertisers/account';
+import { reportQuery } from '@/lib/ads/advertisers/report-download';
+import { advertiserReport, dailySeries, periodDays, REPORT_PERIODS, REPORT_ROWS, sumBy } from '@/lib/ads/advertisers/reports';
+import { buildDailyChart } from '@/lib/platform/kit/chart';
+import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/platform/kit/format';
 import { services } from '@/lib/services';
 import { EmptyState } from '../../../_components/ui/empty-state';
 import { DailyChart } from '../../earnings/chart';

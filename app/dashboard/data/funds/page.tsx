@@ -1,11 +1,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
-import { minimumTopUpUsd } from '@/lib/advertisers/account';
-import { formatMoment } from '@/lib/console/format';
-import { buyerFunds, buyerProfile } from '@/lib/data-buyers/account';
-import { usd } from '@/lib/data-buyers/display';
-import { buyerTopUps } from '@/lib/data-buyers/funds';
+import { formatMoment } from '@/lib/platform/kit/format';
+import { buyerFunds, buyerProfile } from '@/lib/data/buyers/account';
+import { usd } from '@/lib/data/buyers/display';
+import { minimumTopUpUsd, topUps as buyerTopUps } from '@/lib/money/funds';
 import { services } from '@/lib/services';
 import { Alert } from '../../../_components/ui/alert';
 import { EmptyState } from '../../../_components/ui/empty-state';
@@ -28,7 +27,7 @@ export default async function DataFundsPage({ searchParams }: { searchParams: Pr
   const [profile, funds, topUps, minimum] = await Promise.all([
     buyerProfile(db, user.id),
     buyerFunds(db, user.id),
-    buyerTopUps(db, user.id),
+    buyerTopUps(db, user.id, 'buyer'),
     minimumTopUpUsd(db),
   ]);
   if (!profile) redirect('/dashboard/data');

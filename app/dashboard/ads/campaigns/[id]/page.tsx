@@ -2,14 +2,14 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { z } from 'zod';
-import { advertiserAccount, advertiserCampaign, type Creative } from '@/lib/advertisers/account';
-import { CREATIVE_OUTCOMES, CREATIVE_UPLOAD_PATH } from '@/lib/advertisers/creative-upload';
-import { reportCsv, sumBy, type ReportRow } from '@/lib/advertisers/reports';
-import { CREATIVE_RULES } from '@/lib/advertisers/schemas';
-import { dayIn, formatRun } from '@/lib/advertisers/time';
-import { csvDataUrl } from '@/lib/console/csv';
-import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/console/format';
-import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { advertiserAccount, advertiserCampaign, type Creative } from '@/lib/ads/advertisers/account';
+import { CREATIVE_OUTCOMES, CREATIVE_UPLOAD_PATH } from '@/lib/ads/advertisers/creative-upload';
+import { reportCsv, sumBy, type ReportRow } from '@/lib/ads/advertisers/reports';
+import { CREATIVE_RULES } from '@/lib/ads/advertisers/schemas';
+import { dayIn, formatRun } from '@/lib/ads/advertisers/time';
+import { csvDataUrl } from '@/lib/platform/kit/csv';
+import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/platform/kit/format';
+import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
@@ -74,7 +74,7 @@ export default async function CampaignPage({
   const editable = c.status !== 'completed';
   const left = budgetLeftMicro(c);
   const headlineOf = new Map(creatives.map((cr) => [cr.id, cr.headline]));
-  // The campaign's daily figures as the reports page reads them (lib/advertisers/reports.ts): the same sums and the same CSV.
+  // The campaign's daily figures as the reports page reads them (lib/ads/advertisers/reports.ts): the same sums and the same CSV.
   const rows: ReportRow[] = days.map((d) => ({
     day: d.day,
     campaign_id: c.id,

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { advertiserAccount } from '@/lib/advertisers/account';
-import { dayIn } from '@/lib/advertisers/time';
-import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+import { advertiserAccount } from '@/lib/ads/advertisers/account';
+import { dayIn } from '@/lib/ads/advertisers/time';
+import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { services } from '@/lib/services';
 import { ConsoleHeader, ConsoleNav } from '../../../nav';
 import { requirePublisher as requireSignedIn } from '../../../publisher';

@@ -1,9 +1,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { advertiserAccount, bankDetails } from '@/lib/advertisers/account';
+import { advertiserAccount } from '@/lib/ads/advertisers/account';
+import { bankDetails } from '@/lib/money/funds';
 import { env } from '@/lib/platform/env';
-import { formatMoment } from '@/lib/console/format';
+import { formatMoment } from '@/lib/platform/kit/format';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
 import { requirePublisher as requireSignedIn } from '../../../publisher';

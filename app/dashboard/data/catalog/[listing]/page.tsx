@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { formatCount } from '@/lib/console/format';
-import { acceptedCurrentTerms, buyerFunds, buyerProfile } from '@/lib/data-buyers/account';
-import { formatBytes, listingAvailability, listingFacets, listingSample } from '@/lib/data-buyers/catalog';
+import { formatCount } from '@/lib/platform/kit/format';
+import { acceptedCurrentTerms, buyerFunds, buyerProfile } from '@/lib/data/buyers/account';
+import { formatBytes, listingAvailability, listingFacets, listingSample } from '@/lib/data/buyers/catalog';
 import {
   contentText,
   day,
@@ -16,9 +16,9 @@ import {
   usdToMicro,
   type FilterValues,
   type SearchParams,
-} from '@/lib/data-buyers/display';
-import { LISTING_IDS, LISTINGS, MAX_APP_AGE_DAYS, type Listing } from '@/lib/data-buyers/schemas';
-import { DEFAULT_PRICING } from '@/lib/pricing/defaults';
+} from '@/lib/data/buyers/display';
+import { LISTING_IDS, LISTINGS, MAX_APP_AGE_DAYS, type Listing } from '@/lib/data/buyers/schemas';
+import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
 import { Button } from '../../../../_components/ui/button';

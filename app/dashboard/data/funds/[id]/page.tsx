@@ -1,11 +1,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { bankDetails } from '@/lib/advertisers/account';
-import { formatMoment } from '@/lib/console/format';
-import { buyerProfile } from '@/lib/data-buyers/account';
-import { usd } from '@/lib/data-buyers/display';
-import { buyerTopUp } from '@/lib/data-buyers/funds';
+import { formatMoment } from '@/lib/platform/kit/format';
+import { buyerProfile } from '@/lib/data/buyers/account';
+import { usd } from '@/lib/data/buyers/display';
+import { bankDetails, topUpOf } from '@/lib/money/funds';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
@@ -19,7 +18,7 @@ export default async function DataTopUpPage({ params }: { params: Promise<{ id: 
   const { id } = await params;
   const user = await requireSignedIn(`/dashboard/data/funds/${id}`);
   const db = await services().database();
-  const [profile, topUp] = await Promise.all([buyerProfile(db, user.id), buyerTopUp(db, user.id, id)]);
+  const [profile, topUp] = await Promise.all([buyerProfile(db, user.id), topUpOf(db, user.id, 'buyer', id)]);
   if (!profile) redirect('/dashboard/data');
   if (!topUp) notFound();
   const payee = bankDetails(env());

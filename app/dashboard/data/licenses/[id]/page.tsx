@@ -1,12 +1,12 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { formatCount, formatDay, formatMoment } from '@/lib/console/format';
-import { buyerLicense, deletionNotices } from '@/lib/data-buyers/account';
-import { formatBytes } from '@/lib/data-buyers/catalog';
-import { canDownload, describeFilter, exportNote, formatUnits, licenseStatusNote, unitPrice, usd, type SearchParams } from '@/lib/data-buyers/display';
-import { licenseExport } from '@/lib/data-buyers/downloads';
-import { LISTINGS } from '@/lib/data-buyers/schemas';
+import { formatCount, formatDay, formatMoment } from '@/lib/platform/kit/format';
+import { buyerLicense, deletionNotices } from '@/lib/data/buyers/account';
+import { formatBytes } from '@/lib/data/buyers/catalog';
+import { canDownload, describeFilter, exportNote, formatUnits, licenseStatusNote, unitPrice, usd, type SearchParams } from '@/lib/data/buyers/display';
+import { licenseExport } from '@/lib/data/buyers/downloads';
+import { LISTINGS } from '@/lib/data/buyers/schemas';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
 import { ConsoleHeader, ConsoleNav } from '../../../nav';

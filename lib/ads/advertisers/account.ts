@@ -1,0 +1,330 @@
+import { asConsoleUser } from '../../identity/console';
+import type { Database, Session } from '../../platform/db/roles';
+import { sql } from '../../platform/db/sql';
+import { ok, refused, type Result } from '../../platform/kit/result';
+import { violatedConstraint } from '../../platform/db/errors';
+import type { TopUp } from '../../money/funds';
+import type { CampaignStatus, CreativeStatus, PauseReason } from '../../schemas/advertising';
+import type { PlacementFormat } from '../../schemas/account';
+import { ADVERTISER_LIMITS, type CampaignInput, type CampaignMove, type CreativeInput, type ProfileInput } from './schemas';
+import { endOfDay, startOfDay } from './time';
+
+/**
+ * An advertiser's own account, read and written as them: the role `authenticated` with the
+ * advertiser as the user, so row-level security keeps them to their own profile, funds,
+ * campaigns, creatives and figures, and the database's triggers decide which status moves are
+ * theirs (migration 20261207000000_advertisers). Another advertiser's campaign is simply not
+ * there ("not found"), whatever id a form sends. Money is in micro-dollars, from the ledger.
+ */
+
+export type Profile = ProfileInput & { user_id: string };
+
+export type Campaign = {
+  id: string;
+  name: string;
+  status: CampaignStatus;
+  pause_reason: PauseReason | null;
+  rejection_reason: string | null;
+  starts_at: Date;
+  ends_at: Date | null;
+  hard_stop: boolean;
+  lifetime_budget_usd: number | null;
+  daily_cap_usd: number | null;
+  frequency_cap: number;
+  formats: PlacementFormat[];
+  keywords: string[];
+  include_categories: string[];
+  exclude_categories: string[];
+  excluded_apps: string[];
+  created_at: Date;
+  /** Totals from the daily figures the roll-up keeps. */
+  impressions: number;
+  clicks: number;
+  spent_micro: number;
+};
+
+export type Creative = {
+  id: string;
+  campaign_id: string;
+  format: PlacementFormat;
+  status: CreativeStatus;
+  rejection_reason: string | null;
+  headline: string;
+  body: string;
+  cta: string;
+  image_url: string | null;
+  video_url: string | null;
+  landing_url: string;
+  width: number | null;
+  height: number | null;
+  duration_ms: number | null;
+};
+
+export interface AdvertiserAccount {
+  profile: Profile | null;
+  /** The advertiser's ledger balance: what they put in less what their ads cost. */
+  balance_micro: number;
+  top_ups: TopUp[];
+  campaigns: Campaign[];
+}
+
+const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection_reason, c.starts_at, c.ends_at, c.hard_stop,
+  c.lifetime_budget_usd::float8 as lifetime_budget_usd, c.daily_cap_usd::float8 as daily_cap_usd, c.frequency_cap, c.formats, c.keywords,
+  c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.created_at,
+  coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.spent_micro, 0)::float8 as spent_micro`;
+const CAMPAIGN_TOTALS = sql`left join (select x.campaign_id, sum(x.impressions) as impressions, sum(x.clicks) as clicks,
+                                              round(sum(x.spent_usd) * 1000000) as spent_micro
+                                       from public.campaign_daily_stats x group by x.campaign_id) s on s.campaign_id = c.id`;
+
+/** Everything the advertiser's console opens with, in one transaction. */
+export async function advertiserAccount(db: Database, userId: string): Promise<AdvertiserAccount> {
+  return asConsoleUser(db, userId).transaction(async (tx) => {
+    const [profile] = await tx.query<Profile>(
+      sql`select user_id, company, billing_name, billing_email, billing_address, country, tax_id, time_zone from public.advertiser_profiles`,
+    );
+    const [balance] = await tx.query<{ micro: number }>(
+      sql`select coalesce(sum(p.amount_micro), 0)::float8 as micro
+          from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id where a.kind = 'advertiser'`,
+    );
+    const topUps = await tx.query<TopUp>(
+      sql`select id, amount_micro::float8 as amount_micro, rail, status, invoice_number, payment_reference, requested_at, paid_at
+          from public.top_ups where account_kind = 'advertiser' order by requested_at desc limit 100`,
+    );
+    const campaigns = await tx.query<Campaign>(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} order by c.created_at desc`);
+    return { profile: profile ?? null, balance_micro: balance?.micro ?? 0, top_ups: topUps, campaigns };
+  });
+}
+
+export type DayFigures = {
+  day: string;
+  creative_id: string;
+  app_id: string;
+  app_name: string;
+  format: PlacementFormat;
+  fills: number;
+  impressions: number;
+  clicks: number;
+  spent_micro: number;
+};
+
+/** One campaign of the advertiser's with its creatives and its daily figures per creative and app; null when it is not theirs. */
+export async function advertiserCampaign(
+  db: Database,
+  userId: string,
+  campaignId: string,
+): Promise<{ campaign: Campaign; creatives: Creative[]; days: DayFigures[] } | null> {
+  return asConsoleUser(db, userId).transaction(async (tx) => {
+    const [campaign] = await tx.query<Campaign>(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} where c.id = ${campaignId}::uuid`);
+    if (!campaign) return null;
+    const creatives = await tx.query<Creative>(
+      sql`select id, campaign_id, format, status, rejection_reason, headline, body, cta, image_url, video_url, landing_url, width, height, duration_ms
+          from public.creatives where campaign_id = ${campaignId}::uuid order by created_at`,
+    );
+    const days = await tx.query<DayFigures>(
+      sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.creative_id, s.app_id, coalesce(n.name, 'An app') as app_name, cr.format,
+                 s.fills::float8 as fills, s.impressions::float8 as impressions, s.clicks::float8 as clicks,
+                 round(s.spent_usd * 1000000)::float8 as spent_micro
+          from public.campaign_daily_stats s join public.creatives cr on cr.id = s.creative_id
+          left join public.advertiser_apps() n on n.id = s.app_id
+          where s.campaign_id = ${campaignId}::uuid order by s.day desc, cr.format, s.app_id limit 2000`,
+    );
+    return { campaign, creatives, days };
+  });
+}
+
+/** What the profile form says when the company, the name on the ads, may not change now (public.advertiser_profiles_guard). */
+export const COMPANY_REVIEWED =
+  'Your company name is shown with your ads and was reviewed with them, so it cannot change while a campaign of yours is in review, scheduled, active or paused. Change it once they are completed (an end date with a hard stop completes one).';
+
+export async function saveProfile(db: Database, userId: string, input: ProfileInput): Promise<Result> {
+  try {
+    await upsertProfile(db, userId, input);
+  } catch (err) {
+    if (violatedConstraint(err) === 'advertiser_profiles_company_reviewed') return refused(COMPANY_REVIEWED);
+    throw err;
+  }
+  return ok(undefined);
+}
+
+async function upsertProfile(db: Database, userId: string, input: ProfileInput): Promise<void> {
+  await asConsoleUser(db, userId).query(
+    sql`insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country, tax_id, time_zone)
+        values (${userId}, ${input.company}, ${input.billing_name}, ${input.billing_email}, ${input.billing_address}, ${input.country},
+                ${input.tax_id}, ${input.time_zone})
+        on conflict (user_id) do update set company = excluded.company, billing_name = excluded.billing_name, billing_email = excluded.billing_email,
+          billing_address = excluded.billing_address, country = excluded.country, tax_id = excluded.tax_id, time_zone = excluded.time_zone,
+          updated_at = now()
+        returning user_id`,
+  );
+}
+
+function campaignValues(input: CampaignInput, zone: string) {
+  return {
+    starts_at: startOfDay(input.starts_on, zone),
+    ends_at: input.ends_on === null ? null : endOfDay(input.ends_on, zone),
+    lifetime: (input.lifetime_budget_usd / 1_000_000).toFixed(2),
+    cap: input.daily_cap_usd === null ? null : (input.daily_cap_usd / 1_000_000).toFixed(2),
+  };
+}
+
+const CAMPAIGN_REFUSALS: Record<string, string> = {
+  campaigns_completed_unchanged: 'A completed campaign cannot be changed: make a new one.',
+  campaigns_review_needs_creative: 'Add at least one creative before sending the campaign to review.',
+  campaigns_status_move: 'The campaign cannot make that move now: the page shows what it can do.',
+  campaigns_ends_after_start: 'The campaign ends after it starts.',
+  campaigns_open_per_advertiser: `You have ${ADVERTISER_LIMITS.campaigns} campaigns that are not completed, the most an advertiser may have: delete a draft you no longer need, or let a campaign complete, before making another.`,
+};
+
+const CREATIVE_REFUSALS: Record<string, string> = {
+  creatives_per_campaign: `This campaign has ${ADVERTISER_LIMITS.creativesPerCampaign} creatives, the most a campaign may have: delete one it no longer needs, or make another campaign.`,
+  creatives_per_advertiser: `Your campaigns that are not completed have ${ADVERTISER_LIMITS.creatives} creatives, the most an advertiser may have: delete some you no longer need first.`,
+};
+
+function refusal(err: unknown): Result<never> {
+  const name = violatedConstraint(err);
+  if (name && CAMPAIGN_REFUSALS[name]) return refused(CAMPAIGN_REFUSALS[name]);
+  throw err;
+}
+
+async function zoneOf(session: Session): Promise<string | null> {
+  const [row] = await session.query<{ time_zone: string }>(sql`select time_zone from public.advertiser_profiles`);
+  return row?.time_zone ?? null;
+}
+
+export async function createCampaign(db: Database, userId: string, input: CampaignInput): Promise<Result<{ id: string }>> {
+  const session = asConsoleUser(db, userId);
+  const zone = await zoneOf(session);
+  if (!zone) return refused('Set up your advertiser profile first.');
+  const v = campaignValues(input, zone);
+  try {
+    const [row] = await session.query<{ id: string }>(
+      sql`insert into public.campaigns (advertiser_id, name, starts_at, ends_at, hard_stop, lifetime_budget_usd, daily_cap_usd, formats, keywords,
+                                        include_categories, exclude_categories, excluded_apps, frequency_cap)
+          values (${userId}, ${input.name}, ${v.starts_at}, ${v.ends_at}, ${input.hard_stop}, ${v.lifetime}::numeric, ${v.cap}::numeric,
+                  ${input.formats}::text[], ${input.keywords}::text[], ${input.include_categories}::text[], ${input.exclude_categories}::text[],
+                  ${input.excluded_apps}::uuid[], ${input.frequency_cap})
+          returning id`,
+    );
+    return ok({ id: row!.id });
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+export async function updateCampaign(db: Database, userId: string, id: string, input: CampaignInput): Promise<Result> {
+  const session = asConsoleUser(db, userId);
+  const zone = await zoneOf(session);
+  if (!zone) return refused('Set up your advertiser profile first.');
+  const v = campaignValues(input, zone);
+  try {
+    const rows = await session.query(
+      sql`update public.campaigns set name = ${input.name}, starts_at = ${v.starts_at}, ends_at = ${v.ends_at}, hard_stop = ${input.hard_stop},
+            lifetime_budget_usd = ${v.lifetime}::numeric, daily_cap_usd = ${v.cap}::numeric, formats = ${input.formats}::text[],
+            keywords = ${input.keywords}::text[], include_categories = ${input.include_categories}::text[],
+            exclude_categories = ${input.exclude_categories}::text[], excluded_apps = ${input.excluded_apps}::uuid[], frequency_cap = ${input.frequency_cap}
+          where id = ${id}::uuid returning id`,
+    );
+    return rows.length === 1 ? ok(undefined) : refused('That campaign does not exist.');
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+const MOVES: Record<CampaignMove, { to: CampaignStatus; from: CampaignStatus[] }> = {
+  submit: { to: 'in_review', from: ['draft'] },
+  pause: { to: 'paused', from: ['active', 'scheduled'] },
+  resume: { to: 'active', from: ['paused'] },
+};
+
+/** Sends a draft to review, pauses a running campaign, or resumes one its advertiser paused. */
+export async function moveCampaign(db: Database, userId: string, id: string, move: CampaignMove): Promise<Result<{ status: CampaignStatus }>> {
+  const m = MOVES[move];
+  try {
+    const rows = await asConsoleUser(db, userId).query<{ status: CampaignStatus }>(
+      sql`update public.campaigns set status = ${m.to} where id = ${id}::uuid and status = any(${m.from}::text[]) returning status`,
+    );
+    return rows.length === 1 ? ok({ status: rows[0]!.status }) : refused(`The campaign cannot ${move} now.`);
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+export async function deleteDraft(db: Database, userId: string, id: string): Promise<Result> {
+  const rows = await asConsoleUser(db, userId).query(sql`delete from public.campaigns where id = ${id}::uuid and status = 'draft' returning id`);
+  return rows.length === 1 ? ok(undefined) : refused('Only a draft can be deleted.');
+}
+
+export interface CreativeMedia {
+  image_url: string | null;
+  video_url: string | null;
+  width: number | null;
+  height: number | null;
+  duration_ms: number | null;
+}
+
+const NO_MEDIA: CreativeMedia = { image_url: null, video_url: null, width: null, height: null, duration_ms: null };
+
+/** Whether the advertiser's campaign `campaignId` can take a new creative of `format` (theirs, buying it, not completed): asked before any file is stored. */
+export async function campaignTakesCreative(db: Database, userId: string, campaignId: string, format: PlacementFormat): Promise<boolean> {
+  const rows = await asConsoleUser(db, userId).query(
+    sql`select 1 as one from public.campaigns c where c.id = ${campaignId}::uuid and ${format} = any(c.formats) and c.status <> 'completed'`,
+  );
+  return rows.length === 1;
+}
+
+/** One of the advertiser's creatives, with its media, for an edit that changes some of them; null when it is not theirs. */
+export async function creativeMedia(db: Database, userId: string, id: string): Promise<({ format: PlacementFormat } & CreativeMedia) | null> {
+  const [row] = await asConsoleUser(db, userId).query<{ format: PlacementFormat } & { [K in keyof CreativeMedia]: CreativeMedia[K] }>(
+    sql`select format, image_url, video_url, width, height, duration_ms from public.creatives where id = ${id}::uuid`,
+  );
+  return row ?? null;
+}
+
+export async function addCreative(db: Database, userId: string, campaignId: string, input: CreativeInput, media = NO_MEDIA): Promise<Result<{ id: string }>> {
+  let rows: { id: string }[];
+  try {
+    rows = await insertCreative(db, userId, campaignId, input, media);
+  } catch (err) {
+    const name = violatedConstraint(err);
+    if (name && CREATIVE_REFUSALS[name]) return refused(CREATIVE_REFUSALS[name]);
+    throw err;
+  }
+  return rows.length === 1 ? ok({ id: rows[0]!.id }) : refused('That campaign does not exist, is completed, or does not buy this format.');
+}
+
+function insertCreative(db: Database, userId: string, campaignId: string, input: CreativeInput, media: CreativeMedia): Promise<{ id: string }[]> {
+  return asConsoleUser(db, userId).query<{ id: string }>(
+    sql`insert into public.creatives (campaign_id, format, headline, body, cta, landing_url, image_url, video_url, width, height, duration_ms)
+        select ${campaignId}::uuid, ${input.format}, ${input.headline}, ${input.body}, ${input.cta}, ${input.landing_url},
+               ${media.image_url}, ${media.video_url}, ${media.width}, ${media.height}, ${media.duration_ms}
+        where exists (select 1 from public.campaigns c where c.id = ${campaignId}::uuid and ${input.format} = any(c.formats) and c.status <> 'completed')
+        returning id`,
+  );
+}
+
+/** A creative's new words (its media stay unless new ones are given): it goes to review again. */
+export async function updateCreative(db: Database, userId: string, id: string, input: CreativeInput, media?: CreativeMedia): Promise<Result> {
+  const m = media ?? null;
+  const rows = await asConsoleUser(db, userId).query(
+    sql`update public.creatives set headline = ${input.headline}, body = ${input.body}, cta = ${input.cta}, landing_url = ${input.landing_url},
+          image_url = case when ${m !== null} then ${m?.image_url ?? null} else image_url end,
+          video_url = case when ${m !== null} then ${m?.video_url ?? null} else video_url end,
+          width = case when ${m !== null} then ${m?.width ?? null}::int else width end,
+          height = case when ${m !== null} then ${m?.height ?? null}::int else height end,
+          duration_ms = case when ${m !== null} then ${m?.duration_ms ?? null}::int else duration_ms end
+        where id = ${id}::uuid and format = ${input.format} returning id`,
+  );
+  return rows.length === 1 ? ok(undefined) : refused('That creative does not exist, or its campaign is completed.');
+}
+
+export async function setCreativePaused(db: Database, userId: string, id: string, paused: boolean): Promise<Result> {
+  const rows = await asConsoleUser(db, userId).query(
+    sql`update public.creatives set status = ${paused ? 'paused' : 'active'} where id = ${id}::uuid and status = ${paused ? 'active' : 'paused'} returning id`,
+  );
+  return rows.length === 1 ? ok(undefined) : refused(paused ? 'Only an approved creative can be paused.' : 'Only a paused creative can be resumed.');
+}
+
+export async function deleteCreative(db: Database, userId: string, id: string): Promise<Result> {
+  const rows = await asConsoleUser(db, userId).query(sql`delete from public.creatives where id = ${id}::uuid returning id`);
+  return rows.length === 1 ? ok(undefined) : refused('Only a creative that has never been shown, in review or rejected, can be deleted.');
+}

@@ -1,0 +1,104 @@
+import { asConsoleUser } from '../../identity/console';
+import { sql } from '../../platform/db/sql';
+import type { Database } from '../../platform/db/roles';
+import type { PlacementFormat } from '../../schemas/account';
+import { toCsv } from '../../platform/kit/csv';
+
+/**
+ * An advertiser's report across their campaigns, read as them (row-level security keeps it to
+ * their own): the daily figures the roll-up keeps per campaign, creative, app and day
+ * (`campaign_daily_stats`), never raw events, for the last `days` UTC days (today included), at
+ * most REPORT_ROWS rows, newest first. Spend in exact micro-dollars: rounded once where shown.
+ */
+
+export const REPORT_PERIODS = [7, 30, 90] as const;
+export type ReportPeriod = (typeof REPORT_PERIODS)[number];
+/** The most rows a report reads (and its CSV holds): the newest. */
+export const REPORT_ROWS = 10_000;
+
+export type ReportRow = {
+  day: string;
+  campaign_id: string;
+  campaign: string;
+  creative_id: string;
+  creative: string;
+  format: PlacementFormat;
+  app_id: string;
+  app: string;
+  fills: number;
+  impressions: number;
+  clicks: number;
+  spent_micro: number;
+};
+
+export async function advertiserReport(db: Database, userId: string, days: ReportPeriod, campaignId: string | null): Promise<ReportRow[]> {
+  return asConsoleUser(db, userId).query<ReportRow>(
+    sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.campaign_id, c.name as campaign, s.creative_id, cr.headline as creative, cr.format,
+               s.app_id, coalesce(a.name, 'An app') as app, s.fills::float8 as fills, s.impressions::float8 as impressions,
+               s.clicks::float8 as clicks, round(s.spent_usd * 1000000)::float8 as spent_micro
+        from public.campaign_daily_stats s
+        join public.campaigns c on c.id = s.campaign_id
+        join public.creatives cr on cr.id = s.creative_id
+        left join public.advertiser_apps() a on a.id = s.app_id
+        where s.day > (now() at time zone 'UTC')::date - ${days}::int
+          and (${campaignId}::uuid is null or s.campaign_id = ${campaignId}::uuid)
+        order by s.day desc, c.name, cr.format, a.name
+        limit ${REPORT_ROWS}`,
+  );
+}
+
+/** The days of the period, oldest first (YYYY-MM-DD, UTC), ending `today`. */
+export function periodDays(today: string, days: number): string[] {
+  const end = Date.parse(`${today}T00:00:00Z`);
+  return Array.from({ length: days }, (_, i) => new Date(end - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+}
+
+/** A daily series over the whole period (days without figures are zero). */
+export function dailySeries(rows: readonly ReportRow[], days: readonly string[], value: (r: ReportRow) => number): { date: string; value: number }[] {
+  const byDay = new Map<string, number>();
+  for (const r of rows) byDay.set(r.day, (byDay.get(r.day) ?? 0) + value(r));
+  return days.map((date) => ({ date, value: byDay.get(date) ?? 0 }));
+}
+
+export type Figures = { key: string; impressions: number; clicks: number; spent: number };
+
+/** Rows summed by a key, largest spend first. */
+export function sumBy(rows: readonly ReportRow[], key: (r: ReportRow) => string): Figures[] {
+  const groups = new Map<string, Figures>();
+  for (const r of rows) {
+    const k = key(r);
+    const g = groups.get(k) ?? { key: k, impressions: 0, clicks: 0, spent: 0 };
+    g.impressions += r.impressions;
+    g.clicks += r.clicks;
+    g.spent += r.spent_micro;
+    groups.set(k, g);
+  }
+  return [...groups.values()].sort((a, b) => b.spent - a.spent || a.key.localeCompare(b.key));
+}
+
+/**
+ * The report as CSV: a row per day (UTC), campaign, creative and app. Spend is exact, in dollars
+ * to the millionth (the ledger's micro-dollars), so the rows add up to what the ledger debited;
+ * CTR and eCPM are the row's own. Text a spreadsheet would run as a formula is escaped (toCsv).
+ */
+export function reportCsv(rows: readonly ReportRow[]): string {
+  return toCsv(
+    ['day', 'campaign_id', 'campaign', 'creative_id', 'creative', 'format', 'app_id', 'app', 'fills', 'impressions', 'clicks', 'ctr', 'spend_usd', 'ecpm_usd'],
+    rows.map((r) => [
+      r.day,
+      r.campaign_id,
+      r.campaign,
+      r.creative_id,
+      r.creative,
+      r.format,
+      r.app_id,
+      r.app,
+      r.fills,
+      r.impressions,
+      r.clicks,
+      r.impressions > 0 ? (r.clicks / r.impressions).toFixed(4) : '0',
+      (r.spent_micro / 1_000_000).toFixed(6),
+      r.impressions > 0 ? (((r.spent_micro / r.impressions) * 1000) / 1_000_000).toFixed(2) : '0',
+    ]),
+  );
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { asConsoleUser } from '../identity/console';
+import { as, type Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
+import { ok, refused, type Result } from '../platform/kit/result';
+import { dollars } from '../platform/kit/typed-number';
+import type { TopUpRail, TopUpStatus } from '../schemas/advertising';
+import { DEFAULT_MIN_TOP_UP_USD } from './pricing/defaults';
+
+/**
+ * Prepaid funds, for every side that pays in advance: an advertiser's balance and a data buyer's
+ * balance are both funded by top-ups, an invoice paid by bank transfer (the manual rail, credited
+ * by the operator when the money arrives) or a card payment through Stripe Checkout
+ * (./stripe/checkout.ts). A user who both advertises and buys data has top-ups of both kinds in
+ * the same table (`account_kind`); each console reads its own kind only, as the user, so
+ * row-level security keeps them to their own. The database judges every request
+ * (public.top_up_request); these ask it and say its answer in words.
+ */
+
+/** The balances a top-up can fund. */
+export type FundedAccount = 'advertiser' | 'buyer';
+
+export type TopUp = {
+  id: string;
+  amount_micro: number;
+  rail: TopUpRail;
+  status: TopUpStatus;
+  invoice_number: string | null;
+  payment_reference: string | null;
+  requested_at: Date;
+  paid_at: Date | null;
+};
+
+/** A top-up as a form asks for it: dollars as typed, in micro-dollars. */
+export const topUpInput = z.object({ amount_usd: dollars('amount') });
+
+/** Card top-ups (Stripe Checkout sessions) opened in the last 24 hours and not paid: public.top_up_checkout_refusal. */
+export const OPEN_CARD_TOP_UPS = 5;
+
+type Refusals = Record<string, (a: { minimum_micro?: number }) => string>;
+const outOfRange = (a: { minimum_micro?: number }) =>
+  `A top-up is at least $${((a.minimum_micro ?? 0) / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2 })} and at most $1,000,000.`;
+const TOP_UP_REFUSALS: Record<FundedAccount, Refusals> = {
+  advertiser: {
+    not_an_advertiser: () => 'Set up your advertiser profile first: invoices need your billing details.',
+    amount_out_of_range: outOfRange,
+    too_many_open: () => 'You have ten invoices waiting to be paid: pay one (or ask the operator to cancel one you will not pay) before asking for another.',
+  },
+  buyer: {
+    not_a_buyer: () => 'Set up your data buyer profile first: invoices need your billing details.',
+    amount_out_of_range: outOfRange,
+    too_many_open: () => 'You have ten invoices waiting to be paid: pay one before asking for another.',
+  },
+};
+
+/** A manual top-up of `account`'s balance: an invoice paid by bank transfer; the operator credits it when the money arrives. */
+export async function requestTopUp(
+  db: Database,
+  userId: string,
+  amountMicro: number,
+  account: FundedAccount,
+): Promise<Result<{ id: string; invoice_number: string }>> {
+  const [row] = await asConsoleUser(db, userId).query<{
+    answer: { ok: boolean; top_up_id?: string; invoice_number?: string; error?: string; minimum_micro?: number };
+  }>(sql`select public.top_up_request(${amountMicro}::bigint, ${account}) as answer`);
+  const answer = row!.answer;
+  if (answer.ok) return ok({ id: answer.top_up_id!, invoice_number: answer.invoice_number! });
+  return refused((TOP_UP_REFUSALS[account][answer.error ?? ''] ?? (() => 'The top-up was refused.'))(answer));
+}
+
+type Row = Omit<TopUp, 'requested_at' | 'paid_at'> & { requested_at: Date | string; paid_at: Date | string | null };
+
+const COLUMNS = sql`id, amount_micro::float8 as amount_micro, rail, status, invoice_number, payment_reference, requested_at, paid_at`;
+
+function topUp(row: Row): TopUp {
+  return { ...row, requested_at: new Date(row.requested_at), paid_at: row.paid_at === null ? null : new Date(row.paid_at) };
+}
+
+/** The user's top-ups of `account`'s balance, newest first (at most `limit`). */
+export async function topUps(db: Database, userId: string, account: FundedAccount, limit = 100): Promise<TopUp[]> {
+  const rows = await asConsoleUser(db, userId).query<Row>(
+    sql`select ${COLUMNS} from public.top_ups
+        where user_id = ${userId}::uuid and account_kind = ${account}
+        order by requested_at desc, id limit ${limit}`,
+  );
+  return rows.map(topUp);
+}
+
+/** One top-up of the user's `account` balance, or null (not theirs, or one that funds their other balance). */
+export async function topUpOf(db: Database, userId: string, account: FundedAccount, id: string): Promise<TopUp | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  const [row] = await asConsoleUser(db, userId).query<Row>(
+    sql`select ${COLUMNS} from public.top_ups where id = ${id}::uuid and user_id = ${userId}::uuid and account_kind = ${account}`,
+  );
+  return row ? topUp(row) : null;
+}
+
+/** The smallest top-up, in dollars, as the pricing settings publish it (read as anyone may). */
+export async function minimumTopUpUsd(db: Database): Promise<number> {
+  const [row] = await as(db, 'anon').query<{ usd: number }>(sql`select min_top_up_usd::float8 as usd from public.pricing_settings limit 1`);
+  return row?.usd ?? DEFAULT_MIN_TOP_UP_USD;
+}
+
+/** Demo bank details, printed on invoices outside production when none are configured: they move no money. */
+const DEMO_BANK_DETAILS = 'Monetize Demo Ltd · IBAN GB00 DEMO 0000 0000 0000 00 · Demo Bank (demo details: no money moves)';
+
+/** Where an invoice is paid: the configured bank details, demo ones outside production, or null (ask the operator). */
+export function bankDetails(config: { TOP_UP_BANK_DETAILS?: string; NODE_ENV: string }): string | null {
+  return config.TOP_UP_BANK_DETAILS ?? (config.NODE_ENV === 'production' ? null : DEMO_BANK_DETAILS);
+}

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { asStaff } from '../../identity/auth/staff';
+import type { SignedInUser } from '../../identity/auth/users';
+import type { Result } from '../../platform/kit/result';
+import { unseal } from '../../platform/crypto';
+import type { Database } from '../../platform/db/roles';
+import { sql } from '../../platform/db/sql';
+import { manualDetails, PAYOUT_DETAILS_PURPOSE, type ManualDetails } from './details';
+import { sendTransfer, type StripeRail } from '../stripe/rail';
+
+/**
+ * What staff do in the operator console (/ops; content/docs/payouts.md, The operator), each as
+ * themselves through the database's staff functions (migration 20261206000000_payouts), which
+ * check public.is_staff and write the audit log. Amounts cross in micro-dollars.
+ */
+
+const micro = z.coerce.number().int();
+const moment = z.coerce.date();
+
+export const overview = z.object({
+  platform: z.array(z.object({ kind: z.string(), balance_micro: micro })),
+  publishers: z.array(
+    z.object({
+      user_id: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      pending_micro: micro,
+      available_micro: micro,
+      rail: z.string().nullable(),
+      destination: z.string().nullable(),
+      method_ready: z.boolean(),
+    }),
+  ),
+  payouts: z.array(
+    z.object({
+      id: z.string(),
+      user_id: z.string(),
+      email: z.string(),
+      period: z.string(),
+      amount_micro: micro,
+      status: z.string(),
+      rail: z.string(),
+      destination: z.string().nullable(),
+      reference: z.string().nullable(),
+      failure_reason: z.string().nullable(),
+      requested_at: moment,
+      paid_at: moment.nullable(),
+      open: z.boolean(),
+    }),
+  ),
+  months: z.array(z.object({ month: z.string(), closed_at: moment, publishers: z.number().int(), amount_micro: micro })),
+  audit: z.array(
+    z.object({ id: micro, at: moment, staff: z.string().nullable(), action: z.string(), subject: z.string().nullable(), reason: z.string().nullable() }),
+  ),
+});
+export type StaffOverview = z.infer<typeof overview>;
+
+export async function staffOverview(db: Database, staff: SignedInUser): Promise<StaffOverview> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_overview(100) as v`);
+  return overview.parse(row!.v);
+}
+
+const answer = z.object({ ok: z.boolean(), status: z.string().nullable().optional(), error: z.string().optional(), closed: z.number().optional() });
+
+const MARK_ERRORS: Record<string, string> = {
+  not_found: 'That payout does not exist.',
+  invalid_transition: 'That payout cannot move to this status from where it is.',
+  reference_required: 'Give the reference of the transfer that paid it.',
+  reason_required: 'Give the reason the publisher will read.',
+};
+
+/** Moves a payout on (public.staff_payout_mark: processing, paid with a reference, failed with a reason, canceled). */
+export async function markPayout(
+  db: Database,
+  staff: SignedInUser,
+  input: { id: string; status: 'processing' | 'paid' | 'failed' | 'canceled'; reference?: string; reason?: string },
+): Promise<Result<{ status: string }>> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+    sql`select public.staff_payout_mark(${input.id}::uuid, ${input.status}, ${input.reference ?? null}, ${input.reason ?? null}, ${input.reason ?? null}) as v`,
+  );
+  const a = answer.parse(row!.v);
+  return a.ok ? { ok: true, value: { status: a.status ?? input.status } } : { ok: false, error: MARK_ERRORS[a.error ?? ''] ?? 'Refused.' };
+}
+
+export interface PayoutDetails {
+  email: string;
+  amount_micro: number;
+  status: string;
+  rail: string | null;
+  masked: string | null;
+  /** The manual rail's details, opened; null for Stripe (it pays the connected account). */
+  details: ManualDetails | null;
+  stripe_account_id: string | null;
+}
+
+const detailsRow = z.object({
+  email: z.string(),
+  amount_micro: micro,
+  status: z.string(),
+  rail: z.string().nullable(),
+  masked: z.string().nullable(),
+  details_ciphertext: z.string().nullable(),
+  stripe_account_id: z.string().nullable(),
+});
+
+/** A payout's destination in full, to send it by hand (public.staff_payout_details: audited with `why`). */
+export async function payoutDetails(db: Database, staff: SignedInUser, key: Buffer, id: string, why: string): Promise<PayoutDetails | null> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_payout_details(${id}::uuid, ${why}) as v`);
+  if (!row?.v) return null;
+  const { details_ciphertext: sealed, ...v } = detailsRow.parse(row.v);
+  const details = sealed ? manualDetails.parse(JSON.parse(unseal(key, sealed, PAYOUT_DETAILS_PURPOSE))) : null;
+  return { ...v, details };
+}
+
+/**
+ * Sends a payout whose method is Stripe: `processing`, then the Transfer (the payout's id its
+ * Idempotency-Key, lib/money/stripe/rail.ts), then `paid` with the transfer's id, or `failed` with
+ * Stripe's reason (the amount back in the publisher's balance). A payout left `processing` by a
+ * send that got no answer is sent again the same way: Stripe finds the transfer it made.
+ */
+export async function sendWithStripe(db: Database, staff: SignedInUser, rail: StripeRail, id: string): Promise<Result<{ status: string }>> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_payout_details(${id}::uuid, ${'sent with Stripe'}) as v`);
+  if (!row?.v) return { ok: false, error: MARK_ERRORS.not_found! };
+  const payout = detailsRow.parse(row.v);
+  if (payout.rail !== 'stripe' || !payout.stripe_account_id) return { ok: false, error: 'This publisher is not paid through Stripe.' };
+  if (payout.status !== 'pending' && payout.status !== 'processing') return { ok: false, error: MARK_ERRORS.invalid_transition! };
+  if (payout.status === 'pending') {
+    const started = await markPayout(db, staff, { id, status: 'processing' });
+    if (!started.ok) return started;
+  }
+  const sent = await sendTransfer(rail, { id, amountMicro: payout.amount_micro, accountId: payout.stripe_account_id });
+  return sent.ok
+    ? markPayout(db, staff, { id, status: 'paid', reference: sent.transferId })
+    : markPayout(db, staff, { id, status: 'failed', reason: sent.reason });
+}
+
+/** An adjustment of a publisher's earnings (public.staff_post_adjustment), once per `reference`. */
+export async function postAdjustment(
+  db: Database,
+  staff: SignedInUser,
+  input: { user_id: string; amount_micro: number; reason: string; day: string; reference: string },
+): Promise<Result<{ transaction_id: string }>> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+    sql`select public.staff_post_adjustment(${input.user_id}::uuid, ${input.amount_micro}, ${input.reason}, null,
+                                            ${input.day}::date::timestamp at time zone 'UTC', ${input.reference}) as v`,
+  );
+  const a = z.object({ ok: z.boolean(), transaction_id: z.string().optional(), error: z.string().optional() }).parse(row!.v);
+  if (a.ok && a.transaction_id) return { ok: true, value: { transaction_id: a.transaction_id } };
+  return { ok: false, error: a.error === 'not_found' ? 'That publisher does not exist.' : 'Give an amount other than zero and a reason.' };
+}
+
+/** Closes the months that are due (public.staff_close_months). */
+export async function closeMonths(db: Database, staff: SignedInUser, why: string): Promise<number> {
+  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_close_months(${why}) as v`);
+  return answer.parse(row!.v).closed ?? 0;
+}
