@@ -1,25 +1,73 @@
 /**
- * The layers of the service and the rule that keeps them (ARCHITECTURE.md, Layers). Imports run
- * one way, down:
+ * The wings of the service and the rules that keep them (ARCHITECTURE.md opens with the picture).
+ * Imports run one way, down the list; wings on the same row are siblings and never import each
+ * other:
  *
- *   app/                   Next's route files and pages: thin, they call the composition root
- *   lib/routes/, services  the composition root: the kernel with its credential checks, the
- *                          handlers of each surface, the process's services
- *   lib/<domain>/          what the service does: account, sdk, oauth, console, … (one folder each)
- *   lib/schemas/           the contracts: zod schemas and the route declarations (the registry)
- *   lib/platform/          what any service would need: env, log, db, http kernel, cache, crypto
+ *   app/, proxy.ts, instrumentation.ts   Next's files: thin, they call the root and the wings
+ *   root       lib/routes/, lib/services.ts, lib/demo/: the kernel, every surface's handlers,
+ *              the process's services, the demo accounts
+ *   surfaces   lib/agents/ (MCP, A2A) · lib/ops/ (the operator) · lib/publisher/ (the
+ *              publisher's console)
+ *   domains    lib/docs/ (pages, search, /ask, OpenAPI) · lib/account/ (the account API's
+ *              reads) · lib/ads/ (advertisers and ad serving) · lib/data/ (consented records
+ *              and their buyers)
+ *   money      lib/money/: the ledger's check, funds and top-ups, Stripe, payouts, pricing, figures
+ *   identity   lib/identity/: users and sessions, OAuth, agents' identity, SDK keys, secrets
+ *   contracts  lib/schemas/: zod schemas and the route declarations (the registry)
+ *   platform   lib/platform/: env, log, db, http kernel, cache, crypto, and the kit (forms,
+ *              results, formatting, CSV, charts, typed numbers, the forms' rate limit)
  *
- * A module may import its own layer and the layers below, never one above (its tests may import
- * anything), and no import circle is allowed anywhere. `npm run lint:deps` checks it (CI runs it through npm run check), and
- * tests/architecture/boundaries.test.ts shows it failing on a deliberate circle and upward import.
+ * A module may import its own wing and the rows below, never a sibling or a row above (its tests
+ * may import anything). No import circle is allowed between modules, nor between folders: the
+ * second pass of `npm run lint:deps` (.dependency-cruiser-folders.cjs) collapses the tree to its
+ * folders and finds none. tests/architecture/boundaries.test.ts shows each rule failing on a
+ * deliberate breach.
  */
-const PLATFORM = '^lib/platform/';
-const CONTRACTS = '^lib/schemas/';
-const ROOT = '^lib/(routes/|services\\.ts)';
+
+/** The rows, top first; each wing is a path under lib/ (a folder with its slash, or a file). */
+const ROWS = [
+  ['routes/', 'services.ts', 'demo/'],
+  ['agents/', 'ops/', 'publisher/'],
+  ['docs/', 'account/', 'ads/', 'data/'],
+  ['money/'],
+  ['identity/'],
+  ['schemas/'],
+  ['platform/'],
+];
+/** The root is one wing of three parts: they may import each other. */
+const ROOT = ROWS[0];
+
 const APP = '^(app/|proxy\\.ts|instrumentation\\.ts)';
 /** A module's tests may wire it to anything (test services, the root's kernel); circles still count. */
 const TESTS = '\\.test\\.tsx?$';
-const DOMAINS = '^lib/(?!platform/|schemas/|routes/|services\\.ts)';
+
+const wingPath = (wing) => `^lib/${wing.replace('.', '\\.')}`;
+const anyOf = (wings) => wings.map(wingPath).join('|');
+const name = (wing) => wing.replace(/\/$/, '').replace('.ts', '');
+
+/** For each wing below the root: it may not import a row above it, nor a sibling. */
+const wingRules = ROWS.flatMap((row, i) => {
+  if (i === 0) return [];
+  const above = ROWS.slice(0, i).flat();
+  return row.map((wing) => {
+    const siblings = row.filter((w) => w !== wing);
+    return {
+      name: `${name(wing)}-imports-down-only`,
+      severity: 'error',
+      comment:
+        `lib/${wing} may import its own wing and the rows below (${
+          ROWS.slice(i + 1)
+            .flat()
+            .map(name)
+            .join(', ') || 'nothing'
+        }), ` +
+        `never a row above${siblings.length ? ` nor its siblings (${siblings.map(name).join(', ')})` : ''}: ` +
+        'move what both need down, or pass it in from the root.',
+      from: { path: wingPath(wing), pathNot: TESTS },
+      to: { path: [anyOf([...above, ...siblings]), APP].join('|') },
+    };
+  });
+});
 
 module.exports = {
   forbidden: [
@@ -30,32 +78,12 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    {
-      name: 'platform-is-the-bottom',
-      severity: 'error',
-      comment: 'The platform layer (env, log, db, http, …) knows no contract, domain or route: pass what it needs in.',
-      from: { path: PLATFORM, pathNot: TESTS },
-      to: { path: `${CONTRACTS}|${DOMAINS}|${ROOT}|${APP}` },
-    },
-    {
-      name: 'contracts-above-platform-only',
-      severity: 'error',
-      comment: 'Schemas and route declarations describe; they import only the platform.',
-      from: { path: CONTRACTS, pathNot: TESTS },
-      to: { path: `${DOMAINS}|${ROOT}|${APP}` },
-    },
-    {
-      name: 'domains-below-the-root',
-      severity: 'error',
-      comment: 'A domain never imports the composition root (routes, services) or app/: declare the narrow interface it needs instead.',
-      from: { path: DOMAINS, pathNot: TESTS },
-      to: { path: `${ROOT}|${APP}` },
-    },
+    ...wingRules,
     {
       name: 'root-below-app',
       severity: 'error',
       comment: 'lib/ never imports app/.',
-      from: { path: ROOT, pathNot: TESTS },
+      from: { path: anyOf(ROOT), pathNot: TESTS },
       to: { path: APP },
     },
   ],
