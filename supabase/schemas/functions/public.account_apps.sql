@@ -12,7 +12,7 @@ begin
                      from (select id, name, slug, description, category, allowed_origins, created_at
                            from public.apps where archived_at is null) r),
             'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
-                           from (select p.id, p.app_id, p.name, p.format, p.status, p.impressions, p.clicks, p.revenue_usd,
+                           from (select p.id, p.app_id, p.name, p.format, p.status, p.impressions, p.clicks, p.revenue_micro,
                                         p.ad_requests, p.fills, p.invalid_events, p.created_at
                                  from public.placements p join public.apps a on a.id = p.app_id
                                  where a.archived_at is null) r))

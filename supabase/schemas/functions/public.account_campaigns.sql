@@ -17,12 +17,12 @@ begin
                               where a.kind = 'advertiser'),
             'campaigns', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
                           from (select c.id, c.name, c.status, c.pause_reason, c.rejection_reason, c.starts_at, c.ends_at, c.hard_stop,
-                                       c.formats, c.lifetime_budget_usd, c.daily_cap_usd, c.created_at,
+                                       c.formats, c.lifetime_budget_micro, c.daily_cap_micro, c.created_at,
                                        coalesce(s.impressions, 0)::bigint as impressions, coalesce(s.clicks, 0)::bigint as clicks,
                                        coalesce(s.spend_micro, 0)::bigint as spend_micro, coalesce(k.creatives, '[]') as creatives
                                 from public.campaigns c
                                 left join (select d.campaign_id, sum(d.impressions) as impressions, sum(d.clicks) as clicks,
-                                                  round(sum(d.spent_usd) * 1000000) as spend_micro
+                                                  sum(d.spent_micro) as spend_micro
                                            from public.campaign_daily_stats d group by d.campaign_id) s on s.campaign_id = c.id
                                 left join (select x.campaign_id,
                                                   json_agg(json_build_object('id', x.id, 'format', x.format, 'status', x.status,

@@ -9,7 +9,7 @@ begin
   return (select json_build_object(
             'id', u.id,
             'daily', (select coalesce(json_agg(r order by r.day, r.placement_id), '[]')
-                      from (select d.placement_id, p.app_id, d.day, d.impressions, d.clicks, d.revenue_usd
+                      from (select d.placement_id, p.app_id, d.day, d.impressions, d.clicks, d.revenue_micro
                             from public.daily_stats d join public.placements p on p.id = d.placement_id
                             where d.day > current_date - 90) r))
           from public.users u);

@@ -22,16 +22,16 @@ begin
       where a.kind in ('publisher', 'publisher_available')
       group by a.kind, t.kind
     ), unposted as (
-      select coalesce(sum(round((s.revenue_usd - s.posted_usd) * 1000000)), 0)::bigint as micro
-      from public.daily_stats s where s.revenue_usd <> s.posted_usd
+      select coalesce(sum(s.revenue_micro - s.posted_micro), 0)::bigint as micro
+      from public.daily_stats s where s.revenue_micro <> s.posted_micro
     )
     select json_build_object(
       'id', u.id,
       'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
-                     from (select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, invalid_events, created_at
+                     from (select id, app_id, name, format, status, impressions, clicks, revenue_micro, ad_requests, fills, invalid_events, created_at
                            from public.placements) r),
       'payouts', (select coalesce(json_agg(r order by r.requested_at desc, r.id), '[]')
-                  from (select id, period, amount_usd, status, paid_at, requested_at, failure_reason, rail, destination
+                  from (select id, period, amount_micro, status, paid_at, requested_at, failure_reason, rail, destination
                         from public.payouts) r),
       'method', (select row_to_json(r) from (select rail, masked, ready, status_note, updated_at from public.payout_methods) r),
       'ad_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind in ('ad_spend', 'ad_revenue', 'adjustment')), 0)

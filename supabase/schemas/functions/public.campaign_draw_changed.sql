@@ -13,7 +13,7 @@ begin
   elsif tg_op = 'DELETE' then
     if exists (select 1 from removed r where r.status = 'active') then perform public.campaign_draw_rebuild(); end if;
   elsif exists (select 1 from added a join removed r on r.id = a.id
-                where (a.status, a.daily_budget_usd, a.formats) is distinct from (r.status, r.daily_budget_usd, r.formats)
+                where (a.status, a.daily_budget_micro, a.formats) is distinct from (r.status, r.daily_budget_micro, r.formats)
                   and 'active' in (a.status, r.status)) then
     perform public.campaign_draw_rebuild();
   end if;

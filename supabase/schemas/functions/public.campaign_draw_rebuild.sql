@@ -13,7 +13,7 @@ begin
   perform pg_advisory_xact_lock(hashtext('public.campaign_draw'));
   delete from public.campaign_draw;
   insert into public.campaign_draw (format, lo, hi, campaign_id)
-  select f.format, sum(c.daily_budget_usd) over w - c.daily_budget_usd, sum(c.daily_budget_usd) over w, c.id
+  select f.format, sum(c.daily_budget_micro) over w - c.daily_budget_micro, sum(c.daily_budget_micro) over w, c.id
   from public.campaigns c
   cross join unnest(array['floating_video', 'tooltip', 'sponsored_card', 'inline_text']) as f (format)
   where c.status = 'active' and (cardinality(c.formats) = 0 or f.format = any(c.formats))

@@ -7,7 +7,7 @@
 -- 20261213000500_reversals: the balance less card money not cleared yet,
 -- public.account_spendable_micro; an account on hold starts nothing: public.campaigns_funds_guard); a campaign with a hard stop is `completed` at its
 -- end (one whose budget is spent is completed as it is billed); and, as a day begins, the most each campaign may spend that day
--- (`daily_budget_usd`, which pacing and billing read) is its daily cap, or its whole budget
+-- (`daily_budget_micro`, which pacing and billing read) is its daily cap, or its whole budget
 -- without one, but never more than what its budget has left after the days before: billing
 -- refuses what goes past it (public.sdk_take_budget). Answers how many campaigns it changed.
 create or replace function public.campaigns_advance(p_now timestamptz default now())
@@ -40,20 +40,20 @@ begin
 
   -- Once a day (when `budget_day` is behind): today's limit from the budget left.
   with left_today as (
-    select c.id, c.lifetime_budget_usd - coalesce((select sum(s.spent_usd) from public.campaign_daily_spend s
-                                                    where s.campaign_id = c.id and s.day < v_today), 0) as budget_left
+    select c.id, c.lifetime_budget_micro - coalesce((select sum(s.spent_micro) from public.campaign_daily_spend s
+                                                      where s.campaign_id = c.id and s.day < v_today), 0)::bigint as budget_left
     from public.campaigns c
     where c.status in ('scheduled', 'active', 'paused') and c.budget_day is distinct from v_today
   ), limited as (
     update public.campaigns c set
-      daily_budget_usd = greatest(0.01, floor(least(c.daily_cap_usd, l.budget_left) * 100) / 100),
+      daily_budget_micro = greatest(10000, least(c.daily_cap_micro, l.budget_left) / 10000 * 10000),
       budget_day = v_today
     from left_today l
-    where c.id = l.id and (c.lifetime_budget_usd is not null or c.daily_cap_usd is not null)
+    where c.id = l.id and (c.lifetime_budget_micro is not null or c.daily_cap_micro is not null)
     returning 1
   )
   select count(*) into v_count from limited;
-  update public.campaigns c set budget_day = v_today where c.budget_day is distinct from v_today and c.lifetime_budget_usd is null and c.daily_cap_usd is null;
+  update public.campaigns c set budget_day = v_today where c.budget_day is distinct from v_today and c.lifetime_budget_micro is null and c.daily_cap_micro is null;
 
   return v_changed;
 end $$;

@@ -12,7 +12,7 @@
 -- reviewed (migration 20261213000300_lows: it was copied at every write, so a rename reached
 -- approved ads at their next edit or roll-up, unreviewed; public.advertiser_profiles_guard
 -- refuses a rename while a campaign is in review or approved); and the day's spending limit
--- (`daily_budget_usd`) follows the daily cap and budget, recomputed from what is left by the
+-- (`daily_budget_micro`) follows the daily cap and budget, recomputed from what is left by the
 -- next roll-up (public.campaigns_advance).
 create or replace function public.campaigns_guard()
 returns trigger
@@ -36,8 +36,8 @@ begin
   else
     new.advertiser := old.advertiser;
   end if;
-  if tg_op = 'INSERT' or new.daily_cap_usd is distinct from old.daily_cap_usd or new.lifetime_budget_usd is distinct from old.lifetime_budget_usd then
-    new.daily_budget_usd := coalesce(least(new.daily_cap_usd, new.lifetime_budget_usd), new.daily_budget_usd);
+  if tg_op = 'INSERT' or new.daily_cap_micro is distinct from old.daily_cap_micro or new.lifetime_budget_micro is distinct from old.lifetime_budget_micro then
+    new.daily_budget_micro := coalesce(least(new.daily_cap_micro, new.lifetime_budget_micro), new.daily_budget_micro);
     new.budget_day := null;
   end if;
   if current_user <> 'authenticated' then

@@ -21,7 +21,7 @@ declare
   v_available json := public.data_catalog_available(p_listing, p_categories, p_from, p_to, p_models, p_min_app_age_days);
   v_records bigint;
   v_bytes bigint;
-  v_unit_usd numeric;
+  v_unit_micro bigint;
   v_multiplier numeric;
   v_publishers uuid[];
   v_counts bigint[];
@@ -76,17 +76,17 @@ begin
       return json_build_object('ok', false, 'error', 'quantity_above_spread', 'available_records', v_low, 'available_bytes', v_bytes);
     end if;
   end if;
-  select case p_listing when 'ai_interactions' then s.price_per_ai_interaction_row_usd
-                        when 'ux_sessions' then s.price_per_ux_session_recording_usd
-                        else s.price_per_gb_bundle_usd end,
+  select case p_listing when 'ai_interactions' then s.price_per_ai_interaction_row_micro
+                        when 'ux_sessions' then s.price_per_ux_session_recording_micro
+                        else s.price_per_gb_bundle_micro end,
          case when coalesce(p_exclusive, false) then s.exclusive_license_multiplier else 1 end
-  into v_unit_usd, v_multiplier
+  into v_unit_micro, v_multiplier
   from public.pricing_settings s;
-  if coalesce(v_unit_usd, 0) = 0 then
+  if coalesce(v_unit_micro, 0) = 0 then
     return json_build_object('ok', false, 'error', 'not_for_sale');
   end if;
-  return json_build_object('ok', true, 'units', p_quantity, 'unit_price_micro', round(v_unit_usd * 1000000)::bigint,
-                           'multiplier', v_multiplier, 'price_micro', round(round(v_unit_usd * 1000000) * p_quantity * v_multiplier)::bigint,
+  return json_build_object('ok', true, 'units', p_quantity, 'unit_price_micro', v_unit_micro,
+                           'multiplier', v_multiplier, 'price_micro', round(v_unit_micro * p_quantity * v_multiplier)::bigint,
                            'available_records', v_records, 'available_bytes', v_bytes);
 end $$;
 

@@ -11,7 +11,7 @@
 -- the license's `clawback_until` (migration 20261213000400_data_market_trust; fixed when it was
 -- sold, migration 20261213001200_clawback_window_per_license): held until the first close after
 -- it, whatever `data_clawback_days` has become since. A month is closed only once its days are
--- all in the ledger (no count of it waits for the roll-up, no day of it is unposted: daily stats `posted_usd`, migration 20261207000000_advertisers). Runs twice, or twice at once, changes nothing: one run at a time (an advisory
+-- all in the ledger (no count of it waits for the roll-up, no day of it is unposted: daily stats `posted_micro`, migration 20261207000000_advertisers). Runs twice, or twice at once, changes nothing: one run at a time (an advisory
 -- lock), and each month and each transaction is written once. Called by the roll-up
 -- (public.roll_up_ad_traffic), so it runs where the roll-up runs (the server's timer, or pg_cron);
 -- staff can run it now (public.staff_close_months). `p_now` is the clock (the seed and tests move it).
@@ -44,7 +44,7 @@ begin
   while public.ledger_month_final_at(v_month) <= p_now loop
     v_next := (v_month + interval '1 month')::date;
     if exists (select 1 from public.ad_traffic_counts c where c.day < v_next)
-       or exists (select 1 from public.daily_stats s where s.revenue_usd <> s.posted_usd and s.day < v_next) then
+       or exists (select 1 from public.daily_stats s where s.revenue_micro <> s.posted_micro and s.day < v_next) then
       exit;
     end if;
     v_publishers := 0;

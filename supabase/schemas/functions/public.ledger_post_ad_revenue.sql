@@ -4,7 +4,7 @@
 -- `ad_sales`. Since that migration the roll-up posts what it counts as it counts it
 -- (public.ledger_post_ad_spend), so only the daily stats of the demo's seeded history and of
 -- databases migrated from before are left for this: the part of a row not in the ledger yet
--- (`revenue_usd - posted_usd`, indexed while it is not zero). Each app's day is two
+-- (`revenue_micro - posted_micro`, indexed while it is not zero). Each app's day is two
 -- transactions, written once each (public.ledger_post, kind and reference `<app>:<day>`):
 --   ad_revenue     what the publisher earned: out of `ad_sales`, into the publisher's account;
 --   platform_fee   the rest of what the ads cost: out of `ad_sales`, into `platform_fees`;
@@ -27,16 +27,16 @@ begin
   -- A day whose counts still wait for the roll-up is not over.
   select least(v_closed, min(c.day) - 1) into v_closed from public.ad_traffic_counts c;
   -- Nothing left to post, the common case: one look at an index that holds only what is left.
-  if not exists (select 1 from public.daily_stats s where s.revenue_usd <> s.posted_usd and s.day <= v_closed) then
+  if not exists (select 1 from public.daily_stats s where s.revenue_micro <> s.posted_micro and s.day <= v_closed) then
     return 0;
   end if;
   v_sales := public.ledger_account('ad_sales', null);
   v_fees := public.ledger_account('platform_fees', null);
   for v_day in
-    select p.app_id, p.user_id, s.day, round(sum(s.revenue_usd - s.posted_usd) * 1000000)::bigint as revenue,
-           round(sum(s.cost_usd - s.posted_cost_usd) * 1000000)::bigint as cost
+    select p.app_id, p.user_id, s.day, sum(s.revenue_micro - s.posted_micro)::bigint as revenue,
+           sum(s.cost_micro - s.posted_cost_micro)::bigint as cost
     from public.daily_stats s join public.placements p on p.id = s.placement_id
-    where s.revenue_usd <> s.posted_usd and s.day <= v_closed
+    where s.revenue_micro <> s.posted_micro and s.day <= v_closed
     group by p.app_id, p.user_id, s.day
     order by s.day, p.app_id
     limit p_limit
@@ -54,9 +54,9 @@ begin
         jsonb_build_array(jsonb_build_object('account_id', v_sales, 'amount_micro', -v_fee, 'app_id', v_day.app_id),
                           jsonb_build_object('account_id', v_fees, 'amount_micro', v_fee, 'app_id', v_day.app_id)));
     end if;
-    update public.daily_stats s set posted_usd = s.revenue_usd, posted_cost_usd = s.cost_usd
+    update public.daily_stats s set posted_micro = s.revenue_micro, posted_cost_micro = s.cost_micro
     from public.placements p
-    where p.id = s.placement_id and p.app_id = v_day.app_id and s.day = v_day.day and s.revenue_usd <> s.posted_usd;
+    where p.id = s.placement_id and p.app_id = v_day.app_id and s.day = v_day.day and s.revenue_micro <> s.posted_micro;
     v_posted := v_posted + 1;
   end loop;
   return v_posted;

@@ -98,9 +98,9 @@ begin
                             where x.advertiser_id is not null and public.account_spendable_micro('advertiser', x.advertiser_id) <= 0);
   -- Their whole budget spent: the campaigns just billed.
   update public.campaigns c set status = 'completed', completed_at = now(), updated_at = now()
-  where c.status in ('scheduled', 'active', 'paused') and c.lifetime_budget_usd is not null
+  where c.status in ('scheduled', 'active', 'paused') and c.lifetime_budget_micro is not null
     and c.id in (select t.campaign_id from public.ad_spend_pending t)
-    and (select coalesce(sum(s.spent_usd), 0) from public.campaign_daily_spend s where s.campaign_id = c.id) >= c.lifetime_budget_usd;
+    and (select coalesce(sum(s.spent_micro), 0) from public.campaign_daily_spend s where s.campaign_id = c.id) >= c.lifetime_budget_micro;
   delete from public.ad_spend_pending;
   return v_written;
 end $$;

@@ -1,6 +1,6 @@
 -- A payout request of publisher `p_user` (migration 20261206000000_payouts), at `p_now`: the whole
 -- of their available balance (final earnings less payouts, public.ledger_close_months), in whole
--- cents, once it reaches `min_payout_usd` and their payout method is ready. One request of a
+-- cents, once it reaches `min_payout_micro` and their payout method is ready. One request of a
 -- publisher at a time (an advisory lock), so two at once never pay twice: the second finds the
 -- balance the first took. (A payout still being sent does not stop the next month's: each takes
 -- what is available when it is requested.) The payout row and its
@@ -32,7 +32,7 @@ begin
   select coalesce(sum(p.amount_micro), 0)::bigint into v_available
   from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
   where a.kind = 'publisher_available' and a.user_id = p_user;
-  select round(s.min_payout_usd * 1000000)::bigint into v_minimum from public.pricing_settings s;
+  select s.min_payout_micro into v_minimum from public.pricing_settings s;
   v_amount := v_available - v_available % 10000;
 
   v_reason := case
@@ -56,8 +56,8 @@ begin
   v_first := coalesce(v_first, v_last);
   v_period := to_char(v_first, 'YYYY-MM') || case when v_first < v_last then '/' || to_char(v_last, 'YYYY-MM') else '' end;
 
-  insert into public.payouts (user_id, period, amount_usd, status, requested_at, rail, destination, status_changed_at)
-  values (p_user, v_period, v_amount / 1000000.0, 'pending', p_now, v_method.rail, v_method.masked, p_now)
+  insert into public.payouts (user_id, period, amount_micro, status, requested_at, rail, destination, status_changed_at)
+  values (p_user, v_period, v_amount, 'pending', p_now, v_method.rail, v_method.masked, p_now)
   returning id into v_id;
   perform public.ledger_post('payout', v_id::text, p_now, null,
     jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('publisher_available', p_user), 'amount_micro', -v_amount),

@@ -46,7 +46,7 @@ begin
   where o.id = p_payout;
 
   if p_status in ('failed', 'canceled') then
-    v_micro := round(v.amount_usd * 1000000)::bigint;
+    v_micro := v.amount_micro;
     perform public.ledger_post('payout_reversal', v.id::text, p_now, coalesce(nullif(btrim(p_reason), ''), 'canceled before it was sent'),
       jsonb_build_array(jsonb_build_object('account_id', public.ledger_account('payouts', null), 'amount_micro', -v_micro),
                         jsonb_build_object('account_id', public.ledger_account('publisher_available', v.user_id), 'amount_micro', v_micro)));

@@ -53,11 +53,11 @@ begin
     returning c.*
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
-           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_usd) as revenue, sum(t.cost_usd) as cost
+           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_micro) as revenue, sum(t.cost_micro) as cost
     from taken t group by t.placement_id, t.day
   ), daily as (
-    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd, cost_usd,
-                                         posted_usd, posted_cost_usd)
+    insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_micro, cost_micro,
+                                         posted_micro, posted_cost_micro)
     select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost, b.revenue, b.cost
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
@@ -66,15 +66,15 @@ begin
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
       invalid_events = s.invalid_events + excluded.invalid_events,
-      revenue_usd = s.revenue_usd + excluded.revenue_usd,
-      cost_usd    = s.cost_usd + excluded.cost_usd,
-      posted_usd  = s.posted_usd + excluded.posted_usd,
-      posted_cost_usd = s.posted_cost_usd + excluded.posted_cost_usd
+      revenue_micro = s.revenue_micro + excluded.revenue_micro,
+      cost_micro = s.cost_micro + excluded.cost_micro,
+      posted_micro = s.posted_micro + excluded.posted_micro,
+      posted_cost_micro = s.posted_cost_micro + excluded.posted_cost_micro
   ), billed as (
     -- What this run's counts billed, for the ledger (public.ledger_post_ad_spend, below).
     insert into public.ad_spend_pending (day, campaign_id, app_id, cost_micro, revenue_micro)
-    select t.day, t.campaign_id, t.app_id, sum((t.cost_usd * 1000000)::bigint), sum((t.revenue_usd * 1000000)::bigint)
-    from taken t where t.cost_usd > 0 or t.revenue_usd > 0
+    select t.day, t.campaign_id, t.app_id, sum(t.cost_micro), sum(t.revenue_micro)
+    from taken t where t.cost_micro > 0 or t.revenue_micro > 0
     group by t.day, t.campaign_id, t.app_id
   ), totals as (
     update public.placements p set
@@ -83,24 +83,24 @@ begin
       impressions = p.impressions + c.impressions,
       clicks      = p.clicks + c.clicks,
       invalid_events = p.invalid_events + c.invalid,
-      revenue_usd = p.revenue_usd + c.revenue
+      revenue_micro = p.revenue_micro + c.revenue
     from (select b.placement_id, sum(b.requests) requests, sum(b.fills) fills, sum(b.impressions) impressions,
                  sum(b.clicks) clicks, sum(b.invalid) invalid, sum(b.revenue) revenue
           from by_day b group by b.placement_id) c
     where p.id = c.placement_id
   ), spend as (
-    insert into public.campaign_daily_spend as s (campaign_id, day, impressions, clicks, spent_usd)
-    select t.campaign_id, t.day, sum(t.impressions), sum(t.clicks), sum(t.cost_usd)
+    insert into public.campaign_daily_spend as s (campaign_id, day, impressions, clicks, spent_micro)
+    select t.campaign_id, t.day, sum(t.impressions), sum(t.clicks), sum(t.cost_micro)
     -- A campaign deleted since its ad was served has no spend to keep (and must not stop the run).
     from taken t where (t.impressions > 0 or t.clicks > 0) and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
     group by t.campaign_id, t.day
     on conflict (campaign_id, day) do update set
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
-      spent_usd   = s.spent_usd + excluded.spent_usd
+      spent_micro = s.spent_micro + excluded.spent_micro
   ), report as (
-    insert into public.campaign_daily_stats as s (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_usd)
-    select t.campaign_id, t.creative_id, t.app_id, t.day, sum(t.fills), sum(t.impressions), sum(t.clicks), sum(t.cost_usd)
+    insert into public.campaign_daily_stats as s (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_micro)
+    select t.campaign_id, t.creative_id, t.app_id, t.day, sum(t.fills), sum(t.impressions), sum(t.clicks), sum(t.cost_micro)
     from taken t
     where t.creative_id is not null and (t.fills > 0 or t.impressions > 0 or t.clicks > 0)
       and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
@@ -109,17 +109,17 @@ begin
       fills       = s.fills + excluded.fills,
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
-      spent_usd   = s.spent_usd + excluded.spent_usd
+      spent_micro = s.spent_micro + excluded.spent_micro
   ), promised as (
     insert into public.sdk_counters as k (name, period, used)
     select x.name, x.slot, x.micro
     from (select 'served:' || t.campaign_id as name, date_bin(interval '5 minutes', t.at, timestamptz '2000-01-01 00:00:00+00') as slot,
-                 sum((t.promised_usd * 1000000)::bigint) as micro
-          from taken t where t.campaign_id is not null and t.promised_usd > 0 group by 1, 2
+                 sum(t.promised_micro) as micro
+          from taken t where t.campaign_id is not null and t.promised_micro > 0 group by 1, 2
           union all
           select 'billed:' || t.campaign_id, date_bin(interval '5 minutes', t.at, timestamptz '2000-01-01 00:00:00+00'),
-                 sum((t.cost_usd * 1000000)::bigint)
-          from taken t where t.campaign_id is not null and t.cost_usd > 0 group by 1, 2) x
+                 sum(t.cost_micro)
+          from taken t where t.campaign_id is not null and t.cost_micro > 0 group by 1, 2) x
     on conflict (name, period) do update set used = k.used + excluded.used
   ), used as (
     update public.api_keys k set last_used_at = greatest(k.last_used_at, u.last_at)

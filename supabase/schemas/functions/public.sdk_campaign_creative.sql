@@ -11,7 +11,7 @@
 -- A rule of the money path (migration 20261129000000_rules_one_by_one): `language sql`, not
 -- security definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls
 -- it. Executable by `sdk`, the role the compositions run as, and nobody else.
-create or replace function public.sdk_campaign_creative(p_campaign_id uuid, p_advertiser text, p_daily_budget numeric, p_frequency_cap integer,
+create or replace function public.sdk_campaign_creative(p_campaign_id uuid, p_advertiser text, p_daily_budget bigint, p_frequency_cap integer,
                                                         p_format text, p_app_id uuid, p_network_hash text, p_network_factor integer,
                                                         p_at timestamptz)
 returns table (
@@ -44,5 +44,5 @@ as $$
   limit 1
 $$;
 
-revoke all on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, integer, timestamptz) from public, anon, authenticated;
-grant execute on function public.sdk_campaign_creative(uuid, text, numeric, integer, text, uuid, text, integer, timestamptz) to sdk;
+revoke all on function public.sdk_campaign_creative(uuid, text, bigint, integer, text, uuid, text, integer, timestamptz) from public, anon, authenticated;
+grant execute on function public.sdk_campaign_creative(uuid, text, bigint, integer, text, uuid, text, integer, timestamptz) to sdk;

@@ -84,7 +84,7 @@ begin
     -- Materialized: the rules run once per impression (inlined, the reason would be computed
     -- again wherever the steps below read it).
     select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, c.advertiser_id, d.creative_id, p.format, d.created_at as served_at,
-           i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd, c.daily_budget_usd,
+           i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_micro, c.daily_budget_micro,
            case
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
@@ -100,13 +100,13 @@ begin
     left join public.campaigns c on c.id = d.campaign_id
   ), once as (
     select j.n, j.id, j.decision_id, j.placement_id, j.campaign_id, j.advertiser_id, j.creative_id, j.format, j.served_at, j.visible_share,
-           j.visible_seconds, j.cost_usd, j.daily_budget_usd,
+           j.visible_seconds, j.cost_micro, j.daily_budget_micro,
            case when j.reason is null and row_number() over (partition by j.reason is null, j.decision_id order by j.n) > 1
                 then 'already_counted' else j.reason end as reason
     from judged j
   ), capped as (
     select o.n, o.id, o.decision_id, o.placement_id, o.campaign_id, o.advertiser_id, o.creative_id, o.format, o.served_at, o.visible_share,
-           o.visible_seconds, o.cost_usd, o.daily_budget_usd,
+           o.visible_seconds, o.cost_micro, o.daily_budget_micro,
            case when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_client then 'client_limit'
                 when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_allowed then 'publisher_limit'
                 else o.reason end as reason
@@ -122,9 +122,9 @@ begin
     -- (the rows it counts come from `locked`). Called once per group: the CTE is materialized,
     -- and PostgreSQL computes volatile outputs after the sort.
     select w.campaign_id, w.advertiser_id, w.format, w.unit,
-           public.sdk_take_budget(w.campaign_id, v_day, w.wanted, w.unit, (w.daily_budget_usd * 1000000)::bigint, w.advertiser_id) as took
-    from (select c.campaign_id, c.advertiser_id, c.format, count(*)::integer as wanted, (min(c.cost_usd) * 1000000)::bigint as unit,
-                 min(c.daily_budget_usd) as daily_budget_usd
+           public.sdk_take_budget(w.campaign_id, v_day, w.wanted, w.unit, w.daily_budget_micro, w.advertiser_id) as took
+    from (select c.campaign_id, c.advertiser_id, c.format, count(*)::integer as wanted, min(c.cost_micro) as unit,
+                 min(c.daily_budget_micro) as daily_budget_micro
           from capped c where c.reason is null group by c.campaign_id, c.advertiser_id, c.format) as w
     order by w.campaign_id, w.format
   ), funded as materialized (
@@ -146,7 +146,7 @@ begin
     from funded f cross join lateral unnest(f.campaigns, f.formats, f.kept) as k(campaign_id, format, items)
     where f.kept is not null
   ), final as materialized (
-    select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.visible_share, c.visible_seconds, c.cost_usd,
+    select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.visible_share, c.visible_seconds, c.cost_micro,
            case when c.reason is null and c.nth_of_group > coalesce(k.items, (g.took).items) then 'over_budget' else c.reason end as reason
     from ranked c left join granted g on g.campaign_id = c.campaign_id and g.format = c.format
          left join cut k on k.campaign_id = c.campaign_id and k.format = c.format
@@ -154,7 +154,7 @@ begin
     update public.ad_decisions d set
       impression_event_id = c.id, impressed_at = now(),
       visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
-      cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
+      cost_micro = c.cost_micro, revenue_micro = public.sdk_publisher_revenue(c.cost_micro, v_pricing)
     from final c
     where c.reason is null and d.id = c.decision_id
   ), kept as (
@@ -167,11 +167,11 @@ begin
     order by c.decision_id, c.reason, c.n
     on conflict do nothing
   ), counted as (
-    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, impressions, invalid, revenue_usd, cost_usd)
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, impressions, invalid, revenue_micro, cost_micro)
     select v_app, c.placement_id, c.campaign_id, c.creative_id, v_today,
            count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
-           coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
-           coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+           coalesce(sum(public.sdk_publisher_revenue(c.cost_micro, v_pricing)) filter (where c.reason is null), 0),
+           coalesce(sum(c.cost_micro) filter (where c.reason is null), 0)
     from final c
     where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
     group by c.placement_id, c.campaign_id, c.creative_id
@@ -194,7 +194,7 @@ begin
   loop
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
            public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()) as running,
-           public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_usd * 1000000 as spent
+           public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_micro as spent
     into v_decision
     from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
     where d.id = v_event.decision_id;

@@ -45,7 +45,7 @@ declare
   v_placement record;
   v_pick record;
   v_decision uuid;
-  v_promised numeric;
+  v_promised bigint;
   v_length numeric;
   v_boost numeric;
   v_point numeric;
@@ -69,27 +69,27 @@ begin
       exit when v_length is null or v_pick.id is not null;
       v_point := random()::numeric * v_length;
       select s.* into v_pick
-      from (select c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap
+      from (select c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap
             from (select d.campaign_id from public.campaign_draw d
                   where d.format = v_placement.format and d.lo <= v_point order by d.lo desc limit 1) d
             join public.campaigns c on c.id = d.campaign_id
             where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
               and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
                                               v_placement.format, v_categories, v_app)
-              and random()::numeric * c.daily_budget_usd * v_boost < public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
-      cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
+              and random()::numeric * c.daily_budget_micro * v_boost < public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
+      cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s;
     end loop;
     if v_length is not null and v_pick.id is null then
       -- Every running campaign here, in the order of one draw by weight; the first that may fill.
       select s.* into v_pick
-      from (select c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap
+      from (select c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap
             from public.campaigns c
             where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
               and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
                                               v_placement.format, v_categories, v_app)
-            order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_usd, c.keywords, p_keywords)) c
-      cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, v_placement.format,
+            order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
+      cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s
       limit 1;
     end if;
@@ -100,7 +100,7 @@ begin
   if v_pick.id is not null then
     select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
   end if;
-  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_usd)
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_micro)
   values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, v_pick.id, (now() at time zone 'UTC')::date, 1,
           case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0));
   if v_pick.id is null then

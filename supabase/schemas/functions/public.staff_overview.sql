@@ -29,7 +29,7 @@ begin
                          left join public.payout_methods m on m.user_id = u.id
                          group by u.id, u.email, u.name, m.rail, m.masked, m.ready) r),
     'payouts', (select coalesce(json_agg(r order by r.open desc, r.requested_at desc), '[]')
-                from (select o.id, o.user_id, u.email, o.period, round(o.amount_usd * 1000000)::bigint as amount_micro, o.status,
+                from (select o.id, o.user_id, u.email, o.period, o.amount_micro, o.status,
                              o.rail, o.destination, o.reference, o.failure_reason, o.requested_at, o.paid_at, o.status_changed_at,
                              o.status in ('pending', 'processing') as open
                       from public.payouts o join public.users u on u.id = o.user_id

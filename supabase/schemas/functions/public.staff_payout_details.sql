@@ -12,7 +12,7 @@ begin
   if not public.is_staff() then
     raise exception 'staff only' using errcode = 'insufficient_privilege';
   end if;
-  select json_build_object('payout_id', o.id, 'email', u.email, 'amount_micro', round(o.amount_usd * 1000000)::bigint, 'status', o.status,
+  select json_build_object('payout_id', o.id, 'email', u.email, 'amount_micro', o.amount_micro, 'status', o.status,
                            'rail', o.rail, 'masked', m.masked,
                            -- The method's details when it is still the rail the payout was requested on.
                            'details_ciphertext', case when m.rail = o.rail then m.details_ciphertext end,

@@ -3,13 +3,16 @@
 -- now), with the reason the audit log keeps. Never in the past: a time more than a minute gone is
 -- refused, and one less than a minute gone (a form's minute) means now. The values are checked as
 -- the row in force checks them, each answered as `{ok: false, error, field}` rather than failing:
--- `missing_value` (not a number), `negative`, `too_precise` (more decimals than the column keeps,
--- which would be rounded), `not_whole_number` (a count of records or days with decimals),
+-- `missing_value` (not a number), `negative`, `too_precise` (finer than the value is kept: a share
+-- to 4 decimals, the multiplier to 2, a price in micro-dollars to the hundredth of a cent, a
+-- minimum to the cent), `not_whole_number` (a count of records or days with decimals),
 -- `too_large`, `share_above_one`, `share_not_positive` (a data license's share cap of 0),
 -- `records_below_one`, `shares_must_add_up` (the publisher's ad share and the platform's fee make
 -- 1), `multiplier_below_one`; and `reason_required`, `in_the_past`. A change effective now is
 -- applied at once (public.pricing_apply_due); a later one by the first run of the server's timer
 -- after its time. Refused to anyone but staff (public.is_staff); audited (`pricing.scheduled`).
+-- Prices and minimums are in micro-dollars, as their columns keep them (migration
+-- 20261214001000_money_in_micro_dollars: `cpm_*_micro`, `price_per_*_micro`, `min_*_micro`).
 -- The data market's settings are values like the others (migration 20261213001100_pricing_data_settings):
 -- the largest share of a license one app, or one publisher, may supply (more than 0, at most 1),
 -- the fewest records either may always supply (at least 1, at most the largest license, 9,999,999),
@@ -19,17 +22,18 @@ returns json
 language plpgsql volatile security definer set search_path = ''
 as $$
 declare
-  -- Each value, the decimals its column keeps (0: a whole number) and the largest it may be
-  -- (migrations 20261121000100_data_model, 20261213000400_data_market_trust).
+  -- Each value, the step it is kept to (1: a whole number; prices and minimums in micro-dollars,
+  -- to the hundredth of a cent and to the cent) and the largest it may be (migrations
+  -- 20261121000100_data_model, 20261213000400_data_market_trust, 20261214001000_money_in_micro_dollars).
   v_names constant text[] := array['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share',
-    'cpm_floating_video_usd', 'cpm_tooltip_usd', 'cpm_sponsored_card_usd', 'cpm_inline_text_usd',
-    'price_per_ai_interaction_row_usd', 'price_per_ux_session_recording_usd', 'price_per_gb_bundle_usd',
-    'exclusive_license_multiplier', 'min_payout_usd', 'min_top_up_usd',
+    'cpm_floating_video_micro', 'cpm_tooltip_micro', 'cpm_sponsored_card_micro', 'cpm_inline_text_micro',
+    'price_per_ai_interaction_row_micro', 'price_per_ux_session_recording_micro', 'price_per_gb_bundle_micro',
+    'exclusive_license_multiplier', 'min_payout_micro', 'min_top_up_micro',
     'data_license_max_app_share', 'data_license_max_publisher_share', 'data_license_min_share_records',
     'data_seller_min_age_days', 'data_seller_min_ad_days', 'data_clawback_days'];
-  v_scales constant integer[] := array[4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 4, 4, 0, 0, 0, 0];
-  v_largest constant numeric[] := array[1, 1, 1, 999999.9999, 999999.9999, 999999.9999, 999999.9999,
-    999999.9999, 999999.9999, 999999.9999, 9999.99, 99999999.99, 99999999.99, 1, 1, 9999999, 3650, 3650, 3650];
+  v_steps constant numeric[] := array[0.0001, 0.0001, 0.0001, 100, 100, 100, 100, 100, 100, 100, 0.01, 10000, 10000, 0.0001, 0.0001, 1, 1, 1, 1];
+  v_largest constant numeric[] := array[1, 1, 1, 999999999900, 999999999900, 999999999900, 999999999900,
+    999999999900, 999999999900, 999999999900, 9999.99, 99999999990000, 99999999990000, 1, 1, 9999999, 3650, 3650, 3650];
   -- Which of them are shares (between 0 and 1).
   v_shares constant text[] := array['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share',
     'data_license_max_app_share', 'data_license_max_publisher_share'];
@@ -51,8 +55,8 @@ begin
     if v_value < 0 then
       return json_build_object('ok', false, 'error', 'negative', 'field', v_names[i]);
     end if;
-    if v_value <> round(v_value, v_scales[i]) then
-      return json_build_object('ok', false, 'error', case when v_scales[i] = 0 then 'not_whole_number' else 'too_precise' end, 'field', v_names[i]);
+    if v_value % v_steps[i] <> 0 then
+      return json_build_object('ok', false, 'error', case when v_steps[i] = 1 then 'not_whole_number' else 'too_precise' end, 'field', v_names[i]);
     end if;
     if v_value > v_largest[i] then
       return json_build_object('ok', false, 'error', case when v_names[i] = any(v_shares) then 'share_above_one' else 'too_large' end, 'field', v_names[i]);
@@ -81,20 +85,20 @@ begin
 
   insert into public.pricing_changes (
     effective_at, publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
-    cpm_floating_video_usd, cpm_tooltip_usd, cpm_sponsored_card_usd, cpm_inline_text_usd,
-    price_per_ai_interaction_row_usd, price_per_ux_session_recording_usd, price_per_gb_bundle_usd,
-    exclusive_license_multiplier, min_payout_usd, min_top_up_usd,
+    cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro,
+    price_per_ai_interaction_row_micro, price_per_ux_session_recording_micro, price_per_gb_bundle_micro,
+    exclusive_license_multiplier, min_payout_micro, min_top_up_micro,
     data_license_max_app_share, data_license_max_publisher_share, data_license_min_share_records,
     data_seller_min_age_days, data_seller_min_ad_days, data_clawback_days, reason, scheduled_by)
   values (
     v_at, (p_values ->> 'publisher_ad_revenue_share')::numeric, (p_values ->> 'platform_ad_fee')::numeric,
     (p_values ->> 'publisher_data_revenue_share')::numeric,
-    (p_values ->> 'cpm_floating_video_usd')::numeric, (p_values ->> 'cpm_tooltip_usd')::numeric,
-    (p_values ->> 'cpm_sponsored_card_usd')::numeric, (p_values ->> 'cpm_inline_text_usd')::numeric,
-    (p_values ->> 'price_per_ai_interaction_row_usd')::numeric, (p_values ->> 'price_per_ux_session_recording_usd')::numeric,
-    (p_values ->> 'price_per_gb_bundle_usd')::numeric,
-    (p_values ->> 'exclusive_license_multiplier')::numeric, (p_values ->> 'min_payout_usd')::numeric,
-    (p_values ->> 'min_top_up_usd')::numeric,
+    (p_values ->> 'cpm_floating_video_micro')::numeric::bigint, (p_values ->> 'cpm_tooltip_micro')::numeric::bigint,
+    (p_values ->> 'cpm_sponsored_card_micro')::numeric::bigint, (p_values ->> 'cpm_inline_text_micro')::numeric::bigint,
+    (p_values ->> 'price_per_ai_interaction_row_micro')::numeric::bigint, (p_values ->> 'price_per_ux_session_recording_micro')::numeric::bigint,
+    (p_values ->> 'price_per_gb_bundle_micro')::numeric::bigint,
+    (p_values ->> 'exclusive_license_multiplier')::numeric, (p_values ->> 'min_payout_micro')::numeric::bigint,
+    (p_values ->> 'min_top_up_micro')::numeric::bigint,
     (p_values ->> 'data_license_max_app_share')::numeric, (p_values ->> 'data_license_max_publisher_share')::numeric,
     (p_values ->> 'data_license_min_share_records')::numeric::integer,
     (p_values ->> 'data_seller_min_age_days')::numeric::integer, (p_values ->> 'data_seller_min_ad_days')::numeric::integer,
