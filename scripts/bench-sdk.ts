@@ -51,7 +51,7 @@ async function main(count: number, email: string): Promise<void> {
     if (!key.ok) throw new Error(key.error);
     const secret = await serviceSecret('sdk_token_key', () => randomBytes(32).toString('base64url'), engine);
     const [campaign] = await engine.query<{ id: string }>(
-      `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap) values ('Bench', 'Bench', 1000000000, 100) returning id`,
+      `insert into public.campaigns (advertiser, name, daily_budget_micro, frequency_cap) values ('Bench', 'Bench', 1000000000 * 1000000::bigint, 100) returning id`,
     );
     const [creative] = await engine.query<{ id: string }>(
       `insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, $2, 'Bench', 'https://bench.example/') returning id`,
@@ -113,9 +113,9 @@ async function seedMarket(engine: Awaited<ReturnType<typeof openPostgres>>, camp
      select public.top_up_credit(t.id, 'bench', null) from t`,
   );
   await engine.query(
-    `insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_usd, daily_budget_usd, frequency_cap, keywords,
+    `insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_budget_micro, frequency_cap, keywords,
                                    include_categories, formats, starts_at)
-     select a.id, a.company, 'Market ' || i, 'active', 1000000000, 50 + (i * 37) % 4950, 3 + i % 18,
+     select a.id, a.company, 'Market ' || i, 'active', 1000000000 * 1000000::bigint, (50 + (i * 37) % 4950) * 1000000::bigint, 3 + i % 18,
             array[(array['quiz','notes','code','travel','finance','health','music','design'])[1 + i % 8],
                   (array['learning','productivity','api','sports','food','games'])[1 + i % 6]],
             case when i % 5 = 0 then array['automotive'] else '{}' end,

@@ -248,7 +248,7 @@ async function main() {
     const cutting = (async () => {
       while (Date.now() < trafficEnds) {
         if (ledger.ads.capped * price >= S.BUDGET_USD + S.OVER_BY * price || cappedRecorded() * price >= 0.9 * S.BUDGET_USD) {
-          await sql`update public.campaigns set daily_budget_usd = ${S.BUDGET_USD} where id = ${setup.campaigns.capped.id}`;
+          await sql`update public.campaigns set daily_budget_micro = ${Math.round(S.BUDGET_USD * 1_000_000)} where id = ${setup.campaigns.capped.id}`;
           const recorded = cappedRecorded();
           cut = { servedUsd: ledger.ads.capped * price, recordedUsd: recorded * price };
           note(

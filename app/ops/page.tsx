@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Metadata } from 'next';
-import { microToUsd } from '@/lib/money/figures';
+import { micro, microToUsd } from '@/lib/platform/kit/micro';
 import { formatCount, formatDay, formatMoment, formatUsd } from '@/lib/platform/kit/format';
 import { formatBytes } from '@/lib/data/buyers/catalog';
 import { describeFilter } from '@/lib/data/buyers/display';
@@ -45,7 +45,7 @@ import { EmptyState } from '../_components/ui/empty-state';
 export const metadata: Metadata = { title: 'Operator console', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
 
-const usd = (micro: number) => formatUsd(microToUsd(micro));
+const usd = (amount: number) => formatUsd(microToUsd(micro(amount)));
 
 export default async function OpsPage() {
   const staff = await requireStaff();
@@ -331,8 +331,8 @@ function AdvertisingSections({ ads }: { ads: AdvertisingQueue }) {
                 {c.name} · {c.advertiser}
               </h3>
               <p className="text-sm text-muted-foreground">
-                {c.email} · budget {c.lifetime_budget_usd === null ? 'none' : usd(Math.round(c.lifetime_budget_usd * 1_000_000))}
-                {c.daily_cap_usd === null ? '' : `, ${usd(Math.round(c.daily_cap_usd * 1_000_000))} a day`} · from {formatDay(c.starts_at.toISOString())}
+                {c.email} · budget {c.lifetime_budget_micro === null ? 'none' : usd(c.lifetime_budget_micro)}
+                {c.daily_cap_micro === null ? '' : `, ${usd(c.daily_cap_micro)} a day`} · from {formatDay(c.starts_at.toISOString())}
                 {c.ends_at ? ` to ${formatDay(c.ends_at.toISOString())}${c.hard_stop ? ' (hard stop)' : ''}` : ''} · {c.formats.join(', ')}
                 {c.keywords.length ? ` · keywords: ${c.keywords.join(', ')}` : ''}
                 {c.include_categories.length ? ` · only: ${c.include_categories.join(', ')}` : ''}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LISTING_IDS } from '../data/buyers/schemas';
 import type { LicenseStatus as BuyerLicenseStatus } from '../data/buyers/account';
+import { micro } from '../platform/kit/micro';
 import { licensesBody, type LicenseRow } from '../schemas/account';
 import { LICENSE_LISTINGS, LICENSE_STATUSES, type LicenseStatus } from '../schemas/data-buyers';
 import { listLicenses, sandboxAccount, type AccountSource } from './operations';
@@ -18,7 +19,7 @@ const row = (n: number, over: Partial<LicenseRow> = {}): LicenseRow => ({
   records: 1,
   bytes: 100,
   units: 1,
-  price_micro: 2_000,
+  price_micro: micro(2_000),
   terms_version: '2026-11-27',
   requested_at: new Date(Date.UTC(2026, 11, 1, 0, n)),
   starts_at: new Date(Date.UTC(2026, 11, 1, 0, n)),
@@ -30,7 +31,7 @@ const row = (n: number, over: Partial<LicenseRow> = {}): LicenseRow => ({
 
 /** A buyer's account whose licenses (newest first) the test changes between reads. */
 function account(licenses: LicenseRow[]): AccountSource {
-  const funds = { balance_micro: 0, reserved_micro: 0, available_micro: 0 };
+  const funds = { balance_micro: micro(0), reserved_micro: micro(0), available_micro: micro(0) };
   return { sandbox: false, read: async () => ({ id: 'u', funds, licenses: [...licenses] }) as never };
 }
 
@@ -52,7 +53,7 @@ describe('a license’s view', () => {
         listing: 'gb_bundles',
         units: 1.234567891,
         bytes: 1_234_567_891,
-        price_micro: 49_382_716,
+        price_micro: micro(49_382_716),
         filter: { categories: ['writing'], from: '2026-09-01', to: null, models: ['m-1'], min_app_age_days: null },
       }),
     );
@@ -67,13 +68,13 @@ describe('a license’s view', () => {
       expires_at: '2027-12-01T00:01:00.000Z',
     });
     // Half a cent rounds away from zero; less than half a cent is 0.
-    expect(licenseView(row(2, { price_micro: 5_000 })).price_usd).toBe(0.01);
-    expect(licenseView(row(3, { price_micro: 4_999 })).price_usd).toBe(0);
+    expect(licenseView(row(2, { price_micro: micro(5_000) })).price_usd).toBe(0.01);
+    expect(licenseView(row(3, { price_micro: micro(4_999) })).price_usd).toBe(0);
     expect(licenseView(row(4, { status: 'pending_review', starts_at: null, expires_at: null }))).toMatchObject({ starts_at: null, expires_at: null });
   });
 
   it('gives the funds in dollars and exactly, and no field beyond the documented ones', () => {
-    const body = licensesView({ balance_micro: 740_617_284, reserved_micro: 300_000_000, available_micro: 440_617_284 }, [row(1)], {
+    const body = licensesView({ balance_micro: micro(740_617_284), reserved_micro: micro(300_000_000), available_micro: micro(440_617_284) }, [row(1)], {
       next_cursor: null,
       has_more: false,
       limit: 50,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { as, type Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
+import { microAmount } from '../platform/kit/micro';
 import { isDatabaseError } from '../platform/db/errors';
 import { ApiError, RETRY_AFTER_S } from '../platform/http/errors';
 import { describeError, log } from '../platform/log';
@@ -63,7 +64,7 @@ export const ACCOUNT_READS = {
     // The caller's advertiser balance, exactly, in micro-dollars (the ledger), and their campaigns
     // with their exact spend and counts (the daily figures) and creatives: none for a user who
     // is not an advertiser (supabase/migrations/20261208000000_account_campaigns.sql).
-    row: z.object({ id: z.string(), balance_micro: z.number().int(), campaigns: z.array(campaignRow) }),
+    row: z.object({ id: z.string(), balance_micro: microAmount, campaigns: z.array(campaignRow) }),
   },
   licenses: {
     sql: sql`select public.account_licenses() as account`,

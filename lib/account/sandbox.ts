@@ -11,7 +11,7 @@ import type {
   PlacementRow,
   ProfileRow,
 } from '../schemas/account';
-import { exactSumMicro, toMicro } from '../money/figures';
+import { micro, microAsUsd, sumMicro, usdToMicro } from '../platform/kit/micro';
 import { addDays } from './views';
 
 /**
@@ -63,7 +63,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     status: 'active',
     impressions: 182_400,
     clicks: 2_190,
-    revenue_usd: 1_493.61,
+    revenue_micro: usdToMicro(1_493.61),
     fills: 182_400,
     invalid_events: 3_412,
     ad_requests: 197_300,
@@ -77,7 +77,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     status: 'active',
     impressions: 401_250,
     clicks: 7_622,
-    revenue_usd: 1_131.53,
+    revenue_micro: usdToMicro(1_131.53),
     fills: 401_250,
     invalid_events: 7_020,
     ad_requests: 428_900,
@@ -91,7 +91,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     status: 'paused',
     impressions: 55_010,
     clicks: 660,
-    revenue_usd: 190.33,
+    revenue_micro: usdToMicro(190.33),
     fills: 55_010,
     invalid_events: 1_288,
     ad_requests: 61_200,
@@ -105,7 +105,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     status: 'active',
     impressions: 97_800,
     clicks: 1_565,
-    revenue_usd: 552.08,
+    revenue_micro: usdToMicro(552.08),
     fills: 97_800,
     invalid_events: 2_115,
     ad_requests: 104_100,
@@ -119,7 +119,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     status: 'paused',
     impressions: 23_400,
     clicks: 351,
-    revenue_usd: 64.82,
+    revenue_micro: usdToMicro(64.82),
     fills: 23_400,
     invalid_events: 640,
     ad_requests: 26_000,
@@ -133,7 +133,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     status: 'archived',
     impressions: 8_100,
     clicks: 90,
-    revenue_usd: 66.42,
+    revenue_micro: usdToMicro(66.42),
     fills: 8_100,
     invalid_events: 212,
     ad_requests: 9_050,
@@ -142,14 +142,14 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
 ];
 
 /** What the sandbox's placements earned, exactly, in micro-dollars (the database answers it from the ledger). */
-export const SANDBOX_AD_REVENUE_MICRO = SANDBOX_PLACEMENTS.reduce((total, p) => total + toMicro(p.revenue_usd), 0);
+export const SANDBOX_AD_REVENUE_MICRO = sumMicro(SANDBOX_PLACEMENTS.map((p) => p.revenue_micro));
 
 const payoutId = (n: number) => `00000000-0000-4000-8000-00000000d${String(n).padStart(3, '0')}`;
 const DESTINATION = 'Sandbox Writer Ltd · •••• 4242';
 const paid = (n: number, period: string, amount: number, requested: string, paidAt: string): PayoutRow => ({
   id: payoutId(n),
   period,
-  amount_usd: amount,
+  amount_micro: usdToMicro(amount),
   status: 'paid',
   paid_at: at(paidAt),
   requested_at: at(requested),
@@ -191,7 +191,7 @@ export const SANDBOX_PAYOUT_METHOD: PayoutMethodRow = {
 };
 
 /** Final and not paid out: under the minimum payout, waiting for the next month. */
-const SANDBOX_AVAILABLE_MICRO = 21_370_000;
+const SANDBOX_AVAILABLE_MICRO = micro(21_370_000);
 
 /**
  * The sandbox's money, as the database answers it: what was earned is in exactly one place, so
@@ -199,12 +199,13 @@ const SANDBOX_AVAILABLE_MICRO = 21_370_000;
  */
 export const SANDBOX_MONEY: MoneyRow = {
   ad_revenue_micro: SANDBOX_AD_REVENUE_MICRO,
-  data_revenue_micro: 0,
+  data_revenue_micro: micro(0),
   available_micro: SANDBOX_AVAILABLE_MICRO,
-  pending_micro:
+  pending_micro: micro(
     SANDBOX_AD_REVENUE_MICRO -
-    SANDBOX_AVAILABLE_MICRO -
-    exactSumMicro(SANDBOX_PAYOUTS.filter((p) => ['paid', 'pending', 'processing'].includes(p.status)).map((p) => p.amount_usd)),
+      SANDBOX_AVAILABLE_MICRO -
+      sumMicro(SANDBOX_PAYOUTS.filter((p) => ['paid', 'pending', 'processing'].includes(p.status)).map((p) => p.amount_micro)),
+  ),
 };
 
 export const SANDBOX_API_KEYS: ApiKeyRow[] = [
@@ -263,7 +264,7 @@ export function sandboxDaily(today: string): DailyRow[] {
         day,
         impressions,
         clicks: Math.round(impressions * (p.clicks / p.impressions)),
-        revenue_usd: Math.round((impressions / 1000) * (p.revenue_usd / p.impressions) * 1000 * 1e6) / 1e6,
+        revenue_micro: usdToMicro((impressions / 1000) * (microAsUsd(p.revenue_micro) / p.impressions) * 1000),
       });
     }
   }
@@ -297,12 +298,12 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     ends_at: at('2026-09-16T03:59:59.999Z'),
     hard_stop: true,
     formats: ['tooltip'],
-    lifetime_budget_usd: 500,
-    daily_cap_usd: null,
+    lifetime_budget_micro: usdToMicro(500),
+    daily_cap_micro: null,
     created_at: at('2026-08-10T14:00:00.000Z'),
     impressions: 198_000,
     clicks: 2_376,
-    spend_micro: 499_998_600,
+    spend_micro: micro(499_998_600),
     creatives: [creative(1, 'tooltip', 'active', 'Study smarter with Sandbox Tutor')],
   },
   {
@@ -315,12 +316,12 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     ends_at: null,
     hard_stop: false,
     formats: ['sponsored_card', 'inline_text'],
-    lifetime_budget_usd: 2_000,
-    daily_cap_usd: 100,
+    lifetime_budget_micro: usdToMicro(2_000),
+    daily_cap_micro: usdToMicro(100),
     created_at: at('2026-09-25T10:00:00.000Z'),
     impressions: 412_300,
     clicks: 6_184,
-    spend_micro: 1_236_904_500,
+    spend_micro: micro(1_236_904_500),
     creatives: [
       creative(2, 'sponsored_card', 'active', 'Write faster with Sandbox Writer Pro'),
       creative(3, 'inline_text', 'active', 'Try Sandbox Writer Pro free for 14 days'),
@@ -340,12 +341,12 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     ends_at: at('2027-01-01T04:59:59.999Z'),
     hard_stop: false,
     formats: ['floating_video'],
-    lifetime_budget_usd: 1_500,
-    daily_cap_usd: 75,
+    lifetime_budget_micro: usdToMicro(1_500),
+    daily_cap_micro: usdToMicro(75),
     created_at: at('2026-10-20T16:30:00.000Z'),
     impressions: 35_600,
     clicks: 420,
-    spend_micro: 213_600_000,
+    spend_micro: micro(213_600_000),
     creatives: [creative(5, 'floating_video', 'paused', 'Gift a year of Sandbox Writer')],
   },
   {
@@ -358,12 +359,12 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     ends_at: at('2027-05-01T03:59:59.999Z'),
     hard_stop: false,
     formats: ['sponsored_card'],
-    lifetime_budget_usd: 800,
-    daily_cap_usd: 40,
+    lifetime_budget_micro: usdToMicro(800),
+    daily_cap_micro: usdToMicro(40),
     created_at: at('2026-11-18T09:15:00.000Z'),
     impressions: 0,
     clicks: 0,
-    spend_micro: 0,
+    spend_micro: micro(0),
     creatives: [creative(6, 'sponsored_card', 'in_review', 'New in Sandbox Tutor: spaced repetition')],
   },
   {
@@ -376,21 +377,21 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     ends_at: null,
     hard_stop: false,
     formats: ['inline_text'],
-    lifetime_budget_usd: 300,
-    daily_cap_usd: null,
+    lifetime_budget_micro: usdToMicro(300),
+    daily_cap_micro: null,
     created_at: at('2026-11-20T11:00:00.000Z'),
     impressions: 0,
     clicks: 0,
-    spend_micro: 0,
+    spend_micro: micro(0),
     creatives: [{ ...creative(7, 'inline_text', 'rejected', 'Straight As, guaranteed'), rejection_reason: 'Ads may not promise results such as grades.' }],
   },
 ];
 
 /** What the sandbox advertiser's top-ups put in. */
-const SANDBOX_TOP_UPS_MICRO = 3_000_000_000;
+const SANDBOX_TOP_UPS_MICRO = micro(3_000_000_000);
 
 /** The sandbox advertiser's balance, as the ledger answers it: what the top-ups put in less what the campaigns spent. */
-export const SANDBOX_ADVERTISER_BALANCE_MICRO = SANDBOX_TOP_UPS_MICRO - SANDBOX_CAMPAIGNS.reduce((total, c) => total + c.spend_micro, 0);
+export const SANDBOX_ADVERTISER_BALANCE_MICRO = micro(SANDBOX_TOP_UPS_MICRO - sumMicro(SANDBOX_CAMPAIGNS.map((c) => c.spend_micro)));
 
 const licenseId = (n: number) => `00000000-0000-4000-8000-00000000d${String(n).padStart(3, '0')}`;
 /** The data license terms the demo licenses were bought under: those in force now (DATA_TERMS_VERSION, lib/data/buyers/schemas.ts), and earlier ones. */
@@ -416,7 +417,7 @@ export const SANDBOX_LICENSES: LicenseRow[] = [
     bytes: 96_512_000,
     units: 2_000,
     // 2,000 recordings at $0.05, × 3 for an exclusive license.
-    price_micro: 300_000_000,
+    price_micro: micro(300_000_000),
     terms_version: TERMS,
     requested_at: at('2026-12-08T15:20:00.000Z'),
     starts_at: null,
@@ -434,7 +435,7 @@ export const SANDBOX_LICENSES: LicenseRow[] = [
     bytes: 1_234_567_891,
     units: 1.234567891,
     // 1.234567891 GB at $40: $49.38271564, rounded once to the micro-dollar.
-    price_micro: 49_382_716,
+    price_micro: micro(49_382_716),
     terms_version: TERMS,
     requested_at: at('2026-12-03T10:05:00.000Z'),
     starts_at: at('2026-12-03T10:05:00.000Z'),
@@ -452,7 +453,7 @@ export const SANDBOX_LICENSES: LicenseRow[] = [
     bytes: 47_480_000,
     units: 40_000,
     // 40,000 rows at $0.002, × 3 for an exclusive license: never charged, review rejected it.
-    price_micro: 240_000_000,
+    price_micro: micro(240_000_000),
     terms_version: TERMS,
     requested_at: at('2026-12-01T09:00:00.000Z'),
     starts_at: null,
@@ -470,7 +471,7 @@ export const SANDBOX_LICENSES: LicenseRow[] = [
     bytes: 118_734_562,
     units: 100_000,
     // 100,000 rows at $0.002.
-    price_micro: 200_000_000,
+    price_micro: micro(200_000_000),
     terms_version: TERMS,
     requested_at: at('2026-11-28T14:30:00.000Z'),
     starts_at: at('2026-11-28T14:30:00.000Z'),
@@ -488,7 +489,7 @@ export const SANDBOX_LICENSES: LicenseRow[] = [
     bytes: 5_912_400,
     units: 5_000,
     // 5,000 rows at $0.002.
-    price_micro: 10_000_000,
+    price_micro: micro(10_000_000),
     terms_version: EARLIER_TERMS,
     requested_at: at('2025-10-01T08:00:00.000Z'),
     starts_at: at('2025-10-01T08:00:00.000Z'),
@@ -499,7 +500,7 @@ export const SANDBOX_LICENSES: LicenseRow[] = [
 ];
 
 /** What the sandbox buyer's top-ups put in. */
-const SANDBOX_BUYER_TOP_UPS_MICRO = 1_000_000_000;
+const SANDBOX_BUYER_TOP_UPS_MICRO = micro(1_000_000_000);
 
 /**
  * The sandbox buyer's funds, as public.buyer_funds answers them: the balance is what the top-ups
@@ -507,8 +508,8 @@ const SANDBOX_BUYER_TOP_UPS_MICRO = 1_000_000_000;
  * waiting for review would cost, and what is available the difference.
  */
 export const SANDBOX_BUYER_FUNDS: BuyerFundsRow = (() => {
-  const charged = SANDBOX_LICENSES.filter((l) => l.status === 'active' || l.status === 'expired').reduce((total, l) => total + l.price_micro, 0);
-  const reserved = SANDBOX_LICENSES.filter((l) => l.status === 'pending_review').reduce((total, l) => total + l.price_micro, 0);
-  const balance = SANDBOX_BUYER_TOP_UPS_MICRO - charged;
-  return { balance_micro: balance, reserved_micro: reserved, available_micro: balance - reserved };
+  const charged = sumMicro(SANDBOX_LICENSES.filter((l) => l.status === 'active' || l.status === 'expired').map((l) => l.price_micro));
+  const reserved = sumMicro(SANDBOX_LICENSES.filter((l) => l.status === 'pending_review').map((l) => l.price_micro));
+  const balance = micro(SANDBOX_BUYER_TOP_UPS_MICRO - charged);
+  return { balance_micro: balance, reserved_micro: reserved, available_micro: micro(balance - reserved) };
 })();

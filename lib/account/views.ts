@@ -24,7 +24,8 @@ import {
   type ProfileRow,
 } from '../schemas/account';
 import { maskApiKey } from '../identity/keys/api-key';
-import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, microToUsd, roundUsd, rpmUsd, toMicro } from '../money/figures';
+import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, rpmUsd } from '../money/figures';
+import { micro, microToUsd, sumMicro, type Micro } from '../platform/kit/micro';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -60,9 +61,9 @@ export function placementView(row: PlacementRow) {
     status: row.status,
     impressions: row.impressions,
     clicks: row.clicks,
-    revenue_usd: roundUsd(row.revenue_usd),
+    revenue_usd: microToUsd(row.revenue_micro),
     fill_rate: fillRate(row.fills, row.ad_requests),
-    rpm_usd: rpmUsd(row.revenue_usd, row.impressions),
+    rpm_usd: rpmUsd(row.revenue_micro, row.impressions),
     invalid_share: invalidShare(row.invalid_events, row.impressions + row.clicks),
     created_at: row.created_at.toISOString(),
   };
@@ -89,7 +90,7 @@ export const EARNINGS_NOTE =
  */
 export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], payoutLimit: number, money: MoneyRow): z.infer<typeof earningsBody> {
   const views = placements.map(placementView);
-  const payoutsUsd = (statuses: PayoutRow['status'][]) => exactSumUsd(payouts.filter((p) => statuses.includes(p.status)).map((p) => p.amount_usd));
+  const payoutsUsd = (statuses: PayoutRow['status'][]) => exactSumUsd(payouts.filter((p) => statuses.includes(p.status)).map((p) => p.amount_micro));
   return earningsBody.parse({
     currency: 'USD',
     ad_revenue_tracked_usd: microToUsd(money.ad_revenue_micro),
@@ -104,7 +105,7 @@ export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], p
     data_revenue_micro: money.data_revenue_micro,
     payouts: payouts.slice(0, payoutLimit).map((p) => ({
       period: p.period,
-      amount_usd: roundUsd(p.amount_usd),
+      amount_usd: microToUsd(p.amount_micro),
       status: p.status,
       paid_at: iso(p.paid_at),
       requested_at: p.requested_at.toISOString(),
@@ -153,19 +154,19 @@ export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: s
   const days = Number(query.days);
   const from = addDays(today, 1 - days);
   // Revenue in micro-dollars, exact, until it is shown.
-  const points = new Map<string, { revenue: number; impressions: number; clicks: number }>();
-  for (let i = 0; i < days; i++) points.set(addDays(from, i), { revenue: 0, impressions: 0, clicks: 0 });
+  const points = new Map<string, { revenue: Micro; impressions: number; clicks: number }>();
+  for (let i = 0; i < days; i++) points.set(addDays(from, i), { revenue: micro(0), impressions: 0, clicks: 0 });
   for (const r of rows) {
     if (query.app_id && r.app_id !== query.app_id) continue;
     if (query.placement_id && r.placement_id !== query.placement_id) continue;
     const point = points.get(r.day);
     if (!point) continue;
-    point.revenue += toMicro(r.revenue_usd);
+    point.revenue = sumMicro([point.revenue, r.revenue_micro]);
     point.impressions += r.impressions;
     point.clicks += r.clicks;
   }
   const daily = [...points].map(([date, p]) => ({ date, revenue_usd: microToUsd(p.revenue), impressions: p.impressions, clicks: p.clicks }));
-  const revenueMicro = [...points.values()].reduce((total, p) => total + p.revenue, 0);
+  const revenueMicro = sumMicro([...points.values()].map((p) => p.revenue));
   return dailyBody.parse({
     currency: 'USD',
     days,
@@ -200,15 +201,15 @@ export function campaignView(row: CampaignRow) {
     ends_at: iso(row.ends_at),
     hard_stop: row.hard_stop,
     formats: row.formats,
-    lifetime_budget_usd: row.lifetime_budget_usd === null ? null : roundUsd(row.lifetime_budget_usd),
-    daily_cap_usd: row.daily_cap_usd === null ? null : roundUsd(row.daily_cap_usd),
+    lifetime_budget_usd: row.lifetime_budget_micro === null ? null : microToUsd(row.lifetime_budget_micro),
+    daily_cap_usd: row.daily_cap_micro === null ? null : microToUsd(row.daily_cap_micro),
     created_at: row.created_at.toISOString(),
     impressions: row.impressions,
     clicks: row.clicks,
     ctr: clickThroughRate(row.clicks, row.impressions),
     spend_usd: microToUsd(row.spend_micro),
     spend_micro: row.spend_micro,
-    budget_left_usd: row.lifetime_budget_usd === null ? null : microToUsd(Math.max(0, toMicro(row.lifetime_budget_usd) - row.spend_micro)),
+    budget_left_usd: row.lifetime_budget_micro === null ? null : microToUsd(micro(Math.max(0, row.lifetime_budget_micro - row.spend_micro))),
     ecpm_usd: ecpmUsd(row.spend_micro, row.impressions),
     creatives: row.creatives.map((c) => ({ id: c.id, format: c.format, status: c.status, rejection_reason: c.rejection_reason, headline: c.headline })),
   };
@@ -220,7 +221,7 @@ export function campaignView(row: CampaignRow) {
  * rounded once, here. A user who is not an advertiser has no campaigns and a balance of 0.
  */
 export function campaignsView(
-  balanceMicro: number,
+  balanceMicro: Micro,
   page: readonly CampaignRow[],
   pagination: z.input<typeof campaignsBody.shape.pagination>,
 ): z.infer<typeof campaignsBody> {

@@ -3,6 +3,7 @@ import { hashPassword } from '../identity/auth/password';
 import { DATA_TERMS_VERSION } from '../data/buyers/schemas';
 import type { Statements } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
+import { usdToMicro } from '../platform/kit/micro';
 import { mulberry32 } from '../platform/random';
 import { newConsentProof, proofHash, storedSubjectId, type SubjectKeys } from '../data/subjects';
 
@@ -125,7 +126,7 @@ export async function seedDemoBuyer(tx: Statements, password: string): Promise<v
   );
   const [topUp] = await tx.query<{ id: string }>(
     sql`insert into public.top_ups (user_id, amount_micro, rail, invoice_number, requested_at, account_kind)
-        values (${userId}, ${DEMO_BUYER_FUNDS_USD * 1_000_000}, 'manual', 'INV-DEMO-NORTHWIND', now() - interval '20 days', 'buyer') returning id`,
+        values (${userId}, ${usdToMicro(DEMO_BUYER_FUNDS_USD)}, 'manual', 'INV-DEMO-NORTHWIND', now() - interval '20 days', 'buyer') returning id`,
   );
   await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
   await tx.query(

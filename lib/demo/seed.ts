@@ -5,6 +5,7 @@ import type { KeyEnvironment, PlacementFormat, PlacementStatus } from '../schema
 import { asService, type Database, type Statements } from '../platform/db/roles';
 import { sql, type Sql } from '../platform/db/sql';
 import { DEFAULT_PRICING } from '../money/pricing/defaults';
+import { usdToMicro } from '../platform/kit/micro';
 import { env } from '../platform/env';
 import { DEMO_PAGE_KEY_SECRET } from './page';
 import { mulberry32 } from '../platform/random';
@@ -141,8 +142,6 @@ const CPM_KEY: Record<PlacementFormat, keyof typeof DEFAULT_PRICING.advertiser_c
 /** A deterministic generator, so the demo looks the same on every machine. */
 const random = mulberry32;
 
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
-
 function isoDay(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
@@ -205,7 +204,7 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
         // The money rule of recorded impressions: the format's CPM / 1000 times the publisher's
         // share, each. (The draw that used to vary it is still made, so the other figures stay.)
         rand();
-        const revenue = round6((impressions / 1000) * cpm);
+        const revenue = usdToMicro((impressions / 1000) * cpm);
         // Between 88% and 97% of the ad requests filled, and most fills became viewable impressions.
         const adRequests = Math.ceil(impressions / (0.88 + (impressions % 10) / 100));
         const fills = impressions + Math.floor((adRequests - impressions) / 2);
@@ -215,24 +214,24 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
           day: isoDay(date),
           impressions,
           clicks,
-          revenue_usd: revenue,
+          revenue_micro: revenue,
           // What the ads cost their advertisers: the format's CPM / 1000 each.
-          cost_usd: round6((impressions / 1000) * advertiserCpm),
+          cost_micro: usdToMicro((impressions / 1000) * advertiserCpm),
           ad_requests: adRequests,
           fills,
           // Invalid traffic (content/docs/sdk-integration.md, Counting rules): about 2% of impressions.
           invalid_events: Math.floor(impressions * 0.02) + (impressions % 7),
           // Not in the ledger yet: the history is posted below, per app and day, out of `ad_sales`
           // (public.ledger_post_ad_revenue), as days counted before advertiser accounts are.
-          posted_usd: 0,
-          posted_cost_usd: 0,
+          posted_micro: 0,
+          posted_cost_micro: 0,
         });
       }
       await insertJson(tx, 'daily_stats', stats);
       // The placement's counters are the sum of its daily stats, so every view agrees.
       await tx.query(
-        sql`update public.placements p set impressions = s.i, clicks = s.c, revenue_usd = s.r, ad_requests = s.q, fills = s.f, invalid_events = s.v
-            from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_usd), 0) r,
+        sql`update public.placements p set impressions = s.i, clicks = s.c, revenue_micro = s.r, ad_requests = s.q, fills = s.f, invalid_events = s.v
+            from (select coalesce(sum(impressions), 0) i, coalesce(sum(clicks), 0) c, coalesce(sum(revenue_micro), 0) r,
                          coalesce(sum(ad_requests), 0) q, coalesce(sum(fills), 0) f, coalesce(sum(invalid_events), 0) v
                   from public.daily_stats where placement_id = ${placementId}) s
             where p.id = ${placementId}`,
@@ -351,13 +350,14 @@ export async function seedPricing(tx: Statements): Promise<void> {
   await tx.query(
     sql`insert into public.pricing_settings (
        publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
-       cpm_floating_video_usd, cpm_tooltip_usd, cpm_sponsored_card_usd, cpm_inline_text_usd,
-       price_per_ai_interaction_row_usd, price_per_ux_session_recording_usd, price_per_gb_bundle_usd,
-       exclusive_license_multiplier, min_payout_usd)
+       cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro,
+       price_per_ai_interaction_row_micro, price_per_ux_session_recording_micro, price_per_gb_bundle_micro,
+       exclusive_license_multiplier, min_payout_micro)
      values (${d.publisher_ad_revenue_share}, ${d.platform_ad_fee}, ${d.publisher_data_revenue_share},
-             ${d.advertiser_cpm_usd.floating_video}, ${d.advertiser_cpm_usd.tooltip}, ${d.advertiser_cpm_usd.sponsored_card}, ${d.advertiser_cpm_usd.inline_text},
-             ${d.dataset_prices_usd.per_ai_interaction_row}, ${d.dataset_prices_usd.per_ux_session_recording}, ${d.dataset_prices_usd.per_gb_bundle},
-             ${d.exclusive_license_multiplier}, ${d.min_payout_usd})
+             ${usdToMicro(d.advertiser_cpm_usd.floating_video)}, ${usdToMicro(d.advertiser_cpm_usd.tooltip)},
+             ${usdToMicro(d.advertiser_cpm_usd.sponsored_card)}, ${usdToMicro(d.advertiser_cpm_usd.inline_text)},
+             ${usdToMicro(d.dataset_prices_usd.per_ai_interaction_row)}, ${usdToMicro(d.dataset_prices_usd.per_ux_session_recording)},
+             ${usdToMicro(d.dataset_prices_usd.per_gb_bundle)}, ${d.exclusive_license_multiplier}, ${usdToMicro(d.min_payout_usd)})
      on conflict (id) do nothing`,
   );
 }
@@ -534,20 +534,20 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
     );
     const [topUp] = await tx.query<{ id: string }>(
       sql`insert into public.top_ups (user_id, amount_micro, rail, invoice_number, requested_at)
-          values (${userId}, ${DEMO_ADVERTISER_FUNDS_USD * 1_000_000}, 'manual', ${`INV-DEMO-${a.advertiser.split(' ')[0]!.toUpperCase()}`}, now() - interval '30 days')
+          values (${userId}, ${usdToMicro(DEMO_ADVERTISER_FUNDS_USD)}, 'manual', ${`INV-DEMO-${a.advertiser.split(' ')[0]!.toUpperCase()}`}, now() - interval '30 days')
           returning id`,
     );
     await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
     const adopted = await tx.query(
-      sql`update public.campaigns set advertiser_id = ${userId}, lifetime_budget_usd = 100000, daily_cap_usd = 2000,
+      sql`update public.campaigns set advertiser_id = ${userId}, lifetime_budget_micro = ${usdToMicro(100_000)}, daily_cap_micro = ${usdToMicro(2_000)},
             formats = '{floating_video,tooltip,sponsored_card,inline_text}'
           where advertiser = ${a.advertiser} and advertiser_id is null returning id`,
     );
     if (adopted.length === 0) {
       const [campaign] = await tx.query<{ id: string }>(
-        sql`insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_usd, daily_cap_usd, daily_budget_usd, frequency_cap,
+        sql`insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_cap_micro, daily_budget_micro, frequency_cap,
                                           keywords, formats, starts_at)
-            values (${userId}, ${a.advertiser}, ${a.name}, 'active', 100000, 2000, 2000, 10, ${a.keywords}::text[],
+            values (${userId}, ${a.advertiser}, ${a.name}, 'active', ${usdToMicro(100_000)}, ${usdToMicro(2_000)}, ${usdToMicro(2_000)}, 10, ${a.keywords}::text[],
                     '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day') returning id`,
       );
       for (const c of a.creatives) {
@@ -567,12 +567,12 @@ async function seedOtherCampaigns(tx: Statements, userId: string, a: (typeof DEM
     const starts = sql`now() + make_interval(days => ${other.startsInDays}::int)`;
     const ends = other.endsInDays === undefined ? sql`null` : sql`now() + make_interval(days => ${other.endsInDays}::int)`;
     const [campaign] = await tx.query<{ id: string }>(
-      sql`insert into public.campaigns (advertiser_id, advertiser, name, status, pause_reason, rejection_reason, lifetime_budget_usd, daily_cap_usd,
-                                        daily_budget_usd, frequency_cap, keywords, formats, starts_at, ends_at, hard_stop, completed_at)
+      sql`insert into public.campaigns (advertiser_id, advertiser, name, status, pause_reason, rejection_reason, lifetime_budget_micro, daily_cap_micro,
+                                        daily_budget_micro, frequency_cap, keywords, formats, starts_at, ends_at, hard_stop, completed_at)
           values (${userId}, ${a.advertiser}, ${other.name}, ${other.status},
                   ${other.status === 'paused' ? 'advertiser' : null},
                   ${other.status === 'rejected' ? 'Ads for financial products need a licence we can check; this campaign names none.' : null},
-                  500, 50, 50, 5, ${a.keywords}::text[], '{inline_text,sponsored_card}', ${starts}, ${ends}, ${other.endsInDays !== undefined},
+                  ${usdToMicro(500)}, ${usdToMicro(50)}, ${usdToMicro(50)}, 5, ${a.keywords}::text[], '{inline_text,sponsored_card}', ${starts}, ${ends}, ${other.endsInDays !== undefined},
                   ${other.status === 'completed' ? sql`now() - interval '60 days'` : sql`null`})
           returning id`,
     );

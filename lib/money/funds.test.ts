@@ -7,6 +7,7 @@ import type { SignedInUser } from '../identity/auth/users';
 import { advertisingQueue } from '../ops/advertising';
 import { dataQueue } from '../ops/data';
 import { saveBuyerProfile } from '../data/buyers/account';
+import { micro } from '../platform/kit/micro';
 import { requestTopUp, topUpOf, topUps } from './funds';
 
 /**
@@ -55,9 +56,9 @@ for (const engine of testEngines()) {
       });
       expect((await saveProfile(suite.db, user, advertiser)).ok).toBe(true);
 
-      const ad = await requestTopUp(suite.db, user, 300_000_000, 'advertiser');
-      const first = await requestTopUp(suite.db, user, 100_000_000, 'buyer');
-      const second = await requestTopUp(suite.db, user, 250_000_000, 'buyer');
+      const ad = await requestTopUp(suite.db, user, micro(300_000_000), 'advertiser');
+      const first = await requestTopUp(suite.db, user, micro(100_000_000), 'buyer');
+      const second = await requestTopUp(suite.db, user, micro(250_000_000), 'buyer');
       if (!ad.ok || !first.ok || !second.ok) throw new Error('a top-up was refused');
 
       const mine = await topUps(suite.db, user, 'buyer');
@@ -86,7 +87,7 @@ for (const engine of testEngines()) {
       const other = await newUser('other');
       await becomeBuyer(owner);
       await becomeBuyer(other);
-      const asked = await requestTopUp(suite.db, owner, 100_000_000, 'buyer');
+      const asked = await requestTopUp(suite.db, owner, micro(100_000_000), 'buyer');
       if (!asked.ok) throw new Error(asked.error);
       expect(await topUpOf(suite.db, other, 'buyer', asked.value.id)).toBeNull();
       expect(await topUps(suite.db, other, 'buyer')).toEqual([]);

@@ -3,6 +3,7 @@ import { asConsoleUser } from '../identity/console';
 import { as, type Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { ok, refused, type Result } from '../platform/kit/result';
+import { usdToMicro, type Micro } from '../platform/kit/micro';
 import { dollars } from '../platform/kit/typed-number';
 import type { TopUpRail, TopUpStatus } from '../schemas/advertising';
 import { DEFAULT_MIN_TOP_UP_USD } from './pricing/defaults';
@@ -22,7 +23,7 @@ export type FundedAccount = 'advertiser' | 'buyer';
 
 export type TopUp = {
   id: string;
-  amount_micro: number;
+  amount_micro: Micro;
   rail: TopUpRail;
   status: TopUpStatus;
   invoice_number: string | null;
@@ -57,7 +58,7 @@ const TOP_UP_REFUSALS: Record<FundedAccount, Refusals> = {
 export async function requestTopUp(
   db: Database,
   userId: string,
-  amountMicro: number,
+  amountMicro: Micro,
   account: FundedAccount,
 ): Promise<Result<{ id: string; invoice_number: string }>> {
   const [row] = await asConsoleUser(db, userId).query<{
@@ -95,10 +96,10 @@ export async function topUpOf(db: Database, userId: string, account: FundedAccou
   return row ? topUp(row) : null;
 }
 
-/** The smallest top-up, in dollars, as the pricing settings publish it (read as anyone may). */
-export async function minimumTopUpUsd(db: Database): Promise<number> {
-  const [row] = await as(db, 'anon').query<{ usd: number }>(sql`select min_top_up_usd::float8 as usd from public.pricing_settings limit 1`);
-  return row?.usd ?? DEFAULT_MIN_TOP_UP_USD;
+/** The smallest top-up, as the pricing settings publish it (read as anyone may). */
+export async function minimumTopUp(db: Database): Promise<Micro> {
+  const [row] = await as(db, 'anon').query<{ micro: Micro }>(sql`select min_top_up_micro as micro from public.pricing_settings limit 1`);
+  return row?.micro ?? usdToMicro(DEFAULT_MIN_TOP_UP_USD);
 }
 
 /** Demo bank details, printed on invoices outside production when none are configured: they move no money. */

@@ -60,7 +60,7 @@ const INVARIANTS: Invariant[] = [
   {
     name: "Each app's day of ad revenue in the ledger equals its daily stats (what publishers earned, what the ads cost)",
     query: sql`with stats as (
-                 select p.app_id, s.day, round(sum(s.revenue_usd) * 1000000)::bigint as revenue, round(sum(s.cost_usd) * 1000000)::bigint as cost
+                 select p.app_id, s.day, sum(s.revenue_micro)::bigint as revenue, sum(s.cost_micro)::bigint as cost
                  from public.daily_stats s join public.placements p on p.id = s.placement_id group by 1, 2
                ), ledger as (${LEDGER_BY_APP_DAY})
                select 'app ' || l.app_id || ' on ' || l.day || ': ledger ' || l.revenue || ' earned of ' || l.cost || ' cost, daily stats '
@@ -71,10 +71,10 @@ const INVARIANTS: Invariant[] = [
   },
   {
     name: 'Every day over is in the ledger: no earning day before yesterday left unposted',
-    query: sql`select 'app ' || p.app_id || ' on ' || s.day || ': earned ' || round(sum(s.revenue_usd - s.posted_usd) * 1000000)::bigint
+    query: sql`select 'app ' || p.app_id || ' on ' || s.day || ': earned ' || sum(s.revenue_micro - s.posted_micro)::bigint
                       || ' micro-dollars, not in the ledger' as line
                from public.daily_stats s join public.placements p on p.id = s.placement_id
-               where s.day < (now() at time zone 'UTC')::date - 1 and s.revenue_usd <> s.posted_usd
+               where s.day < (now() at time zone 'UTC')::date - 1 and s.revenue_micro <> s.posted_micro
                group by p.app_id, s.day
                order by s.day, p.app_id`,
   },
@@ -94,7 +94,7 @@ const INVARIANTS: Invariant[] = [
                  from public.ledger_transactions t join public.ledger_postings p on p.transaction_id = t.id
                  where t.kind = 'ad_spend' and p.campaign_id is not null group by 1, 2
                ), counted as (
-                 select s.campaign_id, s.day, round(s.spent_usd * 1000000)::bigint as micro from public.campaign_daily_spend s
+                 select s.campaign_id, s.day, s.spent_micro as micro from public.campaign_daily_spend s
                )
                select 'campaign ' || coalesce(l.campaign_id, c.campaign_id) || ' on ' || coalesce(l.day, c.day) || ': ledger '
                       || coalesce(l.micro, 0) || ', daily spend ' || coalesce(c.micro, 0) || ' (micro-dollars)' as line
@@ -259,8 +259,8 @@ const INVARIANTS: Invariant[] = [
   {
     name: "Each posted day's ad revenue equals the billable impressions recorded on its decisions times their price (days whose decisions are kept)",
     query: sql`with decided as (
-                 select d.app_id, (d.impressed_at at time zone 'UTC')::date as day, round(sum(d.revenue_usd) * 1000000)::bigint as revenue,
-                        round(sum(d.cost_usd) * 1000000)::bigint as cost
+                 select d.app_id, (d.impressed_at at time zone 'UTC')::date as day, sum(d.revenue_micro)::bigint as revenue,
+                        sum(d.cost_micro)::bigint as cost
                  -- Decisions are kept 35 days (the roll-up sweeps older ones): the days wholly kept.
                  from public.ad_decisions d where d.impression_event_id is not null and d.impressed_at >= now() - interval '34 days'
                  group by 1, 2
@@ -279,13 +279,13 @@ const INVARIANTS: Invariant[] = [
                  join public.ledger_accounts a on a.id = p.account_id
                  where t.kind in ('payout', 'payout_reversal') group by t.reference, t.kind
                )
-               select 'payout ' || o.id || ' (' || o.status || ', ' || round(o.amount_usd * 1000000)::bigint || ' micro-dollars): ledger paid out '
+               select 'payout ' || o.id || ' (' || o.status || ', ' || o.amount_micro || ' micro-dollars): ledger paid out '
                       || coalesce(x.micro, 0) || ', gave back ' || coalesce(-r.micro, 0) as line
                from public.payouts o
                left join moved x on x.reference = o.id::text and x.kind = 'payout'
                left join moved r on r.reference = o.id::text and r.kind = 'payout_reversal'
-               where coalesce(x.micro, 0) <> round(o.amount_usd * 1000000)::bigint
-                  or coalesce(-r.micro, 0) <> case when o.status in ('failed', 'canceled') then round(o.amount_usd * 1000000)::bigint else 0 end
+               where coalesce(x.micro, 0) <> o.amount_micro
+                  or coalesce(-r.micro, 0) <> case when o.status in ('failed', 'canceled') then o.amount_micro else 0 end
                union all
                select t.kind || ' ' || t.reference || ' names no payout' from public.ledger_transactions t
                where t.kind in ('payout', 'payout_reversal') and not exists (select 1 from public.payouts o where o.id::text = t.reference)`,
@@ -299,7 +299,7 @@ const INVARIANTS: Invariant[] = [
                  join public.ledger_transactions t on t.id = p.transaction_id
                  where a.kind = 'publisher_available' group by a.user_id
                ), paid as (
-                 select o.user_id, round(sum(o.amount_usd) * 1000000)::bigint as micro
+                 select o.user_id, sum(o.amount_micro)::bigint as micro
                  from public.payouts o where o.status in ('paid', 'pending', 'processing') group by o.user_id
                )
                select 'user ' || coalesce(f.user_id, x.user_id) || ': payouts ' || coalesce(x.micro, 0) || ' against final earnings '

@@ -3,6 +3,7 @@ import { asStaff } from '../identity/auth/staff';
 import type { SignedInUser } from '../identity/auth/users';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
+import { microAmount } from '../platform/kit/micro';
 import { PLACEMENT_FORMATS } from '../schemas/account';
 
 /**
@@ -50,8 +51,8 @@ const queue = z.object({
       starts_at: when,
       ends_at: when.nullable(),
       hard_stop: z.boolean(),
-      lifetime_budget_usd: z.number().nullable(),
-      daily_cap_usd: z.number().nullable(),
+      lifetime_budget_micro: microAmount.nullable(),
+      daily_cap_micro: microAmount.nullable(),
       formats: z.array(z.string()),
       keywords: z.array(z.string()),
       include_categories: z.array(z.string()),

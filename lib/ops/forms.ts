@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SignedInUser } from '../identity/auth/users';
 import { fields, parse, type FormState } from '../platform/kit/forms';
 import type { Database } from '../platform/db/roles';
-import { toMicro } from '../money/figures';
+import { usdToMicro } from '../platform/kit/micro';
 import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../money/payouts/staff';
 import type { StripeRail } from '../money/stripe/rail';
 import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
@@ -44,7 +44,7 @@ export const adjustment = z.object({
     .string()
     .trim()
     .regex(/^[+-]?[0-9]{1,7}(\.[0-9]{1,6})?$/, 'An amount in dollars, to the millionth: -12.50 takes earnings away, 3.20 adds them.')
-    .transform((v) => toMicro(Number(v)))
+    .transform((v) => usdToMicro(Number(v)))
     .refine((v) => v !== 0, 'An adjustment of nothing changes nothing.'),
   day: z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/, 'The day it corrects, YYYY-MM-DD.'),
   reason: z.string().trim().min(3, 'Say why: the publisher reads it.').max(500, 'At most 500 characters.'),

@@ -3,7 +3,8 @@ import { asStaff } from '../identity/auth/staff';
 import type { SignedInUser } from '../identity/auth/users';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
-import { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumns, type PricingField } from './pricing-fields';
+import { micro, microAsUsd, MICRO_PER_USD, usdToMicro } from '../platform/kit/micro';
+import { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumn, type PricingColumns, type PricingField } from './pricing-fields';
 
 export { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumns, type PricingField };
 
@@ -17,29 +18,42 @@ export { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumns, type PricingFi
  * what they billed, so no change reaches what was billed before it. The data market's settings
  * (the share caps of a license, the sellers' minimum age and days of ads, the claw-back window)
  * are values of a change like the prices (migration 20261213001100_pricing_data_settings).
+ * The database keeps prices and minimums in micro-dollars (migration
+ * 20261214001000_money_in_micro_dollars); the form and the console give them in dollars, so the
+ * values cross here, exactly, both ways.
  */
 
 const SHARES: readonly PricingField[] = ['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share'];
 const labelOf = (name: string) => PRICING_FIELDS.find((f) => f.name === name)?.label.replace(/ \(.*$/, '') ?? name;
+/** A value kept in micro-dollars, typed and shown in dollars. */
+const inDollars = (f: (typeof PRICING_FIELDS)[number]) => f.column !== f.name;
 
 /** What a data market setting may be, in words: the form's check and the database's refusal say the same. */
 function dataMarketBounds(f: (typeof DATA_MARKET_FIELDS)[number]): string {
   return f.decimals > 0 ? `${labelOf(f.name)} is a share: more than 0, at most ${f.most}.` : `${labelOf(f.name)}: a whole number from ${f.least} to ${f.most}.`;
 }
 
-const columns = z.object(Object.fromEntries(PRICING_FIELDS.map((f) => [f.name, z.coerce.number()])) as Record<PricingField, z.ZodCoercedNumber>);
+/** A row of `pricing_settings` or `pricing_changes`, by column: prices and minimums in micro-dollars. */
+const columns = z.object(Object.fromEntries(PRICING_FIELDS.map((f) => [f.column, z.coerce.number()])) as Record<PricingColumn, z.ZodCoercedNumber>);
+/** A row's values by field, as the form and the console give them: prices and minimums in dollars, exactly. */
+const values = columns.transform(
+  (row) => Object.fromEntries(PRICING_FIELDS.map((f) => [f.name, inDollars(f) ? microAsUsd(micro(row[f.column])) : row[f.column]])) as PricingColumns,
+);
 const when = z.coerce.date();
 const view = z.object({
-  current: columns.extend({ updated_at: when }).nullable(),
+  current: z.intersection(values, z.object({ updated_at: when })).nullable(),
   changes: z.array(
-    columns.extend({
-      id: z.number(),
-      effective_at: when,
-      reason: z.string(),
-      scheduled_at: when,
-      scheduled_by_email: z.string().nullable(),
-      applied_at: when.nullable(),
-    }),
+    z.intersection(
+      values,
+      z.object({
+        id: z.number(),
+        effective_at: when,
+        reason: z.string(),
+        scheduled_at: when,
+        scheduled_by_email: z.string().nullable(),
+        applied_at: when.nullable(),
+      }),
+    ),
   ),
 });
 export type StaffPricing = z.infer<typeof view>;
@@ -48,6 +62,26 @@ export type StaffPricing = z.infer<typeof view>;
 export async function staffPricing(db: Database, staff: SignedInUser, limit = 50): Promise<StaffPricing> {
   const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_pricing(${limit}::integer) as v`);
   return view.parse(row!.v);
+}
+
+/**
+ * A change's values by column, as public.staff_pricing_schedule takes them: dollars in
+ * micro-dollars, exactly. A figure finer than a micro-dollar goes as it is (a fraction of one),
+ * for the database to refuse as too precise rather than have it rounded here.
+ */
+function inColumns(input: Partial<PricingColumns>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of PRICING_FIELDS) {
+    const v = input[f.name];
+    if (v === undefined) continue;
+    if (!inDollars(f)) {
+      out[f.column] = v;
+      continue;
+    }
+    const m = usdToMicro(v);
+    out[f.column] = microAsUsd(m) === v ? m : v * MICRO_PER_USD;
+  }
+  return out;
 }
 
 const answer = z.object({
@@ -60,8 +94,9 @@ const answer = z.object({
 
 export type PricingScheduled = { ok: true; effectiveAt: Date; applied: boolean } | { ok: false; error: string };
 
-/** What the database's refusals mean, in words for the form (`field` names the value). */
-function refusal(error: string | undefined, field: string | undefined): string {
+/** What the database's refusals mean, in words for the form (`column` names the value). */
+function refusal(error: string | undefined, column: string | undefined): string {
+  const field = PRICING_FIELDS.find((f) => f.column === column)?.name ?? column;
   const name = labelOf(field ?? '');
   const dataMarket = DATA_MARKET_FIELDS.find((f) => f.name === field);
   if (dataMarket && ['share_above_one', 'share_not_positive', 'records_below_one', 'too_large', 'not_whole_number'].includes(error ?? '')) {
@@ -98,7 +133,7 @@ export async function schedulePricing(
   input: { values: PricingColumns; effectiveAt: Date | null; reason: string },
 ): Promise<PricingScheduled> {
   const [row] = await asStaff(db, staff).query<{ v: unknown }>(
-    sql`select public.staff_pricing_schedule(${JSON.stringify(input.values)}::jsonb, ${input.effectiveAt?.toISOString() ?? null}::timestamptz, ${input.reason}) as v`,
+    sql`select public.staff_pricing_schedule(${JSON.stringify(inColumns(input.values))}::jsonb, ${input.effectiveAt?.toISOString() ?? null}::timestamptz, ${input.reason}) as v`,
   );
   const a = answer.parse(row!.v);
   return a.ok ? { ok: true, effectiveAt: a.effective_at!, applied: a.applied ?? false } : { ok: false, error: refusal(a.error, a.field) };

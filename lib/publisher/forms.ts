@@ -34,6 +34,7 @@ type Services = {
 import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, updateApp } from './writes';
 import { fields, firstIssue, parse, type FormState } from '../platform/kit/forms';
 import type { Result } from '../platform/kit/result';
+import { microToUsd } from '../platform/kit/micro';
 
 /**
  * The console's forms, from submitted fields to the state the form shows next: a message for
@@ -154,7 +155,7 @@ export async function requestPayoutForm(form: FormData, user: SignedInUser, serv
   if (!(form instanceof FormData)) return { error: 'Send the form.' };
   const result = await requestPayout(await services.database(), user.id);
   return result.ok
-    ? { notice: `Payout of $${result.value.amount_usd.toFixed(2)} requested. It is sent within five business days.`, id: result.value.id }
+    ? { notice: `Payout of $${microToUsd(result.value.amount).toFixed(2)} requested. It is sent within five business days.`, id: result.value.id }
     : { error: result.error };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { microAmount } from '../platform/kit/micro';
 import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS } from './advertising';
 import { cursorParam, intParam, pagination, sandboxMarker } from './common';
 import { LICENSE_LISTINGS, LICENSE_STATUSES } from './data-buyers';
@@ -323,15 +324,23 @@ export const profileRow = z.object({
 /** An app as the database has it: the answer's fields, with its time as a Date. */
 export const appRow = app.extend({ created_at: timestamp });
 
-/** A placement as the database has it: the answer's own columns, its ad requests and fills (the fill rate), its invalid events (the invalid share), its time as a Date. */
-export const placementRow = placement
-  .omit({ fill_rate: true, rpm_usd: true, invalid_share: true })
-  .extend({ ad_requests: z.number().int(), fills: z.number().int(), invalid_events: z.number().int(), created_at: timestamp });
+/**
+ * A placement as the database has it: the answer's own columns, its revenue exactly in
+ * micro-dollars, its ad requests and fills (the fill rate), its invalid events (the invalid
+ * share), its time as a Date.
+ */
+export const placementRow = placement.omit({ revenue_usd: true, fill_rate: true, rpm_usd: true, invalid_share: true }).extend({
+  revenue_micro: microAmount,
+  ad_requests: z.number().int(),
+  fills: z.number().int(),
+  invalid_events: z.number().int(),
+  created_at: timestamp,
+});
 
 export const payoutRow = z.object({
   id: z.string(),
   period: z.string(),
-  amount_usd: z.number(),
+  amount_micro: microAmount,
   status: z.enum(PAYOUT_STATUSES),
   paid_at: timestamp.nullable(),
   requested_at: timestamp,
@@ -351,10 +360,10 @@ export const payoutMethodRow = z.object({
 
 /** A user's money, exactly, in micro-dollars (public.account_earnings). */
 export const moneyRow = z.object({
-  ad_revenue_micro: z.number().int(),
-  data_revenue_micro: z.number().int(),
-  pending_micro: z.number().int(),
-  available_micro: z.number().int(),
+  ad_revenue_micro: microAmount,
+  data_revenue_micro: microAmount,
+  pending_micro: microAmount,
+  available_micro: microAmount,
 });
 
 export const apiKeyRow = z.object({
@@ -376,19 +385,26 @@ export const dailyRow = z.object({
   day: z.string(),
   impressions: z.number().int(),
   clicks: z.number().int(),
-  revenue_usd: z.number(),
+  revenue_micro: microAmount,
 });
 
-/** A campaign as the database has it: its own columns, its exact spend and counts, its creatives, its times as Dates. */
+/** A campaign as the database has it: its own columns, its budget and cap, exact spend and counts, its creatives, its times as Dates. */
 export const campaignRow = campaign
-  .omit({ ctr: true, spend_usd: true, budget_left_usd: true, ecpm_usd: true })
-  .extend({ starts_at: timestamp, ends_at: timestamp.nullable(), created_at: timestamp });
+  .omit({ lifetime_budget_usd: true, daily_cap_usd: true, ctr: true, spend_usd: true, spend_micro: true, budget_left_usd: true, ecpm_usd: true })
+  .extend({
+    lifetime_budget_micro: microAmount.nullable(),
+    daily_cap_micro: microAmount.nullable(),
+    spend_micro: microAmount,
+    starts_at: timestamp,
+    ends_at: timestamp.nullable(),
+    created_at: timestamp,
+  });
 
 /** A data buyer's funds, exactly, in micro-dollars (public.buyer_funds): all 0 for a user who is not a buyer. */
 export const buyerFundsRow = z.object({
-  balance_micro: z.number().int(),
-  reserved_micro: z.number().int(),
-  available_micro: z.number().int(),
+  balance_micro: microAmount,
+  reserved_micro: microAmount,
+  available_micro: microAmount,
 });
 
 /**
@@ -397,6 +413,7 @@ export const buyerFundsRow = z.object({
  * writes whole; a part missing from it is read as no bound.
  */
 export const licenseRow = license.omit({ price_usd: true }).extend({
+  price_micro: microAmount,
   filter: z.object({
     categories: z.array(z.string()).default([]),
     from: z.string().nullable().default(null),

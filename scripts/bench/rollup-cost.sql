@@ -10,8 +10,8 @@
 select * from public.roll_up_ad_traffic();
 select * from public.roll_up_ad_traffic();
 -- 50,000 count rows of today over the demo's active placements and campaigns.
-insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, revenue_usd, cost_usd)
-select p.app_id, p.id, c.id, (now() at time zone 'UTC')::date, 50, 0.14, 0.2
+insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, revenue_micro, cost_micro)
+select p.app_id, p.id, c.id, (now() at time zone 'UTC')::date, 50, 140000, 200000
 from generate_series(1, 50000) i
 join lateral (select id, app_id from public.placements where status = 'active' order by id offset (i % 5) limit 1) p on true
 join lateral (select id from public.campaigns order by id offset (i % 3) limit 1) c on true;

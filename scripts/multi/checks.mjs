@@ -1,24 +1,26 @@
 // What the database must say after the traffic, against what the browsers were told.
 // Every check answers `{ name, ok, figures }`; `figures` is what the report prints.
 
-const micro = (usd) => Math.round(Number(usd) * 1_000_000);
+// Money is in micro-dollars, as the database keeps it (bigint columns arrive as strings).
+const micro = (value) => Number(value);
 const usd = (microUsd) => `$${(microUsd / 1_000_000).toFixed(6)}`;
+const cents = (microUsd) => `$${(microUsd / 1_000_000).toFixed(2)}`;
 
-const TOTALS = ['ad_requests', 'fills', 'impressions', 'clicks', 'invalid_events', 'revenue_usd'];
+const TOTALS = ['ad_requests', 'fills', 'impressions', 'clicks', 'invalid_events', 'revenue_micro'];
 
 /** The traffic placements' totals and today's daily figures, and the database's clock: what the roll-up adds to. */
 export async function snapshot(sql, placementIds) {
   const [{ at, today }] = await sql`select now() as at, (now() at time zone 'UTC')::date::text as today`;
   const placements =
-    await sql`select id, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd from public.placements where id = any(${placementIds})`;
+    await sql`select id, ad_requests, fills, impressions, clicks, invalid_events, revenue_micro from public.placements where id = any(${placementIds})`;
   const daily = await sql`
-    select placement_id as id, ad_requests, fills, impressions, clicks, invalid_events, revenue_usd
+    select placement_id as id, ad_requests, fills, impressions, clicks, invalid_events, revenue_micro
     from public.daily_stats where placement_id = any(${placementIds}) and day = ${today}::date`;
   return { at, today, placements: byId(placements), daily: byId(daily) };
 }
 
 function byId(rows) {
-  return Object.fromEntries(rows.map((r) => [r.id, Object.fromEntries(TOTALS.map((k) => [k, k === 'revenue_usd' ? micro(r[k]) : Number(r[k])]))]));
+  return Object.fromEntries(rows.map((r) => [r.id, Object.fromEntries(TOTALS.map((k) => [k, Number(r[k])]))]));
 }
 
 /** Waits until the roll-up has taken every count (ad_traffic_counts empty twice in a row); answers the seconds it took. */
@@ -50,7 +52,7 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
   const checks = [];
   const decisions = await sql`
     select id::text, placement_id::text, campaign_id::text, creative_id, impression_event_id, click_event_id,
-           cost_usd, revenue_usd, impressed_at
+           cost_micro, revenue_micro, impressed_at
     from public.ad_decisions where placement_id = any(${placementIds}) and created_at >= ${before.at}`;
   const decisionById = new Map(decisions.map((d) => [d.id, d]));
 
@@ -126,22 +128,22 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
     const { answer } = firstAnswer(e);
     return answer?.status === 'invalid' && answer.reason !== 'unknown_decision';
   }).length;
-  const expected = { ad_requests: 0, fills: 0, impressions: 0, clicks: 0, invalid_events: invalidAnswered + lostInvalid, revenue_usd: 0 };
+  const expected = { ad_requests: 0, fills: 0, impressions: 0, clicks: 0, invalid_events: invalidAnswered + lostInvalid, revenue_micro: 0 };
   const expectedBy = {};
   for (const d of decisions) {
-    const x = (expectedBy[d.placement_id] ??= { ad_requests: 0, fills: 0, impressions: 0, clicks: 0, revenue_usd: 0 });
+    const x = (expectedBy[d.placement_id] ??= { ad_requests: 0, fills: 0, impressions: 0, clicks: 0, revenue_micro: 0 });
     x.ad_requests++;
     if (d.creative_id) x.fills++;
     if (d.impression_event_id) x.impressions++;
     if (d.click_event_id) x.clicks++;
-    x.revenue_usd += micro(d.revenue_usd);
+    x.revenue_micro += micro(d.revenue_micro);
   }
   for (const x of Object.values(expectedBy)) for (const k of Object.keys(x)) expected[k] += x[k];
   const delta = (from, to) => Object.fromEntries(TOTALS.map((k) => [k, placementIds.reduce((s, id) => s + ((to[id]?.[k] ?? 0) - (from[id]?.[k] ?? 0)), 0)]));
   const placementsDelta = delta(before.placements, after.placements);
   const dailyDelta = delta(before.daily, after.daily);
   const perPlacementOk = placementIds.every((id) =>
-    ['ad_requests', 'fills', 'impressions', 'clicks', 'revenue_usd'].every(
+    ['ad_requests', 'fills', 'impressions', 'clicks', 'revenue_micro'].every(
       (k) => (after.placements[id]?.[k] ?? 0) - (before.placements[id]?.[k] ?? 0) === (expectedBy[id]?.[k] ?? 0),
     ),
   );
@@ -150,7 +152,7 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
     name: 'The roll-up added what the decisions hold (placements, daily_stats)',
     ok: perPlacementOk && sameAs(placementsDelta) && sameAs(dailyDelta) && before.today === after.today,
     figures: [
-      `decisions: ${expected.ad_requests} ad requests, ${expected.fills} fills, ${expected.impressions} impressions, ${expected.clicks} clicks, ${usd(expected.revenue_usd)} earned; ${expected.invalid_events} invalid events (${invalidAnswered} answered \`invalid\`, ${lostInvalid} whose answer was lost)`,
+      `decisions: ${expected.ad_requests} ad requests, ${expected.fills} fills, ${expected.impressions} impressions, ${expected.clicks} clicks, ${usd(expected.revenue_micro)} earned; ${expected.invalid_events} invalid events (${invalidAnswered} answered \`invalid\`, ${lostInvalid} whose answer was lost)`,
       `placements added: ${formatTotals(placementsDelta)}`,
       `daily_stats added: ${formatTotals(dailyDelta)}`,
     ],
@@ -160,22 +162,22 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
   const spend = await sql`
     with billed as (
       select campaign_id, (impressed_at at time zone 'UTC')::date as day, count(*)::int as impressions,
-             sum(cost_usd) as billed, max(cost_usd) as price
+             sum(cost_micro) as billed, max(cost_micro) as price
       from public.ad_decisions where impression_event_id is not null group by 1, 2
     ), clicked as (
       select campaign_id, (clicked_at at time zone 'UTC')::date as day, count(*)::int as clicks
       from public.ad_decisions where click_event_id is not null group by 1, 2
     )
-    select c.id::text, c.name, c.daily_budget_usd, b.day::text, b.impressions, coalesce(k.clicks, 0)::int as clicks, b.billed, b.price,
-           s.spent_usd, s.impressions as spend_impressions, s.clicks as spend_clicks,
+    select c.id::text, c.name, c.daily_budget_micro, b.day::text, b.impressions, coalesce(k.clicks, 0)::int as clicks, b.billed, b.price,
+           s.spent_micro, s.impressions as spend_impressions, s.clicks as spend_clicks,
            public.sdk_budget_spent(c.id, b.day::timestamp at time zone 'UTC') as counter
     from billed b join public.campaigns c on c.id = b.campaign_id
     left join clicked k on k.campaign_id = b.campaign_id and k.day = b.day
     left join public.campaign_daily_spend s on s.campaign_id = b.campaign_id and s.day = b.day
     order by c.name, b.day`;
-  const overBudget = spend.filter((r) => micro(r.billed) > micro(r.daily_budget_usd) + micro(r.price));
+  const overBudget = spend.filter((r) => micro(r.billed) > micro(r.daily_budget_micro) + micro(r.price));
   const spendWrong = spend.filter(
-    (r) => micro(r.spent_usd ?? 0) !== micro(r.billed) || Number(r.spend_impressions ?? 0) !== r.impressions || Number(r.spend_clicks ?? 0) !== r.clicks,
+    (r) => micro(r.spent_micro ?? 0) !== micro(r.billed) || Number(r.spend_impressions ?? 0) !== r.impressions || Number(r.spend_clicks ?? 0) !== r.clicks,
   );
   const counterWrong = spend.filter((r) => r.day === after.today && Number(r.counter ?? 0) !== micro(r.billed));
   const capped = spend.find((r) => r.id === campaigns.capped.id && r.day === after.today);
@@ -189,15 +191,15 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
       overBudget.length === 0 &&
       capped !== undefined &&
       cappedRefused > 0 &&
-      cappedServedUsd > Number(capped.daily_budget_usd) &&
+      cappedServedUsd > micro(capped.daily_budget_micro) / 1_000_000 &&
       // Leases of the budget left nothing unbilled: within one impression of the budget.
-      micro(capped.billed) > micro(capped.daily_budget_usd) - micro(capped.price),
+      micro(capped.billed) > micro(capped.daily_budget_micro) - micro(capped.price),
     figures: [
       capped
-        ? `capped campaign: ads served worth $${cappedServedUsd.toFixed(3)} (${ledger.ads.capped} × $${campaigns.impressionUsd}), billed ${usd(micro(capped.billed))} for ${capped.impressions} impressions against a budget of $${Number(capped.daily_budget_usd).toFixed(2)} (bound: $${(Number(capped.daily_budget_usd) + Number(capped.price)).toFixed(3)}); ${cappedRefused} impressions refused \`over_budget\``
+        ? `capped campaign: ads served worth $${cappedServedUsd.toFixed(3)} (${ledger.ads.capped} × $${campaigns.impressionUsd}), billed ${usd(micro(capped.billed))} for ${capped.impressions} impressions against a budget of ${cents(micro(capped.daily_budget_micro))} (bound: $${((micro(capped.daily_budget_micro) + micro(capped.price)) / 1_000_000).toFixed(3)}); ${cappedRefused} impressions refused \`over_budget\``
         : 'capped campaign: nothing billed',
       ...spend.map(
-        (r) => `${r.name} on ${r.day}: billed ${usd(micro(r.billed))} of $${Number(r.daily_budget_usd).toFixed(2)}${overBudget.includes(r) ? ' OVER' : ''}`,
+        (r) => `${r.name} on ${r.day}: billed ${usd(micro(r.billed))} of ${cents(micro(r.daily_budget_micro))}${overBudget.includes(r) ? ' OVER' : ''}`,
       ),
     ],
   });
@@ -206,7 +208,7 @@ export async function verify(sql, { before, placementIds, ledger, campaigns }) {
     ok: spendWrong.length === 0 && counterWrong.length === 0,
     figures: spend.map(
       (r) =>
-        `${r.name} on ${r.day}: decisions ${usd(micro(r.billed))} (${r.impressions} impressions, ${r.clicks} clicks); campaign_daily_spend ${usd(micro(r.spent_usd ?? 0))} (${Number(r.spend_impressions ?? 0)}, ${Number(r.spend_clicks ?? 0)}); budget ${r.day === after.today ? usd(Number(r.counter ?? 0)) : '(past day)'}`,
+        `${r.name} on ${r.day}: decisions ${usd(micro(r.billed))} (${r.impressions} impressions, ${r.clicks} clicks); campaign_daily_spend ${usd(micro(r.spent_micro ?? 0))} (${Number(r.spend_impressions ?? 0)}, ${Number(r.spend_clicks ?? 0)}); budget ${r.day === after.today ? usd(Number(r.counter ?? 0)) : '(past day)'}`,
     ),
   });
   return checks;
@@ -227,5 +229,5 @@ export function formatCounts(counts) {
 }
 
 function formatTotals(t) {
-  return `${t.ad_requests} ad requests, ${t.fills} fills, ${t.impressions} impressions, ${t.clicks} clicks, ${t.invalid_events} invalid, ${usd(t.revenue_usd)}`;
+  return `${t.ad_requests} ad requests, ${t.fills} fills, ${t.impressions} impressions, ${t.clicks} clicks, ${t.invalid_events} invalid, ${usd(t.revenue_micro)}`;
 }

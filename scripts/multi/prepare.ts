@@ -19,6 +19,7 @@
 import { createApiKey, createApp, revokeApiKey } from '../../lib/publisher/writes';
 import { openPostgres, type Engine } from '../../lib/platform/db/engine';
 import { env } from '../../lib/platform/env';
+import { microAsUsd, usdToMicro, type Micro } from '../../lib/platform/kit/micro';
 
 const FORMAT = 'sponsored_card';
 /** Budgets the run starts with: large enough that pacing never stops serving before the cut. */
@@ -35,9 +36,9 @@ async function keyFor(engine: Engine, userId: string, appId: string, name: strin
 
 async function campaign(engine: Engine, name: string, budgetUsd: number): Promise<{ id: string; creativeId: string }> {
   const [row] = await engine.query<{ id: string }>(
-    `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap, starts_at)
+    `insert into public.campaigns (advertiser, name, daily_budget_micro, frequency_cap, starts_at)
      values ('Many instances', $1, $2, $3, now() - interval '1 hour') returning id`,
-    [name, budgetUsd, FREQUENCY_CAP],
+    [name, usdToMicro(budgetUsd), FREQUENCY_CAP],
   );
   const [creative] = await engine.query<{ id: string }>(
     `insert into public.creatives (campaign_id, format, headline, body, landing_url)
@@ -76,8 +77,8 @@ async function setup(engine: Engine): Promise<unknown> {
   const paused = await engine.query(`update public.campaigns set status = 'paused' where status = 'active' returning id`);
   const capped = await campaign(engine, 'capped', CAPPED_START_USD);
   const open = await campaign(engine, 'open', OPEN_USD);
-  const [price] = await engine.query<{ usd: number }>(`select public.sdk_cost_per_impression($1, s) as usd from public.pricing_settings s`, [FORMAT]);
-  return { traffic, limits, campaigns: { capped, open }, pausedCampaigns: paused.length, impressionUsd: Number(price!.usd), format: FORMAT };
+  const [price] = await engine.query<{ micro: Micro }>(`select public.sdk_cost_per_impression($1, s) as micro from public.pricing_settings s`, [FORMAT]);
+  return { traffic, limits, campaigns: { capped, open }, pausedCampaigns: paused.length, impressionUsd: microAsUsd(price!.micro), format: FORMAT };
 }
 
 async function main(args: string[]): Promise<void> {

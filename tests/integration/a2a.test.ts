@@ -114,7 +114,7 @@ describe('SendMessage through the SDK client', () => {
   });
 
   it('answers pricing questions with the live values', async () => {
-    await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75, cpm_tooltip_usd = 4.5'));
+    await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set min_payout_micro = 75000000, cpm_tooltip_micro = 4500000'));
     try {
       const payout = asTask(await send(client, 'What is the minimum payout?'));
       expect(texts(payout.status?.message?.parts).join('\n')).toMatch(/minimum payout is 75 USD/);
@@ -125,9 +125,9 @@ describe('SendMessage through the SDK client', () => {
       expect(reply).toMatch(/live values/);
     } finally {
       await rawAsService(suite.db, (q) =>
-        q.query('update public.pricing_settings set min_payout_usd = $1, cpm_tooltip_usd = $2', [
-          DEFAULT_PRICING.min_payout_usd,
-          DEFAULT_PRICING.advertiser_cpm_usd.tooltip,
+        q.query('update public.pricing_settings set min_payout_micro = $1, cpm_tooltip_micro = $2', [
+          DEFAULT_PRICING.min_payout_usd * 1_000_000,
+          DEFAULT_PRICING.advertiser_cpm_usd.tooltip * 1_000_000,
         ]),
       );
     }

@@ -179,7 +179,7 @@ for (const engine of testEngines()) {
         expect(d.totals.impressions).toBeGreaterThan(0);
         // The period's revenue: the daily stats' exact sum, rounded once (within half a cent a day of the rounded days' sum).
         const [exact] = await db.query<{ usd: string }>(
-          `select round(coalesce(sum(revenue_usd), 0), 2)::text as usd from public.daily_stats where user_id = $1 and day between $2 and $3`,
+          `select round(coalesce(sum(revenue_micro), 0) / 1000000.0, 2)::text as usd from public.daily_stats where user_id = $1 and day between $2 and $3`,
           [users.demo, d.from, d.to],
         );
         expect(d.totals.revenue_usd).toBe(Number(exact!.usd));
@@ -236,7 +236,10 @@ for (const engine of testEngines()) {
       };
       // What the placements earned, exactly (the ledger's posted days and the daily stats of the rest, which add up to the
       // placements' totals), rounded once; within half a cent a placement of the sum of their rounded revenues.
-      const [exact] = await db.query<{ usd: string }>('select round(sum(revenue_usd), 2)::text as usd from public.placements where user_id = $1', [users.demo]);
+      const [exact] = await db.query<{ usd: string }>(
+        'select round(sum(revenue_micro) / 1000000.0, 2)::text as usd from public.placements where user_id = $1',
+        [users.demo],
+      );
       expect(e.ad_revenue_tracked_usd).toBe(Number(exact!.usd));
       expect(Math.abs(e.ad_revenue_tracked_usd - placements.reduce((n, p) => n + p.revenue_usd, 0))).toBeLessThanOrEqual(placements.length * 0.005 + 1e-9);
       expect(e.impressions).toBe(placements.reduce((n, p) => n + p.impressions, 0));

@@ -103,9 +103,9 @@ for (const engine of testEngines()) {
       const id = await rawAsUser(suite.db, { sub: owner }, async (q) => {
         const id = await one<string>(
           q,
-          `insert into public.campaigns (advertiser_id, name, lifetime_budget_usd, daily_cap_usd, frequency_cap, formats, starts_at)
-           values ($1, $2, $3, 20, 100, '{inline_text}', now() - interval '1 minute') returning id as v`,
-          [owner, headline, budgetUsd],
+          `insert into public.campaigns (advertiser_id, name, lifetime_budget_micro, daily_cap_micro, frequency_cap, formats, starts_at)
+           values ($1, $2, $3, 20000000, 100, '{inline_text}', now() - interval '1 minute') returning id as v`,
+          [owner, headline, budgetUsd * 1_000_000],
         );
         await q.query(
           "insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'inline_text', $2, 'https://advertiser.example/')",
@@ -193,13 +193,13 @@ for (const engine of testEngines()) {
       }
       expect(served, 'the running campaign was served').toBe(true);
       await rollUp(suite.db);
-      const cpm = await rawAsService(suite.db, (q) => one<string>(q, 'select cpm_inline_text_usd::text as v from public.pricing_settings'));
+      const cpm = await rawAsService(suite.db, (q) => one<string>(q, 'select cpm_inline_text_micro::text as v from public.pricing_settings'));
 
       // The paused campaign's figures of two earlier days, as the roll-up keeps them, to the millionth of a dollar.
       await rawAsService(suite.db, (q) =>
         q.query(
-          `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_usd)
-           values ($1, $2, $3, current_date - 3, 1100, 1000, 12, 2.800000), ($1, $2, $3, current_date - 2, 2500, 2345, 30, 6.566001)`,
+          `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_micro)
+           values ($1, $2, $3, current_date - 3, 1100, 1000, 12, 2800000), ($1, $2, $3, current_date - 2, 2500, 2345, 30, 6566001)`,
           [paused.id, paused.creative, app.value.id],
         ),
       );
@@ -210,7 +210,7 @@ for (const engine of testEngines()) {
         paused,
         ids: [running.id, paused.id, draft.id, inReview.id, rejected.id],
         otherIds: [theirs.id, theirs.creative],
-        costMicro: Math.round(Number(cpm) * 1000),
+        costMicro: Math.round(Number(cpm) / 1000),
       });
     });
 

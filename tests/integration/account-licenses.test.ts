@@ -20,6 +20,7 @@ import { handlersOf } from '../helpers/routes';
 import { newKey, sdk } from '../helpers/sdk';
 import { accessToken } from '../helpers/tokens';
 import { requestTopUp } from '@/lib/money/funds';
+import { usdToMicro } from '@/lib/platform/kit/micro';
 
 /**
  * `GET /api/v1/me/licenses` (scope `licenses:read`, content/docs/account-api.md), on every
@@ -110,7 +111,7 @@ for (const engine of testEngines()) {
       });
       expect(saved.ok).toBe(true);
       if (fundsUsd > 0) {
-        const asked = await requestTopUp(suite.db, id, fundsUsd * 1_000_000, 'buyer');
+        const asked = await requestTopUp(suite.db, id, usdToMicro(fundsUsd), 'buyer');
         if (!asked.ok) throw new Error(asked.error);
         const paid = await asStaff((q) => one<{ ok: boolean }>(q, "select public.staff_top_up_record($1, true, 'BANK-LIC') as v", [asked.value.id]));
         expect(paid.ok).toBe(true);

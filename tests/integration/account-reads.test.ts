@@ -119,12 +119,12 @@ for (const engine of testEngines()) {
               mine,
             ),
             placements: await q.query(
-              `select id, app_id, name, format, status, impressions, clicks, revenue_usd, ad_requests, fills, invalid_events, created_at
+              `select id, app_id, name, format, status, impressions, clicks, revenue_micro, ad_requests, fills, invalid_events, created_at
                from public.placements where user_id = $1 order by created_at, id`,
               mine,
             ),
             payouts: await q.query(
-              `select id, period, amount_usd, status, paid_at, requested_at, failure_reason, rail, destination
+              `select id, period, amount_micro, status, paid_at, requested_at, failure_reason, rail, destination
                from public.payouts where user_id = $1 order by requested_at desc, id`,
               mine,
             ),
@@ -146,18 +146,17 @@ for (const engine of testEngines()) {
             unpostedMicro: Number(
               (
                 await q.query<{ micro: string }>(
-                  `select coalesce(sum(round((s.revenue_usd - s.posted_usd) * 1000000)), 0)::text as micro
+                  `select coalesce(sum(s.revenue_micro - s.posted_micro), 0)::text as micro
                    from public.daily_stats s where s.user_id = $1`,
                   mine,
                 )
               )[0]!.micro,
             ),
             placementsMicro: Number(
-              (await q.query<{ micro: string }>('select round(sum(revenue_usd) * 1000000)::text as micro from public.placements where user_id = $1', mine))[0]!
-                .micro,
+              (await q.query<{ micro: string }>('select sum(revenue_micro)::text as micro from public.placements where user_id = $1', mine))[0]!.micro,
             ),
             daily: await q.query(
-              `select d.placement_id, p.app_id, d.day, d.impressions, d.clicks, d.revenue_usd
+              `select d.placement_id, p.app_id, d.day, d.impressions, d.clicks, d.revenue_micro
                from public.daily_stats d join public.placements p on p.id = d.placement_id
                where d.user_id = $1 and d.day > current_date - 90 order by d.day, d.placement_id`,
               mine,
@@ -208,24 +207,24 @@ for (const engine of testEngines()) {
         for (const a of apps) expect(a.created_at).toBeInstanceOf(Date);
         for (const p of placements) {
           expect(p.created_at).toBeInstanceOf(Date);
-          for (const n of [p.impressions, p.clicks, p.revenue_usd, p.ad_requests]) expect(typeof n).toBe('number');
+          for (const n of [p.impressions, p.clicks, p.revenue_micro, p.ad_requests]) expect(typeof n).toBe('number');
         }
         // Some payouts are paid (paid_at set), some are not: both forms are exercised.
         expect(new Set(payouts.map((p) => p.paid_at === null))).toEqual(new Set([true, false]));
         for (const p of payouts) {
-          expect(typeof p.amount_usd).toBe('number');
+          expect(typeof p.amount_micro).toBe('number');
           expect(p.requested_at).toBeInstanceOf(Date);
           if (p.paid_at !== null) expect(p.paid_at).toBeInstanceOf(Date);
         }
         for (const k of api_keys) expect(k.created_at).toBeInstanceOf(Date);
       });
 
-      it('money with cents and sub-cent digits keeps its value through the JSON aggregate', async () => {
+      it('money in micro-dollars keeps its value through the JSON aggregate', async () => {
         const { placements } = await readAccount(probe.engine, reader(suite.users.demo), 'apps');
         const [raw] = await rawAsService(suite.db, (q) =>
-          q.query<{ revenue_usd: string }>('select revenue_usd::text from public.placements where id = $1', [placements[0]!.id]),
+          q.query<{ revenue_micro: string }>('select revenue_micro::text from public.placements where id = $1', [placements[0]!.id]),
         );
-        expect(placements[0]!.revenue_usd).toBe(Number(raw!.revenue_usd));
+        expect(placements[0]!.revenue_micro).toBe(Number(raw!.revenue_micro));
       });
     });
 

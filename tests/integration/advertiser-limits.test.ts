@@ -81,8 +81,8 @@ for (const engine of testEngines()) {
     const campaignsFor = (user: string, count: number) =>
       rawAsService(suite.db, (q) =>
         q.query(
-          `insert into public.campaigns (advertiser_id, name, lifetime_budget_usd, formats, starts_at)
-           select $1, 'Bulk ' || i, 100, array['sponsored_card', 'inline_text'], now() from generate_series(1, $2::int) i`,
+          `insert into public.campaigns (advertiser_id, name, lifetime_budget_micro, formats, starts_at)
+           select $1, 'Bulk ' || i, 100000000, array['sponsored_card', 'inline_text'], now() from generate_series(1, $2::int) i`,
           [user, count],
         ),
       );

@@ -35,7 +35,7 @@ for (const engine of testEngines()) {
         );
         const campaign = await one<string>(
           q,
-          `insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_usd, daily_budget_usd) values ($1, $2, $3, 'active', 100, 100) returning id as v`,
+          `insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_budget_micro) values ($1, $2, $3, 'active', 100000000, 100000000) returning id as v`,
           [user, name, `${name} campaign`],
         );
         const creative = await one<string>(
@@ -56,9 +56,9 @@ for (const engine of testEngines()) {
           : await one<string>(q, "select a.id as v from public.apps a join public.users u on u.id = a.user_id where u.email = 'demo@example.com' limit 1");
         for (const ago of daysAgo)
           await q.query(
-            `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_usd)
+            `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_micro)
              values ($1, $2, $3, (now() at time zone 'UTC')::date - $4::int, 12, 10, 1, $5)`,
-            [campaign, creative, app, ago, spentUsd],
+            [campaign, creative, app, ago, Math.round(spentUsd * 1_000_000)],
           );
         return { user, campaign, email: `${name}@reports.test` };
       });

@@ -81,9 +81,9 @@ for (const engine of testEngines()) {
       const id = await rawAsUser(suite.db, { sub: owner }, async (q) => {
         const id = await one<string>(
           q,
-          `insert into public.campaigns (advertiser_id, name, lifetime_budget_usd, daily_cap_usd, frequency_cap, formats, starts_at)
+          `insert into public.campaigns (advertiser_id, name, lifetime_budget_micro, daily_cap_micro, frequency_cap, formats, starts_at)
            values ($1, $2, $3, $4, 100, '{inline_text}', now() - interval '1 minute') returning id as v`,
-          [owner, headline, options.budgetUsd ?? 1_000_000, options.capUsd ?? null],
+          [owner, headline, (options.budgetUsd ?? 1_000_000) * 1_000_000, options.capUsd === undefined ? null : options.capUsd * 1_000_000],
         );
         await q.query(
           "insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'inline_text', $2, 'https://advertiser.example/')",
@@ -170,7 +170,9 @@ for (const engine of testEngines()) {
     describe('funds', () => {
       it('a manual top-up is credited once, when the operator records it: below the minimum it is refused, a retry credits nothing more', async () => {
         const user = await advertiser('Funds Co');
-        const minimum = await rawAsService(suite.db, (q) => one<string>(q, 'select min_top_up_usd::text as v from public.pricing_settings')).then(Number);
+        const minimum = await rawAsService(suite.db, (q) =>
+          one<string>(q, 'select (min_top_up_micro / 1000000.0)::text as v from public.pricing_settings'),
+        ).then(Number);
         expect(await requestTopUp(user, minimum - 1)).toEqual({ ok: false, error: 'amount_out_of_range', minimum_micro: minimum * 1_000_000 });
         const asked = await requestTopUp(user, 250);
         expect(asked).toEqual({ ok: true, top_up_id: expect.any(String), invoice_number: expect.stringMatching(/^INV-\d{8}-[0-9A-F]{8}$/) });
@@ -255,10 +257,10 @@ for (const engine of testEngines()) {
         const c = await campaign(owner);
         const price = await rawAsService(suite.db, (q) =>
           q.query<{ cpm: string; share: string }>(
-            'select cpm_inline_text_usd::text as cpm, publisher_ad_revenue_share::text as share from public.pricing_settings',
+            'select cpm_inline_text_micro::text as cpm, publisher_ad_revenue_share::text as share from public.pricing_settings',
           ),
         );
-        const costMicro = Math.round(Number(price[0]!.cpm) * 1000);
+        const costMicro = Math.round(Number(price[0]!.cpm) / 1000);
         const earnedMicro = Math.round(costMicro * Number(price[0]!.share));
         const publisherBefore = await rawAsService(suite.db, (q) =>
           one<string>(q, "select public.ledger_balance_micro('publisher', $1)::text as v", [suite.users.demo]),
@@ -297,9 +299,9 @@ for (const engine of testEngines()) {
         // Its whole budget billed (as public.sdk_record_events counts what it bills, for the roll-up), in two counts.
         await rawAsService(suite.db, (q) =>
           q.query(
-            `insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, revenue_usd, cost_usd)
-             select $1::uuid, $2::uuid, $3::uuid, (now() at time zone 'UTC')::date, 1000, 1.4, 2 union all
-             select $1::uuid, $2::uuid, $3::uuid, (now() at time zone 'UTC')::date, 1500, 2.1, 3`,
+            `insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, revenue_micro, cost_micro)
+             select $1::uuid, $2::uuid, $3::uuid, (now() at time zone 'UTC')::date, 1000, 1400000, 2000000 union all
+             select $1::uuid, $2::uuid, $3::uuid, (now() at time zone 'UTC')::date, 1500, 2100000, 3000000`,
             [publisher.appId, publisher.placements.inline_text, c.id],
           ),
         );
@@ -362,7 +364,7 @@ for (const engine of testEngines()) {
         // Nor can they make a campaign or a creative in another advertiser's name.
         await expect(
           rawAsUser(suite.db, { sub: mine }, (q) =>
-            q.query("insert into public.campaigns (advertiser_id, name, lifetime_budget_usd) values ($1, 'In their name', 100)", [theirs]),
+            q.query("insert into public.campaigns (advertiser_id, name, lifetime_budget_micro) values ($1, 'In their name', 100000000)", [theirs]),
           ),
         ).rejects.toThrow(/row-level security/);
         await expect(
@@ -427,7 +429,7 @@ for (const engine of testEngines()) {
         await refused("update public.campaigns set status = 'completed' where id = $1", [c.id], /cannot go from in_review to completed/);
         await refused("update public.creatives set status = 'active' where id = $1", [c.creative], /cannot go from in_review to active/);
         await refused('update public.campaigns set advertiser_id = advertiser_id where id = $1', [c.id], /permission denied/);
-        await refused('update public.campaigns set daily_budget_usd = 1 where id = $1', [c.id], /permission denied/);
+        await refused('update public.campaigns set daily_budget_micro = 1000000 where id = $1', [c.id], /permission denied/);
         await refused('select public.staff_campaign_review($1, true, null)', [c.id], /staff only/);
         await refused('select public.staff_creative_review($1, true, null)', [c.creative], /staff only/);
         await refused("insert into public.top_ups (user_id, amount_micro, rail, status) values ($1, 1000000, 'manual', 'paid')", [owner], /permission denied/);

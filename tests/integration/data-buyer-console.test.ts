@@ -22,6 +22,7 @@ import { rawAsService, runAs } from '../helpers/roles';
 import { makeServices } from '../helpers/services';
 import { newKey, sdk } from '../helpers/sdk';
 import { requestTopUp } from '@/lib/money/funds';
+import { usdToMicro } from '@/lib/platform/kit/micro';
 
 /**
  * The data buyer's console (app/dashboard/data) through its forms (lib/data/buyers/forms.ts) and
@@ -76,7 +77,7 @@ for (const engine of testEngines()) {
       );
       expect(saved).toEqual({ notice: 'Data buyer profile saved, and the data license terms accepted.' });
       if (usd > 0) {
-        const asked = await requestTopUp(suite.db, id, usd * 1_000_000, 'buyer');
+        const asked = await requestTopUp(suite.db, id, usdToMicro(usd), 'buyer');
         if (!asked.ok) throw new Error(asked.error);
         const staff = await operator();
         await runAs(suite.db, 'authenticated', { sub: staff.id, aal: 'aal2' }, (q) =>

@@ -13,6 +13,7 @@ import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { newKey, sdk } from '../helpers/sdk';
 import { requestTopUp } from '@/lib/money/funds';
+import { usdToMicro } from '@/lib/platform/kit/micro';
 
 /**
  * Data buyers on the ledger (migration 20261209000000_data_buyers), on every engine: a buyer
@@ -68,7 +69,7 @@ for (const engine of testEngines()) {
       });
       expect(saved.ok).toBe(true);
       if (fundsUsd > 0) {
-        const asked = await requestTopUp(suite.db, id, fundsUsd * 1_000_000, 'buyer');
+        const asked = await requestTopUp(suite.db, id, usdToMicro(fundsUsd), 'buyer');
         if (!asked.ok) throw new Error(asked.error);
         const paid = await asStaff((q) => one<{ ok: boolean }>(q, "select public.staff_top_up_record($1, true, 'BANK-DATA') as v", [asked.value.id]));
         expect(paid.ok).toBe(true);

@@ -22,6 +22,7 @@ import { rawAsService, runAs } from '../helpers/roles';
 import { bound, makeServices } from '../helpers/services';
 import { newKey, sdk } from '../helpers/sdk';
 import { requestTopUp } from '@/lib/money/funds';
+import { micro } from '@/lib/platform/kit/micro';
 
 /**
  * A license's files (lib/data/buyers/export-job.ts, downloads.ts), on every engine: the export job
@@ -63,7 +64,7 @@ for (const engine of testEngines()) {
         country: 'FR',
         accept_terms: true,
       });
-      const asked = await requestTopUp(suite.db, id, 50_000_000, 'buyer');
+      const asked = await requestTopUp(suite.db, id, micro(50_000_000), 'buyer');
       if (!asked.ok) throw new Error(asked.error);
       await runAs(suite.db, 'authenticated', await staff(), (q) => q.query("select public.staff_top_up_record($1, true, 'BANK')", [asked.value.id]));
       return { id, email: `${tag}-${n}@buyers.test` };

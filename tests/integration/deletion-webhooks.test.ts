@@ -21,6 +21,7 @@ import { rawAsAnon, rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { newKey, sdk } from '../helpers/sdk';
 import { selfSignedCertificate, startReceiver, type ReceivedRequest, type Receiver, type TestCertificate } from '../helpers/webhook-receiver';
 import { requestTopUp } from '@/lib/money/funds';
+import { micro } from '@/lib/platform/kit/micro';
 
 /**
  * Deletion notices delivered by signed webhook (migration 20261211000000_deletion_webhooks,
@@ -102,7 +103,7 @@ for (const engine of testEngines()) {
         one<string>(q, 'insert into public.users (email, name) values ($1, $2) returning id as v', [email, company]),
       );
       await saveBuyerProfile(suite.db, id, { company, intended_use: 'Evaluating assistants.', billing_email: email, country: 'FR', accept_terms: true });
-      const asked = await requestTopUp(suite.db, id, 50_000_000, 'buyer');
+      const asked = await requestTopUp(suite.db, id, micro(50_000_000), 'buyer');
       if (!asked.ok) throw new Error(asked.error);
       await runAs(suite.db, 'authenticated', await staff(), (q) => q.query("select public.staff_top_up_record($1, true, 'BANK')", [asked.value.id]));
       return { id, email, name: company };

@@ -34,6 +34,7 @@ import { runExports } from '@/lib/data/buyers/export-job';
 import { catalogFilter } from '@/lib/data/buyers/schemas';
 import { runAs } from '../helpers/roles';
 import { requestTopUp } from '@/lib/money/funds';
+import { micro } from '@/lib/platform/kit/micro';
 
 /** A 1×1 PNG. */
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -230,7 +231,7 @@ for (const engine of testEngines()) {
         country: 'US',
         accept_terms: true,
       });
-      const topUp = await requestTopUp(db, users.demo, 50_000_000, 'buyer');
+      const topUp = await requestTopUp(db, users.demo, micro(50_000_000), 'buyer');
       if (!topUp.ok) throw new Error(topUp.error);
       const [operator] = await db.query<{ id: string }>("select id from public.users where email = 'operator@example.com'");
       await runAs(db, 'authenticated', { sub: operator!.id, aal: 'aal2' }, (q) =>

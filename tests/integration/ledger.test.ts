@@ -42,8 +42,8 @@ for (const engine of testEngines()) {
     /** Traffic counted today for the roll-up: `impressions` at `costMicro` each, the publisher earning `revenueMicro` each. */
     const countToday = (placement: { appId: string; placementId: string }, impressions: number, costMicro: number, revenueMicro: number) =>
       suite.db.query(
-        `insert into public.ad_traffic_counts (app_id, placement_id, day, requests, fills, impressions, revenue_usd, cost_usd)
-         values ($1, $2, (now() at time zone 'UTC')::date, $3, $3, $3, $4::numeric / 1000000, $5::numeric / 1000000)`,
+        `insert into public.ad_traffic_counts (app_id, placement_id, day, requests, fills, impressions, revenue_micro, cost_micro)
+         values ($1, $2, (now() at time zone 'UTC')::date, $3, $3, $3, $4, $5)`,
         [placement.appId, placement.placementId, impressions, impressions * revenueMicro, impressions * costMicro],
       );
 

@@ -69,12 +69,12 @@ for (const engine of testEngines()) {
     });
 
     it('placement counters equal the sum of their daily stats', async () => {
-      const rows = await db.query<{ id: string; impressions: number; clicks: number; revenue_usd: number; si: number; sc: number; sr: number }>(
-        `select p.id, p.impressions, p.clicks, p.revenue_usd,
-                coalesce(sum(s.impressions), 0)::bigint si, coalesce(sum(s.clicks), 0)::bigint sc, coalesce(sum(s.revenue_usd), 0)::numeric sr
+      const rows = await db.query<{ id: string; impressions: number; clicks: number; revenue_micro: number; si: number; sc: number; sr: number }>(
+        `select p.id, p.impressions, p.clicks, p.revenue_micro,
+                coalesce(sum(s.impressions), 0)::bigint si, coalesce(sum(s.clicks), 0)::bigint sc, coalesce(sum(s.revenue_micro), 0)::bigint sr
          from public.placements p left join public.daily_stats s on s.placement_id = p.id group by p.id`,
       );
-      for (const r of rows) expect([r.impressions, r.clicks, r.revenue_usd]).toEqual([r.si, r.sc, r.sr]);
+      for (const r of rows) expect([r.impressions, r.clicks, r.revenue_micro]).toEqual([r.si, r.sc, r.sr]);
     });
 
     it('the two demo users have different data, and both sign in with the demo password', async () => {

@@ -44,8 +44,8 @@ for (const engine of testEngines()) {
 
         // Earnings of a day long over that the ledger never got.
         await db.exec(`alter table public.ledger_postings enable trigger ledger_postings_append_only;
-          insert into public.daily_stats (placement_id, user_id, day, impressions, revenue_usd, cost_usd)
-          select p.id, p.user_id, date '2020-01-01', 10, 0.028, 0.04 from public.placements p order by p.created_at limit 1;`);
+          insert into public.daily_stats (placement_id, user_id, day, impressions, revenue_micro, cost_micro)
+          select p.id, p.user_id, date '2020-01-01', 10, 28000, 40000 from public.placements p order by p.created_at limit 1;`);
         expect(failed(await checkMoney(db))).toEqual([
           'Every ledger transaction balances to zero, with at least two postings',
           "Each app's day of ad revenue in the ledger equals its daily stats (what publishers earned, what the ads cost)",
@@ -184,13 +184,13 @@ for (const engine of testEngines()) {
     it('fails on a payout raised behind the ledger, and on one paid that the ledger gave back', async () => {
       const db = await engine.open();
       try {
-        await db.exec(`update public.payouts set amount_usd = amount_usd + 1000
+        await db.exec(`update public.payouts set amount_micro = amount_micro + 1000000000
                        where id = (select id from public.payouts where status = 'paid' order by requested_at, id limit 1);`);
         expect(failed(await checkMoney(db))).toEqual([
           'Each payout is in the ledger once, for its amount, and given back once exactly when it failed or was canceled',
           'No publisher is paid more than their final earnings: payouts paid, pending and processing within what month closes made available',
         ]);
-        await db.exec(`update public.payouts set amount_usd = amount_usd - 1000
+        await db.exec(`update public.payouts set amount_micro = amount_micro - 1000000000
                          where id = (select id from public.payouts where status = 'paid' order by requested_at, id limit 1);
                        update public.payouts set status = 'paid', failure_reason = null, paid_at = now(), reference = 'x'
                          where id = (select id from public.payouts where status = 'failed' limit 1);`);

@@ -80,10 +80,10 @@ for (const engine of testEngines()) {
             data_revenue_micro: number;
             pending_micro: number;
             available_micro: number;
-            payouts: { amount_usd: number; status: string }[];
+            payouts: { amount_micro: number; status: string }[];
           }>(q, 'select public.account_earnings() as v'),
         );
-        const payouts = e.payouts.filter((p) => ['paid', 'pending', 'processing'].includes(p.status)).reduce((t, p) => t + Math.round(p.amount_usd * 1e6), 0);
+        const payouts = e.payouts.filter((p) => ['paid', 'pending', 'processing'].includes(p.status)).reduce((t, p) => t + p.amount_micro, 0);
         // (The demo buyer's license paid some of them for data too.)
         expect(Number(e.pending_micro) + Number(e.available_micro) + payouts).toBe(Number(e.ad_revenue_micro) + Number(e.data_revenue_micro));
         expect(Number(e.available_micro)).toBeGreaterThanOrEqual(0);
@@ -113,12 +113,12 @@ for (const engine of testEngines()) {
       expect(first).toMatchObject({ ok: true, amount_micro: 123_450_000 });
       expect(await available(user)).toBe(6_789);
       expect(await request(user)).toEqual({ ok: false, reason: 'below_minimum', available_micro: 6_789, minimum_micro: 50_000_000 });
-      const row = await one<{ period: string; amount_usd: string; status: string; rail: string; destination: string }>(
+      const row = await one<{ period: string; amount_micro: string; status: string; rail: string; destination: string }>(
         suite.db,
-        'select row_to_json(o) as v from (select period, amount_usd::text, status, rail, destination from public.payouts where id = $1) o',
+        'select row_to_json(o) as v from (select period, amount_micro::text, status, rail, destination from public.payouts where id = $1) o',
         [first.payout_id],
       );
-      expect(row).toMatchObject({ amount_usd: '123.45', status: 'pending', rail: 'manual', destination: 'Test · •••• 1234' });
+      expect(row).toMatchObject({ amount_micro: '123450000', status: 'pending', rail: 'manual', destination: 'Test · •••• 1234' });
       // The one month closed for them.
       expect(row.period).toMatch(/^[0-9]{4}-[0-9]{2}$/);
       expect(await failedChecks(suite.db)).toEqual([]);

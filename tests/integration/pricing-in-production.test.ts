@@ -59,6 +59,11 @@ const DEFAULT_COLUMNS: PricingColumns = {
   ...DEFAULT_DATA_MARKET,
 };
 
+/** The same by column, as the database keeps them and public.staff_pricing_schedule takes them: prices and minimums in micro-dollars. */
+const DEFAULT_BY_COLUMN: Record<string, number> = Object.fromEntries(
+  PRICING_FIELDS.map((f) => [f.column, f.column === f.name ? DEFAULT_COLUMNS[f.name] : Math.round(DEFAULT_COLUMNS[f.name] * 1_000_000)]),
+);
+
 for (const engine of unseededEngines()) {
   describe(`pricing in production on ${engine.name} (migrated, never seeded)`, () => {
     let db: Engine;
@@ -70,7 +75,8 @@ for (const engine of unseededEngines()) {
     let n = 0;
     const unique = () => `${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
-    const cpm = async () => Number(await rawAsService(db, (q) => one<string>(q, 'select cpm_sponsored_card_usd::text as v from public.pricing_settings')));
+    const cpm = async () =>
+      Number(await rawAsService(db, (q) => one<string>(q, 'select cpm_sponsored_card_micro::text as v from public.pricing_settings'))) / 1_000_000;
     /** The data market's settings in force, by column. */
     const dataMarket = async () => {
       const row = await rawAsService(db, (q) => one<Record<string, string | number>>(q, 'select to_jsonb(s) as v from public.pricing_settings s'));
@@ -96,12 +102,12 @@ for (const engine of unseededEngines()) {
       const row = await rawAsService(db, (q) =>
         one<{ cost: string; revenue: string; campaign_id: string }>(
           q,
-          'select json_build_object($$cost$$, cost_usd::text, $$revenue$$, revenue_usd::text, $$campaign_id$$, campaign_id) as v from public.ad_decisions where id = $1',
+          'select json_build_object($$cost$$, cost_micro::text, $$revenue$$, revenue_micro::text, $$campaign_id$$, campaign_id) as v from public.ad_decisions where id = $1',
           [id],
         ),
       );
       expect(row.campaign_id).toBe(campaignId);
-      return { decision: id, cost: Number(row.cost), revenue: Number(row.revenue) };
+      return { decision: id, cost: Number(row.cost) / 1_000_000, revenue: Number(row.revenue) / 1_000_000 };
     };
 
     beforeAll(async () => {
@@ -115,7 +121,7 @@ for (const engine of unseededEngines()) {
         // An advertiser's campaign as the SDK tests make one (tests/integration/sdk-billing.test.ts): the only one, so every ad is its.
         const campaign = await one<string>(
           q,
-          "insert into public.campaigns (advertiser, name, daily_budget_usd) values ('Production Co', 'Launch', 1000) returning id as v",
+          "insert into public.campaigns (advertiser, name, daily_budget_micro) values ('Production Co', 'Launch', 1000000000) returning id as v",
         );
         await q.query(
           "insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'sponsored_card', 'Try it', 'https://production.example/')",
@@ -147,7 +153,7 @@ for (const engine of unseededEngines()) {
       expect(await rawAsService(db, (q) => one<number>(q, "select count(*)::int as v from public.users where email like '%@example.com'"))).toBe(0);
       expect(await readPricingSettings(asService(db))).toEqual(DEFAULT_PRICING);
       const row = await rawAsService(db, (q) => one<Record<string, string>>(q, 'select to_jsonb(s) as v from public.pricing_settings s'));
-      for (const f of PRICING_FIELDS) expect(Number(row[f.name]), f.name).toBe(DEFAULT_COLUMNS[f.name]);
+      for (const f of PRICING_FIELDS) expect(Number(row[f.column]), f.column).toBe(DEFAULT_BY_COLUMN[f.column]);
       expect(await rawAsService(db, (q) => one<number>(q, 'select count(*)::int as v from public.pricing_settings'))).toBe(1);
     });
 
@@ -202,7 +208,7 @@ for (const engine of unseededEngines()) {
     });
 
     it('refuses scheduling and the queue to anyone but staff signed in with the second factor', async () => {
-      const values = JSON.stringify({ ...DEFAULT_COLUMNS, cpm_sponsored_card_usd: 100, data_clawback_days: 0, data_license_max_app_share: 1 });
+      const values = JSON.stringify({ ...DEFAULT_BY_COLUMN, cpm_sponsored_card_micro: 100_000_000, data_clawback_days: 0, data_license_max_app_share: 1 });
       for (const claims of [{ sub: publisherId }, { sub: publisherId, aal: 'aal2' }, { sub: staff.id }]) {
         await expect(
           rawAsUser(db, claims, (q) => q.query('select public.staff_pricing_schedule($1::jsonb, null, $2)', [values, 'mine now'])),
@@ -211,7 +217,7 @@ for (const engine of unseededEngines()) {
         await expect(rawAsUser(db, claims, (q) => q.query('select public.staff_pricing(50)'))).rejects.toThrow(DENIED);
         await expect(rawAsUser(db, claims, (q) => q.query('select * from public.pricing_changes'))).rejects.toThrow(DENIED);
         await expect(rawAsUser(db, claims, (q) => q.query('select public.pricing_apply_due()'))).rejects.toThrow(DENIED);
-        await expect(rawAsUser(db, claims, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_usd = 100'))).rejects.toThrow(DENIED);
+        await expect(rawAsUser(db, claims, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_micro = 100000000'))).rejects.toThrow(DENIED);
       }
       await expect(rawAsAnon(db, (q) => q.query('select * from public.pricing_changes'))).rejects.toThrow(DENIED);
       await expect(rawAsAnon(db, (q) => q.query('select public.staff_pricing_schedule($1::jsonb, null, $2)', [values, 'anon']))).rejects.toThrow(DENIED);
@@ -263,7 +269,7 @@ for (const engine of unseededEngines()) {
       // Each field is named in the database's answer (the form's message comes from it).
       const raw = await rawAsUser(db, { sub: staff.id, aal: 'aal2' }, (q) =>
         one<Record<string, unknown>>(q, 'select public.staff_pricing_schedule($1::jsonb, null, $2) as v', [
-          JSON.stringify({ ...DEFAULT_COLUMNS, data_seller_min_ad_days: 0.5 }),
+          JSON.stringify({ ...DEFAULT_BY_COLUMN, data_seller_min_ad_days: 0.5 }),
           'raw',
         ]),
       );
@@ -338,7 +344,7 @@ for (const engine of unseededEngines()) {
         ),
       );
       expect(audit).toMatchObject({ staff_user_id: staff.id, subject: String(seen.changes[0]!.id), reason: 'New card prices' });
-      expect(Number(audit.details.values.cpm_sponsored_card_usd)).toBe(10);
+      expect(Number(audit.details.values.cpm_sponsored_card_micro)).toBe(10_000_000);
     });
 
     it('applies a change effective later only once its time has come, by the server’s timer', async () => {
@@ -376,7 +382,7 @@ for (const engine of unseededEngines()) {
         new Request('http://localhost:3000/api/cron/data-jobs', { headers: { authorization: `Bearer ${secret}` } }),
       );
       expect(res.status).toBe(200);
-      expect(Number(await rawAsService(db, (q) => one<string>(q, 'select min_payout_usd::text as v from public.pricing_settings')))).toBe(60);
+      expect(Number(await rawAsService(db, (q) => one<string>(q, 'select min_payout_micro::text as v from public.pricing_settings')))).toBe(60_000_000);
       expect(await cpm()).toBe(DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card);
     });
 
@@ -513,7 +519,8 @@ for (const engine of unseededEngines(BEFORE_DATA_SETTINGS)) {
       for (const row of rows) expect(Object.fromEntries(DATA_MARKET_FIELDS.map((f) => [f.name, Number(row[f.name])]))).toEqual(settings);
       expect(await rawAsService(db, (q) => one<number>(q, 'select public.pricing_apply_due() as v'))).toBe(1);
       const inForce = await rawAsService(db, (q) => one<Record<string, string | number>>(q, 'select to_jsonb(s) as v from public.pricing_settings s'));
-      expect(Number(inForce.cpm_sponsored_card_usd)).toBe(9);
+      // The prices came through the migrations that followed in micro-dollars (migration 20261214001000_money_in_micro_dollars).
+      expect(Number(inForce.cpm_sponsored_card_micro)).toBe(9_000_000);
       expect(Object.fromEntries(DATA_MARKET_FIELDS.map((f) => [f.name, Number(inForce[f.name])]))).toEqual(settings);
     });
   });

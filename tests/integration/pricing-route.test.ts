@@ -31,12 +31,12 @@ for (const engine of testEngines()) {
     afterEach(() => setTestServices(undefined));
 
     it('answers the live values from the pricing settings table', async () => {
-      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 75'));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_micro = 75000000'));
       const res = await GET(request(), ctx);
       expect(res.status).toBe(200);
       const body = await res.json();
       expect(body).toMatchObject({ currency: 'USD', live: true, min_payout_usd: 75, markdown: expect.stringMatching(/\/pricing\.md$/) });
-      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_micro = $1', [DEFAULT_PRICING.min_payout_usd * 1_000_000]));
     });
 
     it.each([
@@ -103,12 +103,12 @@ for (const engine of testEngines()) {
       let now = t0;
       const { pricing } = makeServices({ database: db, now: () => now });
       const first = await pricing.values();
-      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = 99'));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_micro = 99000000'));
       now = t0 + 1_000;
       expect((await pricing.values())?.min_payout_usd).toBe(first?.min_payout_usd);
       now = t0 + 16_000;
       expect((await pricing.values())?.min_payout_usd).toBe(99);
-      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_usd = $1', [DEFAULT_PRICING.min_payout_usd]));
+      await rawAsService(db, (q) => q.query('update public.pricing_settings set min_payout_micro = $1', [DEFAULT_PRICING.min_payout_usd * 1_000_000]));
     });
 
     it('answers the defaults with live: false when the database is down, and live values after recovery', async () => {

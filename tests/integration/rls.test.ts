@@ -87,8 +87,8 @@ const USER_TABLES: UserTable[] = [
   {
     table: 'payouts',
     owner: 'user_id',
-    columns: 'id, user_id, amount_usd',
-    insert: (userId) => ({ user_id: userId, period: '2001-01', amount_usd: 1e6, status: 'pending' }),
+    columns: 'id, user_id, amount_micro',
+    insert: (userId) => ({ user_id: userId, period: '2001-01', amount_micro: 1e12, status: 'pending' }),
     update: { column: 'status', value: 'paid' },
     deletable: true,
   },
@@ -129,9 +129,9 @@ const USER_TABLES: UserTable[] = [
   {
     table: 'daily_stats',
     owner: 'user_id',
-    columns: 'placement_id, user_id, revenue_usd',
+    columns: 'placement_id, user_id, revenue_micro',
     insert: (userId, ref) => ({ placement_id: ref.placementId, user_id: userId, day: '2001-01-01', impressions: 1 }),
-    update: { column: 'revenue_usd', value: 1e6 },
+    update: { column: 'revenue_micro', value: 1e12 },
     deletable: true,
   },
   {
@@ -139,7 +139,7 @@ const USER_TABLES: UserTable[] = [
     owner: 'user_id',
     columns: 'id, user_id, kind',
     insert: (userId, ref) => ({ event_id: 'intruder-1', placement_id: ref.placementId, user_id: userId, kind: 'click' }),
-    update: { column: 'revenue_usd', value: 1e6 },
+    update: { column: 'revenue_micro', value: 1e12 },
     deletable: true,
   },
   {
@@ -268,9 +268,9 @@ const USER_TABLES: UserTable[] = [
   {
     table: 'campaigns',
     owner: 'advertiser_id',
-    columns: 'id, advertiser_id, name, lifetime_budget_usd',
-    insert: (userId) => ({ advertiser_id: userId, name: 'Intruder campaign', lifetime_budget_usd: 10 }),
-    update: { column: 'lifetime_budget_usd', value: 1 },
+    columns: 'id, advertiser_id, name, lifetime_budget_micro',
+    insert: (userId) => ({ advertiser_id: userId, name: 'Intruder campaign', lifetime_budget_micro: 10_000_000 }),
+    update: { column: 'lifetime_budget_micro', value: 1_000_000 },
     deletable: true,
   },
   {
@@ -283,15 +283,15 @@ const USER_TABLES: UserTable[] = [
   {
     table: 'campaign_daily_stats',
     owner: '(select c.advertiser_id from public.campaigns c where c.id = campaign_id)',
-    columns: 'campaign_id, creative_id, app_id, day, spent_usd',
-    update: { column: 'spent_usd', value: 0 },
+    columns: 'campaign_id, creative_id, app_id, day, spent_micro',
+    update: { column: 'spent_micro', value: 0 },
     deletable: true,
   },
   {
     table: 'campaign_daily_spend',
     owner: '(select c.advertiser_id from public.campaigns c where c.id = campaign_id)',
-    columns: 'campaign_id, day, spent_usd',
-    update: { column: 'spent_usd', value: 0 },
+    columns: 'campaign_id, day, spent_micro',
+    update: { column: 'spent_micro', value: 0 },
     deletable: true,
   },
 ];
@@ -395,17 +395,17 @@ for (const engine of testEngines()) {
           );
           await q.query("insert into public.top_ups (user_id, amount_micro, rail) values ($1, 100000000, 'manual')", [id]);
           const [c] = await q.query<{ id: string }>(
-            "insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_usd) values ($1, 'RLS Co', 'RLS campaign', 'draft', 100) returning id",
+            "insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro) values ($1, 'RLS Co', 'RLS campaign', 'draft', 100000000) returning id",
             [id],
           );
           await q.query(
             "insert into public.creatives (campaign_id, format, status, headline, landing_url) values ($1, 'inline_text', 'in_review', 'RLS', 'https://rls.example/')",
             [c!.id],
           );
-          await q.query("insert into public.campaign_daily_spend (campaign_id, day, impressions, spent_usd) values ($1, '2001-01-01', 1, 0.01)", [c!.id]);
+          await q.query("insert into public.campaign_daily_spend (campaign_id, day, impressions, spent_micro) values ($1, '2001-01-01', 1, 10000)", [c!.id]);
           await q.query(
-            `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, impressions, spent_usd)
-             select $1, cr.id, $2, '2001-01-01', 1, 0.01 from public.creatives cr where cr.campaign_id = $1`,
+            `insert into public.campaign_daily_stats (campaign_id, creative_id, app_id, day, impressions, spent_micro)
+             select $1, cr.id, $2, '2001-01-01', 1, 10000 from public.creatives cr where cr.campaign_id = $1`,
             [c!.id, refs[id]!.appId],
           );
         }
@@ -572,7 +572,7 @@ for (const engine of testEngines()) {
                     'd\\.day > current_date - 90',
                     "a\\.kind in \\('publisher', 'publisher_available'",
                     "account = 'publisher'( and kind in \\('(ad_spend', 'ad_revenue', 'adjustment|data_sale', 'data_clawback)')?",
-                    's\\.revenue_usd <> s\\.posted_usd',
+                    's\\.revenue_micro <> s\\.posted_micro',
                     "account = 'publisher_available'",
                     "\\(pl\\.app_id \\|\\| ':' \\|\\| s\\.day",
                     "t\\.kind = 'ad_revenue'",

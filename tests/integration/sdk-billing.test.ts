@@ -45,8 +45,8 @@ async function app(db: Engine, userId: string, format: 'sponsored_card' | 'inlin
 async function campaign(db: Engine, format: string, dailyBudgetUsd: number, frequencyCap = 100): Promise<string> {
   return rawAsService(db, async (q) => {
     const [row] = await q.query<{ id: string }>(
-      `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap) values ('Fraud Target', 'Two dollars a day', $1, $2) returning id`,
-      [dailyBudgetUsd, frequencyCap],
+      `insert into public.campaigns (advertiser, name, daily_budget_micro, frequency_cap) values ('Fraud Target', 'Two dollars a day', $1, $2) returning id`,
+      [dailyBudgetUsd * 1_000_000, frequencyCap],
     );
     await q.query(`insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, $2, 'Buy now', 'https://target.example/')`, [
       row!.id,
@@ -58,27 +58,28 @@ async function campaign(db: Engine, format: string, dailyBudgetUsd: number, freq
 
 async function setCampaign(db: Engine, id: string, change: { daily_budget_usd?: number; status?: string }): Promise<void> {
   await rawAsService(db, (q) =>
-    q.query('update public.campaigns set daily_budget_usd = coalesce($2, daily_budget_usd), status = coalesce($3, status) where id = $1', [
+    q.query('update public.campaigns set daily_budget_micro = coalesce($2, daily_budget_micro), status = coalesce($3, status) where id = $1', [
       id,
-      change.daily_budget_usd ?? null,
+      change.daily_budget_usd === undefined ? null : change.daily_budget_usd * 1_000_000,
       change.status ?? null,
     ]),
   );
 }
 
+/** What an impression of the format costs, in dollars: its CPM / 1000, to the micro-dollar. */
 async function costOf(db: Engine, format: string): Promise<number> {
-  const [row] = await db.query<{ cost: string }>(`select round(cpm_${format}_usd / 1000, 6)::text as cost from public.pricing_settings`);
-  return Number(row!.cost);
+  const [row] = await db.query<{ cost: string }>(`select round(cpm_${format}_micro / 1000.0)::text as cost from public.pricing_settings`);
+  return Number(row!.cost) / 1_000_000;
 }
 
 async function billed(db: Engine, campaignId: string): Promise<{ impressions: number; cost: number }> {
   const [row] = await rawAsService(db, (q) =>
     q.query<{ impressions: number; cost: string }>(
-      'select count(*)::int as impressions, coalesce(sum(cost_usd), 0)::text as cost from public.ad_decisions where campaign_id = $1 and impression_event_id is not null',
+      'select count(*)::int as impressions, coalesce(sum(cost_micro), 0)::text as cost from public.ad_decisions where campaign_id = $1 and impression_event_id is not null',
       [campaignId],
     ),
   );
-  return { impressions: row!.impressions, cost: Number(row!.cost) };
+  return { impressions: row!.impressions, cost: Number(row!.cost) / 1_000_000 };
 }
 
 for (const engine of testEngines()) {
@@ -165,9 +166,11 @@ for (const engine of testEngines()) {
         // What the roll-up counts as spent is what was billed, to the millionth.
         await rollUp(suite.db);
         const [spend] = await rawAsService(suite.db, (q) =>
-          q.query<{ spent: string }>('select coalesce(sum(spent_usd), 0)::text as spent from public.campaign_daily_spend where campaign_id = $1', [campaignId]),
+          q.query<{ spent: string }>('select coalesce(sum(spent_micro), 0)::text as spent from public.campaign_daily_spend where campaign_id = $1', [
+            campaignId,
+          ]),
         );
-        expect(Number(spend!.spent)).toBeCloseTo(bill.cost, 6);
+        expect(Number(spend!.spent) / 1_000_000).toBeCloseTo(bill.cost, 6);
 
         // Ended: its last ads, served while it ran, bill nothing.
         await setCampaign(suite.db, campaignId, { daily_budget_usd: 100_000, status: 'completed' });
@@ -210,7 +213,7 @@ for (const engine of testEngines()) {
       const fundedCampaign = (owner: string, name: string) =>
         rawAsService(suite.db, async (q) => {
           const [row] = await q.query<{ id: string }>(
-            `insert into public.campaigns (advertiser_id, advertiser, name, daily_budget_usd, frequency_cap) values ($1, $2, $2, 100000, 100) returning id`,
+            `insert into public.campaigns (advertiser_id, advertiser, name, daily_budget_micro, frequency_cap) values ($1, $2, $2, 100000000000, 100) returning id`,
             [owner, name],
           );
           await q.query(
@@ -234,13 +237,13 @@ for (const engine of testEngines()) {
       /** Billed at the test price: the pricing row as it was is put back after. */
       const atPrice = async <T>(fn: () => Promise<T>): Promise<T> => {
         const [before] = await rawAsService(suite.db, (q) =>
-          q.query<{ cpm: string }>('select cpm_sponsored_card_usd::text as cpm from public.pricing_settings'),
+          q.query<{ cpm: string }>('select cpm_sponsored_card_micro::text as cpm from public.pricing_settings'),
         );
-        await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_usd = $1', [PRICE_USD * 1000]));
+        await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_micro = $1', [PRICE_USD * 1000 * 1_000_000]));
         try {
           return await fn();
         } finally {
-          await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_usd = $1', [before!.cpm]));
+          await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set cpm_sponsored_card_micro = $1', [before!.cpm]));
         }
       };
       const stop = (ids: string[]) =>
@@ -591,7 +594,7 @@ for (const engine of testEngines()) {
         // A campaign the draw all but always picks while it may fill (its budget dwarfs every other).
         const campaignId = await rawAsService(suite.db, async (q) => {
           const [row] = await q.query<{ id: string }>(
-            `insert into public.campaigns (advertiser, name, daily_budget_usd, frequency_cap) values ('Network Cap', 'Capped per network', 1000000000, $1) returning id`,
+            `insert into public.campaigns (advertiser, name, daily_budget_micro, frequency_cap) values ('Network Cap', 'Capped per network', 1000000000000000, $1) returning id`,
             [CAP],
           );
           await q.query(

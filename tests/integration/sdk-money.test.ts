@@ -6,7 +6,7 @@ import type { PlacementFormat } from '@/lib/schemas/account';
 import { adBody, eventsBody } from '@/lib/schemas/sdk';
 import { rollUp } from '@/lib/ads/serving/rollup';
 import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken, verifyDecisionToken } from '@/lib/ads/serving/tokens';
-import { roundUsd } from '@/lib/money/figures';
+import { microToUsd, usdToMicro } from '@/lib/platform/kit/micro';
 import { get } from '../helpers/account';
 import { suiteDatabase, testEngines, UNLIMITED } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
@@ -48,12 +48,15 @@ async function publisher(db: Engine, userId: string, origins: string[] = []): Pr
 }
 
 async function placementRow(db: Engine, id: string) {
-  const [row] = await db.query<{ impressions: number; clicks: number; revenue_usd: number; ad_requests: number; fills: number }>(
-    'select impressions, clicks, revenue_usd, ad_requests, fills from public.placements where id = $1',
+  const [row] = await db.query<{ impressions: number; clicks: number; revenue_micro: number; ad_requests: number; fills: number }>(
+    'select impressions, clicks, revenue_micro, ad_requests, fills from public.placements where id = $1',
     [id],
   );
   return row!;
 }
+
+/** Dollars to the millionth, rounded once to the cent, as the account API shows them. */
+const roundUsd = (usd: number) => microToUsd(usdToMicro(usd));
 
 async function pricing(db: Engine) {
   const [row] = await db.query<Record<string, number>>('select * from public.pricing_settings');
@@ -194,13 +197,13 @@ for (const engine of testEngines()) {
 
       it('serves only campaigns with paced budget left today, counting what they were billed and what the ads they served may still bill', async () => {
         const p = await publisher(suite.db, suite.users.demo);
-        const sponsoredCard = `select c.id, c.daily_budget_usd from public.campaigns c
+        const sponsoredCard = `select c.id, c.daily_budget_micro from public.campaigns c
                                where exists (select 1 from public.creatives cr where cr.campaign_id = c.id and cr.format = 'sponsored_card')`;
         // Every sponsored_card campaign has been billed its whole day: nothing is eligible.
         await rawAsService(suite.db, (q) =>
           q.query(
             `insert into public.sdk_counters (name, period, used)
-             select 'budget:' || c.id, date_trunc('day', now(), 'UTC'), (c.daily_budget_usd * 1000000)::bigint from (${sponsoredCard}) c
+             select 'budget:' || c.id, date_trunc('day', now(), 'UTC'), c.daily_budget_micro from (${sponsoredCard}) c
              on conflict (name, period) do update set used = excluded.used`,
           ),
         );
@@ -214,7 +217,7 @@ for (const engine of testEngines()) {
         await rawAsService(suite.db, (q) =>
           q.query(
             `insert into public.sdk_counters (name, period, used)
-             select 'served:' || c.id, date_bin('5 minutes', now(), timestamptz '2000-01-01 00:00:00+00'), (c.daily_budget_usd * 1000000)::bigint from (${sponsoredCard}) c
+             select 'served:' || c.id, date_bin('5 minutes', now(), timestamptz '2000-01-01 00:00:00+00'), c.daily_budget_micro from (${sponsoredCard}) c
              on conflict (name, period) do update set used = excluded.used`,
           ),
         );
@@ -254,7 +257,7 @@ for (const engine of testEngines()) {
         expect(await placementRow(suite.db, p.placements.floating_video)).toEqual({
           impressions: 1,
           clicks: 1,
-          revenue_usd: Math.round((price.cpm_floating_video_usd! / 1000) * price.publisher_ad_revenue_share! * 1e6) / 1e6,
+          revenue_micro: Math.round((price.cpm_floating_video_micro! / 1000) * price.publisher_ad_revenue_share!),
           ad_requests: 1,
           fills: 1,
         });
@@ -356,7 +359,7 @@ for (const engine of testEngines()) {
         });
         expect(bot.body.results[0]).toMatchObject({ status: 'invalid', reason: 'bot' });
         await rollUp(suite.db);
-        expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ impressions: 0, revenue_usd: 0 });
+        expect(await placementRow(suite.db, p.placements.tooltip)).toMatchObject({ impressions: 0, revenue_micro: 0 });
         expect(await placementRow(suite.db, b.placements.tooltip)).toMatchObject({ impressions: 0 });
       });
 
@@ -437,7 +440,7 @@ for (const engine of testEngines()) {
       it('a campaign deleted after its ad was served does not stop the roll-up', async () => {
         const p = await publisher(suite.db, suite.users.demo);
         const [campaign] = await suite.db.query<{ id: string }>(
-          "insert into public.campaigns (advertiser, name, daily_budget_usd) values ('Gone Soon', 'Short-lived', 1000) returning id",
+          "insert into public.campaigns (advertiser, name, daily_budget_micro) values ('Gone Soon', 'Short-lived', 1000000000) returning id",
         );
         await suite.db.query(
           "insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'inline_text', 'Here today', 'https://gone.example/')",
@@ -626,7 +629,7 @@ for (const engine of testEngines()) {
         ]);
         await rollUp(suite.db);
         const price = await pricing(suite.db);
-        const worth = (price.cpm_floating_video_usd! / 1000) * price.publisher_ad_revenue_share!;
+        const worth = (price.cpm_floating_video_micro! / 1000 / 1_000_000) * price.publisher_ad_revenue_share!;
         const listed = await get(apps.GET, '/api/v1/me/apps', token);
         const placement = (listed.body.placements as Record<string, unknown>[]).find((x) => x.id === p.placements.floating_video);
         expect(placement).toMatchObject({ impressions: 1, clicks: 1, revenue_usd: roundUsd(worth), fill_rate: 1, rpm_usd: roundUsd(worth * 1000) });
@@ -640,9 +643,9 @@ for (const engine of testEngines()) {
       it("keep the daily stats equal to the placements' totals", async () => {
         const [row] = await suite.db.query<{ mismatched: number }>(
           `select count(*)::int as mismatched from public.placements p
-           left join (select placement_id, sum(impressions) i, sum(clicks) c, sum(revenue_usd) r, sum(ad_requests) q, sum(fills) f
+           left join (select placement_id, sum(impressions) i, sum(clicks) c, sum(revenue_micro) r, sum(ad_requests) q, sum(fills) f
                       from public.daily_stats group by placement_id) d on d.placement_id = p.id
-           where (p.impressions, p.clicks, p.revenue_usd, p.ad_requests, p.fills)
+           where (p.impressions, p.clicks, p.revenue_micro, p.ad_requests, p.fills)
                  is distinct from (coalesce(d.i, 0), coalesce(d.c, 0), coalesce(d.r, 0), coalesce(d.q, 0), coalesce(d.f, 0))`,
         );
         expect(row!.mismatched).toBe(0);

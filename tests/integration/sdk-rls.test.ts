@@ -94,7 +94,7 @@ for (const engine of testEngines()) {
       }
       // Of its own app, only what serving needs.
       expect((await asApp(suite.db, a, 'select description from public.apps')).ok).toBe(false);
-      expect((await asApp(suite.db, a, 'select revenue_usd from public.placements')).ok).toBe(false);
+      expect((await asApp(suite.db, a, 'select revenue_micro from public.placements')).ok).toBe(false);
     });
 
     it('cannot write a decision or an event for another app, or under another owner', async () => {
@@ -114,7 +114,7 @@ for (const engine of testEngines()) {
 
     it('cannot change or delete recorded traffic, change campaigns, or run the roll-up', async () => {
       for (const sql of [
-        'update public.ad_events set revenue_usd = 1000 returning 1',
+        'update public.ad_events set revenue_micro = 1000000000 returning 1',
         'update public.ad_decisions set placement_id = placement_id returning 1',
         'update public.ad_decisions set app_id = app_id returning 1',
         'delete from public.ad_events returning 1',
@@ -123,7 +123,7 @@ for (const engine of testEngines()) {
         'delete from public.ad_traffic_counts returning 1',
         'delete from public.ad_decisions returning 1',
         "update public.campaigns set status = 'paused' returning 1",
-        'update public.campaign_daily_spend set spent_usd = 0 returning 1',
+        'update public.campaign_daily_spend set spent_micro = 0 returning 1',
         'update public.placements set impressions = 1000000 returning 1',
         "update public.data_records set status = 'sold' returning 1",
         'select * from public.roll_up_ad_traffic()',

@@ -244,11 +244,11 @@ interface CampaignSpec {
 async function addCampaign(tx: Transaction, campaign: CampaignSpec = {}): Promise<{ id: string; creatives: Record<Format, string> }> {
   const id = await one<string>(
     tx,
-    `insert into public.campaigns (advertiser, name, status, daily_budget_usd, frequency_cap, keywords, starts_at, ends_at, hard_stop)
+    `insert into public.campaigns (advertiser, name, status, daily_budget_micro, frequency_cap, keywords, starts_at, ends_at, hard_stop)
      values ($7, 'Only one', $1, $2, $3, $4::text[], coalesce($5::timestamptz, now()), $6::timestamptz, $8) returning id as v`,
     [
       campaign.status ?? 'active',
-      campaign.budget ?? 240,
+      (campaign.budget ?? 240) * 1_000_000,
       campaign.cap ?? 100,
       campaign.keywords ?? [],
       campaign.starts ?? null,
@@ -336,7 +336,7 @@ for (const engine of testEngines()) {
       for (const format of FORMATS) placements[format] = await placement(format);
       app = { appId, userId, placements, paused: await placement('tooltip', 'paused') };
       const [pricing] = await db.query<Record<string, number>>('select * from public.pricing_settings');
-      cost = Object.fromEntries(FORMATS.map((f) => [f, Math.round((pricing![`cpm_${f}_usd`]! / 1000) * 1e6) / 1e6])) as Record<Format, number>;
+      cost = Object.fromEntries(FORMATS.map((f) => [f, Math.round(pricing![`cpm_${f}_micro`]! / 1000) / 1e6])) as Record<Format, number>;
       revenueShare = pricing!.publisher_ad_revenue_share!;
     });
     afterAll(async () => {
@@ -351,16 +351,16 @@ for (const engine of testEngines()) {
           "select public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps, 'tooltip', '{}', c.id) from public.campaigns c",
         // As sdk_serve_ad calls it, for each campaign the draw reaches.
         sdk_campaign_creative: `select s.id from public.campaigns c
-                                cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_usd, c.frequency_cap, 'tooltip', c.id, 'network', 4,
+                                cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, 'tooltip', c.id, 'network', 4,
                                                                                 now()) s`,
         sdk_day_share: 'select public.sdk_day_share(c.created_at) from public.campaigns c',
-        sdk_paced_budget_usd: 'select public.sdk_paced_budget_usd(c.daily_budget_usd, 0.5) from public.campaigns c',
+        sdk_paced_budget_micro: 'select public.sdk_paced_budget_micro(c.daily_budget_micro, 0.5) from public.campaigns c',
         sdk_paced_budget_left: 'select public.sdk_paced_budget_left(k.used, 100, 0.5) from public.sdk_counters k',
         sdk_network_fills: "select (select count(*) from public.sdk_network_fills(c.id, 'network', c.id, now())) from public.campaigns c",
         sdk_under_frequency_cap: 'select public.sdk_under_frequency_cap(count(*), 3, 4) from public.ad_decisions d',
         sdk_promise_slot: 'select public.sdk_promise_slot(d.created_at) from public.ad_decisions d',
-        sdk_draw_weight: "select public.sdk_draw_weight(c.daily_budget_usd, c.keywords, '{notes}') from public.campaigns c",
-        sdk_publisher_revenue: 'select public.sdk_publisher_revenue(0.01, p) from public.pricing_settings p',
+        sdk_draw_weight: "select public.sdk_draw_weight(c.daily_budget_micro, c.keywords, '{notes}') from public.campaigns c",
+        sdk_publisher_revenue: 'select public.sdk_publisher_revenue(10000, p) from public.pricing_settings p',
         sdk_already_counted: "select public.sdk_already_counted('click', d.impression_event_id, d.click_event_id) from public.ad_decisions d",
         sdk_click_before_impression: "select public.sdk_click_before_impression('click', d.impression_event_id) from public.ad_decisions d",
         sdk_recent_clicks: "select exists (select 1 from public.sdk_recent_clicks(cr.id, 'address', now())) from public.creatives cr",
@@ -608,17 +608,17 @@ for (const engine of testEngines()) {
         expect(shares[3]).toBeCloseTo(86399 / 86400, 12);
       });
 
-      it('pacing: the paced budget is the budget times the day gone by, plus an hour, never more than the budget; what is committed is in micro-dollars', async () => {
-        const paced = (budget: number, share: number) => one<number>(db, 'select public.sdk_paced_budget_usd($1, $2) as v', [budget, share]);
-        expect(await paced(240, 0)).toBe(10);
-        expect(await paced(240, 0.5)).toBe(130);
-        expect(await paced(240, 23 / 24)).toBe(240);
-        expect(await paced(240, 0.99)).toBe(240);
+      it('pacing: the paced budget is the budget times the day gone by, plus an hour, never more than the budget; all in micro-dollars', async () => {
+        const paced = (budgetMicro: number, share: number) => one<number>(db, 'select public.sdk_paced_budget_micro($1, $2) as v', [budgetMicro, share]);
+        expect(await paced(240_000_000, 0)).toBe(10_000_000);
+        expect(await paced(240_000_000, 0.5)).toBe(130_000_000);
+        expect(await paced(240_000_000, 23 / 24)).toBe(240_000_000);
+        expect(await paced(240_000_000, 0.99)).toBe(240_000_000);
         const left = (committedMicro: number | null, share: number) =>
-          one<boolean>(db, 'select public.sdk_paced_budget_left($1::bigint, 240, $2) as v', [committedMicro, share]);
+          one<boolean>(db, 'select public.sdk_paced_budget_left($1::bigint, 240000000, $2) as v', [committedMicro, share]);
         expect(await left(null, 0)).toBe(true);
         expect(await left(0, 0)).toBe(true);
-        // Micro-dollars, not dollars: 11 of them are far below a paced $10.
+        // Both in micro-dollars: 11 of them are far below a paced $10.
         expect(await left(11, 0)).toBe(true);
         // The paced budget is a fraction of a micro-dollar above $10 and $130 (an hour is 1.0 / 24 of the day).
         expect(await left(9_999_999, 0)).toBe(true);
@@ -638,7 +638,7 @@ for (const engine of testEngines()) {
           const served = `served:${campaign.id}`;
           const billed = `billed:${campaign.id}`;
           // The paced budget in micro-dollars, as the counters keep it: at it rounded up, and just below it.
-          const paced = 'public.sdk_paced_budget_usd(240, public.sdk_day_share(now())) * 1000000';
+          const paced = 'public.sdk_paced_budget_micro(240000000, public.sdk_day_share(now()))';
           const at = `ceil(${paced})`;
           const below = `${at} - 1`;
           const slot = (minutesAgo: number) => `public.sdk_promise_slot(now() - interval '${minutesAgo} minutes')`;
@@ -724,9 +724,9 @@ for (const engine of testEngines()) {
           // counted with its cost, which the roll-up adds to the `billed:` counter. Until then it counts twice, billed and promised.
           await tx.query(`update public.sdk_counters set used = used + $1 where name = $2 and period = ${TODAY}`, [price, `budget:${campaign.id}`]);
           await tx.query(
-            `insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, cost_usd)
+            `insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, day, impressions, cost_micro)
              values ($1, $2, $3, (now() at time zone 'UTC')::date, 1, $4)`,
-            [app.appId, app.placements.tooltip, campaign.id, cost.tooltip],
+            [app.appId, app.placements.tooltip, campaign.id, price],
           );
           throughRollUp.billedBeforeTheRollUp = await filled();
           await rollUpNow();
@@ -1375,7 +1375,7 @@ for (const engine of testEngines()) {
           const [mine, exacts, others] = [await ads(campaign, 7), await ads(exact, 4), await ads(other, 2)];
           const decisionsOf = (ids: string[]) =>
             tx.query(
-              `select impression_event_id, impressed_at, visible_share::float8, visible_seconds::float8, cost_usd, revenue_usd, click_event_id, clicked_at
+              `select impression_event_id, impressed_at, visible_share::float8, visible_seconds::float8, cost_micro, revenue_micro, click_event_id, clicked_at
                from public.ad_decisions where id = any($1::uuid[]) order by array_position($1::uuid[], id)`,
               [ids],
             );
@@ -1413,7 +1413,7 @@ for (const engine of testEngines()) {
             [app.appId],
           );
           const counts = await tx.query(
-            `select campaign_id, sum(impressions)::int as impressions, sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(cost_usd)::float8 as cost_usd
+            `select campaign_id, sum(impressions)::int as impressions, sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(cost_micro)::float8 as cost_micro
              from public.ad_traffic_counts where app_id = $1 and campaign_id is not null group by campaign_id`,
             [app.appId],
           );
@@ -1447,14 +1447,14 @@ for (const engine of testEngines()) {
           impressed_at: null,
           visible_share: null,
           visible_seconds: null,
-          cost_usd: 0,
-          revenue_usd: 0,
+          cost_micro: 0,
+          revenue_micro: 0,
           click_event_id: null,
           clicked_at: null,
         };
         expect(result.before).toEqual(Array.from({ length: 7 }, () => untouched));
         expect(result.after.map((d) => d.impression_event_id)).toEqual(['mine-0', 'mine-1', null, 'mine-3', null, null, null]);
-        expect(result.after.map((d) => d.cost_usd)).toEqual([cost.tooltip, cost.tooltip, 0, cost.tooltip, 0, 0, 0]);
+        expect(result.after.map((d) => d.cost_micro)).toEqual([price, price, 0, price, 0, 0, 0]);
         for (const n of [2, 4, 5, 6]) expect(result.after[n], `mine-${n}`).toEqual(untouched);
         // The refused are invalid traffic, kept once each, and counted with the campaign; the billed, counted at their cost.
         expect(result.events).toEqual(
@@ -1468,9 +1468,9 @@ for (const engine of testEngines()) {
         const byCampaign = (rows: Row[]) => [...rows].sort((p, q) => String(p.campaign_id).localeCompare(String(q.campaign_id)));
         expect(byCampaign(result.counts)).toEqual(
           byCampaign([
-            { campaign_id: mineId, impressions: 3, clicks: 0, invalid: 5, cost_usd: 3 * cost.tooltip },
-            { campaign_id: exactId, impressions: 2, clicks: 0, invalid: 2, cost_usd: 2 * cost.tooltip },
-            { campaign_id: otherId, impressions: 2, clicks: 1, invalid: 0, cost_usd: 2 * cost.tooltip },
+            { campaign_id: mineId, impressions: 3, clicks: 0, invalid: 5, cost_micro: 3 * price },
+            { campaign_id: exactId, impressions: 2, clicks: 0, invalid: 2, cost_micro: 2 * price },
+            { campaign_id: otherId, impressions: 2, clicks: 1, invalid: 0, cost_micro: 2 * price },
           ]),
         );
       });
@@ -1533,7 +1533,7 @@ for (const engine of testEngines()) {
               for (const id of ids) {
                 const [row] = await q.query<{ used: number | null; billed: number; cost: number }>(
                   `select (select used::float8 from public.sdk_counters where name = 'budget:' || $1 and period = ${TODAY}) as used,
-                          count(*) filter (where d.impression_event_id is not null)::int as billed, coalesce(sum(d.cost_usd), 0)::float8 as cost
+                          count(*) filter (where d.impression_event_id is not null)::int as billed, coalesce(sum(d.cost_micro), 0)::float8 as cost
                    from public.ad_decisions d where d.campaign_id = $1::uuid`,
                   [id],
                 );
@@ -1552,7 +1552,7 @@ for (const engine of testEngines()) {
                 verdictsOf.filter((v) => v !== 'recorded').every((v) => v === 'over_budget'),
                 `campaign ${c}`,
               ).toBe(true);
-              expect(state[c], `campaign ${c}`).toEqual({ used: start[c]! + fit[c]! * price, billed: fit[c], cost: expect.closeTo(fit[c]! * cost.tooltip, 6) });
+              expect(state[c], `campaign ${c}`).toEqual({ used: start[c]! + fit[c]! * price, billed: fit[c], cost: fit[c]! * price });
               expect(state[c]!.used!).toBeLessThanOrEqual(budget + price);
             });
           } finally {
@@ -1566,9 +1566,9 @@ for (const engine of testEngines()) {
           }
         });
 
-      it("an impression earns its cost times the publisher's share, to the millionth, and is billed at that", async () => {
-        expect(await one<number>(db, 'select public.sdk_publisher_revenue(0.0123456, p) as v from public.pricing_settings p')).toBe(
-          Math.round(0.0123456 * revenueShare * 1e6) / 1e6,
+      it("an impression earns its cost times the publisher's share, to the micro-dollar, and is billed at that", async () => {
+        expect(await one<number>(db, 'select public.sdk_publisher_revenue(12346, p) as v from public.pricing_settings p')).toBe(
+          Math.round(12346 * revenueShare),
         );
         const billed = await scenario(db, async (tx) => {
           await onlyCampaign(tx);
@@ -1577,18 +1577,20 @@ for (const engine of testEngines()) {
           await servedAgo(tx, app, 5);
           await record(tx, [{ id: 'imp', kind: 'impression', decision_id: ad.decision_id, ...VIEWABLE }]);
           await asOwner(tx);
-          const [row] = await tx.query<{ cost_usd: number; revenue_usd: number }>('select cost_usd, revenue_usd from public.ad_decisions where id = $1', [
-            ad.decision_id,
-          ]);
-          const [counted] = await tx.query<{ revenue_usd: number; cost_usd: number }>(
-            'select sum(revenue_usd)::numeric as revenue_usd, sum(cost_usd)::numeric as cost_usd from public.ad_traffic_counts where app_id = $1 and impressions > 0',
+          const [row] = await tx.query<{ cost_micro: number; revenue_micro: number }>(
+            'select cost_micro, revenue_micro from public.ad_decisions where id = $1',
+            [ad.decision_id],
+          );
+          const [counted] = await tx.query<{ revenue_micro: number; cost_micro: number }>(
+            'select sum(revenue_micro)::bigint as revenue_micro, sum(cost_micro)::bigint as cost_micro from public.ad_traffic_counts where app_id = $1 and impressions > 0',
             [app.appId],
           );
           return { row, counted };
         });
-        const revenue = Math.round(cost.floating_video * revenueShare * 1e6) / 1e6;
-        expect(billed.row).toEqual({ cost_usd: cost.floating_video, revenue_usd: revenue });
-        expect(billed.counted).toEqual({ cost_usd: cost.floating_video, revenue_usd: revenue });
+        const price = Math.round(cost.floating_video * 1e6);
+        const revenue = Math.round(price * revenueShare);
+        expect(billed.row).toEqual({ cost_micro: price, revenue_micro: revenue });
+        expect(billed.counted).toEqual({ cost_micro: price, revenue_micro: revenue });
       });
     });
 
@@ -1601,7 +1603,7 @@ for (const engine of testEngines()) {
           const large = await addCampaign(tx, { advertiser: 'Large', budget: 3000, cap: 100, keywords: ['notes'], formats: ['tooltip', 'sponsored_card'] });
           // Alone on its format, a micro-dollar short of its paced budget.
           const near = await addCampaign(tx, { advertiser: 'Near', budget: 50, formats: ['inline_text'] });
-          await setCounter(tx, app, `budget:${near.id}`, TODAY, 'ceil(public.sdk_paced_budget_usd(50, public.sdk_day_share(now())) * 1000000) - 1');
+          await setCounter(tx, app, `budget:${near.id}`, TODAY, 'ceil(public.sdk_paced_budget_micro(50000000, public.sdk_day_share(now()))) - 1');
           await tx.query('select setseed(0.25)');
           const countersBefore = await allCounters(tx, app);
           await asSdk(tx, app);
@@ -1624,8 +1626,8 @@ for (const engine of testEngines()) {
           const [pausedDecision] = await tx.query('select client_hash, campaign_id, creative_id from public.ad_decisions where id = $1', [paused.decision_id]);
           const decisions = await one<number>(tx, 'select count(*)::int as v from public.ad_decisions where app_id = $1', [app.appId]);
           // What each request promised its campaign, for the roll-up to count (public.roll_up_ad_traffic): the fill's price.
-          const counts = await tx.query<{ placement_id: string; campaign_id: string | null; requests: number; fills: number; promised_usd: number }>(
-            'select placement_id, campaign_id, requests, fills, promised_usd from public.ad_traffic_counts where app_id = $1 order by id',
+          const counts = await tx.query<{ placement_id: string; campaign_id: string | null; requests: number; fills: number; promised_micro: number }>(
+            'select placement_id, campaign_id, requests, fills, promised_micro from public.ad_traffic_counts where app_id = $1 order by id',
             [app.appId],
           );
 
@@ -1701,8 +1703,14 @@ for (const engine of testEngines()) {
         expect(result.decisions).toBe(2);
         // The fill promised the price of a sponsored card to its campaign; the request that did not fill, nothing to no one.
         expect(result.counts).toEqual([
-          { placement_id: app.placements.sponsored_card, campaign_id: result.firstCampaign, requests: 1, fills: 1, promised_usd: cost.sponsored_card },
-          { placement_id: app.paused, campaign_id: null, requests: 1, fills: 0, promised_usd: 0 },
+          {
+            placement_id: app.placements.sponsored_card,
+            campaign_id: result.firstCampaign,
+            requests: 1,
+            fills: 1,
+            promised_micro: Math.round(cost.sponsored_card * 1e6),
+          },
+          { placement_id: app.paused, campaign_id: null, requests: 1, fills: 0, promised_micro: 0 },
         ]);
         expect(result.countersAfter).toEqual(result.countersBefore);
         expect(Object.keys(result.countersBefore).filter((key) => key.startsWith(`budget:${result.near}@`))).toHaveLength(1);
@@ -1721,7 +1729,7 @@ for (const engine of testEngines()) {
         const layouts = async (tx: Transaction) => ({
           held: await tx.query<Slot>('select format, lo::float8 as lo, hi::float8 as hi, campaign_id from public.campaign_draw order by format, lo'),
           due: await tx.query<Slot>(
-            `select f.format, (sum(c.daily_budget_usd) over w - c.daily_budget_usd)::float8 as lo, (sum(c.daily_budget_usd) over w)::float8 as hi, c.id as campaign_id
+            `select f.format, (sum(c.daily_budget_micro) over w - c.daily_budget_micro)::float8 as lo, (sum(c.daily_budget_micro) over w)::float8 as hi, c.id as campaign_id
              from public.campaigns c cross join unnest($1::text[]) as f (format)
              where c.status = 'active' and (cardinality(c.formats) = 0 or f.format = any(c.formats))
              window w as (partition by f.format order by c.id rows between unbounded preceding and current row)
@@ -1742,11 +1750,11 @@ for (const engine of testEngines()) {
           steps.added = await layouts(tx);
           await tx.query("update public.campaigns set formats = '{tooltip,inline_text}' where id = $1", [a.id]);
           steps.formats = await layouts(tx);
-          await tx.query('update public.campaigns set daily_budget_usd = 40 where id = $1', [b.id]);
+          await tx.query('update public.campaigns set daily_budget_micro = 40000000 where id = $1', [b.id]);
           steps.budget = await layouts(tx);
           const before = await addresses(tx);
           await tx.query("update public.campaigns set name = 'Renamed', keywords = '{notes}' where id = $1", [b.id]);
-          await tx.query("update public.campaigns set daily_budget_usd = 7 where status = 'draft'");
+          await tx.query("update public.campaigns set daily_budget_micro = 7000000 where status = 'draft'");
           const untouched = (await addresses(tx)).join() === before.join();
           await tx.query("update public.campaigns set status = 'paused' where id = $1", [b.id]);
           steps.pausedAgain = await layouts(tx);
@@ -1764,7 +1772,7 @@ for (const engine of testEngines()) {
         expect(result.steps.budget!.held.find((s) => s.campaign_id === result.b && s.format === 'tooltip')).toMatchObject({ hi: expect.any(Number) });
         expect(result.steps.pausedAgain!.held.map((s) => s.campaign_id)).toEqual(['inline_text', 'tooltip'].map(() => result.a));
         expect(result.steps.deleted!.held.map((s) => s.campaign_id)).toEqual(FORMATS.map(() => result.b));
-        expect(result.steps.deleted!.held.map((s) => [s.lo, s.hi])).toEqual(FORMATS.map(() => [0, 40]));
+        expect(result.steps.deleted!.held.map((s) => [s.lo, s.hi])).toEqual(FORMATS.map(() => [0, 40_000_000]));
         // A rename, a keyword or a draft's budget is nothing the layout reads: it was not rewritten.
         expect(result.untouched).toBe(true);
       });
@@ -1817,7 +1825,7 @@ for (const engine of testEngines()) {
           for (const ad of [a, b, v, x]) {
             decisions.push(
               ...(await tx.query(
-                `select impression_event_id, impressed_at = now() as impressed_now, visible_share::float8, visible_seconds::float8, cost_usd, revenue_usd,
+                `select impression_event_id, impressed_at = now() as impressed_now, visible_share::float8, visible_seconds::float8, cost_micro, revenue_micro,
                         click_event_id, clicked_at = now() as clicked_now, click_ip_hash
                  from public.ad_decisions where id = $1`,
                 [ad.decision_id],
@@ -1830,8 +1838,8 @@ for (const engine of testEngines()) {
           );
           const counts = await tx.query(
             `select placement_id, campaign_id, sum(requests)::int as requests, sum(fills)::int as fills, sum(impressions)::int as impressions,
-                    sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(revenue_usd)::float8 as revenue_usd, sum(cost_usd)::float8 as cost_usd,
-                    sum(promised_usd)::float8 as promised_usd
+                    sum(clicks)::int as clicks, sum(invalid)::int as invalid, sum(revenue_micro)::float8 as revenue_micro, sum(cost_micro)::float8 as cost_micro,
+                    sum(promised_micro)::float8 as promised_micro
              from public.ad_traffic_counts where app_id = $1 and campaign_id is not null group by placement_id, campaign_id`,
             [app.appId],
           );
@@ -1839,7 +1847,7 @@ for (const engine of testEngines()) {
           return { first, retry, before, afterFirst, budget, leased, afterRetry, decisions, events, counts, campaign: campaign.id, x, today };
         });
         const micro = (usd: number) => Math.round(usd * 1e6);
-        const revenue = (format: Format) => Math.round(cost[format] * revenueShare * 1e6) / 1e6;
+        const revenue = (format: Format) => Math.round(micro(cost[format]) * revenueShare);
         expect(result.first).toEqual(['recorded', 'recorded', 'recorded', 'recorded', 'not_viewable']);
         expect(result.retry).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
         // The three billed impressions were debited from the campaign's budget for the day: its one counter, created by the
@@ -1857,8 +1865,8 @@ for (const engine of testEngines()) {
           impressed_now: true,
           visible_share: share,
           visible_seconds: seconds,
-          cost_usd: cost[format],
-          revenue_usd: revenue(format),
+          cost_micro: micro(cost[format]),
+          revenue_micro: revenue(format),
           click_event_id: null,
           clicked_now: null,
           click_ip_hash: null,
@@ -1873,8 +1881,8 @@ for (const engine of testEngines()) {
             impressed_now: null,
             visible_share: null,
             visible_seconds: null,
-            cost_usd: 0,
-            revenue_usd: 0,
+            cost_micro: 0,
+            revenue_micro: 0,
             click_event_id: null,
             clicked_now: null,
             click_ip_hash: null,
@@ -1903,9 +1911,9 @@ for (const engine of testEngines()) {
           impressions: 0,
           clicks: 0,
           invalid: 0,
-          revenue_usd: c.impressions ? revenue(format) : 0,
-          cost_usd: c.impressions ? cost[format] : 0,
-          promised_usd: cost[format],
+          revenue_micro: c.impressions ? revenue(format) : 0,
+          cost_micro: c.impressions ? micro(cost[format]) : 0,
+          promised_micro: micro(cost[format]),
           ...c,
         });
         const byPlacement = (rows: Row[]) => [...rows].sort((p, q) => String(p.placement_id).localeCompare(String(q.placement_id)));

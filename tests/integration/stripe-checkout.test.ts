@@ -11,6 +11,7 @@ import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
 import { bound, makeServices } from '../helpers/services';
 import { startStripeStandIn, type StripeStandIn } from '../helpers/stripe-stand-in';
+import { micro } from '@/lib/platform/kit/micro';
 
 /**
  * Top-ups by Stripe Checkout (lib/money/stripe/checkout.ts) against a local stand-in of Stripe
@@ -88,7 +89,7 @@ for (const engine of testEngines()) {
         ),
       );
     const start = (user: { id: string; email: string }, amountMicro: number) =>
-      startCheckout(rail, suite.db, user, amountMicro, { back: 'http://localhost:3000/dashboard/ads/funds' });
+      startCheckout(rail, suite.db, user, micro(amountMicro), { back: 'http://localhost:3000/dashboard/ads/funds' });
 
     it('makes a session for the amount in cents, for an advertiser and above the minimum only', async () => {
       const user = await advertiser('Card Co');
@@ -168,7 +169,7 @@ for (const engine of testEngines()) {
         one<string>(q, "insert into public.users (email) values ('nobody-data-card@checkout.test') returning id as v"),
       );
       const asBuyer = (who: { id: string; email: string }, amountMicro: number) =>
-        startCheckout(rail, suite.db, who, amountMicro, { back: 'http://localhost:3000/dashboard/data/funds' }, 'buyer');
+        startCheckout(rail, suite.db, who, micro(amountMicro), { back: 'http://localhost:3000/dashboard/data/funds' }, 'buyer');
       expect(await asBuyer({ id: stranger, email: 'nobody-data-card@checkout.test' }, 100_000_000)).toEqual({
         ok: false,
         error: 'Set up your data buyer profile first.',
@@ -263,8 +264,8 @@ for (const engine of testEngines()) {
       const id = await rawAsUser(suite.db, { sub: owner }, async (q) => {
         const id = await one<string>(
           q,
-          `insert into public.campaigns (advertiser_id, name, lifetime_budget_usd, frequency_cap, formats, starts_at)
-           values ($1, 'Reversal test', 1000, 100, '{inline_text}', now() - interval '1 minute') returning id as v`,
+          `insert into public.campaigns (advertiser_id, name, lifetime_budget_micro, frequency_cap, formats, starts_at)
+           values ($1, 'Reversal test', 1000000000, 100, '{inline_text}', now() - interval '1 minute') returning id as v`,
           [owner],
         );
         await q.query("insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, 'inline_text', 'Hi', 'https://ad.example/')", [

@@ -1,16 +1,16 @@
-import { microToUsd } from '@/lib/money/figures';
+import { micro, microToUsd, type Micro } from '@/lib/platform/kit/micro';
 import type { Campaign } from '@/lib/ads/advertisers/account';
 import { formatUsd } from '@/lib/platform/kit/format';
 
 /** Micro-dollars from the ledger, rounded once to the cent for display. */
-export const usd = (micro: number) => formatUsd(microToUsd(micro));
+export const usd = (amount: Micro) => formatUsd(microToUsd(amount));
 
-/** Cost per 1,000 impressions, from what was spent (micro-dollars) and the impressions it bought. */
-export const ecpm = (spentMicro: number, impressions: number) => (impressions > 0 ? usd((spentMicro / impressions) * 1000) : '—');
+/** Cost per 1,000 impressions, from what was spent (micro-dollars) and the impressions it bought; its fraction of a micro-dollar is rounded with it, to the cent. */
+export const ecpm = (spent: Micro, impressions: number) => (impressions > 0 ? usd(((spent / impressions) * 1000) as Micro) : '—');
 
 /** A campaign's budget not spent yet, in micro-dollars (never below zero). */
-export const budgetLeftMicro = (c: Pick<Campaign, 'lifetime_budget_usd' | 'spent_micro'>) =>
-  c.lifetime_budget_usd === null ? null : Math.max(0, Math.round(c.lifetime_budget_usd * 1_000_000) - c.spent_micro);
+export const budgetLeftMicro = (c: Pick<Campaign, 'lifetime_budget_micro' | 'spent_micro'>) =>
+  c.lifetime_budget_micro === null ? null : micro(Math.max(0, c.lifetime_budget_micro - c.spent_micro));
 
 /** What a status means, in a line, for the advertiser. */
 export function statusNote(c: Pick<Campaign, 'status' | 'pause_reason' | 'rejection_reason'>): string {

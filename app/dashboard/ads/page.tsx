@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { advertiserAccount } from '@/lib/ads/advertisers/account';
 import { formatRun } from '@/lib/ads/advertisers/time';
 import { clickThroughRate, formatCount, formatPercent } from '@/lib/platform/kit/format';
+import { sumMicro } from '@/lib/platform/kit/micro';
 import { services } from '@/lib/services';
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';
@@ -43,7 +44,7 @@ export default async function AdvertisingPage() {
     );
   }
   const { campaigns, balance_micro: balance } = account;
-  const spent = campaigns.reduce((sum, c) => sum + c.spent_micro, 0);
+  const spent = sumMicro(campaigns.map((c) => c.spent_micro));
   const impressions = campaigns.reduce((sum, c) => sum + c.impressions, 0);
   const clicks = campaigns.reduce((sum, c) => sum + c.clicks, 0);
   const starved = campaigns.filter((c) => c.status === 'paused' && c.pause_reason === 'out_of_funds');
@@ -114,7 +115,7 @@ export default async function AdvertisingPage() {
                     {c.pause_reason === 'out_of_funds' && <span className="ml-1 text-xs text-muted-foreground">(out of funds)</span>}
                   </td>
                   <td className="whitespace-nowrap">{formatRun(c.starts_at, c.ends_at, profile.time_zone)}</td>
-                  <td className="num">{c.lifetime_budget_usd === null ? '—' : usd(Math.round(c.lifetime_budget_usd * 1_000_000))}</td>
+                  <td className="num">{c.lifetime_budget_micro === null ? '—' : usd(c.lifetime_budget_micro)}</td>
                   <td className="num">{usd(c.spent_micro)}</td>
                   <td className="num">{left === null ? '—' : usd(left)}</td>
                   <td className="num">{formatCount(c.impressions)}</td>

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { exactSumMicro, microToUsd } from '@/lib/money/figures';
+import { micro, microToUsd, sumMicro, usdToMicro } from '@/lib/platform/kit/micro';
 import { formatDay, formatUsd } from '@/lib/platform/kit/format';
 import { consoleAccount } from '@/lib/publisher/session';
 import { payoutBlocker } from '@/lib/money/payouts/publisher';
@@ -25,10 +25,10 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
   const [row, pricing] = await Promise.all([consoleAccount(user, s.database).read('earnings'), s.pricing.values()]);
   const minimum = (pricing ?? DEFAULT_PRICING).min_payout_usd;
   const { payouts, method } = row;
-  const inFlight = exactSumMicro(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_usd));
-  const paid = exactSumMicro(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_usd));
-  const blocker = payoutBlocker(row, method, minimum);
-  const payable = microToUsd(row.available_micro - (row.available_micro % 10_000));
+  const inFlight = sumMicro(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_micro));
+  const paid = sumMicro(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_micro));
+  const blocker = payoutBlocker(row, method, usdToMicro(minimum));
+  const payable = microToUsd(micro(row.available_micro - (row.available_micro % 10_000)));
 
   return (
     <div>
@@ -96,7 +96,7 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
           payouts={payouts.map((p) => ({
             id: p.id,
             period: p.period,
-            amount_usd: p.amount_usd,
+            amount_usd: microToUsd(p.amount_micro),
             status: p.status,
             paid_at: p.paid_at?.toISOString() ?? null,
             requested_at: p.requested_at.toISOString(),

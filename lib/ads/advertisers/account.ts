@@ -1,6 +1,7 @@
 import { asConsoleUser } from '../../identity/console';
 import type { Database, Session } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
+import { micro, type Micro } from '../../platform/kit/micro';
 import { ok, refused, type Result } from '../../platform/kit/result';
 import { violatedConstraint } from '../../platform/db/errors';
 import type { TopUp } from '../../money/funds';
@@ -28,8 +29,8 @@ export type Campaign = {
   starts_at: Date;
   ends_at: Date | null;
   hard_stop: boolean;
-  lifetime_budget_usd: number | null;
-  daily_cap_usd: number | null;
+  lifetime_budget_micro: Micro | null;
+  daily_cap_micro: Micro | null;
   frequency_cap: number;
   formats: PlacementFormat[];
   keywords: string[];
@@ -40,7 +41,7 @@ export type Campaign = {
   /** Totals from the daily figures the roll-up keeps. */
   impressions: number;
   clicks: number;
-  spent_micro: number;
+  spent_micro: Micro;
 };
 
 export type Creative = {
@@ -63,17 +64,17 @@ export type Creative = {
 export interface AdvertiserAccount {
   profile: Profile | null;
   /** The advertiser's ledger balance: what they put in less what their ads cost. */
-  balance_micro: number;
+  balance_micro: Micro;
   top_ups: TopUp[];
   campaigns: Campaign[];
 }
 
 const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection_reason, c.starts_at, c.ends_at, c.hard_stop,
-  c.lifetime_budget_usd::float8 as lifetime_budget_usd, c.daily_cap_usd::float8 as daily_cap_usd, c.frequency_cap, c.formats, c.keywords,
+  c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.formats, c.keywords,
   c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.created_at,
   coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.spent_micro, 0)::float8 as spent_micro`;
 const CAMPAIGN_TOTALS = sql`left join (select x.campaign_id, sum(x.impressions) as impressions, sum(x.clicks) as clicks,
-                                              round(sum(x.spent_usd) * 1000000) as spent_micro
+                                              sum(x.spent_micro) as spent_micro
                                        from public.campaign_daily_stats x group by x.campaign_id) s on s.campaign_id = c.id`;
 
 /** Everything the advertiser's console opens with, in one transaction. */
@@ -82,7 +83,7 @@ export async function advertiserAccount(db: Database, userId: string): Promise<A
     const [profile] = await tx.query<Profile>(
       sql`select user_id, company, billing_name, billing_email, billing_address, country, tax_id, time_zone from public.advertiser_profiles`,
     );
-    const [balance] = await tx.query<{ micro: number }>(
+    const [balance] = await tx.query<{ micro: Micro }>(
       sql`select coalesce(sum(p.amount_micro), 0)::float8 as micro
           from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id where a.kind = 'advertiser'`,
     );
@@ -91,7 +92,7 @@ export async function advertiserAccount(db: Database, userId: string): Promise<A
           from public.top_ups where account_kind = 'advertiser' order by requested_at desc limit 100`,
     );
     const campaigns = await tx.query<Campaign>(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} order by c.created_at desc`);
-    return { profile: profile ?? null, balance_micro: balance?.micro ?? 0, top_ups: topUps, campaigns };
+    return { profile: profile ?? null, balance_micro: balance?.micro ?? micro(0), top_ups: topUps, campaigns };
   });
 }
 
@@ -104,7 +105,7 @@ export type DayFigures = {
   fills: number;
   impressions: number;
   clicks: number;
-  spent_micro: number;
+  spent_micro: Micro;
 };
 
 /** One campaign of the advertiser's with its creatives and its daily figures per creative and app; null when it is not theirs. */
@@ -123,7 +124,7 @@ export async function advertiserCampaign(
     const days = await tx.query<DayFigures>(
       sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.creative_id, s.app_id, coalesce(n.name, 'An app') as app_name, cr.format,
                  s.fills::float8 as fills, s.impressions::float8 as impressions, s.clicks::float8 as clicks,
-                 round(s.spent_usd * 1000000)::float8 as spent_micro
+                 s.spent_micro::float8 as spent_micro
           from public.campaign_daily_stats s join public.creatives cr on cr.id = s.creative_id
           left join public.advertiser_apps() n on n.id = s.app_id
           where s.campaign_id = ${campaignId}::uuid order by s.day desc, cr.format, s.app_id limit 2000`,
@@ -162,8 +163,8 @@ function campaignValues(input: CampaignInput, zone: string) {
   return {
     starts_at: startOfDay(input.starts_on, zone),
     ends_at: input.ends_on === null ? null : endOfDay(input.ends_on, zone),
-    lifetime: (input.lifetime_budget_usd / 1_000_000).toFixed(2),
-    cap: input.daily_cap_usd === null ? null : (input.daily_cap_usd / 1_000_000).toFixed(2),
+    lifetime: input.lifetime_budget_usd,
+    cap: input.daily_cap_usd,
   };
 }
 
@@ -198,9 +199,9 @@ export async function createCampaign(db: Database, userId: string, input: Campai
   const v = campaignValues(input, zone);
   try {
     const [row] = await session.query<{ id: string }>(
-      sql`insert into public.campaigns (advertiser_id, name, starts_at, ends_at, hard_stop, lifetime_budget_usd, daily_cap_usd, formats, keywords,
+      sql`insert into public.campaigns (advertiser_id, name, starts_at, ends_at, hard_stop, lifetime_budget_micro, daily_cap_micro, formats, keywords,
                                         include_categories, exclude_categories, excluded_apps, frequency_cap)
-          values (${userId}, ${input.name}, ${v.starts_at}, ${v.ends_at}, ${input.hard_stop}, ${v.lifetime}::numeric, ${v.cap}::numeric,
+          values (${userId}, ${input.name}, ${v.starts_at}, ${v.ends_at}, ${input.hard_stop}, ${v.lifetime}::bigint, ${v.cap}::bigint,
                   ${input.formats}::text[], ${input.keywords}::text[], ${input.include_categories}::text[], ${input.exclude_categories}::text[],
                   ${input.excluded_apps}::uuid[], ${input.frequency_cap})
           returning id`,
@@ -219,7 +220,7 @@ export async function updateCampaign(db: Database, userId: string, id: string, i
   try {
     const rows = await session.query(
       sql`update public.campaigns set name = ${input.name}, starts_at = ${v.starts_at}, ends_at = ${v.ends_at}, hard_stop = ${input.hard_stop},
-            lifetime_budget_usd = ${v.lifetime}::numeric, daily_cap_usd = ${v.cap}::numeric, formats = ${input.formats}::text[],
+            lifetime_budget_micro = ${v.lifetime}::bigint, daily_cap_micro = ${v.cap}::bigint, formats = ${input.formats}::text[],
             keywords = ${input.keywords}::text[], include_categories = ${input.include_categories}::text[],
             exclude_categories = ${input.exclude_categories}::text[], excluded_apps = ${input.excluded_apps}::uuid[], frequency_cap = ${input.frequency_cap}
           where id = ${id}::uuid returning id`,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { micro } from '../../platform/kit/micro';
 import { dailySeries, periodDays, reportCsv, sumBy, type ReportRow } from './reports';
 
 const row = (over: Partial<ReportRow>): ReportRow => ({
@@ -13,7 +14,7 @@ const row = (over: Partial<ReportRow>): ReportRow => ({
   fills: 10,
   impressions: 4,
   clicks: 1,
-  spent_micro: 10_000,
+  spent_micro: micro(10_000),
   ...over,
 });
 
@@ -21,7 +22,7 @@ describe("an advertiser's report", () => {
   it('covers every day of the period, oldest first, days without figures at zero', () => {
     const days = periodDays('2026-11-27', 3);
     expect(days).toEqual(['2026-11-25', '2026-11-26', '2026-11-27']);
-    expect(dailySeries([row({}), row({ app_id: 'a2', spent_micro: 5_000 }), row({ day: '2026-11-25' })], days, (r) => r.spent_micro)).toEqual([
+    expect(dailySeries([row({}), row({ app_id: 'a2', spent_micro: micro(5_000) }), row({ day: '2026-11-25' })], days, (r) => r.spent_micro)).toEqual([
       { date: '2026-11-25', value: 10_000 },
       { date: '2026-11-26', value: 0 },
       { date: '2026-11-27', value: 15_000 },
@@ -29,7 +30,7 @@ describe("an advertiser's report", () => {
   });
 
   it('sums by campaign, format, app or creative, largest spend first', () => {
-    const rows = [row({}), row({ app: 'Notely', spent_micro: 50_000, impressions: 10 }), row({ app: 'Quizly', clicks: 2 })];
+    const rows = [row({}), row({ app: 'Notely', spent_micro: micro(50_000), impressions: 10 }), row({ app: 'Quizly', clicks: 2 })];
     expect(sumBy(rows, (r) => r.app)).toEqual([
       { key: 'Notely', impressions: 10, clicks: 1, spent: 50_000 },
       { key: 'Quizly', impressions: 8, clicks: 3, spent: 20_000 },

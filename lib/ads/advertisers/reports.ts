@@ -3,6 +3,7 @@ import { sql } from '../../platform/db/sql';
 import type { Database } from '../../platform/db/roles';
 import type { PlacementFormat } from '../../schemas/account';
 import { toCsv } from '../../platform/kit/csv';
+import { micro, microAsUsd, type Micro } from '../../platform/kit/micro';
 
 /**
  * An advertiser's report across their campaigns, read as them (row-level security keeps it to
@@ -28,14 +29,14 @@ export type ReportRow = {
   fills: number;
   impressions: number;
   clicks: number;
-  spent_micro: number;
+  spent_micro: Micro;
 };
 
 export async function advertiserReport(db: Database, userId: string, days: ReportPeriod, campaignId: string | null): Promise<ReportRow[]> {
   return asConsoleUser(db, userId).query<ReportRow>(
     sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.campaign_id, c.name as campaign, s.creative_id, cr.headline as creative, cr.format,
                s.app_id, coalesce(a.name, 'An app') as app, s.fills::float8 as fills, s.impressions::float8 as impressions,
-               s.clicks::float8 as clicks, round(s.spent_usd * 1000000)::float8 as spent_micro
+               s.clicks::float8 as clicks, s.spent_micro::float8 as spent_micro
         from public.campaign_daily_stats s
         join public.campaigns c on c.id = s.campaign_id
         join public.creatives cr on cr.id = s.creative_id
@@ -60,17 +61,17 @@ export function dailySeries(rows: readonly ReportRow[], days: readonly string[],
   return days.map((date) => ({ date, value: byDay.get(date) ?? 0 }));
 }
 
-export type Figures = { key: string; impressions: number; clicks: number; spent: number };
+export type Figures = { key: string; impressions: number; clicks: number; spent: Micro };
 
 /** Rows summed by a key, largest spend first. */
 export function sumBy(rows: readonly ReportRow[], key: (r: ReportRow) => string): Figures[] {
   const groups = new Map<string, Figures>();
   for (const r of rows) {
     const k = key(r);
-    const g = groups.get(k) ?? { key: k, impressions: 0, clicks: 0, spent: 0 };
+    const g = groups.get(k) ?? { key: k, impressions: 0, clicks: 0, spent: micro(0) };
     g.impressions += r.impressions;
     g.clicks += r.clicks;
-    g.spent += r.spent_micro;
+    g.spent = micro(g.spent + r.spent_micro);
     groups.set(k, g);
   }
   return [...groups.values()].sort((a, b) => b.spent - a.spent || a.key.localeCompare(b.key));
@@ -97,7 +98,7 @@ export function reportCsv(rows: readonly ReportRow[]): string {
       r.impressions,
       r.clicks,
       r.impressions > 0 ? (r.clicks / r.impressions).toFixed(4) : '0',
-      (r.spent_micro / 1_000_000).toFixed(6),
+      microAsUsd(r.spent_micro).toFixed(6),
       r.impressions > 0 ? (((r.spent_micro / r.impressions) * 1000) / 1_000_000).toFixed(2) : '0',
     ]),
   );

@@ -1,4 +1,4 @@
-import { microToUsd } from '../../money/figures';
+import { micro, microToUsd } from '../../platform/kit/micro';
 import { formatCount, formatDay, formatUsd } from '../../platform/kit/format';
 import type { WebhookDeliveryStatus } from '../../schemas/data-buyers';
 import type { ExportStatus } from './downloads';
@@ -13,8 +13,8 @@ import { catalogFilter, LISTINGS, type CatalogFilter, type Listing, type Listing
  * parameters. Pure: the same on the server and in the browser.
  */
 
-/** Micro-dollars, rounded once to the cent for display. */
-export const usd = (micro: number): string => formatUsd(microToUsd(micro));
+/** Micro-dollars (an integer, as the data market's functions answer them), rounded once to the cent for display. */
+export const usd = (amount: number): string => formatUsd(microToUsd(micro(amount)));
 
 const precise = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 6 });
 
@@ -22,7 +22,7 @@ const precise = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'U
 export const unitPrice = (micro: number): string => precise.format(micro / 1_000_000);
 
 /** A price setting in dollars (the pricing's `dataset_prices_usd`), in micro-dollars. */
-export const usdToMicro = (usd: number): number => Math.round(usd * 1_000_000);
+export { usdToMicro } from '../../platform/kit/micro';
 
 /** The listing's unit, singular or plural. */
 export function unitName(listing: ListingId, n: number): string {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Result } from '../../platform/kit/result';
 import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
-import { microToUsd } from '../figures';
+import { micro, microAmount, microToUsd, type Micro } from '../../platform/kit/micro';
 import type { MoneyRow, PayoutMethodRow } from '../../schemas/account';
 import { sealDetails, type ManualDetails } from './details';
 
@@ -15,12 +15,12 @@ import { sealDetails, type ManualDetails } from './details';
  */
 
 const requestAnswer = z.union([
-  z.object({ ok: z.literal(true), payout_id: z.string(), amount_micro: z.coerce.number() }),
+  z.object({ ok: z.literal(true), payout_id: z.string(), amount_micro: z.coerce.number().pipe(microAmount) }),
   z.object({
     ok: z.literal(false),
     reason: z.enum(['no_method', 'method_not_ready', 'below_minimum']),
-    available_micro: z.coerce.number(),
-    minimum_micro: z.coerce.number(),
+    available_micro: z.coerce.number().pipe(microAmount),
+    minimum_micro: z.coerce.number().pipe(microAmount),
   }),
 ]);
 
@@ -32,7 +32,7 @@ const transitionAnswer = z.object({
 
 export type RequestRefusal = z.infer<typeof requestAnswer> & { ok: false };
 
-const usd = (micro: number) => `$${microToUsd(micro).toFixed(2)}`;
+const usd = (amount: Micro) => `$${microToUsd(amount).toFixed(2)}`;
 
 /** Why a payout cannot be requested, in words (the database's reason, or the console's reading of the same facts). */
 export function refusalMessage(r: Pick<RequestRefusal, 'reason' | 'available_micro' | 'minimum_micro'>): string {
@@ -43,10 +43,10 @@ export function refusalMessage(r: Pick<RequestRefusal, 'reason' | 'available_mic
       return 'Your payout method is not ready yet: finish setting it up.';
     case 'below_minimum': {
       // Payouts are in whole cents: what a payout would take, and what it lacks.
-      const whole = Math.max(r.available_micro - (r.available_micro % 10_000), 0);
+      const whole = micro(Math.max(r.available_micro - (r.available_micro % 10_000), 0));
       if (r.minimum_micro <= whole)
         return 'Nothing is available to pay out yet: a month’s earnings become available when it closes, on the 5th of the next month.';
-      return `Your available balance is ${usd(whole)}; the minimum payout is ${usd(r.minimum_micro)}: ${usd(Math.max(r.minimum_micro - whole, 0))} to go.`;
+      return `Your available balance is ${usd(whole)}; the minimum payout is ${usd(r.minimum_micro)}: ${usd(micro(Math.max(r.minimum_micro - whole, 0)))} to go.`;
     }
   }
 }
@@ -55,13 +55,12 @@ export function refusalMessage(r: Pick<RequestRefusal, 'reason' | 'available_mic
  * Whether the console offers "Request payout", from what the page read: the same checks as the
  * database's, in the same order, so the button says why before anyone presses it.
  */
-export function payoutBlocker(money: MoneyRow, method: PayoutMethodRow | null, minimumUsd: number): string | null {
-  const minimum_micro = Math.round(minimumUsd * 1_000_000);
-  const facts = { available_micro: money.available_micro, minimum_micro };
+export function payoutBlocker(money: MoneyRow, method: PayoutMethodRow | null, minimum: Micro): string | null {
+  const facts = { available_micro: money.available_micro, minimum_micro: minimum };
   if (!method) return refusalMessage({ reason: 'no_method', ...facts });
   if (!method.ready) return refusalMessage({ reason: 'method_not_ready', ...facts });
   const whole = money.available_micro - (money.available_micro % 10_000);
-  if (whole <= 0 || whole < minimum_micro) return refusalMessage({ reason: 'below_minimum', ...facts });
+  if (whole <= 0 || whole < minimum) return refusalMessage({ reason: 'below_minimum', ...facts });
   return null;
 }
 
@@ -73,10 +72,10 @@ export async function setManualMethod(db: Database, key: Buffer, userId: string,
 }
 
 /** A payout of the whole available balance, or why not. */
-export async function requestPayout(db: Database, userId: string): Promise<Result<{ id: string; amount_usd: number }>> {
+export async function requestPayout(db: Database, userId: string): Promise<Result<{ id: string; amount: Micro }>> {
   const [row] = await asConsoleUser(db, userId).query<{ answer: unknown }>(sql`select public.request_payout() as answer`);
   const answer = requestAnswer.parse(row!.answer);
-  return answer.ok ? { ok: true, value: { id: answer.payout_id, amount_usd: microToUsd(answer.amount_micro) } } : { ok: false, error: refusalMessage(answer) };
+  return answer.ok ? { ok: true, value: { id: answer.payout_id, amount: answer.amount_micro } } : { ok: false, error: refusalMessage(answer) };
 }
 
 /** Cancels the publisher's own payout while it is pending. */

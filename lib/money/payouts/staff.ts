@@ -5,6 +5,7 @@ import type { Result } from '../../platform/kit/result';
 import { unseal } from '../../platform/crypto';
 import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
+import { microAmount, type Micro } from '../../platform/kit/micro';
 import { manualDetails, PAYOUT_DETAILS_PURPOSE, type ManualDetails } from './details';
 import { sendTransfer, type StripeRail } from '../stripe/rail';
 
@@ -14,7 +15,8 @@ import { sendTransfer, type StripeRail } from '../stripe/rail';
  * check public.is_staff and write the audit log. Amounts cross in micro-dollars.
  */
 
-const micro = z.coerce.number().int();
+/** An amount in micro-dollars, as the staff functions answer it. */
+const micro = z.coerce.number().pipe(microAmount);
 const moment = z.coerce.date();
 
 export const overview = z.object({
@@ -50,7 +52,14 @@ export const overview = z.object({
   ),
   months: z.array(z.object({ month: z.string(), closed_at: moment, publishers: z.number().int(), amount_micro: micro })),
   audit: z.array(
-    z.object({ id: micro, at: moment, staff: z.string().nullable(), action: z.string(), subject: z.string().nullable(), reason: z.string().nullable() }),
+    z.object({
+      id: z.coerce.number().int(),
+      at: moment,
+      staff: z.string().nullable(),
+      action: z.string(),
+      subject: z.string().nullable(),
+      reason: z.string().nullable(),
+    }),
   ),
 });
 export type StaffOverview = z.infer<typeof overview>;
@@ -84,7 +93,7 @@ export async function markPayout(
 
 export interface PayoutDetails {
   email: string;
-  amount_micro: number;
+  amount_micro: Micro;
   status: string;
   rail: string | null;
   masked: string | null;
@@ -138,7 +147,7 @@ export async function sendWithStripe(db: Database, staff: SignedInUser, rail: St
 export async function postAdjustment(
   db: Database,
   staff: SignedInUser,
-  input: { user_id: string; amount_micro: number; reason: string; day: string; reference: string },
+  input: { user_id: string; amount_micro: Micro; reason: string; day: string; reference: string },
 ): Promise<Result<{ transaction_id: string }>> {
   const [row] = await asStaff(db, staff).query<{ v: unknown }>(
     sql`select public.staff_post_adjustment(${input.user_id}::uuid, ${input.amount_micro}, ${input.reason}, null,

@@ -20,7 +20,7 @@ export type PricingValues = {
     : number;
 };
 
-/** The smallest top-up an advertiser or data buyer may ask for, in dollars (`pricing_settings.min_top_up_usd`; not in the pricing API). */
+/** The smallest top-up an advertiser or data buyer may ask for, in dollars (`pricing_settings.min_top_up_micro` in micro-dollars; not in the pricing API). */
 export const DEFAULT_MIN_TOP_UP_USD = 50;
 
 /**

@@ -3,6 +3,7 @@ import { as, type Database, type Statements } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { env } from '../../platform/env';
 import { log, describeError } from '../../platform/log';
+import { microAsUsd, type Micro } from '../../platform/kit/micro';
 import { pricingBody, type Audience, type PricingBody } from '../../schemas/pricing';
 import { DEFAULT_PRICING, type PricingValues } from './defaults';
 
@@ -14,21 +15,26 @@ const AUDIENCE_FIELDS: Record<Audience, readonly (keyof PricingValues)[]> = {
   data_buyer: ['dataset_prices_usd', 'exclusive_license_multiplier'],
 };
 
+/** The row in force: shares and the multiplier as fractions, every price and minimum in micro-dollars. */
 interface PricingRow {
   publisher_ad_revenue_share: number;
   platform_ad_fee: number;
   publisher_data_revenue_share: number;
-  cpm_floating_video_usd: number;
-  cpm_tooltip_usd: number;
-  cpm_sponsored_card_usd: number;
-  cpm_inline_text_usd: number;
-  price_per_ai_interaction_row_usd: number;
-  price_per_ux_session_recording_usd: number;
-  price_per_gb_bundle_usd: number;
+  cpm_floating_video_micro: Micro;
+  cpm_tooltip_micro: Micro;
+  cpm_sponsored_card_micro: Micro;
+  cpm_inline_text_micro: Micro;
+  price_per_ai_interaction_row_micro: Micro;
+  price_per_ux_session_recording_micro: Micro;
+  price_per_gb_bundle_micro: Micro;
   exclusive_license_multiplier: number;
-  min_payout_usd: number;
+  min_payout_micro: Micro;
 }
 
+/**
+ * The pricing in force as `/api/v1/pricing` publishes it: prices in dollars, not rounded (a CPM
+ * or a data price is finer than a cent), each exactly the figure the database keeps.
+ */
 export async function readPricingSettings(db: Pick<Statements, 'query'>): Promise<PricingValues | null> {
   const [row] = await db.query<PricingRow & Record<string, unknown>>(sql`select * from public.pricing_settings limit 1`);
   if (!row) return null;
@@ -37,18 +43,18 @@ export async function readPricingSettings(db: Pick<Statements, 'query'>): Promis
     platform_ad_fee: row.platform_ad_fee,
     publisher_data_revenue_share: row.publisher_data_revenue_share,
     advertiser_cpm_usd: {
-      floating_video: row.cpm_floating_video_usd,
-      tooltip: row.cpm_tooltip_usd,
-      sponsored_card: row.cpm_sponsored_card_usd,
-      inline_text: row.cpm_inline_text_usd,
+      floating_video: microAsUsd(row.cpm_floating_video_micro),
+      tooltip: microAsUsd(row.cpm_tooltip_micro),
+      sponsored_card: microAsUsd(row.cpm_sponsored_card_micro),
+      inline_text: microAsUsd(row.cpm_inline_text_micro),
     },
     dataset_prices_usd: {
-      per_ai_interaction_row: row.price_per_ai_interaction_row_usd,
-      per_ux_session_recording: row.price_per_ux_session_recording_usd,
-      per_gb_bundle: row.price_per_gb_bundle_usd,
+      per_ai_interaction_row: microAsUsd(row.price_per_ai_interaction_row_micro),
+      per_ux_session_recording: microAsUsd(row.price_per_ux_session_recording_micro),
+      per_gb_bundle: microAsUsd(row.price_per_gb_bundle_micro),
     },
     exclusive_license_multiplier: row.exclusive_license_multiplier,
-    min_payout_usd: row.min_payout_usd,
+    min_payout_usd: microAsUsd(row.min_payout_micro),
   };
 }
 

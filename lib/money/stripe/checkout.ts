@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import { asService, type Database, type Statements } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { log } from '../../platform/log';
+import { micro, type Micro } from '../../platform/kit/micro';
 import { OPEN_CARD_TOP_UPS, type FundedAccount } from '../funds';
 
 /**
@@ -40,7 +41,7 @@ const REFUSALS: Record<string, string> = {
   too_many_open_checkouts: `You opened ${OPEN_CARD_TOP_UPS} card payments in the last 24 hours that were not paid: pay one of them (its Stripe page is still open), or wait a day, before opening another. An invoice can still be asked for.`,
 };
 
-async function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: number, session: string, account: FundedAccount) {
+async function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: Micro, session: string, account: FundedAccount) {
   const [row] = await db.query<{ answer: { ok: boolean; top_up_id?: string; error?: string } }>(
     sql`select public.top_up_open_checkout(${user}::uuid, ${amountMicro}::bigint, ${session}, ${account}) as answer`,
   );
@@ -56,7 +57,7 @@ export async function startCheckout(
   rail: { readonly client: Stripe },
   db: Database,
   user: { id: string; email: string },
-  amountMicro: number,
+  amountMicro: Micro,
   urls: { back: string },
   account: FundedAccount = 'advertiser',
 ): Promise<CheckoutResult> {
@@ -111,7 +112,7 @@ export async function creditCheckout(tx: Pick<Statements, 'query'>, session: Str
     return 'ignored';
   }
   // The console records the session's top-up as it sends the browser to Stripe; if that was lost, this makes it.
-  const opened = await openTopUp(tx, user, amountMicro, session.id, account);
+  const opened = await openTopUp(tx, user, micro(amountMicro), session.id, account);
   if (!opened.ok) {
     log.warn('stripe checkout paid for no top-up it could open; not credited', { session: session.id, error: opened.error });
     return 'ignored';

@@ -3,6 +3,7 @@ import { asService, type Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { env } from '../../platform/env';
 import { log } from '../../platform/log';
+import type { Micro } from '../../platform/kit/micro';
 import { creditCheckout, reverseCheckout, REVERSING_EVENTS } from './checkout';
 
 /**
@@ -142,7 +143,7 @@ export async function handleWebhook(rail: StripeRail, db: Database, payload: str
  */
 export async function sendTransfer(
   rail: StripeRail,
-  payout: { id: string; amountMicro: number; accountId: string },
+  payout: { id: string; amountMicro: Micro; accountId: string },
 ): Promise<{ ok: true; transferId: string } | { ok: false; reason: string }> {
   if (payout.amountMicro % 10_000 !== 0) return { ok: false, reason: 'The amount is not in whole cents.' };
   try {

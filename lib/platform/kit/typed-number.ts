@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { micro } from './micro';
 
 /**
  * A number as a person types it in one of our forms (a top-up, a budget, a quantity), read one
@@ -71,4 +72,4 @@ export const dollars = (what: string) =>
         comma: `Give the ${what} with a point before the cents, such as 75.00: a comma only separates thousands, as in 7,500.`,
       }),
     )
-    .transform((v) => Math.round(Number(v) * 100) * 10_000);
+    .transform((v) => micro(Math.round(Number(v) * 100) * 10_000));

@@ -2,8 +2,9 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { advertiserAccount } from '@/lib/ads/advertisers/account';
-import { minimumTopUpUsd } from '@/lib/money/funds';
+import { minimumTopUp } from '@/lib/money/funds';
 import { formatMoment } from '@/lib/platform/kit/format';
+import { microToUsd, sumMicro } from '@/lib/platform/kit/micro';
 import { services } from '@/lib/services';
 import { Alert } from '../../../_components/ui/alert';
 import { EmptyState } from '../../../_components/ui/empty-state';
@@ -25,7 +26,7 @@ export default async function FundsPage({ searchParams }: { searchParams: Search
   const { checkout } = await searchParams;
   const s = services();
   const db = await s.database();
-  const [account, minimum] = await Promise.all([advertiserAccount(db, user.id), minimumTopUpUsd(db)]);
+  const [account, minimum] = await Promise.all([advertiserAccount(db, user.id), minimumTopUp(db)]);
   if (!account.profile) redirect('/dashboard/ads');
   const open = account.top_ups.filter((t) => t.status === 'requested');
   return (
@@ -39,7 +40,7 @@ export default async function FundsPage({ searchParams }: { searchParams: Search
         <Totals
           items={[
             { label: 'Balance', value: usd(account.balance_micro), testId: 'funds-balance', exact: account.balance_micro },
-            { label: 'Invoices waiting', value: usd(open.reduce((s, t) => s + t.amount_micro, 0)) },
+            { label: 'Invoices waiting', value: usd(sumMicro(open.map((t) => t.amount_micro))) },
           ]}
         />
         <p className="mt-3 text-sm text-muted-foreground">
@@ -63,12 +64,12 @@ export default async function FundsPage({ searchParams }: { searchParams: Search
           You get an invoice to pay by bank transfer, quoting its number. The operator credits your balance when the payment arrives; the invoice then becomes
           your receipt. <Link href="/docs/advertisers">How funds work</Link>.
         </p>
-        <TopUpForm action={topUpAction} minimumUsd={minimum} />
+        <TopUpForm action={topUpAction} minimumUsd={microToUsd(minimum)} />
         {s.stripe && (
           <>
             <h3 className="mt-4">Or pay by card</h3>
             <p className="text-sm text-muted-foreground">On Stripe’s payment page; your balance is credited when Stripe confirms the payment to us.</p>
-            <TopUpForm action={checkoutAction} minimumUsd={minimum} card />
+            <TopUpForm action={checkoutAction} minimumUsd={microToUsd(minimum)} card />
           </>
         )}
       </section>

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
-import { microToUsd } from '@/lib/money/figures';
+import { micro, microToUsd } from '@/lib/platform/kit/micro';
 import { advertiserAccount } from '@/lib/ads/advertisers/account';
 import { reportQuery } from '@/lib/ads/advertisers/report-download';
 import { advertiserReport, dailySeries, periodDays, REPORT_PERIODS, REPORT_ROWS, sumBy } from '@/lib/ads/advertisers/reports';
@@ -36,9 +36,9 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
   if (!account.profile) redirect('/dashboard/ads');
   const today = new Date().toISOString().slice(0, 10);
   const days = periodDays(today, query.days);
-  const totals = sumBy(rows, () => 'all')[0] ?? { impressions: 0, clicks: 0, spent: 0 };
+  const totals = sumBy(rows, () => 'all')[0] ?? { impressions: 0, clicks: 0, spent: micro(0) };
   const spend = buildDailyChart(
-    dailySeries(rows, days, (r) => r.spent_micro).map((d) => ({ date: d.date, value: microToUsd(d.value) })),
+    dailySeries(rows, days, (r) => r.spent_micro).map((d) => ({ date: d.date, value: microToUsd(micro(d.value)) })),
     { kind: 'usd', today, label: 'Spend per day' },
   );
   const impressions = buildDailyChart(

@@ -2,9 +2,10 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { formatMoment } from '@/lib/platform/kit/format';
+import { microToUsd } from '@/lib/platform/kit/micro';
 import { buyerFunds, buyerProfile } from '@/lib/data/buyers/account';
 import { usd } from '@/lib/data/buyers/display';
-import { minimumTopUpUsd, topUps as buyerTopUps } from '@/lib/money/funds';
+import { minimumTopUp, topUps as buyerTopUps } from '@/lib/money/funds';
 import { services } from '@/lib/services';
 import { Alert } from '../../../_components/ui/alert';
 import { EmptyState } from '../../../_components/ui/empty-state';
@@ -28,7 +29,7 @@ export default async function DataFundsPage({ searchParams }: { searchParams: Pr
     buyerProfile(db, user.id),
     buyerFunds(db, user.id),
     buyerTopUps(db, user.id, 'buyer'),
-    minimumTopUpUsd(db),
+    minimumTopUp(db),
   ]);
   if (!profile) redirect('/dashboard/data');
   const open = topUps.filter((t) => t.status === 'requested');
@@ -62,12 +63,12 @@ export default async function DataFundsPage({ searchParams }: { searchParams: Pr
           You get an invoice to pay by bank transfer, quoting its number. The operator credits your balance when the payment arrives; the invoice then becomes
           your receipt. <Link href="/docs/data-buyers">How buying data works</Link>.
         </p>
-        <TopUpForm action={buyerTopUpAction} minimumUsd={minimum} />
+        <TopUpForm action={buyerTopUpAction} minimumUsd={microToUsd(minimum)} />
         {s.stripe && (
           <>
             <h3 className="mt-4">Or pay by card</h3>
             <p className="text-sm text-muted-foreground">On Stripe’s payment page; your balance is credited when Stripe confirms the payment to us.</p>
-            <TopUpForm action={buyerCheckoutAction} minimumUsd={minimum} card />
+            <TopUpForm action={buyerCheckoutAction} minimumUsd={microToUsd(minimum)} card />
           </>
         )}
       </section>

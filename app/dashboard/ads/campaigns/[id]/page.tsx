@@ -9,6 +9,7 @@ import { CREATIVE_RULES } from '@/lib/ads/advertisers/schemas';
 import { dayIn, formatRun } from '@/lib/ads/advertisers/time';
 import { csvDataUrl } from '@/lib/platform/kit/csv';
 import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/platform/kit/format';
+import { microToUsd } from '@/lib/platform/kit/micro';
 import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
@@ -224,8 +225,8 @@ export default async function CampaignPage({
               starts_on: dayIn(c.starts_at, zone),
               ends_on: endDay,
               hard_stop: c.hard_stop ? 'on' : '',
-              lifetime_budget_usd: c.lifetime_budget_usd === null ? '' : c.lifetime_budget_usd.toFixed(2),
-              daily_cap_usd: c.daily_cap_usd === null ? '' : c.daily_cap_usd.toFixed(2),
+              lifetime_budget_usd: c.lifetime_budget_micro === null ? '' : microToUsd(c.lifetime_budget_micro).toFixed(2),
+              daily_cap_usd: c.daily_cap_micro === null ? '' : microToUsd(c.daily_cap_micro).toFixed(2),
               keywords: c.keywords.join(', '),
               include_categories: c.include_categories.join(', '),
               exclude_categories: c.exclude_categories.join(', '),
