@@ -7,41 +7,53 @@ import { Outcome, toastingSuccess, type Action } from '../dashboard/forms';
 import { Button } from '../_components/ui/button';
 import { Field, Input, Label, NativeSelect } from '../_components/ui/input';
 
-/** What staff can do with one open payout: processing, paid with its reference, failed with a reason, canceled. */
-export function PayoutActions({ action, payoutId, status, label }: { action: Action; payoutId: string; status: string; label: string }) {
+/**
+ * What staff can do with one open payout: the statuses the database says it may take next
+ * (`next`, public.payout_next_statuses): processing, paid with its reference, failed with a
+ * reason, canceled.
+ */
+export function PayoutActions({ action, payoutId, next, label }: { action: Action; payoutId: string; next: readonly string[]; label: string }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
     <div className="grid grid-cols-1 gap-3">
       <Outcome state={state} />
-      {status === 'pending' && (
+      {(next.includes('processing') || next.includes('canceled')) && (
         <form action={formAction} className="flex flex-wrap items-center gap-2">
           <input type="hidden" name="id" value={payoutId} />
-          <Button type="submit" size="sm" name="status" value="processing" disabled={pending} aria-label={`Mark ${label} processing`}>
-            Mark processing
-          </Button>
-          <Button type="submit" size="sm" name="status" value="canceled" disabled={pending} aria-label={`Cancel ${label}`}>
-            Cancel
+          {next.includes('processing') && (
+            <Button type="submit" size="sm" name="status" value="processing" disabled={pending} aria-label={`Mark ${label} processing`}>
+              Mark processing
+            </Button>
+          )}
+          {next.includes('canceled') && (
+            <Button type="submit" size="sm" name="status" value="canceled" disabled={pending} aria-label={`Cancel ${label}`}>
+              Cancel
+            </Button>
+          )}
+        </form>
+      )}
+      {next.includes('paid') && (
+        <form action={formAction} className="flex flex-wrap items-center gap-2">
+          <input type="hidden" name="id" value={payoutId} />
+          <input type="hidden" name="status" value="paid" />
+          <Label htmlFor={`ref-${payoutId}`}>Transfer reference</Label>
+          <Input className="sm:w-64" id={`ref-${payoutId}`} name="reference" required maxLength={200} />
+          <Button type="submit" size="sm" disabled={pending} aria-label={`Mark ${label} paid`}>
+            Mark paid
           </Button>
         </form>
       )}
-      <form action={formAction} className="flex flex-wrap items-center gap-2">
-        <input type="hidden" name="id" value={payoutId} />
-        <input type="hidden" name="status" value="paid" />
-        <Label htmlFor={`ref-${payoutId}`}>Transfer reference</Label>
-        <Input className="sm:w-64" id={`ref-${payoutId}`} name="reference" required maxLength={200} />
-        <Button type="submit" size="sm" disabled={pending} aria-label={`Mark ${label} paid`}>
-          Mark paid
-        </Button>
-      </form>
-      <form action={formAction} className="flex flex-wrap items-center gap-2">
-        <input type="hidden" name="id" value={payoutId} />
-        <input type="hidden" name="status" value="failed" />
-        <Label htmlFor={`why-${payoutId}`}>Why it failed (the publisher reads this)</Label>
-        <Input className="sm:w-64" id={`why-${payoutId}`} name="reason" required maxLength={500} />
-        <Button type="submit" size="sm" disabled={pending} aria-label={`Mark ${label} failed`}>
-          Mark failed
-        </Button>
-      </form>
+      {next.includes('failed') && (
+        <form action={formAction} className="flex flex-wrap items-center gap-2">
+          <input type="hidden" name="id" value={payoutId} />
+          <input type="hidden" name="status" value="failed" />
+          <Label htmlFor={`why-${payoutId}`}>Why it failed (the publisher reads this)</Label>
+          <Input className="sm:w-64" id={`why-${payoutId}`} name="reason" required maxLength={500} />
+          <Button type="submit" size="sm" disabled={pending} aria-label={`Mark ${label} failed`}>
+            Mark failed
+          </Button>
+        </form>
+      )}
     </div>
   );
 }

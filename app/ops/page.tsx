@@ -92,7 +92,7 @@ export default async function OpsPage() {
                 </p>
                 {p.rail === 'manual' && <DetailsForm action={payoutDetailsAction} payoutId={p.id} label={label} />}
                 {p.rail === 'stripe' && stripe && <SendWithStripeForm action={sendWithStripeAction} payoutId={p.id} label={label} />}
-                <PayoutActions action={markPayoutAction} payoutId={p.id} status={p.status} label={label} />
+                <PayoutActions action={markPayoutAction} payoutId={p.id} next={p.next} label={label} />
               </article>
             );
           })

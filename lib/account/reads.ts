@@ -79,8 +79,12 @@ export const ACCOUNT_READS = {
 export type AccountRead = keyof typeof ACCOUNT_READS;
 export type AccountRow<R extends AccountRead> = z.output<(typeof ACCOUNT_READS)[R]['row']>;
 
-/** The profile id every read's row starts with. */
-const profileId = z.object({ id: z.string() });
+/**
+ * The statement's one row, as far as it is checked before the caller is known to own it: the
+ * profile (null for a user deleted since the token was issued) and its id, every other field
+ * kept as it came, to be parsed by the read's own schema once the profile is the caller's.
+ */
+const accountOfSomeone = z.object({ account: z.looseObject({ id: z.string() }).nullable() });
 
 const unavailable = () => new ApiError('account_unavailable', 'The account data could not be loaded: authorize again to get a new token.');
 const databaseDown = () =>
@@ -96,23 +100,24 @@ const databaseDown = () =>
  */
 export async function readAccount<R extends AccountRead>(db: Database, reader: AccountReader, read: R): Promise<AccountRow<R>> {
   const { sql: statement, row } = ACCOUNT_READS[read];
-  let account: unknown;
+  let account: z.output<typeof accountOfSomeone>['account'] | undefined;
   try {
-    const [found] = await as(db, 'authenticated', { sub: reader.userId, scope: reader.scopes.join(' '), client_id: reader.clientId }).query<{
-      account: unknown;
-    }>(statement);
+    const [found] = await as(db, 'authenticated', { sub: reader.userId, scope: reader.scopes.join(' '), client_id: reader.clientId }).query(
+      statement,
+      accountOfSomeone,
+    );
     account = found?.account;
   } catch (err) {
     if (!isDatabaseError(err)) throw err;
     log.error('account read failed', { user_id: reader.userId, read, ...describeError(err) });
     throw databaseDown();
   }
-  if (account === null || account === undefined) throw unavailable();
+  if (!account) throw unavailable();
   // Row-level security shows a user exactly one profile, their own (a function that saw more
   // fails); any other profile is a broken policy, and nothing of what came back may be shown.
   // Checked before the rest is parsed: what a read finds for another profile may not even have
   // the shape of the caller's (public.buyer_funds answers its caller alone, and null for anyone else).
-  if (profileId.parse(account).id.toLowerCase() !== reader.userId.toLowerCase()) {
+  if (account.id.toLowerCase() !== reader.userId.toLowerCase()) {
     throw new Error("row-level security let another profile through where only the caller's own may pass");
   }
   return row.parse(account) as AccountRow<R>;

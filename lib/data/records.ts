@@ -65,8 +65,7 @@ const consentRow = z.object({
 });
 
 /** A consent row as answered: with the subject id the caller sent, never the stored one. */
-function consentOf(row: unknown, subjectId: string): ConsentBody {
-  const c = consentRow.parse(row);
+function consentOf(c: z.output<typeof consentRow>, subjectId: string): ConsentBody {
   return {
     subject_id: subjectId,
     purposes: c.purposes,
@@ -102,8 +101,9 @@ async function lockSubject(tx: Statements, stored: string, mode: 'alone' | 'shar
 /** Whether the subject exists in the app and the proof is its own (compared in constant time). */
 async function ownsSubject(tx: Statements, stored: string, proof: string | null): Promise<boolean> {
   if (proof === null) return false;
-  const [row] = await tx.query<{ proof_hash: string }>(
+  const [row] = await tx.query(
     sql`select proof_hash from public.data_subjects where app_id = public.sdk_app_id() and subject_hash = ${stored}`,
+    z.object({ proof_hash: z.string() }),
   );
   return row !== undefined && sameText(row.proof_hash, proofHash(proof));
 }
@@ -144,9 +144,10 @@ export async function recordConsent(
     .map(([kind]) => kind);
   return asApp(await services.database(), app).transaction(async (tx) => {
     await lockSubject(tx, stored, 'alone');
-    const [seen] = await tx.query<{ known: boolean }>(
+    const [seen] = await tx.query(
       sql`select exists (select 1 from public.data_subjects where app_id = public.sdk_app_id() and subject_hash = ${stored})
               or exists (select 1 from public.data_consents where app_id = public.sdk_app_id() and subject_hash = ${stored}) as known`,
+      z.object({ known: z.boolean() }),
     );
     let proof: string;
     if (!seen?.known) {
@@ -160,20 +161,24 @@ export async function recordConsent(
       sql`insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
           values (public.sdk_app_id(), public.sdk_user_id(), ${stored}, ${purposes}::text[], ${request.policy_version}, coalesce(${consentedAt}::timestamptz, now()))
           returning ${CONSENT_COLUMNS}`,
+      consentRow,
     );
     if (dropped.length > 0) {
       await tx.query(sql`select public.data_records_erase(${stored}, ${dropped}::text[], 'purpose_withdrawn')`);
     }
-    return { ...consentOf(row, request.subject_id), consent_proof: proof };
+    // An insert without `on conflict` answers its row, or fails.
+    return { ...consentOf(row!, request.subject_id), consent_proof: proof };
   });
 }
 
 /** A subject the app has never seen: counted against its address's new subjects of the hour; answers its proof. */
 async function newSubject(tx: Statements, stored: string, address: string, now: number): Promise<string> {
   const limit = env().CONSENT_NEW_SUBJECTS_PER_ADDRESS_HOUR;
-  const [recent] = await tx.query<{ arrivals: number; oldest: Date | null }>(
+  const [recent] = await tx.query(
     sql`select count(*)::int as arrivals, min(arrived_at) as oldest from public.data_subject_arrivals
         where app_id = public.sdk_app_id() and address_hash = ${address} and arrived_at > now() - interval '1 hour'`,
+    // No arrival within the hour: a count of 0, and no oldest.
+    z.object({ arrivals: z.number().int(), oldest: z.date().nullable() }),
   );
   if (recent && recent.arrivals >= limit) {
     const retry = recent.oldest ? secondsUntil(recent.oldest.getTime() + 3_600_000, now) : '3600';
@@ -187,11 +192,12 @@ async function newSubject(tx: Statements, stored: string, address: string, now: 
   // up people from many addresses is bounded too. Counted in the app's row of the day's usage,
   // under its lock; a refusal rolls the count back with the transaction.
   const perDay = env().CONSENT_NEW_SUBJECTS_PER_APP_DAY;
-  const [today] = await tx.query<{ subjects: number }>(
+  const [today] = await tx.query(
     sql`insert into public.data_daily_usage as u (app_id, day, subject_hash, subjects)
         values (public.sdk_app_id(), (now() at time zone 'UTC')::date, '', 1)
         on conflict (app_id, day, subject_hash) do update set subjects = u.subjects + 1
         returning subjects`,
+    z.object({ subjects: z.number().int() }),
   );
   if (today && today.subjects > perDay) {
     throw new ApiError(
@@ -220,7 +226,7 @@ async function newSubject(tx: Statements, stored: string, address: string, now: 
 export async function currentConsent(app: AppPrincipal, subjectId: string, asker: Asker, services: DataServices): Promise<ConsentBody> {
   if (asker.proof === null) throw new ApiError('not_found', NO_CONSENT);
   const { stored } = await subjectOf(app, subjectId, services);
-  const [row] = await asApp(await services.database(), app).query<{ proof_hash: string; withdrawn: boolean }>(
+  const [row] = await asApp(await services.database(), app).query(
     sql`select s.proof_hash, c.withdrawn_at is not null as withdrawn, ${CONSENT_COLUMNS}
         from public.data_subjects s
         join lateral (
@@ -228,6 +234,7 @@ export async function currentConsent(app: AppPrincipal, subjectId: string, asker
           where c.app_id = s.app_id and c.subject_hash = s.subject_hash order by c.seq desc limit 1
         ) c on true
         where s.app_id = public.sdk_app_id() and s.subject_hash = ${stored}`,
+    consentRow.extend({ proof_hash: z.string(), withdrawn: z.boolean() }),
   );
   if (!row || !sameText(row.proof_hash, proofHash(asker.proof)) || row.withdrawn) throw new ApiError('not_found', NO_CONSENT);
   return consentOf(row, subjectId);
@@ -277,8 +284,11 @@ async function withdraw(
           where c.withdrawn_at is null
           returning 1`,
     );
-    const [erased] = await tx.query<{ deleted: number }>(sql`select public.data_records_erase(${stored}, null, 'consent_withdrawn') as deleted`);
-    return { subject_id: subjectId, withdrawn: withdrawn.length > 0, deleted_records: Number(erased?.deleted ?? 0) };
+    const [erased] = await tx.query(
+      sql`select public.data_records_erase(${stored}, null, 'consent_withdrawn') as deleted`,
+      z.object({ deleted: z.number().int() }),
+    );
+    return { subject_id: subjectId, withdrawn: withdrawn.length > 0, deleted_records: erased?.deleted ?? 0 };
   });
 }
 
@@ -300,7 +310,7 @@ export async function submitData(app: AppPrincipal, request: DataRequest, asker:
   const now = services.now();
   return asApp(await services.database(), app).transaction(async (tx) => {
     await lockSubject(tx, stored, 'shared');
-    const [found] = await tx.query(
+    const [consent] = await tx.query(
       sql`select c.id, c.purposes, c.withdrawn_at is not null as withdrawn, s.proof_hash
           from public.data_subjects s
           join lateral (
@@ -308,15 +318,15 @@ export async function submitData(app: AppPrincipal, request: DataRequest, asker:
             where c.app_id = s.app_id and c.subject_hash = s.subject_hash order by c.seq desc limit 1
           ) c on true
           where s.app_id = public.sdk_app_id() and s.subject_hash = ${stored}`,
+      consentFound,
     );
-    const consent = found ? consentFound.parse(found) : undefined;
     // One answer for all: no subject, a wrong proof, a withdrawn consent, another purpose.
     if (!consent || !sameText(consent.proof_hash, proofHash(proof)) || consent.withdrawn || !consent.purposes.includes(purpose)) {
       throw new ApiError('forbidden', noConsentCovering(purpose));
     }
     // A record id is unique per subject (migration 20261213001000): a retry of this subject's
     // record is a duplicate, and no other subject's ids (a stranger's made-up ones) can take it first.
-    const [result] = await tx.query(
+    const [counted] = await tx.query(
       sql`with saved as (
             insert into public.data_records (app_id, user_id, consent_id, subject_hash, kind, record_id, payload, bytes)
             select public.sdk_app_id(), public.sdk_user_id(), ${consent.id}::uuid, ${stored}, ${request.kind}, r.id, r.data, octet_length(r.data::text)
@@ -325,8 +335,10 @@ export async function submitData(app: AppPrincipal, request: DataRequest, asker:
             returning bytes
           )
           select count(*)::int as stored, coalesce(sum(bytes), 0)::float8 as bytes from saved`,
+      saved,
     );
-    const outcome = saved.parse(result);
+    // An aggregate without `group by` answers one row, always.
+    const outcome = counted!;
     if (outcome.stored > 0) await countUsage(tx, stored, outcome, now);
     return { received: records.length, stored: outcome.stored, duplicates: records.length - outcome.stored };
   });
@@ -334,14 +346,14 @@ export async function submitData(app: AppPrincipal, request: DataRequest, asker:
 
 /** Adds what was stored to the day's usage of the subject and of the app; throws the 429 of a quota passed. */
 async function countUsage(tx: Statements, stored: string, added: z.output<typeof saved>, now: number): Promise<void> {
-  const rows = await tx.query(
+  const totals = await tx.query(
     sql`insert into public.data_daily_usage as u (app_id, day, subject_hash, records, bytes)
         select public.sdk_app_id(), (now() at time zone 'UTC')::date, s, ${added.stored}, ${added.bytes}::bigint
         from unnest(array['', ${stored}]) as s
         on conflict (app_id, day, subject_hash) do update set records = u.records + excluded.records, bytes = u.bytes + excluded.bytes
         returning subject_hash, records, bytes::float8 as bytes`,
+    usage,
   );
-  const totals = rows.map((r) => usage.parse(r));
   const { DATA_SUBJECT_RECORDS_PER_DAY, DATA_SUBJECT_BYTES_PER_DAY, DATA_APP_RECORDS_PER_DAY, DATA_APP_BYTES_PER_DAY } = env();
   const retry = { 'Retry-After': secondsUntil((Math.floor(now / DAY_MS) + 1) * DAY_MS, now) };
   const subject = totals.find((t) => t.subject_hash !== '');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { hashPassword } from '../identity/auth/password';
 import { DATA_TERMS_VERSION } from '../data/buyers/schemas';
 import type { Statements } from '../platform/db/roles';
@@ -46,6 +47,9 @@ const CONVERSATIONS: Record<string, [string, string][]> = {
 const MODELS = ['small-chat-1', 'large-chat-2', 'local-7b'];
 const SCREENS = ['home', 'editor', 'settings', 'results', 'recipe', 'shopping-list'];
 
+/** The row of an insert's `returning id` (a uuid, as text). */
+const returnedId = z.object({ id: z.string() });
+
 interface SeededApp {
   appId: string;
   userId: string;
@@ -63,9 +67,10 @@ export async function seedConsentedData(tx: Statements, app: SeededApp, keys: Su
   for (let person = 0; person < 10; person++) {
     const subject = storedSubjectId(keys, app.appId, createHash('sha256').update(`demo-subject-${app.appId}-${person}`).digest('hex'));
     await tx.query(sql`insert into public.data_subjects (app_id, subject_hash, proof_hash) values (${app.appId}, ${subject}, ${proofHash(newConsentProof())})`);
-    const [consent] = await tx.query<{ id: string }>(
+    const [consent] = await tx.query(
       sql`insert into public.data_consents (app_id, user_id, subject_hash, purposes, policy_version, consented_at)
           values (${app.appId}, ${app.userId}, ${subject}, ${purposes}::text[], '2026-09', now() - interval '31 days') returning id`,
+      returnedId,
     );
     const records: { kind: string; id: string; payload: object; daysAgo: number }[] = [];
     const interactions = 4 + Math.floor(rng() * 5);
@@ -114,9 +119,10 @@ export async function seedConsentedData(tx: Statements, app: SeededApp, keys: Su
  * holds have earned from it and its export is waiting for the server's first run.
  */
 export async function seedDemoBuyer(tx: Statements, password: string): Promise<void> {
-  const [user] = await tx.query<{ id: string }>(
+  const [user] = await tx.query(
     sql`insert into public.users (email, name, company, role, created_at)
         values (${DEMO_BUYER_EMAIL}, 'Nora Buyer', 'Northwind Research', 'Data lead', now() - interval '60 days') returning id`,
+    returnedId,
   );
   const userId = user!.id;
   await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(password)})`);
@@ -124,16 +130,19 @@ export async function seedDemoBuyer(tx: Statements, password: string): Promise<v
     sql`insert into public.buyer_profiles (user_id, company, intended_use, billing_email, country, terms_version)
         values (${userId}, 'Northwind Research', 'Evaluating writing and cooking assistants with real, consented conversations.', ${DEMO_BUYER_EMAIL}, 'US', ${DATA_TERMS_VERSION})`,
   );
-  const [topUp] = await tx.query<{ id: string }>(
+  const [topUp] = await tx.query(
     sql`insert into public.top_ups (user_id, amount_micro, rail, invoice_number, requested_at, account_kind)
         values (${userId}, ${usdToMicro(DEMO_BUYER_FUNDS_USD)}, 'manual', 'INV-DEMO-NORTHWIND', now() - interval '20 days', 'buyer') returning id`,
+    returnedId,
   );
   await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
   await tx.query(
     sql`select set_config('request.jwt.claims', ${JSON.stringify({ sub: userId, role: 'authenticated' })}, true), set_config('role', 'authenticated', true)`,
   );
-  const [bought] = await tx.query<{ answer: { ok: boolean; error?: string } }>(
+  const [bought] = await tx.query(
     sql`select public.data_license_buy('ux_sessions', '{}', null, null, '{}', 10, false, 500000) as answer`,
+    // public.data_license_buy's answer: the license bought, or the code of its refusal.
+    z.object({ answer: z.object({ ok: z.boolean(), error: z.string().optional() }) }),
   );
   await tx.query(sql`select set_config('request.jwt.claims', '', true), set_config('role', 'service_role', true)`);
   if (!bought?.answer.ok) throw new Error(`the demo buyer's license was refused: ${bought?.answer.error}`);

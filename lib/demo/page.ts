@@ -1,9 +1,11 @@
+import { z } from 'zod';
 import type { Database } from '../platform/db/roles';
 import { isDatabaseError } from '../platform/db/errors';
 import { asService } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { describeError, log } from '../platform/log';
 import { hashApiKey } from '../identity/keys/api-key';
+import { KEY_STATUSES } from '../schemas/account';
 
 /**
  * The demo page (`/demo`): a small AI-chat app of the demo publisher (Quizly, in the seed) that
@@ -16,7 +18,9 @@ import { hashApiKey } from '../identity/keys/api-key';
 /** The `service_secrets` entry holding the demo page's publishable key. */
 export const DEMO_PAGE_KEY_SECRET = 'demo_page_key';
 
-export type DemoFormat = 'inline_text' | 'sponsored_card' | 'floating_video';
+/** The formats the page shows, one placement each. */
+const DEMO_FORMATS = ['inline_text', 'sponsored_card', 'floating_video'] as const;
+export type DemoFormat = (typeof DEMO_FORMATS)[number];
 
 export interface DemoSetup {
   key: string;
@@ -38,19 +42,21 @@ export async function demoSetup(database: () => Promise<Database>): Promise<Demo
 
 async function readSetup(db: Database): Promise<DemoSetup | { problem: string }> {
   return asService(db).transaction(async (q) => {
-    const [secret] = await q.query<{ value: string }>(sql`select value from public.service_secrets where name = ${DEMO_PAGE_KEY_SECRET}`);
+    const [secret] = await q.query(sql`select value from public.service_secrets where name = ${DEMO_PAGE_KEY_SECRET}`, z.object({ value: z.string() }));
     if (!secret) return { problem: "This database was seeded before the demo page existed: `npm run db:reset` seeds it again, with the demo page's key." };
-    const [key] = await q.query<{ status: string; app_id: string; name: string; archived: boolean }>(
+    const [key] = await q.query(
       sql`select k.status, a.id as app_id, a.name, a.archived_at is not null as archived
           from public.api_keys k join public.apps a on a.id = k.app_id where k.key_hash = ${hashApiKey(secret.value)}`,
+      z.object({ status: z.enum(KEY_STATUSES), app_id: z.string(), name: z.string(), archived: z.boolean() }),
     );
     if (!key || key.status !== 'active' || key.archived) {
       return { problem: "The demo page's key was revoked, or its app archived, in the console: `npm run db:reset` seeds the demo again." };
     }
-    const rows = await q.query<{ id: string; format: DemoFormat }>(
+    const rows = await q.query(
       sql`select distinct on (format) id, format from public.placements
           where app_id = ${key.app_id} and status = 'active' and format in ('inline_text', 'sponsored_card', 'floating_video')
           order by format, created_at`,
+      z.object({ id: z.string(), format: z.enum(DEMO_FORMATS) }),
     );
     const placements = Object.fromEntries(rows.map((r) => [r.format, r.id])) as Partial<Record<DemoFormat, string>>;
     if (!placements.inline_text || !placements.sponsored_card || !placements.floating_video) {

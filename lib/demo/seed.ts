@@ -12,7 +12,7 @@ import { mulberry32 } from '../platform/random';
 import { dataEncryptionKey, serviceSecret } from '../platform/db/service-secrets';
 import { seal } from '../platform/crypto';
 import { manualDetails, sealDetails } from '../money/payouts/details';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { TOTP_SECRET_PURPOSE } from '../identity/auth/staff-totp';
 import { subjectKeys, type SubjectKeys } from '../data/subjects';
 import { seedConsentedData, seedDemoBuyer } from './data-market';
@@ -146,6 +146,9 @@ function isoDay(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** The row of an insert's `returning id` (a uuid, as text). */
+const returnedId = z.object({ id: z.string() });
+
 /** The tables the seed fills from JSON rows, named in SQL. */
 const TABLES = { daily_stats: sql`public.daily_stats` } satisfies Record<string, Sql>;
 
@@ -164,17 +167,19 @@ function serviceOrigins(): string[] {
 async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: SubjectKeys, encryptionKey: Buffer): Promise<string> {
   const rand = random(p.seed);
   const memberSince = new Date(now.getTime() - p.memberSinceDaysAgo * 86400_000);
-  const [user] = await tx.query<{ id: string }>(
+  const [user] = await tx.query(
     sql`insert into public.users (email, name, company, role, created_at) values (${p.email}, ${p.name}, ${p.company}, ${p.role}, ${memberSince}) returning id`,
+    returnedId,
   );
   const userId = user!.id;
   await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
 
   for (const [appIndex, app] of p.apps.entries()) {
     const appCreated = new Date(memberSince.getTime() + (appIndex * 30 + 2) * 86400_000);
-    const [appRow] = await tx.query<{ id: string }>(
+    const [appRow] = await tx.query(
       sql`insert into public.apps (user_id, name, slug, description, category, created_at)
           values (${userId}, ${app.name}, ${app.slug}, ${app.description}, ${app.category}::text[], ${appCreated}) returning id`,
+      returnedId,
     );
     const appId = appRow!.id;
     // People of the app who agreed to sell their data, and what they shared (UX sessions too in an app's first of each publisher).
@@ -184,9 +189,10 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
 
     const active: string[] = [];
     for (const [i, pl] of app.placements.entries()) {
-      const [placement] = await tx.query<{ id: string }>(
+      const [placement] = await tx.query(
         sql`insert into public.placements (app_id, user_id, name, format, status, created_at)
             values (${appId}, ${userId}, ${pl.name}, ${pl.format}, ${pl.status}, ${new Date(appCreated.getTime() + i * 86400_000)}) returning id`,
+        returnedId,
       );
       const placementId = placement!.id;
       if (pl.status === 'active') active.push(placementId);
@@ -280,9 +286,10 @@ export const DEMO_OPERATOR_EMAIL = 'operator@example.com';
 export const DEMO_OPERATOR_TOTP_SECRET = 'MONETIZEDEMOOPERATORSECRETTOTP23';
 
 async function seedOperator(tx: Statements, now: Date, encryptionKey: Buffer): Promise<string> {
-  const [user] = await tx.query<{ id: string }>(
+  const [user] = await tx.query(
     sql`insert into public.users (email, name, company, role, created_at)
         values (${DEMO_OPERATOR_EMAIL}, 'Olive Operator', 'Monetize (operator)', 'Operations', ${new Date(now.getTime() - 500 * 86400_000)}) returning id`,
+    returnedId,
   );
   await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${user!.id}, ${await hashPassword(DEMO_PASSWORD)})`);
   await tx.query(
@@ -304,8 +311,10 @@ const HOUR = 3600_000;
  */
 async function seedMoneyHistory(tx: Statements, now: Date, publishers: { id: string; seed: PublisherSeed }[], operator: string): Promise<void> {
   await tx.query(sql`select public.ledger_post_ad_revenue(100000, ${now})`);
-  const [first] = await tx.query<{ month: string | null }>(
+  const [first] = await tx.query(
     sql`select to_char(min(t.occurred_at at time zone 'UTC'), 'YYYY-MM-01') as month from public.ledger_transactions t where t.kind = 'ad_revenue'`,
+    // Null while the ledger has no ad revenue.
+    z.object({ month: z.string().nullable() }),
   );
   if (!first?.month) return;
   const months: { month: string; finalAt: Date }[] = [];
@@ -316,10 +325,12 @@ async function seedMoneyHistory(tx: Statements, now: Date, publishers: { id: str
   }
   // Never after now (the latest month's steps may fall in the last hours), never before the close.
   const at = (t: number, close: Date) => new Date(Math.max(close.getTime(), Math.min(t, now.getTime() - HOUR)));
+  // public.payout_request's answer: the payout made, or (with its `reason`) none, under the minimum.
+  const payoutRequested = z.object({ answer: z.object({ ok: z.boolean(), payout_id: z.string().optional() }) });
   const transition = (payout: string, status: string, when: Date, reference: string | null, reason: string | null) =>
     tx.query(sql`select public.payout_transition(${payout}::uuid, ${status}, ${reference}, ${reason}, ${operator}::uuid, ${when})`);
   const request = async (user: string, when: Date): Promise<string | undefined> => {
-    const [row] = await tx.query<{ answer: { ok: boolean; payout_id?: string } }>(sql`select public.payout_request(${user}::uuid, ${when}) as answer`);
+    const [row] = await tx.query(sql`select public.payout_request(${user}::uuid, ${when}) as answer`, payoutRequested);
     return row!.answer.ok ? row!.answer.payout_id : undefined;
   };
 
@@ -378,9 +389,11 @@ async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, 
   for (const placementId of placements) {
     const decisions: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const [row] = await tx.query<{ decision_id: string; creative_id: string | null }>(
+      const [row] = await tx.query(
         sql`select decision_id, creative_id from public.sdk_serve_ad(${placementId}::uuid, null, '{}', null, 'seed-client', 'seed-network',
                                                                       ${env().SDK_NETWORK_FREQUENCY_FACTOR}::integer)`,
+        // No creative when no campaign may serve the placement.
+        z.object({ decision_id: z.string(), creative_id: z.string().nullable() }),
       );
       if (row?.creative_id) decisions.push(row.decision_id);
     }
@@ -522,9 +535,10 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
     const existing = await tx.query(sql`select 1 from public.users where email = ${a.email}`);
     if (existing.length > 0) continue;
     made = true;
-    const [user] = await tx.query<{ id: string }>(
+    const [user] = await tx.query(
       sql`insert into public.users (email, name, company, role, created_at)
           values (${a.email}, ${`${a.advertiser} ads`}, ${a.advertiser}, 'Marketing', now() - interval '200 days') returning id`,
+      returnedId,
     );
     const userId = user!.id;
     await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
@@ -532,10 +546,11 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
       sql`insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country, time_zone)
           values (${userId}, ${a.advertiser}, ${`${a.advertiser} Ltd.`}, ${a.email}, '1 Example Street, Springfield', 'US', 'America/New_York')`,
     );
-    const [topUp] = await tx.query<{ id: string }>(
+    const [topUp] = await tx.query(
       sql`insert into public.top_ups (user_id, amount_micro, rail, invoice_number, requested_at)
           values (${userId}, ${usdToMicro(DEMO_ADVERTISER_FUNDS_USD)}, 'manual', ${`INV-DEMO-${a.advertiser.split(' ')[0]!.toUpperCase()}`}, now() - interval '30 days')
           returning id`,
+      returnedId,
     );
     await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
     const adopted = await tx.query(
@@ -544,11 +559,12 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
           where advertiser = ${a.advertiser} and advertiser_id is null returning id`,
     );
     if (adopted.length === 0) {
-      const [campaign] = await tx.query<{ id: string }>(
+      const [campaign] = await tx.query(
         sql`insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_cap_micro, daily_budget_micro, frequency_cap,
                                           keywords, formats, starts_at)
             values (${userId}, ${a.advertiser}, ${a.name}, 'active', ${usdToMicro(100_000)}, ${usdToMicro(2_000)}, ${usdToMicro(2_000)}, 10, ${a.keywords}::text[],
                     '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day') returning id`,
+        returnedId,
       );
       for (const c of a.creatives) {
         await tx.query(
@@ -566,7 +582,7 @@ async function seedOtherCampaigns(tx: Statements, userId: string, a: (typeof DEM
   for (const [n, other] of OTHER_CAMPAIGNS.entries()) {
     const starts = sql`now() + make_interval(days => ${other.startsInDays}::int)`;
     const ends = other.endsInDays === undefined ? sql`null` : sql`now() + make_interval(days => ${other.endsInDays}::int)`;
-    const [campaign] = await tx.query<{ id: string }>(
+    const [campaign] = await tx.query(
       sql`insert into public.campaigns (advertiser_id, advertiser, name, status, pause_reason, rejection_reason, lifetime_budget_micro, daily_cap_micro,
                                         daily_budget_micro, frequency_cap, keywords, formats, starts_at, ends_at, hard_stop, completed_at)
           values (${userId}, ${a.advertiser}, ${other.name}, ${other.status},
@@ -575,6 +591,7 @@ async function seedOtherCampaigns(tx: Statements, userId: string, a: (typeof DEM
                   ${usdToMicro(500)}, ${usdToMicro(50)}, ${usdToMicro(50)}, 5, ${a.keywords}::text[], '{inline_text,sponsored_card}', ${starts}, ${ends}, ${other.endsInDays !== undefined},
                   ${other.status === 'completed' ? sql`now() - interval '60 days'` : sql`null`})
           returning id`,
+      returnedId,
     );
     // Each with an inline line and a card; in review, rejected or approved as its campaign is.
     const status = other.status === 'in_review' || other.status === 'draft' ? 'in_review' : other.status === 'rejected' ? 'rejected' : 'active';

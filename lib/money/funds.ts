@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { asConsoleUser } from '../identity/console';
 import { as, type Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
-import { ok, refused, type Result } from '../platform/kit/result';
+import { call, type Refusals } from '../platform/kit/call';
 import { usdToMicro, type Micro } from '../platform/kit/micro';
+import type { Result } from '../platform/kit/result';
 import { dollars } from '../platform/kit/typed-number';
 import type { TopUpRail, TopUpStatus } from '../schemas/advertising';
 import { DEFAULT_MIN_TOP_UP_USD } from './pricing/defaults';
@@ -38,19 +39,26 @@ export const topUpInput = z.object({ amount_usd: dollars('amount') });
 /** Card top-ups (Stripe Checkout sessions) opened in the last 24 hours and not paid: public.top_up_checkout_refusal. */
 export const OPEN_CARD_TOP_UPS = 5;
 
-type Refusals = Record<string, (a: { minimum_micro?: number }) => string>;
-const outOfRange = (a: { minimum_micro?: number }) =>
+/** public.top_up_request's refusals (public.top_up_refusal, then at most ten invoices waiting), for each balance. */
+type TopUpCode = 'not_an_advertiser' | 'not_a_buyer' | 'amount_out_of_range' | 'too_many_open';
+const topUpFacts = z.object({ minimum_micro: z.coerce.number().nullish() });
+type TopUpFacts = z.infer<typeof topUpFacts>;
+const outOfRange = (a: TopUpFacts) =>
   `A top-up is at least $${((a.minimum_micro ?? 0) / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2 })} and at most $1,000,000.`;
-const TOP_UP_REFUSALS: Record<FundedAccount, Refusals> = {
+// A request for one balance is never refused for want of the other's profile: each table has its own.
+const TOP_UP_REFUSALS: {
+  advertiser: Refusals<Exclude<TopUpCode, 'not_a_buyer'>, TopUpFacts>;
+  buyer: Refusals<Exclude<TopUpCode, 'not_an_advertiser'>, TopUpFacts>;
+} = {
   advertiser: {
-    not_an_advertiser: () => 'Set up your advertiser profile first: invoices need your billing details.',
+    not_an_advertiser: 'Set up your advertiser profile first: invoices need your billing details.',
     amount_out_of_range: outOfRange,
-    too_many_open: () => 'You have ten invoices waiting to be paid: pay one (or ask the operator to cancel one you will not pay) before asking for another.',
+    too_many_open: 'You have ten invoices waiting to be paid: pay one (or ask the operator to cancel one you will not pay) before asking for another.',
   },
   buyer: {
-    not_a_buyer: () => 'Set up your data buyer profile first: invoices need your billing details.',
+    not_a_buyer: 'Set up your data buyer profile first: invoices need your billing details.',
     amount_out_of_range: outOfRange,
-    too_many_open: () => 'You have ten invoices waiting to be paid: pay one before asking for another.',
+    too_many_open: 'You have ten invoices waiting to be paid: pay one before asking for another.',
   },
 };
 
@@ -61,12 +69,15 @@ export async function requestTopUp(
   amountMicro: Micro,
   account: FundedAccount,
 ): Promise<Result<{ id: string; invoice_number: string }>> {
-  const [row] = await asConsoleUser(db, userId).query<{
-    answer: { ok: boolean; top_up_id?: string; invoice_number?: string; error?: string; minimum_micro?: number };
-  }>(sql`select public.top_up_request(${amountMicro}::bigint, ${account}) as answer`);
-  const answer = row!.answer;
-  if (answer.ok) return ok({ id: answer.top_up_id!, invoice_number: answer.invoice_number! });
-  return refused((TOP_UP_REFUSALS[account][answer.error ?? ''] ?? (() => 'The top-up was refused.'))(answer));
+  const ask = <Code extends TopUpCode>(refusals: Refusals<Code, TopUpFacts>) =>
+    call(
+      asConsoleUser(db, userId),
+      sql`select public.top_up_request(${amountMicro}::bigint, ${account}) as answer`,
+      z.object({ top_up_id: z.string(), invoice_number: z.string() }).transform((a) => ({ id: a.top_up_id, invoice_number: a.invoice_number })),
+      refusals,
+      { facts: topUpFacts },
+    );
+  return account === 'advertiser' ? ask(TOP_UP_REFUSALS.advertiser) : ask(TOP_UP_REFUSALS.buyer);
 }
 
 type Row = Omit<TopUp, 'requested_at' | 'paid_at'> & { requested_at: Date | string; paid_at: Date | string | null };

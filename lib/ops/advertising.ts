@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { asStaff } from '../identity/auth/staff';
 import type { SignedInUser } from '../identity/auth/users';
 import type { Database } from '../platform/db/roles';
+import { call, type Refusals } from '../platform/kit/call';
 import { sql } from '../platform/db/sql';
 import { microAmount } from '../platform/kit/micro';
+import type { Result } from '../platform/kit/result';
 import { PLACEMENT_FORMATS } from '../schemas/account';
 
 /**
@@ -70,40 +72,41 @@ export async function advertisingQueue(db: Database, staff: SignedInUser): Promi
   return queue.parse(row!.v);
 }
 
-const answer = z.object({ ok: z.boolean(), status: z.string().optional(), error: z.string().optional(), already: z.boolean().optional() });
-export type StaffResult = { ok: true; status?: string; already?: boolean } | { ok: false; error: string };
+/** What a staff act answers: the status it left (a review), or whether it was done already (a payment recorded twice). */
+export type StaffResult = Result<{ status?: string; already?: boolean }>;
+const done = z.object({ status: z.string().optional(), already: z.boolean().optional() });
 
-const ERRORS: Record<string, string> = {
+/** public.staff_top_up_record's refusals (public.top_up_credit's too, for a payment recorded). */
+const TOP_UP_RECORD_REFUSALS: Refusals<'not_found' | 'not_open' | 'reference_required' | 'reversed'> = {
   not_found: 'It does not exist.',
   not_open: 'That top-up is not waiting for payment any more.',
-  not_in_review: 'It is not waiting for review any more.',
-  reason_required: 'Give the reason: the advertiser reads it.',
   reference_required: 'Give the payment’s reference.',
+  // A payment taken back before it was credited (public.top_up_credit cancels the top-up): the
+  // words the console has always shown for it.
+  reversed: 'Refused.',
 };
 
-function result(v: unknown): StaffResult {
-  const a = answer.parse(v);
-  return a.ok ? { ok: true, status: a.status, already: a.already } : { ok: false, error: ERRORS[a.error ?? ''] ?? 'Refused.' };
-}
+/** public.staff_campaign_review's and public.staff_creative_review's refusals. */
+const REVIEW_REFUSALS: Refusals<'not_found' | 'not_in_review' | 'reason_required'> = {
+  not_found: 'It does not exist.',
+  not_in_review: 'It is not waiting for review any more.',
+  reason_required: 'Give the reason: the advertiser reads it.',
+};
 
 /** Records that a manual top-up was paid (credited once) or will not be (canceled), with the bank's reference or the reason. */
-export async function recordTopUp(db: Database, staff: SignedInUser, input: { id: string; paid: boolean; reference: string }): Promise<StaffResult> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+export function recordTopUp(db: Database, staff: SignedInUser, input: { id: string; paid: boolean; reference: string }): Promise<StaffResult> {
+  return call(
+    asStaff(db, staff),
     sql`select public.staff_top_up_record(${input.id}::uuid, ${input.paid}, ${input.reference}) as v`,
+    done,
+    TOP_UP_RECORD_REFUSALS,
   );
-  return result(row!.v);
 }
 
-export async function reviewCampaign(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
-    sql`select public.staff_campaign_review(${input.id}::uuid, ${input.approve}, ${input.reason}) as v`,
-  );
-  return result(row!.v);
+export function reviewCampaign(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
+  return call(asStaff(db, staff), sql`select public.staff_campaign_review(${input.id}::uuid, ${input.approve}, ${input.reason}) as v`, done, REVIEW_REFUSALS);
 }
 
-export async function reviewCreative(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
-    sql`select public.staff_creative_review(${input.id}::uuid, ${input.approve}, ${input.reason}) as v`,
-  );
-  return result(row!.v);
+export function reviewCreative(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
+  return call(asStaff(db, staff), sql`select public.staff_creative_review(${input.id}::uuid, ${input.approve}, ${input.reason}) as v`, done, REVIEW_REFUSALS);
 }

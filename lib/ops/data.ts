@@ -3,6 +3,7 @@ import { asStaff } from '../identity/auth/staff';
 import type { SignedInUser } from '../identity/auth/users';
 import { LISTING_IDS } from '../data/buyers/schemas';
 import type { Database } from '../platform/db/roles';
+import { call, type Refusals } from '../platform/kit/call';
 import { sql } from '../platform/db/sql';
 import type { StaffResult } from './advertising';
 
@@ -51,9 +52,8 @@ export async function dataQueue(db: Database, staff: SignedInUser, limit = 50): 
   return queue.parse(row!.v);
 }
 
-const answer = z.object({ ok: z.boolean(), status: z.string().optional(), error: z.string().optional() });
-
-const ERRORS: Record<string, string> = {
+/** public.staff_data_license_review's refusals. */
+const REVIEW_REFUSALS: Refusals<'not_found' | 'not_in_review' | 'reason_required' | 'insufficient_funds' | 'account_on_hold'> = {
   not_found: 'That license does not exist.',
   not_in_review: 'That license is not waiting for review any more.',
   reason_required: 'Give the reason: the buyer reads it.',
@@ -62,10 +62,11 @@ const ERRORS: Record<string, string> = {
 };
 
 /** Approves an exclusive license (charged at once), or rejects it with the reason the buyer reads. */
-export async function reviewDataLicense(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+export function reviewDataLicense(db: Database, staff: SignedInUser, input: { id: string; approve: boolean; reason: string }): Promise<StaffResult> {
+  return call(
+    asStaff(db, staff),
     sql`select public.staff_data_license_review(${input.id}::uuid, ${input.approve}, ${input.reason}) as v`,
+    z.object({ status: z.string() }),
+    REVIEW_REFUSALS,
   );
-  const a = answer.parse(row!.v);
-  return a.ok ? { ok: true, status: a.status } : { ok: false, error: ERRORS[a.error ?? ''] ?? 'Refused.' };
 }

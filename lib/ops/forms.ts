@@ -3,7 +3,7 @@ import type { SignedInUser } from '../identity/auth/users';
 import { fields, parse, type FormState } from '../platform/kit/forms';
 import type { Database } from '../platform/db/roles';
 import { usdToMicro } from '../platform/kit/micro';
-import { closeMonths, markPayout, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../money/payouts/staff';
+import { closeMonths, markPayout, PAYOUT_MARKS, payoutDetails, postAdjustment, sendWithStripe, type PayoutDetails } from '../money/payouts/staff';
 import type { StripeRail } from '../money/stripe/rail';
 import { recordTopUp, reviewCampaign, reviewCreative } from './advertising';
 import { reviewDataLicense } from './data';
@@ -28,15 +28,17 @@ type Services = {
 
 const uuid = (what: string) => z.string().uuid(`Unknown ${what}.`);
 
-export const payoutMark = z
-  .object({
-    id: uuid('payout'),
-    status: z.enum(['processing', 'paid', 'failed', 'canceled'], 'Choose what happened to the payout.'),
-    reference: z.string().trim().max(200, 'At most 200 characters.').optional(),
-    reason: z.string().trim().max(500, 'At most 500 characters.').optional(),
-  })
-  .refine((v) => v.status !== 'paid' || Boolean(v.reference), { message: 'Give the reference of the transfer that paid it.' })
-  .refine((v) => v.status !== 'failed' || Boolean(v.reason), { message: 'Give the reason the publisher will read.' });
+/**
+ * A payout marked: which status, with the transfer's reference or the reason it failed. Whether
+ * the payout may take that status, and what it needs for it (a reference to be paid, a reason to
+ * fail), is the database's to say (public.payout_transition): the form only reads the fields.
+ */
+export const payoutMark = z.object({
+  id: uuid('payout'),
+  status: z.enum(PAYOUT_MARKS, 'Choose what happened to the payout.'),
+  reference: z.string().trim().max(200, 'At most 200 characters.').optional(),
+  reason: z.string().trim().max(500, 'At most 500 characters.').optional(),
+});
 
 export const adjustment = z.object({
   user_id: uuid('publisher'),
@@ -118,7 +120,7 @@ export async function topUpRecordForm(form: FormData, staff: SignedInUser, servi
   if (!result.ok) return { error: result.error, values: fields(form) };
   return {
     notice: input.data.paid
-      ? result.already
+      ? result.value.already
         ? 'Already credited: nothing more was.'
         : 'Payment recorded: the balance it funds is credited.'
       : 'Invoice canceled.',
@@ -156,7 +158,7 @@ export async function reviewForm(form: FormData, staff: SignedInUser, services: 
   const result = await act(await services.database(), staff, { id, approve: decision === 'approve', reason });
   if (!result.ok) return { error: result.error, values: fields(form) };
   return {
-    notice: `${kind === 'campaign' ? 'Campaign' : 'Creative'} ${decision === 'approve' ? `approved${result.status ? ` (${result.status})` : ''}` : 'rejected'}.`,
+    notice: `${kind === 'campaign' ? 'Campaign' : 'Creative'} ${decision === 'approve' ? `approved${result.value.status ? ` (${result.value.status})` : ''}` : 'rejected'}.`,
   };
 }
 

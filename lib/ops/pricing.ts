@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { asStaff } from '../identity/auth/staff';
 import type { SignedInUser } from '../identity/auth/users';
 import type { Database } from '../platform/db/roles';
+import { call, type Refusals } from '../platform/kit/call';
 import { sql } from '../platform/db/sql';
 import { micro, microAsUsd, MICRO_PER_USD, usdToMicro } from '../platform/kit/micro';
 import { DATA_MARKET_FIELDS, PRICING_FIELDS, type PricingColumn, type PricingColumns, type PricingField } from './pricing-fields';
@@ -84,47 +85,58 @@ function inColumns(input: Partial<PricingColumns>): Record<string, number> {
   return out;
 }
 
-const answer = z.object({
-  ok: z.boolean(),
-  error: z.string().optional(),
-  field: z.string().optional(),
-  effective_at: when.optional(),
-  applied: z.boolean().optional(),
-});
-
 export type PricingScheduled = { ok: true; effectiveAt: Date; applied: boolean } | { ok: false; error: string };
 
-/** What the database's refusals mean, in words for the form (`column` names the value). */
-function refusal(error: string | undefined, column: string | undefined): string {
-  const field = PRICING_FIELDS.find((f) => f.column === column)?.name ?? column;
-  const name = labelOf(field ?? '');
-  const dataMarket = DATA_MARKET_FIELDS.find((f) => f.name === field);
-  if (dataMarket && ['share_above_one', 'share_not_positive', 'records_below_one', 'too_large', 'not_whole_number'].includes(error ?? '')) {
-    return dataMarketBounds(dataMarket);
-  }
-  switch (error) {
-    case 'missing_value':
-      return `${name}: give a number.`;
-    case 'negative':
-      return `${name} cannot be negative.`;
-    case 'too_precise':
-      return `${name}: at most ${PRICING_FIELDS.find((f) => f.name === field)?.decimals ?? 2} decimals.`;
-    case 'too_large':
-      return `${name} is too large.`;
-    case 'share_above_one':
-      return `${name} is a share: between 0 and 1.`;
-    case 'shares_must_add_up':
-      return 'The publisher ad revenue share and the platform ad fee must add up to 1.';
-    case 'multiplier_below_one':
-      return 'The exclusive license multiplier is at least 1.';
-    case 'in_the_past':
-      return 'A change takes effect now or later, never in the past: what was billed keeps its price.';
-    case 'reason_required':
-      return 'Say why the prices change: the audit log keeps it.';
-    default:
-      return 'Refused.';
-  }
+/**
+ * A refusal's facts: the value it is about (`field`), when it is about one. The database names
+ * the value by its column (`min_payout_micro`); the form and these words, by its field
+ * (`min_payout_usd`).
+ */
+const refusalFacts = z
+  .object({ field: z.string().optional() })
+  .transform((a) => ({ field: PRICING_FIELDS.find((f) => f.column === a.field)?.name ?? a.field }));
+type RefusalFacts = z.infer<typeof refusalFacts>;
+const nameOf = (a: RefusalFacts) => labelOf(a.field ?? '');
+
+/** What a data market setting refused may be: the bounds of the field named, which the database only refuses that way. */
+function bounds(a: RefusalFacts): string {
+  const field = DATA_MARKET_FIELDS.find((f) => f.name === a.field);
+  if (!field) throw new Error(`public.staff_pricing_schedule refused ${a.field ?? 'no field'} as a data market setting`);
+  return dataMarketBounds(field);
 }
+/** A refusal of any value, in words; for a data market setting, its bounds (the form's check says the same). */
+const marketOr = (words: (a: RefusalFacts) => string) => (a: RefusalFacts) => (DATA_MARKET_FIELDS.some((f) => f.name === a.field) ? bounds(a) : words(a));
+
+/** public.staff_pricing_schedule's refusals, in words for the form (`field` names the value). */
+const SCHEDULE_REFUSALS: Refusals<
+  | 'reason_required'
+  | 'missing_value'
+  | 'negative'
+  | 'not_whole_number'
+  | 'too_precise'
+  | 'share_above_one'
+  | 'too_large'
+  | 'shares_must_add_up'
+  | 'multiplier_below_one'
+  | 'share_not_positive'
+  | 'records_below_one'
+  | 'in_the_past',
+  RefusalFacts
+> = {
+  missing_value: (a) => `${nameOf(a)}: give a number.`,
+  negative: (a) => `${nameOf(a)} cannot be negative.`,
+  too_precise: (a) => `${nameOf(a)}: at most ${PRICING_FIELDS.find((f) => f.name === a.field)?.decimals ?? 2} decimals.`,
+  too_large: marketOr((a) => `${nameOf(a)} is too large.`),
+  share_above_one: marketOr((a) => `${nameOf(a)} is a share: between 0 and 1.`),
+  // Only the data market's settings are whole numbers, or shares that must be above 0, or a count of records.
+  not_whole_number: bounds,
+  share_not_positive: bounds,
+  records_below_one: bounds,
+  shares_must_add_up: 'The publisher ad revenue share and the platform ad fee must add up to 1.',
+  multiplier_below_one: 'The exclusive license multiplier is at least 1.',
+  in_the_past: 'A change takes effect now or later, never in the past: what was billed keeps its price.',
+  reason_required: 'Say why the prices change: the audit log keeps it.',
+};
 
 /** Schedules `values` from `effectiveAt` (null: now), with the reason the audit log keeps. */
 export async function schedulePricing(
@@ -132,11 +144,14 @@ export async function schedulePricing(
   staff: SignedInUser,
   input: { values: PricingColumns; effectiveAt: Date | null; reason: string },
 ): Promise<PricingScheduled> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(
+  const result = await call(
+    asStaff(db, staff),
     sql`select public.staff_pricing_schedule(${JSON.stringify(inColumns(input.values))}::jsonb, ${input.effectiveAt?.toISOString() ?? null}::timestamptz, ${input.reason}) as v`,
+    z.object({ effective_at: when, applied: z.boolean() }),
+    SCHEDULE_REFUSALS,
+    { facts: refusalFacts },
   );
-  const a = answer.parse(row!.v);
-  return a.ok ? { ok: true, effectiveAt: a.effective_at!, applied: a.applied ?? false } : { ok: false, error: refusal(a.error, a.field) };
+  return result.ok ? { ok: true, effectiveAt: result.value.effective_at, applied: result.value.applied } : result;
 }
 
 /** A decimal of at most `decimals` places (none: a whole number), never negative, as typed in the form. */

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { asStaff } from '../identity/auth/staff';
 import type { SignedInUser } from '../identity/auth/users';
 import type { Database } from '../platform/db/roles';
+import { call, NOTHING, type Refusals } from '../platform/kit/call';
 import { sql } from '../platform/db/sql';
+import type { Result } from '../platform/kit/result';
 import { REVERSAL_CAUSES } from '../schemas/advertising';
 
 /**
@@ -59,20 +61,14 @@ export async function reversalsQueue(db: Database, staff: SignedInUser): Promise
   return queue.parse(row!.v);
 }
 
-const ERRORS: Record<string, string> = {
+/** public.staff_account_release's refusals. */
+const RELEASE_REFUSALS: Refusals<'reason_required' | 'not_held' | 'balance_negative'> = {
   reason_required: 'Say what settled it: the audit log keeps it.',
   not_held: 'That account is not on hold any more.',
   balance_negative: 'A balance of this account is below zero: record the payment that settles it first.',
 };
 
 /** Releases an account on hold: it buys and downloads again, and its campaigns paused for the reversal resume. */
-export async function releaseAccount(
-  db: Database,
-  staff: SignedInUser,
-  input: { userId: string; reason: string },
-): Promise<{ ok: true } | { ok: false; error: string }> {
-  const [row] = await asStaff(db, staff).query<{ v: { ok: boolean; error?: string } }>(
-    sql`select public.staff_account_release(${input.userId}::uuid, ${input.reason}) as v`,
-  );
-  return row!.v.ok ? { ok: true } : { ok: false, error: ERRORS[row!.v.error ?? ''] ?? 'Refused.' };
+export function releaseAccount(db: Database, staff: SignedInUser, input: { userId: string; reason: string }): Promise<Result> {
+  return call(asStaff(db, staff), sql`select public.staff_account_release(${input.userId}::uuid, ${input.reason}) as v`, NOTHING, RELEASE_REFUSALS);
 }

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import type { Database } from '../platform/db/roles';
 import { asService } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
@@ -75,6 +76,14 @@ function decrypt(stored: string, secret: Buffer): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A record as a waiting request reads it: the answer is there once its first attempt is `done`. */
+const idempotencyRecord = z.object({
+  request_hash: z.string(),
+  state: z.enum(['running', 'done']),
+  response_status: z.number().int().nullable(),
+  response_body: z.string().nullable(),
+});
+
 export async function idempotent(options: IdempotencyOptions): Promise<IdempotentOutcome> {
   const { scope, principal, engine } = options;
   const now = options.now ?? Date.now;
@@ -122,9 +131,10 @@ export async function idempotent(options: IdempotencyOptions): Promise<Idempoten
 
   const deadline = now() + (options.waitMs ?? 10_000);
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const [record] = await asService(engine).query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
+    const [record] = await asService(engine).query(
       sql`select request_hash, state, response_status, response_body from public.idempotency_records
           where scope = ${scope} and principal = ${principal} and idempotency_key = ${keyHash}`,
+      idempotencyRecord,
     );
     // The first attempt failed and let go of the key meanwhile: run it now.
     if (!record) return idempotent(options);

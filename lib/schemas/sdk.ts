@@ -118,25 +118,45 @@ export const eventsRequest = z.object({
 export type EventsRequest = z.output<typeof eventsRequest>;
 
 export const EVENT_STATUSES = ['recorded', 'duplicate', 'invalid', 'rejected'] as const;
-export const EVENT_REASONS = [
-  'invalid_token',
-  'expired_token',
-  'wrong_app',
-  'unknown_decision',
-  'bot',
-  'other_client',
-  'too_soon',
-  'too_late',
-  'impossible_evidence',
-  'not_viewable',
-  'already_counted',
-  'no_impression',
-  'repeat_click',
-  'campaign_ended',
-  'client_limit',
-  'publisher_limit',
-  'over_budget',
-] as const;
+
+/**
+ * Who decides a reason, for one kind of event:
+ * - `token`: Node, from the event's token, before any SQL (lib/ads/serving/tokens.ts and events.ts): the event is `rejected`;
+ * - `decision`: public.sdk_record_events, when the token names no ad that was served;
+ * - `rule`: public.sdk_event_reason, from the facts of the one event;
+ * - `batch`: public.sdk_record_events, among a batch's impressions that passed every rule (the hourly caps, then the budget).
+ */
+export type EventReasonCheck = 'token' | 'decision' | 'rule' | 'batch';
+
+/**
+ * Every reason an event is not counted, in the one order of the checks: an event's reason is the first of these that applies
+ * to it. Each with who decides it for an impression and for a click (null: never for that kind). The one list: the API's
+ * (`EVENT_REASONS`) is made of it, public.sdk_event_reason checks its `rule`s in this order, and the counting rules of
+ * content/docs/sdk-integration.md name them in it; tests/integration/event-reasons.test.ts holds the three to it. A click's
+ * 3-hour rule comes last: sdk_record_events looks it up, under a lock, only for a click nothing else refuses.
+ */
+export const EVENT_REASON_CHECKS = [
+  { reason: 'invalid_token', impression: 'token', click: 'token' },
+  { reason: 'expired_token', impression: 'token', click: 'token' },
+  { reason: 'wrong_app', impression: 'token', click: 'token' },
+  { reason: 'unknown_decision', impression: 'decision', click: 'decision' },
+  { reason: 'bot', impression: 'rule', click: 'rule' },
+  { reason: 'other_client', impression: 'rule', click: null },
+  { reason: 'too_soon', impression: 'rule', click: null },
+  { reason: 'too_late', impression: 'rule', click: null },
+  { reason: 'impossible_evidence', impression: 'rule', click: null },
+  { reason: 'not_viewable', impression: 'rule', click: null },
+  { reason: 'already_counted', impression: 'rule', click: 'rule' },
+  { reason: 'no_impression', impression: null, click: 'rule' },
+  { reason: 'campaign_ended', impression: 'rule', click: 'rule' },
+  { reason: 'client_limit', impression: 'batch', click: null },
+  { reason: 'publisher_limit', impression: 'batch', click: null },
+  { reason: 'over_budget', impression: 'batch', click: 'rule' },
+  { reason: 'repeat_click', impression: null, click: 'rule' },
+] as const satisfies readonly ({ reason: string } & Record<(typeof EVENT_KINDS)[number], EventReasonCheck | null>)[];
+
+export const EVENT_REASONS = EVENT_REASON_CHECKS.map((c) => c.reason);
+export type EventReason = (typeof EVENT_REASONS)[number];
 
 export const eventsBody = z.object({
   received: z.number().int(),

@@ -45,7 +45,11 @@
 -- this migration), kept numeric because a sum of many budgets could pass what a bigint holds.
 --
 -- The functions that read or write these columns follow, each as its file in
--- supabase/schemas/functions/ has it. The rules of the SDK's hot paths stay `language sql` and
+-- supabase/schemas/functions/ has it, in its latest text: those the migrations just before this
+-- one made or changed (public.payout_eligibility, public.payout_request, public.payout_transition,
+-- public.staff_overview, public.campaigns_guard, public.sdk_record_events, from
+-- 20261214000100_payout_preview to 20261214000400_event_reasons) as they made them, with the
+-- columns' new names and unit. The rules of the SDK's hot paths stay `language sql` and
 -- inlinable; those whose arguments or results were dollars take and give micro-dollars, so they
 -- are dropped and made again with their grants: sdk_cost_per_impression, sdk_publisher_revenue,
 -- sdk_draw_weight, sdk_paced_budget_left, sdk_campaign_creative, and sdk_paced_budget_usd, which
@@ -634,9 +638,13 @@ grant execute on function public.campaigns_advance(timestamptz) to service_role;
 -- from `draft` to `in_review` (with a creative), from `scheduled` or `active` to `paused` and back (resuming to
 -- `scheduled` before its start, or `paused` for want of funds when the balance is gone); review,
 -- rejection and completion are the operator's and the roll-up's (security definer functions,
--- which this leaves alone). Editing a rejected campaign makes it a draft again; a completed one
--- is not edited. For every writer: a campaign paused without a reason was paused by its owner
--- (and one no longer paused has none, nor one no longer rejected a rejection); the advertiser's
+-- which this leaves alone). It is the one judge of those moves: public.campaign_move, the
+-- console's, asks it, and says why it refused by the constraint it names (`campaigns_status_move`:
+-- not a move from this status; `campaigns_resume_not_theirs`: paused, but not by the advertiser;
+-- `campaigns_review_needs_creative`; `campaigns_completed_unchanged`). Editing a rejected campaign
+-- makes it a draft again; a completed one is not edited. For every writer: a campaign paused
+-- without a reason was paused by its owner (and one no longer paused has none, nor one no longer
+-- rejected a rejection); the advertiser's
 -- name, shown with the ads, comes from their profile while the campaign is made, a draft or
 -- rejected, so it is the name the campaign is sent to review with, and it stays that name once
 -- reviewed (migration 20261213000300_lows: it was copied at every write, so a rename reached
@@ -682,10 +690,6 @@ begin
   if old.status = 'completed' then
     raise exception 'a completed campaign cannot be changed' using errcode = 'check_violation', constraint = 'campaigns_completed_unchanged';
   end if;
-  if new.rejection_reason is distinct from old.rejection_reason
-     or new.completed_at is distinct from old.completed_at or new.reviewed_at is distinct from old.reviewed_at then
-    raise exception 'review and pausing are not set directly' using errcode = 'insufficient_privilege';
-  end if;
   if new.status is distinct from old.status then
     if old.status = 'draft' and new.status = 'in_review' then
       if not exists (select 1 from public.creatives c where c.campaign_id = new.id) then
@@ -703,10 +707,21 @@ begin
         new.status := 'paused';
         new.pause_reason := 'out_of_funds';
       end if;
+    elsif old.status = 'paused' and new.status = 'active' then
+      -- Paused for want of funds, or for a payment taken back: a top-up or the operator resumes it.
+      raise exception 'a campaign paused (%) is not resumed by its advertiser', old.pause_reason
+        using errcode = 'check_violation', constraint = 'campaigns_resume_not_theirs';
     else
       raise exception 'a campaign cannot go from % to % here', old.status, new.status using errcode = 'check_violation', constraint = 'campaigns_status_move';
     end if;
-  elsif old.status = 'rejected' then
+  end if;
+  -- After the move is judged: a move from `rejected` is refused as a move (above), not for the
+  -- rejection reason this trigger clears when the status leaves `rejected`.
+  if new.rejection_reason is distinct from old.rejection_reason
+     or new.completed_at is distinct from old.completed_at or new.reviewed_at is distinct from old.reviewed_at then
+    raise exception 'review and pausing are not set directly' using errcode = 'insufficient_privilege';
+  end if;
+  if new.status is not distinct from old.status and old.status = 'rejected' then
     new.status := 'draft';
     new.rejection_reason := null;
   end if;
@@ -1070,37 +1085,30 @@ end $$;
 revoke all on function public.ledger_post_ad_spend() from public, anon, authenticated, sdk;
 grant execute on function public.ledger_post_ad_spend() to service_role;
 
--- A payout request of publisher `p_user` (migration 20261206000000_payouts), at `p_now`: the whole
--- of their available balance (final earnings less payouts, public.ledger_close_months), in whole
--- cents, once it reaches `min_payout_micro` and their payout method is ready. One request of a
--- publisher at a time (an advisory lock), so two at once never pay twice: the second finds the
--- balance the first took. (A payout still being sent does not stop the next month's: each takes
--- what is available when it is requested.) The payout row and its
--- ledger transaction (kind `payout`, reference the payout's id: out of `publisher_available`, into
--- the platform's `payouts` account) are written together, so the balance never goes negative.
--- Answers `{ok: true, payout_id, amount_micro}`, or `{ok: false, reason, available_micro,
--- minimum_micro}` with `reason` one of `no_method`, `method_not_ready`, `below_minimum`. The
--- period is the months the payout covers: the closed months since the last payout that was not
--- failed or canceled (`YYYY-MM`, or `YYYY-MM/YYYY-MM` for several).
--- Internal: the publisher calls public.request_payout; the seed calls this with its own clock.
-create or replace function public.payout_request(p_user uuid, p_now timestamptz default now())
+-- Whether publisher `p_user` may request a payout now, and of how much (migration
+-- 20261214000100_payout_preview): the one rule that public.payout_request applies and that
+-- public.payout_preview shows the console before anyone presses "Request payout". A payout is the
+-- whole of the available balance (final earnings less payouts, public.ledger_close_months) in
+-- whole cents, once that reaches `min_payout_micro` and the payout method is ready. Answers
+-- `{ok: true, amount_micro, available_micro, minimum_micro}`, or `{ok: false, reason,
+-- available_micro, minimum_micro}` with `reason` the first of `no_method`, `method_not_ready`,
+-- `below_minimum`. Runs as its caller: inside the request (security definer) it reads the
+-- publisher's rows whoever they are; for a signed-in user, row-level security shows it their own
+-- rows only, so asked about anyone else it finds no method and no balance.
+create or replace function public.payout_eligibility(p_user uuid)
 returns json
-language plpgsql volatile security definer set search_path = ''
+language plpgsql stable security invoker set search_path = ''
 as $$
 declare
-  v_method public.payout_methods;
+  v_has_method boolean;
+  v_ready boolean;
   v_available bigint;
   v_minimum bigint;
   v_amount bigint;
   v_reason text;
-  v_after date;
-  v_first date;
-  v_last date;
-  v_period text;
-  v_id uuid;
 begin
-  perform pg_advisory_xact_lock(hashtextextended('payout:' || p_user, 0));
-  select * into v_method from public.payout_methods m where m.user_id = p_user;
+  -- The method's columns a publisher may read (never its sealed details).
+  select true, m.ready into v_has_method, v_ready from public.payout_methods m where m.user_id = p_user;
   select coalesce(sum(p.amount_micro), 0)::bigint into v_available
   from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
   where a.kind = 'publisher_available' and a.user_id = p_user;
@@ -1108,13 +1116,54 @@ begin
   v_amount := v_available - v_available % 10000;
 
   v_reason := case
-    when v_method.user_id is null then 'no_method'
-    when not v_method.ready then 'method_not_ready'
+    when v_has_method is null then 'no_method'
+    when not v_ready then 'method_not_ready'
     when v_amount <= 0 or v_amount < v_minimum then 'below_minimum'
   end;
   if v_reason is not null then
     return json_build_object('ok', false, 'reason', v_reason, 'available_micro', v_available, 'minimum_micro', v_minimum);
   end if;
+  return json_build_object('ok', true, 'amount_micro', v_amount, 'available_micro', v_available, 'minimum_micro', v_minimum);
+end $$;
+
+revoke all on function public.payout_eligibility(uuid) from public, anon, sdk;
+grant execute on function public.payout_eligibility(uuid) to authenticated, service_role;
+
+-- A payout request of publisher `p_user` (migration 20261206000000_payouts), at `p_now`: the whole
+-- of their available balance in whole cents, when public.payout_eligibility (the one rule, which
+-- public.payout_preview shows the console) allows it. One request of a publisher at a time (an
+-- advisory lock), so two at once never pay twice: the second finds the balance the first took;
+-- and their payout method is locked until the payout is written, so the method the rule judged
+-- ready is the one the payout goes to. (A payout still being sent does not stop the next
+-- month's: each takes what is available when it is requested.) The payout row and its
+-- ledger transaction (kind `payout`, reference the payout's id: out of `publisher_available`, into
+-- the platform's `payouts` account) are written together, so the balance never goes negative.
+-- Answers `{ok: true, payout_id, amount_micro}`, or the rule's refusal `{ok: false, reason,
+-- available_micro, minimum_micro}` with `reason` one of `no_method`, `method_not_ready`,
+-- `below_minimum`. The period is the months the payout covers: the closed months since the last
+-- payout that was not failed or canceled (`YYYY-MM`, or `YYYY-MM/YYYY-MM` for several).
+-- Internal: the publisher calls public.request_payout; the seed calls this with its own clock.
+create or replace function public.payout_request(p_user uuid, p_now timestamptz default now())
+returns json
+language plpgsql volatile security definer set search_path = ''
+as $$
+declare
+  v_method public.payout_methods;
+  v_judged json;
+  v_amount bigint;
+  v_after date;
+  v_first date;
+  v_last date;
+  v_period text;
+  v_id uuid;
+begin
+  perform pg_advisory_xact_lock(hashtextextended('payout:' || p_user, 0));
+  select * into v_method from public.payout_methods m where m.user_id = p_user for share;
+  v_judged := public.payout_eligibility(p_user);
+  if not (v_judged ->> 'ok')::boolean then
+    return v_judged;
+  end if;
+  v_amount := (v_judged ->> 'amount_micro')::bigint;
 
   -- The months it covers: from the first closed month after the last payout that stands.
   select max(to_date(split_part(o.period, '/', -1), 'YYYY-MM')) into v_after
@@ -1140,16 +1189,16 @@ end $$;
 revoke all on function public.payout_request(uuid, timestamptz) from public, anon, authenticated, sdk;
 grant execute on function public.payout_request(uuid, timestamptz) to service_role;
 
--- A payout's next status (migration 20261206000000_payouts), by `p_by` at `p_now`:
---   pending    → processing (being sent), paid, failed, canceled
---   processing → paid, failed
--- `paid` needs the rail's reference (the bank transfer's, Stripe's transfer id) and sets
--- `paid_at`; `failed` needs a reason, shown to the publisher. A failed or canceled payout's
--- amount returns to the publisher's available balance in a `payout_reversal` transaction
--- (reference the payout's id), in the same database transaction. Asked again for the status the
--- payout already has (a retry), it changes nothing and answers ok. Answers `{ok: true, status}`
--- or `{ok: false, error, status}` with `error` one of `not_found`, `invalid_transition`,
--- `reference_required`, `reason_required`. Internal: publishers call public.cancel_payout, staff
+-- A payout's next status (migration 20261206000000_payouts), by `p_by` at `p_now`: one that
+-- public.payout_next_statuses lists for the payout's status (migration
+-- 20261214000300_payout_marks: the one list of a payout's moves). `paid` needs the rail's
+-- reference (the bank transfer's, Stripe's transfer id) and sets `paid_at`; `failed` needs a
+-- reason, shown to the publisher. A failed or canceled payout's amount returns to the
+-- publisher's available balance in a `payout_reversal` transaction (reference the payout's id),
+-- in the same database transaction. Asked again for the status the payout already has (a
+-- retry), it changes nothing and answers ok. Answers `{ok: true, status}` or `{ok: false, error,
+-- status}` with `error` one of `not_found`, `invalid_transition`, `reference_required`,
+-- `reason_required`. Internal: publishers call public.cancel_payout, staff
 -- public.staff_payout_mark.
 create or replace function public.payout_transition(p_payout uuid, p_status text, p_reference text, p_reason text, p_by uuid,
                                                     p_now timestamptz default now())
@@ -1167,8 +1216,7 @@ begin
   if v.status = p_status then
     return json_build_object('ok', true, 'status', v.status);
   end if;
-  if not ((v.status = 'pending' and p_status in ('processing', 'paid', 'failed', 'canceled'))
-          or (v.status = 'processing' and p_status in ('paid', 'failed'))) then
+  if not coalesce(p_status = any(public.payout_next_statuses(v.status)), false) then
     return json_build_object('ok', false, 'error', 'invalid_transition', 'status', v.status);
   end if;
   if p_status = 'paid' and coalesce(btrim(p_reference), '') = '' then
@@ -1432,8 +1480,8 @@ grant execute on function public.roll_up_ad_traffic(integer) to service_role;
 -- Impressions, all together:
 --   1. each decision the batch names, impressions' and clicks', is locked, in id order (two
 --      batches never wait on each other in a circle), and the rules that need no counter are
---      applied (sdk_impression_reason): an ad's impression is `already_counted` when it has one,
---      or when an earlier impression of the batch that passed the rules takes it;
+--      applied (sdk_event_reason): an ad's impression is `already_counted` when it has one, or
+--      when an earlier impression of the batch that passed the rules takes it;
 --   2. of the impressions that passed, those past what the hourly caps allow are invalid
 --      (`client_limit`, `publisher_limit`);
 --   3. each campaign's budget for the day (sdk_take_budget, one call per campaign and format),
@@ -1447,8 +1495,8 @@ grant execute on function public.roll_up_ad_traffic(integer) to service_role;
 --   4. what passed billed on its decision, the invalid ones kept once per ad and reason, the
 --      counts for the roll-up (`ad_traffic_counts`) written, and every impression answered:
 --      steps 1 to 4 are one statement;
---   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
---      address and ad in 3 hours), and the campaign still running and within its budget.
+--   5. clicks, one at a time: sdk_event_reason (once per ad, after its impression, the campaign
+--      still running and within its budget, then one per address and ad in 3 hours).
 -- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
 -- counters (campaign id order), the advertisers' funds (advertiser id order), the advisory lock
 -- of a click; so two batches never wait on each other in a circle.
@@ -1505,10 +1553,12 @@ begin
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
                   or exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id) then 'duplicate'
-             else public.sdk_impression_reason(
-                    p_bot, d.client_hash = p_client_hash, extract(epoch from now() - d.created_at), p.format,
-                    i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null,
-                    public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()))
+             -- The budget is the batch's, after every rule (below): none is spent here.
+             else public.sdk_event_reason(
+                    'impression', p_bot, d.impression_event_id, d.click_event_id,
+                    public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()), false,
+                    p_same_client => d.client_hash = p_client_hash, p_age_seconds => extract(epoch from now() - d.created_at),
+                    p_format => p.format, p_share => i.visible_share, p_seconds => i.visible_seconds, p_area => i.area_px)
            end as reason
     from input i
     left join locked d on d.id = i.decision_id
@@ -1625,17 +1675,16 @@ begin
       continue;
     end if;
 
-    -- The first counting rule the click fails. The 3-hour rule is the one that reads other
-    -- decisions, and for concurrent clicks of one address on one ad its check and the click's
-    -- update must be one step: a lock, taken only for a click that no other rule refuses, then
-    -- the rules again with what the check found.
-    v_reason := coalesce(
-      public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id, p_repeat_click => false),
-      case when not coalesce(v_decision.running, false) then 'campaign_ended' when v_decision.spent then 'over_budget' end);
+    -- The first reason the click is not counted. The 3-hour rule, its last, is the one that reads
+    -- other decisions, and for concurrent clicks of one address on one ad its check and the
+    -- click's update must be one step: a lock, taken only for a click that no other rule refuses,
+    -- then the rules again with what the check found.
+    v_reason := public.sdk_event_reason('click', p_bot, v_decision.impression_event_id, v_decision.click_event_id, v_decision.running,
+                                        v_decision.spent);
     if v_reason is null then
       perform pg_advisory_xact_lock(hashtextextended(coalesce(p_ip_hash, '') || v_decision.creative_id::text, 0));
-      v_reason := public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id,
-                    p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
+      v_reason := public.sdk_event_reason('click', p_bot, v_decision.impression_event_id, v_decision.click_event_id, v_decision.running,
+                    v_decision.spent, p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
     end if;
 
     if v_reason is null then
@@ -1833,7 +1882,8 @@ grant execute on function public.staff_advertising_queue(integer) to authenticat
 
 -- What the operator console (/ops) shows (migration 20261206000000_payouts): the ledger's
 -- balances (each platform account, and each publisher's earned and available balances), the
--- payouts (those to send first, then the latest), the month closes and the latest audit entries.
+-- payouts (those to send first, then the latest; each with the statuses it may be marked with
+-- next, public.payout_next_statuses), the month closes and the latest audit entries.
 -- Staff read it through this function, not through policies on the tables: the account reads
 -- (public.account_earnings and the others) rely on row-level security alone to keep a caller to
 -- their own rows, and a staff policy on those tables would widen them. Refused to anyone but staff
@@ -1864,9 +1914,9 @@ begin
     'payouts', (select coalesce(json_agg(r order by r.open desc, r.requested_at desc), '[]')
                 from (select o.id, o.user_id, u.email, o.period, o.amount_micro, o.status,
                              o.rail, o.destination, o.reference, o.failure_reason, o.requested_at, o.paid_at, o.status_changed_at,
-                             o.status in ('pending', 'processing') as open
+                             cardinality(public.payout_next_statuses(o.status)) > 0 as open, public.payout_next_statuses(o.status) as next
                       from public.payouts o join public.users u on u.id = o.user_id
-                      order by o.status in ('pending', 'processing') desc, o.requested_at desc
+                      order by cardinality(public.payout_next_statuses(o.status)) > 0 desc, o.requested_at desc
                       limit greatest(p_limit, 0)) r),
     'months', (select coalesce(json_agg(r order by r.month desc), '[]')
                from (select c.month, c.closed_at, c.publishers, c.amount_micro, c.closed_by

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, Queryable, Row, Transaction } from '../../lib/platform/db/engine';
 import { PLACEMENT_FORMATS } from '../../lib/schemas/account';
-import { EVENT_REASONS } from '../../lib/schemas/sdk';
+import { EVENT_REASON_CHECKS, EVENT_REASONS } from '../../lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 import { rawAsService, runAs, sdkClaims } from '../helpers/roles';
+import { reasonOf, type EventFacts } from '../helpers/event-facts';
 
 /**
  * The money path's rules one by one, in SQL, on every engine (migration 20261129000000, each rule
@@ -34,9 +35,7 @@ const CLIENT = 'client-1';
 /** How many of a batch's impressions the hourly caps allow (lib/ads/serving/events.ts `allowImpressions`): all, unless a scenario says otherwise. */
 const NO_CAP = 1_000_000;
 /** Decided in Node from the token, before any SQL (lib/ads/serving/events.ts). */
-const TOKEN_REASONS = ['invalid_token', 'expired_token', 'wrong_app'];
-/** Decided by `sdk_record_events` itself: no decision to apply the rules to, what the hourly caps allow no more of, and what the budget refuses. */
-const COMPOSITION_REASONS = ['unknown_decision', 'client_limit', 'publisher_limit', 'over_budget'];
+const TOKEN_REASONS: string[] = EVENT_REASON_CHECKS.filter((c) => c.impression === 'token').map((c) => c.reason);
 /** Where the counters' periods start: today (UTC), for a campaign's budget. */
 const TODAY = "date_trunc('day', now(), 'UTC')";
 
@@ -364,14 +363,14 @@ for (const engine of testEngines()) {
         sdk_already_counted: "select public.sdk_already_counted('click', d.impression_event_id, d.click_event_id) from public.ad_decisions d",
         sdk_click_before_impression: "select public.sdk_click_before_impression('click', d.impression_event_id) from public.ad_decisions d",
         sdk_recent_clicks: "select exists (select 1 from public.sdk_recent_clicks(cr.id, 'address', now())) from public.creatives cr",
-        sdk_invalid_reason: "select public.sdk_invalid_reason('click', false, true, d.impression_event_id, d.click_event_id, false) from public.ad_decisions d",
         sdk_view_seconds: 'select public.sdk_view_seconds(p.format) from public.placements p',
         sdk_viewable:
           'select public.sdk_viewable(p.format, d.visible_share, d.visible_seconds, 1) from public.ad_decisions d join public.placements p on p.id = d.placement_id',
-        // As sdk_record_events calls it, with the facts of the decision it has locked.
-        sdk_impression_reason: `select public.sdk_impression_reason(false, d.client_hash = 'client', extract(epoch from now() - d.created_at), p.format,
-                                  d.visible_share, d.visible_seconds, 1, d.impression_event_id is not null, true)
-                                from public.ad_decisions d join public.placements p on p.id = d.placement_id`,
+        // As sdk_record_events calls it for an impression, with the facts of the decision it has locked (a click's facts are fewer).
+        sdk_event_reason: `select public.sdk_event_reason('impression', false, d.impression_event_id, d.click_event_id, true, false,
+                             p_same_client => d.client_hash = 'client', p_age_seconds => extract(epoch from now() - d.created_at),
+                             p_format => p.format, p_share => d.visible_share, p_seconds => d.visible_seconds, p_area => 1)
+                           from public.ad_decisions d join public.placements p on p.id = d.placement_id`,
         // A rule of migration 20261125000000, on the hot path as well.
         sdk_cost_per_impression: 'select public.sdk_cost_per_impression(pl.format, p) from public.pricing_settings p, public.placements pl',
       };
@@ -391,7 +390,7 @@ for (const engine of testEngines()) {
           }
           return plans;
         });
-        // Nor any rule it calls (sdk_viewable calls sdk_view_seconds, sdk_impression_reason both).
+        // Nor any rule it calls (sdk_viewable calls sdk_view_seconds, sdk_event_reason both, sdk_already_counted and more).
         for (const [rule, plan] of Object.entries(plans)) {
           const called = Object.keys(USES).filter((r) => plan.includes(`${r}(`));
           expect(called, `${rule}: not inlined:\n${plan}`).toEqual([]);
@@ -1005,6 +1004,33 @@ for (const engine of testEngines()) {
         expect(outcomes).toEqual(['recorded', 'repeat_click', 'recorded', 'recorded']);
       });
 
+      it("a click's order at work: a repeat on an ad whose campaign ended, or spent its day's budget, is refused for the campaign; running again, as a repeat", async () => {
+        const outcomes = await scenario(db, async (tx) => {
+          const campaign = await onlyCampaign(tx);
+          await asSdk(tx, app);
+          const ads = [await serve(tx, app.placements.inline_text), await serve(tx, app.placements.inline_text)];
+          await servedAgo(tx, app, 5);
+          await record(
+            tx,
+            ads.map((ad, i) => ({ id: `imp-${i}`, kind: 'impression' as const, decision_id: ad.decision_id, ...VIEWABLE })),
+          );
+          const click = (id: string, ad: Served) => record(tx, [{ id, kind: 'click', decision_id: ad.decision_id }]).then(verdicts);
+          const answers = [...(await click('clk-0', ads[0]!))];
+          await asOwner(tx);
+          await tx.query("update public.campaigns set status = 'completed' where id = $1", [campaign.id]);
+          await asSdk(tx, app);
+          answers.push(...(await click('clk-1-ended', ads[1]!)));
+          await asOwner(tx);
+          await tx.query("update public.campaigns set status = 'active' where id = $1", [campaign.id]);
+          await setBilled(tx, app, campaign.id, '240 * 1000000');
+          answers.push(...(await click('clk-1-spent', ads[1]!)));
+          await setBilled(tx, app, campaign.id, '0');
+          answers.push(...(await click('clk-1-again', ads[1]!)));
+          return answers;
+        });
+        expect(outcomes).toEqual(['recorded', 'campaign_ended', 'over_budget', 'repeat_click']);
+      });
+
       it('viewability: the seconds in view of the format, then 50% of the ad, or 30% of a sponsored card of 242,500 px or more; never for text formats', async () => {
         const seconds = (format: string) => one<number>(db, 'select public.sdk_view_seconds($1) as v', [format]);
         expect(await seconds('floating_video')).toBe(2);
@@ -1031,60 +1057,8 @@ for (const engine of testEngines()) {
         expect(await viewable('floating_video', 0.3, 2, 300_000)).toBe(false);
       });
 
-      it('the reasons: the first counting rule an event fails, in the documented order', async () => {
-        const reason = (kind: string, f: { bot?: boolean; viewable?: boolean; impression?: string | null; click?: string | null; repeat?: boolean }) =>
-          one<string | null>(db, 'select public.sdk_invalid_reason($1, $2, $3, $4, $5, $6) as v', [
-            kind,
-            f.bot ?? false,
-            f.viewable ?? true,
-            f.impression ?? null,
-            f.click ?? null,
-            f.repeat ?? false,
-          ]);
-        // Each rule alone.
-        expect(await reason('impression', {})).toBeNull();
-        expect(await reason('click', { impression: 'i' })).toBeNull();
-        expect(await reason('impression', { bot: true })).toBe('bot');
-        expect(await reason('impression', { viewable: false })).toBe('not_viewable');
-        expect(await reason('impression', { impression: 'i' })).toBe('already_counted');
-        expect(await reason('click', { impression: 'i', click: 'c' })).toBe('already_counted');
-        expect(await reason('click', {})).toBe('no_impression');
-        expect(await reason('click', { impression: 'i', repeat: true })).toBe('repeat_click');
-        // Viewability is about impressions, the 3-hour rule about clicks.
-        expect(await reason('click', { impression: 'i', viewable: false })).toBeNull();
-        expect(await reason('impression', { repeat: true })).toBeNull();
-        // The first that applies wins.
-        expect(await reason('impression', { bot: true, viewable: false, impression: 'i' })).toBe('bot');
-        expect(await reason('impression', { viewable: false, impression: 'i' })).toBe('not_viewable');
-        expect(await reason('click', { bot: true, repeat: true })).toBe('bot');
-        expect(await reason('click', { repeat: true })).toBe('no_impression');
-        expect(await reason('click', { impression: 'i', click: 'c', repeat: true })).toBe('already_counted');
-      });
-
-      it("an impression's reasons: the first rule it fails, in the documented order, from the robot to the campaign's end", async () => {
-        interface Facts {
-          bot?: boolean;
-          sameClient?: boolean | null;
-          age?: number;
-          format?: Format;
-          share?: number | null;
-          seconds?: number | null;
-          area?: number | null;
-          counted?: boolean;
-          running?: boolean | null;
-        }
-        const reason = (f: Facts) =>
-          one<string | null>(db, 'select public.sdk_impression_reason($1, $2, $3, $4, $5, $6, $7::bigint, $8, $9) as v', [
-            f.bot ?? false,
-            f.sameClient === undefined ? true : f.sameClient,
-            f.age ?? 5,
-            f.format ?? 'tooltip',
-            f.share === undefined ? 0.8 : f.share,
-            f.seconds === undefined ? 1.2 : f.seconds,
-            f.area ?? null,
-            f.counted ?? false,
-            f.running === undefined ? true : f.running,
-          ]);
+      it("an impression's reason: the first rule it fails, in the one order, from the robot to the campaign's end", async () => {
+        const reason = (f: EventFacts) => reasonOf(db, { kind: 'impression', ...f });
         // Each rule alone, at its edge.
         expect(await reason({})).toBeNull();
         expect(await reason({ bot: true })).toBe('bot');
@@ -1102,36 +1076,69 @@ for (const engine of testEngines()) {
         expect(await reason({ seconds: null })).toBe('not_viewable');
         expect(await reason({ format: 'inline_text', share: 0.3, area: 300_000 })).toBe('not_viewable');
         expect(await reason({ format: 'sponsored_card', share: 0.3, area: 300_000 })).toBeNull();
-        expect(await reason({ counted: true })).toBe('already_counted');
+        expect(await reason({ impression: 'i' })).toBe('already_counted');
         expect(await reason({ running: false })).toBe('campaign_ended');
         expect(await reason({ running: null })).toBe('campaign_ended');
+        // The budget is the batch's for an impression (sdk_record_events passes false), and comes after every rule.
+        expect(await reason({ overBudget: true })).toBe('over_budget');
+        // A click's facts are no impression's: its own click counted, no impression counted yet, a repeat.
+        expect(await reason({ click: 'c', repeat: true })).toBeNull();
         // The first that applies wins: each failing with all those after it.
-        const after = { share: 0.4, counted: true, running: false };
+        const after = { share: 0.4, impression: 'i', running: false, overBudget: true };
         expect(await reason({ bot: true, sameClient: false, age: 0.5, seconds: 3, ...after })).toBe('bot');
         expect(await reason({ sameClient: false, age: 0.5, seconds: 3, ...after })).toBe('other_client');
         expect(await reason({ age: 0.5, seconds: 3, ...after })).toBe('too_soon');
         expect(await reason({ age: 1000, seconds: 2000, ...after })).toBe('too_late');
         expect(await reason({ age: 5, seconds: 10, ...after })).toBe('impossible_evidence');
         expect(await reason({ ...after })).toBe('not_viewable');
-        expect(await reason({ counted: true, running: false })).toBe('already_counted');
+        expect(await reason({ impression: 'i', running: false, overBudget: true })).toBe('already_counted');
+        expect(await reason({ running: false, overBudget: true })).toBe('campaign_ended');
       });
 
-      it('the reasons SQL gives, with the token checks made in Node, are exactly those the API documents', async () => {
+      it("a click's reason: the first rule it fails, in the one order, the 3-hour rule last", async () => {
+        const reason = (f: EventFacts) => reasonOf(db, { kind: 'click', ...f });
+        // Each rule alone.
+        expect(await reason({})).toBeNull();
+        expect(await reason({ bot: true })).toBe('bot');
+        expect(await reason({ click: 'c' })).toBe('already_counted');
+        expect(await reason({ impression: null })).toBe('no_impression');
+        expect(await reason({ running: false })).toBe('campaign_ended');
+        expect(await reason({ running: null })).toBe('campaign_ended');
+        expect(await reason({ overBudget: true })).toBe('over_budget');
+        expect(await reason({ overBudget: null })).toBeNull();
+        expect(await reason({ repeat: true })).toBe('repeat_click');
+        // An impression's facts are no click's: viewability, the client, the time since the ad was served.
+        expect(await reason({ sameClient: false, age: 0, share: 0, seconds: null })).toBeNull();
+        // The first that applies wins: each failing with all those after it. A repeat of an ad whose campaign ended or
+        // spent its budget is refused for the campaign, as sdk_record_events always answered it.
+        const after = { running: false, overBudget: true, repeat: true };
+        expect(await reason({ bot: true, click: 'c', impression: null, ...after })).toBe('bot');
+        expect(await reason({ click: 'c', impression: null, ...after })).toBe('already_counted');
+        expect(await reason({ impression: null, ...after })).toBe('no_impression');
+        expect(await reason({ ...after })).toBe('campaign_ended');
+        expect(await reason({ overBudget: true, repeat: true })).toBe('over_budget');
+      });
+
+      it('the reasons SQL gives, for each kind, are those the one list says its rule decides; with the rest, every reason the API documents', async () => {
         const clicks = await db.query<{ reason: string | null }>(
-          `select distinct public.sdk_invalid_reason('click', bot, true, impression, click, repeat) as reason
-           from unnest(array[true, false]) bot, unnest(array['i', null]) impression, unnest(array['c', null]) click, unnest(array[true, false]) repeat`,
+          `select distinct public.sdk_event_reason('click', bot, impression, click, running, spent, p_repeat_click => repeat) as reason
+           from unnest(array[true, false]) bot, unnest(array['i', null]) impression, unnest(array['c', null]) click, unnest(array[true, false, null]) running,
+                unnest(array[true, false]) spent, unnest(array[true, false]) repeat`,
         );
+        // As sdk_record_events asks for an impression: its budget is the batch's.
         const impressions = await db.query<{ reason: string | null }>(
-          `select distinct public.sdk_impression_reason(bot, same, age, format, share, secs, area, counted, running) as reason
+          `select distinct public.sdk_event_reason('impression', bot, impression, null, running, false, same, age, format, share, secs, area) as reason
            from unnest(array[true, false]) bot, unnest(array[true, false, null]) same, unnest(array[0, 1.5, 5, 1000]::numeric[]) age,
                 unnest(array['floating_video', 'tooltip', 'sponsored_card', 'inline_text']) format, unnest(array[0.8, 0.4]::numeric[]) share,
-                unnest(array[1.2, 3, 10, null]::numeric[]) secs, unnest(array[0, 300000]::bigint[]) area, unnest(array[true, false]) counted,
+                unnest(array[1.2, 3, 10, null]::numeric[]) secs, unnest(array[0, 300000]::bigint[]) area, unnest(array['i', null]) impression,
                 unnest(array[true, false, null]) running`,
         );
-        const reasons = new Set([...clicks, ...impressions].map((r) => r.reason).filter((r) => r !== null));
-        // A click of an ended campaign's ad is refused as its impression would be (sdk_record_events).
-        expect(reasons.has('campaign_ended')).toBe(true);
-        expect([...reasons, ...COMPOSITION_REASONS, ...TOKEN_REASONS].sort()).toEqual([...EVENT_REASONS].sort());
+        const given = (rows: { reason: string | null }[]) => rows.map((r) => r.reason).filter((r) => r !== null);
+        const ruled = (kind: 'impression' | 'click') => EVENT_REASON_CHECKS.filter((c) => c[kind] === 'rule').map((c) => c.reason);
+        expect(given(impressions).sort()).toEqual([...ruled('impression')].sort());
+        expect(given(clicks).sort()).toEqual([...ruled('click')].sort());
+        const elsewhere = EVENT_REASON_CHECKS.filter((c) => c.impression !== 'rule' && c.click !== 'rule').map((c) => c.reason);
+        expect([...new Set([...given(impressions), ...given(clicks), ...elsewhere])].sort()).toEqual([...EVENT_REASONS].sort());
       });
 
       it('each reason at work: recorded as invalid traffic with its reason, counted, kept once per ad, kind and reason, never billed; unknown decisions without a row', async () => {

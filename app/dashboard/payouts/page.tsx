@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
-import { micro, microToUsd, sumMicro, usdToMicro } from '@/lib/platform/kit/micro';
+import { micro, microToUsd, sumMicro } from '@/lib/platform/kit/micro';
 import { formatDay, formatUsd } from '@/lib/platform/kit/format';
 import { consoleAccount } from '@/lib/publisher/session';
-import { payoutBlocker } from '@/lib/money/payouts/publisher';
+import { payoutPreview } from '@/lib/money/payouts/publisher';
 import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { services } from '@/lib/services';
 import { cancelPayoutAction, payoutMethodAction, requestPayoutAction, stripeOnboardingAction } from '../actions';
@@ -22,12 +22,17 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
   const back = (await searchParams).stripe;
   const user = await requirePublisher('/dashboard/payouts');
   const s = services();
-  const [row, pricing] = await Promise.all([consoleAccount(user, s.database).read('earnings'), s.pricing.values()]);
+  const [row, pricing, preview] = await Promise.all([
+    consoleAccount(user, s.database).read('earnings'),
+    s.pricing.values(),
+    // Whether "Request payout" would be refused, and why: the database's answer, as the request's.
+    s.database().then((db) => payoutPreview(db, user.id)),
+  ]);
   const minimum = (pricing ?? DEFAULT_PRICING).min_payout_usd;
   const { payouts, method } = row;
   const inFlight = sumMicro(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_micro));
   const paid = sumMicro(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_micro));
-  const blocker = payoutBlocker(row, method, usdToMicro(minimum));
+  const blocker = preview.ok ? null : preview.error;
   const payable = microToUsd(micro(row.available_micro - (row.available_micro % 10_000)));
 
   return (

@@ -1,11 +1,13 @@
 import { asConsoleUser } from '../../identity/console';
 import type { Database, Session } from '../../platform/db/roles';
+import { z } from 'zod';
+import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { micro, type Micro } from '../../platform/kit/micro';
 import { ok, refused, type Result } from '../../platform/kit/result';
 import { violatedConstraint } from '../../platform/db/errors';
 import type { TopUp } from '../../money/funds';
-import type { CampaignStatus, CreativeStatus, PauseReason } from '../../schemas/advertising';
+import { CAMPAIGN_STATUSES, type CampaignStatus, type CreativeStatus, type PauseReason } from '../../schemas/advertising';
 import type { PlacementFormat } from '../../schemas/account';
 import { ADVERTISER_LIMITS, type CampaignInput, type CampaignMove, type CreativeInput, type ProfileInput } from './schemas';
 import { endOfDay, startOfDay } from './time';
@@ -168,10 +170,9 @@ function campaignValues(input: CampaignInput, zone: string) {
   };
 }
 
+/** The constraints a campaign's write may break, in words (its status moves answer through public.campaign_move: moveRefusals). */
 const CAMPAIGN_REFUSALS: Record<string, string> = {
   campaigns_completed_unchanged: 'A completed campaign cannot be changed: make a new one.',
-  campaigns_review_needs_creative: 'Add at least one creative before sending the campaign to review.',
-  campaigns_status_move: 'The campaign cannot make that move now: the page shows what it can do.',
   campaigns_ends_after_start: 'The campaign ends after it starts.',
   campaigns_open_per_advertiser: `You have ${ADVERTISER_LIMITS.campaigns} campaigns that are not completed, the most an advertiser may have: delete a draft you no longer need, or let a campaign complete, before making another.`,
 };
@@ -231,23 +232,32 @@ export async function updateCampaign(db: Database, userId: string, id: string, i
   }
 }
 
-const MOVES: Record<CampaignMove, { to: CampaignStatus; from: CampaignStatus[] }> = {
-  submit: { to: 'in_review', from: ['draft'] },
-  pause: { to: 'paused', from: ['active', 'scheduled'] },
-  resume: { to: 'active', from: ['paused'] },
-};
+/**
+ * public.campaign_move's refusals, for `move`. Which moves a campaign may make is the database's
+ * to say (public.campaigns_guard); this only says its answer.
+ */
+function moveRefusals(
+  move: CampaignMove,
+): Refusals<
+  'not_found' | 'unchanged' | 'campaigns_status_move' | 'campaigns_completed_unchanged' | 'campaigns_resume_not_theirs' | 'campaigns_review_needs_creative'
+> {
+  const cannot = `The campaign cannot ${move} now.`;
+  return {
+    not_found: cannot,
+    unchanged: cannot,
+    campaigns_status_move: cannot,
+    campaigns_completed_unchanged: cannot,
+    // Paused for want of funds or for a payment taken back: a top-up or the operator resumes it.
+    campaigns_resume_not_theirs: 'The campaign cannot make that move now: the page shows what it can do.',
+    campaigns_review_needs_creative: 'Add at least one creative before sending the campaign to review.',
+  };
+}
 
-/** Sends a draft to review, pauses a running campaign, or resumes one its advertiser paused. */
-export async function moveCampaign(db: Database, userId: string, id: string, move: CampaignMove): Promise<Result<{ status: CampaignStatus }>> {
-  const m = MOVES[move];
-  try {
-    const rows = await asConsoleUser(db, userId).query<{ status: CampaignStatus }>(
-      sql`update public.campaigns set status = ${m.to} where id = ${id}::uuid and status = any(${m.from}::text[]) returning status`,
-    );
-    return rows.length === 1 ? ok({ status: rows[0]!.status }) : refused(`The campaign cannot ${move} now.`);
-  } catch (err) {
-    return refusal(err);
-  }
+const moved = z.object({ status: z.enum(CAMPAIGN_STATUSES) });
+
+/** Sends a draft to review, pauses a running campaign, or resumes one its advertiser paused (public.campaign_move). */
+export function moveCampaign(db: Database, userId: string, id: string, move: CampaignMove): Promise<Result<{ status: CampaignStatus }>> {
+  return call(asConsoleUser(db, userId), sql`select public.campaign_move(${id}::uuid, ${move}) as answer`, moved, moveRefusals(move));
 }
 
 export async function deleteDraft(db: Database, userId: string, id: string): Promise<Result> {

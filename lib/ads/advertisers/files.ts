@@ -1,5 +1,7 @@
 import { asConsoleUser } from '../../identity/console';
 import { asService, type Database } from '../../platform/db/roles';
+import { z } from 'zod';
+import { call, NOTHING, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { describeError, log } from '../../platform/log';
 import { isObjectKey, type ObjectStorage } from '../../platform/storage';
@@ -31,23 +33,25 @@ export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 const MB = 1024 * 1024;
 
+const storageFacts = z.object({ used_bytes: z.coerce.number().default(0) });
+
+/** public.creative_files_reserve's refusals, for an upload of `adding` bytes. */
+const reserveRefusals = (adding: number): Refusals<'not_an_advertiser' | 'storage_full', z.infer<typeof storageFacts>> => ({
+  not_an_advertiser: 'Set up your advertiser profile first.',
+  storage_full: (a) =>
+    `Your images and videos take ${(a.used_bytes / MB).toFixed(1)} MB of the ${ADVERTISER_LIMITS.storedBytes / MB} MB an advertiser may keep, and this upload needs ${(adding / MB).toFixed(1)} MB more: delete creatives you no longer need and try again. (A file you replaced is kept for ${ADVERTISER_LIMITS.keepReplacedHours} hours when an ad may still show it.)`,
+});
+
 /** Rows for the files about to be stored for the advertiser, or why not (the advertiser's storage is full). */
 export async function reserveFiles(db: Database, userId: string, files: { key: string; bytes: number }[]): Promise<Result> {
   if (files.length === 0) return { ok: true, value: undefined };
-  const [row] = await asConsoleUser(db, userId).query<{ answer: { ok: boolean; error?: string; used_bytes?: number; limit_bytes?: number } }>(
+  return call(
+    asConsoleUser(db, userId),
     sql`select public.creative_files_reserve(${files.map((f) => f.key)}::text[], ${files.map((f) => String(f.bytes))}::bigint[]) as answer`,
+    NOTHING,
+    reserveRefusals(files.reduce((n, f) => n + f.bytes, 0)),
+    { facts: storageFacts },
   );
-  const answer = row!.answer;
-  if (answer.ok) return { ok: true, value: undefined };
-  if (answer.error === 'storage_full') {
-    const used = Number(answer.used_bytes ?? 0);
-    const adding = files.reduce((n, f) => n + f.bytes, 0);
-    return {
-      ok: false,
-      error: `Your images and videos take ${(used / MB).toFixed(1)} MB of the ${ADVERTISER_LIMITS.storedBytes / MB} MB an advertiser may keep, and this upload needs ${(adding / MB).toFixed(1)} MB more: delete creatives you no longer need and try again. (A file you replaced is kept for ${ADVERTISER_LIMITS.keepReplacedHours} hours when an ad may still show it.)`,
-    };
-  }
-  return { ok: false, error: 'Set up your advertiser profile first.' };
 }
 
 /** Deletes stored objects, then the rows of those no creative names; a failure is logged, and the sweep tries again. */

@@ -18,7 +18,8 @@ import { isKnownBot } from './traffic';
  * (a beacon) the app of the batch's first good token, whose origin rule then applies. An event
  * whose token fails is `rejected` and recorded nowhere. The rest go to `public.sdk_record_events`
  * in one round trip, as the app's SDK role, which applies the rules about the ad itself and
- * answers each event `recorded`, `duplicate` or `invalid` with its reason.
+ * answers each event `recorded`, `duplicate` or `invalid` with its reason. Every reason, in the
+ * order the checks run and with who checks it, is EVENT_REASON_CHECKS (lib/schemas/sdk.ts).
  */
 
 export interface EventServices {

@@ -1,5 +1,6 @@
 import { Task, type ListTasksResponse } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { z } from 'zod';
 import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Database } from '../../platform/db/roles';
 import { asService } from '../../platform/db/roles';
@@ -54,8 +55,10 @@ export class DatabaseTaskStore implements TaskStore {
   async load(taskId: string): Promise<Task | undefined> {
     // No task has such an id (and the database would refuse it as a parameter): not found, where it was a 500.
     if (storable(taskId) !== taskId) return undefined;
-    const rows = await asService(await this.database()).query<{ task: unknown }>(
+    const rows = await asService(await this.database()).query(
       sql`select task from public.a2a_tasks where id = ${taskId} and saved_at >= ${new Date(this.now() - this.ttlMs)}`,
+      // The jsonb as saved, a JSON object: Task.fromJSON reads its fields.
+      z.object({ task: z.record(z.string(), z.unknown()) }),
     );
     return rows[0] ? Task.fromJSON(rows[0].task) : undefined;
   }

@@ -1,5 +1,7 @@
 import { asConsoleUser } from '../../identity/console';
 import type { Database } from '../../platform/db/roles';
+import { z } from 'zod';
+import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { ok, refused, type Result } from '../../platform/kit/result';
 import { DATA_TERMS_VERSION, type BuyerProfileInput, type ListingId } from './schemas';
@@ -131,11 +133,17 @@ export async function deletionNotices(db: Database, userId: string, limit = 100)
   }));
 }
 
+/** public.data_deletion_notice_acknowledge's refusal: a notice that is not the buyer's is none. */
+const NO_SUCH_NOTICE = 'No such notice.';
+const ACKNOWLEDGE_REFUSALS: Refusals<'not_found'> = { not_found: NO_SUCH_NOTICE };
+
 /** Records that the buyer deleted what a notice names; once. */
 export async function acknowledgeNotice(db: Database, userId: string, id: string): Promise<Result<{ acknowledged_at: Date }>> {
-  if (!/^[0-9a-f-]{36}$/.test(id)) return refused('No such notice.');
-  const [row] = await asConsoleUser(db, userId).query<{ answer: { ok: boolean; acknowledged_at?: string } }>(
+  if (!/^[0-9a-f-]{36}$/.test(id)) return refused(NO_SUCH_NOTICE);
+  return call(
+    asConsoleUser(db, userId),
     sql`select public.data_deletion_notice_acknowledge(${id}::uuid) as answer`,
+    z.object({ acknowledged_at: z.coerce.date() }),
+    ACKNOWLEDGE_REFUSALS,
   );
-  return row!.answer.ok ? ok({ acknowledged_at: new Date(row!.answer.acknowledged_at!) }) : refused('No such notice.');
 }

@@ -1,6 +1,7 @@
 import { asConsoleUser } from '../../identity/console';
 import { z } from 'zod';
 import type { Database } from '../../platform/db/roles';
+import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import type { RateLimiter } from '../../platform/http/rate-limit';
 import type { Result } from '../../platform/kit/result';
@@ -135,27 +136,39 @@ export interface Quote {
   available_bytes: number;
 }
 
-const QUOTE_REFUSALS: Record<string, (a: Record<string, number>) => string> = {
-  unknown_listing: () => 'There is no such listing.',
-  quantity_out_of_range: () => 'Ask for a whole number of records up to 5,000,000, or between 0.001 and 1,000 GB.',
-  nothing_matches: () => 'Nothing available matches this filter: widen it.',
+/** The facts a refusal of a quote or a purchase may carry, for its words. */
+const licenseFacts = z.object({
+  available_records: z.coerce.number().default(0),
+  available_bytes: z.coerce.number().default(0),
+  available_micro: z.coerce.number().default(0),
+  price_micro: z.coerce.number().default(0),
+});
+type LicenseFacts = z.infer<typeof licenseFacts>;
+
+/** public.data_license_quote's refusals. */
+type QuoteRefusal = 'unknown_listing' | 'quantity_out_of_range' | 'nothing_matches' | 'quantity_above_available' | 'quantity_above_spread' | 'not_for_sale';
+
+const QUOTE_REFUSALS: Refusals<QuoteRefusal, LicenseFacts> = {
+  unknown_listing: 'There is no such listing.',
+  quantity_out_of_range: 'Ask for a whole number of records up to 5,000,000, or between 0.001 and 1,000 GB.',
+  nothing_matches: 'Nothing available matches this filter: widen it.',
   quantity_above_available: (a) =>
-    `Only ${Number(a.available_records ?? 0).toLocaleString('en-US')} records (${formatBytes(Number(a.available_bytes ?? 0))}) match this filter: ask for at most that.`,
+    `Only ${a.available_records.toLocaleString('en-US')} records (${formatBytes(a.available_bytes)}) match this filter: ask for at most that.`,
   quantity_above_spread: (a) =>
-    `At most ${Number(a.available_records ?? 0).toLocaleString('en-US')} records of this filter can be licensed at once: a license is spread across apps and publishers, and none supplies more than its share of it. Ask for at most that, or widen the filter.`,
-  not_for_sale: () => 'This listing is not for sale at the current prices.',
-  not_a_buyer: () => 'Set up your data buyer profile and accept the terms first.',
-  price_changed: (a) => `The price changed since you saw it: it is now $${(Number(a.price_micro ?? 0) / 1e6).toFixed(2)}. Look again before buying.`,
-  account_on_hold: () =>
-    'Your account is on hold: a payment of yours was refunded or disputed. Nothing can be bought or downloaded until the operator has settled it with you.',
-  insufficient_funds: (a) =>
-    `Your balance does not cover it: $${(Number(a.available_micro ?? 0) / 1e6).toFixed(2)} is available for $${(Number(a.price_micro ?? 0) / 1e6).toFixed(2)}. Top up first.`,
+    `At most ${a.available_records.toLocaleString('en-US')} records of this filter can be licensed at once: a license is spread across apps and publishers, and none supplies more than its share of it. Ask for at most that, or widen the filter.`,
+  not_for_sale: 'This listing is not for sale at the current prices.',
 };
 
-function refusal(answer: { error?: string } & Record<string, unknown>): Result<never> {
-  const why = QUOTE_REFUSALS[answer.error ?? ''];
-  return { ok: false, error: why ? why(answer as Record<string, number>) : 'The purchase was refused.' };
-}
+/** public.data_license_buy's refusals: its quote's, and the buyer's own. */
+const BUY_REFUSALS: Refusals<QuoteRefusal | 'not_a_buyer' | 'account_on_hold' | 'price_changed' | 'insufficient_funds', LicenseFacts> = {
+  ...QUOTE_REFUSALS,
+  not_a_buyer: 'Set up your data buyer profile and accept the terms first.',
+  price_changed: (a) => `The price changed since you saw it: it is now $${(a.price_micro / 1e6).toFixed(2)}. Look again before buying.`,
+  account_on_hold:
+    'Your account is on hold: a payment of yours was refunded or disputed. Nothing can be bought or downloaded until the operator has settled it with you.',
+  insufficient_funds: (a) =>
+    `Your balance does not cover it: $${(a.available_micro / 1e6).toFixed(2)} is available for $${(a.price_micro / 1e6).toFixed(2)}. Top up first.`,
+};
 
 export function formatBytes(bytes: number): string {
   if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
@@ -169,23 +182,21 @@ export async function quoteLicense(
   userId: string,
   request: { listing: ListingId; filter: CatalogFilter; quantity: number; exclusive: boolean },
 ): Promise<Result<Quote>> {
-  const [row] = await asConsoleUser(db, userId).query<{ answer: { ok: boolean; error?: string } & Record<string, unknown> }>(
+  return call(
+    asConsoleUser(db, userId),
     sql`select public.data_license_quote(${request.listing}, ${filterArgs(request.filter)}, ${String(request.quantity)}::numeric, ${request.exclusive},
                                          ${ageArg(request.filter)}) as answer`,
+    z.object({
+      units: z.coerce.number(),
+      unit_price_micro: z.coerce.number(),
+      multiplier: z.coerce.number(),
+      price_micro: z.coerce.number(),
+      available_records: z.coerce.number(),
+      available_bytes: z.coerce.number(),
+    }),
+    QUOTE_REFUSALS,
+    { facts: licenseFacts },
   );
-  const answer = row!.answer;
-  if (!answer.ok) return refusal(answer);
-  return {
-    ok: true,
-    value: {
-      units: Number(answer.units),
-      unit_price_micro: Number(answer.unit_price_micro),
-      multiplier: Number(answer.multiplier),
-      price_micro: Number(answer.price_micro),
-      available_records: Number(answer.available_records),
-      available_bytes: Number(answer.available_bytes),
-    },
-  };
 }
 
 export interface Purchase {
@@ -202,20 +213,18 @@ export async function buyLicense(
   userId: string,
   request: { listing: ListingId; filter: CatalogFilter; quantity: number; exclusive: boolean; maxPriceMicro: number },
 ): Promise<Result<Purchase>> {
-  const [row] = await asConsoleUser(db, userId).query<{ answer: { ok: boolean; error?: string } & Record<string, unknown> }>(
+  return call(
+    asConsoleUser(db, userId),
     sql`select public.data_license_buy(${request.listing}, ${filterArgs(request.filter)}, ${String(request.quantity)}::numeric, ${request.exclusive},
                                        ${request.maxPriceMicro}::bigint, ${ageArg(request.filter)}) as answer`,
+    z.object({
+      license_id: z.string(),
+      status: z.enum(['active', 'pending_review']),
+      records: z.coerce.number(),
+      bytes: z.coerce.number(),
+      price_micro: z.coerce.number(),
+    }),
+    BUY_REFUSALS,
+    { facts: licenseFacts },
   );
-  const answer = row!.answer;
-  if (!answer.ok) return refusal(answer);
-  return {
-    ok: true,
-    value: {
-      license_id: String(answer.license_id),
-      status: answer.status as Purchase['status'],
-      records: Number(answer.records),
-      bytes: Number(answer.bytes),
-      price_micro: Number(answer.price_micro),
-    },
-  };
 }

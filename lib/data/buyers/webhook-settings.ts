@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { formatMoment } from '../../platform/kit/format';
 import type { Database } from '../../platform/db/roles';
+import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { isPrivateAddress } from '../../platform/http/private-address';
 import type { WebhookDeliveryStatus } from '../../schemas/data-buyers';
@@ -82,12 +83,15 @@ export async function buyerWebhook(db: Database, userId: string): Promise<BuyerW
   };
 }
 
-const REFUSALS: Record<string, string> = {
+const NO_WEBHOOK = 'You have no webhook: set its URL first.';
+
+/** public.data_buyer_webhook_set's refusals. */
+const SET_REFUSALS: Refusals<'not_a_buyer' | 'no_webhook'> = {
   not_a_buyer: 'Set up your data buyer profile first.',
-  no_webhook: 'You have no webhook: set its URL first.',
-  not_found: 'You have no webhook: set its URL first.',
+  no_webhook: NO_WEBHOOK,
 };
-const refusal = (error: string | undefined): Result<never> => ({ ok: false, error: REFUSALS[error ?? ''] ?? 'The webhook could not be changed.' });
+/** public.data_buyer_webhook_rotate's and public.data_buyer_webhook_remove's refusal. */
+const CHANGE_REFUSALS: Refusals<'not_found'> = { not_found: NO_WEBHOOK };
 
 /**
  * Sets the buyer's webhook to `url` (already checked). A new webhook gets a new signing secret,
@@ -97,31 +101,30 @@ export async function saveWebhookUrl(db: Database, userId: string, url: string, 
   const existing = await buyerWebhook(db, userId);
   const secret = existing ? null : newWebhookSecret();
   const sealed = secret ? sealWebhookSecret(dataKey, secret) : null;
-  const [row] = await asConsoleUser(db, userId).query<{ answer: { ok: boolean; error?: string; secret_stored?: boolean } }>(
+  return call(
+    asConsoleUser(db, userId),
     sql`select public.data_buyer_webhook_set(${url}, ${sealed?.ciphertext ?? null}::text, ${sealed?.hint ?? null}::text) as answer`,
+    // Another request made the webhook meanwhile: its secret is the one in force, not this one.
+    z.object({ secret_stored: z.boolean().nullish() }).transform((a) => ({ secret: a.secret_stored ? secret : null })),
+    SET_REFUSALS,
   );
-  const answer = row!.answer;
-  if (!answer.ok) return refusal(answer.error);
-  // Another request made the webhook meanwhile: its secret is the one in force, not this one.
-  return { ok: true, value: { secret: answer.secret_stored ? secret : null } };
 }
 
 /** A new signing secret for the buyer's webhook, answered once; the old one stops at once. */
 export async function rotateWebhookSecret(db: Database, userId: string, dataKey: Buffer): Promise<Result<{ secret: string }>> {
   const secret = newWebhookSecret();
   const sealed = sealWebhookSecret(dataKey, secret);
-  const [row] = await asConsoleUser(db, userId).query<{ answer: { ok: boolean; error?: string } }>(
+  return call(
+    asConsoleUser(db, userId),
     sql`select public.data_buyer_webhook_rotate(${sealed.ciphertext}, ${sealed.hint}) as answer`,
+    z.unknown().transform(() => ({ secret })),
+    CHANGE_REFUSALS,
   );
-  return row!.answer.ok ? { ok: true, value: { secret } } : refusal(row!.answer.error);
 }
 
 /** Removes the buyer's webhook; notices waiting for it end failed (`failed`: how many). */
-export async function removeWebhook(db: Database, userId: string): Promise<Result<{ failed: number }>> {
-  const [row] = await asConsoleUser(db, userId).query<{ answer: { ok: boolean; error?: string; failed?: number } }>(
-    sql`select public.data_buyer_webhook_remove() as answer`,
-  );
-  return row!.answer.ok ? { ok: true, value: { failed: row!.answer.failed ?? 0 } } : refusal(row!.answer.error);
+export function removeWebhook(db: Database, userId: string): Promise<Result<{ failed: number }>> {
+  return call(asConsoleUser(db, userId), sql`select public.data_buyer_webhook_remove() as answer`, z.object({ failed: z.number() }), CHANGE_REFUSALS);
 }
 
 export interface WebhookDelivery {

@@ -104,19 +104,18 @@ export function checkOrigin(app: Pick<SdkApp, 'allowedOrigins'>, headers: Header
 
 /** The row of the key, found by its hash as `anon`, or undefined when no key has that hash. */
 export async function findApiKey(db: Database, key: string): Promise<SdkKeyRow | undefined> {
-  const rows = await as(db, 'anon').query(sql`select * from public.sdk_key(${hashApiKey(key)})`);
+  const rows = await as(db, 'anon').query(sql`select * from public.sdk_key(${hashApiKey(key)})`, sdkKeyRow);
   // key_hash is unique: a second row would be a broken schema, and neither row may be trusted.
   if (rows.length > 1) throw new Error('public.sdk_key answered more than one key for one hash');
-  return rows.length === 1 ? sdkKeyRow.parse(rows[0]) : undefined;
+  return rows[0];
 }
 
 const appRow = z.object({ id: z.string(), name: z.string(), user_id: z.string(), archived: z.boolean(), allowed_origins: z.array(z.string()) });
 
 /** An app by its id, read as that app's SDK role (a decision token names the app; RLS shows no other). */
 export async function findApp(db: Database, appId: string): Promise<SdkApp | undefined> {
-  const [row] = await asApp(db, { appId }).query(sql`select id, name, user_id, archived_at is not null as archived, allowed_origins from public.apps`);
-  if (!row) return undefined;
-  const app = appRow.parse(row);
+  const [app] = await asApp(db, { appId }).query(sql`select id, name, user_id, archived_at is not null as archived, allowed_origins from public.apps`, appRow);
+  if (!app) return undefined;
   return { appId: app.id, appName: app.name, userId: app.user_id, archived: app.archived, allowedOrigins: app.allowed_origins };
 }
 

@@ -21,10 +21,10 @@ export async function recordApproval(db: Database, userId: string, client: { cli
 
 /** The publisher's approvals, the most recent first. */
 export async function listApprovals(db: Database, userId: string): Promise<ApprovalRow[]> {
-  const rows = await asConsoleUser(db, userId).query(
+  return asConsoleUser(db, userId).query(
     sql`select client_id, client_name, scopes, approved_at from public.oauth_consents order by approved_at desc, client_id`,
+    approvalRow,
   );
-  return rows.map((r) => approvalRow.parse(r));
 }
 
 /** Withdraws an approval; false when there was none (never another publisher's: RLS hides those). */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { sameText, sha256Hex } from '../../platform/crypto';
 import type { Database } from '../../platform/db/roles';
 import { asService } from '../../platform/db/roles';
@@ -152,17 +153,21 @@ export async function registerClient(input: RegistrationInput, from: string, eng
   return { ok: true, client };
 }
 
+/** A registered client's row; its method is one the table's check allows, and a public client (`none`) has no secret hash. */
+const registeredClientRow = z.object({
+  client_id: z.string(),
+  client_name: z.string(),
+  redirect_uris: z.array(z.string()),
+  token_endpoint_auth_method: z.enum(AUTH_METHODS),
+  client_secret_hash: z.string().nullable(),
+});
+
 export async function findRegisteredClient(clientId: string, engine: Database): Promise<Client | null> {
   if (!/^mcl_[A-Za-z0-9_-]{22}$/.test(clientId)) return null;
-  const [row] = await asService(engine).query<{
-    client_id: string;
-    client_name: string;
-    redirect_uris: string[];
-    token_endpoint_auth_method: TokenEndpointAuthMethod;
-    client_secret_hash: string | null;
-  }>(
+  const [row] = await asService(engine).query(
     sql`select client_id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash
         from public.oauth_clients where client_id = ${clientId}`,
+    registeredClientRow,
   );
   if (!row) return null;
   return {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { sha256Hex } from '../../platform/crypto';
 import { asService, type Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
@@ -36,6 +37,17 @@ export async function issueCode(binding: CodeBinding, engine: Database): Promise
   return code;
 }
 
+/** A code as its redemption reads it: what it was bound to, and whether its minute is over. */
+const redeemedRow = z.object({
+  client_id: z.string(),
+  user_id: z.string(),
+  redirect_uri: z.string(),
+  code_challenge: z.string(),
+  scopes: z.array(z.string()),
+  resources: z.array(z.string()),
+  expired: z.boolean(),
+});
+
 export type Redeemed = { ok: true; binding: CodeBinding } | { ok: false; reason: 'unknown' | 'expired' };
 
 /**
@@ -45,18 +57,11 @@ export type Redeemed = { ok: true; binding: CodeBinding } | { ok: false; reason:
  */
 export async function redeemCode(code: string, engine: Database): Promise<Redeemed> {
   if (!/^mac_[A-Za-z0-9_-]{43}$/.test(code)) return { ok: false, reason: 'unknown' };
-  const [row] = await asService(engine).query<{
-    client_id: string;
-    user_id: string;
-    redirect_uri: string;
-    code_challenge: string;
-    scopes: string[];
-    resources: string[];
-    expired: boolean;
-  }>(
+  const [row] = await asService(engine).query(
     sql`update public.oauth_authorization_codes set used_at = now()
         where code_hash = ${sha256Hex(code)} and used_at is null
         returning client_id, user_id, redirect_uri, code_challenge, scopes, resources, expires_at <= now() as expired`,
+    redeemedRow,
   );
   if (!row) return { ok: false, reason: 'unknown' };
   if (row.expired) return { ok: false, reason: 'expired' };

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { Result } from '../../platform/kit/result';
 import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
+import { call, NOTHING, type Refusals } from '../../platform/kit/call';
 import { micro, microAmount, microToUsd, type Micro } from '../../platform/kit/micro';
-import type { MoneyRow, PayoutMethodRow } from '../../schemas/account';
 import { sealDetails, type ManualDetails } from './details';
 
 /**
@@ -14,54 +14,45 @@ import { sealDetails, type ManualDetails } from './details';
  * only says their answers in words.
  */
 
-const requestAnswer = z.union([
-  z.object({ ok: z.literal(true), payout_id: z.string(), amount_micro: z.coerce.number().pipe(microAmount) }),
-  z.object({
-    ok: z.literal(false),
-    reason: z.enum(['no_method', 'method_not_ready', 'below_minimum']),
-    available_micro: z.coerce.number().pipe(microAmount),
-    minimum_micro: z.coerce.number().pipe(microAmount),
-  }),
-]);
-
-const transitionAnswer = z.object({
-  ok: z.boolean(),
-  status: z.string().nullable(),
-  error: z.enum(['not_found', 'invalid_transition', 'reference_required', 'reason_required']).optional(),
-});
-
-export type RequestRefusal = z.infer<typeof requestAnswer> & { ok: false };
+/** Why a payout cannot be requested (public.payout_eligibility, the one rule), with the facts the words need. */
+type PayoutRefusal = 'no_method' | 'method_not_ready' | 'below_minimum';
+const payoutFacts = z.object({ available_micro: z.coerce.number().pipe(microAmount), minimum_micro: z.coerce.number().pipe(microAmount) });
+type PayoutFacts = z.infer<typeof payoutFacts>;
 
 const usd = (amount: Micro) => `$${microToUsd(amount).toFixed(2)}`;
 
-/** Why a payout cannot be requested, in words (the database's reason, or the console's reading of the same facts). */
-export function refusalMessage(r: Pick<RequestRefusal, 'reason' | 'available_micro' | 'minimum_micro'>): string {
-  switch (r.reason) {
-    case 'no_method':
-      return 'Choose where the money goes first: add a payout method.';
-    case 'method_not_ready':
-      return 'Your payout method is not ready yet: finish setting it up.';
-    case 'below_minimum': {
-      // Payouts are in whole cents: what a payout would take, and what it lacks.
-      const whole = micro(Math.max(r.available_micro - (r.available_micro % 10_000), 0));
-      if (r.minimum_micro <= whole)
-        return 'Nothing is available to pay out yet: a month’s earnings become available when it closes, on the 5th of the next month.';
-      return `Your available balance is ${usd(whole)}; the minimum payout is ${usd(r.minimum_micro)}: ${usd(micro(Math.max(r.minimum_micro - whole, 0)))} to go.`;
-    }
-  }
-}
+/** public.payout_request's and public.payout_preview's refusals, in words. */
+export const PAYOUT_REFUSALS: Refusals<PayoutRefusal, PayoutFacts> = {
+  no_method: 'Choose where the money goes first: add a payout method.',
+  method_not_ready: 'Your payout method is not ready yet: finish setting it up.',
+  below_minimum: (r) => {
+    // Payouts are in whole cents: what a payout would take, and what it lacks.
+    const whole = micro(Math.max(r.available_micro - (r.available_micro % 10_000), 0));
+    if (r.minimum_micro <= whole)
+      return 'Nothing is available to pay out yet: a month’s earnings become available when it closes, on the 5th of the next month.';
+    return `Your available balance is ${usd(whole)}; the minimum payout is ${usd(r.minimum_micro)}: ${usd(micro(Math.max(r.minimum_micro - whole, 0)))} to go.`;
+  },
+};
+
+/** public.cancel_payout's refusals (public.payout_transition's, for a cancellation). */
+const CANCEL_REFUSALS: Refusals<'not_found' | 'invalid_transition'> = {
+  not_found: 'That payout does not exist.',
+  invalid_transition: 'That payout is being sent: it can no longer be canceled.',
+};
 
 /**
- * Whether the console offers "Request payout", from what the page read: the same checks as the
- * database's, in the same order, so the button says why before anyone presses it.
+ * Whether the publisher may request a payout now, and of how much, or why not in words: the
+ * database's judgement (public.payout_preview: the same rule, facts and words as the request),
+ * so the console's button says what pressing it would answer.
  */
-export function payoutBlocker(money: MoneyRow, method: PayoutMethodRow | null, minimum: Micro): string | null {
-  const facts = { available_micro: money.available_micro, minimum_micro: minimum };
-  if (!method) return refusalMessage({ reason: 'no_method', ...facts });
-  if (!method.ready) return refusalMessage({ reason: 'method_not_ready', ...facts });
-  const whole = money.available_micro - (money.available_micro % 10_000);
-  if (whole <= 0 || whole < minimum) return refusalMessage({ reason: 'below_minimum', ...facts });
-  return null;
+export function payoutPreview(db: Database, userId: string): Promise<Result<{ amount_micro: Micro }>> {
+  return call(
+    asConsoleUser(db, userId),
+    sql`select public.payout_preview() as answer`,
+    z.object({ amount_micro: z.coerce.number().pipe(microAmount) }),
+    PAYOUT_REFUSALS,
+    { code: 'reason', facts: payoutFacts },
+  );
 }
 
 /** The manual rail, with these details (sealed here with `key`, lib/money/payouts/details.ts). */
@@ -72,19 +63,17 @@ export async function setManualMethod(db: Database, key: Buffer, userId: string,
 }
 
 /** A payout of the whole available balance, or why not. */
-export async function requestPayout(db: Database, userId: string): Promise<Result<{ id: string; amount: Micro }>> {
-  const [row] = await asConsoleUser(db, userId).query<{ answer: unknown }>(sql`select public.request_payout() as answer`);
-  const answer = requestAnswer.parse(row!.answer);
-  return answer.ok ? { ok: true, value: { id: answer.payout_id, amount: answer.amount_micro } } : { ok: false, error: refusalMessage(answer) };
+export function requestPayout(db: Database, userId: string): Promise<Result<{ id: string; amount: Micro }>> {
+  return call(
+    asConsoleUser(db, userId),
+    sql`select public.request_payout() as answer`,
+    z.object({ payout_id: z.string(), amount_micro: z.coerce.number().pipe(microAmount) }).transform((a) => ({ id: a.payout_id, amount: a.amount_micro })),
+    PAYOUT_REFUSALS,
+    { code: 'reason', facts: payoutFacts },
+  );
 }
 
 /** Cancels the publisher's own payout while it is pending. */
-export async function cancelPayout(db: Database, userId: string, payoutId: string): Promise<Result> {
-  const [row] = await asConsoleUser(db, userId).query<{ answer: unknown }>(sql`select public.cancel_payout(${payoutId}::uuid) as answer`);
-  const answer = transitionAnswer.parse(row!.answer);
-  if (answer.ok) return { ok: true, value: undefined };
-  return {
-    ok: false,
-    error: answer.error === 'not_found' ? 'That payout does not exist.' : 'That payout is being sent: it can no longer be canceled.',
-  };
+export function cancelPayout(db: Database, userId: string, payoutId: string): Promise<Result> {
+  return call(asConsoleUser(db, userId), sql`select public.cancel_payout(${payoutId}::uuid) as answer`, NOTHING, CANCEL_REFUSALS);
 }

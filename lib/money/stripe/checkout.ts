@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import { asService, type Database, type Statements } from '../../platform/db/roles';
+import { z } from 'zod';
+import { answerOf, call, NOTHING, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { log } from '../../platform/log';
 import { micro, type Micro } from '../../platform/kit/micro';
@@ -34,18 +36,37 @@ export type CheckoutResult = { ok: true; url: string; topUpId: string } | { ok: 
 /** The balance a top-up funds: an advertiser's, or a data buyer's (migration 20261209000000_data_buyers). */
 const PRODUCT: Record<FundedAccount, string> = { advertiser: 'Prepaid advertising funds (Monetize)', buyer: 'Prepaid data funds (Monetize)' };
 
-const REFUSALS: Record<string, string> = {
+/** public.top_up_refusal's codes: the one rule for every rail (a profile, the amount). */
+type TopUpRefusal = 'not_an_advertiser' | 'not_a_buyer' | 'amount_out_of_range';
+const minimum = z.object({ minimum_micro: z.coerce.number().nullish() });
+
+/** public.top_up_checkout_refusal, asked before anything is asked of Stripe. */
+const CHECKOUT_REFUSALS: Refusals<TopUpRefusal | 'too_many_open_checkouts', z.infer<typeof minimum>> = {
   not_an_advertiser: 'Set up your advertiser profile first.',
   not_a_buyer: 'Set up your data buyer profile first.',
-  amount_out_of_range: 'That amount is outside what a top-up may be.',
+  amount_out_of_range: (a) => `A top-up is at least $${((a.minimum_micro ?? 0) / 1_000_000).toFixed(2)} and at most $1,000,000.`,
   too_many_open_checkouts: `You opened ${OPEN_CARD_TOP_UPS} card payments in the last 24 hours that were not paid: pay one of them (its Stripe page is still open), or wait a day, before opening another. An invoice can still be asked for.`,
 };
 
-async function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: Micro, session: string, account: FundedAccount) {
-  const [row] = await db.query<{ answer: { ok: boolean; top_up_id?: string; error?: string } }>(
-    sql`select public.top_up_open_checkout(${user}::uuid, ${amountMicro}::bigint, ${session}, ${account}) as answer`,
-  );
-  return row!.answer;
+/** public.top_up_open_checkout: the same rule again, when the session is recorded (the console's, or the webhook's if that was lost). */
+const OPEN_REFUSALS: Refusals<TopUpRefusal> = {
+  not_an_advertiser: 'Set up your advertiser profile first.',
+  not_a_buyer: 'Set up your data buyer profile first.',
+  amount_out_of_range: 'That amount is outside what a top-up may be.',
+};
+
+/** public.top_up_credit's refusals, for the log: the webhook answers Stripe the same whatever they are. */
+const CREDIT_REFUSALS: Refusals<'not_found' | 'not_open' | 'reversed'> = {
+  not_found: 'not_found',
+  not_open: 'not_open',
+  // Stripe said this payment was refunded or disputed before it was credited.
+  reversed: 'reversed',
+};
+
+const opened = z.object({ top_up_id: z.string() });
+
+function openTopUp(db: Pick<Statements, 'query'>, user: string, amountMicro: Micro, session: string, account: FundedAccount) {
+  return call(db, sql`select public.top_up_open_checkout(${user}::uuid, ${amountMicro}::bigint, ${session}, ${account}) as answer`, opened, OPEN_REFUSALS);
 }
 
 /**
@@ -62,14 +83,16 @@ export async function startCheckout(
   account: FundedAccount = 'advertiser',
 ): Promise<CheckoutResult> {
   // The database's one rule for every rail (public.top_up_refusal), and at most a few card
-  // top-ups waiting for payment (public.top_up_checkout_refusal), before anything is asked of Stripe.
-  const [check] = await asService(db).query<{ refusal: { error: string; minimum_micro?: number } | null }>(
-    sql`select public.top_up_checkout_refusal(${user.id}::uuid, ${amountMicro}::bigint, ${account}) as refusal`,
+  // top-ups waiting for payment (public.top_up_checkout_refusal, which answers null when neither
+  // refuses), before anything is asked of Stripe.
+  const check = await call(
+    asService(db),
+    sql`select coalesce(public.top_up_checkout_refusal(${user.id}::uuid, ${amountMicro}::bigint, ${account}), json_build_object('ok', true)) as answer`,
+    NOTHING,
+    CHECKOUT_REFUSALS,
+    { facts: minimum },
   );
-  const refusal = check?.refusal;
-  if (refusal?.error === 'amount_out_of_range')
-    return { ok: false, error: `A top-up is at least $${((refusal.minimum_micro ?? 0) / 1_000_000).toFixed(2)} and at most $1,000,000.` };
-  if (refusal) return { ok: false, error: REFUSALS[refusal.error] ?? 'The top-up was refused.' };
+  if (!check.ok) return check;
   const request = randomUUID();
   const session = await rail.client.checkout.sessions.create(
     {
@@ -88,9 +111,10 @@ export async function startCheckout(
     },
     { idempotencyKey: `checkout:${request}` },
   );
-  const opened = await openTopUp(asService(db), user.id, amountMicro, session.id, account);
-  if (!opened.ok || !session.url) return { ok: false, error: REFUSALS[opened.error ?? ''] ?? 'Stripe did not give a payment page.' };
-  return { ok: true, url: session.url, topUpId: opened.top_up_id! };
+  const topUp = await openTopUp(asService(db), user.id, amountMicro, session.id, account);
+  if (!topUp.ok) return topUp;
+  if (!session.url) return { ok: false, error: 'Stripe did not give a payment page.' };
+  return { ok: true, url: session.url, topUpId: topUp.value.top_up_id };
 }
 
 /**
@@ -112,18 +136,20 @@ export async function creditCheckout(tx: Pick<Statements, 'query'>, session: Str
     return 'ignored';
   }
   // The console records the session's top-up as it sends the browser to Stripe; if that was lost, this makes it.
-  const opened = await openTopUp(tx, user, micro(amountMicro), session.id, account);
-  if (!opened.ok) {
-    log.warn('stripe checkout paid for no top-up it could open; not credited', { session: session.id, error: opened.error });
+  const topUp = await openTopUp(tx, user, micro(amountMicro), session.id, account);
+  if (!topUp.ok) {
+    log.warn('stripe checkout paid for no top-up it could open; not credited', { session: session.id, error: topUp.error });
     return 'ignored';
   }
   const payment = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? session.id);
-  const [credit] = await tx.query<{ answer: { ok: boolean; error?: string } }>(
-    sql`select public.top_up_credit(${opened.top_up_id!}::uuid, ${`stripe:${payment}`}, null) as answer`,
+  const credit = await call(
+    tx,
+    sql`select public.top_up_credit(${topUp.value.top_up_id}::uuid, ${`stripe:${payment}`}, null) as answer`,
+    NOTHING,
+    CREDIT_REFUSALS,
   );
-  if (!credit?.answer.ok) {
-    // `reversed`: Stripe said this payment was refunded or disputed before it was credited.
-    log.warn('stripe checkout paid for a top-up that could not be credited', { session: session.id, error: credit?.answer.error });
+  if (!credit.ok) {
+    log.warn('stripe checkout paid for a top-up that could not be credited', { session: session.id, error: credit.error });
     return 'ignored';
   }
   return 'credited';
@@ -179,10 +205,11 @@ export async function reverseCheckout(tx: Pick<Statements, 'query'>, event: Reve
     log.warn('stripe reversal names no payment; not reversed', { event: event.id });
     return 'ignored';
   }
-  const [row] = await tx.query<{ answer: { ok: boolean; outcome: string; reversed_micro: number } }>(
+  const { outcome } = await answerOf(
+    tx,
     sql`select public.top_up_reverse(${args.cause}, ${args.payment}, ${args.session}, ${args.key}, ${args.amountMicro}::bigint, ${event.id}) as answer`,
+    z.object({ outcome: z.enum(['reversed', 'repeated', 'unmatched', 'nothing_to_reverse']) }),
   );
-  const outcome = row!.answer.outcome;
   if (outcome === 'reversed') {
     log.warn('stripe took a top-up back; the account is on hold for the operator', { event: event.id, cause: args.cause });
     return 'reversed';

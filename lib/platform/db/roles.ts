@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { ENGINE, type Database, type Engine, type Row } from './engine';
 import { sql, toBound, toLiteral, type Sql } from './sql';
 
@@ -34,6 +35,8 @@ export interface Session {
    * (PostgreSQL runs a message of several statements as one transaction). Answers its rows.
    */
   query<T extends Row = Row>(statement: Sql): Promise<T[]>;
+  /** The same, each row checked by `row` and typed by it: what the database answered is what the code believes. */
+  query<S extends z.ZodType>(statement: Sql, row: S): Promise<z.output<S>[]>;
   /**
    * Several statements in one message, as `query` sends one; answers each one's rows. Each must
    * answer rows (a write ends with `returning`; Engine.script in lib/platform/db/engine.ts says why).
@@ -46,6 +49,12 @@ export interface Session {
 /** Statements inside a transaction. */
 export interface Statements {
   query<T extends Row = Row>(statement: Sql): Promise<T[]>;
+  query<S extends z.ZodType>(statement: Sql, row: S): Promise<z.output<S>[]>;
+}
+
+/** Rows through their schema, when the caller gave one. */
+function checked(rows: Row[], row: z.ZodType | undefined): unknown[] {
+  return row ? rows.map((r) => row.parse(r)) : rows;
 }
 
 /** Runs statements on `db` as `role`, with `claims` (module comment). */
@@ -73,17 +82,17 @@ function session(db: Database, role: Role | 'service_role', claims: object | und
     return results.slice(1);
   };
   return {
-    async query<T extends Row>(statement: Sql) {
+    async query(statement: Sql, row?: z.ZodType) {
       // The settings answer a row, so the statement may answer none.
       const [rows] = await script([statement], { lastMayAnswerNothing: true });
-      return (rows ?? []) as T[];
+      return checked(rows ?? [], row) as never;
     },
     script: (...statements) => script(statements),
     transaction: (fn) =>
       engine.transaction(async (tx) => {
-        const run = <T extends Row>(statement: Sql) => {
+        const run = async (statement: Sql, row?: z.ZodType) => {
           const { text, params } = toBound(statement);
-          return tx.query<T>(text, params);
+          return checked(await tx.query(text, params), row) as never;
         };
         await run(settings);
         return fn({ query: run });

@@ -4,9 +4,13 @@
 -- from `draft` to `in_review` (with a creative), from `scheduled` or `active` to `paused` and back (resuming to
 -- `scheduled` before its start, or `paused` for want of funds when the balance is gone); review,
 -- rejection and completion are the operator's and the roll-up's (security definer functions,
--- which this leaves alone). Editing a rejected campaign makes it a draft again; a completed one
--- is not edited. For every writer: a campaign paused without a reason was paused by its owner
--- (and one no longer paused has none, nor one no longer rejected a rejection); the advertiser's
+-- which this leaves alone). It is the one judge of those moves: public.campaign_move, the
+-- console's, asks it, and says why it refused by the constraint it names (`campaigns_status_move`:
+-- not a move from this status; `campaigns_resume_not_theirs`: paused, but not by the advertiser;
+-- `campaigns_review_needs_creative`; `campaigns_completed_unchanged`). Editing a rejected campaign
+-- makes it a draft again; a completed one is not edited. For every writer: a campaign paused
+-- without a reason was paused by its owner (and one no longer paused has none, nor one no longer
+-- rejected a rejection); the advertiser's
 -- name, shown with the ads, comes from their profile while the campaign is made, a draft or
 -- rejected, so it is the name the campaign is sent to review with, and it stays that name once
 -- reviewed (migration 20261213000300_lows: it was copied at every write, so a rename reached
@@ -52,10 +56,6 @@ begin
   if old.status = 'completed' then
     raise exception 'a completed campaign cannot be changed' using errcode = 'check_violation', constraint = 'campaigns_completed_unchanged';
   end if;
-  if new.rejection_reason is distinct from old.rejection_reason
-     or new.completed_at is distinct from old.completed_at or new.reviewed_at is distinct from old.reviewed_at then
-    raise exception 'review and pausing are not set directly' using errcode = 'insufficient_privilege';
-  end if;
   if new.status is distinct from old.status then
     if old.status = 'draft' and new.status = 'in_review' then
       if not exists (select 1 from public.creatives c where c.campaign_id = new.id) then
@@ -73,10 +73,21 @@ begin
         new.status := 'paused';
         new.pause_reason := 'out_of_funds';
       end if;
+    elsif old.status = 'paused' and new.status = 'active' then
+      -- Paused for want of funds, or for a payment taken back: a top-up or the operator resumes it.
+      raise exception 'a campaign paused (%) is not resumed by its advertiser', old.pause_reason
+        using errcode = 'check_violation', constraint = 'campaigns_resume_not_theirs';
     else
       raise exception 'a campaign cannot go from % to % here', old.status, new.status using errcode = 'check_violation', constraint = 'campaigns_status_move';
     end if;
-  elsif old.status = 'rejected' then
+  end if;
+  -- After the move is judged: a move from `rejected` is refused as a move (above), not for the
+  -- rejection reason this trigger clears when the status leaves `rejected`.
+  if new.rejection_reason is distinct from old.rejection_reason
+     or new.completed_at is distinct from old.completed_at or new.reviewed_at is distinct from old.reviewed_at then
+    raise exception 'review and pausing are not set directly' using errcode = 'insufficient_privilege';
+  end if;
+  if new.status is not distinct from old.status and old.status = 'rejected' then
     new.status := 'draft';
     new.rejection_reason := null;
   end if;

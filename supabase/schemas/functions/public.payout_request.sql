@@ -1,15 +1,16 @@
 -- A payout request of publisher `p_user` (migration 20261206000000_payouts), at `p_now`: the whole
--- of their available balance (final earnings less payouts, public.ledger_close_months), in whole
--- cents, once it reaches `min_payout_micro` and their payout method is ready. One request of a
--- publisher at a time (an advisory lock), so two at once never pay twice: the second finds the
--- balance the first took. (A payout still being sent does not stop the next month's: each takes
--- what is available when it is requested.) The payout row and its
+-- of their available balance in whole cents, when public.payout_eligibility (the one rule, which
+-- public.payout_preview shows the console) allows it. One request of a publisher at a time (an
+-- advisory lock), so two at once never pay twice: the second finds the balance the first took;
+-- and their payout method is locked until the payout is written, so the method the rule judged
+-- ready is the one the payout goes to. (A payout still being sent does not stop the next
+-- month's: each takes what is available when it is requested.) The payout row and its
 -- ledger transaction (kind `payout`, reference the payout's id: out of `publisher_available`, into
 -- the platform's `payouts` account) are written together, so the balance never goes negative.
--- Answers `{ok: true, payout_id, amount_micro}`, or `{ok: false, reason, available_micro,
--- minimum_micro}` with `reason` one of `no_method`, `method_not_ready`, `below_minimum`. The
--- period is the months the payout covers: the closed months since the last payout that was not
--- failed or canceled (`YYYY-MM`, or `YYYY-MM/YYYY-MM` for several).
+-- Answers `{ok: true, payout_id, amount_micro}`, or the rule's refusal `{ok: false, reason,
+-- available_micro, minimum_micro}` with `reason` one of `no_method`, `method_not_ready`,
+-- `below_minimum`. The period is the months the payout covers: the closed months since the last
+-- payout that was not failed or canceled (`YYYY-MM`, or `YYYY-MM/YYYY-MM` for several).
 -- Internal: the publisher calls public.request_payout; the seed calls this with its own clock.
 create or replace function public.payout_request(p_user uuid, p_now timestamptz default now())
 returns json
@@ -17,10 +18,8 @@ language plpgsql volatile security definer set search_path = ''
 as $$
 declare
   v_method public.payout_methods;
-  v_available bigint;
-  v_minimum bigint;
+  v_judged json;
   v_amount bigint;
-  v_reason text;
   v_after date;
   v_first date;
   v_last date;
@@ -28,21 +27,12 @@ declare
   v_id uuid;
 begin
   perform pg_advisory_xact_lock(hashtextextended('payout:' || p_user, 0));
-  select * into v_method from public.payout_methods m where m.user_id = p_user;
-  select coalesce(sum(p.amount_micro), 0)::bigint into v_available
-  from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id
-  where a.kind = 'publisher_available' and a.user_id = p_user;
-  select s.min_payout_micro into v_minimum from public.pricing_settings s;
-  v_amount := v_available - v_available % 10000;
-
-  v_reason := case
-    when v_method.user_id is null then 'no_method'
-    when not v_method.ready then 'method_not_ready'
-    when v_amount <= 0 or v_amount < v_minimum then 'below_minimum'
-  end;
-  if v_reason is not null then
-    return json_build_object('ok', false, 'reason', v_reason, 'available_micro', v_available, 'minimum_micro', v_minimum);
+  select * into v_method from public.payout_methods m where m.user_id = p_user for share;
+  v_judged := public.payout_eligibility(p_user);
+  if not (v_judged ->> 'ok')::boolean then
+    return v_judged;
   end if;
+  v_amount := (v_judged ->> 'amount_micro')::bigint;
 
   -- The months it covers: from the first closed month after the last payout that stands.
   select max(to_date(split_part(o.period, '/', -1), 'YYYY-MM')) into v_after

@@ -1,13 +1,13 @@
--- A payout's next status (migration 20261206000000_payouts), by `p_by` at `p_now`:
---   pending    → processing (being sent), paid, failed, canceled
---   processing → paid, failed
--- `paid` needs the rail's reference (the bank transfer's, Stripe's transfer id) and sets
--- `paid_at`; `failed` needs a reason, shown to the publisher. A failed or canceled payout's
--- amount returns to the publisher's available balance in a `payout_reversal` transaction
--- (reference the payout's id), in the same database transaction. Asked again for the status the
--- payout already has (a retry), it changes nothing and answers ok. Answers `{ok: true, status}`
--- or `{ok: false, error, status}` with `error` one of `not_found`, `invalid_transition`,
--- `reference_required`, `reason_required`. Internal: publishers call public.cancel_payout, staff
+-- A payout's next status (migration 20261206000000_payouts), by `p_by` at `p_now`: one that
+-- public.payout_next_statuses lists for the payout's status (migration
+-- 20261214000300_payout_marks: the one list of a payout's moves). `paid` needs the rail's
+-- reference (the bank transfer's, Stripe's transfer id) and sets `paid_at`; `failed` needs a
+-- reason, shown to the publisher. A failed or canceled payout's amount returns to the
+-- publisher's available balance in a `payout_reversal` transaction (reference the payout's id),
+-- in the same database transaction. Asked again for the status the payout already has (a
+-- retry), it changes nothing and answers ok. Answers `{ok: true, status}` or `{ok: false, error,
+-- status}` with `error` one of `not_found`, `invalid_transition`, `reference_required`,
+-- `reason_required`. Internal: publishers call public.cancel_payout, staff
 -- public.staff_payout_mark.
 create or replace function public.payout_transition(p_payout uuid, p_status text, p_reference text, p_reason text, p_by uuid,
                                                     p_now timestamptz default now())
@@ -25,8 +25,7 @@ begin
   if v.status = p_status then
     return json_build_object('ok', true, 'status', v.status);
   end if;
-  if not ((v.status = 'pending' and p_status in ('processing', 'paid', 'failed', 'canceled'))
-          or (v.status = 'processing' and p_status in ('paid', 'failed'))) then
+  if not coalesce(p_status = any(public.payout_next_statuses(v.status)), false) then
     return json_build_object('ok', false, 'error', 'invalid_transition', 'status', v.status);
   end if;
   if p_status = 'paid' and coalesce(btrim(p_reference), '') = '' then

@@ -1,6 +1,6 @@
 -- The five minutes `p_at` falls in: what serving promised and billing took are counted per slot
 -- (`served:<campaign>` and `billed:<campaign>` counters, kept by the roll-up), and a promise older
--- than the impression window (15 minutes, sdk_impression_reason) no longer counts, so pacing reads
+-- than the impression window (15 minutes, `too_late` in sdk_event_reason) no longer counts, so pacing reads
 -- the slots of the last 15 to 20 minutes.
 -- A rule of the money path (migration 20261129000000_rules_one_by_one): inlined where called.
 create or replace function public.sdk_promise_slot(p_at timestamptz)

@@ -16,8 +16,8 @@
 -- Impressions, all together:
 --   1. each decision the batch names, impressions' and clicks', is locked, in id order (two
 --      batches never wait on each other in a circle), and the rules that need no counter are
---      applied (sdk_impression_reason): an ad's impression is `already_counted` when it has one,
---      or when an earlier impression of the batch that passed the rules takes it;
+--      applied (sdk_event_reason): an ad's impression is `already_counted` when it has one, or
+--      when an earlier impression of the batch that passed the rules takes it;
 --   2. of the impressions that passed, those past what the hourly caps allow are invalid
 --      (`client_limit`, `publisher_limit`);
 --   3. each campaign's budget for the day (sdk_take_budget, one call per campaign and format),
@@ -31,8 +31,8 @@
 --   4. what passed billed on its decision, the invalid ones kept once per ad and reason, the
 --      counts for the roll-up (`ad_traffic_counts`) written, and every impression answered:
 --      steps 1 to 4 are one statement;
---   5. clicks, one at a time: sdk_invalid_reason (after its impression, once per ad, one per
---      address and ad in 3 hours), and the campaign still running and within its budget.
+--   5. clicks, one at a time: sdk_event_reason (once per ad, after its impression, the campaign
+--      still running and within its budget, then one per address and ad in 3 hours).
 -- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
 -- counters (campaign id order), the advertisers' funds (advertiser id order), the advisory lock
 -- of a click; so two batches never wait on each other in a circle.
@@ -89,10 +89,12 @@ begin
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
                   or exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id) then 'duplicate'
-             else public.sdk_impression_reason(
-                    p_bot, d.client_hash = p_client_hash, extract(epoch from now() - d.created_at), p.format,
-                    i.visible_share, i.visible_seconds, i.area_px, d.impression_event_id is not null,
-                    public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()))
+             -- The budget is the batch's, after every rule (below): none is spent here.
+             else public.sdk_event_reason(
+                    'impression', p_bot, d.impression_event_id, d.click_event_id,
+                    public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()), false,
+                    p_same_client => d.client_hash = p_client_hash, p_age_seconds => extract(epoch from now() - d.created_at),
+                    p_format => p.format, p_share => i.visible_share, p_seconds => i.visible_seconds, p_area => i.area_px)
            end as reason
     from input i
     left join locked d on d.id = i.decision_id
@@ -209,17 +211,16 @@ begin
       continue;
     end if;
 
-    -- The first counting rule the click fails. The 3-hour rule is the one that reads other
-    -- decisions, and for concurrent clicks of one address on one ad its check and the click's
-    -- update must be one step: a lock, taken only for a click that no other rule refuses, then
-    -- the rules again with what the check found.
-    v_reason := coalesce(
-      public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id, p_repeat_click => false),
-      case when not coalesce(v_decision.running, false) then 'campaign_ended' when v_decision.spent then 'over_budget' end);
+    -- The first reason the click is not counted. The 3-hour rule, its last, is the one that reads
+    -- other decisions, and for concurrent clicks of one address on one ad its check and the
+    -- click's update must be one step: a lock, taken only for a click that no other rule refuses,
+    -- then the rules again with what the check found.
+    v_reason := public.sdk_event_reason('click', p_bot, v_decision.impression_event_id, v_decision.click_event_id, v_decision.running,
+                                        v_decision.spent);
     if v_reason is null then
       perform pg_advisory_xact_lock(hashtextextended(coalesce(p_ip_hash, '') || v_decision.creative_id::text, 0));
-      v_reason := public.sdk_invalid_reason('click', p_bot, true, v_decision.impression_event_id, v_decision.click_event_id,
-                    p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
+      v_reason := public.sdk_event_reason('click', p_bot, v_decision.impression_event_id, v_decision.click_event_id, v_decision.running,
+                    v_decision.spent, p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
     end if;
 
     if v_reason is null then

@@ -1,6 +1,7 @@
 -- What the operator console (/ops) shows (migration 20261206000000_payouts): the ledger's
 -- balances (each platform account, and each publisher's earned and available balances), the
--- payouts (those to send first, then the latest), the month closes and the latest audit entries.
+-- payouts (those to send first, then the latest; each with the statuses it may be marked with
+-- next, public.payout_next_statuses), the month closes and the latest audit entries.
 -- Staff read it through this function, not through policies on the tables: the account reads
 -- (public.account_earnings and the others) rely on row-level security alone to keep a caller to
 -- their own rows, and a staff policy on those tables would widen them. Refused to anyone but staff
@@ -31,9 +32,9 @@ begin
     'payouts', (select coalesce(json_agg(r order by r.open desc, r.requested_at desc), '[]')
                 from (select o.id, o.user_id, u.email, o.period, o.amount_micro, o.status,
                              o.rail, o.destination, o.reference, o.failure_reason, o.requested_at, o.paid_at, o.status_changed_at,
-                             o.status in ('pending', 'processing') as open
+                             cardinality(public.payout_next_statuses(o.status)) > 0 as open, public.payout_next_statuses(o.status) as next
                       from public.payouts o join public.users u on u.id = o.user_id
-                      order by o.status in ('pending', 'processing') desc, o.requested_at desc
+                      order by cardinality(public.payout_next_statuses(o.status)) > 0 desc, o.requested_at desc
                       limit greatest(p_limit, 0)) r),
     'months', (select coalesce(json_agg(r order by r.month desc), '[]')
                from (select c.month, c.closed_at, c.publishers, c.amount_micro, c.closed_by

@@ -1,18 +1,14 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
-import { formatMoment } from '@/lib/platform/kit/format';
 import { microToUsd } from '@/lib/platform/kit/micro';
 import { buyerFunds, buyerProfile } from '@/lib/data/buyers/account';
 import { usd } from '@/lib/data/buyers/display';
-import { minimumTopUp, topUps as buyerTopUps } from '@/lib/money/funds';
+import { minimumTopUp, topUps as topUpsOf } from '@/lib/money/funds';
 import { services } from '@/lib/services';
-import { Alert } from '../../../_components/ui/alert';
-import { EmptyState } from '../../../_components/ui/empty-state';
-import { TopUpForm } from '../../ads/forms';
+import { AddFunds, CheckoutNotice, TopUpHistory } from '../../funds';
 import { ConsoleHeader, ConsoleNav } from '../../nav';
 import { requirePublisher as requireSignedIn } from '../../publisher';
-import { ScrollTable, StatusBadge } from '../../tables';
 import { buyerCheckoutAction, buyerTopUpAction } from '../actions';
 import { FundsTotals } from '../parts';
 
@@ -28,7 +24,7 @@ export default async function DataFundsPage({ searchParams }: { searchParams: Pr
   const [profile, funds, topUps, minimum] = await Promise.all([
     buyerProfile(db, user.id),
     buyerFunds(db, user.id),
-    buyerTopUps(db, user.id, 'buyer'),
+    topUpsOf(db, user.id, 'buyer'),
     minimumTopUp(db),
   ]);
   if (!profile) redirect('/dashboard/data');
@@ -47,53 +43,14 @@ export default async function DataFundsPage({ searchParams }: { searchParams: Pr
           {usd(open.reduce((sum, t) => sum + t.amount_micro, 0))}. <Link href="/dashboard/data">Back to Data</Link>.
         </p>
       </section>
-      {checkout === 'done' && (
-        <Alert tone="success" className="mb-6">
-          Stripe took your payment. Your balance is credited as soon as Stripe confirms it to us, usually within seconds: reload this page.
-        </Alert>
-      )}
-      {checkout === 'canceled' && (
-        <Alert tone="info" className="mb-6">
-          The card payment was canceled: nothing was charged.
-        </Alert>
-      )}
-      <section aria-labelledby="top-up" className="mb-10 grid max-w-2xl gap-4">
-        <h2 id="top-up">Add funds</h2>
-        <p className="text-sm text-muted-foreground">
-          You get an invoice to pay by bank transfer, quoting its number. The operator credits your balance when the payment arrives; the invoice then becomes
-          your receipt. <Link href="/docs/data-buyers">How buying data works</Link>.
-        </p>
-        <TopUpForm action={buyerTopUpAction} minimumUsd={microToUsd(minimum)} />
-        {s.stripe && (
-          <>
-            <h3 className="mt-4">Or pay by card</h3>
-            <p className="text-sm text-muted-foreground">On Stripe’s payment page; your balance is credited when Stripe confirms the payment to us.</p>
-            <TopUpForm action={buyerCheckoutAction} minimumUsd={microToUsd(minimum)} card />
-          </>
-        )}
-      </section>
-      <section aria-labelledby="history" className="grid grid-cols-1 gap-4">
-        <h2 id="history">Top-ups</h2>
-        {topUps.length === 0 ? (
-          <EmptyState title="No top-ups yet">Your invoices and receipts appear here.</EmptyState>
-        ) : (
-          <ScrollTable label="Top-ups" head={['Invoice', 'Amount', 'Status', 'Asked', 'Credited']}>
-            {topUps.map((t) => (
-              <tr key={t.id}>
-                <th scope="row">
-                  <Link href={`/dashboard/data/funds/${t.id}`}>{t.invoice_number ?? 'Card payment'}</Link>
-                </th>
-                <td className="num">{usd(t.amount_micro)}</td>
-                <td>
-                  <StatusBadge status={t.status} />
-                </td>
-                <td>{formatMoment(t.requested_at.toISOString())}</td>
-                <td>{t.paid_at ? formatMoment(t.paid_at.toISOString()) : '—'}</td>
-              </tr>
-            ))}
-          </ScrollTable>
-        )}
-      </section>
+      <CheckoutNotice checkout={checkout} />
+      <AddFunds
+        invoice={buyerTopUpAction}
+        card={s.stripe ? buyerCheckoutAction : null}
+        minimumUsd={microToUsd(minimum)}
+        guide={<Link href="/docs/data-buyers">How buying data works</Link>}
+      />
+      <TopUpHistory topUps={topUps} base="/dashboard/data/funds" usd={usd} />
     </div>
   );
 }

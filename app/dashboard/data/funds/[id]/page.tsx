@@ -1,13 +1,11 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { formatMoment } from '@/lib/platform/kit/format';
 import { buyerProfile } from '@/lib/data/buyers/account';
 import { usd } from '@/lib/data/buyers/display';
 import { bankDetails, topUpOf } from '@/lib/money/funds';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
-import { Alert } from '../../../../_components/ui/alert';
+import { TopUpDocument } from '../../../funds';
 import { requirePublisher as requireSignedIn } from '../../../publisher';
 
 export const metadata: Metadata = { title: 'Invoice', robots: { index: false, follow: false } };
@@ -21,54 +19,23 @@ export default async function DataTopUpPage({ params }: { params: Promise<{ id: 
   const [profile, topUp] = await Promise.all([buyerProfile(db, user.id), topUpOf(db, user.id, 'buyer', id)]);
   if (!profile) redirect('/dashboard/data');
   if (!topUp) notFound();
-  const payee = bankDetails(env());
-  const paid = topUp.status === 'paid';
   return (
-    <article className="mx-auto grid max-w-2xl gap-6 rounded-xl border bg-card p-6 sm:p-10" aria-labelledby="document">
-      <header className="flex flex-wrap items-start justify-between gap-4">
-        <div className="min-w-0">
-          <h1 id="document" className="text-2xl break-words">
-            {paid ? 'Receipt' : topUp.status === 'canceled' ? 'Canceled invoice' : 'Invoice'} {topUp.invoice_number ?? ''}
-          </h1>
-          <p className="text-sm text-muted-foreground">Monetize · prepaid data license funds</p>
-        </div>
-        <Link href="/dashboard/data/funds" className="text-sm print:hidden">
-          Back to funds
-        </Link>
-      </header>
-      {topUp.status === 'requested' && (
-        <Alert tone="info">
-          Pay {usd(topUp.amount_micro)} by bank transfer quoting <strong>{topUp.invoice_number}</strong>{' '}
-          {payee ? <>to {payee}.</> : <>to the bank account the operator gives you (this server has none configured).</>} Your balance is credited when the
-          payment arrives.
-        </Alert>
-      )}
-      <dl className="grid gap-x-6 gap-y-3 sm:grid-cols-[10rem_1fr]">
-        <dt className="text-muted-foreground">Billed to</dt>
-        <dd className="break-words">
+    <TopUpDocument
+      topUp={topUp}
+      payee={bankDetails(env())}
+      product="prepaid data license funds"
+      back="/dashboard/data/funds"
+      usd={usd}
+      billedTo={
+        <>
           {profile.company}
           <br />
           {profile.country}
           <br />
           {profile.billing_email}
-        </dd>
-        <dt className="text-muted-foreground">For</dt>
-        <dd>Prepaid funds for data licenses, for {profile.company}</dd>
-        <dt className="text-muted-foreground">Amount</dt>
-        <dd className="text-xl font-semibold" data-testid="document-amount">
-          {usd(topUp.amount_micro)}
-        </dd>
-        <dt className="text-muted-foreground">Asked</dt>
-        <dd>{formatMoment(topUp.requested_at.toISOString())}</dd>
-        <dt className="text-muted-foreground">Status</dt>
-        <dd>
-          {paid
-            ? `Paid, credited ${formatMoment(topUp.paid_at!.toISOString())}${topUp.payment_reference ? ` (payment ${topUp.payment_reference})` : ''}`
-            : topUp.status === 'canceled'
-              ? `Canceled${topUp.payment_reference ? `: ${topUp.payment_reference}` : ''}`
-              : 'Waiting for payment'}
-        </dd>
-      </dl>
-    </article>
+        </>
+      }
+      purpose={<>Prepaid funds for data licenses, for {profile.company}</>}
+    />
   );
 }

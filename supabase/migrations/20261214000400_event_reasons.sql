@@ -1,0 +1,326 @@
+-- Why an event is not counted, in one place (issue 40). The reasons were decided by two rules
+-- that overlapped, `sdk_impression_reason` (an impression's) and `sdk_invalid_reason` (a click's,
+-- which also named impressions' reasons the first no longer left to it), and by sdk_record_events
+-- itself (a click's campaign and budget), each with its own order. Now one rule,
+-- `sdk_event_reason`, answers the first reason an event about a served ad is not counted, for
+-- either kind, in the order of the one list of reasons (EVENT_REASONS, lib/schemas/sdk.ts), which
+-- the documentation's counting rules follow (content/docs/sdk-integration.md) and
+-- tests/integration/event-reasons.test.ts holds the three to.
+--
+-- Every answer of POST /functions/v1/events stays what it was: the impressions' reasons are the
+-- ones of `sdk_impression_reason`, in its order; a click's are `bot`, `already_counted`,
+-- `no_impression`, `campaign_ended`, `over_budget`, then `repeat_click`, as sdk_record_events
+-- answered them (the documentation listed the 3-hour rule before the campaign's; the code never
+-- did). The repeat is a click's last reason, so sdk_record_events still asks without it first and
+-- takes the click's lock and looks it up only for a click nothing else refuses, as before.
+--
+-- `sdk_event_reason` is `language sql`, not security definer, with no `set` clause: PostgreSQL
+-- inlines it into sdk_record_events' statements as it inlined the two it replaces
+-- (tests/integration/sql-rules.test.ts checks the plans). Executable by `sdk` alone.
+
+-- ── The rule ─────────────────────────────────────────────────────────────────────────────────
+
+-- Why an event about a served ad, not a duplicate, is not counted: the first reason that applies,
+-- in the one order of every reason (EVENT_REASONS, lib/schemas/sdk.ts; content/docs/sdk-integration.md,
+-- Counting rules), or null when it counts. The reasons before these (the token's, checked in Node,
+-- and `unknown_decision`) and the batch's (the hourly caps and an impression's budget, which
+-- sdk_record_events decides among the impressions that pass here) come before and after them in
+-- that order, so an event's answer is the first reason of the whole list.
+-- Each argument is a fact the caller knows: the kind, whether the request is a robot's; for an
+-- impression, whether it came from the client the ad was served to, the seconds since the ad was
+-- served on the server's clock, the format and the SDK's evidence; the ids the decision has
+-- counted; whether the campaign is running now; for a click, whether the campaign's budget for
+-- the day is spent (an impression's is the batch's: the caller passes false) and whether the
+-- address clicked this ad in the last 3 hours. A click's repeat is its last reason, so a caller
+-- may ask without it first and look it up only for a click that nothing else refuses.
+-- A rule of the money path (migration 20261214000400_event_reasons): `language sql`, not security
+-- definer, no `set` clause, so that PostgreSQL inlines it into the statement that calls it.
+-- Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_event_reason(p_kind text, p_bot boolean, p_impression_event_id text, p_click_event_id text,
+                                                   p_campaign_running boolean, p_over_budget boolean,
+                                                   p_same_client boolean default null, p_age_seconds numeric default null,
+                                                   p_format text default null, p_share numeric default null, p_seconds numeric default null,
+                                                   p_area bigint default null, p_repeat_click boolean default false)
+returns text
+language sql immutable
+as $$
+  select case
+    when p_bot then 'bot'
+    when p_kind = 'impression' and not coalesce(p_same_client, false) then 'other_client'
+    when p_kind = 'impression' and p_age_seconds < public.sdk_view_seconds(p_format) then 'too_soon'
+    when p_kind = 'impression' and p_age_seconds > 900 then 'too_late'
+    when p_kind = 'impression' and coalesce(p_seconds, 0) > p_age_seconds then 'impossible_evidence'
+    when p_kind = 'impression' and not public.sdk_viewable(p_format, p_share, p_seconds, p_area) then 'not_viewable'
+    when public.sdk_already_counted(p_kind, p_impression_event_id, p_click_event_id) then 'already_counted'
+    when public.sdk_click_before_impression(p_kind, p_impression_event_id) then 'no_impression'
+    when not coalesce(p_campaign_running, false) then 'campaign_ended'
+    when p_over_budget then 'over_budget'
+    when p_kind = 'click' and p_repeat_click then 'repeat_click'
+  end
+$$;
+
+revoke all on function public.sdk_event_reason(text, boolean, text, text, boolean, boolean, boolean, numeric, text, numeric, numeric, bigint, boolean)
+  from public, anon, authenticated;
+grant execute on function public.sdk_event_reason(text, boolean, text, text, boolean, boolean, boolean, numeric, text, numeric, numeric, bigint, boolean)
+  to sdk;
+
+-- ── The composition: the one rule, for impressions and for clicks ──────────────────────────
+
+-- One call per batch, as `sdk`. The caller has checked each event's token (signature, expiry,
+-- app) and passes the decision it names; this decides the rest, in the order the rules are
+-- documented (content/docs/sdk-integration.md, Counting rules). Each event is
+-- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
+-- viewability evidence, for impressions). `p_ip_hash` is the keyed hash of the client's address,
+-- `p_client_hash` of its network and browser (lib/platform/http/client-ip.ts); `p_client_allowed`
+-- and `p_publisher_allowed` are how many of the batch's impressions the hourly caps still allow,
+-- from this client and for this publisher (lib/ads/serving/events.ts keeps those counts, shared by every
+-- instance when Upstash is configured). Each event answers its `n` and one outcome:
+--   recorded    billable, counted, on its decision;
+--   duplicate   its id was recorded before (a retry): nothing changes;
+--   invalid     never billed, with the reason; counted in the placement's invalid traffic, and
+--               the first of each decision, kind and reason kept in `ad_events`
+--               (`unknown_decision` alone is answered without a count: there is no ad to name).
+--
+-- Impressions, all together:
+--   1. each decision the batch names, impressions' and clicks', is locked, in id order (two
+--      batches never wait on each other in a circle), and the rules that need no counter are
+--      applied (sdk_event_reason): an ad's impression is `already_counted` when it has one, or
+--      when an earlier impression of the batch that passed the rules takes it;
+--   2. of the impressions that passed, those past what the hourly caps allow are invalid
+--      (`client_limit`, `publisher_limit`);
+--   3. each campaign's budget for the day (sdk_take_budget, one call per campaign and format),
+--      then, for the advertisers whose leases took from their budgets, their funds
+--      (sdk_take_funds, one call per advertiser, after every budget): what either refuses is
+--      `over_budget`. Both are debited in the same transaction as the impressions they pay for,
+--      so a campaign is billed at most its daily budget and one impression's price, and an
+--      advertiser at most what it may spend and one impression's price; the batch holds its
+--      connection's lease of the budget, not the budget itself, to the commit, and an
+--      advertiser's funds only when its lease ran short;
+--   4. what passed billed on its decision, the invalid ones kept once per ad and reason, the
+--      counts for the roll-up (`ad_traffic_counts`) written, and every impression answered:
+--      steps 1 to 4 are one statement;
+--   5. clicks, one at a time: sdk_event_reason (once per ad, after its impression, the campaign
+--      still running and within its budget, then one per address and ad in 3 hours).
+-- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
+-- counters (campaign id order), the advertisers' funds (advertiser id order), the advisory lock
+-- of a click; so two batches never wait on each other in a circle.
+create or replace function public.sdk_record_events(p_events jsonb, p_ip_hash text, p_client_hash text, p_bot boolean,
+                                                    p_client_allowed integer, p_publisher_allowed integer)
+returns table (n integer, outcome text, reason text)
+language plpgsql volatile security invoker set search_path = ''
+as $$
+declare
+  v_app uuid := public.sdk_app_id();
+  v_user uuid := public.sdk_user_id();
+  v_today date := (now() at time zone 'UTC')::date;
+  v_day timestamptz := date_trunc('day', now(), 'UTC');
+  v_pricing public.pricing_settings;
+  v_client integer;
+  v_allowed integer;
+  v_event record;
+  v_decision record;
+  v_reason text;
+  v_taken boolean;
+begin
+  select * into v_pricing from public.pricing_settings;
+
+  v_client := greatest(p_client_allowed, 0);
+  v_allowed := least(v_client, greatest(p_publisher_allowed, 0));
+
+  -- 1-4. Impressions, in one statement: their decisions locked, the rules applied, one per ad
+  -- (the first of the batch that passed), the hourly caps, the budgets, and then what passed
+  -- billed on its decision, counted for the roll-up, the rest kept as invalid traffic, and every
+  -- impression answered.
+  return query
+  with events as (
+    select e.n, e.id, e.kind, e.decision_id, e.visible_share, e.visible_seconds, e.area_px
+    from jsonb_to_recordset(p_events)
+         as e(n integer, id text, kind text, decision_id uuid, visible_share numeric, visible_seconds numeric, area_px bigint)
+  ), input as (
+    select e.n, e.id, e.decision_id, e.visible_share, e.visible_seconds, e.area_px,
+           row_number() over (partition by e.id order by e.n) as nth_of_id
+    from events e
+    where e.kind = 'impression'
+  ), locked as materialized (
+    -- The clicks' decisions too: all of the batch's, in one order, before any other lock.
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
+    from public.ad_decisions d
+    where d.id in (select e.decision_id from events e) and d.creative_id is not null
+    order by d.id
+    for update
+  ), judged as materialized (
+    -- Materialized: the rules run once per impression (inlined, the reason would be computed
+    -- again wherever the steps below read it).
+    select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, c.advertiser_id, d.creative_id, p.format, d.created_at as served_at,
+           i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_usd, c.daily_budget_usd,
+           case
+             when d.id is null then 'unknown_decision'
+             when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
+                  or exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id) then 'duplicate'
+             -- The budget is the batch's, after every rule (below): none is spent here.
+             else public.sdk_event_reason(
+                    'impression', p_bot, d.impression_event_id, d.click_event_id,
+                    public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()), false,
+                    p_same_client => d.client_hash = p_client_hash, p_age_seconds => extract(epoch from now() - d.created_at),
+                    p_format => p.format, p_share => i.visible_share, p_seconds => i.visible_seconds, p_area => i.area_px)
+           end as reason
+    from input i
+    left join locked d on d.id = i.decision_id
+    left join public.placements p on p.id = d.placement_id
+    left join public.campaigns c on c.id = d.campaign_id
+  ), once as (
+    select j.n, j.id, j.decision_id, j.placement_id, j.campaign_id, j.advertiser_id, j.creative_id, j.format, j.served_at, j.visible_share,
+           j.visible_seconds, j.cost_usd, j.daily_budget_usd,
+           case when j.reason is null and row_number() over (partition by j.reason is null, j.decision_id order by j.n) > 1
+                then 'already_counted' else j.reason end as reason
+    from judged j
+  ), capped as (
+    select o.n, o.id, o.decision_id, o.placement_id, o.campaign_id, o.advertiser_id, o.creative_id, o.format, o.served_at, o.visible_share,
+           o.visible_seconds, o.cost_usd, o.daily_budget_usd,
+           case when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_client then 'client_limit'
+                when o.reason is null and row_number() over (partition by o.reason is null order by o.n) > v_allowed then 'publisher_limit'
+                else o.reason end as reason
+    from once o
+  ), ranked as (
+    -- Each impression's place among its campaign's and format's billable ones: those past what
+    -- the budget grants are refused.
+    select c.*, row_number() over (partition by c.reason is null, c.campaign_id, c.format order by c.n) as nth_of_group
+    from capped c
+  ), granted as materialized (
+    -- 3. The budgets, campaigns in id order (and formats, whose prices differ): each takes from
+    -- its campaign's lease of this connection (sdk_take_budget), after the decisions' locks
+    -- (the rows it counts come from `locked`). Called once per group: the CTE is materialized,
+    -- and PostgreSQL computes volatile outputs after the sort.
+    select w.campaign_id, w.advertiser_id, w.format, w.unit,
+           public.sdk_take_budget(w.campaign_id, v_day, w.wanted, w.unit, (w.daily_budget_usd * 1000000)::bigint, w.advertiser_id) as took
+    from (select c.campaign_id, c.advertiser_id, c.format, count(*)::integer as wanted, (min(c.cost_usd) * 1000000)::bigint as unit,
+                 min(c.daily_budget_usd) as daily_budget_usd
+          from capped c where c.reason is null group by c.campaign_id, c.advertiser_id, c.format) as w
+    order by w.campaign_id, w.format
+  ), funded as materialized (
+    -- 3. Then the advertisers' funds, for those whose leases took from (or gave back to) their
+    -- budgets: most batches spend from their leases and call nothing here. Advertisers in id
+    -- order, after every budget (sdk_take_funds); null when the funds cover the batch, else the
+    -- impressions each group keeps.
+    select f.advertiser_id, f.campaigns, f.formats,
+           public.sdk_take_funds(f.advertiser_id, f.micro, v_day, f.campaigns, f.funds, f.units, f.items) as kept
+    from (select g.advertiser_id, sum((g.took).funds)::bigint as micro,
+                 array_agg(g.campaign_id order by g.campaign_id, g.format) as campaigns, array_agg(g.format order by g.campaign_id, g.format) as formats,
+                 array_agg((g.took).funds order by g.campaign_id, g.format) as funds, array_agg(g.unit order by g.campaign_id, g.format) as units,
+                 array_agg((g.took).items order by g.campaign_id, g.format) as items
+          from granted g where g.advertiser_id is not null
+          group by g.advertiser_id having sum((g.took).funds) <> 0) as f
+    order by f.advertiser_id
+  ), cut as (
+    select k.campaign_id, k.format, k.items
+    from funded f cross join lateral unnest(f.campaigns, f.formats, f.kept) as k(campaign_id, format, items)
+    where f.kept is not null
+  ), final as materialized (
+    select c.n, c.id, c.decision_id, c.placement_id, c.campaign_id, c.creative_id, c.visible_share, c.visible_seconds, c.cost_usd,
+           case when c.reason is null and c.nth_of_group > coalesce(k.items, (g.took).items) then 'over_budget' else c.reason end as reason
+    from ranked c left join granted g on g.campaign_id = c.campaign_id and g.format = c.format
+         left join cut k on k.campaign_id = c.campaign_id and k.format = c.format
+  ), billed as (
+    update public.ad_decisions d set
+      impression_event_id = c.id, impressed_at = now(),
+      visible_share = least(c.visible_share, 1), visible_seconds = c.visible_seconds,
+      cost_usd = c.cost_usd, revenue_usd = public.sdk_publisher_revenue(c.cost_usd, v_pricing)
+    from final c
+    where c.reason is null and d.id = c.decision_id
+  ), kept as (
+    insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                  billable, invalid_reason, ip_hash)
+    select distinct on (c.decision_id, c.reason) c.id, c.placement_id, v_user, v_app, c.decision_id, c.campaign_id, c.creative_id,
+           'impression', false, c.reason, p_ip_hash
+    from final c
+    where c.reason not in ('duplicate', 'unknown_decision')
+    order by c.decision_id, c.reason, c.n
+    on conflict do nothing
+  ), counted as (
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, impressions, invalid, revenue_usd, cost_usd)
+    select v_app, c.placement_id, c.campaign_id, c.creative_id, v_today,
+           count(*) filter (where c.reason is null), count(*) filter (where c.reason is not null),
+           coalesce(sum(public.sdk_publisher_revenue(c.cost_usd, v_pricing)) filter (where c.reason is null), 0),
+           coalesce(sum(c.cost_usd) filter (where c.reason is null), 0)
+    from final c
+    where c.reason is distinct from 'duplicate' and c.reason is distinct from 'unknown_decision'
+    group by c.placement_id, c.campaign_id, c.creative_id
+  )
+  select c.n,
+         case when c.reason is null then 'recorded' when c.reason = 'duplicate' then 'duplicate' else 'invalid' end,
+         case when c.reason = 'duplicate' then null else c.reason end
+  from final c
+  order by c.n;
+
+  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
+  if not p_events @> '[{"kind": "click"}]' then
+    return;
+  end if;
+  for v_event in
+    select e.n, e.id, e.decision_id
+    from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
+    where e.kind = 'click'
+    order by e.n
+  loop
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
+           public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()) as running,
+           public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_usd * 1000000 as spent
+    into v_decision
+    from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
+    where d.id = v_event.decision_id;
+    if not found or v_decision.creative_id is null then
+      -- A token names a decision that filled; anything else is not an ad of this app.
+      return query select v_event.n, 'invalid'::text, 'unknown_decision'::text;
+      continue;
+    end if;
+    if v_event.id in (v_decision.impression_event_id, v_decision.click_event_id)
+       or exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
+      return query select v_event.n, 'duplicate'::text, null::text;
+      continue;
+    end if;
+
+    -- The first reason the click is not counted. The 3-hour rule, its last, is the one that reads
+    -- other decisions, and for concurrent clicks of one address on one ad its check and the
+    -- click's update must be one step: a lock, taken only for a click that no other rule refuses,
+    -- then the rules again with what the check found.
+    v_reason := public.sdk_event_reason('click', p_bot, v_decision.impression_event_id, v_decision.click_event_id, v_decision.running,
+                                        v_decision.spent);
+    if v_reason is null then
+      perform pg_advisory_xact_lock(hashtextextended(coalesce(p_ip_hash, '') || v_decision.creative_id::text, 0));
+      v_reason := public.sdk_event_reason('click', p_bot, v_decision.impression_event_id, v_decision.click_event_id, v_decision.running,
+                    v_decision.spent, p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
+    end if;
+
+    if v_reason is null then
+      -- Once per ad, and after its impression (the decision is locked: nothing else changes it).
+      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
+      where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
+        and not public.sdk_click_before_impression('click', impression_event_id)
+      returning true into v_taken;
+      if coalesce(v_taken, false) then
+        v_taken := null;
+        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks)
+        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
+        return query select v_event.n, 'recorded'::text, null::text;
+        continue;
+      end if;
+      v_reason := 'already_counted';
+    end if;
+
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, invalid)
+    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
+    insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                  billable, invalid_reason, ip_hash)
+    values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
+            'click', false, v_reason, p_ip_hash)
+    on conflict do nothing;
+    return query select v_event.n, 'invalid'::text, v_reason;
+  end loop;
+end $$;
+revoke all on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) from public, anon, authenticated;
+grant execute on function public.sdk_record_events(jsonb, text, text, boolean, integer, integer) to sdk;
+
+-- ── The rules it replaces ────────────────────────────────────────────────────────────────────
+
+drop function public.sdk_impression_reason(boolean, boolean, numeric, text, numeric, numeric, bigint, boolean, boolean);
+drop function public.sdk_invalid_reason(text, boolean, boolean, text, text, boolean);
