@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { moveCampaign } from '../../lib/ads/advertisers/account';
 import { CAMPAIGN_MOVES, type CampaignMove } from '../../lib/ads/advertisers/schemas';
 import type { Queryable } from '../../lib/platform/db/engine';
-import { CAMPAIGN_STATUSES } from '../../lib/schemas/advertising';
+import { CAMPAIGN_STATUSES, PAUSE_REASONS } from '../../lib/schemas/advertising';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
 
@@ -12,6 +12,11 @@ import { rawAsService, rawAsUser, runAs } from '../helpers/roles';
  * holds no list of which status each move starts from. On every engine: every move from every
  * status answers what the console answered when it held that list (same words), the moves it
  * makes leave the status the trigger gives, and the move names are the same on both sides.
+ *
+ * Which moves are open from a status is said once, by public.campaign_moves_open (migration
+ * 20261214002000_campaign_moves_open): the trigger refuses the others, and the console's campaign
+ * reads answer it with each campaign, for its buttons. On every engine, from every status and
+ * pause reason, it lists exactly the moves public.campaign_move accepts, and the reads answer it.
  */
 
 async function one<T>(q: Queryable, sql: string, params: unknown[] = []): Promise<T> {
@@ -129,6 +134,41 @@ for (const engine of testEngines()) {
         } else {
           expect(answer, label).toEqual({ ok: false, ...expected });
           expect(await status(id), label).toBe(before);
+        }
+      }
+    });
+
+    it('lists, from every status and pause reason, exactly the moves the trigger accepts', async () => {
+      const owner = await advertiser(50);
+      // Every status with every pause reason and none, written as the service writes them (the
+      // trigger keeps a reason for a pause only, and a pause without one is the advertiser's).
+      for (const from of CAMPAIGN_STATUSES) {
+        for (const pause of [null, ...PAUSE_REASONS]) {
+          const label = `${from} (${pause ?? 'no reason'})`;
+          const open = await one<string[]>(suite.db, 'select public.campaign_moves_open($1, $2) as v', [from, pause]);
+          const id = await campaign(owner, { status: from, ...(pause ? { pause } : {}), creative: true });
+          const stored = await rawAsService(suite.db, (q) =>
+            q.query<{ status: string; pause_reason: string | null }>('select status, pause_reason from public.campaigns where id = $1', [id]),
+          );
+          // The stored state has the same moves as the one written.
+          expect(await one<string[]>(suite.db, 'select public.campaign_moves_open($1, $2) as v', [stored[0]!.status, stored[0]!.pause_reason]), label).toEqual(
+            open,
+          );
+          // Each move tried as the advertiser, then rolled back: accepted, or refused.
+          const accepted: string[] = [];
+          for (const move of CAMPAIGN_MOVES) {
+            const rollback = new Error('roll back');
+            let answer: { ok: boolean } | undefined;
+            await rawAsUser(suite.db, { sub: owner }, async (q) => {
+              answer = await one<{ ok: boolean }>(q, 'select public.campaign_move($1, $2) as v', [id, move]);
+              throw rollback;
+            }).catch((err: unknown) => {
+              if (err !== rollback) throw err;
+            });
+            if (answer!.ok) accepted.push(move);
+          }
+          expect(open, label).toEqual(accepted);
+          expect(await status(id), label).toBe(stored[0]!.status + (stored[0]!.pause_reason ? `:${stored[0]!.pause_reason}` : ''));
         }
       }
     });

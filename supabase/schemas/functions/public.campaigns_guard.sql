@@ -1,12 +1,15 @@
 -- What an advertiser may do to a campaign directly (migration 20261207000000_advertisers): a
 -- trigger before each insert and update made as `authenticated` (row-level security has already
--- kept them to their own campaigns). A new campaign is a `draft`. Its advertiser moves it only
--- from `draft` to `in_review` (with a creative), from `scheduled` or `active` to `paused` and back (resuming to
--- `scheduled` before its start, or `paused` for want of funds when the balance is gone); review,
--- rejection and completion are the operator's and the roll-up's (security definer functions,
--- which this leaves alone). It is the one judge of those moves: public.campaign_move, the
--- console's, asks it, and says why it refused by the constraint it names (`campaigns_status_move`:
--- not a move from this status; `campaigns_resume_not_theirs`: paused, but not by the advertiser;
+-- kept them to their own campaigns). A new campaign is a `draft`. Its advertiser moves it only by
+-- the moves public.campaign_moves_open lists from its status (migration
+-- 20261214002000_campaign_moves_open): the status asked for names the move
+-- (public.campaign_move_targets), and a move that list does not open is refused. A draft goes to
+-- review with a creative; a resume lands on `scheduled` before its start, or `paused` for want of
+-- funds when the balance is gone. Review, rejection and completion are the operator's and the
+-- roll-up's (security definer functions, which this leaves alone). It is the one judge of those
+-- moves: public.campaign_move, the console's, asks it, and says why it refused by the constraint
+-- it names (`campaigns_status_move`: not a move from this status; `campaigns_resume_not_theirs`:
+-- a move open had the advertiser paused it, but another reason paused it;
 -- `campaigns_review_needs_creative`; `campaigns_completed_unchanged`). Editing a rejected campaign
 -- makes it a draft again; a completed one is not edited. For every writer: a campaign paused
 -- without a reason was paused by its owner (and one no longer paused has none, nor one no longer
@@ -25,6 +28,7 @@ set search_path = ''
 as $$
 declare
   v_company text;
+  v_move text;
 begin
   if new.status = 'paused' and new.pause_reason is null then
     new.pause_reason := 'advertiser';
@@ -57,14 +61,26 @@ begin
     raise exception 'a completed campaign cannot be changed' using errcode = 'check_violation', constraint = 'campaigns_completed_unchanged';
   end if;
   if new.status is distinct from old.status then
-    if old.status = 'draft' and new.status = 'in_review' then
+    -- The move is the one asking for this status; whether it is open from where the campaign is,
+    -- public.campaign_moves_open alone says.
+    select t.key into v_move from jsonb_each_text(public.campaign_move_targets()) t where t.value = new.status;
+    if v_move is null or not v_move = any(public.campaign_moves_open(old.status, old.pause_reason)) then
+      if v_move = any(public.campaign_moves_open(old.status, 'advertiser')) then
+        -- Paused for want of funds, or for a payment taken back: a top-up or the operator resumes it.
+        raise exception 'a campaign paused (%) is not resumed by its advertiser', old.pause_reason
+          using errcode = 'check_violation', constraint = 'campaigns_resume_not_theirs';
+      end if;
+      raise exception 'a campaign cannot go from % to % here', old.status, new.status using errcode = 'check_violation', constraint = 'campaigns_status_move';
+    end if;
+    if v_move = 'submit' then
       if not exists (select 1 from public.creatives c where c.campaign_id = new.id) then
         raise exception 'a campaign goes to review with at least one creative' using errcode = 'check_violation', constraint = 'campaigns_review_needs_creative';
       end if;
       new.submitted_at := now();
-    elsif old.status in ('scheduled', 'active') and new.status = 'paused' then
+    elsif v_move = 'pause' then
       new.pause_reason := 'advertiser';
-    elsif old.status = 'paused' and old.pause_reason = 'advertiser' and new.status = 'active' then
+    else
+      -- Resumed: to `scheduled` before its start, or paused for want of funds when the balance is gone.
       new.pause_reason := null;
       if new.starts_at > now() then
         new.status := 'scheduled';
@@ -73,12 +89,6 @@ begin
         new.status := 'paused';
         new.pause_reason := 'out_of_funds';
       end if;
-    elsif old.status = 'paused' and new.status = 'active' then
-      -- Paused for want of funds, or for a payment taken back: a top-up or the operator resumes it.
-      raise exception 'a campaign paused (%) is not resumed by its advertiser', old.pause_reason
-        using errcode = 'check_violation', constraint = 'campaigns_resume_not_theirs';
-    else
-      raise exception 'a campaign cannot go from % to % here', old.status, new.status using errcode = 'check_violation', constraint = 'campaigns_status_move';
     end if;
   end if;
   -- After the move is judged: a move from `rejected` is refused as a move (above), not for the
