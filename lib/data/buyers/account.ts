@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { ok, refused, type Result } from '../../platform/kit/result';
+import { buyerFundsRow } from '../../schemas/account';
 import { DATA_TERMS_VERSION, type BuyerProfileInput, type ListingId } from './schemas';
 
 /**
@@ -13,21 +14,24 @@ import { DATA_TERMS_VERSION, type BuyerProfileInput, type ListingId } from './sc
  * 20261209000000_data_buyers). Money is in micro-dollars, from the ledger.
  */
 
-export type BuyerProfile = {
-  company: string;
-  intended_use: string;
-  billing_email: string;
-  country: string;
-  terms_version: string;
-  terms_accepted_at: Date;
-};
+/** A row of public.buyer_profiles, as the buyer reads their own. */
+const buyerProfileRow = z.object({
+  company: z.string(),
+  intended_use: z.string(),
+  billing_email: z.string(),
+  country: z.string(),
+  terms_version: z.string(),
+  terms_accepted_at: z.date(),
+});
+export type BuyerProfile = z.output<typeof buyerProfileRow>;
 
 /** The buyer's profile, or null when they are not a data buyer (yet). */
 export async function buyerProfile(db: Database, userId: string): Promise<BuyerProfile | null> {
-  const [row] = await asConsoleUser(db, userId).query<Omit<BuyerProfile, 'terms_accepted_at'> & { terms_accepted_at: Date | string }>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`select company, intended_use, billing_email, country, terms_version, terms_accepted_at from public.buyer_profiles where user_id = ${userId}::uuid`,
+    buyerProfileRow,
   );
-  return row ? { ...row, terms_accepted_at: new Date(row.terms_accepted_at) } : null;
+  return row ?? null;
 }
 
 /** Whether the buyer accepted the terms in force: buying needs it; a new version asks again. */
@@ -57,10 +61,14 @@ export interface BuyerFunds {
 }
 
 export async function buyerFunds(db: Database, userId: string): Promise<BuyerFunds> {
-  const [row] = await asConsoleUser(db, userId).query<{ funds: BuyerFunds | null }>(sql`select public.buyer_funds(${userId}::uuid) as funds`);
+  const [row] = await asConsoleUser(db, userId).query(
+    sql`select public.buyer_funds(${userId}::uuid) as funds`,
+    // Null for another user than the one signed in (public.buyer_funds answers no row inside it).
+    z.object({ funds: buyerFundsRow.nullable() }),
+  );
   const funds = row?.funds;
   if (!funds) return { balance_micro: 0, reserved_micro: 0, available_micro: 0 };
-  return { balance_micro: Number(funds.balance_micro), reserved_micro: Number(funds.reserved_micro), available_micro: Number(funds.available_micro) };
+  return { balance_micro: funds.balance_micro, reserved_micro: funds.reserved_micro, available_micro: funds.available_micro };
 }
 
 export type LicenseStatus = 'pending_review' | 'active' | 'rejected' | 'expired';
@@ -111,26 +119,24 @@ export async function buyerLicense(db: Database, userId: string, id: string): Pr
   return row ? license(row) : null;
 }
 
-export interface DeletionNotice {
-  id: string;
-  reason: 'consent_withdrawn' | 'purpose_withdrawn';
-  record_ids: string[];
-  license_ids: string[];
-  created_at: Date;
-  acknowledged_at: Date | null;
-}
+/** A row of public.data_deletion_notices; not acknowledged yet while `acknowledged_at` is null. */
+const deletionNotice = z.object({
+  id: z.string(),
+  reason: z.enum(['consent_withdrawn', 'purpose_withdrawn']),
+  record_ids: z.array(z.string()),
+  license_ids: z.array(z.string()),
+  created_at: z.date(),
+  acknowledged_at: z.date().nullable(),
+});
+export type DeletionNotice = z.output<typeof deletionNotice>;
 
 /** The buyer's deletion notices, newest first. */
 export async function deletionNotices(db: Database, userId: string, limit = 100): Promise<DeletionNotice[]> {
-  const rows = await asConsoleUser(db, userId).query<Record<string, unknown>>(
+  return asConsoleUser(db, userId).query(
     sql`select id, reason, record_ids::text[] as record_ids, license_ids::text[] as license_ids, created_at, acknowledged_at
         from public.data_deletion_notices order by created_at desc, id limit ${limit}`,
+    deletionNotice,
   );
-  return rows.map((r) => ({
-    ...(r as unknown as DeletionNotice),
-    created_at: new Date(r.created_at as string),
-    acknowledged_at: r.acknowledged_at ? new Date(r.acknowledged_at as string) : null,
-  }));
 }
 
 /** public.data_deletion_notice_acknowledge's refusal: a notice that is not the buyer's is none. */

@@ -38,10 +38,11 @@ const filterArgs = (f: CatalogFilter) => sql`${f.categories}::text[], ${f.from}:
 const ageArg = (f: CatalogFilter) => sql`p_min_app_age_days => ${f.min_app_age_days}::integer`;
 
 export async function listingAvailability(db: Database, userId: string, listing: ListingId, filter: CatalogFilter): Promise<Availability> {
-  const [row] = await asConsoleUser(db, userId).query<{ answer: unknown }>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`select public.data_catalog_available(${listing}, ${filterArgs(filter)}, ${ageArg(filter)}) as answer`,
+    z.object({ answer: availability }),
   );
-  return availability.parse(row!.answer);
+  return row!.answer;
 }
 
 export interface Facets {
@@ -52,8 +53,11 @@ export interface Facets {
 const facet = z.array(z.object({ value: z.string(), records: z.coerce.number() }));
 
 export async function listingFacets(db: Database, userId: string, listing: ListingId): Promise<Facets> {
-  const [row] = await asConsoleUser(db, userId).query<{ answer: unknown }>(sql`select public.data_catalog_facets(${listing}) as answer`);
-  return z.object({ categories: facet, models: facet }).parse(row!.answer);
+  const [row] = await asConsoleUser(db, userId).query(
+    sql`select public.data_catalog_facets(${listing}) as answer`,
+    z.object({ answer: z.object({ categories: facet, models: facet }) }),
+  );
+  return row!.answer;
 }
 
 export interface SampleRecord {
@@ -106,10 +110,11 @@ export async function listingSample(
 ): Promise<SampleAnswer> {
   const budget = await views.consume(userId);
   if (!budget.allowed) return { ok: false, error: 'rate_limited', retryAt: new Date(budget.resetAt) };
-  const [row] = await asConsoleUser(db, userId).query<{ answer: unknown }>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`select public.data_catalog_sample(${listing}, ${filterArgs(filter)}, ${Math.min(Math.max(limit, 1), SAMPLE_SIZE)}, ${ageArg(filter)}) as answer`,
+    z.object({ answer: sampleAnswer }),
   );
-  const answer = sampleAnswer.parse(row!.answer);
+  const answer = row!.answer;
   if (!answer.ok) {
     await views.refund(userId, 1);
     return answer;

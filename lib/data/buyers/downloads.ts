@@ -1,5 +1,6 @@
 import { asConsoleUser } from '../../identity/console';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { ApiError } from '../../platform/http/errors';
@@ -7,7 +8,7 @@ import type { ObjectStorage } from '../../platform/storage';
 import type { OAuthSecrets } from '../../identity/secrets';
 import { signedInUser } from '../../identity/auth/session';
 import { JSONL_CONTENT_TYPE, PARQUET_CONTENT_TYPE } from './export-files';
-import type { ListingId } from './schemas';
+import { LISTING_IDS } from './schemas';
 
 /**
  * A license's files and the links that download them (migration 20261209000000_data_buyers).
@@ -27,35 +28,37 @@ export const DOWNLOAD_LINK_SECONDS = 300;
 export const EXPORT_FORMATS = ['parquet', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-export type ExportStatus = {
-  id: string;
-  status: 'queued' | 'running' | 'done' | 'failed';
-  rows_total: number | null;
-  rows_done: number;
-  jsonl_bytes: number | null;
-  parquet_bytes: number | null;
-  error: string | null;
-  finished_at: Date | null;
-};
+/** A license's export, as its buyer reads it (a superseded one is not read): no total until it started, no files until it is done. */
+const exportStatus = z.object({
+  id: z.string(),
+  status: z.enum(['queued', 'running', 'done', 'failed']),
+  rows_total: z.number().int().nullable(),
+  rows_done: z.number().int(),
+  jsonl_bytes: z.number().nullable(),
+  parquet_bytes: z.number().nullable(),
+  error: z.string().nullable(),
+  finished_at: z.date().nullable(),
+});
+export type ExportStatus = z.output<typeof exportStatus>;
 
 export const ON_HOLD =
   'Your account is on hold: a payment of yours was refunded or disputed. Nothing can be downloaded until the operator has settled it with you.';
 
 /** Whether the user's account is on hold (public.account_held, as the user: their own hold only). */
 export async function accountOnHold(db: Database, userId: string): Promise<boolean> {
-  const [row] = await asConsoleUser(db, userId).query<{ held: boolean }>(sql`select public.account_held(${userId}::uuid) as held`);
+  const [row] = await asConsoleUser(db, userId).query(sql`select public.account_held(${userId}::uuid) as held`, z.object({ held: z.boolean() }));
   return row?.held === true;
 }
 
 /** The license's current export as its buyer sees it, or null (none yet, or not theirs). */
 export async function licenseExport(db: Database, userId: string, licenseId: string): Promise<ExportStatus | null> {
   if (!/^[0-9a-f-]{36}$/.test(licenseId)) return null;
-  const [row] = await asConsoleUser(db, userId).query<Record<string, unknown>>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`select id, status, rows_total, rows_done, jsonl_bytes::float8 as jsonl_bytes, parquet_bytes::float8 as parquet_bytes, error, finished_at
         from public.data_exports where license_id = ${licenseId}::uuid and status <> 'superseded'`,
+    exportStatus,
   );
-  if (!row) return null;
-  return { ...(row as unknown as ExportStatus), finished_at: row.finished_at ? new Date(row.finished_at as string) : null };
+  return row ?? null;
 }
 
 function signature(secret: Buffer, link: { exportId: string; format: ExportFormat; userId: string; expires: number }): string {
@@ -95,17 +98,19 @@ export async function downloadResponse(request: Request, params: { exportId: str
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('forbidden', REFUSED);
   if (await accountOnHold(await services.database(), user.id)) throw new ApiError('forbidden', ON_HOLD);
 
-  const [row] = await asConsoleUser(await services.database(), user.id).query<{
-    status: string;
-    jsonl_key: string | null;
-    parquet_key: string | null;
-    license_id: string;
-    listing: ListingId;
-    license_status: string;
-    expires_at: Date | string | null;
-  }>(
+  const [row] = await asConsoleUser(await services.database(), user.id).query(
     sql`select e.status, e.jsonl_key, e.parquet_key, l.id as license_id, l.listing, l.status as license_status, l.expires_at
         from public.data_exports e join public.data_licenses l on l.id = e.license_id where e.id = ${params.exportId}::uuid`,
+    // No keys until the export is done; no expiry until the license is granted.
+    z.object({
+      status: z.string(),
+      jsonl_key: z.string().nullable(),
+      parquet_key: z.string().nullable(),
+      license_id: z.string(),
+      listing: z.enum(LISTING_IDS),
+      license_status: z.string(),
+      expires_at: z.date().nullable(),
+    }),
   );
   if (!row) throw new ApiError('forbidden', REFUSED);
   if (row.license_status !== 'active' || !row.expires_at || new Date(row.expires_at).getTime() <= services.now()) {

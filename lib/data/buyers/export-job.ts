@@ -1,10 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { asService, type Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { describeError, log } from '../../platform/log';
 import type { ObjectStorage } from '../../platform/storage';
 import { JSONL_CONTENT_TYPE, PARQUET_CONTENT_TYPE, writeExport, type ExportColumn, type ExportColumnType } from './export-files';
-import { LISTINGS, type ListingId, type ListingField } from './schemas';
+import { LISTING_IDS, LISTINGS, type ListingId, type ListingField } from './schemas';
 import { deliveriesDue, runDeletionWebhooks, type DeliveryRun } from './webhooks';
 
 /**
@@ -49,14 +50,16 @@ function pseudonymUnder(key: Buffer, subjectHash: string): string {
   return createHmac('sha256', key).update(subjectHash).digest('hex').slice(0, 32);
 }
 
-type StoredRecord = {
-  id: string;
-  subject_hash: string;
-  kind: string;
-  categories: string[];
-  received_at: Date | string;
-  payload: Record<string, unknown>;
-};
+/** A stored record as the export reads it: its app's categories beside it, the payload parsed json. */
+const storedRecord = z.object({
+  id: z.string(),
+  subject_hash: z.string(),
+  kind: z.string(),
+  categories: z.array(z.string()),
+  received_at: z.date(),
+  payload: z.record(z.string(), z.unknown()),
+});
+type StoredRecord = z.output<typeof storedRecord>;
 
 const at = (v: unknown): Date | null => (typeof v === 'string' || v instanceof Date ? new Date(v) : null);
 
@@ -84,17 +87,18 @@ export function exportFileKey(extension: 'jsonl' | 'parquet'): string {
   return `export-${randomBytes(16).toString('base64url')}.${extension}`;
 }
 
-type Claimed = {
-  id: string;
-  license_id: string;
-  listing: ListingId;
-  attempts: number;
+const claimed = z.object({
+  id: z.string(),
+  license_id: z.string(),
+  listing: z.enum(LISTING_IDS),
+  attempts: z.number().int(),
   /** The license's record count: its positions run from 1 to it. */
-  positions: number;
-};
+  positions: z.number().int(),
+});
+type Claimed = z.output<typeof claimed>;
 
 async function claim(db: Database): Promise<Claimed | null> {
-  const [row] = await asService(db).query<Claimed>(
+  const [row] = await asService(db).query(
     sql`update public.data_exports e set status = 'running', attempts = e.attempts + 1, started_at = now(), rows_done = 0,
           lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
         from public.data_licenses l
@@ -103,6 +107,7 @@ async function claim(db: Database): Promise<Claimed | null> {
           where x.status = 'queued' or (x.status = 'running' and x.lease_until < now())
           order by x.queued_at limit 1 for update skip locked)
         returning e.id, e.license_id, l.listing, e.attempts, l.records as positions`,
+    claimed,
   );
   return row ?? null;
 }
@@ -112,13 +117,14 @@ async function claim(db: Database): Promise<Claimed | null> {
  * record is not there): a range of positions costs the same wherever it is in the license.
  */
 async function records(db: Database, license: string, after: number, limit: number): Promise<StoredRecord[]> {
-  return asService(db).query<StoredRecord>(
+  return asService(db).query(
     sql`select r.id, r.subject_hash, r.kind, a.category as categories, r.received_at, r.payload
         from public.data_license_records lr
         join public.data_records r on r.id = lr.record_id
         join public.apps a on a.id = r.app_id
         where lr.license_id = ${license}::uuid and lr.position > ${after} and lr.position <= ${after + limit}
         order by lr.position`,
+    storedRecord,
   );
 }
 
@@ -137,9 +143,10 @@ class Superseded extends Error {}
 export async function runOneExport(db: Database, storage: ObjectStorage, secret: Buffer, batchRows = EXPORT_BATCH_ROWS): Promise<boolean> {
   const job = await claim(db);
   if (!job) return false;
-  const [total] = await asService(db).query<{ n: number }>(
+  const [total] = await asService(db).query(
     sql`select count(*)::int as n from public.data_license_records lr join public.data_records r on r.id = lr.record_id
         where lr.license_id = ${job.license_id}::uuid`,
+    z.object({ n: z.number().int() }),
   );
   await asService(db).query(sql`update public.data_exports set rows_total = ${total!.n} where id = ${job.id}::uuid`);
   const keys = { jsonl: exportFileKey('jsonl'), parquet: exportFileKey('parquet') };
@@ -185,9 +192,11 @@ async function removeFiles(storage: ObjectStorage, keys: { jsonl: string; parque
 
 /** Deletes the files of exports superseded or failed, a few at a time. */
 export async function sweepExportFiles(db: Database, storage: ObjectStorage, limit = 20): Promise<number> {
-  const stale = await asService(db).query<{ id: string; jsonl_key: string | null; parquet_key: string | null }>(
+  const stale = await asService(db).query(
     sql`select id, jsonl_key, parquet_key from public.data_exports
         where status in ('superseded', 'failed') and not files_deleted order by queued_at limit ${limit}`,
+    // No keys when the export never finished writing its files.
+    z.object({ id: z.string(), jsonl_key: z.string().nullable(), parquet_key: z.string().nullable() }),
   );
   for (const s of stale) {
     await Promise.all([s.jsonl_key, s.parquet_key].filter((k): k is string => k !== null).map((k) => storage.delete(k)));

@@ -6,7 +6,7 @@ import type { Database } from '../../platform/db/roles';
 import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { isPrivateAddress } from '../../platform/http/private-address';
-import type { WebhookDeliveryStatus } from '../../schemas/data-buyers';
+import { WEBHOOK_DELIVERY_STATUSES } from '../../schemas/data-buyers';
 import type { Result } from '../../platform/kit/result';
 import { MAX_ATTEMPTS, newWebhookSecret, sealWebhookSecret } from './webhooks';
 
@@ -61,26 +61,24 @@ export const webhookUrlInput = z.object({
   }),
 });
 
-export interface BuyerWebhook {
-  id: string;
-  url: string;
+/** A row of public.data_buyer_webhooks, its sealed secret left out. */
+const buyerWebhookRow = z.object({
+  id: z.string(),
+  url: z.string(),
   /** `whsec_…` and the secret's last four characters. */
-  secret_hint: string;
-  created_at: Date;
-  secret_rotated_at: Date;
-}
+  secret_hint: z.string(),
+  created_at: z.date(),
+  secret_rotated_at: z.date(),
+});
+export type BuyerWebhook = z.output<typeof buyerWebhookRow>;
 
 /** The buyer's webhook, or null when they set none. */
 export async function buyerWebhook(db: Database, userId: string): Promise<BuyerWebhook | null> {
-  const [row] = await asConsoleUser(db, userId).query<Record<string, unknown>>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`select id, url, secret_hint, created_at, secret_rotated_at from public.data_buyer_webhooks where buyer_id = ${userId}::uuid`,
+    buyerWebhookRow,
   );
-  if (!row) return null;
-  return {
-    ...(row as unknown as BuyerWebhook),
-    created_at: new Date(row.created_at as string),
-    secret_rotated_at: new Date(row.secret_rotated_at as string),
-  };
+  return row ?? null;
 }
 
 const NO_WEBHOOK = 'You have no webhook: set its URL first.';
@@ -127,33 +125,28 @@ export function removeWebhook(db: Database, userId: string): Promise<Result<{ fa
   return call(asConsoleUser(db, userId), sql`select public.data_buyer_webhook_remove() as answer`, z.object({ failed: z.number() }), CHANGE_REFUSALS);
 }
 
-export interface WebhookDelivery {
-  id: string;
-  notice_id: string;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  next_attempt_at: Date;
-  last_attempt_at: Date | null;
-  last_status: number | null;
-  last_error: string | null;
-  delivered_at: Date | null;
-  created_at: Date;
-}
+/** A row of public.data_deletion_deliveries: the last attempt's figures are null until one was made, `delivered_at` until one succeeded. */
+const webhookDelivery = z.object({
+  id: z.string(),
+  notice_id: z.string(),
+  status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  next_attempt_at: z.date(),
+  last_attempt_at: z.date().nullable(),
+  last_status: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  delivered_at: z.date().nullable(),
+  created_at: z.date(),
+});
+export type WebhookDelivery = z.output<typeof webhookDelivery>;
 
 /** The buyer's deliveries, newest first, at most `limit`. */
 export async function webhookDeliveries(db: Database, userId: string, limit = 100): Promise<WebhookDelivery[]> {
-  const rows = await asConsoleUser(db, userId).query<Record<string, unknown>>(
+  return asConsoleUser(db, userId).query(
     sql`select id, notice_id, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, created_at
         from public.data_deletion_deliveries order by created_at desc, id limit ${limit}`,
+    webhookDelivery,
   );
-  const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
-  return rows.map((r) => ({
-    ...(r as unknown as WebhookDelivery),
-    next_attempt_at: at(r.next_attempt_at)!,
-    last_attempt_at: at(r.last_attempt_at),
-    delivered_at: at(r.delivered_at),
-    created_at: at(r.created_at)!,
-  }));
 }
 
 const moment = (d: Date | null) => formatMoment(d ? d.toISOString() : null);

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import https from 'node:https';
+import { z } from 'zod';
 import { seal, unseal } from '../../platform/crypto';
 import { asService, type Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
@@ -215,13 +216,18 @@ export interface ClaimedDelivery {
   notice: NoticeForWebhook;
 }
 
-type ClaimedRow = Omit<ClaimedDelivery, 'notice'> & {
-  notice_id: string;
-  reason: string;
-  created_at: Date | string;
-  license_ids: string[];
-  record_ids: string[];
-};
+/** A claimed delivery's row: the delivery, its webhook's URL and sealed secret, and its notice's columns. */
+const claimedRow = z.object({
+  id: z.string(),
+  attempts: z.number().int(),
+  url: z.string(),
+  secret_ciphertext: z.string(),
+  notice_id: z.string(),
+  reason: z.string(),
+  created_at: z.date(),
+  license_ids: z.array(z.string()),
+  record_ids: z.array(z.string()),
+});
 
 /**
  * Claims up to `limit` due deliveries (pending, their time come, no live lease), oldest due
@@ -229,7 +235,7 @@ type ClaimedRow = Omit<ClaimedDelivery, 'notice'> & {
  * are skipped, not waited for.
  */
 export async function claimDeliveries(db: Database, limit = BATCH, leaseSeconds = LEASE_SECONDS): Promise<ClaimedDelivery[]> {
-  const rows = await asService(db).query<ClaimedRow>(
+  const rows = await asService(db).query(
     sql`with due as (
           select d.id from public.data_deletion_deliveries d
           where d.status = 'pending' and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until < now())
@@ -240,13 +246,14 @@ export async function claimDeliveries(db: Database, limit = BATCH, leaseSeconds 
         where d.id = due.id and n.id = d.notice_id and w.id = d.webhook_id
         returning d.id, d.attempts, w.url, w.secret_ciphertext, n.id as notice_id, n.reason, n.created_at,
                   n.license_ids::text[] as license_ids, n.record_ids::text[] as record_ids`,
+    claimedRow,
   );
   return rows.map((r) => ({
     id: r.id,
     attempts: r.attempts,
     url: r.url,
     secret_ciphertext: r.secret_ciphertext,
-    notice: { id: r.notice_id, reason: r.reason, created_at: new Date(r.created_at), license_ids: r.license_ids, record_ids: r.record_ids },
+    notice: { id: r.notice_id, reason: r.reason, created_at: r.created_at, license_ids: r.license_ids, record_ids: r.record_ids },
   }));
 }
 
