@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { moveCampaign } from '../../lib/ads/advertisers/account';
+import { advertiserAccount, advertiserCampaign, moveCampaign } from '../../lib/ads/advertisers/account';
 import { CAMPAIGN_MOVES, type CampaignMove } from '../../lib/ads/advertisers/schemas';
 import type { Queryable } from '../../lib/platform/db/engine';
 import { CAMPAIGN_STATUSES, PAUSE_REASONS } from '../../lib/schemas/advertising';
@@ -138,7 +138,7 @@ for (const engine of testEngines()) {
       }
     });
 
-    it('lists, from every status and pause reason, exactly the moves the trigger accepts', async () => {
+    it('lists, from every status and pause reason, exactly the moves the trigger accepts, and the campaign reads answer that list', async () => {
       const owner = await advertiser(50);
       // Every status with every pause reason and none, written as the service writes them (the
       // trigger keeps a reason for a pause only, and a pause without one is the advertiser's).
@@ -169,6 +169,9 @@ for (const engine of testEngines()) {
           }
           expect(open, label).toEqual(accepted);
           expect(await status(id), label).toBe(stored[0]!.status + (stored[0]!.pause_reason ? `:${stored[0]!.pause_reason}` : ''));
+          // The console's reads answer the same list with the campaign.
+          expect((await advertiserCampaign(suite.db, owner, id))?.campaign.moves, label).toEqual(open);
+          expect((await advertiserAccount(suite.db, owner)).campaigns.find((c) => c.id === id)?.moves, label).toEqual(open);
         }
       }
     });

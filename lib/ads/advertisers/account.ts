@@ -3,13 +3,13 @@ import type { Database, Session } from '../../platform/db/roles';
 import { z } from 'zod';
 import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
-import { micro, type Micro } from '../../platform/kit/micro';
+import { micro, microAmount, type Micro } from '../../platform/kit/micro';
 import { ok, refused, type Result } from '../../platform/kit/result';
 import { violatedConstraint } from '../../platform/db/errors';
 import type { TopUp } from '../../money/funds';
-import { CAMPAIGN_STATUSES, type CampaignStatus, type CreativeStatus, type PauseReason } from '../../schemas/advertising';
-import type { PlacementFormat } from '../../schemas/account';
-import { ADVERTISER_LIMITS, type CampaignInput, type CampaignMove, type CreativeInput, type ProfileInput } from './schemas';
+import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, TOP_UP_RAILS, TOP_UP_STATUSES, type CampaignStatus } from '../../schemas/advertising';
+import { PLACEMENT_FORMATS, type PlacementFormat } from '../../schemas/account';
+import { ADVERTISER_LIMITS, CAMPAIGN_MOVES, type CampaignInput, type CampaignMove, type CreativeInput, type ProfileInput } from './schemas';
 import { endOfDay, startOfDay } from './time';
 
 /**
@@ -20,48 +20,100 @@ import { endOfDay, startOfDay } from './time';
  * there ("not found"), whatever id a form sends. Money is in micro-dollars, from the ledger.
  */
 
-export type Profile = ProfileInput & { user_id: string };
+/**
+ * The rows these reads answer, each checked by its schema as it arrives, and typed by it: what a
+ * column holds and what the code believes cannot drift apart. Timestamps arrive as dates, amounts
+ * as whole micro-dollars.
+ */
+const profileRow = z.object({
+  user_id: z.string(),
+  company: z.string(),
+  billing_name: z.string(),
+  billing_email: z.string(),
+  billing_address: z.string(),
+  country: z.string(),
+  tax_id: z.string().nullable(),
+  time_zone: z.string(),
+});
+export type Profile = z.output<typeof profileRow>;
 
-export type Campaign = {
-  id: string;
-  name: string;
-  status: CampaignStatus;
-  pause_reason: PauseReason | null;
-  rejection_reason: string | null;
-  starts_at: Date;
-  ends_at: Date | null;
-  hard_stop: boolean;
-  lifetime_budget_micro: Micro | null;
-  daily_cap_micro: Micro | null;
-  frequency_cap: number;
-  formats: PlacementFormat[];
-  keywords: string[];
-  include_categories: string[];
-  exclude_categories: string[];
-  excluded_apps: string[];
-  created_at: Date;
+const format = z.enum(PLACEMENT_FORMATS);
+
+const campaignRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(CAMPAIGN_STATUSES),
+  pause_reason: z.enum(PAUSE_REASONS).nullable(),
+  rejection_reason: z.string().nullable(),
+  starts_at: z.date(),
+  ends_at: z.date().nullable(),
+  hard_stop: z.boolean(),
+  lifetime_budget_micro: microAmount.nullable(),
+  daily_cap_micro: microAmount.nullable(),
+  frequency_cap: z.number().int(),
+  formats: z.array(format),
+  keywords: z.array(z.string()),
+  include_categories: z.array(z.string()),
+  exclude_categories: z.array(z.string()),
+  excluded_apps: z.array(z.string()),
+  created_at: z.date(),
+  /** The moves its advertiser may ask for now (public.campaign_moves_open): the console offers these, and only these. */
+  moves: z.array(z.enum(CAMPAIGN_MOVES)),
   /** Totals from the daily figures the roll-up keeps. */
-  impressions: number;
-  clicks: number;
-  spent_micro: Micro;
-};
+  impressions: z.number(),
+  clicks: z.number(),
+  spent_micro: microAmount,
+});
+export type Campaign = z.output<typeof campaignRow>;
 
-export type Creative = {
-  id: string;
-  campaign_id: string;
-  format: PlacementFormat;
-  status: CreativeStatus;
-  rejection_reason: string | null;
-  headline: string;
-  body: string;
-  cta: string;
-  image_url: string | null;
-  video_url: string | null;
-  landing_url: string;
-  width: number | null;
-  height: number | null;
-  duration_ms: number | null;
-};
+const creativeMediaRow = z.object({
+  image_url: z.string().nullable(),
+  video_url: z.string().nullable(),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  duration_ms: z.number().int().nullable(),
+});
+export type CreativeMedia = z.output<typeof creativeMediaRow>;
+
+const creativeRow = creativeMediaRow.extend({
+  id: z.string(),
+  campaign_id: z.string(),
+  format,
+  status: z.enum(CREATIVE_STATUSES),
+  rejection_reason: z.string().nullable(),
+  headline: z.string(),
+  body: z.string(),
+  cta: z.string(),
+  landing_url: z.string(),
+});
+export type Creative = z.output<typeof creativeRow>;
+
+/** A top-up as lib/money/funds.ts types it. */
+const topUpRow = z.object({
+  id: z.string(),
+  amount_micro: microAmount,
+  rail: z.enum(TOP_UP_RAILS),
+  status: z.enum(TOP_UP_STATUSES),
+  invoice_number: z.string().nullable(),
+  payment_reference: z.string().nullable(),
+  requested_at: z.date(),
+  paid_at: z.date().nullable(),
+}) satisfies z.ZodType<TopUp>;
+
+const dayRow = z.object({
+  day: z.string(),
+  creative_id: z.string(),
+  app_id: z.string(),
+  app_name: z.string(),
+  format,
+  fills: z.number(),
+  impressions: z.number(),
+  clicks: z.number(),
+  spent_micro: microAmount,
+});
+export type DayFigures = z.output<typeof dayRow>;
+
+const idRow = z.object({ id: z.string() });
 
 export interface AdvertiserAccount {
   profile: Profile | null;
@@ -71,7 +123,8 @@ export interface AdvertiserAccount {
   campaigns: Campaign[];
 }
 
-const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection_reason, c.starts_at, c.ends_at, c.hard_stop,
+const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection_reason, public.campaign_moves_open(c.status, c.pause_reason) as moves,
+  c.starts_at, c.ends_at, c.hard_stop,
   c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.formats, c.keywords,
   c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.created_at,
   coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.spent_micro, 0)::float8 as spent_micro`;
@@ -82,33 +135,24 @@ const CAMPAIGN_TOTALS = sql`left join (select x.campaign_id, sum(x.impressions) 
 /** Everything the advertiser's console opens with, in one transaction. */
 export async function advertiserAccount(db: Database, userId: string): Promise<AdvertiserAccount> {
   return asConsoleUser(db, userId).transaction(async (tx) => {
-    const [profile] = await tx.query<Profile>(
+    const [profile] = await tx.query(
       sql`select user_id, company, billing_name, billing_email, billing_address, country, tax_id, time_zone from public.advertiser_profiles`,
+      profileRow,
     );
-    const [balance] = await tx.query<{ micro: Micro }>(
+    const [balance] = await tx.query(
       sql`select coalesce(sum(p.amount_micro), 0)::float8 as micro
           from public.ledger_postings p join public.ledger_accounts a on a.id = p.account_id where a.kind = 'advertiser'`,
+      z.object({ micro: microAmount }),
     );
-    const topUps = await tx.query<TopUp>(
+    const topUps = await tx.query(
       sql`select id, amount_micro::float8 as amount_micro, rail, status, invoice_number, payment_reference, requested_at, paid_at
           from public.top_ups where account_kind = 'advertiser' order by requested_at desc limit 100`,
+      topUpRow,
     );
-    const campaigns = await tx.query<Campaign>(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} order by c.created_at desc`);
+    const campaigns = await tx.query(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} order by c.created_at desc`, campaignRow);
     return { profile: profile ?? null, balance_micro: balance?.micro ?? micro(0), top_ups: topUps, campaigns };
   });
 }
-
-export type DayFigures = {
-  day: string;
-  creative_id: string;
-  app_id: string;
-  app_name: string;
-  format: PlacementFormat;
-  fills: number;
-  impressions: number;
-  clicks: number;
-  spent_micro: Micro;
-};
 
 /** One campaign of the advertiser's with its creatives and its daily figures per creative and app; null when it is not theirs. */
 export async function advertiserCampaign(
@@ -117,19 +161,21 @@ export async function advertiserCampaign(
   campaignId: string,
 ): Promise<{ campaign: Campaign; creatives: Creative[]; days: DayFigures[] } | null> {
   return asConsoleUser(db, userId).transaction(async (tx) => {
-    const [campaign] = await tx.query<Campaign>(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} where c.id = ${campaignId}::uuid`);
+    const [campaign] = await tx.query(sql`select ${CAMPAIGN_COLUMNS} from public.campaigns c ${CAMPAIGN_TOTALS} where c.id = ${campaignId}::uuid`, campaignRow);
     if (!campaign) return null;
-    const creatives = await tx.query<Creative>(
+    const creatives = await tx.query(
       sql`select id, campaign_id, format, status, rejection_reason, headline, body, cta, image_url, video_url, landing_url, width, height, duration_ms
           from public.creatives where campaign_id = ${campaignId}::uuid order by created_at`,
+      creativeRow,
     );
-    const days = await tx.query<DayFigures>(
+    const days = await tx.query(
       sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.creative_id, s.app_id, coalesce(n.name, 'An app') as app_name, cr.format,
                  s.fills::float8 as fills, s.impressions::float8 as impressions, s.clicks::float8 as clicks,
                  s.spent_micro::float8 as spent_micro
           from public.campaign_daily_stats s join public.creatives cr on cr.id = s.creative_id
           left join public.advertiser_apps() n on n.id = s.app_id
           where s.campaign_id = ${campaignId}::uuid order by s.day desc, cr.format, s.app_id limit 2000`,
+      dayRow,
     );
     return { campaign, creatives, days };
   });
@@ -189,7 +235,7 @@ function refusal(err: unknown): Result<never> {
 }
 
 async function zoneOf(session: Session): Promise<string | null> {
-  const [row] = await session.query<{ time_zone: string }>(sql`select time_zone from public.advertiser_profiles`);
+  const [row] = await session.query(sql`select time_zone from public.advertiser_profiles`, z.object({ time_zone: z.string() }));
   return row?.time_zone ?? null;
 }
 
@@ -199,13 +245,14 @@ export async function createCampaign(db: Database, userId: string, input: Campai
   if (!zone) return refused('Set up your advertiser profile first.');
   const v = campaignValues(input, zone);
   try {
-    const [row] = await session.query<{ id: string }>(
+    const [row] = await session.query(
       sql`insert into public.campaigns (advertiser_id, name, starts_at, ends_at, hard_stop, lifetime_budget_micro, daily_cap_micro, formats, keywords,
                                         include_categories, exclude_categories, excluded_apps, frequency_cap)
           values (${userId}, ${input.name}, ${v.starts_at}, ${v.ends_at}, ${input.hard_stop}, ${v.lifetime}::bigint, ${v.cap}::bigint,
                   ${input.formats}::text[], ${input.keywords}::text[], ${input.include_categories}::text[], ${input.exclude_categories}::text[],
                   ${input.excluded_apps}::uuid[], ${input.frequency_cap})
           returning id`,
+      idRow,
     );
     return ok({ id: row!.id });
   } catch (err) {
@@ -265,14 +312,6 @@ export async function deleteDraft(db: Database, userId: string, id: string): Pro
   return rows.length === 1 ? ok(undefined) : refused('Only a draft can be deleted.');
 }
 
-export interface CreativeMedia {
-  image_url: string | null;
-  video_url: string | null;
-  width: number | null;
-  height: number | null;
-  duration_ms: number | null;
-}
-
 const NO_MEDIA: CreativeMedia = { image_url: null, video_url: null, width: null, height: null, duration_ms: null };
 
 /** Whether the advertiser's campaign `campaignId` can take a new creative of `format` (theirs, buying it, not completed): asked before any file is stored. */
@@ -285,8 +324,9 @@ export async function campaignTakesCreative(db: Database, userId: string, campai
 
 /** One of the advertiser's creatives, with its media, for an edit that changes some of them; null when it is not theirs. */
 export async function creativeMedia(db: Database, userId: string, id: string): Promise<({ format: PlacementFormat } & CreativeMedia) | null> {
-  const [row] = await asConsoleUser(db, userId).query<{ format: PlacementFormat } & { [K in keyof CreativeMedia]: CreativeMedia[K] }>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`select format, image_url, video_url, width, height, duration_ms from public.creatives where id = ${id}::uuid`,
+    creativeMediaRow.extend({ format }),
   );
   return row ?? null;
 }
@@ -304,12 +344,13 @@ export async function addCreative(db: Database, userId: string, campaignId: stri
 }
 
 function insertCreative(db: Database, userId: string, campaignId: string, input: CreativeInput, media: CreativeMedia): Promise<{ id: string }[]> {
-  return asConsoleUser(db, userId).query<{ id: string }>(
+  return asConsoleUser(db, userId).query(
     sql`insert into public.creatives (campaign_id, format, headline, body, cta, landing_url, image_url, video_url, width, height, duration_ms)
         select ${campaignId}::uuid, ${input.format}, ${input.headline}, ${input.body}, ${input.cta}, ${input.landing_url},
                ${media.image_url}, ${media.video_url}, ${media.width}, ${media.height}, ${media.duration_ms}
         where exists (select 1 from public.campaigns c where c.id = ${campaignId}::uuid and ${input.format} = any(c.formats) and c.status <> 'completed')
         returning id`,
+    idRow,
   );
 }
 
