@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { asConsoleUser } from '../identity/console';
+import { microAmount } from '../platform/kit/micro';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 
@@ -25,6 +27,10 @@ export interface DataSalesMonth {
   micro: number;
 }
 
+/** A publisher's posting of a data sale, as read: no app once the app is deleted. */
+const posting = z.object({ transaction_id: z.string(), sold_at: z.date(), app: z.string().nullable(), micro: microAmount });
+
+/** What groupDataSales takes: a posting as read (above), or as figures written out (a time and an amount in text). */
 type Posting = { transaction_id: string; sold_at: Date | string; app: string | null; micro: number | string };
 
 /** Postings, newest sale first, grouped by sale; and the months, newest first. */
@@ -50,14 +56,15 @@ export function groupDataSales(postings: readonly Posting[]): { sales: DataSale[
 
 /** The publisher's data sales: at most `limit` postings' worth, newest first. */
 export async function dataSales(db: Database, userId: string, limit = 500): Promise<{ sales: DataSale[]; months: DataSalesMonth[] }> {
-  const rows = await asConsoleUser(db, userId).query<Posting>(
-    sql`select t.id as transaction_id, t.occurred_at as sold_at, a.name as app, p.amount_micro::text as micro
+  const rows = await asConsoleUser(db, userId).query(
+    sql`select t.id as transaction_id, t.occurred_at as sold_at, a.name as app, p.amount_micro as micro
         from public.ledger_postings p
         join public.ledger_transactions t on t.id = p.transaction_id
         join public.ledger_accounts la on la.id = p.account_id
         left join public.apps a on a.id = p.app_id
         where t.kind = 'data_sale' and la.kind = 'publisher' and la.user_id = ${userId}::uuid
         order by t.occurred_at desc, t.id limit ${limit}`,
+    posting,
   );
   return groupDataSales(rows);
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { asConsoleUser } from '../identity/console';
 import type { Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
@@ -15,6 +16,9 @@ import { generateApiKey, maskApiKey } from '../identity/keys/api-key';
  * what only the database knows (a slug already taken) comes back as a message for the form.
  */
 
+/** The row of an insert's `returning id` (a uuid, as text). */
+const returnedId = z.object({ id: z.string() });
+
 const SLUG_TAKEN = 'apps_slug_unique_per_user';
 const slugTaken = (slug: string) => refused(`You already have an app with the slug “${slug}”. Choose another.`);
 
@@ -28,9 +32,10 @@ const tooManyKeys = refused(
 
 export async function createApp(db: Database, userId: string, input: AppInput): Promise<Result<{ id: string }>> {
   try {
-    const [row] = await asConsoleUser(db, userId).query<{ id: string }>(
+    const [row] = await asConsoleUser(db, userId).query(
       sql`insert into public.apps (user_id, name, slug, description, category, allowed_origins)
           values (${userId}, ${input.name}, ${input.slug}, ${input.description}, ${input.category}::text[], ${input.allowed_origins}::text[]) returning id`,
+      returnedId,
     );
     return ok({ id: row!.id });
   } catch (err) {
@@ -75,9 +80,10 @@ const NO_APP = 'That app does not exist, or is archived.';
  * archive running at the same moment has just taken away.
  */
 export async function createPlacement(db: Database, userId: string, input: PlacementInput): Promise<Result<{ id: string }>> {
-  const [row] = await asConsoleUser(db, userId).query<{ id: string }>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`insert into public.placements (app_id, user_id, name, format)
         select a.id, ${userId}, ${input.name}, ${input.format} from public.apps a where a.id = ${input.app_id}::uuid and a.archived_at is null returning id`,
+    returnedId,
   );
   return row ? ok({ id: row.id }) : refused(NO_APP);
 }
@@ -111,12 +117,13 @@ export async function changePlacement(db: Database, userId: string, id: string, 
  */
 export async function createApiKey(db: Database, userId: string, input: ApiKeyInput): Promise<Result<{ id: string; key: string; masked_key: string }>> {
   const key = generateApiKey(input.environment);
-  let row: { id: string } | undefined;
+  let row: z.output<typeof returnedId> | undefined;
   try {
-    [row] = await asConsoleUser(db, userId).query<{ id: string }>(
+    [row] = await asConsoleUser(db, userId).query(
       sql`insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
           select a.id, ${userId}, ${input.name}, ${input.environment}, ${key.prefix}, ${key.last4}, ${key.hash}
           from public.apps a where a.id = ${input.app_id}::uuid and a.archived_at is null returning id`,
+      returnedId,
     );
   } catch (err) {
     if (violatedConstraint(err) === TOO_MANY_KEYS) return tooManyKeys;
