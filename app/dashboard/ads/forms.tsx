@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useActionState, useState, type FormEvent } from 'react';
 import { toast } from 'sonner';
 import type { FormState } from '@/lib/platform/kit/forms';
-import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT } from '@/lib/ads/advertisers/schemas';
+import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT, type CampaignMove } from '@/lib/ads/advertisers/schemas';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
@@ -414,38 +414,46 @@ export function CreativeForm({
   );
 }
 
-/** The moves a campaign's advertiser may make now: send a draft to review, pause, resume, delete a draft. */
+/** Each move's button, in the order they are shown. */
+const MOVE_BUTTONS: readonly { move: CampaignMove; label: string; variant: 'default' | 'outline' }[] = [
+  { move: 'submit', label: 'Send to review', variant: 'default' },
+  { move: 'pause', label: 'Pause', variant: 'outline' },
+  { move: 'resume', label: 'Resume', variant: 'default' },
+];
+
+/**
+ * The moves a campaign's advertiser may make now, as the database lists them with the campaign
+ * (`moves`, public.campaign_moves_open: the rule the trigger judges by, so a button is never
+ * offered for a move it would refuse), and the deletion of a draft (row-level security's rule).
+ */
 export function CampaignButtons({
   move,
   remove,
   campaignId,
   name,
   status,
-  pauseReason,
+  moves,
 }: {
   move: Action;
   remove: Action;
   campaignId: string;
   name: string;
   status: string;
-  pauseReason: string | null;
+  moves: readonly CampaignMove[];
 }) {
   const [state, formAction, pending] = useActionState(move, {});
   const [removed, removeAction, removing] = useActionState(remove, {});
   useToastOutcome(state);
   useToastOutcome(removed);
-  const button = (value: string, label: string, variant: 'default' | 'outline' = 'outline') => (
-    <Button type="submit" name="move" value={value} disabled={pending} variant={variant} size="sm" aria-label={`${label}: ${name}`}>
-      {label}
-    </Button>
-  );
   return (
     <div className="flex flex-wrap gap-2">
       <form action={formAction} className="flex flex-wrap gap-2">
         <input type="hidden" name="id" value={campaignId} />
-        {status === 'draft' && button('submit', 'Send to review', 'default')}
-        {(status === 'active' || status === 'scheduled') && button('pause', 'Pause')}
-        {status === 'paused' && pauseReason === 'advertiser' && button('resume', 'Resume', 'default')}
+        {MOVE_BUTTONS.filter((b) => moves.includes(b.move)).map(({ move: value, label, variant }) => (
+          <Button key={value} type="submit" name="move" value={value} disabled={pending} variant={variant} size="sm" aria-label={`${label}: ${name}`}>
+            {label}
+          </Button>
+        ))}
       </form>
       {status === 'draft' && (
         <form action={removeAction} id={`delete-${campaignId}`}>

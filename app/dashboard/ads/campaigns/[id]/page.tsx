@@ -101,7 +101,7 @@ export default async function CampaignPage({
       <ConsoleNav current="/dashboard/ads" />
       <div className="mb-6 flex flex-wrap items-center gap-3">
         <StatusBadge status={c.status} />
-        <CampaignButtons move={moveCampaignAction} remove={deleteDraftAction} campaignId={c.id} name={c.name} status={c.status} pauseReason={c.pause_reason} />
+        <CampaignButtons move={moveCampaignAction} remove={deleteDraftAction} campaignId={c.id} name={c.name} status={c.status} moves={c.moves} />
         <Link href="/dashboard/ads" className="ml-auto text-sm">
           All campaigns
         </Link>
