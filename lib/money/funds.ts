@@ -3,10 +3,10 @@ import { asConsoleUser } from '../identity/console';
 import { as, type Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { call, type Refusals } from '../platform/kit/call';
-import { usdToMicro, type Micro } from '../platform/kit/micro';
+import { microAmount, usdToMicro, type Micro } from '../platform/kit/micro';
 import type { Result } from '../platform/kit/result';
 import { dollars } from '../platform/kit/typed-number';
-import type { TopUpRail, TopUpStatus } from '../schemas/advertising';
+import { TOP_UP_RAILS, TOP_UP_STATUSES } from '../schemas/advertising';
 import { DEFAULT_MIN_TOP_UP_USD } from './pricing/defaults';
 
 /**
@@ -22,16 +22,18 @@ import { DEFAULT_MIN_TOP_UP_USD } from './pricing/defaults';
 /** The balances a top-up can fund. */
 export type FundedAccount = 'advertiser' | 'buyer';
 
-export type TopUp = {
-  id: string;
-  amount_micro: Micro;
-  rail: TopUpRail;
-  status: TopUpStatus;
-  invoice_number: string | null;
-  payment_reference: string | null;
-  requested_at: Date;
-  paid_at: Date | null;
-};
+/** A row of public.top_ups as its user reads it: no invoice for a card top-up, no reference nor payment time until it is paid. */
+export const topUpRow = z.object({
+  id: z.string(),
+  amount_micro: microAmount,
+  rail: z.enum(TOP_UP_RAILS),
+  status: z.enum(TOP_UP_STATUSES),
+  invoice_number: z.string().nullable(),
+  payment_reference: z.string().nullable(),
+  requested_at: z.date(),
+  paid_at: z.date().nullable(),
+});
+export type TopUp = z.output<typeof topUpRow>;
 
 /** A top-up as a form asks for it: dollars as typed, in micro-dollars. */
 export const topUpInput = z.object({ amount_usd: dollars('amount') });
@@ -80,36 +82,31 @@ export async function requestTopUp(
   return account === 'advertiser' ? ask(TOP_UP_REFUSALS.advertiser) : ask(TOP_UP_REFUSALS.buyer);
 }
 
-type Row = Omit<TopUp, 'requested_at' | 'paid_at'> & { requested_at: Date | string; paid_at: Date | string | null };
-
 const COLUMNS = sql`id, amount_micro::float8 as amount_micro, rail, status, invoice_number, payment_reference, requested_at, paid_at`;
-
-function topUp(row: Row): TopUp {
-  return { ...row, requested_at: new Date(row.requested_at), paid_at: row.paid_at === null ? null : new Date(row.paid_at) };
-}
 
 /** The user's top-ups of `account`'s balance, newest first (at most `limit`). */
 export async function topUps(db: Database, userId: string, account: FundedAccount, limit = 100): Promise<TopUp[]> {
-  const rows = await asConsoleUser(db, userId).query<Row>(
+  return asConsoleUser(db, userId).query(
     sql`select ${COLUMNS} from public.top_ups
         where user_id = ${userId}::uuid and account_kind = ${account}
         order by requested_at desc, id limit ${limit}`,
+    topUpRow,
   );
-  return rows.map(topUp);
 }
 
 /** One top-up of the user's `account` balance, or null (not theirs, or one that funds their other balance). */
 export async function topUpOf(db: Database, userId: string, account: FundedAccount, id: string): Promise<TopUp | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
-  const [row] = await asConsoleUser(db, userId).query<Row>(
+  const [row] = await asConsoleUser(db, userId).query(
     sql`select ${COLUMNS} from public.top_ups where id = ${id}::uuid and user_id = ${userId}::uuid and account_kind = ${account}`,
+    topUpRow,
   );
-  return row ? topUp(row) : null;
+  return row ?? null;
 }
 
 /** The smallest top-up, as the pricing settings publish it (read as anyone may). */
 export async function minimumTopUp(db: Database): Promise<Micro> {
-  const [row] = await as(db, 'anon').query<{ micro: Micro }>(sql`select min_top_up_micro as micro from public.pricing_settings limit 1`);
+  const [row] = await as(db, 'anon').query(sql`select min_top_up_micro as micro from public.pricing_settings limit 1`, z.object({ micro: microAmount }));
   return row?.micro ?? usdToMicro(DEFAULT_MIN_TOP_UP_USD);
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { asService, type Database } from '../platform/db/roles';
 import { sql, type Sql } from '../platform/db/sql';
 
@@ -328,12 +329,15 @@ const INVARIANTS: Invariant[] = [
   },
 ];
 
+/** What each check answers: one line of text per thing it found wrong. */
+const foundLine = z.object({ line: z.string() });
+
 /** Runs every check; the money is right when each found nothing. */
 export async function checkMoney(db: Database): Promise<MoneyCheck[]> {
   const session = asService(db);
   const results: MoneyCheck[] = [];
   for (const invariant of INVARIANTS) {
-    const rows = await session.query<{ line: string }>(invariant.query);
+    const rows = await session.query(invariant.query, foundLine);
     results.push({ name: invariant.name, found: rows.slice(0, LISTED).map((r) => r.line), count: rows.length });
   }
   return results;

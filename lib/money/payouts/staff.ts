@@ -76,8 +76,8 @@ export const overview = z.object({
 export type StaffOverview = z.infer<typeof overview>;
 
 export async function staffOverview(db: Database, staff: SignedInUser): Promise<StaffOverview> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_overview(100) as v`);
-  return overview.parse(row!.v);
+  const [row] = await asStaff(db, staff).query(sql`select public.staff_overview(100) as v`, z.object({ v: overview }));
+  return row!.v;
 }
 
 const NO_SUCH_PAYOUT = 'That payout does not exist.';
@@ -124,12 +124,14 @@ const detailsRow = z.object({
   details_ciphertext: z.string().nullable(),
   stripe_account_id: z.string().nullable(),
 });
+/** public.staff_payout_details's answer: null when there is no such payout. */
+const detailsAnswer = z.object({ v: detailsRow.nullable() });
 
 /** A payout's destination in full, to send it by hand (public.staff_payout_details: audited with `why`). */
 export async function payoutDetails(db: Database, staff: SignedInUser, key: Buffer, id: string, why: string): Promise<PayoutDetails | null> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_payout_details(${id}::uuid, ${why}) as v`);
+  const [row] = await asStaff(db, staff).query(sql`select public.staff_payout_details(${id}::uuid, ${why}) as v`, detailsAnswer);
   if (!row?.v) return null;
-  const { details_ciphertext: sealed, ...v } = detailsRow.parse(row.v);
+  const { details_ciphertext: sealed, ...v } = row.v;
   const details = sealed ? manualDetails.parse(JSON.parse(unseal(key, sealed, PAYOUT_DETAILS_PURPOSE))) : null;
   return { ...v, details };
 }
@@ -143,9 +145,9 @@ export async function payoutDetails(db: Database, staff: SignedInUser, key: Buff
  * database's to say, when it is marked `processing`.
  */
 export async function sendWithStripe(db: Database, staff: SignedInUser, rail: StripeRail, id: string): Promise<Result<{ status: string }>> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_payout_details(${id}::uuid, ${'sent with Stripe'}) as v`);
+  const [row] = await asStaff(db, staff).query(sql`select public.staff_payout_details(${id}::uuid, ${'sent with Stripe'}) as v`, detailsAnswer);
   if (!row?.v) return refused(NO_SUCH_PAYOUT);
-  const payout = detailsRow.parse(row.v);
+  const payout = row.v;
   if (payout.rail !== 'stripe' || !payout.stripe_account_id) return refused('This publisher is not paid through Stripe.');
   const started = await markPayout(db, staff, { id, status: 'processing' });
   if (!started.ok) return started;

@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { cacheOff } from '../../platform/cache/lru';
 import { as, type Database, type Statements } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { env } from '../../platform/env';
 import { log, describeError } from '../../platform/log';
-import { microAsUsd, type Micro } from '../../platform/kit/micro';
+import { microAmount, microAsUsd } from '../../platform/kit/micro';
 import { pricingBody, type Audience, type PricingBody } from '../../schemas/pricing';
 import { DEFAULT_PRICING, type PricingValues } from './defaults';
 
@@ -15,28 +16,28 @@ const AUDIENCE_FIELDS: Record<Audience, readonly (keyof PricingValues)[]> = {
   data_buyer: ['dataset_prices_usd', 'exclusive_license_multiplier'],
 };
 
-/** The row in force: shares and the multiplier as fractions, every price and minimum in micro-dollars. */
-interface PricingRow {
-  publisher_ad_revenue_share: number;
-  platform_ad_fee: number;
-  publisher_data_revenue_share: number;
-  cpm_floating_video_micro: Micro;
-  cpm_tooltip_micro: Micro;
-  cpm_sponsored_card_micro: Micro;
-  cpm_inline_text_micro: Micro;
-  price_per_ai_interaction_row_micro: Micro;
-  price_per_ux_session_recording_micro: Micro;
-  price_per_gb_bundle_micro: Micro;
-  exclusive_license_multiplier: number;
-  min_payout_micro: Micro;
-}
+/** The row in force: shares and the multiplier as fractions, every price and minimum in micro-dollars (its other columns left out). */
+const pricingRow = z.object({
+  publisher_ad_revenue_share: z.number(),
+  platform_ad_fee: z.number(),
+  publisher_data_revenue_share: z.number(),
+  cpm_floating_video_micro: microAmount,
+  cpm_tooltip_micro: microAmount,
+  cpm_sponsored_card_micro: microAmount,
+  cpm_inline_text_micro: microAmount,
+  price_per_ai_interaction_row_micro: microAmount,
+  price_per_ux_session_recording_micro: microAmount,
+  price_per_gb_bundle_micro: microAmount,
+  exclusive_license_multiplier: z.number(),
+  min_payout_micro: microAmount,
+});
 
 /**
  * The pricing in force as `/api/v1/pricing` publishes it: prices in dollars, not rounded (a CPM
  * or a data price is finer than a cent), each exactly the figure the database keeps.
  */
 export async function readPricingSettings(db: Pick<Statements, 'query'>): Promise<PricingValues | null> {
-  const [row] = await db.query<PricingRow & Record<string, unknown>>(sql`select * from public.pricing_settings limit 1`);
+  const [row] = await db.query(sql`select * from public.pricing_settings limit 1`, pricingRow);
   if (!row) return null;
   return {
     publisher_ad_revenue_share: row.publisher_ad_revenue_share,

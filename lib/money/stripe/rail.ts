@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { z } from 'zod';
 import { asService, type Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { env } from '../../platform/env';
@@ -52,8 +53,10 @@ export async function startOnboarding(
   user: { id: string; email: string },
   urls: { back: string },
 ): Promise<{ accountId: string; url: string }> {
-  const [method] = await asService(db).query<{ stripe_account_id: string | null }>(
+  const [method] = await asService(db).query(
     sql`select stripe_account_id from public.payout_methods where user_id = ${user.id}::uuid and rail = 'stripe'`,
+    // No account yet while the method waits for its first onboarding.
+    z.object({ stripe_account_id: z.string().nullable() }),
   );
   let accountId = method?.stripe_account_id ?? null;
   if (!accountId) {
@@ -129,7 +132,10 @@ export async function handleWebhook(rail: StripeRail, db: Database, payload: str
       : due > 0
         ? `Stripe needs ${due} more detail${due === 1 ? '' : 's'}: continue the onboarding.`
         : 'Stripe is reviewing the account.';
-    const [row] = await tx.query<{ changed: boolean }>(sql`select public.payout_method_set_stripe(null, ${account.id}, null, ${ready}, ${note}) as changed`);
+    const [row] = await tx.query(
+      sql`select public.payout_method_set_stripe(null, ${account.id}, null, ${ready}, ${note}) as changed`,
+      z.object({ changed: z.boolean() }),
+    );
     if (!row?.changed) log.info('stripe account.updated for an account no payout method names', { account: account.id });
     return { status: 200, handled: 'account.updated' } as const;
   });
