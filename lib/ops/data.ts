@@ -48,8 +48,8 @@ export type DataQueue = z.infer<typeof queue>;
 
 /** The exclusive licenses waiting for review, oldest first (at most `limit`). */
 export async function dataQueue(db: Database, staff: SignedInUser, limit = 50): Promise<DataQueue> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_data_queue(${limit}::integer) as v`);
-  return queue.parse(row!.v);
+  const [row] = await asStaff(db, staff).query(sql`select public.staff_data_queue(${limit}::integer) as v`, z.object({ v: queue }));
+  return row!.v;
 }
 
 /** public.staff_data_license_review's refusals. */

@@ -61,8 +61,8 @@ export type StaffPricing = z.infer<typeof view>;
 
 /** The values in force and the latest scheduled changes, newest first. */
 export async function staffPricing(db: Database, staff: SignedInUser, limit = 50): Promise<StaffPricing> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_pricing(${limit}::integer) as v`);
-  return view.parse(row!.v);
+  const [row] = await asStaff(db, staff).query(sql`select public.staff_pricing(${limit}::integer) as v`, z.object({ v: view }));
+  return row!.v;
 }
 
 /**

@@ -57,8 +57,8 @@ const queue = z.object({
 export type ReversalsQueue = z.infer<typeof queue>;
 
 export async function reversalsQueue(db: Database, staff: SignedInUser): Promise<ReversalsQueue> {
-  const [row] = await asStaff(db, staff).query<{ v: unknown }>(sql`select public.staff_reversals_queue(100) as v`);
-  return queue.parse(row!.v);
+  const [row] = await asStaff(db, staff).query(sql`select public.staff_reversals_queue(100) as v`, z.object({ v: queue }));
+  return row!.v;
 }
 
 /** public.staff_account_release's refusals. */
