@@ -66,14 +66,18 @@ export async function forgetFiles(db: Database, storage: ObjectStorage, keys: st
     }
   }
   if (deleted.length === 0) return 0;
-  const [row] = await asService(db).query<{ n: number }>(sql`select public.creative_files_forget(${deleted}::text[]) as n`);
+  const [row] = await asService(db).query(sql`select public.creative_files_forget(${deleted}::text[]) as n`, z.object({ n: z.number().int() }));
   return row!.n;
 }
 
+/** A key of the store, as the functions that list them answer it (`setof text`). */
+const storedKey = z.object({ key: z.string() });
+
 /** Deletes the files that may go now (public.creative_files_sweepable): of one advertiser, or of all; answers how many. */
 export async function sweepCreativeFiles(db: Database, storage: ObjectStorage, options: { advertiser?: string; limit?: number } = {}): Promise<number> {
-  const rows = await asService(db).query<{ key: string }>(
+  const rows = await asService(db).query(
     sql`select k as key from public.creative_files_sweepable(${options.advertiser ?? null}::uuid, ${options.limit ?? 500}) k`,
+    storedKey,
   );
   return rows.length === 0
     ? 0
@@ -100,7 +104,7 @@ export async function sweepOrphanFiles(db: Database, storage: ObjectStorage, now
   let swept = 0;
   let batch: string[] = [];
   const settle = async () => {
-    const known = await asService(db).query<{ key: string }>(sql`select k as key from public.creative_keys_known(${batch}::text[]) k`);
+    const known = await asService(db).query(sql`select k as key from public.creative_keys_known(${batch}::text[]) k`, storedKey);
     const kept = new Set(known.map((r) => r.key));
     for (const key of batch) {
       if (kept.has(key)) continue;

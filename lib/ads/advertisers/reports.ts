@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { asConsoleUser } from '../../identity/console';
 import { sql } from '../../platform/db/sql';
 import type { Database } from '../../platform/db/roles';
-import type { PlacementFormat } from '../../schemas/account';
+import { PLACEMENT_FORMATS } from '../../schemas/account';
 import { toCsv } from '../../platform/kit/csv';
-import { micro, microAsUsd, type Micro } from '../../platform/kit/micro';
+import { micro, microAmount, microAsUsd, type Micro } from '../../platform/kit/micro';
 
 /**
  * An advertiser's report across their campaigns, read as them (row-level security keeps it to
@@ -17,23 +18,25 @@ export type ReportPeriod = (typeof REPORT_PERIODS)[number];
 /** The most rows a report reads (and its CSV holds): the newest. */
 export const REPORT_ROWS = 10_000;
 
-export type ReportRow = {
-  day: string;
-  campaign_id: string;
-  campaign: string;
-  creative_id: string;
-  creative: string;
-  format: PlacementFormat;
-  app_id: string;
-  app: string;
-  fills: number;
-  impressions: number;
-  clicks: number;
-  spent_micro: Micro;
-};
+/** A row of the report: one campaign's creative in one app on one UTC day (`day` YYYY-MM-DD), spend in micro-dollars. */
+const reportRow = z.object({
+  day: z.string(),
+  campaign_id: z.string(),
+  campaign: z.string(),
+  creative_id: z.string(),
+  creative: z.string(),
+  format: z.enum(PLACEMENT_FORMATS),
+  app_id: z.string(),
+  app: z.string(),
+  fills: z.number(),
+  impressions: z.number(),
+  clicks: z.number(),
+  spent_micro: microAmount,
+});
+export type ReportRow = z.output<typeof reportRow>;
 
 export async function advertiserReport(db: Database, userId: string, days: ReportPeriod, campaignId: string | null): Promise<ReportRow[]> {
-  return asConsoleUser(db, userId).query<ReportRow>(
+  return asConsoleUser(db, userId).query(
     sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.campaign_id, c.name as campaign, s.creative_id, cr.headline as creative, cr.format,
                s.app_id, coalesce(a.name, 'An app') as app, s.fills::float8 as fills, s.impressions::float8 as impressions,
                s.clicks::float8 as clicks, s.spent_micro::float8 as spent_micro
@@ -45,6 +48,7 @@ export async function advertiserReport(db: Database, userId: string, days: Repor
           and (${campaignId}::uuid is null or s.campaign_id = ${campaignId}::uuid)
         order by s.day desc, c.name, cr.format, a.name
         limit ${REPORT_ROWS}`,
+    reportRow,
   );
 }
 

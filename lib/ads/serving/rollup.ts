@@ -29,7 +29,7 @@ export async function rollUp(db: Database): Promise<{ decisions: number; events:
  * changes it applied.
  */
 export async function applyDuePricing(db: Database): Promise<number> {
-  const [row] = await asService(db).query<{ applied: number }>(sql`select public.pricing_apply_due() as applied`);
+  const [row] = await asService(db).query(sql`select public.pricing_apply_due() as applied`, z.object({ applied: z.number().int() }));
   return row!.applied;
 }
 
