@@ -123,4 +123,12 @@ describe('the one way to the database', () => {
       "import { as } from '../platform/db/roles';\nimport { sql } from '../platform/db/sql';\nexport const q = (db: Parameters<typeof as>[0], id: string) => as(db, 'anon').query(sql`select ${id}::uuid`);\n";
     expect(await lint('lib/ads/serving/probe.ts', code)).toEqual([]);
   });
+
+  it('refuses a row typed by hand, and accepts a row checked by its schema (issue 40)', async () => {
+    const head = "import { as } from '../platform/db/roles';\nimport { sql } from '../platform/db/sql';\n";
+    const unchecked = `${head}export const q = (db: Parameters<typeof as>[0]) => as(db, 'anon').query<{ id: string }>(sql\`select id from public.apps\`);\n`;
+    expect(await lint('lib/ads/serving/probe.ts', unchecked)).toEqual(['no-restricted-syntax: Check a row with its schema']);
+    const checked = `import { z } from 'zod';\n${head}const row = z.object({ id: z.string() });\nexport const q = (db: Parameters<typeof as>[0]) => as(db, 'anon').query(sql\`select id from public.apps\`, row);\n`;
+    expect(await lint('lib/ads/serving/probe.ts', checked)).toEqual([]);
+  });
 });
