@@ -80,7 +80,6 @@ const config = [
     ignores: [
       'lib/platform/db/**',
       ...testFiles,
-      'lib/ads/advertisers/account.ts', // being converted to query(statement, row) by another change; remove this line when it lands
     ],
     rules: {
       'no-restricted-syntax': [
