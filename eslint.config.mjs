@@ -77,10 +77,7 @@ const config = [
     // be a type the rows were never checked against. no-restricted-syntax's options replace those
     // of the block above for these files, so the statements' selectors are listed again.
     files: ['lib/**/*.ts'],
-    ignores: [
-      'lib/platform/db/**',
-      ...testFiles,
-    ],
+    ignores: ['lib/platform/db/**', ...testFiles],
     rules: {
       'no-restricted-syntax': [
         'error',
