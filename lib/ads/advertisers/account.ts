@@ -6,8 +6,8 @@ import { sql } from '../../platform/db/sql';
 import { micro, microAmount, type Micro } from '../../platform/kit/micro';
 import { ok, refused, type Result } from '../../platform/kit/result';
 import { violatedConstraint } from '../../platform/db/errors';
-import type { TopUp } from '../../money/funds';
-import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, TOP_UP_RAILS, TOP_UP_STATUSES, type CampaignStatus } from '../../schemas/advertising';
+import { topUpRow, type TopUp } from '../../money/funds';
+import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, type CampaignStatus } from '../../schemas/advertising';
 import { PLACEMENT_FORMATS, type PlacementFormat } from '../../schemas/account';
 import { ADVERTISER_LIMITS, CAMPAIGN_MOVES, type CampaignInput, type CampaignMove, type CreativeInput, type ProfileInput } from './schemas';
 import { endOfDay, startOfDay } from './time';
@@ -87,18 +87,6 @@ const creativeRow = creativeMediaRow.extend({
   landing_url: z.string(),
 });
 export type Creative = z.output<typeof creativeRow>;
-
-/** A top-up as lib/money/funds.ts types it. */
-const topUpRow = z.object({
-  id: z.string(),
-  amount_micro: microAmount,
-  rail: z.enum(TOP_UP_RAILS),
-  status: z.enum(TOP_UP_STATUSES),
-  invoice_number: z.string().nullable(),
-  payment_reference: z.string().nullable(),
-  requested_at: z.date(),
-  paid_at: z.date().nullable(),
-}) satisfies z.ZodType<TopUp>;
 
 const dayRow = z.object({
   day: z.string(),
