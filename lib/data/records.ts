@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sameText } from '../platform/crypto';
 import type { Database, Statements } from '../platform/db/roles';
-import { sql } from '../platform/db/sql';
+import { sql, type Sql } from '../platform/db/sql';
 import { env } from '../platform/env';
 import { ApiError } from '../platform/http/errors';
 import {
@@ -222,18 +222,23 @@ async function newSubject(tx: Statements, stored: string, address: string, now: 
   return proof;
 }
 
+/** The app's subject (`s`, by its stored hash) with its latest consent (`c`): what reading and changing a consent start from. */
+function subjectWithLatestConsent(stored: string): Sql {
+  return sql`from public.data_subjects s
+    join lateral (
+      select * from public.data_consents c
+      where c.app_id = s.app_id and c.subject_hash = s.subject_hash order by c.seq desc limit 1
+    ) c on true
+    where s.app_id = public.sdk_app_id() and s.subject_hash = ${stored}`;
+}
+
 /** The subject's current consent, for its proof; throws the 404 of none (also without the proof, or with a wrong one). */
 export async function currentConsent(app: AppPrincipal, subjectId: string, asker: Asker, services: DataServices): Promise<ConsentBody> {
   if (asker.proof === null) throw new ApiError('not_found', NO_CONSENT);
   const { stored } = await subjectOf(app, subjectId, services);
   const [row] = await asApp(await services.database(), app).query(
     sql`select s.proof_hash, c.withdrawn_at is not null as withdrawn, ${CONSENT_COLUMNS}
-        from public.data_subjects s
-        join lateral (
-          select * from public.data_consents c
-          where c.app_id = s.app_id and c.subject_hash = s.subject_hash order by c.seq desc limit 1
-        ) c on true
-        where s.app_id = public.sdk_app_id() and s.subject_hash = ${stored}`,
+        ${subjectWithLatestConsent(stored)}`,
     consentRow.extend({ proof_hash: z.string(), withdrawn: z.boolean() }),
   );
   if (!row || !sameText(row.proof_hash, proofHash(asker.proof)) || row.withdrawn) throw new ApiError('not_found', NO_CONSENT);
@@ -312,12 +317,7 @@ export async function submitData(app: AppPrincipal, request: DataRequest, asker:
     await lockSubject(tx, stored, 'shared');
     const [consent] = await tx.query(
       sql`select c.id, c.purposes, c.withdrawn_at is not null as withdrawn, s.proof_hash
-          from public.data_subjects s
-          join lateral (
-            select * from public.data_consents c
-            where c.app_id = s.app_id and c.subject_hash = s.subject_hash order by c.seq desc limit 1
-          ) c on true
-          where s.app_id = public.sdk_app_id() and s.subject_hash = ${stored}`,
+          ${subjectWithLatestConsent(stored)}`,
       consentFound,
     );
     // One answer for all: no subject, a wrong proof, a withdrawn consent, another purpose.
