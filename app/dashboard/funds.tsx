@@ -2,10 +2,10 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { TopUp } from '@/lib/money/funds';
 import { formatMoment } from '@/lib/platform/kit/format';
-import type { Micro } from '@/lib/platform/kit/micro';
 import { Alert } from '../_components/ui/alert';
 import { EmptyState } from '../_components/ui/empty-state';
 import { TopUpForm } from './ads/forms';
+import { usd } from './ads/display';
 import { ScrollTable, StatusBadge } from './tables';
 
 /**
@@ -68,7 +68,7 @@ export function AddFunds({
 }
 
 /** Every top-up of the balance, newest first, each linking to its invoice or receipt under `base`. */
-export function TopUpHistory({ topUps, base, usd }: { topUps: TopUp[]; base: string; usd: (amount: Micro) => string }) {
+export function TopUpHistory({ topUps, base }: { topUps: TopUp[]; base: string }) {
   return (
     <section aria-labelledby="history" className="grid grid-cols-1 gap-4">
       <h2 id="history">Top-ups</h2>
@@ -103,7 +103,6 @@ export function TopUpDocument({
   back,
   billedTo,
   purpose,
-  usd,
 }: {
   topUp: TopUp;
   /** Where an invoice is paid (lib/money/funds.ts, bankDetails), or null. */
@@ -113,7 +112,6 @@ export function TopUpDocument({
   back: string;
   billedTo: ReactNode;
   purpose: ReactNode;
-  usd: (amount: Micro) => string;
 }) {
   const paid = topUp.status === 'paid';
   return (

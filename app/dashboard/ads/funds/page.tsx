@@ -52,7 +52,7 @@ export default async function FundsPage({ searchParams }: { searchParams: Search
         minimumUsd={microToUsd(minimum)}
         guide={<Link href="/docs/advertisers">How funds work</Link>}
       />
-      <TopUpHistory topUps={account.top_ups} base="/dashboard/ads/funds" usd={usd} />
+      <TopUpHistory topUps={account.top_ups} base="/dashboard/ads/funds" />
     </div>
   );
 }

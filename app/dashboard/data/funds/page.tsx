@@ -50,7 +50,7 @@ export default async function DataFundsPage({ searchParams }: { searchParams: Pr
         minimumUsd={microToUsd(minimum)}
         guide={<Link href="/docs/data-buyers">How buying data works</Link>}
       />
-      <TopUpHistory topUps={topUps} base="/dashboard/data/funds" usd={usd} />
+      <TopUpHistory topUps={topUps} base="/dashboard/data/funds" />
     </div>
   );
 }

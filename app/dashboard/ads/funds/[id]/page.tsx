@@ -6,7 +6,6 @@ import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
 import { TopUpDocument } from '../../../funds';
 import { requirePublisher as requireSignedIn } from '../../../publisher';
-import { usd } from '../../display';
 
 export const metadata: Metadata = { title: 'Invoice', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -26,7 +25,6 @@ export default async function TopUpPage({ params }: { params: Promise<{ id: stri
       payee={bankDetails(env())}
       product="prepaid advertising funds"
       back="/dashboard/ads/funds"
-      usd={usd}
       billedTo={
         <>
           {p.billing_name}

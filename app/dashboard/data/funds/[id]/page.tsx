@@ -1,7 +1,6 @@
 import type { Metadata } from 'next';
 import { notFound, redirect } from 'next/navigation';
 import { buyerProfile } from '@/lib/data/buyers/account';
-import { usd } from '@/lib/data/buyers/display';
 import { bankDetails, topUpOf } from '@/lib/money/funds';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
@@ -25,7 +24,6 @@ export default async function DataTopUpPage({ params }: { params: Promise<{ id: 
       payee={bankDetails(env())}
       product="prepaid data license funds"
       back="/dashboard/data/funds"
-      usd={usd}
       billedTo={
         <>
           {profile.company}
