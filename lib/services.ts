@@ -21,6 +21,7 @@ import { env, type Env } from './platform/env';
 import { seed } from './demo/seed';
 import { stripeRail, type StripeRail } from './money/stripe/rail';
 import { objectStorage, type ObjectStorage } from './platform/storage';
+import type { AccountAnswers } from './account/reads';
 
 /**
  * What the service depends on and a test replaces: the database, the rate limiters, the clock
@@ -94,6 +95,11 @@ export interface Caches {
   readonly searchPages: Lru<string, { key: Buffer; text: string }>;
   /** The sandbox's account answers as sent (lib/routes/account.ts): the sandbox's /me/apps ran about 10% slower without it. */
   readonly sandboxReplies: Lru<string, string>;
+  /**
+   * Users' timeless account reads, each kept with the database snapshot it was read in and
+   * answered again only while that snapshot is unchanged (lib/account/reads.ts, AccountAnswers).
+   */
+  readonly accountAnswers: AccountAnswers;
   /** Answers of /ask and the A2A agent (lib/docs/ask/answer.ts): the docs do not change while the process runs. */
   readonly askAnswers: AskAnswers;
 }
@@ -103,6 +109,7 @@ function createCaches(): Caches {
     tokens: verifiedTokens(),
     searchPages: new Lru('search-pages', 500),
     sandboxReplies: new Lru('sandbox', 100),
+    accountAnswers: new Lru('account', 1000),
     askAnswers: askAnswers(),
   };
 }

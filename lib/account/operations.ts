@@ -13,7 +13,7 @@ import type {
   licensesQuery,
   profileBody,
 } from '../schemas/account';
-import { readAccount, type AccountRead, type AccountReader, type AccountRow } from './reads';
+import { readAccount, type AccountAnswers, type AccountRead, type AccountReader, type AccountRow } from './reads';
 import {
   SANDBOX_ADVERTISER_BALANCE_MICRO,
   SANDBOX_BUYER_FUNDS,
@@ -62,9 +62,9 @@ export interface AccountSource {
   read<R extends AccountRead>(read: R): Promise<AccountRow<R>>;
 }
 
-/** A user's account, read as the user (lib/account/reads.ts). */
-export function userAccount(database: OpenDatabase, reader: AccountReader): AccountSource {
-  return { sandbox: false, read: async (read) => readAccount(await database(), reader, read) };
+/** A user's account, read as the user (lib/account/reads.ts), its timeless answers kept in `answers` while the database is unchanged. */
+export function userAccount(database: OpenDatabase, reader: AccountReader, answers?: AccountAnswers): AccountSource {
+  return { sandbox: false, read: async (read) => readAccount(await database(), reader, read, answers) };
 }
 
 /** The sandbox's demo account (lib/account/sandbox.ts); its daily figures end today, by `now`. */
@@ -83,9 +83,9 @@ export function sandboxAccount(now: () => number): AccountSource {
 }
 
 /** The account a token's principal reads: the sandbox's, or the user's. */
-export function accountSource(principal: Principal, database: OpenDatabase, now: () => number): AccountSource {
+export function accountSource(principal: Principal, database: OpenDatabase, now: () => number, answers?: AccountAnswers): AccountSource {
   if (principal.kind === 'sandbox') return sandboxAccount(now);
-  return userAccount(database, { userId: principal.userId, clientId: principal.clientId, scopes: principal.scopes });
+  return userAccount(database, { userId: principal.userId, clientId: principal.clientId, scopes: principal.scopes }, answers);
 }
 
 type Sandboxed<T> = T & { sandbox?: true };

@@ -33,7 +33,7 @@ type Caller = { principal: Principal; services: Services };
  * serialised once.
  */
 async function reply({ principal, services }: Caller, key: string, read: (source: AccountSource) => Promise<object>): Promise<JsonReply> {
-  const source = accountSource(principal, services.database, services.now);
+  const source = accountSource(principal, services.database, services.now, services.caches.accountAnswers);
   if (!source.sandbox) return json(await read(source));
   let text = services.caches.sandboxReplies.get(key);
   if (text === undefined) services.caches.sandboxReplies.set(key, (text = JSON.stringify(await read(source))));

@@ -43,6 +43,20 @@ const MAIN_ENDPOINTS = [
   { name: 'GET /api/v1/pricing [cache: pricing off]', target: 'pglite', path: '/api/v1/pricing', env: { CACHES_OFF: 'pricing' } },
   { name: 'GET /api/v1/search?q=payout [cache: search-pages off]', target: 'pglite', path: '/api/v1/search?q=payout', env: { CACHES_OFF: 'search-pages' } },
   { name: 'GET /api/v1/me/apps (token, PGlite) [cache: tokens off]', target: 'pglite', path: '/api/v1/me/apps', ...REAL_TOKEN, env: { CACHES_OFF: 'tokens' } },
+  {
+    name: 'GET /api/v1/me/apps (token, PGlite) [cache: account off]',
+    target: 'pglite',
+    path: '/api/v1/me/apps',
+    ...REAL_TOKEN,
+    env: { CACHES_OFF: 'account' },
+  },
+  {
+    name: 'GET /api/v1/me/apps (token, PostgreSQL) [cache: account off]',
+    target: 'postgres',
+    path: '/api/v1/me/apps',
+    ...REAL_TOKEN,
+    env: { CACHES_OFF: 'account' },
+  },
   { name: 'GET /api/v1/me/apps (sandbox) [cache: sandbox off]', target: 'pglite', path: '/api/v1/me/apps', headers: SANDBOX, env: { CACHES_OFF: 'sandbox' } },
 ];
 // With BENCH_BEFORE, each endpoint marked `compareBefore` is measured on that revision right after,

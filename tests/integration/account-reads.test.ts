@@ -3,11 +3,12 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { accountSource, getDailyEarnings, getEarnings, getProfile, listApiKeys, listApps, listCampaigns, listLicenses } from '@/lib/account/operations';
 
-import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
+import { ACCOUNT_READS, accountStatement, readAccount, type AccountAnswers, type AccountRead } from '@/lib/account/reads';
+import { Lru } from '@/lib/platform/cache/lru';
 import * as views from '@/lib/account/views';
 import type { Engine, Transaction } from '@/lib/platform/db/engine';
 import { isDatabaseError } from '@/lib/platform/db/errors';
-import { toLiteral } from '@/lib/platform/db/sql';
+import { toBound, toLiteral, type Sql } from '@/lib/platform/db/sql';
 import { log } from '@/lib/platform/log';
 import { accountServer } from '@/lib/agents/mcp/account-tools';
 import type { Principal } from '@/lib/identity/oauth/bearer';
@@ -64,6 +65,9 @@ const principal = (userId: string): Principal => ({
 
 const route = (path: string) => ACCOUNT_ROUTES.find((r) => r.path === path)!;
 
+/** A statement's SQL text. */
+const textOf = (statement: Sql) => toBound(statement).text;
+
 const reader = (userId: string) => ({ userId, clientId: 'test-client', scopes: [...SCOPES] });
 
 for (const engine of testEngines()) {
@@ -103,7 +107,7 @@ for (const engine of testEngines()) {
         expect(transactions).toHaveLength(1);
         expect(transactions[0]).toHaveLength(2);
         expect(transactions[0]![0]).toMatch(/set_config\('request\.jwt\.claims'.*set_config\('role', E'authenticated'/s);
-        expect(transactions[0]![1]).toBe(toLiteral(ACCOUNT_READS[read].sql));
+        expect(transactions[0]![1]).toBe(toLiteral(accountStatement(read)));
       });
     });
 
@@ -228,6 +232,132 @@ for (const engine of testEngines()) {
       });
     });
 
+    describe('kept answers (AccountAnswers): answered again only while the database is unchanged', () => {
+      const kept = (): AccountAnswers => new Lru('account', 100);
+      const rename = (appId: string, name: string) =>
+        rawAsService(suite.db, (q) => q.query('update public.apps set name = $2 where id = $1 returning id', [appId, name]));
+      const firstApp = async () => (await readAccount(suite.db, reader(suite.users.demo), 'apps')).apps[0]!;
+
+      it('the same answer while nothing is written, in one statement a time; a new one after any write', async () => {
+        const answers = kept();
+        const before = probe.transactions.length;
+        const first = await readAccount(probe.engine, reader(suite.users.demo), 'apps', answers);
+        const second = await readAccount(probe.engine, reader(suite.users.demo), 'apps', answers);
+        expect(second).toBe(first); // the kept row itself: the read function did not run again
+        // Each read is still one message: the claims, then one statement carrying the snapshot it knows.
+        const sent = probe.transactions.slice(before);
+        expect(sent.map((t) => t.length)).toEqual([2, 2]);
+        expect(sent[0]![1]).toBe(toLiteral(accountStatement('apps', '')));
+        expect(sent[1]![1]).toMatch(/pg_current_snapshot\(\)::text = E'\d+:\d+:[\d,]*'/);
+
+        // A write to a table this read never touches moves the snapshot too: read again, in full.
+        await rawAsService(suite.db, (q) => q.query('update public.pricing_settings set updated_at = updated_at returning 1 as one'));
+        const third = await readAccount(probe.engine, reader(suite.users.demo), 'apps', answers);
+        expect(third).not.toBe(first);
+        expect(third).toEqual(first);
+
+        // A write to what it shows: the new name, never the kept one.
+        const app = await firstApp();
+        await rename(app.id, 'Renamed while kept');
+        try {
+          const fourth = await readAccount(probe.engine, reader(suite.users.demo), 'apps', answers);
+          expect(fourth.apps.find((a) => a.id === app.id)!.name).toBe('Renamed while kept');
+        } finally {
+          await rename(app.id, app.name);
+        }
+        expect((await readAccount(probe.engine, reader(suite.users.demo), 'apps', answers)).apps.find((a) => a.id === app.id)!.name).toBe(app.name);
+      });
+
+      it('each caller, read and set of claims is kept apart', async () => {
+        const answers = kept();
+        const demo = await readAccount(suite.db, reader(suite.users.demo), 'apps', answers);
+        const other = await readAccount(suite.db, reader(suite.users.demo2), 'apps', answers);
+        expect(other.id).toBe(suite.users.demo2);
+        expect(other.apps.map((a) => a.id)).not.toEqual(demo.apps.map((a) => a.id));
+        const narrower = await readAccount(suite.db, { ...reader(suite.users.demo), scopes: ['apps:read'] }, 'apps', answers);
+        expect(narrower).not.toBe(demo);
+        const profile = await readAccount(suite.db, reader(suite.users.demo), 'profile', answers);
+        expect(profile.id).toBe(suite.users.demo);
+        expect(answers.size).toBe(4);
+        // Reads that depend on the clock are never kept.
+        await readAccount(suite.db, reader(suite.users.demo), 'daily', answers);
+        await readAccount(suite.db, reader(suite.users.demo), 'licenses', answers);
+        expect(answers.size).toBe(4);
+      });
+
+      it('a user deleted after an answer was kept is account_unavailable, not the kept answer', async () => {
+        const answers = kept();
+        const [user] = await rawAsService(suite.db, (q) =>
+          q.query<{ id: string }>("insert into public.users (email, name) values ($1, 'Kept then gone') returning id", [`kept-${Date.now()}@reads.test`]),
+        );
+        expect((await readAccount(suite.db, reader(user!.id), 'profile', answers)).id).toBe(user!.id);
+        await rawAsService(suite.db, (q) => q.query('delete from public.users where id = $1 returning id', [user!.id]));
+        await expect(readAccount(suite.db, reader(user!.id), 'profile', answers)).rejects.toMatchObject({ code: 'account_unavailable' });
+      });
+
+      if (engine.name === 'postgres') {
+        it('a write that was running when an answer was kept, and commits after, is seen on the next read', async () => {
+          const answers = kept();
+          const app = await firstApp();
+          let release!: () => void;
+          const held = new Promise<void>((resolve) => (release = resolve));
+          let began!: () => void;
+          const running = new Promise<void>((resolve) => (began = resolve));
+          // Another connection renames the app and holds its transaction open.
+          const writer = rawAsService(suite.db, async (q) => {
+            await q.query('update public.apps set name = $2 where id = $1 returning id', [app.id, 'Committed later']);
+            began();
+            await held;
+          });
+          await running;
+          const during = await readAccount(suite.db, reader(suite.users.demo), 'apps', answers);
+          expect(during.apps.find((a) => a.id === app.id)!.name).toBe(app.name);
+          release();
+          await writer;
+          try {
+            const after = await readAccount(suite.db, reader(suite.users.demo), 'apps', answers);
+            expect(after.apps.find((a) => a.id === app.id)!.name).toBe('Committed later');
+          } finally {
+            await rename(app.id, app.name);
+          }
+        });
+      }
+
+      it('only reads whose functions, the functions they call and the policies of the tables they read use no clock and no randomness are kept', async () => {
+        const CLOCK =
+          /\b(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid)\s*\(|\b(current_date|current_time|current_timestamp|localtime|localtimestamp)\b/i;
+        const [{ functions, policies }] = await rawAsService(suite.db, async (q) => [
+          {
+            functions: new Map(
+              (
+                await q.query<{ name: string; body: string }>("select proname as name, prosrc as body from pg_proc where pronamespace = 'public'::regnamespace")
+              ).map((f) => [f.name, f.body]),
+            ),
+            policies: await q.query<{ tablename: string; text: string }>(
+              "select tablename, coalesce(qual, '') || ' ' || coalesce(with_check, '') as text from pg_policies where schemaname = 'public'",
+            ),
+          },
+        ]);
+        /** What the function `name` reaches: its text, the functions it calls, and the policies of the tables it names. */
+        const reach = (name: string, seen = new Set<string>()): string[] => {
+          if (seen.has(name)) return [];
+          seen.add(name);
+          const body = functions.get(name)!;
+          const named = [...body.matchAll(/public\.([a-z_]+)/g)].map((m) => m[1]!);
+          return [
+            body,
+            ...named.filter((n) => functions.has(n)).flatMap((n) => reach(n, seen)),
+            ...policies.filter((p) => named.includes(p.tablename)).map((p) => p.text),
+          ];
+        };
+        const usesClock = (read: AccountRead) => reach(/public\.([a-z_]+)\(/.exec(textOf(ACCOUNT_READS[read].call))![1]!).some((text) => CLOCK.test(text));
+        const reads = Object.keys(ACCOUNT_READS) as AccountRead[];
+        expect(reads.filter((read) => ACCOUNT_READS[read].timeless).filter(usesClock)).toEqual([]);
+        // And the check sees the clock where it is: the reads left out use it.
+        expect(reads.filter((read) => !ACCOUNT_READS[read].timeless).filter((read) => !usesClock(read))).toEqual([]);
+      });
+    });
+
     describe('failures', () => {
       it('a privilege the schema forgot to grant is a 500 internal_error, logged under the request id, and only that read fails', async () => {
         const token = await accessToken(suite.users.demo);
@@ -286,6 +416,9 @@ for (const engine of testEngines()) {
             script: async (statements, options) => (await suite.db.script([lockTimeout, ...statements], options)).slice(1),
           });
           setTestServices({ ...services, database: () => Promise.resolve(impatient) });
+          // An answer kept from an earlier test would still be true (a lock writes nothing, so the
+          // snapshot is the same) and be answered without touching the table: none is kept here.
+          services.caches.accountAnswers.clear();
           try {
             const { res, body, text } = await get(earningsRoute.GET, earningsRoute.path, token);
             expect(res.status).toBe(502);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT_READS, readAccount, type AccountRead } from '@/lib/account/reads';
+import { ACCOUNT_READS, accountStatement, readAccount, type AccountRead } from '@/lib/account/reads';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import { as as asRole } from '@/lib/platform/db/roles';
 import { toBound, type Sql } from '@/lib/platform/db/sql';
@@ -347,7 +347,9 @@ const READ_CALL = /^select public\.(account_[a-z_]+)\(\) as account$/;
 const textOf = (statement: Sql) => toBound(statement).text;
 
 /** The read functions, named by the statements. */
-const READ_FUNCTIONS = Object.values(ACCOUNT_READS).map(({ sql }) => READ_CALL.exec(textOf(sql))?.[1] ?? textOf(sql));
+/** Each read's statement, as sent without a kept answer. */
+const READ_STATEMENTS = (Object.keys(ACCOUNT_READS) as AccountRead[]).map((read) => accountStatement(read));
+const READ_FUNCTIONS = READ_STATEMENTS.map((sql) => READ_CALL.exec(textOf(sql))?.[1] ?? textOf(sql));
 
 type ReadFunction = {
   proname: string;
@@ -548,7 +550,7 @@ for (const engine of testEngines()) {
 
       it('name no user: no parameter, no user id, no auth.uid(), no condition on the owner in their SQL', async () => {
         // The statements the application sends: a bare call of one read function each.
-        for (const { sql } of Object.values(ACCOUNT_READS)) {
+        for (const sql of READ_STATEMENTS) {
           expect(sql.values).toEqual([]);
           expect(textOf(sql)).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);
           expect(textOf(sql)).toMatch(READ_CALL);
@@ -599,7 +601,7 @@ for (const engine of testEngines()) {
           expect({ name: f.proname, anon: f.anon, authenticated: f.authenticated }).toEqual({ name: f.proname, anon: false, authenticated: true });
         }
         // And the refusal holds when an anonymous caller tries.
-        for (const { sql } of Object.values(ACCOUNT_READS)) {
+        for (const sql of READ_STATEMENTS) {
           const result = await attempt(() => asRole(db, 'anon').query(sql));
           expect(result, textOf(sql)).toEqual({ ok: false, error: expect.stringMatching(/permission denied for function account_/) });
         }
@@ -654,7 +656,7 @@ for (const engine of testEngines()) {
             [READ_FUNCTIONS],
           );
         const before = await serviceMayExecute();
-        for (const { sql } of Object.values(ACCOUNT_READS)) {
+        for (const sql of READ_STATEMENTS) {
           const fn = READ_CALL.exec(textOf(sql))![1]!;
           const granting: Engine = derivedEngine(db, {
             transaction: (run) =>
