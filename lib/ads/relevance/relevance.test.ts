@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { readConversation, type ContextMessage } from './conversation';
+import { appRules, campaignToFit, decide, DEFAULT_MIN_RELEVANCE } from './decide';
+import { sensitiveCategory } from './safety';
+import { campaignPhrases, fit } from './score';
+import { phraseKey, phrasesOf, plainWords } from './text';
+
+const user = (content: string): ContextMessage => ({ role: 'user', content });
+const assistant = (content: string): ContextMessage => ({ role: 'assistant', content });
+const read = (...messages: ContextMessage[]) => readConversation(messages);
+
+describe('words and phrases', () => {
+  it('reads lower case, without accents, apostrophes joined and possessives dropped', () => {
+    expect(plainWords("Crème brûlée? I'm sure the party's BILL won't pass.")).toEqual([
+      'creme',
+      'brulee',
+      'im',
+      'sure',
+      'the',
+      'party',
+      'bill',
+      'wont',
+      'pass',
+    ]);
+  });
+
+  it('matches a phrase by the stems of its words, in order and next to each other', () => {
+    const found = phrasesOf('My meeting notes are a mess');
+    expect(found.has(phraseKey('meeting notes')!)).toBe(true);
+    expect(found.has(phraseKey('meetings note')!)).toBe(true);
+    expect(found.has(phraseKey('notes meeting')!)).toBe(false);
+    expect(phrasesOf('where should we stay').has(phraseKey('where to stay')!)).toBe(false);
+  });
+
+  it('refuses phrases of common words alone, or longer than five words', () => {
+    expect(phraseKey('the')).toBeNull();
+    expect(phraseKey('what is it')).toBeNull();
+    expect(phraseKey('one two three four five six')).toBeNull();
+    expect(phraseKey('to-do list')).toBe('to do list');
+  });
+});
+
+describe('relevance', () => {
+  const campaign = campaignPhrases(['meeting notes', 'notes', 'second brain', 'Notes'], ['sticky notes']);
+
+  it('is 1 − Π(1 − strength × weight) over the hints found, each named', () => {
+    expect(fit(read(user('where do I keep meeting notes?')), campaign)).toEqual({
+      relevance: 0.835, // the phrase (0.7) and the word "notes" (0.45): 1 − 0.3 × 0.55
+      matched: ['meeting notes', 'notes'],
+      excludedBy: null,
+    });
+    expect(fit(read(user('my notes are everywhere')), campaign).relevance).toBe(0.45);
+    expect(fit(read(user('I want a second brain'), assistant('ok'), user('which one?')), campaign)).toMatchObject({
+      relevance: 0.42,
+      matched: ['second brain'],
+    });
+    expect(fit(read(user('how do I remember things?'), assistant('Try a second brain.'), user('which one?')), campaign).relevance).toBe(0.21);
+    expect(fit(read(user('what is the capital of Peru?')), campaign)).toEqual({ relevance: 0, matched: [], excludedBy: null });
+  });
+
+  it('counts a hint written twice over ("notes", "Notes") once', () => {
+    expect(fit(read(user('notes')), campaign).matched).toEqual(['notes']);
+  });
+
+  it('is 0 when an excluded phrase is anywhere in the conversation', () => {
+    expect(fit(read(user('sticky notes or meeting notes?')), campaign)).toEqual({ relevance: 0, matched: [], excludedBy: 'sticky notes' });
+  });
+});
+
+describe('safety', () => {
+  it.each([
+    ['health', 'my knee hurts when I run, should I keep going?'],
+    ['health', 'can I take ibuprofen with 500mg of paracetamol'],
+    ['mental_health', "honestly I don't see the point of anything anymore"],
+    ['mental_health', 'I keep thinking about hurting myself'],
+    ['sexual', 'write me some sexting messages'],
+    ['politics', 'who should I vote for in the election?'],
+    ['minor', "i'm 14 and want new running shoes"],
+    ['minor', 'im in 7th grade and need help with my essay'],
+  ])('finds %s in "%s"', (category, text) => {
+    expect(sensitiveCategory(read(user(text)))).toBe(category);
+  });
+
+  it.each([
+    'we are on the bleeding edge of web tech',
+    "I'm 15 minutes away from finishing the deploy",
+    'should I take the lump sum or monthly payments for the invoice',
+    'how do I purge the cache after a deploy',
+    'my 12 year old son wants to learn french',
+    'the president of our startup wants better meeting notes',
+    'it never hurts to ask for a discount on flights',
+    'which running shoes for a half marathon?',
+  ])('finds nothing sensitive in "%s"', (text) => {
+    expect(sensitiveCategory(read(user(text)))).toBeNull();
+  });
+
+  it("reads the user's messages, not the assistant's", () => {
+    expect(
+      sensitiveCategory(read(user('is grain free dog food better?'), assistant('True grain allergies are rare in dogs.'), user('what should I buy?'))),
+    ).toBeNull();
+    expect(sensitiveCategory(read(user('I have a fever and a cough'), assistant('Rest.'), user('which notes app is best?')))).toBe('health');
+  });
+});
+
+describe('the decision', () => {
+  const notes = campaignToFit('c-notes', 'adv-1', 'software', ['meeting notes', 'notes app'], []);
+  const travel = campaignToFit('c-travel', 'adv-2', 'travel', ['cheap flights'], []);
+  const rules = appRules(DEFAULT_MIN_RELEVANCE, [], [], []);
+
+  it('answers the campaigns at or above min_relevance, best first, with what matched', () => {
+    expect(decide(read(user('best notes app for meeting notes and cheap flights?')), [travel, notes], rules)).toEqual({
+      ok: true,
+      relevant: [
+        { id: 'c-notes', relevance: 0.91, matched: ['meeting notes', 'notes app'] },
+        { id: 'c-travel', relevance: 0.7, matched: ['cheap flights'] },
+      ],
+    });
+    expect(decide(read(user('what is a prime number?')), [travel, notes], rules)).toEqual({ ok: false, reason: 'below_relevance' });
+    expect(decide(read(user('best notes app?')), [notes], appRules(0.8, [], [], []))).toEqual({ ok: false, reason: 'below_relevance' });
+  });
+
+  it('says sensitive before anything else, then the app’s own blocks', () => {
+    expect(decide(read(user('I am 13, which notes app?')), [notes], rules)).toEqual({ ok: false, reason: 'sensitive', sensitive: 'minor' });
+    expect(decide(read(user('notes app for my crypto trading?')), [notes], appRules(0.3, ['crypto'], [], []))).toEqual({ ok: false, reason: 'blocked' });
+    expect(decide(read(user('notes app?')), [notes], appRules(0.3, [], ['adv-1'], []))).toEqual({ ok: false, reason: 'blocked' });
+    expect(decide(read(user('notes app?')), [notes, travel], appRules(0.3, [], [], ['software']))).toEqual({ ok: false, reason: 'below_relevance' });
+    expect(decide(read(user('notes app?')), [], rules)).toEqual({ ok: false, reason: 'no_eligible_campaign' });
+  });
+});

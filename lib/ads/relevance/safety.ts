@@ -1,0 +1,172 @@
+import type { ReadMessage } from './conversation';
+
+/**
+ * Conversations that never get an ad, whatever a campaign's hints say: health and medical
+ * conditions, mental health and self-harm, sexual content, politics and elections, and a user
+ * who appears to be a child. Each category is a list of patterns read over every message of the
+ * user, in plain words (lower case, no accents, no punctuation, apostrophes joined:
+ * "I'm 13" is read "im 13"). One pattern found anywhere in the conversation is enough.
+ *
+ * Patterns, not a model: the same words always give the same answer, on every server, and the
+ * list can be read and argued with (content/docs/ads-in-conversations.md lists what each category
+ * covers). The list leans to caution: a missed sensitive conversation shows an ad where none
+ * belongs, a false alarm only costs one ad. It is measured on the labelled set in
+ * lib/ads/relevance/labelled/ (labelled.test.ts).
+ */
+
+export const SENSITIVE_CATEGORIES = ['health', 'mental_health', 'sexual', 'politics', 'minor'] as const;
+export type SensitiveCategory = (typeof SENSITIVE_CATEGORIES)[number];
+
+const AGE_WORDS = 'five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen';
+const CHILD_AGE = `(?:[5-9]|1[0-7]|${AGE_WORDS})`;
+/** Words after a number that make it something else than an age ("I'm 15 minutes away", "I'm 6 foot"). */
+const NOT_AGE =
+  '(?! (?:years? (?!old)|yrs? (?!old)|months?|days?|minutes?|mins?|hours?|hrs?|weeks?|percent|dollars|bucks|of|k|foot|feet|ft|inches|cm|kg|lbs|pounds|stone|miles|km|to|out|hundred|thousand|grand|and a half|points?|pages?|steps?|sessions?|chapters?|episodes?|units?)\\b)';
+const BODY_PART =
+  'head|neck|back|chest|stomach|tummy|belly|knee|knees|ankle|ankles|foot|feet|hip|hips|shoulder|shoulders|wrist|wrists|elbow|arm|arms|leg|legs|ear|ears|eye|eyes|throat|tooth|teeth|jaw|joint|joints|heel|toe|toes|finger|fingers|hand|hands|skin|side|ribs|groin|bladder|bowel|lungs|heart';
+const KIN =
+  'mom|mum|mother|dad|father|wife|husband|partner|friend|brother|sister|son|daughter|grandma|grandpa|grandmother|grandfather|aunt|uncle|cousin|baby|dog|cat|pet|best friend';
+
+/** Each category's patterns, as regular expressions over the plain words (module comment). */
+const PATTERNS: Record<SensitiveCategory, string[]> = {
+  health: [
+    'symptoms?',
+    'diagnos(?:is|ed|e|es)',
+    'medications?',
+    'medicines?',
+    'meds',
+    'dosages?',
+    'doses? of',
+    'prescri(?:ption|ptions|bed|be)',
+    'side effects?',
+    'painkillers?',
+    'ibuprofen|paracetamol|acetaminophen|tylenol|advil|aspirin|antibiotics?|antidepressants?|insulin|steroids?|opioids?|ozempic|semaglutide|metformin|statins?',
+    'chemo(?:therapy)?|radiotherapy|radiation therapy',
+    'cancer|tumou?rs?|leukemia|lymphoma|melanoma',
+    'diabet(?:es|ic)|asthma|epilep(?:sy|tic)|arthritis|dementia|alzheimers?|parkinsons?|crohns|celiac|coeliac|eczema|psoriasis|acne|rosacea|shingles|herpes|hepatitis|pneumonia|bronchitis|tuberculosis|sepsis|anemi(?:a|c)|thyroid',
+    'allerg(?:y|ies|ic)',
+    '(?:ear|eye|sinus|chest|urinary|bladder|kidney|skin|yeast|bacterial|viral|fungal|tooth|wound|throat|lung|staph) infections?|infected (?:cut|wound|tooth|toe|finger|piercing|bite)|uti',
+    'fevers?|feverish|running a temperature|have a temperature|has a temperature',
+    'coughs?|coughing',
+    'sore throat|runny nose|stuffy nose|congest(?:ed|ion)',
+    'headaches?|migraines?',
+    'nause(?:a|ous)|vomit(?:ing|ed)?|throwing up|threw up|diarrh(?:o)?ea|constipat(?:ed|ion)',
+    'rashes|(?:a|the|skin|heat|itchy|red) rash(?! decision)|hives|itchy|blisters?',
+    'bleeding(?! edge)|blood in|blood pressure|blood tests?|blood sugar|blood work|cholesterol',
+    'heart attack|cardiac|palpitations|arrhythmia|had a stroke|stroke symptoms',
+    'surger(?:y|ies)|surgeon|operation on|post op|anesthe(?:sia|tic)|anaesthe(?:sia|tic)',
+    'hospital(?:ized|ised)?|emergency room|\\ber\\b visit|urgent care|ambulance|icu',
+    'doctors?|physicians?|gp appointment|my gp|nurse practitioner|dermatologist|cardiologist|oncologist|neurologist|gyn(?:a)?ecologist|obgyn|pediatrician|paediatrician',
+    'pregnan(?:t|cy|cies)|miscarri(?:age|ed)|trimester|ovulat(?:ion|ing)|fertility|ivf|contracepti(?:on|ve)|birth control|period is late|missed (?:my )?period|menopause|endometriosis|pcos',
+    '\\bstds?\\b|\\bstis?\\b|\\bhiv\\b|\\baids\\b|chlamydia|gonorrh(?:o)?ea|syphilis',
+    'covid|coronavirus|influenza|the flu|flu shot|flu symptoms|vaccin(?:e|es|ated|ation)',
+    'injur(?:y|ies|ed)|sprain(?:ed|s)?|fracture(?:d|s)?|torn (?:acl|ligament|meniscus|muscle)|concussion|dislocated|tendonitis|tendinitis|shin splints|plantar fasciitis|stress fracture|pulled (?:a )?muscle|strained',
+    `broken (?:${BODY_PART}|bone|bones)`,
+    `(?:${BODY_PART}) (?:pain|pains|hurts|hurt|aches|ache|aching|is swollen|swelling|injury)`,
+    `(?:my|the) (?:${BODY_PART}) (?:is|are|has been|have been|keeps?) (?:hurting|aching|sore|swollen|numb|tingling|bleeding|itching)`,
+    'in (?:a lot of |so much |constant |chronic )?pain|chronic pain|sharp pain|dull pain|pain in my|hurts when i|it hurts (?:when|to (?:walk|run|breathe|swallow|move|sit|stand|eat|pee|bend|sleep))',
+    'swollen|swelling|found a lump|a lump (?:in|on)|lumps (?:in|on)|numbness|tingling|dizz(?:y|iness)|faint(?:ed|ing)|lightheaded|short of breath|shortness of breath|wheez(?:e|ing)|chronic fatigue',
+    'feel(?:ing)? sick|been sick|got sick|sick with|ill with|feel(?:ing)? ill',
+    '\\d+ ?mg\\b|milligrams?|tablets? a day|pills?',
+    'mri|ct scan|x ?rays?|ultrasound|biopsy|test results|lab results|scan results',
+    'disease|diseases|illness(?:es)?|disorders?|syndrome|my condition|medical condition|heart condition|skin condition|chronic',
+    'kidney (?:stones?|disease|failure|function)|liver (?:disease|failure|function|damage)|gallbladder|appendicitis|hernia|ulcers?',
+    'physio(?:therapy|therapist)?|physical therap(?:y|ist)|chiropract(?:or|ic)|rehab',
+    'insomnia|sleep apnea|cant sleep|cannot sleep|couldnt sleep',
+    'abortion',
+    'a mole on|moles? (?:on my|that|has|have|changed|changing)|skin (?:spot|lesion|growth)',
+    'amoxicillin|penicillin|sertraline|prozac|zoloft|xanax|adderall|ritalin|lexapro|melatonin|benadryl|codeine|morphine|oxycodone|tramadol|gabapentin|prednisone|\\w+(?:cillin|mycin|prazole|oxetine|triptyline)',
+    'tetanus|rabies|tinnitus|ringing in my ears?|hearing loss|blurr(?:y|ed) vision|vision loss|double vision|floaters',
+    '(?:dog|cat|snake|spider|tick|bee|wasp|horse|rat) (?:bit|bite|bites|stung) me|bitten by|stung by|tick bite|bee sting|broke the skin|deep cut|open wound|stitches|sunburn|heat ?stroke|dehydrat(?:ed|ion)',
+    'adhd|autis(?:m|tic)|ocd|dyslexi(?:a|c)',
+    'overdos(?:e|ed|ing)',
+    'weight loss (?:drug|drugs|pill|pills|injection|injections|shot|shots)',
+  ],
+  mental_health: [
+    'depress(?:ed|ion|ive)',
+    'anxi(?:ety|ous)',
+    'panic attacks?|panicking',
+    'suicid(?:e|al)',
+    'kill(?:ing)? myself|end (?:my life|it all)|take my (?:own )?life|want(?:ed)? to die|wanna die|wish i (?:was|were) dead|better off (?:dead|without me)|not (?:want|wanting) to (?:live|be alive|be here|exist|wake up)|dont want to (?:live|be alive|be here|exist|wake up|go on)',
+    'self ?harm(?:ing)?|hurt(?:ing)? myself|cut(?:ting)? myself|harm(?:ing)? myself|burn(?:ing)? myself',
+    'no (?:point|reason) (?:in |to )?(?:living|anything|going on|to live|carrying on)|(?:dont|cant) see the point|what is the point of (?:living|anything|life)|whats the point of (?:living|anything|life)',
+    'want to disappear|wish i could disappear|want to vanish|cant go on|cannot go on|cant take it anymore|give up on everything|giving up on life',
+    'hopeless(?:ness)?|worthless(?:ness)?|empty inside|numb inside|nobody cares|no one cares about me|hate myself|everyone would be better',
+    'therap(?:y|ist|ists)|counsel(?:l)?(?:ing|or|ors)|psychiatr(?:ist|y|ic)|psycholog(?:ist|ical)|mental health|mental illness|crisis line|hotline|helpline',
+    'bipolar|ptsd|trauma(?:tic|tized|tised)?|schizo(?:phrenia|phrenic)|psychosis|nervous breakdown|mental breakdown',
+    'grie(?:f|ving|ve)|mourn(?:ing)?|bereave(?:d|ment)|passed away|funeral|lost my (?:' + KIN + ')',
+    `(?:${KIN}) (?:died|passed|is dying|was killed)`,
+    'eating disorder|anorexi(?:a|c)|bulimi(?:a|c)|binge eating|binging and purging|starv(?:e|ing) myself|skip(?:ping)? meals to lose|making myself throw up',
+    'lonel(?:y|iness)|so alone|all alone',
+    'cry(?:ing)? (?:every|all the time|myself to sleep)|cant stop crying',
+    'feel(?:ing)? (?:really |so |very |pretty |kind of |kinda )?(?:down|low|empty|numb|hopeless|worthless|miserable)|been (?:really |so )?down for|cant get out of bed|nothing (?:i used to enjoy|makes me happy|feels good)|numb all the time',
+    'cutting again|started cutting|(?:a|one|two|three|\\d+) (?:years?|months?|weeks?|days?) clean|make myself (?:throw up|sick|vomit)|throw up after (?:i eat|eating|meals)',
+    'painless way|(?:easiest|quickest|best|fastest) way to (?:die|end it)|(?:and|to) (?:not|never) wake up|intrusive thoughts|dark thoughts|suicidal thoughts|thoughts (?:of|about) (?:dying|death|hurting)|tired of (?:everything|living|life|it all|being alive)',
+    'abus(?:e|ed|ive) (?:relationship|partner|parent|home)|domestic violence',
+    'addict(?:ed|ion)|relapse(?:d)?|sober|sobriety|withdrawal symptoms|going through withdrawal',
+  ],
+  sexual: [
+    'sex|sexual(?:ly)?|sexy|sexting|sext',
+    'nudes?|naked(?! eye)|topless',
+    'porn(?:o|ography)?|xxx|onlyfans|camgirl|hentai',
+    'orgasm(?:s)?|masturbat(?:e|ion|ing)|erotic(?:a)?|fetish(?:es)?|kinky|bdsm|bondage',
+    'horny|aroused|arousal|turn(?:s|ed)? me on|dirty talk|foreplay|one night stand|hookup app|hooking up with|hook up with (?:him|her|someone|a guy|a girl|them)|friends with benefits|threesome',
+    'penis|vagina|genital(?:s)?|boobs|nipples?|erection|erectile|viagra|cialis|libido|lube|condoms?|sex toys?|vibrator|dildo',
+    'strip club|stripper|escort(?:s)?|prostitut(?:e|ion)',
+    'making out|in bed with|sleep(?:ing)? with (?:him|her|them|someone|me)|want(?:s)? to sleep with',
+    'dirty (?:texts?|messages?|jokes?|pics?)|talk dirty|flirty|roleplay as my (?:girlfriend|boyfriend|wife|husband|gf|bf)|anal|oral sex|blow ?job|hand ?job|boudoir|lingerie|sexier|revealing (?:photos?|pics?|outfit)',
+  ],
+  politics: [
+    'elections?|electoral|midterms?|primaries|caucus',
+    'vot(?:e|es|ed|ing|er|ers)|ballots?|referendum|polling station|absentee',
+    'running for office|campaign trail|political campaign|campaign rally|presidential candidates?|political candidates?',
+    'democrats?|democratic party|republicans?|gop|labou?r party|tor(?:y|ies)|conservative party|liberal democrats|lib dems|green party|reform uk|snp',
+    'liberals|conservatives|leftists?|progressives|maga',
+    'left ?wing|right ?wing|far ?left|far ?right|alt ?right',
+    'parliament(?:ary)?|congress(?:man|woman|ional)?|senat(?:e|or|ors)|house of (?:commons|lords|representatives)|supreme court|prime minister|the president(?! of)|president of the (?:united states|us|usa|country|republic)|presidential|white house|downing street|mayoral|governor',
+    'politic(?:s|al|ian|ians|ally)',
+    'immigration (?:policy|policies|reform|law|laws|debate|bill|bills)|border wall|deport(?:ed|ation|ations)|asylum seekers?|illegal immigrants?|refugee policy',
+    'gun control|second amendment|2nd amendment|gun rights|gun laws',
+    'abortion (?:law|laws|rights|ban)|roe v wade|pro ?life|pro ?choice',
+    'protest(?:s|ers|ing)?|demonstrat(?:ion|ions|ors) against|rall(?:y|ies) against|march(?:ed|ing)? against',
+    'legislat(?:ion|ive|ure)|bill (?:passed|was passed)|filibuster|impeach(?:ed|ment)?|veto(?:ed)?',
+    'socialis(?:m|t)|communis(?:m|t)|capitalis(?:m|t) vs|fascis(?:m|t)|marxis(?:m|t)|libertarian|authoritarian|dictator(?:ship)?|propaganda|ideolog(?:y|ies|ical)',
+    'brexit|tax cuts|campaign finance|lobby(?:ing|ists?)|partisan|bipartisan|gerrymander(?:ing)?',
+    'opinion polls?|poll numbers|approval rating',
+    '(?:surveillance|immigration|climate|tax|spending|education|healthcare|crime|voting rights|housing|abortion|gun) bill|my mp|my (?:local )?(?:councillor|congressman|congresswoman|representative|senator)|canvass(?:ing|er|ers)?|phone ?banking',
+  ],
+  minor: [
+    `(?:im|i am|iam) (?:only |just )?${CHILD_AGE}(?: years? old| yrs? old| yo)?\\b${NOT_AGE}`,
+    `${CHILD_AGE} (?:years?|yrs?) old (?:girl|boy|kid|here)`,
+    `i (?:just )?turned ${CHILD_AGE}\\b${NOT_AGE}`,
+    `(?:turning|gonna be|going to be|will be) ${CHILD_AGE}(?: (?:next|this) (?:week|month|year)| on my birthday)`,
+    'my (?:mom|mum|mommy|mummy|dad|daddy|parents?|stepmom|stepdad) (?:wont let|will not let|doesnt let|does not let|dont let|do not let|grounded|makes me go to bed|took my phone|takes my phone)',
+    'im grounded|got grounded|i was grounded|my allowance|pocket money|my babysitter|my curfew',
+    'my (?:homeroom|principal|school bus)|at recess|after school club',
+    '(?:middle|elementary|primary|grade) school|junior high|im in (?:high school|school)|im a high schooler|as a high schooler',
+    '(?:[1-9]|1[0-2])(?:st|nd|rd|th) grade|(?:[1-9]|1[0-2])(?:st|nd|rd|th) grader|grade (?:[1-9]|1[0-2])\\b|(?:in|im in) year (?:[3-9]|1[0-3])\\b|year (?:[3-9]|1[0-1]) (?:here|student|pupil|science|maths|math|english|homework|class|exams?)',
+    'freshman in high school|sophomore in high school|gcses?|my sats|my exams at school',
+    'im a (?:kid|child|teen|teenager|minor|preteen|tween)|i am a (?:kid|child|teen|teenager|minor)|as a (?:kid|teen|teenager) myself|underage|too young to|not old enough',
+  ],
+};
+
+const COMPILED: { category: SensitiveCategory; pattern: RegExp }[] = SENSITIVE_CATEGORIES.flatMap((category) =>
+  PATTERNS[category].map((source) => ({ category, pattern: new RegExp(`\\b(?:${source})\\b`) })),
+);
+
+/**
+ * The first sensitive category a message of the user falls in, or null (module comment). The
+ * assistant's answers are not read: an answer about dog food may well mention allergies, and what
+ * the conversation is about is what the user wrote.
+ */
+export function sensitiveCategory(conversation: readonly ReadMessage[]): SensitiveCategory | null {
+  for (const { category, pattern } of COMPILED) {
+    for (const m of conversation) if (m.role === 'user' && pattern.test(m.plain)) return category;
+  }
+  return null;
+}
+
+/** The patterns of each category, for the docs and for tests. */
+export function sensitivePatterns(category: SensitiveCategory): readonly string[] {
+  return PATTERNS[category];
+}
