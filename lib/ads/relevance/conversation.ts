@@ -1,8 +1,9 @@
-import { phrasesOf, plainWords } from './text';
+import { addFeatures } from './model';
+import { phrasesOfStems, stemmedWords } from './text';
 
 /**
- * A conversation as an app sends it with an ad request: at most 6 messages, the latest last
- * (lib/schemas/sdk.ts checks the limits). It is read here, in the server's memory, for the one
+ * A conversation as an app will send it with an ad request: at most 6 messages and 4,000
+ * characters, the latest last. It is read here, in the server's memory, for the one
  * decision it came with, and never written anywhere: not to the database, a log or a report.
  */
 export interface ContextMessage {
@@ -10,15 +11,17 @@ export interface ContextMessage {
   content: string;
 }
 
-/** One message as the checks read it. */
-export interface ReadMessage {
-  role: 'user' | 'assistant';
-  /** How much a hint found here counts (MESSAGE_WEIGHTS). */
-  weight: number;
-  /** Its phrases of up to 5 words, stemmed (lib/ads/relevance/text.ts, phrasesOf): what hints are looked up in. */
-  phrases: ReadonlySet<string>;
-  /** Its words, lower case, without accents or punctuation, one space between: what the safety patterns read. */
-  plain: string;
+/** A conversation as the checks read it, once for every campaign. */
+export interface ReadConversation {
+  /** The user's messages in plain words (lower case, no accents or punctuation, one space between): what the safety patterns read. */
+  userText: readonly string[];
+  /** The words and word pairs of the user's messages, stemmed: what the safety model reads (./model.ts). */
+  userFeatures: ReadonlySet<string>;
+  /**
+   * Every run of 1 to 5 words of the conversation, stemmed (lib/ads/relevance/text.ts,
+   * phrasesOf), with the weight of the heaviest message it is in: a hint is one lookup here.
+   */
+  phrases: ReadonlyMap<string, number>;
 }
 
 /**
@@ -28,16 +31,24 @@ export interface ReadMessage {
  */
 export const MESSAGE_WEIGHTS = { latestUser: 1, earlierUser: 0.6, assistant: 0.3 } as const;
 
-/** Each message with its weight, words and plain text. */
-export function readConversation(messages: readonly ContextMessage[]): ReadMessage[] {
+/** Reads each message once: its plain words, if the user's, and its phrases with their weight. */
+export function readConversation(messages: readonly ContextMessage[]): ReadConversation {
   let latestUser = -1;
   messages.forEach((m, i) => {
     if (m.role === 'user') latestUser = i;
   });
-  return messages.map((m, i) => ({
-    role: m.role,
-    weight: m.role === 'assistant' ? MESSAGE_WEIGHTS.assistant : i === latestUser ? MESSAGE_WEIGHTS.latestUser : MESSAGE_WEIGHTS.earlierUser,
-    phrases: phrasesOf(m.content),
-    plain: ` ${plainWords(m.content).join(' ')} `,
-  }));
+  const userText: string[] = [];
+  const userFeatures = new Set<string>();
+  const phrases = new Map<string, number>();
+  const memo = new Map<string, string>();
+  messages.forEach((m, i) => {
+    const read = stemmedWords(m.content, memo);
+    if (m.role === 'user') {
+      userText.push(` ${read.words.join(' ')} `);
+      addFeatures(userFeatures, read);
+    }
+    const weight = m.role === 'assistant' ? MESSAGE_WEIGHTS.assistant : i === latestUser ? MESSAGE_WEIGHTS.latestUser : MESSAGE_WEIGHTS.earlierUser;
+    for (const key of phrasesOfStems(read.stems)) if ((phrases.get(key) ?? 0) < weight) phrases.set(key, weight);
+  });
+  return { userText, userFeatures, phrases };
 }

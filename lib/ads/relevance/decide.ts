@@ -1,4 +1,4 @@
-import type { ReadMessage } from './conversation';
+import type { ReadConversation } from './conversation';
 import { sensitiveCategory, type SensitiveCategory } from './safety';
 import { campaignPhrases, fit, mentions, phrases, type CampaignPhrases, type Phrase } from './score';
 
@@ -85,7 +85,7 @@ export function campaignToFit(id: string, advertiserId: string, category: string
 }
 
 /** The campaigns that may answer, best first, or why none may (module comment). */
-export function decide(conversation: readonly ReadMessage[], campaigns: readonly CampaignToFit[], rules: AppRules): Decision {
+export function decide(conversation: ReadConversation, campaigns: readonly CampaignToFit[], rules: AppRules): Decision {
   const sensitive = sensitiveCategory(conversation);
   if (sensitive) return { ok: false, reason: 'sensitive', sensitive };
   if (rules.excludedTopics.some((topic) => mentions(conversation, topic))) return { ok: false, reason: 'blocked' };

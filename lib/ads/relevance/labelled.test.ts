@@ -37,8 +37,18 @@ interface LabelledCampaign {
 const here = path.join(process.cwd(), 'lib/ads/relevance/labelled');
 const read = (file: string): Labelled[] => JSON.parse(readFileSync(path.join(here, file), 'utf8'));
 const conversations = read('conversations.json');
-/** Written after the hints and patterns were tuned on the set above, and never tuned on: what unseen conversations get. */
+/**
+ * Written after the hints and patterns were tuned on the set above. Measured first as it came
+ * (ARCHITECTURE.md gives those figures), then the safety patterns were tuned on it too.
+ */
 const heldOut = read('held-out.json');
+/** Written after that, and never tuned on: what unseen conversations get. */
+const heldOut2 = read('held-out-2.json');
+const NAMES = new Map([
+  [conversations, 'labelled'],
+  [heldOut, 'held-out'],
+  [heldOut2, 'second held-out'],
+]);
 const campaigns: LabelledCampaign[] = JSON.parse(readFileSync(path.join(here, 'campaigns.json'), 'utf8'));
 const toFit = campaigns.map((c) => campaignToFit(c.id, c.advertiser, c.category, c.hints, c.excluded));
 const rules = appRules(DEFAULT_MIN_RELEVANCE, [], [], []);
@@ -68,7 +78,7 @@ function figures(set = conversations) {
     offTopic: { n: offTopicBlank, of: offTopic.length },
     fitting: { n: fittingServed, of: fitting.length },
     summary:
-      `${set.length} ${set === conversations ? 'labelled' : 'held-out'} conversations, min_relevance ${DEFAULT_MIN_RELEVANCE}: ` +
+      `${set.length} ${NAMES.get(set)!} conversations, min_relevance ${DEFAULT_MIN_RELEVANCE}: ` +
       `${sensitiveBlocked} of ${sensitive.length} sensitive (${percent(sensitiveBlocked, sensitive.length)}; the safety check itself caught ${sensitiveCaught}) and ` +
       `${offTopicBlank} of ${offTopic.length} off-topic (${percent(offTopicBlank, offTopic.length)}) get no ad; ` +
       `${percent(fittingServed, fitting.length)} of the ${fitting.length} written for a campaign get a fitting one`,
@@ -110,16 +120,17 @@ describe('the labelled set', () => {
     expect(fitting.n / fitting.of).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('README.md and ARCHITECTURE.md quote the figures as measured, on the set and on the held-out one', () => {
-    for (const { summary } of [figures(), figures(heldOut)]) {
+  it('README.md and ARCHITECTURE.md quote the figures as measured, on the set and on the held-out ones', () => {
+    for (const { summary } of [figures(), figures(heldOut), figures(heldOut2)]) {
       for (const doc of ['README.md', 'ARCHITECTURE.md']) expect(readFileSync(path.join(process.cwd(), doc), 'utf8'), doc).toContain(summary);
     }
   });
 
-  it('the held-out set is well formed and apart from the first', () => {
+  it('the held-out sets are well formed and apart from the first', () => {
     expect(heldOut.length).toBeGreaterThanOrEqual(150);
+    expect(heldOut2.length).toBeGreaterThanOrEqual(150);
     const ids = new Set(conversations.map((c) => c.id));
-    for (const c of heldOut) {
+    for (const c of [...heldOut, ...heldOut2]) {
       expect(ids.has(c.id), c.id).toBe(false);
       expect(c.messages.length, c.id).toBeLessThanOrEqual(6);
       expect(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readConversation, type ContextMessage } from './conversation';
 import { appRules, campaignToFit, decide, DEFAULT_MIN_RELEVANCE } from './decide';
-import { sensitiveCategory } from './safety';
+import { patternCategory, sensitiveCategory } from './safety';
 import { campaignPhrases, fit } from './score';
 import { phraseKey, phrasesOf, plainWords } from './text';
 
@@ -83,7 +83,6 @@ describe('safety', () => {
 
   it.each([
     'we are on the bleeding edge of web tech',
-    "I'm 15 minutes away from finishing the deploy",
     'should I take the lump sum or monthly payments for the invoice',
     'how do I purge the cache after a deploy',
     'my 12 year old son wants to learn french',
@@ -92,6 +91,14 @@ describe('safety', () => {
     'which running shoes for a half marathon?',
   ])('finds nothing sensitive in "%s"', (text) => {
     expect(sensitiveCategory(read(user(text)))).toBeNull();
+  });
+
+  it('reads a number after "I\'m" as an age only when nothing says it is something else', () => {
+    expect(patternCategory(read(user("I'm 15 minutes away from finishing the deploy")))).toBeNull();
+    expect(patternCategory(read(user("explain it like I'm 5")))).toBeNull();
+    expect(patternCategory(read(user("I'm 15 and my mom won't let me")))).toBe('minor');
+    // The model, which leans to caution, still takes the first for a minor: a false alarm, which costs one ad.
+    expect(sensitiveCategory(read(user("I'm 15 minutes away from finishing the deploy")))).toBe('minor');
   });
 
   it("reads the user's messages, not the assistant's", () => {

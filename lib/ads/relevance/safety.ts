@@ -1,21 +1,28 @@
-import type { ReadMessage } from './conversation';
+import type { ReadConversation } from './conversation';
+import { SENSITIVE_CATEGORIES, type SensitiveCategory } from './safety-categories';
+import { modelCategory, type SafetyModel } from './model';
+import trained from './safety-model.json';
+
+const MODEL = trained as SafetyModel;
 
 /**
  * Conversations that never get an ad, whatever a campaign's hints say: health and medical
  * conditions, mental health and self-harm, sexual content, politics and elections, and a user
- * who appears to be a child. Each category is a list of patterns read over every message of the
- * user, in plain words (lower case, no accents, no punctuation, apostrophes joined:
- * "I'm 13" is read "im 13"). One pattern found anywhere in the conversation is enough.
+ * who appears to be a child. Read from the user's messages, in two ways:
  *
- * Patterns, not a model: the same words always give the same answer, on every server, and the
- * list can be read and argued with (content/docs/ads-in-conversations.md lists what each category
- * covers). The list leans to caution: a missed sensitive conversation shows an ad where none
- * belongs, a false alarm only costs one ad. It is measured on the labelled set in
- * lib/ads/relevance/labelled/ (labelled.test.ts).
+ * - **Patterns** over the plain words (lower case, no accents, no punctuation, apostrophes joined:
+ *   "I'm 13" is read "im 13"): phrases that name the topic, and words near each other ("my left
+ *   knee swells up", harm near "myself"). One found anywhere is enough.
+ * - **A model** (./model.ts) for what the patterns miss: every word weighed, so a conversation
+ *   that only describes its topic is caught too.
+ *
+ * The same words always give the same answer, on every server, and both can be read and argued
+ * with (ARCHITECTURE.md, "Ads that understand the conversation"). They lean to
+ * caution: a missed sensitive conversation shows an ad where none belongs, a false alarm only
+ * costs one ad. Measured on the labelled sets in lib/ads/relevance/labelled/ (labelled.test.ts).
  */
 
-export const SENSITIVE_CATEGORIES = ['health', 'mental_health', 'sexual', 'politics', 'minor'] as const;
-export type SensitiveCategory = (typeof SENSITIVE_CATEGORIES)[number];
+export { SENSITIVE_CATEGORIES, type SensitiveCategory } from './safety-categories';
 
 const AGE_WORDS = 'five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen';
 const CHILD_AGE = `(?:[5-9]|1[0-7]|${AGE_WORDS})`;
@@ -26,6 +33,24 @@ const BODY_PART =
   'head|neck|back|chest|stomach|tummy|belly|knee|knees|ankle|ankles|foot|feet|hip|hips|shoulder|shoulders|wrist|wrists|elbow|arm|arms|leg|legs|ear|ears|eye|eyes|throat|tooth|teeth|jaw|joint|joints|heel|toe|toes|finger|fingers|hand|hands|skin|side|ribs|groin|bladder|bowel|lungs|heart';
 const KIN =
   'mom|mum|mother|dad|father|wife|husband|partner|friend|brother|sister|son|daughter|grandma|grandpa|grandmother|grandfather|aunt|uncle|cousin|baby|dog|cat|pet|best friend';
+
+/**
+ * Two sets of words in one message, at most `gap` words apart, in either order: "my left knee
+ * swells up and aches", "tight in my chest". What generalises past fixed phrases.
+ */
+function near(a: string, b: string, gap = 4): string {
+  const between = `(?: [a-z0-9]+){0,${gap}} `;
+  return `(?:${a})${between}(?:${b})|(?:${b})${between}(?:${a})`;
+}
+
+/** Words for what a body does when something is wrong with it. */
+const SYMPTOM =
+  'hurts?|hurting|aches?|ached|aching|pain|pains|painful|sore|swell|swells|swelled|swelling|swollen|tight|tightness|numb|tingl(?:e|es|ing|y)|clicks|clicking|stiff|stiffness|cramps?|cramping|throb(?:s|bing)?|itch(?:es|ing|y)?|bleed(?:s|ing)?|bled|bruised?|bruising|spasms?|weak|weakness|burns when|stings when|pounding|racing|races|flutter(?:s|ing)?|twinges?|popping|giving way|gave way|locks up|killing me';
+/** Parts of a body. */
+const BODY_PARTS =
+  'head|neck|back|lower back|spine|chest|stomach|tummy|belly|gut|abdomen|knee|knees|ankle|ankles|foot|feet|hip|hips|shoulder|shoulders|wrist|wrists|elbow|elbows|arm|arms|leg|legs|calf|calves|shin|shins|hamstring|ear|ears|eye|eyes|throat|tooth|teeth|gums?|jaw|joint|joints|heel|heels|toe|toes|finger|fingers|hand|hands|skin|ribs|groin|bladder|bowels?|lungs?|heart|breast|breasts|testicles?|balls|nose|sinuses|glands?|lymph nodes?|moles?|pee|urine|poop|stool|period|periods';
+/** Harming oneself. */
+const HARM = 'cut|cuts|cutting|burn|burning|hurt|hurting|harm|harming|hit|hitting|punish|punishing|starve|starving';
 
 /** Each category's patterns, as regular expressions over the plain words (module comment). */
 const PATTERNS: Record<SensitiveCategory, string[]> = {
@@ -81,11 +106,15 @@ const PATTERNS: Record<SensitiveCategory, string[]> = {
     'adhd|autis(?:m|tic)|ocd|dyslexi(?:a|c)',
     'overdos(?:e|ed|ing)',
     'weight loss (?:drug|drugs|pill|pills|injection|injections|shot|shots)',
+    near(`my (?:${BODY_PARTS})|the (?:${BODY_PARTS})|(?:left|right|both) (?:${BODY_PARTS})|in my (?:${BODY_PARTS})`, SYMPTOM),
+    'smoke (?:a|half a|about|like|over)? ?(?:a )?(?:pack|packs|cigarettes|\\d+ a day)|(?:cant|can not|cannot|couldnt) (?:breathe|catch my breath|keep food down|stop coughing)',
+    'throwing up|threw up|pass(?:ed)? out|blacked out|coughing up|spotting|discharge|a fever|feel(?:s|ing)? (?:off|awful|terrible|rough|faint|weak|woozy) (?:all|since|for|today|lately)',
+    'my (?:mom|mum|dad|mother|father|wife|husband|partner|grandma|grandpa) (?:has|got|was diagnosed|is in the hospital|is sick|is ill)',
   ],
   mental_health: [
     'depress(?:ed|ion|ive)',
     'anxi(?:ety|ous)',
-    'panic attacks?|panicking',
+    'panic attacks?|keep panicking|panicking all the time|started panicking for no reason',
     'suicid(?:e|al)',
     'kill(?:ing)? myself|end (?:my life|it all)|take my (?:own )?life|want(?:ed)? to die|wanna die|wish i (?:was|were) dead|better off (?:dead|without me)|not (?:want|wanting) to (?:live|be alive|be here|exist|wake up)|dont want to (?:live|be alive|be here|exist|wake up|go on)',
     'self ?harm(?:ing)?|hurt(?:ing)? myself|cut(?:ting)? myself|harm(?:ing)? myself|burn(?:ing)? myself',
@@ -104,6 +133,16 @@ const PATTERNS: Record<SensitiveCategory, string[]> = {
     'painless way|(?:easiest|quickest|best|fastest) way to (?:die|end it)|(?:and|to) (?:not|never) wake up|intrusive thoughts|dark thoughts|suicidal thoughts|thoughts (?:of|about) (?:dying|death|hurting)|tired of (?:everything|living|life|it all|being alive)',
     'abus(?:e|ed|ive) (?:relationship|partner|parent|home)|domestic violence',
     'addict(?:ed|ion)|relapse(?:d)?|sober|sobriety|withdrawal symptoms|going through withdrawal',
+    near(HARM, 'myself|yourself|my (?:arm|arms|wrist|wrists|leg|legs|thigh|thighs|skin|body)'),
+    '(?:hide|hiding|cover|covering) (?:the |my )?(?:scars|cuts|marks|bruises)|just to feel something',
+    near(
+      'calories|calorie|meals?|eating|food',
+      'under|less than|below|lower|skip|skipping|restrict|restricting|purge|burn off|earn|deserve|punish|without anyone noticing|nobody notices|so no one notices',
+      3,
+    ),
+    '\\d+ calories a day|look (?:huge|fat|disgusting) in the mirror|hate my body|feel(?:ing)? fat|fasting for days|lose \\d+ (?:kg|pounds|lbs) in (?:a|one|two) weeks?',
+    'giv(?:e|ing) (?:my|all my) (?:stuff|things|belongings|stuff) away|writing (?:goodbye )?letters to|before i go for good|say(?:ing)? goodbye (?:to everyone|for good|without)|tidying up before|wont be around|not (?:be )?around (?:much )?longer|no one would (?:notice|care|miss me)|nobody would (?:notice|care|miss me)',
+    'nothing (?:feels|seems|is) (?:worth|good|fun|the same)|(?:havent|hasnt|cant|cannot) (?:gotten|got|get) out of bed|cant even (?:look at|get up|face)|(?:heart|chest) (?:races|racing|pounding|pounds) (?:before|when|every|whenever)|feel like i cant breathe|shaking before|dread(?:ing)? (?:every|each|going)',
   ],
   sexual: [
     'sex|sexual(?:ly)?|sexy|sexting|sext',
@@ -113,7 +152,7 @@ const PATTERNS: Record<SensitiveCategory, string[]> = {
     'horny|aroused|arousal|turn(?:s|ed)? me on|dirty talk|foreplay|one night stand|hookup app|hooking up with|hook up with (?:him|her|someone|a guy|a girl|them)|friends with benefits|threesome',
     'penis|vagina|genital(?:s)?|boobs|nipples?|erection|erectile|viagra|cialis|libido|lube|condoms?|sex toys?|vibrator|dildo',
     'strip club|stripper|escort(?:s)?|prostitut(?:e|ion)',
-    'making out|in bed with|sleep(?:ing)? with (?:him|her|them|someone|me)|want(?:s)? to sleep with',
+    'making out|in bed with|sleep(?:ing)? with (?:him|her|them|someone|me)|want(?:s)? to sleep with|sle(?:ep|pt) together|first time together|our first time|lose my virginity|virgin|intima(?:te|cy)|(?:in|for) the bedroom|spice things up|get (?:him|her) in the mood|the mood in bed',
     'dirty (?:texts?|messages?|jokes?|pics?)|talk dirty|flirty|roleplay as my (?:girlfriend|boyfriend|wife|husband|gf|bf)|anal|oral sex|blow ?job|hand ?job|boudoir|lingerie|sexier|revealing (?:photos?|pics?|outfit)',
   ],
   politics: [
@@ -136,7 +175,7 @@ const PATTERNS: Record<SensitiveCategory, string[]> = {
     '(?:surveillance|immigration|climate|tax|spending|education|healthcare|crime|voting rights|housing|abortion|gun) bill|my mp|my (?:local )?(?:councillor|congressman|congresswoman|representative|senator)|canvass(?:ing|er|ers)?|phone ?banking',
   ],
   minor: [
-    `(?:im|i am|iam) (?:only |just )?${CHILD_AGE}(?: years? old| yrs? old| yo)?\\b${NOT_AGE}`,
+    `(?<!like |as if |pretend |though )(?:im|i am|iam) (?:only |just )?${CHILD_AGE}(?: years? old| yrs? old| yo)?\\b${NOT_AGE}`,
     `${CHILD_AGE} (?:years?|yrs?) old (?:girl|boy|kid|here)`,
     `i (?:just )?turned ${CHILD_AGE}\\b${NOT_AGE}`,
     `(?:turning|gonna be|going to be|will be) ${CHILD_AGE}(?: (?:next|this) (?:week|month|year)| on my birthday)`,
@@ -150,18 +189,26 @@ const PATTERNS: Record<SensitiveCategory, string[]> = {
   ],
 };
 
-const COMPILED: { category: SensitiveCategory; pattern: RegExp }[] = SENSITIVE_CATEGORIES.flatMap((category) =>
-  PATTERNS[category].map((source) => ({ category, pattern: new RegExp(`\\b(?:${source})\\b`) })),
-);
+/** Each category's patterns as one expression: one pass over a message per category. */
+const COMPILED: { category: SensitiveCategory; pattern: RegExp }[] = SENSITIVE_CATEGORIES.map((category) => ({
+  category,
+  pattern: new RegExp(`\\b(?:${PATTERNS[category].map((source) => `(?:${source})`).join('|')})\\b`),
+}));
 
 /**
- * The first sensitive category a message of the user falls in, or null (module comment). The
- * assistant's answers are not read: an answer about dog food may well mention allergies, and what
+ * The sensitive category of the conversation, or null: the patterns' first, else the model's
+ * (./model.ts), which reads every word of the user's messages. The assistant's answers are not
+ * read: an answer about dog food may well mention allergies, and what
  * the conversation is about is what the user wrote.
  */
-export function sensitiveCategory(conversation: readonly ReadMessage[]): SensitiveCategory | null {
+export function sensitiveCategory(conversation: ReadConversation): SensitiveCategory | null {
+  return patternCategory(conversation) ?? modelCategory(MODEL, conversation.userFeatures);
+}
+
+/** The first category whose patterns a message of the user matches, or null. */
+export function patternCategory(conversation: ReadConversation): SensitiveCategory | null {
   for (const { category, pattern } of COMPILED) {
-    for (const m of conversation) if (m.role === 'user' && pattern.test(m.plain)) return category;
+    for (const text of conversation.userText) if (pattern.test(text)) return category;
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import type { ReadMessage } from './conversation';
+import type { ReadConversation } from './conversation';
 import { isOneWord, phraseKey } from './text';
 
 /**
@@ -64,19 +64,18 @@ export function campaignPhrases(hints: readonly string[], excluded: readonly str
 }
 
 /** True when `phrase` is in a message of the conversation. */
-export function mentions(conversation: readonly ReadMessage[], phrase: Phrase): boolean {
-  return conversation.some((m) => m.phrases.has(phrase.key));
+export function mentions(conversation: ReadConversation, phrase: Phrase): boolean {
+  return conversation.phrases.has(phrase.key);
 }
 
 /** How well `campaign` fits `conversation` (module comment). */
-export function fit(conversation: readonly ReadMessage[], campaign: CampaignPhrases): Fit {
+export function fit(conversation: ReadConversation, campaign: CampaignPhrases): Fit {
   for (const phrase of campaign.excluded) {
     if (mentions(conversation, phrase)) return { relevance: 0, matched: [], excludedBy: phrase.text };
   }
   const found: { text: string; counts: number }[] = [];
   for (const hint of campaign.hints) {
-    let weight = 0;
-    for (const m of conversation) if (m.weight > weight && m.phrases.has(hint.key)) weight = m.weight;
+    const weight = conversation.phrases.get(hint.key) ?? 0;
     if (weight > 0) found.push({ text: hint.text, counts: weight * (isOneWord(hint.key) ? HINT_STRENGTH.word : HINT_STRENGTH.phrase) });
   }
   let missing = 1;

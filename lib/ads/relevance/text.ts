@@ -9,7 +9,7 @@ import { stemmer } from 'stemmer';
  */
 
 /** Common English words that say nothing about a topic: a phrase of these alone is no hint. */
-const STOPWORDS = new Set(
+export const STOPWORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all am an and any are as at be because been before being below between both but by can could did do does ' +
     'doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself ' +
@@ -52,19 +52,34 @@ export function isOneWord(key: string): boolean {
   return !key.includes(' ');
 }
 
+/** A text's words and their stems, in order; `memo` keeps each word's stem for the rest of one conversation. */
+export function stemmedWords(text: string, memo = new Map<string, string>()): { words: string[]; stems: string[] } {
+  const words = plainWords(text);
+  const stems = words.map((w) => {
+    let stem = memo.get(w);
+    if (stem === undefined) memo.set(w, (stem = stemmer(w)));
+    return stem;
+  });
+  return { words, stems };
+}
+
 /**
- * Every run of 1 to MAX_PHRASE_WORDS consecutive words of `text`, stemmed and joined as
- * `phraseKey` joins them: a phrase is in the text when its key is in this set.
+ * Every run of 1 to MAX_PHRASE_WORDS consecutive words, stemmed and joined as `phraseKey` joins
+ * them: a phrase is in the text when its key is among these.
  */
-export function phrasesOf(text: string): Set<string> {
-  const words = plainWords(text).map((w) => stemmer(w));
+export function phrasesOfStems(stems: readonly string[]): Set<string> {
   const out = new Set<string>();
-  for (let i = 0; i < words.length; i++) {
+  for (let i = 0; i < stems.length; i++) {
     let key = '';
-    for (let n = 0; n < MAX_PHRASE_WORDS && i + n < words.length; n++) {
-      key = n === 0 ? words[i]! : `${key} ${words[i + n]!}`;
+    for (let n = 0; n < MAX_PHRASE_WORDS && i + n < stems.length; n++) {
+      key = n === 0 ? stems[i]! : `${key} ${stems[i + n]!}`;
       out.add(key);
     }
   }
   return out;
+}
+
+/** The phrases of a text (phrasesOfStems). */
+export function phrasesOf(text: string): Set<string> {
+  return phrasesOfStems(stemmedWords(text).stems);
 }

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { features, modelCategory, train, verdict } from './model';
+import { FALSE_ALARMS_AT_MOST, trainedModel } from './training';
+
+describe('the safety model', () => {
+  it('reads the stems of topic words and of each pair of neighbouring words', () => {
+    expect([...features(["I've been cutting myself", 'Knees swelling'])].sort()).toEqual(
+      ['been cut', 'cut', 'cut myself', 'iv been', 'knee', 'knee swell', 'swell'].sort(),
+    );
+  });
+
+  it('learns which class a feature points to, and answers only past its margin', () => {
+    const ex = (words: string, label: 'health' | 'none') => ({ found: features([words]), label });
+    const examples = [
+      ex('my knee swells and aches', 'health'),
+      ex('the swelling in my knee is worse', 'health'),
+      ex('knee swells after runs', 'health'),
+      ex('best pan for steak', 'none'),
+      ex('best notes app', 'none'),
+      ex('cheap flights to rome', 'none'),
+    ];
+    const model = train(examples, 0);
+    expect(verdict(model, features(['my knee swells'])).category).toBe('health');
+    expect(modelCategory(model, features(['my knee swells']))).toBe('health');
+    expect(modelCategory(model, features(['best app for steak']))).toBeNull();
+    expect(modelCategory({ ...model, margin: 1000 }, features(['my knee swells']))).toBeNull();
+  });
+
+  it('is exactly what training on lib/ads/relevance/training gives (npm run train:safety)', () => {
+    const committed = JSON.parse(readFileSync(path.join(process.cwd(), 'lib/ads/relevance/safety-model.json'), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(trainedModel())));
+  });
+
+  it('takes at most the bound of non-sensitive training conversations for sensitive in cross-validation', () => {
+    const committed = JSON.parse(readFileSync(path.join(process.cwd(), 'lib/ads/relevance/safety-model.json'), 'utf8'));
+    expect(committed.trained.crossValidation.falseAlarms).toBeLessThanOrEqual(FALSE_ALARMS_AT_MOST);
+  });
+});
