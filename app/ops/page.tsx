@@ -11,6 +11,7 @@ import { PRICING_FIELDS, staffPricing, type StaffPricing } from '@/lib/ops/prici
 import { reversalsQueue, type ReversalsQueue } from '@/lib/ops/reversals';
 import { staffOverview } from '@/lib/money/payouts/staff';
 import { services } from '@/lib/services';
+import { ADVERTISER_CATEGORY_NAMES } from '@/lib/schemas/advertising';
 import { ScrollTable } from '../dashboard/tables';
 import {
   adjustmentAction,
@@ -337,6 +338,10 @@ function AdvertisingSections({ ads }: { ads: AdvertisingQueue }) {
                 {c.keywords.length ? ` · keywords: ${c.keywords.join(', ')}` : ''}
                 {c.include_categories.length ? ` · only: ${c.include_categories.join(', ')}` : ''}
                 {c.exclude_categories.length ? ` · never: ${c.exclude_categories.join(', ')}` : ''}
+              </p>
+              <p className="text-sm break-words text-muted-foreground" data-testid="campaign-context">
+                {ADVERTISER_CATEGORY_NAMES[c.advertiser_category]} · context hints: {c.context_hints.length ? c.context_hints.join(', ') : 'none'}
+                {c.excluded_phrases.length ? ` · excluded phrases: ${c.excluded_phrases.join(', ')}` : ''}
               </p>
               {c.creatives.map((cr) => (
                 <div key={cr.id} className="grid gap-2">

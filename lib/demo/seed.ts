@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../identity/auth/password';
 import { generateApiKey } from '../identity/keys/api-key';
 import type { KeyEnvironment, PlacementFormat, PlacementStatus } from '../schemas/account';
+import type { AdvertiserCategory } from '../schemas/advertising';
 import { asService, type Database, type Statements } from '../platform/db/roles';
 import { sql, type Sql } from '../platform/db/sql';
 import { DEFAULT_PRICING } from '../money/pricing/defaults';
@@ -427,12 +428,50 @@ type Creative = { format: PlacementFormat; headline: string; body: string; cta: 
  * from a colour, a moving bar and the name). Fernway's account is the demo advertiser people sign
  * in as (README, Demo accounts); it also has a campaign in every other status.
  */
-export const DEMO_ADVERTISERS: { advertiser: string; email: string; name: string; keywords: string[]; landing: string; creatives: Creative[] }[] = [
+/**
+ * The demo advertisers. Their context hints and excluded phrases are those of the same three
+ * campaigns in the labelled set the relevance check is measured on (lib/ads/relevance/labelled).
+ */
+export const DEMO_ADVERTISERS: {
+  advertiser: string;
+  email: string;
+  name: string;
+  keywords: string[];
+  hints: string[];
+  excluded: string[];
+  category: AdvertiserCategory;
+  landing: string;
+  creatives: Creative[];
+}[] = [
   {
     advertiser: 'Lumen Notes',
     email: 'ads@lumen-notes.example',
     name: 'Lumen Notes launch',
     keywords: ['writing', 'notes', 'productivity'],
+    hints: [
+      'notes',
+      'note taking',
+      'take notes',
+      'meeting notes',
+      'notes app',
+      'second brain',
+      'capture ideas',
+      'before i forget',
+      'knowledge base',
+      'personal wiki',
+      'zettelkasten',
+      'linking ideas',
+      'organise my notes',
+      'organize my notes',
+      'keep track of ideas',
+      'notebook',
+      'journal',
+      'obsidian',
+      'notion',
+      'evernote',
+    ],
+    excluded: ['chord', 'piano', 'guitar', 'sheet music', 'musical notes', 'sticky notes', 'perfume', 'half note', 'quarter note'],
+    category: 'software',
     landing: 'https://lumen-notes.example/start',
     creatives: [
       {
@@ -459,6 +498,30 @@ export const DEMO_ADVERTISERS: { advertiser: string; email: string; name: string
     email: 'ads@parcel-cloud.example',
     name: 'Parcel Cloud developers',
     keywords: ['code', 'hosting', 'developer', 'api'],
+    hints: [
+      'deploy',
+      'deploy my app',
+      'host my app',
+      'host my website',
+      'web hosting',
+      'hosting',
+      'get it online',
+      'make it live',
+      'put it online',
+      'production server',
+      'run the container',
+      'docker',
+      'kubernetes',
+      'vps',
+      'heroku',
+      'vercel',
+      'netlify',
+      'custom domain',
+      'scale my app',
+      'serverless',
+    ],
+    excluded: ['olympics', 'airbag', 'host country', 'parasite', 'podcast host', 'dinner party'],
+    category: 'software',
     landing: 'https://parcel-cloud.example/developers',
     creatives: [
       {
@@ -485,6 +548,30 @@ export const DEMO_ADVERTISERS: { advertiser: string; email: string; name: string
     email: 'advertiser@example.com',
     name: 'Fernway autumn term',
     keywords: ['learning', 'education', 'quiz', 'course'],
+    hints: [
+      'online course',
+      'course',
+      'courses',
+      'lessons',
+      'short daily lessons',
+      'bite sized',
+      'learn a new skill',
+      'want to learn',
+      'learn the basics',
+      'upskill',
+      'career change',
+      'get better at',
+      'improve my skills',
+      'structured way',
+      'study plan',
+      'self taught',
+      'bootcamp',
+      'certificate',
+      'learn to draw',
+      'public speaking',
+    ],
+    excluded: ['golf course', 'of course', 'main course', 'course of antibiotics', 'par for the course'],
+    category: 'education',
     landing: 'https://fernway.example/courses',
     creatives: [
       {
@@ -561,9 +648,10 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
     if (adopted.length === 0) {
       const [campaign] = await tx.query(
         sql`insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_cap_micro, daily_budget_micro, frequency_cap,
-                                          keywords, formats, starts_at)
+                                          keywords, formats, starts_at, context_hints, excluded_phrases, advertiser_category)
             values (${userId}, ${a.advertiser}, ${a.name}, 'active', ${usdToMicro(100_000)}, ${usdToMicro(2_000)}, ${usdToMicro(2_000)}, 10, ${a.keywords}::text[],
-                    '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day') returning id`,
+                    '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day', ${a.hints}::text[], ${a.excluded}::text[], ${a.category})
+            returning id`,
         returnedId,
       );
       for (const c of a.creatives) {

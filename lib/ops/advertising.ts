@@ -7,6 +7,7 @@ import { sql } from '../platform/db/sql';
 import { microAmount } from '../platform/kit/micro';
 import type { Result } from '../platform/kit/result';
 import { PLACEMENT_FORMATS } from '../schemas/account';
+import { ADVERTISER_CATEGORIES } from '../schemas/advertising';
 
 /**
  * The operator's side of advertising (/ops): what waits (manual top-ups to match against the
@@ -59,6 +60,9 @@ const queue = z.object({
       keywords: z.array(z.string()),
       include_categories: z.array(z.string()),
       exclude_categories: z.array(z.string()),
+      context_hints: z.array(z.string()),
+      excluded_phrases: z.array(z.string()),
+      advertiser_category: z.enum(ADVERTISER_CATEGORIES),
       creatives: z.array(creative.extend({ status: z.string() })),
     }),
   ),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { microAmount } from '../platform/kit/micro';
-import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS } from './advertising';
+import { ADVERTISER_CATEGORIES, CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS } from './advertising';
 import { cursorParam, intParam, pagination, sandboxMarker } from './common';
 import { LICENSE_LISTINGS, LICENSE_STATUSES } from './data-buyers';
 
@@ -216,6 +216,9 @@ export const campaign = z.object({
   ends_at: dateTime.nullable().describe('Its end, or null for none.'),
   hard_stop: z.boolean().describe('Whether serving stops at ends_at; without a hard stop, ends_at is the planned end.'),
   formats: z.array(z.enum(PLACEMENT_FORMATS)).describe('The ad formats the campaign buys.'),
+  context_hints: z.array(z.string()).describe('Up to 20 short phrases for conversations where its ads fit, matched by word stem, as written in the console.'),
+  excluded_phrases: z.array(z.string()).describe('Up to 20 phrases after which its ads are never shown.'),
+  advertiser_category: z.enum(ADVERTISER_CATEGORIES).describe('What kind of advertiser the campaign is from, which an app may block.'),
   lifetime_budget_usd: z.number().nullable().describe('The most the campaign may spend in all, or null for none.'),
   daily_cap_usd: z.number().nullable().describe('The most it may spend in one day, or null for none.'),
   created_at: dateTime,

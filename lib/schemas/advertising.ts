@@ -18,6 +18,47 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 export const PAUSE_REASONS = ['advertiser', 'out_of_funds', 'payment_reversed'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
+/**
+ * What kind of advertiser a campaign is from, one of a short fixed list an app may block
+ * (migration 20261215000100_campaign_context), with the name the consoles show.
+ */
+export const ADVERTISER_CATEGORIES = [
+  'software',
+  'education',
+  'finance',
+  'travel',
+  'retail',
+  'food_drink',
+  'health_fitness',
+  'entertainment',
+  'gaming',
+  'dating',
+  'gambling',
+  'alcohol',
+  'crypto',
+  'other',
+] as const;
+export type AdvertiserCategory = (typeof ADVERTISER_CATEGORIES)[number];
+export const ADVERTISER_CATEGORY_NAMES: Record<AdvertiserCategory, string> = {
+  software: 'Software and apps',
+  education: 'Education and courses',
+  finance: 'Finance, banking and insurance',
+  travel: 'Travel',
+  retail: 'Shopping and retail',
+  food_drink: 'Food and drink',
+  health_fitness: 'Health and fitness',
+  entertainment: 'Entertainment and media',
+  gaming: 'Games',
+  dating: 'Dating',
+  gambling: 'Gambling and betting',
+  alcohol: 'Alcohol',
+  crypto: 'Crypto and trading',
+  other: 'Something else',
+};
+
+/** The most context hints, and excluded phrases, a campaign has; each takes 1 to 60 characters (public.phrases_fit). */
+export const CAMPAIGN_PHRASES = { max: 20, maxLength: 60, maxWords: 5 } as const;
+
 /** A creative: waiting for review, approved and served, paused by its advertiser, or rejected with a reason. */
 export const CREATIVE_STATUSES = ['in_review', 'active', 'paused', 'rejected'] as const;
 export type CreativeStatus = (typeof CREATIVE_STATUSES)[number];

@@ -3,7 +3,15 @@ import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/identity/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
-import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, REVERSAL_CAUSES, TOP_UP_RAILS, TOP_UP_STATUSES } from '@/lib/schemas/advertising';
+import {
+  ADVERTISER_CATEGORIES,
+  CAMPAIGN_STATUSES,
+  CREATIVE_STATUSES,
+  PAUSE_REASONS,
+  REVERSAL_CAUSES,
+  TOP_UP_RAILS,
+  TOP_UP_STATUSES,
+} from '@/lib/schemas/advertising';
 import { LICENSE_LISTINGS, LICENSE_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@/lib/schemas/data-buyers';
 import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
@@ -33,6 +41,7 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'ledger_transactions.kind': LEDGER_TRANSACTION_KINDS,
   'campaigns.status': CAMPAIGN_STATUSES,
   'campaigns.pause_reason': PAUSE_REASONS,
+  'campaigns.advertiser_category': ADVERTISER_CATEGORIES,
   'creatives.status': CREATIVE_STATUSES,
   'top_ups.rail': TOP_UP_RAILS,
   'top_ups.status': TOP_UP_STATUSES,

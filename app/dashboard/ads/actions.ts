@@ -13,7 +13,9 @@ import {
   moveCreativeForm,
   profileForm,
   topUpForm,
+  tryConversationForm,
   updateCampaignForm,
+  type TryState,
 } from '@/lib/ads/advertisers/forms';
 import { limitedAction } from '@/lib/platform/kit/action-limit';
 import { env } from '@/lib/platform/env';
@@ -77,4 +79,10 @@ export async function deleteDraftAction(_: FormState, form: FormData): Promise<F
 
 export async function moveCreativeAction(_: FormState, form: FormData): Promise<FormState> {
   return asAdvertiser('/dashboard/ads', (user) => moveCreativeForm(form, user, services()));
+}
+
+/** The "try a conversation" box: scores the advertiser's campaigns against what they typed, keeping nothing. */
+export async function tryConversationAction(_: TryState, form: FormData): Promise<TryState> {
+  const user = await requireSignedIn('/dashboard/ads');
+  return limitedAction(services(), user.id, await headers(), () => tryConversationForm(form, user, services()));
 }

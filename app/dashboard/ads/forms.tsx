@@ -4,8 +4,10 @@ import { useRouter } from 'next/navigation';
 import { useActionState, useState, type FormEvent } from 'react';
 import { toast } from 'sonner';
 import type { FormState } from '@/lib/platform/kit/forms';
+import type { TryState } from '@/lib/ads/advertisers/forms';
 import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT, type CampaignMove } from '@/lib/ads/advertisers/schemas';
 import type { PlacementFormat } from '@/lib/schemas/account';
+import { ADVERTISER_CATEGORIES, ADVERTISER_CATEGORY_NAMES, CAMPAIGN_PHRASES } from '@/lib/schemas/advertising';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
 import { Field, Input, NativeSelect, Textarea } from '../../_components/ui/input';
@@ -109,7 +111,10 @@ export type CampaignValues = Record<
   | 'include_categories'
   | 'exclude_categories'
   | 'excluded_apps'
-  | 'frequency_cap',
+  | 'frequency_cap'
+  | 'context_hints'
+  | 'excluded_phrases'
+  | 'advertiser_category',
   string
 > & { formats: string[] };
 
@@ -184,6 +189,50 @@ export function CampaignForm({
       >
         <Input id="campaign-keywords" name="keywords" defaultValue={v.keywords} aria-describedby="campaign-keywords-hint" />
       </Field>
+      <Field
+        label="What kind of advertiser"
+        htmlFor="campaign-category"
+        hint="Apps may choose not to show ads of some kinds, such as gambling or dating."
+        hintId="campaign-category-hint"
+      >
+        <NativeSelect
+          id="campaign-category"
+          name="advertiser_category"
+          required
+          defaultValue={v.advertiser_category || 'other'}
+          aria-describedby="campaign-category-hint"
+        >
+          {ADVERTISER_CATEGORIES.map((c) => (
+            <option key={c} value={c}>
+              {ADVERTISER_CATEGORY_NAMES[c]}
+            </option>
+          ))}
+        </NativeSelect>
+      </Field>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field
+          label="Context hints"
+          htmlFor="campaign-hints"
+          hint={`Up to ${CAMPAIGN_PHRASES.max} short phrases, one per line, for conversations where your ads fit (“meeting notes”, “cheap flights”). They are matched by word stem, so “notes” also finds “note”. For apps that send the conversation with the ad request, which is being built: until then, they are saved and shown at review.`}
+          hintId="campaign-hints-hint"
+        >
+          <Textarea id="campaign-hints" name="context_hints" rows={4} defaultValue={v.context_hints} aria-describedby="campaign-hints-hint" />
+        </Field>
+        <Field
+          label="Excluded phrases"
+          htmlFor="campaign-excluded-phrases"
+          hint={`Up to ${CAMPAIGN_PHRASES.max}, one per line: after a conversation that mentions one, your ads are never shown.`}
+          hintId="campaign-excluded-phrases-hint"
+        >
+          <Textarea
+            id="campaign-excluded-phrases"
+            name="excluded_phrases"
+            rows={4}
+            defaultValue={v.excluded_phrases}
+            aria-describedby="campaign-excluded-phrases-hint"
+          />
+        </Field>
+      </div>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field
           label="Only apps in these categories"
@@ -507,3 +556,72 @@ export function CreativeButtons({ action, creativeId, status, label }: { action:
     </form>
   );
 }
+
+/**
+ * The "try a conversation" box: what the advertiser's campaigns would score in a conversation they
+ * type, and which of their hints matched. What they type is not kept: the answer carries only
+ * figures and their own hints.
+ */
+export function TryConversation({ action }: { action: (state: TryState, form: FormData) => Promise<TryState> }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const v = state.values ?? {};
+  const tried = state.tried;
+  return (
+    <div className="grid gap-4">
+      <form action={formAction} className="grid max-w-2xl gap-4">
+        {state.error && <Outcome state={{ error: state.error }} />}
+        <Field
+          label="Earlier in the conversation (optional)"
+          htmlFor="try-earlier"
+          hint="A message the user sent before: it sets the topic, and counts a little less."
+          hintId="try-earlier-hint"
+        >
+          <Textarea id="try-earlier" name="earlier" rows={2} maxLength={4000} defaultValue={v.earlier} aria-describedby="try-earlier-hint" />
+        </Field>
+        <Field label="What the user says now" htmlFor="try-latest">
+          <Textarea id="try-latest" name="latest" rows={3} maxLength={4000} required defaultValue={v.latest} />
+        </Field>
+        <p className="text-sm text-muted-foreground">What you type here is used for this answer only: it is not saved or logged.</p>
+        <div>
+          <Button type="submit" disabled={pending}>
+            Try it
+          </Button>
+        </div>
+      </form>
+      {tried && (
+        <div className="grid gap-3" aria-live="polite" data-testid="try-result">
+          {tried.sensitive ? (
+            <p className="text-sm">This conversation is about {SENSITIVE_NAMES[tried.sensitive]}: no ad is shown beside it, whatever the hints.</p>
+          ) : tried.campaigns.length === 0 ? (
+            <p className="text-sm">You have no campaign to try yet.</p>
+          ) : (
+            <ul className="grid gap-2">
+              {tried.campaigns.map((c) => (
+                <li key={c.id} className="rounded-lg border p-3 text-sm break-words">
+                  <span className="font-medium">{c.name}</span> · relevance {c.relevance.toFixed(2)}
+                  {c.reaches ? ' · would be shown' : ` · below ${tried.minRelevance.toFixed(2)}, not shown`}
+                  <span className="block text-muted-foreground">
+                    {c.excludedBy
+                      ? `Kept out by your excluded phrase “${c.excludedBy}”.`
+                      : c.matched.length
+                        ? `Matched: ${c.matched.join(', ')}.`
+                        : 'None of its hints is in the conversation.'}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The sensitive categories, in words. */
+const SENSITIVE_NAMES: Record<NonNullable<NonNullable<TryState['tried']>['sensitive']>, string> = {
+  health: 'health or a medical matter',
+  mental_health: 'mental health or self-harm',
+  sexual: 'sexual matters',
+  politics: 'politics or an election',
+  minor: 'a user who seems to be under 18',
+};

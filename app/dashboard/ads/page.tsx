@@ -11,8 +11,8 @@ import { EmptyState } from '../../_components/ui/empty-state';
 import { ConsoleHeader, ConsoleNav } from '../nav';
 import { requirePublisher as requireSignedIn } from '../publisher';
 import { ScrollTable, StatusBadge, Totals } from '../tables';
-import { profileAction } from './actions';
-import { ProfileForm } from './forms';
+import { profileAction, tryConversationAction } from './actions';
+import { ProfileForm, TryConversation } from './forms';
 import { budgetLeftMicro, ecpm, statusNote, usd } from './display';
 
 export const metadata: Metadata = { title: 'Advertising', robots: { index: false, follow: false } };
@@ -127,6 +127,14 @@ export default async function AdvertisingPage() {
             })}
           </ScrollTable>
         )}
+      </section>
+      <section aria-labelledby="try" className="mb-10 grid grid-cols-1 gap-4">
+        <h2 id="try">Try a conversation</h2>
+        <p className="max-w-2xl text-sm text-muted-foreground">
+          Type what a user might say to an AI app, and see how relevant each of your campaigns would be there and which of its context hints matched. Ad
+          requests do not carry the conversation yet: until they do, this is where to tune your hints.
+        </p>
+        <TryConversation action={tryConversationAction} />
       </section>
       <section aria-labelledby="profile" className="grid grid-cols-1 gap-4">
         <h2 id="profile">Billing details</h2>

@@ -7,7 +7,7 @@ import { micro, microAmount, type Micro } from '../../platform/kit/micro';
 import { ok, refused, type Result } from '../../platform/kit/result';
 import { violatedConstraint } from '../../platform/db/errors';
 import { topUpRow, type TopUp } from '../../money/funds';
-import { CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, type CampaignStatus } from '../../schemas/advertising';
+import { ADVERTISER_CATEGORIES, CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, type CampaignStatus } from '../../schemas/advertising';
 import { PLACEMENT_FORMATS, type PlacementFormat } from '../../schemas/account';
 import { ADVERTISER_LIMITS, CAMPAIGN_MOVES, type CampaignInput, type CampaignMove, type CreativeInput, type ProfileInput } from './schemas';
 import { endOfDay, startOfDay } from './time';
@@ -56,6 +56,10 @@ const campaignRow = z.object({
   include_categories: z.array(z.string()),
   exclude_categories: z.array(z.string()),
   excluded_apps: z.array(z.string()),
+  /** Where its ads fit in a conversation, and phrases after which they never show (migration 20261215000100_campaign_context). */
+  context_hints: z.array(z.string()),
+  excluded_phrases: z.array(z.string()),
+  advertiser_category: z.enum(ADVERTISER_CATEGORIES),
   created_at: z.date(),
   /** The moves its advertiser may ask for now (public.campaign_moves_open): the console offers these, and only these. */
   moves: z.array(z.enum(CAMPAIGN_MOVES)),
@@ -114,7 +118,7 @@ export interface AdvertiserAccount {
 const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection_reason, public.campaign_moves_open(c.status, c.pause_reason) as moves,
   c.starts_at, c.ends_at, c.hard_stop,
   c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.formats, c.keywords,
-  c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.created_at,
+  c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.context_hints, c.excluded_phrases, c.advertiser_category, c.created_at,
   coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.spent_micro, 0)::float8 as spent_micro`;
 const CAMPAIGN_TOTALS = sql`left join (select x.campaign_id, sum(x.impressions) as impressions, sum(x.clicks) as clicks,
                                               sum(x.spent_micro) as spent_micro
@@ -235,10 +239,11 @@ export async function createCampaign(db: Database, userId: string, input: Campai
   try {
     const [row] = await session.query(
       sql`insert into public.campaigns (advertiser_id, name, starts_at, ends_at, hard_stop, lifetime_budget_micro, daily_cap_micro, formats, keywords,
-                                        include_categories, exclude_categories, excluded_apps, frequency_cap)
+                                        include_categories, exclude_categories, excluded_apps, frequency_cap, context_hints, excluded_phrases, advertiser_category)
           values (${userId}, ${input.name}, ${v.starts_at}, ${v.ends_at}, ${input.hard_stop}, ${v.lifetime}::bigint, ${v.cap}::bigint,
                   ${input.formats}::text[], ${input.keywords}::text[], ${input.include_categories}::text[], ${input.exclude_categories}::text[],
-                  ${input.excluded_apps}::uuid[], ${input.frequency_cap})
+                  ${input.excluded_apps}::uuid[], ${input.frequency_cap}, ${input.context_hints}::text[], ${input.excluded_phrases}::text[],
+                  ${input.advertiser_category})
           returning id`,
       idRow,
     );
@@ -258,7 +263,9 @@ export async function updateCampaign(db: Database, userId: string, id: string, i
       sql`update public.campaigns set name = ${input.name}, starts_at = ${v.starts_at}, ends_at = ${v.ends_at}, hard_stop = ${input.hard_stop},
             lifetime_budget_micro = ${v.lifetime}::bigint, daily_cap_micro = ${v.cap}::bigint, formats = ${input.formats}::text[],
             keywords = ${input.keywords}::text[], include_categories = ${input.include_categories}::text[],
-            exclude_categories = ${input.exclude_categories}::text[], excluded_apps = ${input.excluded_apps}::uuid[], frequency_cap = ${input.frequency_cap}
+            exclude_categories = ${input.exclude_categories}::text[], excluded_apps = ${input.excluded_apps}::uuid[], frequency_cap = ${input.frequency_cap},
+            context_hints = ${input.context_hints}::text[], excluded_phrases = ${input.excluded_phrases}::text[],
+            advertiser_category = ${input.advertiser_category}
           where id = ${id}::uuid returning id`,
     );
     return rows.length === 1 ? ok(undefined) : refused('That campaign does not exist.');

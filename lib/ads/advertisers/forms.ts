@@ -24,6 +24,7 @@ import { forgetFiles, reserveFiles, sweepCreativeFiles } from './files';
 import { checkImage, checkVideo, mediaPath, type CheckedImage, type CheckedVideo } from './media';
 import { CAMPAIGN_MOVES, campaignInput, CREATIVE_RULES, creativeInput, MEDIA_RULES, profileInput, type ImageRole } from './schemas';
 import { newObjectKey, type ObjectStorage } from '../../platform/storage';
+import { tryConversation, tryInput, type Tried } from './try-conversation';
 import { describeError, log } from '../../platform/log';
 import type { PlacementFormat } from '../../schemas/account';
 
@@ -339,4 +340,20 @@ export async function checkoutForm(
   } catch {
     return { error: 'Stripe did not answer: try again in a moment, or ask for an invoice.', values: fields(form) };
   }
+}
+
+/** The "try a conversation" box's state: what the conversation would give each campaign (./try-conversation.ts). */
+export interface TryState extends FormState {
+  tried?: Tried;
+}
+
+/**
+ * Scores the advertiser's campaigns against a conversation typed into the box. Nothing of the
+ * text is kept: it is not written or logged, and the answer carries only figures and the
+ * advertiser's own hints (the form keeps what was typed, in the advertiser's own browser).
+ */
+export async function tryConversationForm(form: FormData, user: SignedInUser, services: Services): Promise<TryState> {
+  const parsed = parse(tryInput, form);
+  if (!parsed.ok) return parsed.state;
+  return { tried: await tryConversation(await services.database(), user.id, parsed.data), values: fields(form) };
 }

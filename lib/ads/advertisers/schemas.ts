@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { dollars } from '../../platform/kit/typed-number';
 import { PLACEMENT_FORMATS, type PlacementFormat } from '../../schemas/account';
-import { MEDIA_RULES } from '../../schemas/advertising';
+import { ADVERTISER_CATEGORIES, CAMPAIGN_PHRASES, MEDIA_RULES } from '../../schemas/advertising';
+import { phraseKey, plainWords } from '../relevance/text';
 
 /**
  * What an advertiser submits, checked before anything is written: the profile, a top-up, a
@@ -62,6 +63,40 @@ const list = (what: string, max: number) =>
     .refine((items) => items.length <= max, `At most ${max} ${what}.`)
     .refine((items) => items.every((s) => s.length <= 40), `Each of the ${what} takes at most 40 characters.`);
 
+/**
+ * Phrases typed one per line or separated by commas (context hints, excluded phrases): trimmed,
+ * inner spaces made one, without repeats (whatever their case), each at most 5 words and 60
+ * characters, and none of common words alone ("the", "it"), which would match nothing
+ * (lib/ads/relevance/text.ts, phraseKey).
+ */
+const phraseList = (what: string) =>
+  z
+    .string()
+    .default('')
+    .transform((v) => {
+      const seen = new Set<string>();
+      const out: string[] = [];
+      for (const raw of v.split(/[,\n]/)) {
+        const phrase = raw.trim().replace(/\s+/g, ' ');
+        if (phrase && !seen.has(phrase.toLowerCase())) out.push(phrase);
+        seen.add(phrase.toLowerCase());
+      }
+      return out;
+    })
+    .refine((items) => items.length <= CAMPAIGN_PHRASES.max, `At most ${CAMPAIGN_PHRASES.max} ${what}.`)
+    .refine(
+      (items) => items.every((s) => s.length <= CAMPAIGN_PHRASES.maxLength),
+      `Each of the ${what} takes at most ${CAMPAIGN_PHRASES.maxLength} characters.`,
+    )
+    .superRefine((items, ctx) => {
+      for (const phrase of items) {
+        if (plainWords(phrase).length > CAMPAIGN_PHRASES.maxWords)
+          ctx.addIssue({ code: 'custom', message: `“${phrase}” is more than ${CAMPAIGN_PHRASES.maxWords} words: ${what} are short phrases.` });
+        else if (phraseKey(phrase) === null)
+          ctx.addIssue({ code: 'custom', message: `“${phrase}” is only common words, which match nothing: name the topic.` });
+      }
+    });
+
 const day = (what: string) => z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/, `Give the ${what} as a date.`);
 
 /** The smallest lifetime budget a campaign may have, in dollars (published on the advertisers' docs page). */
@@ -93,6 +128,10 @@ export const campaignInput = z
       }),
     formats: z.array(z.enum(PLACEMENT_FORMATS, 'Choose the formats from the list.')).min(1, 'Choose at least one format to buy.'),
     keywords: list('keywords', 20),
+    context_hints: phraseList('context hints'),
+    excluded_phrases: phraseList('excluded phrases'),
+    // Absent from a form posted before there was a choice: `other`, as the column's default.
+    advertiser_category: z.enum(ADVERTISER_CATEGORIES, 'Choose what kind of advertiser this campaign is from.').default('other'),
     include_categories: list('categories to include', 20),
     exclude_categories: list('categories to exclude', 20),
     excluded_apps: z

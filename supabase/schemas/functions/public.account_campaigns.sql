@@ -18,6 +18,7 @@ begin
             'campaigns', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
                           from (select c.id, c.name, c.status, c.pause_reason, c.rejection_reason, c.starts_at, c.ends_at, c.hard_stop,
                                        c.formats, c.lifetime_budget_micro, c.daily_cap_micro, c.created_at,
+                                       c.context_hints, c.excluded_phrases, c.advertiser_category,
                                        coalesce(s.impressions, 0)::bigint as impressions, coalesce(s.clicks, 0)::bigint as clicks,
                                        coalesce(s.spend_micro, 0)::bigint as spend_micro, coalesce(k.creatives, '[]') as creatives
                                 from public.campaigns c

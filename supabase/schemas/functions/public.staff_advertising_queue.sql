@@ -24,6 +24,7 @@ begin
     'campaigns', (select coalesce(json_agg(r order by r.submitted_at), '[]')
                   from (select c.id, c.name, c.advertiser, u.email, c.status, c.submitted_at, c.starts_at, c.ends_at, c.hard_stop,
                                c.lifetime_budget_micro, c.daily_cap_micro, c.formats, c.keywords, c.include_categories, c.exclude_categories,
+                               c.context_hints, c.excluded_phrases, c.advertiser_category,
                                (select coalesce(json_agg(x order by x.created_at), '[]')
                                 from (select cr.id, cr.format, cr.status, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url,
                                              cr.landing_url, cr.width, cr.height, cr.duration_ms, cr.created_at

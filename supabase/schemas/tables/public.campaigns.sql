@@ -29,15 +29,21 @@ create table public.campaigns (
   reviewed_by uuid,
   completed_at timestamp with time zone,
   updated_at timestamp with time zone not null default now(),
+  context_hints text[] not null default '{}'::text[],
+  excluded_phrases text[] not null default '{}'::text[],
+  advertiser_category text not null default 'other'::text,
   constraint campaigns_pkey PRIMARY KEY (id),
   constraint campaigns_advertiser_id_fkey FOREIGN KEY (advertiser_id) REFERENCES public.users(id) ON DELETE RESTRICT,
   constraint campaigns_reviewed_by_fkey FOREIGN KEY (reviewed_by) REFERENCES public.users(id) ON DELETE SET NULL,
+  constraint campaigns_advertiser_category_check CHECK ((advertiser_category = ANY (ARRAY['software'::text, 'education'::text, 'finance'::text, 'travel'::text, 'retail'::text, 'food_drink'::text, 'health_fitness'::text, 'entertainment'::text, 'gaming'::text, 'dating'::text, 'gambling'::text, 'alcohol'::text, 'crypto'::text, 'other'::text]))),
   constraint campaigns_advertiser_check CHECK (((length(advertiser) >= 1) AND (length(advertiser) <= 100))),
+  constraint campaigns_context_hints_fit CHECK (public.phrases_fit(context_hints)),
   constraint campaigns_daily_budget_micro_check CHECK (((daily_budget_micro > 0) AND ((daily_budget_micro % (10000)::bigint) = 0))),
   constraint campaigns_daily_cap_micro_check CHECK (((daily_cap_micro > 0) AND ((daily_cap_micro % (10000)::bigint) = 0))),
   constraint campaigns_ends_after_start CHECK (((ends_at IS NULL) OR (ends_at > starts_at))),
   constraint campaigns_exclude_categories_check CHECK ((cardinality(exclude_categories) <= 20)),
   constraint campaigns_excluded_apps_check CHECK ((cardinality(excluded_apps) <= 100)),
+  constraint campaigns_excluded_phrases_fit CHECK (public.phrases_fit(excluded_phrases)),
   constraint campaigns_formats_check CHECK ((formats <@ ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text])),
   constraint campaigns_frequency_cap_check CHECK (((frequency_cap >= 1) AND (frequency_cap <= 100))),
   constraint campaigns_include_categories_check CHECK ((cardinality(include_categories) <= 20)),
@@ -90,5 +96,5 @@ CREATE TRIGGER campaigns_within_limit BEFORE INSERT ON public.campaigns FOR EACH
 grant select, delete on table public.campaigns to authenticated;
 grant select on table public.campaigns to sdk;
 grant select, insert, update, delete on table public.campaigns to service_role;
-grant insert (name, frequency_cap, keywords, starts_at, ends_at, advertiser_id, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps) on table public.campaigns to authenticated;
-grant update (name, status, frequency_cap, keywords, starts_at, ends_at, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps) on table public.campaigns to authenticated;
+grant insert (name, frequency_cap, keywords, starts_at, ends_at, advertiser_id, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category) on table public.campaigns to authenticated;
+grant update (name, status, frequency_cap, keywords, starts_at, ends_at, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category) on table public.campaigns to authenticated;

@@ -231,6 +231,9 @@ export default async function CampaignPage({
               include_categories: c.include_categories.join(', '),
               exclude_categories: c.exclude_categories.join(', '),
               excluded_apps: c.excluded_apps.join('\n'),
+              context_hints: c.context_hints.join('\n'),
+              excluded_phrases: c.excluded_phrases.join('\n'),
+              advertiser_category: c.advertiser_category,
               frequency_cap: String(c.frequency_cap),
               formats: c.formats,
             }}

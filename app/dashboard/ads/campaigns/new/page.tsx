@@ -40,6 +40,9 @@ export default async function NewCampaignPage() {
           include_categories: '',
           exclude_categories: '',
           excluded_apps: '',
+          context_hints: '',
+          excluded_phrases: '',
+          advertiser_category: 'other',
           frequency_cap: '3',
           formats: [],
         }}
