@@ -107,8 +107,9 @@ export function accountStatement(read: AccountRead, since?: string): Sql {
  * The answers of timeless reads, kept in this process until the database changes: by the read and
  * the claims it ran with, the row as parsed, and the snapshot it was read in
  * (`pg_current_snapshot()`: the transactions finished and running when the read ran). A write
- * anywhere in the database takes a new transaction id, so while the snapshot is the same, no
- * transaction has begun or ended since, and the rows, and so the answer, are the same. The next
+ * anywhere in the database takes a transaction id, and its commit or abort moves the snapshot, so
+ * while the snapshot is the same no write has ended since, and the rows, and so the answer, are
+ * the same. The next
  * read of the same account sends the snapshot it holds, in the same one statement: when nothing
  * changed, PostgreSQL answers that instead of running the read function. That pays where reads
  * outnumber writes between them: a quiet database, such as the embedded one of a demo or

@@ -14,7 +14,9 @@
 create or replace function public.phrases_fit(p_phrases text[]) returns boolean
 language sql immutable set search_path = ''
 as $$
-  select cardinality(p_phrases) <= 20
+  select coalesce(array_ndims(p_phrases), 1) = 1
+     and cardinality(p_phrases) <= 20
+     and array_position(p_phrases, null) is null
      and coalesce((select bool_and(length(p) between 1 and 60 and p = btrim(p)) from unnest(p_phrases) p), true)
 $$;
 

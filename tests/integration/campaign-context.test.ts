@@ -127,6 +127,8 @@ for (const engine of testEngines()) {
       ).toBe('campaigns_context_hints_fit');
       expect(await write('excluded_phrases', ['y'.repeat(61)])).toBe('campaigns_excluded_phrases_fit');
       expect(await write('context_hints', [' padded'])).toBe('campaigns_context_hints_fit');
+      expect(await write('context_hints', ['ok', null])).toBe('campaigns_context_hints_fit');
+      expect(await write('excluded_phrases', [null])).toBe('campaigns_excluded_phrases_fit');
       expect(await write('advertiser_category', 'weapons')).toBe('campaigns_advertiser_category_check');
       expect(await write('context_hints', ['meeting notes'])).toBe('saved');
     });
@@ -147,7 +149,14 @@ for (const engine of testEngines()) {
           suite.services,
         );
         const other = await newDraftAdvertiser(suite.db, suite.services, { label: 'Other', formats: ['inline_text'] });
-        const logged = vi.spyOn(log, 'info');
+        const logged = [
+          vi.spyOn(log, 'debug'),
+          vi.spyOn(log, 'info'),
+          vi.spyOn(log, 'warn'),
+          vi.spyOn(log, 'error'),
+          vi.spyOn(console, 'log'),
+          vi.spyOn(console, 'error'),
+        ];
         const canary = `canary-${Date.now()}`;
         const state = await tried({ earlier: `I run weekly 1:1s ${canary}`, latest: 'which notes app keeps meeting notes searchable?' }, user);
         expect(state.error).toBeUndefined();
@@ -162,8 +171,8 @@ for (const engine of testEngines()) {
         expect(state.tried!.campaigns.map((c) => c.id)).not.toContain(other.campaign);
         // The answer holds the advertiser's hints and figures, never the conversation.
         expect(JSON.stringify(state.tried)).not.toContain(canary);
-        expect(JSON.stringify(logged.mock.calls)).not.toContain(canary);
-        logged.mockRestore();
+        expect(JSON.stringify(logged.map((spy) => spy.mock.calls))).not.toContain(canary);
+        for (const spy of logged) spy.mockRestore();
 
         expect((await tried({ latest: 'sticky notes or a notes app?' }, user)).tried!.campaigns[0]).toMatchObject({
           relevance: 0,

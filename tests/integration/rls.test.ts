@@ -549,7 +549,13 @@ for (const engine of testEngines()) {
         });
 
       it('name no user: no parameter, no user id, no auth.uid(), no condition on the owner in their SQL', async () => {
-        // The statements the application sends: a bare call of one read function each.
+        // The statements the application sends: a bare call of one read function each, or, with a
+        // kept answer, the same call behind a comparison of the snapshot, whose one value is the snapshot.
+        for (const read of Object.keys(ACCOUNT_READS) as AccountRead[]) {
+          const kept = accountStatement(read, '10:12:11');
+          expect(kept.values).toEqual(['10:12:11']);
+          expect(textOf(kept)).not.toMatch(/user_id|auth\.uid|\bwhere\b/i);
+        }
         for (const sql of READ_STATEMENTS) {
           expect(sql.values).toEqual([]);
           expect(textOf(sql)).not.toMatch(/\$\d|user_id|auth\.uid|\bwhere\b/i);

@@ -349,8 +349,8 @@ export interface TryState extends FormState {
 
 /**
  * Scores the advertiser's campaigns against a conversation typed into the box. Nothing of the
- * text is kept: it is not written or logged, and the answer carries only figures and the
- * advertiser's own hints (the form keeps what was typed, in the advertiser's own browser).
+ * text is kept: it is not written or logged, and the scores carry only figures and the
+ * advertiser's own hints (the form's values give back what was typed, to the advertiser's own browser).
  */
 export async function tryConversationForm(form: FormData, user: SignedInUser, services: Services): Promise<TryState> {
   const parsed = parse(tryInput, form);

@@ -12,7 +12,8 @@ import { campaignPhrases, fit } from '../relevance/score';
  * The console's "try a conversation" box: an advertiser types what a user might say, and sees how
  * relevant each of their campaigns would be and which hints matched, before paying for anything.
  * The text is read here, in memory, for this one answer: it is not written to the database or a
- * log, and the answer holds none of it, only figures and the advertiser's own hints.
+ * log, and the scores hold none of it, only figures and the advertiser's own hints (the form gets
+ * back what was typed, so the advertiser's own browser can show it again).
  */
 
 /** The most an ad request's conversation may hold, in characters, and so the box. */
@@ -35,7 +36,7 @@ export interface TriedCampaign {
   relevance: number;
   matched: string[];
   excludedBy: string | null;
-  /** At or above the default min_relevance: an app with the default would show it. */
+  /** At or above the default min_relevance: an app with the default may draw it, unless the conversation is sensitive (then none is shown). */
   reaches: boolean;
 }
 

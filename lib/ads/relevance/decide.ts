@@ -24,9 +24,10 @@ export type NoFillReason = (typeof NO_FILL_REASONS)[number];
 /**
  * The `min_relevance` of a new placement: chosen on the labelled set (lib/ads/relevance/labelled),
  * where it keeps an ad from at least 95% of the off-topic conversations and lets one through for at
- * least 90% of those written for a campaign (labelled.test.ts measures both). One hint in the
- * user's latest message (0.7), or one in an earlier message of theirs (0.35), is enough; a hint
- * found only in the assistant's words (0.21) is not.
+ * least 90% of those written for a campaign (labelled.test.ts measures both). A phrase in the
+ * user's latest message (0.7) or in an earlier message of theirs (0.42), or a single word in the
+ * latest (0.45), is enough; a single word only in an earlier message (0.27), or a phrase only in
+ * the assistant's words (0.21), is not.
  */
 export const DEFAULT_MIN_RELEVANCE = 0.3;
 

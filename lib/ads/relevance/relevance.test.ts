@@ -89,6 +89,22 @@ describe('safety', () => {
     'the president of our startup wants better meeting notes',
     'it never hurts to ask for a discount on flights',
     'which running shoes for a half marathon?',
+    // Words the categories use in another sense (found by a review of the patterns).
+    'how do I reduce my tax bill as a freelancer',
+    'should I cut the hedge myself or hire someone',
+    'quick meals under 30 minutes for a busy week',
+    'is extra virgin olive oil ok for frying',
+    'our first time in Japan, where should we stay?',
+    'which paint for the bedroom walls',
+    'an intimate wedding venue near Lisbon',
+    'should I pay down my principal faster',
+    'depreciation in year 3 of a laptop',
+    'buying a grade 2 listed building',
+    'best batteries for hearing aids',
+    'how to read A/B test results',
+    'is the Lonely Planet guide to Peru good',
+    'the support hotline never answers',
+    'cheap flights with Virgin Atlantic',
   ])('finds nothing sensitive in "%s"', (text) => {
     expect(sensitiveCategory(read(user(text)))).toBeNull();
   });
@@ -97,8 +113,6 @@ describe('safety', () => {
     expect(patternCategory(read(user("I'm 15 minutes away from finishing the deploy")))).toBeNull();
     expect(patternCategory(read(user("explain it like I'm 5")))).toBeNull();
     expect(patternCategory(read(user("I'm 15 and my mom won't let me")))).toBe('minor');
-    // The model, which leans to caution, still takes the first for a minor: a false alarm, which costs one ad.
-    expect(sensitiveCategory(read(user("I'm 15 minutes away from finishing the deploy")))).toBe('minor');
   });
 
   it("reads the user's messages, not the assistant's", () => {

@@ -3,8 +3,8 @@ import { stemmer } from 'stemmer';
 /**
  * Words as the relevance and safety checks compare them: lower case, accents dropped,
  * apostrophes joined ("don't" is "dont"), and for hints each word cut to its stem by the Porter
- * algorithm, so "notes", "noting" and "note" are one word; a possessive's
- * "'s" is dropped ("the party's" reads "the party"). Digits are
+ * algorithm, so "notes", "noting" and "note" are one word; an "'s" is dropped, a possessive's
+ * ("the party's" reads "the party") and a contraction's alike ("it's" reads "it"). Digits are
  * words too ("401k", "2fa"). Pure, and the same on every engine: nothing here reaches a database.
  */
 

@@ -19,8 +19,8 @@ interface TrainingConversation {
 }
 
 /**
- * The share of the non-sensitive training conversations (a third of them near misses: "pain
- * point", "running a fever" against "running a business") that cross-validation may take for
+ * The share of the non-sensitive training conversations (some of them near misses: "pain point",
+ * "running a fever" against "running a business") that cross-validation may take for
  * sensitive, the patterns' false alarms included: past it, the model would keep ads from too
  * many ordinary conversations.
  */
@@ -56,12 +56,14 @@ export function trainedModel(examples = trainingExamples()): SafetyModel {
   const sensitive = leads.filter((l) => l.sensitive);
   const none = leads.filter((l) => !l.sensitive);
   const allowed = Math.floor(none.length * FALSE_ALARMS_AT_MOST) - none.filter((l) => l.byPatterns).length;
+  if (allowed < 0) throw new Error('The patterns alone take more ordinary training conversations for sensitive than the bound allows: tighten them first.');
   const modelOnly = none
     .filter((l) => !l.byPatterns)
     .map((l) => l.lead)
     .sort((a, b) => b - a);
   // Above the lead of the (allowed + 1)th highest non-sensitive conversation the patterns missed.
-  const margin = Math.ceil((modelOnly[Math.max(allowed, 0)] ?? 0) * 1000) / 1000;
+  if (modelOnly.length <= allowed) throw new Error('Too few ordinary training conversations to set the margin.');
+  const margin = Math.ceil(modelOnly[allowed]! * 1000) / 1000;
   const caught = (l: (typeof leads)[number]) => l.byPatterns || l.lead > margin;
   const model = train(examples, margin);
   model.trained.crossValidation = {
