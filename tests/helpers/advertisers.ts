@@ -36,18 +36,24 @@ export async function newDraftAdvertiser(
   }))
     profile.set(k, v);
   expect(await profileForm(profile, user, services)).toMatchObject({ notice: expect.any(String) });
-  const campaign = new FormData();
+  const created = await createCampaignForm(campaignForm(`${options.label} ${unique}`, options.formats), user, services);
+  expect(created.error).toBeUndefined();
+  return { user, campaign: created.id! };
+}
+
+/** The campaign form as the console posts it: a budget of 100 USD from 2026-01-01, buying `formats`, with `extra` fields. */
+export function campaignForm(name: string, formats: readonly PlacementFormat[], extra: Record<string, string> = {}): FormData {
+  const form = new FormData();
   for (const [k, v] of Object.entries({
-    name: `${options.label} ${unique}`,
+    name,
     starts_on: '2026-01-01',
     ends_on: '',
     lifetime_budget_usd: '100',
     daily_cap_usd: '',
     frequency_cap: '10',
+    ...extra,
   }))
-    campaign.set(k, v);
-  for (const f of options.formats) campaign.append('formats', f);
-  const created = await createCampaignForm(campaign, user, services);
-  expect(created.error).toBeUndefined();
-  return { user, campaign: created.id! };
+    form.set(k, v);
+  for (const f of formats) form.append('formats', f);
+  return form;
 }

@@ -6,7 +6,7 @@ import type { SignedInUser } from '@/lib/identity/auth/users';
 import type { Queryable } from '@/lib/platform/db/engine';
 import { violatedConstraint } from '@/lib/platform/db/errors';
 import { campaignsBody } from '@/lib/schemas/account';
-import { newDraftAdvertiser } from '../helpers/advertisers';
+import { campaignForm as campaignFormData, newDraftAdvertiser } from '../helpers/advertisers';
 import { get } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { rawAsUser, runAs } from '../helpers/roles';
@@ -22,22 +22,8 @@ import { accessToken } from '../helpers/tokens';
 
 const campaignsRoute = handlersOf('/api/v1/me/campaigns');
 
-/** The campaign form as the console posts it, with `extra` fields. */
-function campaignForm(name: string, extra: Record<string, string>): FormData {
-  const form = new FormData();
-  for (const [k, v] of Object.entries({
-    name,
-    starts_on: '2026-01-01',
-    ends_on: '',
-    lifetime_budget_usd: '100',
-    daily_cap_usd: '',
-    frequency_cap: '10',
-    ...extra,
-  }))
-    form.set(k, v);
-  form.append('formats', 'inline_text');
-  return form;
-}
+/** The campaign form, buying inline text, with `extra` fields. */
+const campaignForm = (name: string, extra: Record<string, string>) => campaignFormData(name, ['inline_text'], extra);
 
 for (const engine of testEngines()) {
   describe(`a campaign's context on ${engine.name}`, () => {

@@ -5,6 +5,7 @@ import { useActionState, useState, type FormEvent } from 'react';
 import { toast } from 'sonner';
 import type { FormState } from '@/lib/platform/kit/forms';
 import type { TryState } from '@/lib/ads/advertisers/forms';
+import { SENSITIVE_CATEGORY_NAMES } from '@/lib/ads/relevance/safety-categories';
 import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT, type CampaignMove } from '@/lib/ads/advertisers/schemas';
 import type { PlacementFormat } from '@/lib/schemas/account';
 import { ADVERTISER_CATEGORIES, ADVERTISER_CATEGORY_NAMES, CAMPAIGN_PHRASES } from '@/lib/schemas/advertising';
@@ -591,7 +592,7 @@ export function TryConversation({ action }: { action: (state: TryState, form: Fo
       {tried && (
         <div className="grid gap-3" aria-live="polite" data-testid="try-result">
           {tried.sensitive ? (
-            <p className="text-sm">This conversation is about {SENSITIVE_NAMES[tried.sensitive]}: no ad is shown beside it, whatever the hints.</p>
+            <p className="text-sm">This conversation is about {SENSITIVE_CATEGORY_NAMES[tried.sensitive]}: no ad is shown beside it, whatever the hints.</p>
           ) : tried.campaigns.length === 0 ? (
             <p className="text-sm">You have no campaign to try yet.</p>
           ) : (
@@ -616,12 +617,3 @@ export function TryConversation({ action }: { action: (state: TryState, form: Fo
     </div>
   );
 }
-
-/** The sensitive categories, in words. */
-const SENSITIVE_NAMES: Record<NonNullable<NonNullable<TryState['tried']>['sensitive']>, string> = {
-  health: 'health or a medical matter',
-  mental_health: 'mental health or self-harm',
-  sexual: 'sexual matters',
-  politics: 'politics or an election',
-  minor: 'a user who seems to be under 18',
-};

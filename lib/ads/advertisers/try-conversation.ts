@@ -4,7 +4,7 @@ import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { CAMPAIGN_STATUSES } from '../../schemas/advertising';
 import { readConversation, type ContextMessage } from '../relevance/conversation';
-import { DEFAULT_MIN_RELEVANCE } from '../relevance/decide';
+import { DEFAULT_MIN_RELEVANCE, reaches } from '../relevance/decide';
 import { sensitiveCategory, type SensitiveCategory } from '../relevance/safety';
 import { campaignPhrases, fit } from '../relevance/score';
 
@@ -67,7 +67,7 @@ export async function tryConversation(db: Database, userId: string, input: TryIn
   const campaigns = rows
     .map((c) => {
       const f = fit(conversation, campaignPhrases(c.context_hints, c.excluded_phrases));
-      return { id: c.id, name: c.name, status: c.status, ...f, reaches: f.relevance >= DEFAULT_MIN_RELEVANCE && f.relevance > 0 };
+      return { id: c.id, name: c.name, status: c.status, ...f, reaches: reaches(f.relevance, DEFAULT_MIN_RELEVANCE) };
     })
     .sort((a, b) => b.relevance - a.relevance);
   return { sensitive: sensitiveCategory(conversation), minRelevance: DEFAULT_MIN_RELEVANCE, campaigns };

@@ -37,6 +37,11 @@ export const DEFAULT_MIN_RELEVANCE = 0.3;
  */
 export const DRAW_RELEVANCE_POWER = 2;
 
+/** Whether a campaign of this relevance may answer under `minRelevance`: at or above it, and not 0 (nothing found). */
+export function reaches(relevance: number, minRelevance: number): boolean {
+  return relevance > 0 && relevance >= minRelevance;
+}
+
 /** A campaign as the decision weighs it. */
 export interface CampaignToFit {
   id: string;
@@ -96,7 +101,7 @@ export function decide(conversation: ReadConversation, campaigns: readonly Campa
   const relevant: Relevant[] = [];
   for (const c of allowed) {
     const f = fit(conversation, c.phrases);
-    if (f.relevance >= rules.minRelevance && f.relevance > 0) relevant.push({ id: c.id, relevance: f.relevance, matched: f.matched });
+    if (reaches(f.relevance, rules.minRelevance)) relevant.push({ id: c.id, relevance: f.relevance, matched: f.matched });
   }
   if (relevant.length === 0) return { ok: false, reason: 'below_relevance' };
   relevant.sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : 1));
