@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { RangeNotSatisfiable, type ByteRange, type ListedObject, type ObjectStorage, type StoredObject } from './object-storage';
@@ -54,10 +54,12 @@ export class LocalStorage implements ObjectStorage {
     const target = this.file('objects', key);
     const tmp = await this.tmpFor(target);
     try {
+      // The file is opened before anything is piped: a write stream that opened it itself could
+      // create it after a source that failed at once had already been cleaned up after.
       // pipeline writes each chunk as the file takes it (it waits for 'drain'), so a fast source
       // is read no faster than the disk writes; on any error it closes the file, and the source
       // is told to stop.
-      const out = createWriteStream(tmp, { flags: 'wx' });
+      const out = (await open(tmp, 'wx')).createWriteStream();
       await pipeline(chunks, out);
       // As in put: the type first, then the bytes renamed into place, so the object is there
       // whole or not at all.
