@@ -22,6 +22,7 @@ import { seed } from './demo/seed';
 import { stripeRail, type StripeRail } from './money/stripe/rail';
 import { objectStorage, type ObjectStorage } from './platform/storage';
 import type { AccountAnswers } from './account/reads';
+import { MarketCache } from './ads/serving/market';
 
 /**
  * What the service depends on and a test replaces: the database, the rate limiters, the clock
@@ -102,6 +103,8 @@ export interface Caches {
   readonly accountAnswers: AccountAnswers;
   /** Answers of /ask and the A2A agent (lib/docs/ask/answer.ts): the docs do not change while the process runs. */
   readonly askAnswers: AskAnswers;
+  /** The campaigns' hints and the apps' excluded topics that conversations are read against, with the version they were read at (lib/ads/serving/market.ts). */
+  readonly adMarket: MarketCache;
 }
 
 function createCaches(): Caches {
@@ -111,6 +114,7 @@ function createCaches(): Caches {
     sandboxReplies: new Lru('sandbox', 100),
     accountAnswers: new Lru('account', 1000),
     askAnswers: askAnswers(),
+    adMarket: new MarketCache(),
   };
 }
 

@@ -18,7 +18,8 @@
  * (so within an advertiser's limits of 100 campaigns and 200 creatives), each campaign with five
  * approved creatives (one per format and one more), so 5,000 creatives: keywords from a small
  * vocabulary, some targeting categories (none the demo apps have, so those never fill there), a
- * daily budget of $50 to $5,000 and a frequency cap of 3 to 20, as a live marketplace has.
+ * daily budget of $50 to $5,000 and a frequency cap of 3 to 20, as a live marketplace has, and
+ * eleven context hints (ten about one of forty topics, one its own) and one excluded phrase.
  */
 import { randomBytes } from 'node:crypto';
 import { createApiKey } from '../lib/publisher/writes';
@@ -88,6 +89,50 @@ async function main(count: number, email: string): Promise<void> {
   }
 }
 
+/** The topics of the bench market's campaigns' hints (words and phrases of plain letters). */
+const TOPICS = [
+  'notes',
+  'hosting',
+  'courses',
+  'flights',
+  'hotels',
+  'running shoes',
+  'coffee',
+  'recipes',
+  'laptops',
+  'cameras',
+  'guitars',
+  'gardening',
+  'mortgages',
+  'insurance',
+  'budgeting',
+  'languages',
+  'chess',
+  'cycling',
+  'hiking',
+  'skincare',
+  'furniture',
+  'dog food',
+  'board games',
+  'photography',
+  'video editing',
+  'email marketing',
+  'accounting',
+  'invoicing',
+  'crm',
+  'project management',
+  'password manager',
+  'vpn',
+  'web design',
+  'podcasts',
+  'headphones',
+  'smart home',
+  'camping',
+  'car rental',
+  'wine',
+  'meal kits',
+];
+
 /** The market (module comment): advertisers, campaigns and creatives made in a few set-based statements. */
 async function seedMarket(engine: Awaited<ReturnType<typeof openPostgres>>, campaigns: number): Promise<void> {
   if (campaigns <= 0) return;
@@ -112,16 +157,22 @@ async function seedMarket(engine: Awaited<ReturnType<typeof openPostgres>>, camp
                 returning id)
      select public.top_up_credit(t.id, 'bench', null) from t`,
   );
+  // Each campaign's context hints: ten about one of forty topics (so 25 campaigns share a topic,
+  // and the bench's conversation, about meeting notes, fits those of one), one of its own.
   await engine.query(
     `insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_budget_micro, frequency_cap, keywords,
-                                   include_categories, formats, starts_at)
+                                   include_categories, formats, starts_at, context_hints, excluded_phrases)
      select a.id, a.company, 'Market ' || i, 'active', 1000000000 * 1000000::bigint, (50 + (i * 37) % 4950) * 1000000::bigint, 3 + i % 18,
             array[(array['quiz','notes','code','travel','finance','health','music','design'])[1 + i % 8],
                   (array['learning','productivity','api','sports','food','games'])[1 + i % 6]],
             case when i % 5 = 0 then array['automotive'] else '{}' end,
-            '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day'
+            '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day',
+            array[t.topic, t.topic || ' app', 'best ' || t.topic, t.topic || ' tips', t.topic || ' course', 'cheap ' || t.topic,
+                  t.topic || ' for beginners', t.topic || ' software', 'learn ' || t.topic, t.topic || ' online', 'brand' || i],
+            array['free ' || t.topic || ' download']
      from generate_series(1, $1::int) as i
-     join lateral (select u.id, u.company from public.users u where u.email = 'market-' || (1 + i % $2::int) || '@bench.example') a on true`,
+     join lateral (select u.id, u.company from public.users u where u.email = 'market-' || (1 + i % $2::int) || '@bench.example') a on true
+     cross join lateral (select (array[${TOPICS.map((t) => `'${t}'`).join(', ')}])[1 + i % ${TOPICS.length}] as topic) t`,
     [campaigns, advertisers],
   );
   await engine.query(

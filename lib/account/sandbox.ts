@@ -39,6 +39,9 @@ export const SANDBOX_APPS: AppRow[] = [
     description: 'A demo AI writing assistant.',
     category: ['writing', 'productivity'],
     allowed_origins: ['https://writer.sandbox.example'],
+    excluded_topics: ['crypto', 'day trading'],
+    blocked_advertisers: [],
+    blocked_categories: ['gambling', 'dating'],
     created_at: at('2025-09-03T09:00:00.000Z'),
   },
   {
@@ -48,6 +51,9 @@ export const SANDBOX_APPS: AppRow[] = [
     description: 'A demo study companion for students.',
     category: ['education'],
     allowed_origins: [],
+    excluded_topics: [],
+    blocked_advertisers: [],
+    blocked_categories: ['alcohol', 'gambling', 'dating'],
     created_at: at('2025-10-14T09:00:00.000Z'),
   },
 ];
@@ -67,6 +73,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     fills: 182_400,
     invalid_events: 3_412,
     ad_requests: 197_300,
+    min_relevance: 0.3,
     created_at: at('2025-09-03T10:00:00.000Z'),
   },
   {
@@ -81,6 +88,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     fills: 401_250,
     invalid_events: 7_020,
     ad_requests: 428_900,
+    min_relevance: 0.45,
     created_at: at('2025-09-04T10:00:00.000Z'),
   },
   {
@@ -95,6 +103,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     fills: 55_010,
     invalid_events: 1_288,
     ad_requests: 61_200,
+    min_relevance: 0.3,
     created_at: at('2025-09-05T10:00:00.000Z'),
   },
   {
@@ -109,6 +118,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     fills: 97_800,
     invalid_events: 2_115,
     ad_requests: 104_100,
+    min_relevance: 0.3,
     created_at: at('2025-10-14T10:00:00.000Z'),
   },
   {
@@ -123,6 +133,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     fills: 23_400,
     invalid_events: 640,
     ad_requests: 26_000,
+    min_relevance: 0.3,
     created_at: at('2025-10-15T10:00:00.000Z'),
   },
   {
@@ -137,6 +148,7 @@ export const SANDBOX_PLACEMENTS: PlacementRow[] = [
     fills: 8_100,
     invalid_events: 212,
     ad_requests: 9_050,
+    min_relevance: 0.3,
     created_at: at('2025-10-16T10:00:00.000Z'),
   },
 ];

@@ -65,6 +65,7 @@ export function placementView(row: PlacementRow) {
     fill_rate: fillRate(row.fills, row.ad_requests),
     rpm_usd: rpmUsd(row.revenue_micro, row.impressions),
     invalid_share: invalidShare(row.invalid_events, row.impressions + row.clicks),
+    min_relevance: row.min_relevance,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -158,6 +158,20 @@ async function insertJson(tx: Statements, table: keyof typeof TABLES, rows: obje
   await tx.query(sql`insert into ${TABLES[table]} select * from json_populate_recordset(null::${TABLES[table]}, ${JSON.stringify(rows)}::json)`);
 }
 
+/** A day's unfilled requests of a demo placement, split by reason (`No-Fill-Reason`): whole numbers that add up. */
+function unfilledByReason(unfilled: number) {
+  const sensitive = Math.floor(unfilled * 0.25);
+  const blocked = Math.floor(unfilled * 0.05);
+  const noEligible = Math.floor(unfilled * 0.2);
+  return {
+    unfilled_sensitive: sensitive,
+    unfilled_below_relevance: unfilled - sensitive - blocked - noEligible,
+    unfilled_blocked: blocked,
+    unfilled_no_eligible_campaign: noEligible,
+    unfilled_placement_inactive: 0,
+  };
+}
+
 /** The service's own origin, and on a developer's machine the same port on 127.0.0.1 too. */
 function serviceOrigins(): string[] {
   const url = new URL(env().PUBLIC_BASE_URL);
@@ -232,6 +246,8 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
           // (public.ledger_post_ad_revenue), as days counted before advertiser accounts are.
           posted_micro: 0,
           posted_cost_micro: 0,
+          // Why the rest filled nothing: mostly conversations no campaign fitted, then sensitive ones.
+          ...unfilledByReason(adRequests - fills),
         });
       }
       await insertJson(tx, 'daily_stats', stats);

@@ -31,7 +31,8 @@ type Services = {
   readonly stripe?: StripeRail | null;
   now(): number;
 };
-import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, updateApp } from './writes';
+import { archiveApp, changePlacement, createApiKey, createApp, createPlacement, revokeApiKey, setMinRelevance, updateAdRules, updateApp } from './writes';
+import { adRulesInput, minRelevanceInput } from './ad-rules';
 import { fields, firstIssue, parse, type FormState } from '../platform/kit/forms';
 import type { Result } from '../platform/kit/result';
 import { microToUsd } from '../platform/kit/micro';
@@ -76,6 +77,25 @@ export async function createPlacementForm(form: FormData, user: SignedInUser, se
   return settle(await createPlacement(await services.database(), user.id, input.data), form, ({ id }) => ({
     notice: `Created the placement ${input.data.name}.`,
     id,
+  }));
+}
+
+export async function adRulesForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  if (!(form instanceof FormData)) return { error: 'Send the form.' };
+  // The categories are checkboxes: several values under one name, shown again joined by commas.
+  const ticked = form.getAll('blocked_categories').filter((v) => typeof v === 'string');
+  const values = { ...fields(form), blocked_categories: ticked.join(',') };
+  const input = adRulesInput.safeParse({ ...fields(form), blocked_categories: ticked });
+  if (!input.success) return { error: firstIssue(input.error), values };
+  const result = await updateAdRules(await services.database(), user.id, input.data);
+  return result.ok ? { notice: 'Saved. The next ad request of this app follows them.' } : { error: result.error, values };
+}
+
+export async function minRelevanceForm(form: FormData, user: SignedInUser, services: Services): Promise<FormState> {
+  const input = parse(minRelevanceInput, form);
+  if (!input.ok) return input.state;
+  return settle(await setMinRelevance(await services.database(), user.id, input.data), form, () => ({
+    notice: `Saved: ads on this placement need a relevance of ${input.data.min_relevance} or more.`,
   }));
 }
 

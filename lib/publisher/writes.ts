@@ -7,6 +7,7 @@ import { violatedConstraint } from '../platform/db/errors';
 import type { ApiKeyInput, AppInput, PlacementInput } from '../schemas/console';
 import { MAX_ACTIVE_KEYS_PER_APP, MAX_APPS_PER_PUBLISHER, type PLACEMENT_ACTIONS } from '../schemas/console';
 import { generateApiKey, maskApiKey } from '../identity/keys/api-key';
+import type { AdRulesInput, MinRelevanceInput } from './ad-rules';
 
 /**
  * The console's writes. Each runs as the publisher (role `authenticated`, the user in the
@@ -86,6 +87,27 @@ export async function createPlacement(db: Database, userId: string, input: Place
     returnedId,
   );
   return row ? ok({ id: row.id }) : refused(NO_APP);
+}
+
+/** The app's excluded topics and blocks (./ad-rules.ts): every ad request of the app follows them from the next one on. */
+export async function updateAdRules(db: Database, userId: string, input: AdRulesInput): Promise<Result> {
+  const rows = await asConsoleUser(db, userId).query(
+    sql`update public.apps set excluded_topics = ${input.excluded_topics}::text[], blocked_advertisers = ${input.blocked_advertisers}::text[],
+          blocked_categories = ${input.blocked_categories}::text[]
+        where id = ${input.id}::uuid and archived_at is null returning id`,
+  );
+  return rows.length === 1 ? ok(undefined) : refused(NO_APP);
+}
+
+/** How relevant to the conversation an ad must be on this placement (./ad-rules.ts). */
+export async function setMinRelevance(db: Database, userId: string, input: MinRelevanceInput): Promise<Result> {
+  const rows = await asConsoleUser(db, userId).query(
+    sql`update public.placements p set min_relevance = ${input.min_relevance}
+        where p.id = ${input.id}::uuid and p.status <> 'archived'
+          and exists (select 1 from public.apps a where a.id = p.app_id and a.archived_at is null)
+        returning p.id`,
+  );
+  return rows.length === 1 ? ok(undefined) : refused('That placement does not exist, or is archived.');
 }
 
 type PlacementAction = (typeof PLACEMENT_ACTIONS)[number];

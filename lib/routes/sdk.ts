@@ -1,8 +1,8 @@
-import { json } from '../platform/http/kernel';
+import { json, type JsonReply } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { ROUTES } from '../schemas/registry';
 import { adBody, consentBody, dataBody, eventsBody, recordedConsentBody, validateKeyBody, withdrawalBody } from '../schemas/sdk';
-import { serveAd } from '../ads/serving/ads';
+import { serveAd, type AdAnswer } from '../ads/serving/ads';
 import { followClick } from '../ads/serving/click';
 import { currentConsent, recordConsent, submitData, withdrawConsent } from '../data/records';
 import { recordEvents } from '../ads/serving/events';
@@ -29,16 +29,30 @@ export const validateKeyRoute = defineRoute(ROUTES['/functions/v1/validate-key']
 
 /** GET /functions/v1/ads: an ad for the placement, or 204. */
 export const adsRoute = defineRoute(ROUTES['/functions/v1/ads'], {
-  GET: async ({ principal, query, request, clientIp, services }) => {
-    const ad = await serveAd(
-      principal,
-      { placementId: query.placement_id, sessionId: query.session_id, keywords: query.keywords },
-      { headers: request.headers, clientIp },
-      services,
-    );
-    return ad ? json(adBody.parse(ad)) : new Response(null, { status: 204 });
-  },
+  GET: async ({ principal, query, request, clientIp, services }) =>
+    adAnswer(
+      await serveAd(
+        principal,
+        { placementId: query.placement_id, sessionId: query.session_id, keywords: query.keywords },
+        { headers: request.headers, clientIp },
+        services,
+      ),
+    ),
+  POST: async ({ principal, body, request, clientIp, services }) =>
+    adAnswer(
+      await serveAd(
+        principal,
+        { placementId: body.placement_id, sessionId: body.session_id, keywords: body.keywords, context: body.context },
+        { headers: request.headers, clientIp },
+        services,
+      ),
+    ),
 });
+
+/** The ad (200), or nothing (204) with why in `No-Fill-Reason`. */
+function adAnswer(answer: AdAnswer): JsonReply | Response {
+  return answer.ad ? json(adBody.parse(answer.ad)) : new Response(null, { status: 204, headers: { 'no-fill-reason': answer.reason } });
+}
 
 /** POST /functions/v1/events: impressions and clicks, keyed or by beacon. */
 export const eventsRoute = defineRoute(ROUTES['/functions/v1/events'], {

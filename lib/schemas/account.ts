@@ -72,6 +72,11 @@ export const app = z.object({
   description: z.string(),
   category: z.array(z.string()),
   allowed_origins: z.array(z.string()).describe('Web origins whose pages may use the app’s keys, as the publisher set them in the console.'),
+  excluded_topics: z
+    .array(z.string())
+    .describe('Phrases after which the app shows no ad: a conversation that names one gets none (`No-Fill-Reason: blocked`).'),
+  blocked_advertisers: z.array(z.string()).describe('Advertisers, by name (compared without case), whose ads the app never shows.'),
+  blocked_categories: z.array(z.enum(ADVERTISER_CATEGORIES)).describe('Kinds of advertiser whose ads the app never shows (each campaign declares one).'),
   created_at: dateTime,
 });
 
@@ -91,6 +96,11 @@ export const placement = z.object({
     .min(0)
     .max(1)
     .describe('Of the impressions and clicks received, the share refused as invalid traffic (never billed): a fraction from 0 to 1.'),
+  min_relevance: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('With a conversation, only campaigns at least this relevant to it are drawn (0 to 1; 0.3 unless the publisher changed it).'),
   created_at: dateTime,
 });
 
@@ -337,6 +347,7 @@ export const placementRow = placement.omit({ revenue_usd: true, fill_rate: true,
   ad_requests: z.number().int(),
   fills: z.number().int(),
   invalid_events: z.number().int(),
+  min_relevance: z.coerce.number(),
   created_at: timestamp,
 });
 

@@ -29,6 +29,8 @@ import { searchBody, searchQuery } from './search';
 import {
   adBody,
   adsQuery,
+  adsRequest,
+  NO_FILL_REASONS,
   clickQuery,
   CONSENT_CLOCK_SKEW_MINUTES,
   CONSENT_MAX_AGE_DAYS,
@@ -98,6 +100,11 @@ const REST = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: true 
  * so per app. The preflight allows `X-Api-Key` from any origin: it cannot know the app yet.
  */
 const SDK = { ...REST, cors: 'sdk' } as const;
+/** An ad request's 204, and the header that says why. */
+const NO_FILL = 'Nothing fills this request: render nothing. `No-Fill-Reason` says why.';
+const NO_FILL_HEADERS = {
+  'No-Fill-Reason': `One of ${NO_FILL_REASONS.map((r) => `\`${r}\``).join(', ')}: the conversation was sensitive; it named a topic the app excluded, or the app blocked every campaign that fitted; no campaign fitted at the placement's min_relevance; none may fill now (none running for the format, budgets spent, frequency caps reached); the placement is paused or archived.`,
+};
 /** Agent surfaces (MCP, A2A, /ask): rate limited like the API, without its version header. */
 const AGENT = { errors: 'api', rateLimit: true, cors: 'public', apiVersion: false } as const;
 /** OAuth endpoints answer RFC 6749 errors (`{error, error_description}`). */
@@ -400,7 +407,25 @@ export const ROUTES = declare({
           tags: ['SDK'],
           responses: {
             200: { description: 'An ad, its decision token and its click URL.', schema: adBody },
-            204: { description: 'Nothing fills this request (or the placement is paused or archived): render nothing.' },
+            204: { description: NO_FILL, headers: NO_FILL_HEADERS },
+            404: { description: "The key's app has no placement with this id (`not_found`).", schema: apiErrorBody },
+          },
+        },
+      },
+      POST: {
+        credential: API_KEY,
+        body: adsRequest,
+        bodyType: 'json',
+        doc: {
+          operationId: 'getAdForConversation',
+          summary: 'Get an ad that fits a conversation',
+          description:
+            "The `GET` with the conversation the ad will sit beside (at most 6 messages and 4,000 characters). The conversation is read for this one decision and dropped: it is never written to the database, a log or a report; the decision keeps only the relevance of the ad and the advertiser's hints that matched. A sensitive conversation (health, mental health, sexual content, politics, a user who appears to be a child) gets no ad; otherwise only campaigns whose context hints fit it at the placement's `min_relevance` are drawn, weighed by relevance and budget.",
+          tags: ['SDK'],
+          responses: {
+            200: { description: 'An ad that fits the conversation, with its `relevance` and `why.matched`.', schema: adBody },
+            204: { description: NO_FILL, headers: NO_FILL_HEADERS },
+            400: { description: 'The body is not a valid request: too many messages or characters, a bad role (`invalid_request`).', schema: apiErrorBody },
             404: { description: "The key's app has no placement with this id (`not_found`).", schema: apiErrorBody },
           },
         },

@@ -57,6 +57,47 @@ export const adsQuery = z.object({
     .describe('Up to 10 comma-separated words about the page or conversation; ads matching them are preferred.'),
 });
 
+/** What a conversation sent with an ad request may hold: the latest messages, in all at most this many characters. */
+export const CONTEXT_LIMITS = { messages: 6, characters: 4000 } as const;
+
+const contextMessage = z.object({
+  role: z.enum(['user', 'assistant']).describe('Who wrote the message: the user or the AI.'),
+  content: z.string().min(1, 'a message needs some text').describe('The message as shown, in plain text.'),
+});
+
+/**
+ * `POST /functions/v1/ads`: the same request as the `GET`, with the conversation the ad will sit
+ * beside. The conversation decides this one ad and is dropped: it is never written to the
+ * database, a log or a report (content/docs/ad-decision.md).
+ */
+export const adsRequest = z.object({
+  placement_id: adsQuery.shape.placement_id,
+  session_id: adsQuery.shape.session_id,
+  keywords: z
+    .array(z.string().regex(/^[a-z0-9 -]{1,40}$/, 'each keyword: 1 to 40 lowercase letters, digits, spaces and -'))
+    .max(10, 'at most 10 keywords')
+    .default([])
+    .transform((k) => [...new Set(k.map((w) => w.trim()).filter(Boolean))])
+    .describe('Up to 10 words about the page or conversation; ads matching them are preferred.'),
+  context: z
+    .object({
+      messages: z
+        .array(contextMessage)
+        .min(1, 'at least one message')
+        .max(CONTEXT_LIMITS.messages, `at most ${CONTEXT_LIMITS.messages} messages: send the latest ones`)
+        .refine(
+          (m) => m.reduce((n, x) => n + x.content.length, 0) <= CONTEXT_LIMITS.characters,
+          `at most ${CONTEXT_LIMITS.characters.toLocaleString('en-US')} characters in all: send the latest messages, or their ends`,
+        )
+        .describe('The latest messages of the conversation, oldest first.'),
+    })
+    .optional()
+    .describe(
+      `The conversation the ad will sit beside: at most ${CONTEXT_LIMITS.messages} messages and ${CONTEXT_LIMITS.characters.toLocaleString('en-US')} characters. With it, only campaigns whose hints fit it at the placement's min_relevance are drawn, and sensitive conversations get no ad.`,
+    ),
+});
+export type AdsRequest = z.output<typeof adsRequest>;
+
 export const VIEWABILITY_RULES = {
   display: { min_visible_share: 0.5, min_seconds: 1 },
   large_display: { min_visible_share: 0.3, min_seconds: 1, min_area_px: 242_500 },
@@ -89,12 +130,32 @@ export const adBody = z.object({
   viewability: viewabilityRule
     .extend({ large_ad: viewabilityRule.extend({ min_area_px: z.number() }).optional() })
     .describe("When the impression may be sent: the Media Rating Council's rule for the format."),
+  relevance: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("With a conversation: how well the campaign fits it, 0 to 1 (three decimals), at or above the placement's min_relevance."),
+  why: z
+    .object({ matched: z.array(z.string()).describe("The advertiser's context hints found in the conversation, those that count most first.") })
+    .optional()
+    .describe('With a conversation: why this ad, for the "Why this ad?" control.'),
 });
 export type AdBody = z.output<typeof adBody>;
 
 // ── Events ───────────────────────────────────────────────────────────────────────────────────
 
 export const EVENT_KINDS = ['impression', 'click'] as const;
+
+/**
+ * Why an ad request got no ad: the `No-Fill-Reason` header of its 204, kept on its decision and
+ * counted per placement and day. The conversation was sensitive; it named a topic the app
+ * excluded, or every campaign that fitted is one the app blocked; no campaign fitted at the
+ * placement's `min_relevance`; none could fill now (none running for the format, budgets spent,
+ * frequency caps reached); or the placement is paused or archived.
+ */
+export const NO_FILL_REASONS = ['sensitive', 'below_relevance', 'blocked', 'no_eligible_campaign', 'placement_inactive'] as const;
+export type NoFillReason = (typeof NO_FILL_REASONS)[number];
 export const MAX_EVENTS_PER_BATCH = 100;
 
 const viewability = z.object({

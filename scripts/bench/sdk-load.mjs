@@ -3,6 +3,7 @@
 // that the database kept every answered event exactly once.
 import { createHmac } from 'node:crypto';
 import postgres from 'postgres';
+import { BENCH_CONVERSATION } from './conversation.mjs';
 
 const EVENTS_PER_REQUEST = 50;
 
@@ -19,6 +20,20 @@ export function sdkLoadFor(kind, prepared) {
       headers,
       path: `/functions/v1/ads?placement_id=${prepared.placementId}`,
       request: { setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'user-agent': `monetize-bench/${++client}` } }) },
+    };
+  }
+  if (kind === 'ads-context') {
+    // As `ads`, with a conversation of nearly 4,000 characters (./conversation.mjs) in a POST.
+    let client = 0;
+    const body = JSON.stringify({ placement_id: prepared.placementId, context: { messages: BENCH_CONVERSATION } });
+    return {
+      headers: { ...headers, 'content-type': 'application/json' },
+      path: '/functions/v1/ads',
+      request: {
+        method: 'POST',
+        body,
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'user-agent': `monetize-bench/${++client}` } }),
+      },
     };
   }
   // Decision tokens as the server signs them (lib/ads/serving/tokens.ts), for the decisions scripts/bench-sdk.ts made.

@@ -119,11 +119,13 @@ for (const engine of testEngines()) {
           return {
             profile: (await q.query('select id, email, name, company, role, created_at from public.users where id = $1', mine))[0],
             apps: await q.query(
-              'select id, name, slug, description, category, allowed_origins, created_at from public.apps where user_id = $1 and archived_at is null order by created_at, id',
+              `select id, name, slug, description, category, allowed_origins, excluded_topics, blocked_advertisers, blocked_categories, created_at
+               from public.apps where user_id = $1 and archived_at is null order by created_at, id`,
               mine,
             ),
             placements: await q.query(
-              `select id, app_id, name, format, status, impressions, clicks, revenue_micro, ad_requests, fills, invalid_events, created_at
+              `select id, app_id, name, format, status, impressions, clicks, revenue_micro, ad_requests, fills, invalid_events,
+                      min_relevance::float8 as min_relevance, created_at
                from public.placements where user_id = $1 order by created_at, id`,
               mine,
             ),

@@ -558,6 +558,20 @@ const adCase = (
     await t.call({ url: adsUrl(placementId, extra), headers: { [API_KEY]: key } });
   },
 });
+/** An ad request with a body (POST /functions/v1/ads). */
+const postAdCase = (
+  label: string,
+  status: number,
+  pick: (t: Tools) => Promise<{ key: string; placementId: string }>,
+  extra: Record<string, unknown> = {},
+): Case => ({
+  label,
+  expect: [status],
+  run: async (t) => {
+    const { key, placementId } = await pick(t);
+    await t.call({ body: JSON.stringify({ placement_id: placementId, ...extra }), headers: { [API_KEY]: key } });
+  },
+});
 const active = (t: Tools) => t.sdkPlacement('active');
 const activeKey = async (t: Tools) => (await active(t)).key;
 /** Demo's working key with `url` (a GET) or `body` (a POST). */
@@ -756,6 +770,23 @@ const WRITTEN: Record<string, Case[]> = {
     adCase('bad parameter keywords="Caps!"', 400, active, { keywords: 'Caps!' }),
     ...keyRefusals(API_KEY, async (t) => ({ url: adsUrl((await active(t)).placementId) }), { working: activeKey }),
     overBudget(async (t) => ({ url: adsUrl((await active(t)).placementId), headers: { [API_KEY]: await activeKey(t) } })),
+  ],
+  'POST /functions/v1/ads': [
+    postAdCase('a conversation that fits a campaign', 200, active, { context: { messages: [{ role: 'user', content: 'which app keeps my meeting notes?' }] } }),
+    postAdCase('no conversation (as the GET), with session_id and keywords', 200, active, { session_id: 'session-0001', keywords: ['notes'] }),
+    postAdCase('a sensitive conversation', 204, active, { context: { messages: [{ role: 'user', content: 'I have a fever and a cough' }] } }),
+    postAdCase('an off-topic conversation', 204, active, { context: { messages: [{ role: 'user', content: 'what is the capital of Peru?' }] } }),
+    postAdCase("another publisher's placement", 404, async (t) => ({
+      key: await activeKey(t),
+      placementId: (await t.sdkPlacement('active', 'demo2')).placementId,
+    })),
+    postAdCase('seven messages', 400, active, { context: { messages: Array.from({ length: 7 }, () => ({ role: 'user', content: 'notes' })) } }),
+    postAdCase('4,001 characters', 400, active, { context: { messages: [{ role: 'user', content: 'n'.repeat(4001) }] } }),
+    postAdCase('a system message', 400, active, { context: { messages: [{ role: 'system', content: 'notes' }] } }),
+    keyed('an invalid body: not JSON', 400, async () => ({ body: '{"placement_id": ' })),
+    keyed('a text/plain body', 415, async (t) => ({ body: JSON.stringify({ placement_id: (await active(t)).placementId }), contentType: 'text/plain' })),
+    ...keyRefusals(API_KEY, async (t) => ({ body: JSON.stringify({ placement_id: (await active(t)).placementId }) }), { working: activeKey }),
+    overBudget(async (t) => ({ body: JSON.stringify({ placement_id: (await active(t)).placementId }), headers: { [API_KEY]: await activeKey(t) } })),
   ],
   'GET /functions/v1/click': [
     {

@@ -304,6 +304,7 @@ describe('GET /api/v1', () => {
     expect(body.sdk_endpoints.map((e) => `${e.method} ${e.path}`)).toEqual([
       'GET /functions/v1/validate-key',
       'GET /functions/v1/ads',
+      'POST /functions/v1/ads',
       'POST /functions/v1/events',
       'GET /functions/v1/click',
       'GET /functions/v1/consents',

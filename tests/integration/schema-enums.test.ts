@@ -13,7 +13,7 @@ import {
   TOP_UP_STATUSES,
 } from '@/lib/schemas/advertising';
 import { LICENSE_LISTINGS, LICENSE_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@/lib/schemas/data-buyers';
-import { DATA_KINDS, EVENT_KINDS } from '@/lib/schemas/sdk';
+import { DATA_KINDS, EVENT_KINDS, NO_FILL_REASONS } from '@/lib/schemas/sdk';
 import { testEngines } from '../helpers/db';
 
 /**
@@ -36,6 +36,8 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'campaign_draw.format': PLACEMENT_FORMATS,
   'creatives.format': PLACEMENT_FORMATS,
   'ad_events.kind': EVENT_KINDS,
+  'ad_decisions.no_fill_reason': NO_FILL_REASONS,
+  'ad_traffic_counts.no_fill_reason': NO_FILL_REASONS,
   'data_records.kind': DATA_KINDS,
   'ledger_accounts.kind': LEDGER_ACCOUNT_KINDS,
   'ledger_transactions.kind': LEDGER_TRANSACTION_KINDS,

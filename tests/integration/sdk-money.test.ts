@@ -428,7 +428,7 @@ for (const engine of testEngines()) {
         const p = await publisher(suite.db, suite.users.demo);
         const head = await sdk(`/functions/v1/ads?placement_id=${p.placements.tooltip}`, { method: 'HEAD', headers: { 'x-api-key': p.key } });
         expect(head.status).toBe(405);
-        expect(head.headers.get('allow')).toBe('GET, OPTIONS');
+        expect(head.headers.get('allow')).toBe('GET, POST, OPTIONS');
         const ad = await filled(p, 'tooltip');
         await send(p, [{ id: id(), type: 'impression', token: ad.token, viewability: VIEWABLE }]);
         const url = new URL(ad.click_url);

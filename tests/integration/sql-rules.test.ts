@@ -359,6 +359,9 @@ for (const engine of testEngines()) {
         sdk_under_frequency_cap: 'select public.sdk_under_frequency_cap(count(*), 3, 4) from public.ad_decisions d',
         sdk_promise_slot: 'select public.sdk_promise_slot(d.created_at) from public.ad_decisions d',
         sdk_draw_weight: "select public.sdk_draw_weight(c.daily_budget_micro, c.keywords, '{notes}') from public.campaigns c",
+        // The rules of a request with a conversation (migration 20261216000000_ad_context).
+        sdk_relevant_weight: 'select public.sdk_relevant_weight(c.daily_budget_micro, 0.5) from public.campaigns c',
+        sdk_campaign_blocked: "select public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, '{lumen notes}', '{crypto}') from public.campaigns c",
         sdk_publisher_revenue: 'select public.sdk_publisher_revenue(10000, p) from public.pricing_settings p',
         sdk_already_counted: "select public.sdk_already_counted('click', d.impression_event_id, d.click_event_id) from public.ad_decisions d",
         sdk_click_before_impression: "select public.sdk_click_before_impression('click', d.impression_event_id) from public.ad_decisions d",
@@ -376,9 +379,16 @@ for (const engine of testEngines()) {
       };
       /**
        * The rules only the SDK role may call (sdk_cost_per_impression reads nothing and stayed executable by everyone), and the
-       * budgets' `sdk_take_budget` and `sdk_budget_spent` (which reads tables, and is not inlined: a click calls it once).
+       * budgets' `sdk_take_budget` and `sdk_budget_spent` (which reads tables, and is not inlined: a click calls it once), and the
+       * market a conversation is read against (`sdk_ad_market`, read once per change of it).
        */
-      const SDK_ONLY = [...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'), 'sdk_take_budget', 'sdk_take_funds', 'sdk_budget_spent'];
+      const SDK_ONLY = [
+        ...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'),
+        'sdk_take_budget',
+        'sdk_take_funds',
+        'sdk_budget_spent',
+        'sdk_ad_market',
+      ];
 
       it('each rule is inlined into the statement that uses it, for the SDK role, so the split costs nothing at run time', async () => {
         const plans = await scenario(db, async (tx) => {
@@ -399,7 +409,7 @@ for (const engine of testEngines()) {
         const rules = await db.query<{ proname: string }>(
           `select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
            where n.nspname = 'public' and p.prolang = (select oid from pg_language where lanname = 'sql') and p.proname like 'sdk\\_%'
-             and p.proname not in ('sdk_key', 'sdk_app_id', 'sdk_user_id', 'sdk_budget_spent')
+             and p.proname not in ('sdk_key', 'sdk_app_id', 'sdk_user_id', 'sdk_budget_spent', 'sdk_ad_market')
            order by 1`,
         );
         expect(rules.map((r) => r.proname)).toEqual(Object.keys(USES).sort());

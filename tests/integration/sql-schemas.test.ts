@@ -63,17 +63,17 @@ for (const engine of testEngines()) {
 
     it('fails when who may call a function changes on one side only', async () => {
       const granted = await compareFunctionsWithFiles(db, files, (tx) =>
-        tx.exec('grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer) to anon'),
+        tx.exec('grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer, bigint, text, uuid[], numeric[], jsonb) to anon'),
       );
       expect(granted).toEqual([
         expect.stringMatching(
-          /^public\.sdk_serve_ad\(uuid, text, text\[\], uuid, text, text, integer\): after the migrations \[.*anon:EXECUTE.*\] may execute it/,
+          /^public\.sdk_serve_ad\(uuid, text, text\[\], uuid, text, text, integer, bigint, text, uuid\[\], numeric\[\], jsonb\): after the migrations \[.*anon:EXECUTE.*\] may execute it/,
         ),
       ]);
       const forgotten = edited(files, 'public.sdk_serve_ad.sql', (sql) => sql.replace(/^revoke all on function public\.sdk_serve_ad.*$/m, ''));
       expect(await compareFunctionsWithFiles(db, forgotten)).toEqual([
         expect.stringMatching(
-          /^public\.sdk_serve_ad\(uuid, text, text\[\], uuid, text, text, integer\): after the migrations \[owner:EXECUTE, sdk:EXECUTE\] may execute it, after public\.sdk_serve_ad\.sql \[.*public:EXECUTE/,
+          /^public\.sdk_serve_ad\(uuid, text, text\[\], uuid, text, text, integer, bigint, text, uuid\[\], numeric\[\], jsonb\): after the migrations \[owner:EXECUTE, sdk:EXECUTE\] may execute it, after public\.sdk_serve_ad\.sql \[.*public:EXECUTE/,
         ),
       ]);
     });

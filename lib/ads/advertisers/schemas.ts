@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { dollars } from '../../platform/kit/typed-number';
 import { PLACEMENT_FORMATS, type PlacementFormat } from '../../schemas/account';
-import { ADVERTISER_CATEGORIES, CAMPAIGN_PHRASES, MEDIA_RULES } from '../../schemas/advertising';
-import { phraseKey, plainWords } from '../relevance/text';
+import { ADVERTISER_CATEGORIES, MEDIA_RULES } from '../../schemas/advertising';
+import { phraseList } from '../relevance/phrase-list';
 
 /**
  * What an advertiser submits, checked before anything is written: the profile, a top-up, a
@@ -62,40 +62,6 @@ const list = (what: string, max: number) =>
     ])
     .refine((items) => items.length <= max, `At most ${max} ${what}.`)
     .refine((items) => items.every((s) => s.length <= 40), `Each of the ${what} takes at most 40 characters.`);
-
-/**
- * Phrases typed one per line or separated by commas (context hints, excluded phrases): trimmed,
- * inner spaces made one, without repeats (whatever their case), each at most 5 words and 60
- * characters, and none of common words alone ("the", "it"), which would match nothing
- * (lib/ads/relevance/text.ts, phraseKey).
- */
-const phraseList = (what: string) =>
-  z
-    .string()
-    .default('')
-    .transform((v) => {
-      const seen = new Set<string>();
-      const out: string[] = [];
-      for (const raw of v.split(/[,\n]/)) {
-        const phrase = raw.trim().replace(/\s+/g, ' ');
-        if (phrase && !seen.has(phrase.toLowerCase())) out.push(phrase);
-        seen.add(phrase.toLowerCase());
-      }
-      return out;
-    })
-    .refine((items) => items.length <= CAMPAIGN_PHRASES.max, `At most ${CAMPAIGN_PHRASES.max} ${what}.`)
-    .refine(
-      (items) => items.every((s) => s.length <= CAMPAIGN_PHRASES.maxLength),
-      `Each of the ${what} takes at most ${CAMPAIGN_PHRASES.maxLength} characters.`,
-    )
-    .superRefine((items, ctx) => {
-      for (const phrase of items) {
-        if (plainWords(phrase).length > CAMPAIGN_PHRASES.maxWords)
-          ctx.addIssue({ code: 'custom', message: `“${phrase}” is more than ${CAMPAIGN_PHRASES.maxWords} words: ${what} are short phrases.` });
-        else if (phraseKey(phrase) === null)
-          ctx.addIssue({ code: 'custom', message: `“${phrase}” is only common words, which match nothing: name the topic.` });
-      }
-    });
 
 const day = (what: string) => z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/, `Give the ${what} as a date.`);
 

@@ -1,5 +1,6 @@
 import { addFeatures } from './model';
-import { phrasesOfStems, stemmedWords } from './text';
+import { stemmedWords, stemsOf } from './text';
+import vocabulary from './vocabulary.json';
 
 /**
  * A conversation as an app will send it with an ad request: at most 6 messages and 4,000
@@ -11,17 +12,20 @@ export interface ContextMessage {
   content: string;
 }
 
+/** One message as the relevance check reads it: its words' stems, in order, and how much a hint found in it counts. */
+export interface ReadMessage {
+  stems: readonly string[];
+  weight: number;
+}
+
 /** A conversation as the checks read it, once for every campaign. */
 export interface ReadConversation {
   /** The user's messages in plain words (lower case, no accents or punctuation, one space between): what the safety patterns read. */
   userText: readonly string[];
   /** The words and word pairs of the user's messages, stemmed: what the safety model reads (./model.ts). */
   userFeatures: ReadonlySet<string>;
-  /**
-   * Every run of 1 to 5 words of the conversation, stemmed (lib/ads/relevance/text.ts,
-   * phrasesOf), with the weight of the heaviest message it is in: a hint is one lookup here.
-   */
-  phrases: ReadonlyMap<string, number>;
+  /** Every message, stemmed, with its weight: where hints are looked for (./score.ts, PhraseIndex). */
+  messages: readonly ReadMessage[];
 }
 
 /**
@@ -31,7 +35,10 @@ export interface ReadConversation {
  */
 export const MESSAGE_WEIGHTS = { latestUser: 1, earlierUser: 0.6, assistant: 0.3 } as const;
 
-/** Reads each message once: its plain words, if the user's, and its phrases with their weight. */
+/** The stems of the words the training conversations use (./vocabulary.json), worked out on first use. */
+let known: ReadonlyMap<string, string> | undefined;
+
+/** Reads each message once: its plain words, if the user's, and its stems with their weight. */
 export function readConversation(messages: readonly ContextMessage[]): ReadConversation {
   let latestUser = -1;
   messages.forEach((m, i) => {
@@ -39,16 +46,17 @@ export function readConversation(messages: readonly ContextMessage[]): ReadConve
   });
   const userText: string[] = [];
   const userFeatures = new Set<string>();
-  const phrases = new Map<string, number>();
+  const read: ReadMessage[] = [];
   const memo = new Map<string, string>();
+  known ??= stemsOf(vocabulary);
   messages.forEach((m, i) => {
-    const read = stemmedWords(m.content, memo);
+    const words = stemmedWords(m.content, memo, known);
     if (m.role === 'user') {
-      userText.push(` ${read.words.join(' ')} `);
-      addFeatures(userFeatures, read);
+      userText.push(` ${words.words.join(' ')} `);
+      addFeatures(userFeatures, words);
     }
     const weight = m.role === 'assistant' ? MESSAGE_WEIGHTS.assistant : i === latestUser ? MESSAGE_WEIGHTS.latestUser : MESSAGE_WEIGHTS.earlierUser;
-    for (const key of phrasesOfStems(read.stems)) if ((phrases.get(key) ?? 0) < weight) phrases.set(key, weight);
+    read.push({ stems: words.stems, weight });
   });
-  return { userText, userFeatures, phrases };
+  return { userText, userFeatures, messages: read };
 }

@@ -1,25 +1,22 @@
 import type { ReadConversation } from './conversation';
+import type { Market, Relevant } from './market';
 import { sensitiveCategory, type SensitiveCategory } from './safety';
-import { campaignPhrases, fit, mentions, phrases, type CampaignPhrases, type Phrase } from './score';
 
 /**
- * Which campaigns may answer an ad request that came with a conversation, and how well each
- * fits, or why none may. In order:
+ * What the conversation of an ad request decides, before the database draws among the campaigns
+ * that may serve. In order:
  *
  * 1. a sensitive conversation (./safety.ts) gets no ad: `sensitive`;
  * 2. nor one that names a topic the app excluded: `blocked`;
- * 3. the campaigns of advertisers or categories the app blocked are left out; when that leaves
- *    none: `blocked`;
- * 4. each campaign left is scored (./score.ts); those at or above the placement's
- *    `min_relevance` may answer. None: `below_relevance`.
+ * 3. otherwise every campaign that fits at all goes to the database with its relevance and the
+ *    hints that matched (./market.ts).
  *
- * Campaigns that cannot serve at all (none running for the format, budgets spent, capped) are the
- * database's to find, after this: `no_eligible_campaign`.
+ * The database then keeps the campaigns at or above the placement's `min_relevance` (none:
+ * `below_relevance`), leaves out the advertisers and categories the app blocked (all of those
+ * left: `blocked`), and draws among those that may fill now (none: `no_eligible_campaign`):
+ * supabase/schemas/functions/public.sdk_serve_ad.sql. `decide` below restates only the threshold,
+ * for the labelled sets and the console's "try a conversation" box, which have no database.
  */
-
-/** Why a request got no ad: the `No-Fill-Reason` header of a 204. */
-export const NO_FILL_REASONS = ['sensitive', 'below_relevance', 'blocked', 'no_eligible_campaign', 'placement_inactive'] as const;
-export type NoFillReason = (typeof NO_FILL_REASONS)[number];
 
 /**
  * The `min_relevance` of a new placement: chosen on the labelled set (lib/ads/relevance/labelled),
@@ -42,68 +39,23 @@ export function reaches(relevance: number, minRelevance: number): boolean {
   return relevance > 0 && relevance >= minRelevance;
 }
 
-/** A campaign as the decision weighs it. */
-export interface CampaignToFit {
-  id: string;
-  advertiserId: string;
-  category: string;
-  phrases: CampaignPhrases;
-}
+/** What the conversation decides (module comment): no ad and why, or the campaigns that fit at all. */
+export type Verdict = { ok: true; fits: Relevant[] } | { ok: false; reason: 'sensitive'; sensitive: SensitiveCategory } | { ok: false; reason: 'blocked' };
 
-/** What the app decided about its own ads. */
-export interface AppRules {
-  minRelevance: number;
-  /** Topics (phrases) after which the app shows no ad. */
-  excludedTopics: readonly Phrase[];
-  blockedAdvertisers: ReadonlySet<string>;
-  blockedCategories: ReadonlySet<string>;
-}
-
-export interface Relevant {
-  id: string;
-  relevance: number;
-  matched: string[];
-}
-
-export type Decision =
-  | { ok: true; relevant: Relevant[] }
-  | { ok: false; reason: Exclude<NoFillReason, 'no_eligible_campaign' | 'placement_inactive'>; sensitive?: SensitiveCategory }
-  | { ok: false; reason: 'no_eligible_campaign' };
-
-/** The app's rules from what it stored. */
-export function appRules(
-  minRelevance: number,
-  excludedTopics: readonly string[],
-  blockedAdvertisers: readonly string[],
-  blockedCategories: readonly string[],
-): AppRules {
-  return {
-    minRelevance,
-    excludedTopics: phrases(excludedTopics),
-    blockedAdvertisers: new Set(blockedAdvertisers),
-    blockedCategories: new Set(blockedCategories),
-  };
-}
-
-/** A campaign to fit, from what it stored. */
-export function campaignToFit(id: string, advertiserId: string, category: string, hints: readonly string[], excluded: readonly string[]): CampaignToFit {
-  return { id, advertiserId, category, phrases: campaignPhrases(hints, excluded) };
-}
-
-/** The campaigns that may answer, best first, or why none may (module comment). */
-export function decide(conversation: ReadConversation, campaigns: readonly CampaignToFit[], rules: AppRules): Decision {
+export function verdict(conversation: ReadConversation, market: Market, appId: string): Verdict {
   const sensitive = sensitiveCategory(conversation);
   if (sensitive) return { ok: false, reason: 'sensitive', sensitive };
-  if (rules.excludedTopics.some((topic) => mentions(conversation, topic))) return { ok: false, reason: 'blocked' };
-  if (campaigns.length === 0) return { ok: false, reason: 'no_eligible_campaign' };
-  const allowed = campaigns.filter((c) => !rules.blockedAdvertisers.has(c.advertiserId) && !rules.blockedCategories.has(c.category));
-  if (allowed.length === 0) return { ok: false, reason: 'blocked' };
-  const relevant: Relevant[] = [];
-  for (const c of allowed) {
-    const f = fit(conversation, c.phrases);
-    if (reaches(f.relevance, rules.minRelevance)) relevant.push({ id: c.id, relevance: f.relevance, matched: f.matched });
-  }
-  if (relevant.length === 0) return { ok: false, reason: 'below_relevance' };
-  relevant.sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : 1));
-  return { ok: true, relevant };
+  const reading = market.read(conversation);
+  if (reading.excludingApps.has(appId)) return { ok: false, reason: 'blocked' };
+  return { ok: true, fits: reading.fits };
+}
+
+export type Decision = { ok: true; relevant: Relevant[] } | Exclude<Verdict, { ok: true }> | { ok: false; reason: 'below_relevance' };
+
+/** The verdict with the threshold applied: the campaigns that may answer, best first, or why none may. */
+export function decide(conversation: ReadConversation, market: Market, app: { appId: string; minRelevance: number }): Decision {
+  const v = verdict(conversation, market, app.appId);
+  if (!v.ok) return v;
+  const relevant = v.fits.filter((f) => reaches(f.relevance, app.minRelevance));
+  return relevant.length > 0 ? { ok: true, relevant } : { ok: false, reason: 'below_relevance' };
 }

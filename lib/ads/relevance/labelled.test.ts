@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConversation, type ContextMessage } from './conversation';
-import { appRules, campaignToFit, decide, DEFAULT_MIN_RELEVANCE, DRAW_RELEVANCE_POWER } from './decide';
+import { decide, DEFAULT_MIN_RELEVANCE, DRAW_RELEVANCE_POWER } from './decide';
+import { Market } from './market';
 import { SENSITIVE_CATEGORIES, sensitiveCategory, type SensitiveCategory } from './safety';
 
 /**
@@ -50,15 +51,15 @@ const NAMES = new Map([
   [heldOut2, 'second held-out'],
 ]);
 const campaigns: LabelledCampaign[] = JSON.parse(readFileSync(path.join(here, 'campaigns.json'), 'utf8'));
-const toFit = campaigns.map((c) => campaignToFit(c.id, c.advertiser, c.category, c.hints, c.excluded));
-const rules = appRules(DEFAULT_MIN_RELEVANCE, [], [], []);
+const market = new Market(campaigns);
+const app = { appId: 'labelled', minRelevance: DEFAULT_MIN_RELEVANCE };
 
 const of = (label: Labelled['label'], set = conversations) => set.filter((c) => c.label === label);
 const percent = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
 
 /** The chance that the draw picks a campaign the conversation is labelled to fit (0 when no ad). */
 function fittingChance(c: Labelled): number {
-  const decision = decide(readConversation(c.messages), toFit, rules);
+  const decision = decide(readConversation(c.messages), market, app);
   if (!decision.ok) return 0;
   const weight = (r: number) => r ** DRAW_RELEVANCE_POWER;
   const total = decision.relevant.reduce((n, r) => n + weight(r.relevance), 0);
@@ -69,9 +70,9 @@ function figures(set = conversations) {
   const sensitive = of('sensitive', set);
   const offTopic = of('off_topic', set);
   const fitting = of('fitting', set);
-  const sensitiveBlocked = sensitive.filter((c) => !decide(readConversation(c.messages), toFit, rules).ok).length;
+  const sensitiveBlocked = sensitive.filter((c) => !decide(readConversation(c.messages), market, app).ok).length;
   const sensitiveCaught = sensitive.filter((c) => sensitiveCategory(readConversation(c.messages)) !== null).length;
-  const offTopicBlank = offTopic.filter((c) => !decide(readConversation(c.messages), toFit, rules).ok).length;
+  const offTopicBlank = offTopic.filter((c) => !decide(readConversation(c.messages), market, app).ok).length;
   const fittingServed = fitting.reduce((n, c) => n + fittingChance(c), 0);
   return {
     sensitive: { n: sensitiveBlocked, of: sensitive.length },

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { features, modelCategory, train, verdict } from './model';
-import { FALSE_ALARMS_AT_MOST, trainedModel } from './training';
+import { FALSE_ALARMS_AT_MOST, trainedModel, trainedVocabulary } from './training';
 
 describe('the safety model', () => {
   it('reads the stems of topic words and of each pair of neighbouring words', () => {
@@ -31,6 +31,11 @@ describe('the safety model', () => {
   it('is exactly what training on lib/ads/relevance/training gives (npm run train:safety)', () => {
     const committed = JSON.parse(readFileSync(path.join(process.cwd(), 'lib/ads/relevance/safety-model.json'), 'utf8'));
     expect(committed).toEqual(JSON.parse(JSON.stringify(trainedModel())));
+  });
+
+  it('keeps the vocabulary training gives (npm run train:safety)', () => {
+    const committed = JSON.parse(readFileSync(path.join(process.cwd(), 'lib/ads/relevance/vocabulary.json'), 'utf8'));
+    expect(committed).toEqual(trainedVocabulary());
   });
 
   it('takes at most the bound of non-sensitive training conversations for sensitive in cross-validation', () => {

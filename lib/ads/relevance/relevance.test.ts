@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readConversation, type ContextMessage } from './conversation';
-import { appRules, campaignToFit, decide, DEFAULT_MIN_RELEVANCE } from './decide';
+import { decide, DEFAULT_MIN_RELEVANCE } from './decide';
+import { Market } from './market';
 import { patternCategory, sensitiveCategory } from './safety';
-import { campaignPhrases, fit } from './score';
-import { phraseKey, phrasesOf, plainWords } from './text';
+import { campaignPhrases, fit, mentions, phrases } from './score';
+import { phraseKey, plainWords } from './text';
 
 const user = (content: string): ContextMessage => ({ role: 'user', content });
 const assistant = (content: string): ContextMessage => ({ role: 'assistant', content });
@@ -25,11 +26,13 @@ describe('words and phrases', () => {
   });
 
   it('matches a phrase by the stems of its words, in order and next to each other', () => {
-    const found = phrasesOf('My meeting notes are a mess');
-    expect(found.has(phraseKey('meeting notes')!)).toBe(true);
-    expect(found.has(phraseKey('meetings note')!)).toBe(true);
-    expect(found.has(phraseKey('notes meeting')!)).toBe(false);
-    expect(phrasesOf('where should we stay').has(phraseKey('where to stay')!)).toBe(false);
+    const found = (phrase: string, text: string) => mentions(read(user(text)), phrases([phrase])[0]!);
+    expect(found('meeting notes', 'My meeting notes are a mess')).toBe(true);
+    expect(found('meetings note', 'My meeting notes are a mess')).toBe(true);
+    expect(found('notes meeting', 'My meeting notes are a mess')).toBe(false);
+    expect(found('where to stay', 'where should we stay')).toBe(false);
+    expect(found('notes are a mess', 'My meeting notes are a mess')).toBe(true);
+    expect(found('a mess', 'My meeting notes are a mess')).toBe(true);
   });
 
   it('refuses phrases of common words alone, or longer than five words', () => {
@@ -123,28 +126,71 @@ describe('safety', () => {
   });
 });
 
+describe('the market', () => {
+  const market = new Market(
+    [
+      { id: 'c-notes', hints: ['meeting notes', 'notes app'], excluded: [] },
+      { id: 'c-travel', hints: ['cheap flights', 'flights'], excluded: ['flight attendant'] },
+      { id: 'c-music', hints: ['sheet music'], excluded: [] },
+    ],
+    [{ appId: 'app-1', topics: ['crypto', 'day trading'] }],
+  );
+
+  it('reads a conversation once against every campaign: those that fit at all, best first, with what matched', () => {
+    expect(market.read(read(user('best notes app for meeting notes and cheap flights?')))).toEqual({
+      fits: [
+        { id: 'c-notes', relevance: 0.91, matched: ['meeting notes', 'notes app'] },
+        { id: 'c-travel', relevance: 0.835, matched: ['cheap flights', 'flights'] },
+      ],
+      excludingApps: new Set(),
+    });
+    expect(market.read(read(user('flights for a flight attendant?'))).fits).toEqual([]);
+  });
+
+  it('gives each campaign the figure fit gives it alone', () => {
+    const conversation = read(user('cheap flights?'), assistant('Try sheet music.'), user('and a notes app'));
+    for (const [id, hints] of [
+      ['c-notes', ['meeting notes', 'notes app']],
+      ['c-travel', ['cheap flights', 'flights']],
+      ['c-music', ['sheet music']],
+    ] as const) {
+      const alone = fit(conversation, campaignPhrases(hints, id === 'c-travel' ? ['flight attendant'] : []));
+      expect(market.read(conversation).fits.find((f) => f.id === id)).toEqual({ id, relevance: alone.relevance, matched: alone.matched });
+    }
+  });
+
+  it('names the apps whose excluded topics the conversation names', () => {
+    expect(market.read(read(user('a notes app for day trading'))).excludingApps).toEqual(new Set(['app-1']));
+    expect(market.read(read(user('a notes app for trading days'))).excludingApps).toEqual(new Set());
+  });
+});
+
 describe('the decision', () => {
-  const notes = campaignToFit('c-notes', 'adv-1', 'software', ['meeting notes', 'notes app'], []);
-  const travel = campaignToFit('c-travel', 'adv-2', 'travel', ['cheap flights'], []);
-  const rules = appRules(DEFAULT_MIN_RELEVANCE, [], [], []);
+  const market = new Market(
+    [
+      { id: 'c-notes', hints: ['meeting notes', 'notes app'], excluded: [] },
+      { id: 'c-travel', hints: ['cheap flights'], excluded: [] },
+    ],
+    [{ appId: 'app-1', topics: ['crypto'] }],
+  );
+  const app = { appId: 'app-1', minRelevance: DEFAULT_MIN_RELEVANCE };
 
   it('answers the campaigns at or above min_relevance, best first, with what matched', () => {
-    expect(decide(read(user('best notes app for meeting notes and cheap flights?')), [travel, notes], rules)).toEqual({
+    expect(decide(read(user('best notes app for meeting notes and cheap flights?')), market, app)).toEqual({
       ok: true,
       relevant: [
         { id: 'c-notes', relevance: 0.91, matched: ['meeting notes', 'notes app'] },
         { id: 'c-travel', relevance: 0.7, matched: ['cheap flights'] },
       ],
     });
-    expect(decide(read(user('what is a prime number?')), [travel, notes], rules)).toEqual({ ok: false, reason: 'below_relevance' });
-    expect(decide(read(user('best notes app?')), [notes], appRules(0.8, [], [], []))).toEqual({ ok: false, reason: 'below_relevance' });
+    expect(decide(read(user('what is a prime number?')), market, app)).toEqual({ ok: false, reason: 'below_relevance' });
+    expect(decide(read(user('best notes app?')), market, { ...app, minRelevance: 0.8 })).toEqual({ ok: false, reason: 'below_relevance' });
+    expect(decide(read(user('best notes app?')), market, { ...app, minRelevance: 0.7 })).toMatchObject({ ok: true });
   });
 
-  it('says sensitive before anything else, then the app’s own blocks', () => {
-    expect(decide(read(user('I am 13, which notes app?')), [notes], rules)).toEqual({ ok: false, reason: 'sensitive', sensitive: 'minor' });
-    expect(decide(read(user('notes app for my crypto trading?')), [notes], appRules(0.3, ['crypto'], [], []))).toEqual({ ok: false, reason: 'blocked' });
-    expect(decide(read(user('notes app?')), [notes], appRules(0.3, [], ['adv-1'], []))).toEqual({ ok: false, reason: 'blocked' });
-    expect(decide(read(user('notes app?')), [notes, travel], appRules(0.3, [], [], ['software']))).toEqual({ ok: false, reason: 'below_relevance' });
-    expect(decide(read(user('notes app?')), [], rules)).toEqual({ ok: false, reason: 'no_eligible_campaign' });
+  it('says sensitive before anything else, then the app’s excluded topics', () => {
+    expect(decide(read(user('I am 13, which notes app?')), market, app)).toEqual({ ok: false, reason: 'sensitive', sensitive: 'minor' });
+    expect(decide(read(user('notes app for my crypto trading?')), market, app)).toEqual({ ok: false, reason: 'blocked' });
+    expect(decide(read(user('notes app for my crypto trading?')), market, { ...app, appId: 'app-2' })).toMatchObject({ ok: true });
   });
 });

@@ -63,23 +63,72 @@ export function campaignPhrases(hints: readonly string[], excluded: readonly str
   return { hints: phrases(hints), excluded: phrases(excluded) };
 }
 
+/**
+ * Phrases to look for in conversations, each under the stem of its first word: a message is read
+ * once, word by word, and only where a word begins some phrase are the runs of words after it
+ * joined and looked up (at most as many words as the longest phrase it begins). Reading a long
+ * conversation against many campaigns' hints costs about what reading it alone does.
+ */
+export class PhraseIndex {
+  private readonly keys = new Set<string>();
+  /** Each first word's longest phrase, in words. */
+  private readonly longest = new Map<string, number>();
+
+  add(key: string): void {
+    if (this.keys.has(key)) return;
+    this.keys.add(key);
+    const words = key.split(' ');
+    this.longest.set(words[0]!, Math.max(this.longest.get(words[0]!) ?? 0, words.length));
+  }
+
+  /** Each phrase of the index found in the conversation, with the weight of the heaviest message it is in. */
+  find(conversation: ReadConversation): Map<string, number> {
+    const found = new Map<string, number>();
+    for (const { stems, weight } of conversation.messages) {
+      for (let i = 0; i < stems.length; i++) {
+        const longest = this.longest.get(stems[i]!);
+        if (longest === undefined) continue;
+        let key = stems[i]!;
+        for (let n = 0; ;) {
+          if (this.keys.has(key) && (found.get(key) ?? 0) < weight) found.set(key, weight);
+          if (++n === longest || i + n === stems.length) break;
+          key = `${key} ${stems[i + n]!}`;
+        }
+      }
+    }
+    return found;
+  }
+}
+
+/** An index of these phrases alone. */
+export function indexOf(...lists: readonly (readonly Phrase[])[]): PhraseIndex {
+  const index = new PhraseIndex();
+  for (const list of lists) for (const p of list) index.add(p.key);
+  return index;
+}
+
 /** True when `phrase` is in a message of the conversation. */
 export function mentions(conversation: ReadConversation, phrase: Phrase): boolean {
-  return conversation.phrases.has(phrase.key);
+  return indexOf([phrase]).find(conversation).has(phrase.key);
 }
 
 /** How well `campaign` fits `conversation` (module comment). */
 export function fit(conversation: ReadConversation, campaign: CampaignPhrases): Fit {
+  return fitFound(indexOf(campaign.hints, campaign.excluded).find(conversation), campaign);
+}
+
+/** How well `campaign` fits a conversation in which `found` are the phrases found, each with its weight (PhraseIndex.find). */
+export function fitFound(found: ReadonlyMap<string, number>, campaign: CampaignPhrases): Fit {
   for (const phrase of campaign.excluded) {
-    if (mentions(conversation, phrase)) return { relevance: 0, matched: [], excludedBy: phrase.text };
+    if (found.has(phrase.key)) return { relevance: 0, matched: [], excludedBy: phrase.text };
   }
-  const found: { text: string; counts: number }[] = [];
+  const matched: { text: string; counts: number }[] = [];
   for (const hint of campaign.hints) {
-    const weight = conversation.phrases.get(hint.key) ?? 0;
-    if (weight > 0) found.push({ text: hint.text, counts: weight * (isOneWord(hint.key) ? HINT_STRENGTH.word : HINT_STRENGTH.phrase) });
+    const weight = found.get(hint.key) ?? 0;
+    if (weight > 0) matched.push({ text: hint.text, counts: weight * (isOneWord(hint.key) ? HINT_STRENGTH.word : HINT_STRENGTH.phrase) });
   }
   let missing = 1;
-  for (const f of found) missing *= 1 - f.counts;
-  found.sort((a, b) => b.counts - a.counts);
-  return { relevance: Math.round((1 - missing) * 1000) / 1000, matched: found.map((f) => f.text), excludedBy: null };
+  for (const f of matched) missing *= 1 - f.counts;
+  matched.sort((a, b) => b.counts - a.counts);
+  return { relevance: Math.round((1 - missing) * 1000) / 1000, matched: matched.map((f) => f.text), excludedBy: null };
 }

@@ -52,34 +52,27 @@ export function isOneWord(key: string): boolean {
   return !key.includes(' ');
 }
 
-/** A text's words and their stems, in order; `memo` keeps each word's stem for the rest of one conversation. */
-export function stemmedWords(text: string, memo = new Map<string, string>()): { words: string[]; stems: string[] } {
+const NO_STEMS: ReadonlyMap<string, string> = new Map();
+
+/**
+ * A text's words and their stems, in order: each stem from `known` (stems worked out once for
+ * common words), else from `memo` (kept for the rest of one conversation), else worked out.
+ */
+export function stemmedWords(
+  text: string,
+  memo = new Map<string, string>(),
+  known: ReadonlyMap<string, string> = NO_STEMS,
+): { words: string[]; stems: string[] } {
   const words = plainWords(text);
   const stems = words.map((w) => {
-    let stem = memo.get(w);
+    let stem = known.get(w) ?? memo.get(w);
     if (stem === undefined) memo.set(w, (stem = stemmer(w)));
     return stem;
   });
   return { words, stems };
 }
 
-/**
- * Every run of 1 to MAX_PHRASE_WORDS consecutive words, stemmed and joined as `phraseKey` joins
- * them: a phrase is in the text when its key is among these.
- */
-export function phrasesOfStems(stems: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i < stems.length; i++) {
-    let key = '';
-    for (let n = 0; n < MAX_PHRASE_WORDS && i + n < stems.length; n++) {
-      key = n === 0 ? stems[i]! : `${key} ${stems[i + n]!}`;
-      out.add(key);
-    }
-  }
-  return out;
-}
-
-/** The phrases of a text (phrasesOfStems). */
-export function phrasesOf(text: string): Set<string> {
-  return phrasesOfStems(stemmedWords(text).stems);
+/** The stems of `words`, worked out once. */
+export function stemsOf(words: readonly string[]): ReadonlyMap<string, string> {
+  return new Map(words.map((w) => [w, stemmer(w)]));
 }

@@ -4,6 +4,7 @@ import { readConversation, type ContextMessage } from './conversation';
 import { patternCategory } from './safety';
 import { features, train, verdict, type Example, type ModelClass, type SafetyModel } from './model';
 import type { SensitiveCategory } from './safety-categories';
+import { plainWords } from './text';
 
 /**
  * Training the safety model (./model.ts) from lib/ads/relevance/training/*.json: conversations
@@ -27,12 +28,30 @@ interface TrainingConversation {
 export const FALSE_ALARMS_AT_MOST = 0.1;
 const FOLDS = 5;
 
-export function trainingExamples(dir = path.join(process.cwd(), 'lib/ads/relevance/training')): (Example & { id: string; byPatterns: boolean })[] {
+/** The training conversations, every file of `dir` in name order. */
+function trainingConversations(dir: string): TrainingConversation[] {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort();
-  const all: TrainingConversation[] = files.flatMap((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as TrainingConversation[]);
-  return all
+  return files.flatMap((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as TrainingConversation[]);
+}
+
+/**
+ * The words the training conversations use at least twice, in order (./vocabulary.json): the
+ * server works out their stems once, at start, and looks them up, rather than stemming each word
+ * of each conversation anew. Words of the repository's own conversations, never a user's.
+ */
+export function trainedVocabulary(dir = path.join(process.cwd(), 'lib/ads/relevance/training')): string[] {
+  const seen = new Map<string, number>();
+  for (const c of trainingConversations(dir)) for (const m of c.messages) for (const w of plainWords(m.content)) seen.set(w, (seen.get(w) ?? 0) + 1);
+  return [...seen]
+    .filter(([, n]) => n >= 2)
+    .map(([w]) => w)
+    .sort();
+}
+
+export function trainingExamples(dir = path.join(process.cwd(), 'lib/ads/relevance/training')): (Example & { id: string; byPatterns: boolean })[] {
+  return trainingConversations(dir)
     .map((c) => ({
       id: c.id,
       found: features(c.messages.filter((m) => m.role === 'user').map((m) => m.content)),

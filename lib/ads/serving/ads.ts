@@ -3,13 +3,17 @@ import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { ApiError } from '../../platform/http/errors';
 import { issuer } from '../../identity/oauth/resources';
-import { VIEWABILITY_RULES, type AdBody } from '../../schemas/sdk';
+import { NO_FILL_REASONS, VIEWABILITY_RULES, type AdBody, type NoFillReason } from '../../schemas/sdk';
 import type { PlacementFormat } from '../../schemas/account';
 import { asApp } from '../../identity/keys/access';
 import type { AppPrincipal } from '../../identity/keys/directory';
 import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken } from './tokens';
 import { clientHash, networkHash } from '../../platform/http/client-ip';
 import { env } from '../../platform/env';
+import { readConversation, type ContextMessage } from '../relevance/conversation';
+import { verdict } from '../relevance/decide';
+import type { Relevant } from '../relevance/market';
+import { readMarket, type MarketCache } from './market';
 
 /**
  * `GET /functions/v1/ads`: one ad for one placement of the key's app, or nothing.
@@ -30,6 +34,8 @@ export interface AdRequest {
   placementId: string;
   sessionId?: string;
   keywords: readonly string[];
+  /** The conversation the ad will sit beside (POST): read for this decision only, never kept. */
+  context?: { messages: readonly ContextMessage[] };
 }
 
 const served = z.object({
@@ -43,52 +49,102 @@ const served = z.object({
   cta: z.string().nullable(),
   image_url: z.string().nullable(),
   video_url: z.string().nullable(),
+  no_fill_reason: z.enum(NO_FILL_REASONS).nullable(),
+  relevance: z.coerce.number().nullable(),
+  matched_hints: z.array(z.string()).nullable(),
+  stale: z.boolean(),
 });
+type Served = z.output<typeof served>;
 
 export interface AdServices {
   database(): Promise<Database>;
   sdkSecret(): Promise<Buffer>;
   now(): number;
+  readonly caches: { readonly adMarket: MarketCache };
 }
 
-/** The ad, or null when nothing fills; throws the 404 of a placement the app does not have. */
-export async function serveAd(
-  app: AppPrincipal,
-  request: AdRequest,
-  client: { headers: Headers; clientIp: string },
-  services: AdServices,
-): Promise<AdBody | null> {
+/** The ad, or why nothing fills; throws the 404 of a placement the app does not have. */
+export type AdAnswer = { ad: AdBody } | { ad: null; reason: NoFillReason };
+
+/** How many times a request reads a market that moved under it before it gives up (503): each read is of the newest. */
+const MARKET_READS = 3;
+
+/** The ad, or why nothing fills (module comment); throws the 404 of a placement the app does not have. */
+export async function serveAd(app: AppPrincipal, request: AdRequest, client: { headers: Headers; clientIp: string }, services: AdServices): Promise<AdAnswer> {
   const key = await services.sdkSecret();
   const asker = clientHash(key, client.clientIp, client.headers.get('user-agent'));
   const network = networkHash(key, client.clientIp);
-  const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid, ${asker},
-    ${network}, ${env().SDK_NETWORK_FREQUENCY_FACTOR}::integer)`;
-  const rows = await asApp(await services.database(), app).query(call);
-  const row = served.parse(rows[0]);
+  const session = asApp(await services.database(), app);
+  const decide = async (context: ContextArguments) => {
+    const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid,
+      ${asker}, ${network}, ${env().SDK_NETWORK_FREQUENCY_FACTOR}::integer, ${context.version}::bigint, ${context.verdict}, ${context.candidates}::uuid[],
+      ${context.relevance}::numeric[], ${context.matched}::jsonb)`;
+    return served.parse((await session.query(call))[0]);
+  };
+  let row: Served;
+  if (!request.context) {
+    row = await decide(NO_CONTEXT);
+  } else {
+    // The conversation is read here, once, for this decision, and dropped with the request.
+    const conversation = readConversation(request.context.messages);
+    for (let reads = 1; ; reads++) {
+      const at = await services.caches.adMarket.get(() => readMarket(session));
+      // Only figures and the advertisers' own hints go on from here. A sensitive conversation
+      // gets no ad whatever the market: no version to check.
+      const v = verdict(conversation, at.market(), app.appId);
+      row = await decide(
+        v.ok
+          ? { version: at.version, verdict: null, ...candidates(v.fits) }
+          : { ...NO_CONTEXT, version: v.reason === 'sensitive' ? null : at.version, verdict: v.reason },
+      );
+      if (!row.stale) break;
+      services.caches.adMarket.stale(at.version);
+      if (reads === MARKET_READS) throw new ApiError('unavailable', 'The campaigns changed while this request was decided; try again.');
+    }
+  }
   if (!row.found) throw new ApiError('not_found', 'No placement with this id belongs to the app of this key.');
-  if (!row.creative_id) return null;
+  if (!row.creative_id) return { ad: null, reason: row.no_fill_reason ?? 'no_eligible_campaign' };
   const expiresAt = Math.floor(services.now() / 1000) + DECISION_TOKEN_TTL_SECONDS;
   const token = signDecisionToken(key, { decisionId: row.decision_id!, appId: app.appId, expiresAt });
   const format = row.format as PlacementFormat;
   return {
-    decision_id: row.decision_id!,
-    placement_id: request.placementId,
-    format,
     ad: {
-      id: row.creative_id,
-      advertiser: row.advertiser!,
-      headline: row.headline!,
-      body: row.body!,
-      cta: row.cta!,
-      image_url: absolute(row.image_url),
-      video_url: absolute(row.video_url),
-      label: 'Sponsored',
+      decision_id: row.decision_id!,
+      placement_id: request.placementId,
+      format,
+      ad: {
+        id: row.creative_id,
+        advertiser: row.advertiser!,
+        headline: row.headline!,
+        body: row.body!,
+        cta: row.cta!,
+        image_url: absolute(row.image_url),
+        video_url: absolute(row.video_url),
+        label: 'Sponsored',
+      },
+      click_url: `${issuer()}/functions/v1/click?token=${encodeURIComponent(token)}`,
+      token,
+      expires_at: new Date(expiresAt * 1000).toISOString(),
+      viewability: viewabilityRule(format),
+      ...(row.relevance === null ? {} : { relevance: row.relevance, why: { matched: row.matched_hints ?? [] } }),
     },
-    click_url: `${issuer()}/functions/v1/click?token=${encodeURIComponent(token)}`,
-    token,
-    expires_at: new Date(expiresAt * 1000).toISOString(),
-    viewability: viewabilityRule(format),
   };
+}
+
+/** What the decision is told of a conversation: never its text. */
+interface ContextArguments {
+  version: number | null;
+  verdict: 'sensitive' | 'blocked' | null;
+  candidates: string[] | null;
+  relevance: string[] | null;
+  matched: string | null;
+}
+
+const NO_CONTEXT: ContextArguments = { version: null, verdict: null, candidates: null, relevance: null, matched: null };
+
+/** The campaigns that fit at all, as the decision's arrays, in step. */
+function candidates(fits: readonly Relevant[]): Pick<ContextArguments, 'candidates' | 'relevance' | 'matched'> {
+  return { candidates: fits.map((f) => f.id), relevance: fits.map((f) => f.relevance.toFixed(3)), matched: JSON.stringify(fits.map((f) => f.matched)) };
 }
 
 /**

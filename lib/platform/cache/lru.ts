@@ -2,12 +2,12 @@ import { env } from '../env';
 
 /**
  * The in-process caches, by name. Those on the paths `npm run bench` measures (search-pages,
- * pricing, sandbox, tokens, account) are kept only because their endpoint ran at least 5% faster with
+ * pricing, sandbox, tokens, account, market) are kept only because their endpoint ran at least 5% faster with
  * them than without them in the same run; `CACHES_OFF=<name>[,<name>…]` turns caches off, which
  * is how the bench measures them (and a way to rule one out when debugging). client-metadata
  * follows HTTP caching, each miss being a fetch from another server.
  */
-export const CACHE_NAMES = ['search-pages', 'pricing', 'sandbox', 'tokens', 'account', 'ask-answers', 'client-metadata'] as const;
+export const CACHE_NAMES = ['search-pages', 'pricing', 'sandbox', 'tokens', 'account', 'market', 'ask-answers', 'client-metadata'] as const;
 export type CacheName = (typeof CACHE_NAMES)[number];
 
 /** True when configuration turned the named cache off. */

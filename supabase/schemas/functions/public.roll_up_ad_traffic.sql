@@ -53,14 +53,26 @@ begin
     returning c.*
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
-           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_micro) as revenue, sum(t.cost_micro) as cost
+           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_micro) as revenue, sum(t.cost_micro) as cost,
+           coalesce(sum(t.requests) filter (where t.no_fill_reason = 'sensitive'), 0) as sensitive,
+           coalesce(sum(t.requests) filter (where t.no_fill_reason = 'below_relevance'), 0) as below_relevance,
+           coalesce(sum(t.requests) filter (where t.no_fill_reason = 'blocked'), 0) as blocked,
+           coalesce(sum(t.requests) filter (where t.no_fill_reason = 'no_eligible_campaign'), 0) as no_eligible_campaign,
+           coalesce(sum(t.requests) filter (where t.no_fill_reason = 'placement_inactive'), 0) as placement_inactive
     from taken t group by t.placement_id, t.day
   ), daily as (
     insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_micro, cost_micro,
-                                         posted_micro, posted_cost_micro)
-    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost, b.revenue, b.cost
+                                         posted_micro, posted_cost_micro, unfilled_sensitive, unfilled_below_relevance, unfilled_blocked,
+                                         unfilled_no_eligible_campaign, unfilled_placement_inactive)
+    select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost, b.revenue, b.cost,
+           b.sensitive, b.below_relevance, b.blocked, b.no_eligible_campaign, b.placement_inactive
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
+      unfilled_sensitive = s.unfilled_sensitive + excluded.unfilled_sensitive,
+      unfilled_below_relevance = s.unfilled_below_relevance + excluded.unfilled_below_relevance,
+      unfilled_blocked = s.unfilled_blocked + excluded.unfilled_blocked,
+      unfilled_no_eligible_campaign = s.unfilled_no_eligible_campaign + excluded.unfilled_no_eligible_campaign,
+      unfilled_placement_inactive = s.unfilled_placement_inactive + excluded.unfilled_placement_inactive,
       ad_requests = s.ad_requests + excluded.ad_requests,
       fills       = s.fills + excluded.fills,
       impressions = s.impressions + excluded.impressions,

@@ -24,24 +24,33 @@
 -- cost of one scan and sort of the campaigns (the only way before; with 1,000 campaigns the
 -- scan alone cost about a millisecond of the database's time per request).
 create or replace function public.sdk_serve_ad(p_placement_id uuid, p_session_id text, p_keywords text[], p_api_key_id uuid,
-                                               p_client_hash text, p_network_hash text, p_network_factor integer)
+                                               p_client_hash text, p_network_hash text, p_network_factor integer,
+                                               p_market_version bigint default null, p_verdict text default null,
+                                               p_candidates uuid[] default null, p_relevance numeric[] default null,
+                                               p_matched jsonb default null)
 returns table (
-  found        boolean,
-  decision_id  uuid,
-  format       text,
-  creative_id  uuid,
-  advertiser   text,
-  headline     text,
-  body         text,
-  cta          text,
-  image_url    text,
-  video_url    text
+  found          boolean,
+  decision_id    uuid,
+  format         text,
+  creative_id    uuid,
+  advertiser     text,
+  headline       text,
+  body           text,
+  cta            text,
+  image_url      text,
+  video_url      text,
+  no_fill_reason text,
+  relevance      numeric,
+  matched_hints  text[],
+  stale          boolean
 )
 language plpgsql volatile security invoker set search_path = ''
 as $$
 declare
   v_app uuid := public.sdk_app_id();
   v_categories text[];
+  v_blocked_advertisers text[];
+  v_blocked_categories text[];
   v_placement record;
   v_pick record;
   v_decision uuid;
@@ -49,17 +58,64 @@ declare
   v_length numeric;
   v_boost numeric;
   v_point numeric;
+  v_reason text;
+  v_relevance numeric;
+  v_matched text[];
 begin
-  select p.id, p.format, p.status into v_placement from public.placements p where p.id = p_placement_id;
+  select p.id, p.format, p.status, p.min_relevance into v_placement from public.placements p where p.id = p_placement_id;
   if not found then
-    return query select false, null::uuid, null::text, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+    return query select false, null::uuid, null::text, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text,
+                        null::text, null::numeric, null::text[], false;
     return;
   end if;
-  select a.category into v_categories from public.apps a where a.id = v_app;
-  v_categories := coalesce(v_categories, '{}');
+  if p_market_version is not null and p_market_version <> (select m.version from public.ad_market m) then
+    return query select true, null::uuid, null::text, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text,
+                        null::text, null::numeric, null::text[], true;
+    return;
+  end if;
+  select coalesce(a.category, '{}'), (select coalesce(array_agg(lower(x)), '{}') from unnest(a.blocked_advertisers) x), a.blocked_categories
+  into v_categories, v_blocked_advertisers, v_blocked_categories
+  from public.apps a where a.id = v_app;
   -- Nothing picked unless the placement is active and a creative is eligible.
-  select null::uuid as id, null::uuid as campaign_id into v_pick;
-  if v_placement.status = 'active' then
+  select null::uuid as id, null::uuid as campaign_id, null::numeric as relevance, null::bigint as ord into v_pick;
+  if v_placement.status <> 'active' then
+    v_reason := 'placement_inactive';
+  elsif p_verdict is not null then
+    v_reason := p_verdict;
+  elsif p_candidates is not null then
+    -- The candidates at or above min_relevance that run here and are not blocked, in the order of
+    -- one draw by weight; the first that may fill.
+    select s.*, c.relevance, c.ord into v_pick
+    from (select c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, x.relevance, x.ord
+          from unnest(p_candidates, p_relevance) with ordinality as x(id, relevance, ord)
+          join public.campaigns c on c.id = x.id
+          where x.relevance > 0 and x.relevance >= v_placement.min_relevance
+            and public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+            and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                            v_placement.format, v_categories, v_app)
+            and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
+          order by -ln(1 - random()) / public.sdk_relevant_weight(public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords), x.relevance)) c
+    cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
+                                                    v_app, p_network_hash, p_network_factor, now()) s
+    limit 1;
+    if v_pick.id is null and not exists (select 1 from public.campaign_draw d where d.format = v_placement.format) then
+      v_reason := 'no_eligible_campaign';
+    elsif v_pick.id is null then
+      select case when count(*) = 0 then 'below_relevance'
+                  when bool_and(public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)) then 'blocked'
+                  else 'no_eligible_campaign' end
+      into v_reason
+      from unnest(p_candidates, p_relevance) as x(id, relevance)
+      join public.campaigns c on c.id = x.id
+      where x.relevance > 0 and x.relevance >= v_placement.min_relevance
+        and public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+        and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                        v_placement.format, v_categories, v_app);
+    else
+      v_relevance := v_pick.relevance;
+      v_matched := array(select jsonb_array_elements_text(p_matched -> (v_pick.ord::integer - 1)));
+    end if;
+  else
     -- The layout's length (null: no active campaign buys the format), and the largest boost a
     -- campaign's keywords can earn from this request's (sdk_draw_weight of a budget of 1).
     select d.hi into v_length from public.campaign_draw d where d.format = v_placement.format order by d.lo desc limit 1;
@@ -76,6 +132,7 @@ begin
             where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
               and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
                                               v_placement.format, v_categories, v_app)
+              and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
               and random()::numeric * c.daily_budget_micro * v_boost < public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s;
@@ -88,27 +145,42 @@ begin
             where public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
               and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
                                               v_placement.format, v_categories, v_app)
+              and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
             order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s
       limit 1;
     end if;
+    if v_pick.id is null then
+      -- Blocked when campaigns run here and the app blocked every one of them.
+      select case when bool_and(public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories))
+                  then 'blocked' else 'no_eligible_campaign' end
+      into v_reason
+      from public.campaigns c
+      where v_length is not null and cardinality(v_blocked_advertisers) + cardinality(v_blocked_categories) > 0
+        and public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+        and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                        v_placement.format, v_categories, v_app);
+    end if;
   end if;
-  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id)
-  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, p_network_hash, v_pick.campaign_id, v_pick.id)
+  insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id,
+                                   relevance, matched_hints, no_fill_reason)
+  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, p_network_hash, v_pick.campaign_id, v_pick.id,
+          v_relevance, v_matched, v_reason)
   returning id into v_decision;
   if v_pick.id is not null then
     select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
   end if;
-  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_micro)
+  insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_micro, no_fill_reason)
   values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, v_pick.id, (now() at time zone 'UTC')::date, 1,
-          case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0));
+          case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0), v_reason);
   if v_pick.id is null then
-    return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text;
+    return query select true, v_decision, v_placement.format, null::uuid, null::text, null::text, null::text, null::text, null::text, null::text,
+                        v_reason, null::numeric, null::text[], false;
   else
     return query select true, v_decision, v_placement.format, v_pick.id, v_pick.advertiser, v_pick.headline, v_pick.body,
-                        v_pick.cta, v_pick.image_url, v_pick.video_url;
+                        v_pick.cta, v_pick.image_url, v_pick.video_url, null::text, v_relevance, v_matched, false;
   end if;
 end $$;
-revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer) from public, anon, authenticated;
-grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer) to sdk;
+revoke all on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer, bigint, text, uuid[], numeric[], jsonb) from public, anon, authenticated;
+grant execute on function public.sdk_serve_ad(uuid, text, text[], uuid, text, text, integer, bigint, text, uuid[], numeric[], jsonb) to sdk;

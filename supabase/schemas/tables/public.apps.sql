@@ -12,11 +12,17 @@ create table public.apps (
   created_at timestamp with time zone not null default now(),
   allowed_origins text[] not null default '{}'::text[],
   archived_at timestamp with time zone,
+  excluded_topics text[] not null default '{}'::text[],
+  blocked_advertisers text[] not null default '{}'::text[],
+  blocked_categories text[] not null default '{}'::text[],
   constraint apps_pkey PRIMARY KEY (id),
   constraint apps_id_user_unique UNIQUE (id, user_id),
   constraint apps_slug_unique_per_user UNIQUE (user_id, slug),
   constraint apps_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE,
   constraint apps_allowed_origins_check CHECK ((cardinality(allowed_origins) <= 20)),
+  constraint apps_blocked_advertisers_fit CHECK (public.names_fit(blocked_advertisers)),
+  constraint apps_blocked_categories_check CHECK (((COALESCE(array_ndims(blocked_categories), 1) = 1) AND (array_position(blocked_categories, NULL::text) IS NULL) AND (blocked_categories <@ ARRAY['software'::text, 'education'::text, 'finance'::text, 'travel'::text, 'retail'::text, 'food_drink'::text, 'health_fitness'::text, 'entertainment'::text, 'gaming'::text, 'dating'::text, 'gambling'::text, 'alcohol'::text, 'crypto'::text, 'other'::text]))),
+  constraint apps_excluded_topics_fit CHECK (public.phrases_fit(excluded_topics)),
   constraint apps_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   constraint apps_slug_check CHECK ((slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text))
 );
@@ -45,10 +51,12 @@ create policy "Publishers can update their own apps" on public.apps
   using ((user_id = ( SELECT auth.uid() AS uid)))
   with check ((user_id = ( SELECT auth.uid() AS uid)));
 
+CREATE TRIGGER apps_market_again AFTER UPDATE ON public.apps REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION public.ad_market_changed();
+CREATE TRIGGER apps_market_in AFTER INSERT ON public.apps REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION public.ad_market_changed();
 CREATE TRIGGER apps_within_limit BEFORE INSERT OR UPDATE OF archived_at ON public.apps FOR EACH ROW EXECUTE FUNCTION public.apps_within_limit();
 
 grant select, delete on table public.apps to authenticated;
 grant all on table public.apps to service_role;
-grant insert (user_id, name, slug, description, category, allowed_origins) on table public.apps to authenticated;
-grant update (name, slug, description, category, allowed_origins, archived_at) on table public.apps to authenticated;
-grant select (id, user_id, name, category, allowed_origins, archived_at) on table public.apps to sdk;
+grant insert (user_id, name, slug, description, category, allowed_origins, excluded_topics, blocked_advertisers, blocked_categories) on table public.apps to authenticated;
+grant update (name, slug, description, category, allowed_origins, archived_at, excluded_topics, blocked_advertisers, blocked_categories) on table public.apps to authenticated;
+grant select (id, user_id, name, category, allowed_origins, archived_at, blocked_advertisers, blocked_categories) on table public.apps to sdk;

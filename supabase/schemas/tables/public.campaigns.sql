@@ -91,6 +91,9 @@ CREATE TRIGGER campaigns_drawn_in AFTER INSERT ON public.campaigns REFERENCING N
 CREATE TRIGGER campaigns_drawn_out AFTER DELETE ON public.campaigns REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION public.campaign_draw_changed();
 CREATE TRIGGER campaigns_guard BEFORE INSERT OR UPDATE ON public.campaigns FOR EACH ROW EXECUTE FUNCTION public.campaigns_guard();
 CREATE TRIGGER campaigns_hold_and_funds BEFORE UPDATE ON public.campaigns FOR EACH ROW WHEN (((new.status = ANY (ARRAY['scheduled'::text, 'active'::text])) AND (new.status IS DISTINCT FROM old.status) AND (new.advertiser_id IS NOT NULL))) EXECUTE FUNCTION public.campaigns_funds_guard();
+CREATE TRIGGER campaigns_market_again AFTER UPDATE ON public.campaigns REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION public.ad_market_changed();
+CREATE TRIGGER campaigns_market_in AFTER INSERT ON public.campaigns REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION public.ad_market_changed();
+CREATE TRIGGER campaigns_market_out AFTER DELETE ON public.campaigns REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION public.ad_market_changed();
 CREATE TRIGGER campaigns_within_limit BEFORE INSERT ON public.campaigns FOR EACH ROW EXECUTE FUNCTION public.campaigns_within_limit();
 
 grant select, delete on table public.campaigns to authenticated;

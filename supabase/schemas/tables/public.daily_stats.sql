@@ -15,6 +15,11 @@ create table public.daily_stats (
   cost_micro bigint not null default 0,
   posted_micro bigint not null default 0,
   posted_cost_micro bigint not null default 0,
+  unfilled_sensitive bigint not null default 0,
+  unfilled_below_relevance bigint not null default 0,
+  unfilled_blocked bigint not null default 0,
+  unfilled_no_eligible_campaign bigint not null default 0,
+  unfilled_placement_inactive bigint not null default 0,
   constraint daily_stats_pkey PRIMARY KEY (placement_id, day),
   constraint daily_stats_placement_id_user_id_fkey FOREIGN KEY (placement_id, user_id) REFERENCES public.placements(id, user_id) ON DELETE CASCADE,
   constraint daily_stats_ad_requests_check CHECK ((ad_requests >= 0)),
@@ -25,7 +30,8 @@ create table public.daily_stats (
   constraint daily_stats_invalid_events_check CHECK ((invalid_events >= 0)),
   constraint daily_stats_posted_cost_micro_check CHECK ((posted_cost_micro >= 0)),
   constraint daily_stats_posted_micro_check CHECK ((posted_micro >= 0)),
-  constraint daily_stats_revenue_micro_check CHECK ((revenue_micro >= 0))
+  constraint daily_stats_revenue_micro_check CHECK ((revenue_micro >= 0)),
+  constraint daily_stats_unfilled_check CHECK ((LEAST(unfilled_sensitive, unfilled_below_relevance, unfilled_blocked, unfilled_no_eligible_campaign, unfilled_placement_inactive) >= 0))
 );
 
 CREATE INDEX daily_stats_day ON public.daily_stats USING btree (day);

@@ -16,6 +16,7 @@ create table public.placements (
   ad_requests bigint not null default 0,
   fills bigint not null default 0,
   invalid_events bigint not null default 0,
+  min_relevance numeric(4,3) not null default 0.3,
   constraint placements_pkey PRIMARY KEY (id),
   constraint placements_id_app_unique UNIQUE (id, app_id),
   constraint placements_id_user_unique UNIQUE (id, user_id),
@@ -26,6 +27,7 @@ create table public.placements (
   constraint placements_format_check CHECK ((format = ANY (ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text]))),
   constraint placements_impressions_check CHECK ((impressions >= 0)),
   constraint placements_invalid_events_check CHECK ((invalid_events >= 0)),
+  constraint placements_min_relevance_check CHECK (((min_relevance >= (0)::numeric) AND (min_relevance <= (1)::numeric))),
   constraint placements_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   constraint placements_revenue_micro_check CHECK ((revenue_micro >= 0)),
   constraint placements_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'archived'::text])))
@@ -60,6 +62,6 @@ create policy "Publishers can update their own placements" on public.placements
 
 grant select, delete on table public.placements to authenticated;
 grant all on table public.placements to service_role;
-grant insert (app_id, user_id, name, format, status) on table public.placements to authenticated;
-grant update (name, status) on table public.placements to authenticated;
-grant select (id, app_id, user_id, format, status) on table public.placements to sdk;
+grant insert (app_id, user_id, name, format, status, min_relevance) on table public.placements to authenticated;
+grant update (name, status, min_relevance) on table public.placements to authenticated;
+grant select (id, app_id, user_id, format, status, min_relevance) on table public.placements to sdk;
