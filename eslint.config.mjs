@@ -23,6 +23,7 @@ export const SERVICE_ROLE_ALLOWLIST = [
   'lib/data/buyers/export-job.ts', // the export job writes every buyer's files from every publisher's records; no user runs it
   'lib/data/buyers/webhooks.ts', // the delivery worker sends every buyer's deletion notices with their sealed secrets; no user runs it
   'lib/ads/advertisers/files.ts', // the sweep deletes every advertiser's files no creative names; no user runs it
+  'lib/ads/serving/market.ts', // the market is every running campaign's hints and every app's excluded topics, read once for all apps
 ];
 
 /**

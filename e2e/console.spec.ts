@@ -113,6 +113,21 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
     await page.getByRole('button', { name: 'Pause Sidebar card' }).click();
     await expect(placements.getByRole('row', { name: /Sidebar card/ })).toContainText('paused');
 
+    // How relevant an ad must be on the placement, and the app's own rules; both kept after a reload.
+    const relevance = page.getByRole('region', { name: 'Relevance and unfilled requests of E2E App' });
+    await relevance.getByLabel('Least relevance for Sidebar card').fill('0.5');
+    await relevance.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByText('need a relevance of 0.5 or more')).toBeVisible();
+    await page.getByLabel('Excluded topics').fill('crypto\nday trading');
+    await page.getByLabel('Blocked advertisers').fill('Fernway Travel');
+    await page.getByRole('checkbox', { name: 'Gambling and betting' }).check();
+    await page.getByRole('button', { name: 'Save ad rules' }).click();
+    await expect(page.getByText('The next ad request of this app follows them')).toBeVisible();
+    await page.reload();
+    await expect(relevance.getByLabel('Least relevance for Sidebar card')).toHaveValue('0.5');
+    await expect(page.getByLabel('Excluded topics')).toHaveValue('crypto\nday trading');
+    await expect(page.getByRole('checkbox', { name: 'Gambling and betting' })).toBeChecked();
+
     await page.getByLabel('Key name').fill('Web');
     await page.getByLabel('Environment').selectOption('production');
     await page.getByRole('button', { name: 'Create key' }).click();

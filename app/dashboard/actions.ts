@@ -5,12 +5,14 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { SignedInUser } from '@/lib/identity/auth/users';
 import {
+  adRulesForm,
   archiveAppForm,
   cancelPayoutForm,
   changePlacementForm,
   createApiKeyForm,
   createAppForm,
   createPlacementForm,
+  minRelevanceForm,
   payoutMethodForm,
   requestPayoutForm,
   revokeApiKeyForm,
@@ -56,6 +58,14 @@ export async function archiveAppAction(_: FormState, form: FormData): Promise<Fo
 
 export async function createPlacementAction(_: FormState, form: FormData): Promise<FormState> {
   return asPublisher('/dashboard', (user) => createPlacementForm(form, user, services()));
+}
+
+export async function adRulesAction(appId: string, _: FormState, form: FormData): Promise<FormState> {
+  return asPublisher(`/dashboard/apps/${appId}`, (user) => adRulesForm(form, user, services()));
+}
+
+export async function minRelevanceAction(_: FormState, form: FormData): Promise<FormState> {
+  return asPublisher('/dashboard', (user) => minRelevanceForm(form, user, services()));
 }
 
 export async function changePlacementAction(_: FormState, form: FormData): Promise<FormState> {

@@ -323,3 +323,92 @@ function NewKey({ created, snippets }: { created: NonNullable<FormState['created
     </div>
   );
 }
+
+export interface AdRulesValues {
+  excluded_topics: string;
+  blocked_advertisers: string;
+  /** Ticked categories, joined by commas. */
+  blocked_categories: string;
+}
+
+/** An app's excluded topics and blocks (lib/publisher/ad-rules.ts). After an error the fields keep what was typed. */
+export function AdRulesForm({
+  action,
+  appId,
+  initial,
+  categories,
+}: {
+  action: Action;
+  appId: string;
+  initial: AdRulesValues;
+  categories: readonly { value: string; name: string }[];
+}) {
+  const [state, formAction, pending] = useActionState(action, {});
+  const v = { ...initial, ...state.values };
+  const ticked = new Set(v.blocked_categories.split(',').filter(Boolean));
+  const id = (name: string) => `ad-rules-${name}`;
+  return (
+    <form action={formAction} className="grid max-w-xl gap-4" key={JSON.stringify(state.values ?? initial)}>
+      <Outcome state={state} />
+      <input type="hidden" name="id" value={appId} />
+      <Field
+        label="Excluded topics"
+        htmlFor={id('topics')}
+        hint="One per line or separated by commas, up to 20 short phrases: a conversation that names one gets no ad."
+        hintId={id('topics-hint')}
+      >
+        <Textarea id={id('topics')} name="excluded_topics" rows={3} aria-describedby={id('topics-hint')} defaultValue={v.excluded_topics} />
+      </Field>
+      <Field
+        label="Blocked advertisers"
+        htmlFor={id('advertisers')}
+        hint="One name per line, as ads show it (case does not matter): their ads never show in this app."
+        hintId={id('advertisers-hint')}
+      >
+        <Textarea id={id('advertisers')} name="blocked_advertisers" rows={3} aria-describedby={id('advertisers-hint')} defaultValue={v.blocked_advertisers} />
+      </Field>
+      <fieldset className="grid gap-2">
+        <legend className="mb-1 text-sm font-medium">Blocked categories of advertiser</legend>
+        <div className="grid gap-2 sm:grid-cols-2">
+          {categories.map((c) => (
+            <label key={c.value} className="flex items-start gap-2 text-sm">
+              <input type="checkbox" name="blocked_categories" value={c.value} defaultChecked={ticked.has(c.value)} className="mt-0.5 size-4" />
+              <span>{c.name}</span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div>
+        <Button type="submit" disabled={pending}>
+          Save ad rules
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** A placement's min_relevance, in a table row: a number from 0 to 1 and a button; what happened comes as a toast. */
+export function MinRelevanceForm({ action, placementId, name, value }: { action: Action; placementId: string; name: string; value: number }) {
+  const [state, formAction, pending] = useActionState(action, {});
+  useToastOutcome(state);
+  return (
+    <form action={formAction} className="flex items-center gap-2" key={`${value}-${JSON.stringify(state.values ?? {})}`}>
+      <input type="hidden" name="id" value={placementId} />
+      <Input
+        name="min_relevance"
+        type="number"
+        inputMode="decimal"
+        min={0}
+        max={1}
+        step={0.001}
+        required
+        defaultValue={state.values?.min_relevance ?? String(value)}
+        aria-label={`Least relevance for ${name}`}
+        className="w-24"
+      />
+      <Button type="submit" size="sm" variant="outline" disabled={pending}>
+        Save
+      </Button>
+    </form>
+  );
+}

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/platform/kit/format';
 import type { apiKey, payout, placement } from '@/lib/schemas/account';
+import type { Unfilled } from '@/lib/publisher/ad-rules';
 import { Badge } from '../_components/ui/badge';
 import { Table } from '../_components/ui/table';
 
@@ -46,6 +47,13 @@ const NUMERIC = new Set([
   'Size',
   'Sales',
   'Earned',
+  'Requests',
+  'Filled',
+  'Sensitive',
+  'Below relevance',
+  'Blocked',
+  'No campaign could fill',
+  'Paused or archived',
 ]);
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */
@@ -72,6 +80,52 @@ export function PlacementTable({ label, placements, actions }: { label: string; 
           {actions && <td>{actions(p)}</td>}
         </tr>
       ))}
+    </ScrollTable>
+  );
+}
+
+/** Each placement's least relevance (a form) and its requests of the last days, filled or by why not (lib/publisher/ad-rules.ts). */
+export function UnfilledTable({
+  label,
+  placements,
+  unfilled,
+  relevance,
+}: {
+  label: string;
+  placements: Placement[];
+  unfilled: ReadonlyMap<string, Unfilled>;
+  relevance: (p: Placement) => ReactNode;
+}) {
+  const head = [
+    'Placement',
+    'Least relevance',
+    'Requests',
+    'Filled',
+    'Sensitive',
+    'Below relevance',
+    'Blocked',
+    'No campaign could fill',
+    'Paused or archived',
+  ];
+  return (
+    <ScrollTable label={label} head={head}>
+      {placements.map((p) => {
+        const u = unfilled.get(p.id);
+        const n = (count: number | undefined) => formatCount(count ?? 0);
+        return (
+          <tr key={p.id}>
+            <th scope="row">{p.name}</th>
+            <td>{relevance(p)}</td>
+            <td className="num">{n(u?.requests)}</td>
+            <td className="num">{n(u?.fills)}</td>
+            <td className="num">{n(u?.sensitive)}</td>
+            <td className="num">{n(u?.below_relevance)}</td>
+            <td className="num">{n(u?.blocked)}</td>
+            <td className="num">{n(u?.no_eligible_campaign)}</td>
+            <td className="num">{n(u?.placement_inactive)}</td>
+          </tr>
+        );
+      })}
     </ScrollTable>
   );
 }

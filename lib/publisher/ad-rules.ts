@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { phraseList } from '../ads/relevance/phrase-list';
 import { DEFAULT_MIN_RELEVANCE } from '../ads/relevance/decide';
+import { asConsoleUser } from '../identity/console';
+import type { Database } from '../platform/db/roles';
+import { sql } from '../platform/db/sql';
 import { ADVERTISER_CATEGORIES } from '../schemas/advertising';
+import { NO_FILL_REASONS, type NoFillReason } from '../schemas/sdk';
 
 /**
  * What a publisher decides about the ads of one app and its placements (the console's app page):
@@ -48,3 +52,34 @@ export const minRelevanceInput = z.object({
 export type MinRelevanceInput = z.output<typeof minRelevanceInput>;
 
 export { DEFAULT_MIN_RELEVANCE };
+
+/** How many days the console counts unfilled requests over. */
+export const UNFILLED_DAYS = 30;
+
+const unfilledRow = z.object({
+  placement_id: z.string(),
+  requests: z.coerce.number(),
+  fills: z.coerce.number(),
+  ...Object.fromEntries(NO_FILL_REASONS.map((r) => [r, z.coerce.number()])),
+});
+
+export type Unfilled = { requests: number; fills: number } & Record<NoFillReason, number>;
+
+/**
+ * Each placement of the app's requests over the last UNFILLED_DAYS UTC days (today's rolled up so
+ * far): how many, how many filled, and the others by why nothing filled (`No-Fill-Reason`). Read
+ * as the publisher: row-level security keeps it to their own placements.
+ */
+export async function unfilledRequests(db: Database, userId: string, appId: string): Promise<Map<string, Unfilled>> {
+  const rows = await asConsoleUser(db, userId).query(
+    sql`select s.placement_id, sum(s.ad_requests) as requests, sum(s.fills) as fills,
+               sum(s.unfilled_sensitive) as sensitive, sum(s.unfilled_below_relevance) as below_relevance,
+               sum(s.unfilled_blocked) as blocked, sum(s.unfilled_no_eligible_campaign) as no_eligible_campaign,
+               sum(s.unfilled_placement_inactive) as placement_inactive
+        from public.daily_stats s join public.placements p on p.id = s.placement_id
+        where p.app_id = ${appId}::uuid and s.day > (now() at time zone 'UTC')::date - ${UNFILLED_DAYS}::integer
+        group by s.placement_id`,
+    unfilledRow,
+  );
+  return new Map(rows.map(({ placement_id, ...counts }) => [placement_id, counts as Unfilled]));
+}

@@ -427,6 +427,11 @@ export const ROUTES = declare({
             204: { description: NO_FILL, headers: NO_FILL_HEADERS },
             400: { description: 'The body is not a valid request: too many messages or characters, a bad role (`invalid_request`).', schema: apiErrorBody },
             404: { description: "The key's app has no placement with this id (`not_found`).", schema: apiErrorBody },
+            503: {
+              description: 'The campaigns changed three times while this request was being decided (`unavailable`): try again after `Retry-After` seconds.',
+              schema: apiErrorBody,
+              headers: { 'Retry-After': 'Seconds to wait.' },
+            },
           },
         },
       },

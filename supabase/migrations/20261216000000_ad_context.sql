@@ -80,7 +80,7 @@ alter table public.ad_market enable row level security;
 alter table public.ad_market force row level security;
 create policy "Apps read the version of the market through the SDK" on public.ad_market as permissive for select to sdk using (true);
 grant select on table public.ad_market to sdk;
-grant select, update on table public.ad_market to service_role;
+grant select on table public.ad_market to service_role;
 
 
 -- After a statement on `campaigns` or `apps`: moves the market's version (public.ad_market) when
@@ -96,16 +96,18 @@ begin
   if tg_table_name = 'apps' then
     if tg_op = 'INSERT' then
       if not exists (select 1 from added a where cardinality(a.excluded_topics) > 0) then return null; end if;
-    elsif not exists (select 1 from added a join removed r on r.id = a.id where a.excluded_topics is distinct from r.excluded_topics) then
+    elsif not exists (select 1 from added a join removed r on r.id = a.id
+                      where (a.excluded_topics, a.archived_at is null) is distinct from (r.excluded_topics, r.archived_at is null)) then
       return null;
     end if;
   elsif tg_op = 'INSERT' then
-    if not exists (select 1 from added a where a.status = 'active') then return null; end if;
+    if not exists (select 1 from added a where a.status = 'active' and cardinality(a.context_hints) > 0) then return null; end if;
   elsif tg_op = 'DELETE' then
-    if not exists (select 1 from removed r where r.status = 'active') then return null; end if;
+    if not exists (select 1 from removed r where r.status = 'active' and cardinality(r.context_hints) > 0) then return null; end if;
   elsif not exists (select 1 from added a join removed r on r.id = a.id
                     where (a.status, a.context_hints, a.excluded_phrases) is distinct from (r.status, r.context_hints, r.excluded_phrases)
-                      and 'active' in (a.status, r.status)) then
+                      and 'active' in (a.status, r.status)
+                      and cardinality(a.context_hints) + cardinality(r.context_hints) > 0) then
     return null;
   end if;
   update public.ad_market set version = version + 1;
@@ -121,7 +123,7 @@ revoke all on function public.ad_market_changed() from public, anon, authenticat
 -- app's topics are read here (the server keeps them; the SDK never sees them).
 create or replace function public.sdk_ad_market()
 returns json
-language sql stable security definer set search_path = ''
+language sql stable security invoker set search_path = ''
 as $$
   select json_build_object(
     'version', (select m.version from public.ad_market m),
@@ -131,8 +133,8 @@ as $$
                from public.apps a where cardinality(a.excluded_topics) > 0 and a.archived_at is null))
 $$;
 
-revoke all on function public.sdk_ad_market() from public, anon, authenticated;
-grant execute on function public.sdk_ad_market() to sdk;
+revoke all on function public.sdk_ad_market() from public, anon, authenticated, sdk;
+grant execute on function public.sdk_ad_market() to service_role;
 
 -- Whether the app blocked this campaign: its advertiser's name (without case; the app's list is
 -- lower-cased by the caller) or its category.
@@ -247,9 +249,12 @@ begin
                         null::text, null::numeric, null::text[], true;
     return;
   end if;
-  select coalesce(a.category, '{}'), (select coalesce(array_agg(lower(x)), '{}') from unnest(a.blocked_advertisers) x), a.blocked_categories
+  select a.category, (select array_agg(lower(x)) from unnest(a.blocked_advertisers) x), a.blocked_categories
   into v_categories, v_blocked_advertisers, v_blocked_categories
   from public.apps a where a.id = v_app;
+  v_categories := coalesce(v_categories, '{}');
+  v_blocked_advertisers := coalesce(v_blocked_advertisers, '{}');
+  v_blocked_categories := coalesce(v_blocked_categories, '{}');
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id, null::numeric as relevance, null::bigint as ord into v_pick;
   if v_placement.status <> 'active' then
@@ -275,16 +280,20 @@ begin
     if v_pick.id is null and not exists (select 1 from public.campaign_draw d where d.format = v_placement.format) then
       v_reason := 'no_eligible_campaign';
     elsif v_pick.id is null then
+      -- Of the candidates at or above min_relevance: none (below_relevance); none running here
+      -- (no_eligible_campaign); all of those blocked (blocked); else none could fill now.
       select case when count(*) = 0 then 'below_relevance'
-                  when bool_and(public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)) then 'blocked'
+                  when count(*) filter (where h.here) = 0 then 'no_eligible_campaign'
+                  when bool_and(h.blocked) filter (where h.here) then 'blocked'
                   else 'no_eligible_campaign' end
       into v_reason
-      from unnest(p_candidates, p_relevance) as x(id, relevance)
-      join public.campaigns c on c.id = x.id
-      where x.relevance > 0 and x.relevance >= v_placement.min_relevance
-        and public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
-        and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
-                                        v_placement.format, v_categories, v_app);
+      from (select public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+                   and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                                   v_placement.format, v_categories, v_app) as here,
+                   public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories) as blocked
+            from unnest(p_candidates, p_relevance) as x(id, relevance)
+            join public.campaigns c on c.id = x.id
+            where x.relevance > 0 and x.relevance >= v_placement.min_relevance) h;
     else
       v_relevance := v_pick.relevance;
       v_matched := array(select jsonb_array_elements_text(p_matched -> (v_pick.ord::integer - 1)));
@@ -337,10 +346,13 @@ begin
                                         v_placement.format, v_categories, v_app);
     end if;
   end if;
+  -- A decision that filled nothing keeps no client, network or session: nothing is billed or
+  -- capped by it, and its reason (`sensitive` among them) is then tied to no one.
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id,
                                    relevance, matched_hints, no_fill_reason)
-  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, p_network_hash, v_pick.campaign_id, v_pick.id,
-          v_relevance, v_matched, v_reason)
+  values (v_app, v_placement.id, p_api_key_id, case when v_pick.id is not null then p_session_id end,
+          case when v_pick.id is not null then p_client_hash end, case when v_pick.id is not null then p_network_hash end,
+          v_pick.campaign_id, v_pick.id, v_relevance, v_matched, v_reason)
   returning id into v_decision;
   if v_pick.id is not null then
     select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;

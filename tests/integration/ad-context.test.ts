@@ -164,6 +164,50 @@ for (const engine of testEngines()) {
       await asService('delete from public.campaigns where id = $1', [campaign!.id]);
     });
 
+    it('says no_eligible_campaign when what fits runs only in other formats, and keeps no client or session on a decision that filled nothing', async () => {
+      const p = await app(suite.db);
+      const [campaign] = await asService<{ id: string }>(
+        `insert into public.campaigns (advertiser, name, daily_budget_micro, frequency_cap, context_hints, formats)
+         values ('Tide Charts', 'Tides', 50000000, 10, '{tide tables}', '{tooltip}') returning id`,
+      );
+      await asService(
+        `insert into public.creatives (campaign_id, format, headline, body, cta, landing_url)
+         values ($1, 'tooltip', 'Tides', 'Every port', 'See', 'https://tides.example/')`,
+        [campaign!.id],
+      );
+      const res = await ask(p, { session_id: 'session-canary-01', context: { messages: [user('where do I find tide tables for Brest?')] } });
+      expect(res.headers.get('no-fill-reason')).toBe('no_eligible_campaign');
+      const [decision] = await asService<Record<string, unknown>>(
+        `select session_id, client_hash, network_hash, no_fill_reason from public.ad_decisions where placement_id = $1 order by created_at desc limit 1`,
+        [p.placement],
+      );
+      expect(decision).toEqual({ session_id: null, client_hash: null, network_hash: null, no_fill_reason: 'no_eligible_campaign' });
+      await asService('delete from public.creatives where campaign_id = $1', [campaign!.id]);
+      await asService('delete from public.campaigns where id = $1', [campaign!.id]);
+    });
+
+    it("moves the market's version for what the market holds, and not for what it does not", async () => {
+      const version = async () => Number((await asService<{ v: string }>('select version as v from public.ad_market'))[0]!.v);
+      const p = await app(suite.db);
+      let before = await version();
+      const [plain] = await asService<{ id: string }>(
+        `insert into public.campaigns (advertiser, name, daily_budget_micro, frequency_cap) values ('Plain', 'No hints', 50000000, 10) returning id`,
+      );
+      await asService("update public.campaigns set status = 'paused' where id = $1", [plain!.id]);
+      await asService("update public.campaigns set name = 'Renamed', daily_budget_micro = 60000000 where advertiser = 'Lumen Notes'");
+      expect(await version()).toBe(before);
+      await asService("update public.campaigns set context_hints = '{hint}' where id = $1", [plain!.id]);
+      expect(await version()).toBe(before); // paused: not in the market
+      await asService("update public.campaigns set status = 'active' where id = $1", [plain!.id]);
+      expect(await version()).toBe(++before);
+      await asService("update public.apps set excluded_topics = '{crypto}' where id = $1", [p.appId]);
+      expect(await version()).toBe(++before);
+      await asService('update public.apps set archived_at = now() where id = $1', [p.appId]);
+      expect(await version()).toBe(++before);
+      await asService('delete from public.campaigns where id = $1', [plain!.id]);
+      expect(await version()).toBe(++before);
+    });
+
     it('counts unfilled requests by reason in the daily stats', async () => {
       const p = await app(suite.db);
       await withContext(p, SYMPTOM);

@@ -379,16 +379,9 @@ for (const engine of testEngines()) {
       };
       /**
        * The rules only the SDK role may call (sdk_cost_per_impression reads nothing and stayed executable by everyone), and the
-       * budgets' `sdk_take_budget` and `sdk_budget_spent` (which reads tables, and is not inlined: a click calls it once), and the
-       * market a conversation is read against (`sdk_ad_market`, read once per change of it).
+       * budgets' `sdk_take_budget` and `sdk_budget_spent` (which reads tables, and is not inlined: a click calls it once).
        */
-      const SDK_ONLY = [
-        ...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'),
-        'sdk_take_budget',
-        'sdk_take_funds',
-        'sdk_budget_spent',
-        'sdk_ad_market',
-      ];
+      const SDK_ONLY = [...Object.keys(USES).filter((rule) => rule !== 'sdk_cost_per_impression'), 'sdk_take_budget', 'sdk_take_funds', 'sdk_budget_spent'];
 
       it('each rule is inlined into the statement that uses it, for the SDK role, so the split costs nothing at run time', async () => {
         const plans = await scenario(db, async (tx) => {
@@ -1715,7 +1708,8 @@ for (const engine of testEngines()) {
         });
         expect(result.campaigns).toContain(result.firstCampaign);
         expect(result.paused).toMatchObject({ found: true, format: 'tooltip', creative_id: null });
-        expect(result.pausedDecision).toEqual({ client_hash: CLIENT, campaign_id: null, creative_id: null });
+        // A decision that filled nothing keeps no client (nothing is billed or capped by it).
+        expect(result.pausedDecision).toEqual({ client_hash: null, campaign_id: null, creative_id: null });
         expect(result.nowhere).toMatchObject({ found: false, decision_id: null });
         expect(result.decisions).toBe(2);
         // The fill promised the price of a sponsored card to its campaign; the request that did not fill, nothing to no one.

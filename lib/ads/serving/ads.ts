@@ -88,7 +88,7 @@ export async function serveAd(app: AppPrincipal, request: AdRequest, client: { h
     // The conversation is read here, once, for this decision, and dropped with the request.
     const conversation = readConversation(request.context.messages);
     for (let reads = 1; ; reads++) {
-      const at = await services.caches.adMarket.get(() => readMarket(session));
+      const at = await services.caches.adMarket.get(async () => readMarket(await services.database()));
       // Only figures and the advertisers' own hints go on from here. A sensitive conversation
       // gets no ad whatever the market: no version to check.
       const v = verdict(conversation, at.market(), app.appId);
@@ -99,7 +99,7 @@ export async function serveAd(app: AppPrincipal, request: AdRequest, client: { h
       );
       if (!row.stale) break;
       services.caches.adMarket.stale(at.version);
-      if (reads === MARKET_READS) throw new ApiError('unavailable', 'The campaigns changed while this request was decided; try again.');
+      if (reads === MARKET_READS) throw new ApiError('unavailable', 'The campaigns changed while this request was decided; try again.', { 'retry-after': '1' });
     }
   }
   if (!row.found) throw new ApiError('not_found', 'No placement with this id belongs to the app of this key.');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cacheOff } from '../../platform/cache/lru';
-import type { Session } from '../../platform/db/roles';
+import { asService, type Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { Market, type AppTopics, type MarketCampaign } from '../relevance/market';
 
@@ -36,9 +36,12 @@ export function marketAt(version: number, campaigns: readonly MarketCampaign[], 
   return { version, campaigns, topics, market: () => (built ??= new Market(campaigns, topics)) };
 }
 
-/** Reads the market at its current version, as an app's SDK session (public.sdk_ad_market). */
-export async function readMarket(session: Session): Promise<MarketAt> {
-  const [row] = await session.query(sql`select public.sdk_ad_market() as market`, z.object({ market: stored }));
+/**
+ * Reads the market at its current version (public.sdk_ad_market), as the service: it holds every
+ * app's excluded topics, which no app's own session may read. It stays in the server's memory.
+ */
+export async function readMarket(db: Database): Promise<MarketAt> {
+  const [row] = await asService(db).query(sql`select public.sdk_ad_market() as market`, z.object({ market: stored }));
   const m = row!.market;
   return marketAt(
     m.version,
@@ -50,30 +53,32 @@ export async function readMarket(session: Session): Promise<MarketAt> {
 export class MarketCache {
   private current: MarketAt | null = null;
   private reading: Promise<MarketAt> | null = null;
+  /** The oldest version still good: a decision said the market moved past the one before it. */
+  private atLeast = 0;
   private readonly off = cacheOff('market');
 
-  /** The market as last read, or read now when there is none or it was found stale; one read at a time for the whole process. */
+  /**
+   * The market as last read, or read now when there is none or it was found stale; one read at a
+   * time for the whole process. A read that began before the market was found stale, and so may
+   * hold the old version, is not used: the market is read again.
+   */
   async get(read: () => Promise<MarketAt>): Promise<MarketAt> {
-    if (this.current && !this.off) return this.current;
-    if (!this.reading) {
-      this.reading = read().then(
-        (m) => {
+    for (;;) {
+      if (this.current && !this.off && this.current.version >= this.atLeast) return this.current;
+      if (!this.reading) {
+        this.reading = read().finally(() => {
           this.reading = null;
-          // A slower read never replaces a newer one.
-          if (!this.current || m.version >= this.current.version) this.current = m;
-          return this.current;
-        },
-        (err: unknown) => {
-          this.reading = null;
-          throw err;
-        },
-      );
+        });
+      }
+      const m = await this.reading;
+      // A slower read never replaces a newer one.
+      if (!this.current || m.version >= this.current.version) this.current = m;
+      if (m.version >= this.atLeast) return m;
     }
-    return this.reading;
   }
 
   /** The decision said the market moved past `version`: the next request reads it again. */
   stale(version: number): void {
-    if (this.current?.version === version) this.current = null;
+    this.atLeast = Math.max(this.atLeast, version + 1);
   }
 }

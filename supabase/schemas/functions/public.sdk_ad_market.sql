@@ -1,11 +1,11 @@
 -- What the server reads an ad request's conversation against (lib/ads/serving/market.ts), with
 -- the version it was read at (public.ad_market): the active campaigns that have hints, each with
 -- its hints and excluded phrases, and the apps' excluded topics. One statement, so the version
--- is the one these rows were read at. Definer: an app's key sees only its own app, and every
--- app's topics are read here (the server keeps them; the SDK never sees them).
+-- is the one these rows were read at. The service's alone: an app's key sees only its own app,
+-- and every app's topics are read here (the server keeps them in memory; the SDK never sees them).
 create or replace function public.sdk_ad_market()
 returns json
-language sql stable security definer set search_path = ''
+language sql stable security invoker set search_path = ''
 as $$
   select json_build_object(
     'version', (select m.version from public.ad_market m),
@@ -15,5 +15,5 @@ as $$
                from public.apps a where cardinality(a.excluded_topics) > 0 and a.archived_at is null))
 $$;
 
-revoke all on function public.sdk_ad_market() from public, anon, authenticated;
-grant execute on function public.sdk_ad_market() to sdk;
+revoke all on function public.sdk_ad_market() from public, anon, authenticated, sdk;
+grant execute on function public.sdk_ad_market() to service_role;

@@ -73,9 +73,12 @@ begin
                         null::text, null::numeric, null::text[], true;
     return;
   end if;
-  select coalesce(a.category, '{}'), (select coalesce(array_agg(lower(x)), '{}') from unnest(a.blocked_advertisers) x), a.blocked_categories
+  select a.category, (select array_agg(lower(x)) from unnest(a.blocked_advertisers) x), a.blocked_categories
   into v_categories, v_blocked_advertisers, v_blocked_categories
   from public.apps a where a.id = v_app;
+  v_categories := coalesce(v_categories, '{}');
+  v_blocked_advertisers := coalesce(v_blocked_advertisers, '{}');
+  v_blocked_categories := coalesce(v_blocked_categories, '{}');
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id, null::numeric as relevance, null::bigint as ord into v_pick;
   if v_placement.status <> 'active' then
@@ -101,16 +104,20 @@ begin
     if v_pick.id is null and not exists (select 1 from public.campaign_draw d where d.format = v_placement.format) then
       v_reason := 'no_eligible_campaign';
     elsif v_pick.id is null then
+      -- Of the candidates at or above min_relevance: none (below_relevance); none running here
+      -- (no_eligible_campaign); all of those blocked (blocked); else none could fill now.
       select case when count(*) = 0 then 'below_relevance'
-                  when bool_and(public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)) then 'blocked'
+                  when count(*) filter (where h.here) = 0 then 'no_eligible_campaign'
+                  when bool_and(h.blocked) filter (where h.here) then 'blocked'
                   else 'no_eligible_campaign' end
       into v_reason
-      from unnest(p_candidates, p_relevance) as x(id, relevance)
-      join public.campaigns c on c.id = x.id
-      where x.relevance > 0 and x.relevance >= v_placement.min_relevance
-        and public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
-        and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
-                                        v_placement.format, v_categories, v_app);
+      from (select public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now())
+                   and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
+                                                   v_placement.format, v_categories, v_app) as here,
+                   public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories) as blocked
+            from unnest(p_candidates, p_relevance) as x(id, relevance)
+            join public.campaigns c on c.id = x.id
+            where x.relevance > 0 and x.relevance >= v_placement.min_relevance) h;
     else
       v_relevance := v_pick.relevance;
       v_matched := array(select jsonb_array_elements_text(p_matched -> (v_pick.ord::integer - 1)));
@@ -163,10 +170,13 @@ begin
                                         v_placement.format, v_categories, v_app);
     end if;
   end if;
+  -- A decision that filled nothing keeps no client, network or session: nothing is billed or
+  -- capped by it, and its reason (`sensitive` among them) is then tied to no one.
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id,
                                    relevance, matched_hints, no_fill_reason)
-  values (v_app, v_placement.id, p_api_key_id, p_session_id, p_client_hash, p_network_hash, v_pick.campaign_id, v_pick.id,
-          v_relevance, v_matched, v_reason)
+  values (v_app, v_placement.id, p_api_key_id, case when v_pick.id is not null then p_session_id end,
+          case when v_pick.id is not null then p_client_hash end, case when v_pick.id is not null then p_network_hash end,
+          v_pick.campaign_id, v_pick.id, v_relevance, v_matched, v_reason)
   returning id into v_decision;
   if v_pick.id is not null then
     select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;

@@ -17,4 +17,4 @@ create policy "Apps read the version of the market through the SDK" on public.ad
   using (true);
 
 grant select on table public.ad_market to sdk;
-grant select, update on table public.ad_market to service_role;
+grant select on table public.ad_market to service_role;

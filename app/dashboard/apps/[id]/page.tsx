@@ -10,21 +10,25 @@ import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
 import { MAX_ACTIVE_KEYS_PER_APP } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
 import {
+  adRulesAction,
   archiveAppAction,
   changePlacementAction,
   createApiKeyAction,
   createPlacementAction,
+  minRelevanceAction,
   revokeApiKeyAction,
   updateAppAction,
   withdrawConsentAction,
 } from '../../actions';
-import { AppForm, ConfirmButton, ConsentWithdrawalForm, KeyForm, PlacementButtons, PlacementForm } from '../../forms';
+import { AdRulesForm, AppForm, ConfirmButton, ConsentWithdrawalForm, KeyForm, MinRelevanceForm, PlacementButtons, PlacementForm } from '../../forms';
 import { CodeBlock } from '../../../_components/ui/code-block';
 import { requirePublisher } from '../../publisher';
 import { Card, CardDescription, CardHeader, CardTitle } from '../../../_components/ui/card';
 import { CopyButton } from '../../../_components/ui/copy-button';
 import { EmptyState } from '../../../_components/ui/empty-state';
-import { KeyTable, PlacementTable } from '../../tables';
+import { KeyTable, PlacementTable, UnfilledTable } from '../../tables';
+import { DEFAULT_MIN_RELEVANCE, UNFILLED_DAYS, unfilledRequests } from '@/lib/publisher/ad-rules';
+import { ADVERTISER_CATEGORIES, ADVERTISER_CATEGORY_NAMES } from '@/lib/schemas/advertising';
 
 export const metadata: Metadata = { title: 'App', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -41,6 +45,7 @@ export default async function AppPage({ params }: { params: Params }) {
   const app = apps.find((a) => a.id === id);
   if (!app) notFound();
   const own = placements.filter((p) => p.app_id === app.id && p.status !== 'archived');
+  const unfilled = await unfilledRequests(await s.database(), user.id, app.id);
   const ownKeys = keys.filter((k) => k.app_id === app.id);
   const base = env().PUBLIC_BASE_URL;
 
@@ -84,6 +89,50 @@ export default async function AppPage({ params }: { params: Params }) {
             <PlacementForm action={createPlacementAction} appId={app.id} formats={PLACEMENT_FORMATS} />
           </div>
         </div>
+      </Card>
+
+      <Card aria-labelledby="relevance-title" id="relevance" className="scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="relevance-title">Ads that fit the conversation</CardTitle>
+            <CardDescription>
+              When your app sends the conversation with an ad request, only campaigns at least this relevant to it are shown ({DEFAULT_MIN_RELEVANCE} unless you
+              change it; 0 to 1), and sensitive conversations get none. Requests of the last {UNFILLED_DAYS} days, by why nothing filled:{' '}
+              <Link href="/docs/ad-decision">how an ad is chosen</Link>.
+            </CardDescription>
+          </div>
+        </CardHeader>
+        {own.length === 0 ? (
+          <p className="text-sm text-muted-foreground">Create a placement first.</p>
+        ) : (
+          <UnfilledTable
+            label={`Relevance and unfilled requests of ${app.name}`}
+            placements={own}
+            unfilled={unfilled}
+            relevance={(p) => <MinRelevanceForm action={minRelevanceAction} placementId={p.id} name={p.name} value={p.min_relevance} />}
+          />
+        )}
+      </Card>
+
+      <Card aria-labelledby="ad-rules-title" id="ad-rules" className="scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="ad-rules-title">Ads on this app</CardTitle>
+            <CardDescription>
+              Topics after which your app shows no ad, and advertisers and kinds of advertiser it never shows. They apply from the next ad request.
+            </CardDescription>
+          </div>
+        </CardHeader>
+        <AdRulesForm
+          action={adRulesAction.bind(null, app.id)}
+          appId={app.id}
+          initial={{
+            excluded_topics: app.excluded_topics.join('\n'),
+            blocked_advertisers: app.blocked_advertisers.join('\n'),
+            blocked_categories: app.blocked_categories.join(','),
+          }}
+          categories={ADVERTISER_CATEGORIES.map((c) => ({ value: c, name: ADVERTISER_CATEGORY_NAMES[c] }))}
+        />
       </Card>
 
       <Card aria-labelledby="keys-title" id="keys" className="scroll-mt-24">
