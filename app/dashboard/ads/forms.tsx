@@ -214,7 +214,7 @@ export function CampaignForm({
         <Field
           label="Context hints"
           htmlFor="campaign-hints"
-          hint={`Up to ${CAMPAIGN_PHRASES.max} short phrases, one per line or separated by commas, for conversations where your ads fit (“meeting notes”, “cheap flights”). They are matched by word stem, so “notes” also finds “note”. For apps that send the conversation with the ad request, which is being built: until then, they are saved and shown at review.`}
+          hint={`Up to ${CAMPAIGN_PHRASES.max} short phrases, one per line or separated by commas, for conversations where your ads fit (“meeting notes”, “cheap flights”). They are matched by word stem, so “notes” also finds “note”. Apps that send the conversation with the ad request show a campaign only when its hints fit it; without hints, it is never shown beside a conversation.`}
           hintId="campaign-hints-hint"
         >
           <Textarea id="campaign-hints" name="context_hints" rows={4} defaultValue={v.context_hints} aria-describedby="campaign-hints-hint" />

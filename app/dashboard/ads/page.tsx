@@ -131,8 +131,8 @@ export default async function AdvertisingPage() {
       <section aria-labelledby="try" className="mb-10 grid grid-cols-1 gap-4">
         <h2 id="try">Try a conversation</h2>
         <p className="max-w-2xl text-sm text-muted-foreground">
-          Type what a user might say to an AI app, and see how relevant each of your campaigns would be there and which of its context hints matched. Ad
-          requests do not carry the conversation yet: until they do, this is where to tune your hints.
+          Type what a user might say to an AI app, and see how relevant each of your campaigns would be there and which of its context hints matched: apps that
+          send the conversation show a campaign only at their least relevance (0.3 unless they change it), and never beside a sensitive conversation.
         </p>
         <TryConversation action={tryConversationAction} />
       </section>

@@ -111,6 +111,12 @@ export default async function CampaignPage({
           Rejected: {c.rejection_reason}. Edit the campaign (it becomes a draft again) and send it to review.
         </Alert>
       )}
+      {c.context_hints.length === 0 && c.status !== 'completed' && (
+        <Alert tone="info" className="mb-6">
+          No context hints yet: apps that send the conversation with their ad requests will not show this campaign. Add a few phrases where your ads fit in{' '}
+          <a href="#settings">its settings</a>, and try them on the <Link href="/dashboard/ads#try">campaigns page</Link>.
+        </Alert>
+      )}
       {c.status === 'paused' && c.pause_reason === 'out_of_funds' && (
         <Alert tone="warning" className="mb-6">
           Paused because your balance is used up. <Link href="/dashboard/ads/funds">Add funds</Link>: it resumes by itself once they are credited.
