@@ -16,7 +16,8 @@ import type { Relevant } from '../relevance/market';
 import { readMarket, type MarketCache } from './market';
 
 /**
- * `GET /functions/v1/ads`: one ad for one placement of the key's app, or nothing.
+ * `GET` and `POST /functions/v1/ads`: one ad for one placement of the key's app, or nothing and
+ * why (`No-Fill-Reason`).
  *
  * The decision is `public.sdk_serve_ad` (supabase/schemas/functions/public.sdk_serve_ad.sql), run as the app's SDK role in
  * one round trip: the placement (another app's is invisible, so it is a 404 here), the eligible
@@ -27,7 +28,13 @@ import { readMarket, type MarketCache } from './market';
  * billable only from that client. It also remembers the client's network (`networkHash`), which
  * the frequency cap counts by, whatever user agent is sent, with an allowance for a network that
  * several people share (`SDK_NETWORK_FREQUENCY_FACTOR` times the campaign's cap). Paused and
- * archived placements never fill.
+ * archived placements never fill; campaigns the app blocked never fill it.
+ *
+ * With a conversation (the `POST`), it is read here first, against the market kept in memory
+ * (./market.ts): a sensitive one, or one naming a topic the app excluded, gets no ad; otherwise
+ * the campaigns that fit go to the decision as ids, relevances and matched hints, with the
+ * market's version, and the draw is among those at the placement's `min_relevance`, by budget
+ * times relevance². The text goes no further than this function.
  */
 
 export interface AdRequest {
