@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/platform/kit/format';
 import type { apiKey, payout, placement } from '@/lib/schemas/account';
 import type { Unfilled } from '@/lib/publisher/ad-rules';
+import { NO_FILL_REASONS, type NoFillReason } from '@/lib/schemas/sdk';
 import { Badge } from '../_components/ui/badge';
 import { Table } from '../_components/ui/table';
 
@@ -28,6 +29,15 @@ export function ScrollTable({ label, head, children, stickyActions }: { label: s
   );
 }
 
+/** The unfilled requests' columns, by the reason the `No-Fill-Reason` header gives. */
+const UNFILLED_HEADS: Record<NoFillReason, string> = {
+  sensitive: 'Sensitive',
+  below_relevance: 'Below relevance',
+  blocked: 'Blocked',
+  no_eligible_campaign: 'No campaign could fill',
+  placement_inactive: 'Paused or archived',
+};
+
 const NUMERIC = new Set([
   'Impressions',
   'Clicks',
@@ -49,11 +59,7 @@ const NUMERIC = new Set([
   'Earned',
   'Requests',
   'Filled',
-  'Sensitive',
-  'Below relevance',
-  'Blocked',
-  'No campaign could fill',
-  'Paused or archived',
+  ...Object.values(UNFILLED_HEADS),
 ]);
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */
@@ -96,33 +102,20 @@ export function UnfilledTable({
   unfilled: ReadonlyMap<string, Unfilled>;
   relevance: (p: Placement) => ReactNode;
 }) {
-  const head = [
-    'Placement',
-    'Least relevance',
-    'Requests',
-    'Filled',
-    'Sensitive',
-    'Below relevance',
-    'Blocked',
-    'No campaign could fill',
-    'Paused or archived',
-  ];
+  const head = ['Placement', 'Least relevance', 'Requests', 'Filled', ...NO_FILL_REASONS.map((r) => UNFILLED_HEADS[r])];
   return (
     <ScrollTable label={label} head={head}>
       {placements.map((p) => {
         const u = unfilled.get(p.id);
-        const n = (count: number | undefined) => formatCount(count ?? 0);
         return (
           <tr key={p.id}>
             <th scope="row">{p.name}</th>
             <td>{relevance(p)}</td>
-            <td className="num">{n(u?.requests)}</td>
-            <td className="num">{n(u?.fills)}</td>
-            <td className="num">{n(u?.sensitive)}</td>
-            <td className="num">{n(u?.below_relevance)}</td>
-            <td className="num">{n(u?.blocked)}</td>
-            <td className="num">{n(u?.no_eligible_campaign)}</td>
-            <td className="num">{n(u?.placement_inactive)}</td>
+            {(['requests', 'fills', ...NO_FILL_REASONS] as const).map((k) => (
+              <td key={k} className="num">
+                {formatCount(u?.[k] ?? 0)}
+              </td>
+            ))}
           </tr>
         );
       })}

@@ -19,26 +19,39 @@ alter table public.placements
 grant insert (min_relevance), update (min_relevance) on table public.placements to authenticated;
 grant select (min_relevance) on table public.placements to sdk;
 
--- The advertisers an app blocks, by name: at most 50, each 1 to 100 characters with no space
--- around it, no null and no nested list (a check constraint of public.apps).
-create or replace function public.names_fit(p_names text[]) returns boolean
+-- Whether a list of short texts fits: a flat list of at most `p_most`, none null, each of 1 to
+-- `p_longest` characters without spaces around it. The check of campaigns' phrases
+-- (public.phrases_fit) and of the advertisers an app blocks by name (migration 20261216000000_ad_context).
+create or replace function public.texts_fit(p_texts text[], p_most integer, p_longest integer) returns boolean
 language sql immutable set search_path = ''
 as $$
-  select coalesce(array_ndims(p_names), 1) = 1
-     and cardinality(p_names) <= 50
-     and array_position(p_names, null) is null
-     and coalesce((select bool_and(length(n) between 1 and 100 and n = btrim(n)) from unnest(p_names) n), true)
+  select coalesce(array_ndims(p_texts), 1) = 1
+     and cardinality(p_texts) <= p_most
+     and array_position(p_texts, null) is null
+     and coalesce((select bool_and(length(t) between 1 and p_longest and t = btrim(t)) from unnest(p_texts) t), true)
 $$;
 
-revoke all on function public.names_fit(text[]) from public;
-grant execute on function public.names_fit(text[]) to anon, authenticated, sdk, service_role;
+revoke all on function public.texts_fit(text[], integer, integer) from public;
+grant execute on function public.texts_fit(text[], integer, integer) to anon, authenticated, sdk, service_role;
+
+-- Whether a list of phrases (a campaign's context hints and excluded phrases, an app's excluded
+-- topics, a decision's matched hints) fits: at most 20, each of 1 to 60 characters
+-- (public.texts_fit; migration 20261215000100_campaign_context).
+create or replace function public.phrases_fit(p_phrases text[]) returns boolean
+language sql immutable set search_path = ''
+as $$
+  select public.texts_fit(p_phrases, 20, 60)
+$$;
+
+revoke all on function public.phrases_fit(text[]) from public;
+grant execute on function public.phrases_fit(text[]) to anon, authenticated, sdk, service_role;
 
 alter table public.apps
   add column excluded_topics text[] not null default '{}',
   add column blocked_advertisers text[] not null default '{}',
   add column blocked_categories text[] not null default '{}',
   add constraint apps_excluded_topics_fit check (public.phrases_fit(excluded_topics)),
-  add constraint apps_blocked_advertisers_fit check (public.names_fit(blocked_advertisers)),
+  add constraint apps_blocked_advertisers_fit check (public.texts_fit(blocked_advertisers, 50, 100)),
   add constraint apps_blocked_categories_check check (
     coalesce(array_ndims(blocked_categories), 1) = 1 and array_position(blocked_categories, null) is null
     and blocked_categories <@ array['software', 'education', 'finance', 'travel', 'retail', 'food_drink', 'health_fitness', 'entertainment',

@@ -34,19 +34,29 @@ export async function openPgliteCopy(): Promise<Engine> {
 }
 
 async function openPostgresCopy(url: string, template: string): Promise<Engine> {
-  const name = `mp_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  return (await postgresCopy(url, template)).engine;
+}
+
+/**
+ * A fresh database made from `template` on the server of `url`: its engine (closing it drops the
+ * database), its name and URL, and a connection to the server's maintenance database (`admin`),
+ * for tests that look at the server itself.
+ */
+export async function postgresCopy(url: string, template: string, prefix = 'mp_test') {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = await openPostgres(url);
   await admin.exec(`create database ${name} template ${template}`);
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const engine = await openPostgres(target.toString());
-  return derivedEngine(engine, {
+  const opened = await openPostgres(target.toString());
+  const engine = derivedEngine(opened, {
     close: async () => {
-      await engine.close();
+      await opened.close();
       await admin.exec(`drop database if exists ${name}`);
       await admin.close();
     },
   });
+  return { engine, name, url: target.toString(), admin };
 }
 
 /**

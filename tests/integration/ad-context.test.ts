@@ -3,6 +3,7 @@ import { changePlacement, createApp, createPlacement } from '@/lib/publisher/wri
 import type { Engine } from '@/lib/platform/db/engine';
 import { rollUp } from '@/lib/ads/serving/rollup';
 import { adBody, CONTEXT_LIMITS } from '@/lib/schemas/sdk';
+import { DRAW_RELEVANCE_POWER } from '@/lib/ads/relevance/decide';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { newKey, sdk } from '../helpers/sdk';
 import { rawAsService } from '../helpers/roles';
@@ -99,6 +100,14 @@ for (const engine of testEngines()) {
       const body = adBody.parse(res.body);
       expect(body.relevance).toBeUndefined();
       expect(body.why).toBeUndefined();
+    });
+
+    it('weighs relevance in the draw as the labelled sets are measured with (DRAW_RELEVANCE_POWER)', async () => {
+      for (const relevance of [0.21, 0.45, 0.7, 0.91, 1]) {
+        // As the database's owner: the rule is the SDK role's alone to call.
+        const [row] = await suite.db.query<{ w: string }>('select public.sdk_relevant_weight(1000000, $1::numeric)::text as w', [relevance]);
+        expect(Number(row!.w)).toBeCloseTo(1_000_000 * relevance ** DRAW_RELEVANCE_POWER, 6);
+      }
     });
 
     it("keeps a campaign at or above the placement's min_relevance only", async () => {

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { tryConversationForm } from '@/lib/ads/advertisers/forms';
 import { rollUp } from '@/lib/ads/serving/rollup';
-import { openPglite, openPostgres, type Engine } from '@/lib/platform/db/engine';
+import { openPglite, type Engine } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
 import { log } from '@/lib/platform/log';
 import { createApp, createPlacement } from '@/lib/publisher/writes';
 import type { Services } from '@/lib/services';
 import { newDraftAdvertiser } from '../helpers/advertisers';
-import { demoUsers, UNLIMITED } from '../helpers/db';
+import { demoUsers, postgresCopy, UNLIMITED } from '../helpers/db';
 import { newKey, sdk } from '../helpers/sdk';
 import { makeServices, setTestServices } from '../helpers/services';
 
@@ -84,12 +84,7 @@ function postgresTarget(url: string, template: string): Target {
   return {
     name: 'postgres',
     async open() {
-      const name = `mp_canary_${process.pid}_${randomBytes(4).toString('hex')}`;
-      const admin = await openPostgres(url);
-      await admin.exec(`create database ${name} template ${template}`);
-      const target = new URL(url);
-      target.pathname = `/${name}`;
-      const db = await openPostgres(target.toString());
+      const { engine: db, name, url: target, admin } = await postgresCopy(url, template, 'mp_canary');
       const since = Date.now() - 1000;
       return {
         db,
@@ -105,17 +100,13 @@ function postgresTarget(url: string, template: string): Target {
           const dumps = [await logicalDump(db)];
           // pg_dump too, where this machine has one of the server's version.
           try {
-            dumps.push(execFileSync('pg_dump', ['--no-owner', target.toString()], { maxBuffer: 512 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] }));
+            dumps.push(execFileSync('pg_dump', ['--no-owner', target], { maxBuffer: 512 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] }));
           } catch {
             // None, or another version: the logical dump above reads every row all the same.
           }
           return dumps;
         },
-        close: async () => {
-          await db.close();
-          await admin.exec(`drop database if exists ${name}`);
-          await admin.close();
-        },
+        close: () => db.close(),
       };
     },
   };

@@ -107,11 +107,6 @@ export function indexOf(...lists: readonly (readonly Phrase[])[]): PhraseIndex {
   return index;
 }
 
-/** True when `phrase` is in a message of the conversation. */
-export function mentions(conversation: ReadConversation, phrase: Phrase): boolean {
-  return indexOf([phrase]).find(conversation).has(phrase.key);
-}
-
 /** How well `campaign` fits `conversation` (module comment). */
 export function fit(conversation: ReadConversation, campaign: CampaignPhrases): Fit {
   return fitFound(indexOf(campaign.hints, campaign.excluded).find(conversation), campaign);

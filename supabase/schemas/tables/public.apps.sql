@@ -20,7 +20,7 @@ create table public.apps (
   constraint apps_slug_unique_per_user UNIQUE (user_id, slug),
   constraint apps_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE,
   constraint apps_allowed_origins_check CHECK ((cardinality(allowed_origins) <= 20)),
-  constraint apps_blocked_advertisers_fit CHECK (public.names_fit(blocked_advertisers)),
+  constraint apps_blocked_advertisers_fit CHECK (public.texts_fit(blocked_advertisers, 50, 100)),
   constraint apps_blocked_categories_check CHECK (((COALESCE(array_ndims(blocked_categories), 1) = 1) AND (array_position(blocked_categories, NULL::text) IS NULL) AND (blocked_categories <@ ARRAY['software'::text, 'education'::text, 'finance'::text, 'travel'::text, 'retail'::text, 'food_drink'::text, 'health_fitness'::text, 'entertainment'::text, 'gaming'::text, 'dating'::text, 'gambling'::text, 'alcohol'::text, 'crypto'::text, 'other'::text]))),
   constraint apps_excluded_topics_fit CHECK (public.phrases_fit(excluded_topics)),
   constraint apps_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
