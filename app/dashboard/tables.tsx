@@ -60,6 +60,7 @@ const NUMERIC = new Set([
   'Requests',
   'Filled',
   ...Object.values(UNFILLED_HEADS),
+  'Hidden by users',
 ]);
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */
@@ -102,7 +103,7 @@ export function UnfilledTable({
   unfilled: ReadonlyMap<string, Unfilled>;
   relevance: (p: Placement) => ReactNode;
 }) {
-  const head = ['Placement', 'Least relevance', 'Requests', 'Filled', ...NO_FILL_REASONS.map((r) => UNFILLED_HEADS[r])];
+  const head = ['Placement', 'Least relevance', 'Requests', 'Filled', ...NO_FILL_REASONS.map((r) => UNFILLED_HEADS[r]), 'Hidden by users'];
   return (
     <ScrollTable label={label} head={head}>
       {placements.map((p) => {
@@ -111,7 +112,7 @@ export function UnfilledTable({
           <tr key={p.id}>
             <th scope="row">{p.name}</th>
             <td>{relevance(p)}</td>
-            {(['requests', 'fills', ...NO_FILL_REASONS] as const).map((k) => (
+            {(['requests', 'fills', ...NO_FILL_REASONS, 'hides'] as const).map((k) => (
               <td key={k} className="num">
                 {formatCount(u?.[k] ?? 0)}
               </td>

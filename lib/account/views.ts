@@ -211,6 +211,7 @@ export function campaignView(row: CampaignRow) {
     impressions: row.impressions,
     clicks: row.clicks,
     ctr: clickThroughRate(row.clicks, row.impressions),
+    hides: row.hides,
     spend_usd: microToUsd(row.spend_micro),
     spend_micro: row.spend_micro,
     budget_left_usd: row.lifetime_budget_micro === null ? null : microToUsd(micro(Math.max(0, row.lifetime_budget_micro - row.spend_micro))),

@@ -60,19 +60,20 @@ const unfilledRow = z.object({
   placement_id: z.string(),
   requests: z.coerce.number(),
   fills: z.coerce.number(),
+  hides: z.coerce.number(),
   ...Object.fromEntries(NO_FILL_REASONS.map((r) => [r, z.coerce.number()])),
 });
 
-export type Unfilled = { requests: number; fills: number } & Record<NoFillReason, number>;
+export type Unfilled = { requests: number; fills: number; hides: number } & Record<NoFillReason, number>;
 
 /**
  * Each placement of the app's requests over the last UNFILLED_DAYS UTC days (today's rolled up so
- * far): how many, how many filled, and the others by why nothing filled (`No-Fill-Reason`). Read
- * as the publisher: row-level security keeps it to their own placements.
+ * far): how many, how many filled, and the others by why nothing filled (`No-Fill-Reason`); and how
+ * many of its ads users hid ("Hide this ad"). Read as the publisher: row-level security keeps it to their own placements.
  */
 export async function unfilledRequests(db: Database, userId: string, appId: string): Promise<Map<string, Unfilled>> {
   const rows = await asConsoleUser(db, userId).query(
-    sql`select s.placement_id, sum(s.ad_requests) as requests, sum(s.fills) as fills,
+    sql`select s.placement_id, sum(s.ad_requests) as requests, sum(s.fills) as fills, sum(s.hides) as hides,
                sum(s.unfilled_sensitive) as sensitive, sum(s.unfilled_below_relevance) as below_relevance,
                sum(s.unfilled_blocked) as blocked, sum(s.unfilled_no_eligible_campaign) as no_eligible_campaign,
                sum(s.unfilled_placement_inactive) as placement_inactive

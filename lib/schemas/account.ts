@@ -235,6 +235,10 @@ export const campaign = z.object({
   impressions: z.number().int(),
   clicks: z.number().int(),
   ctr: z.number().min(0).max(1).describe('Clicks per impression: a fraction from 0 to 1 (4 decimals), 0 without impressions.'),
+  hides: z
+    .number()
+    .int()
+    .describe('Times a user hid one of its ads with "Hide this ad" (never billed): that user is not shown the campaign on that app for 30 days.'),
   spend_usd: z.number().describe('What the campaign’s ads cost, rounded to the cent once.'),
   spend_micro: z.number().int().describe('spend_usd exactly, in micro-dollars (millionths of a dollar), as the ledger debits it.'),
   budget_left_usd: z.number().nullable().describe('lifetime_budget_usd less the spend, never below 0; null without a lifetime budget.'),

@@ -145,7 +145,12 @@ export type AdBody = z.output<typeof adBody>;
 
 // ── Events ───────────────────────────────────────────────────────────────────────────────────
 
-export const EVENT_KINDS = ['impression', 'click'] as const;
+/**
+ * What an event says of an ad: it was seen (billed), clicked, or hidden by the user ("Hide this
+ * ad": counted in both sides' reports, never billed, and the campaign is not shown again to that
+ * client on that app for 30 days).
+ */
+export const EVENT_KINDS = ['impression', 'click', 'hide'] as const;
 
 /**
  * Why an ad request got no ad: the `No-Fill-Reason` header of its 204, kept on its decision and
@@ -167,7 +172,7 @@ export type Viewability = z.output<typeof viewability>;
 
 export const adEvent = z.object({
   id: clientId(100).describe('Your id for the event: sending it again changes nothing.'),
-  type: z.enum(EVENT_KINDS),
+  type: z.enum(EVENT_KINDS).describe('impression (the ad was seen: billed), click, or hide (the user hid the ad: counted, never billed).'),
   token: z.string().min(1).max(300).describe('The token of the ad it is about.'),
   viewability: viewability.optional().describe('For an impression: what the SDK measured.'),
 });
@@ -194,26 +199,27 @@ export type EventReasonCheck = 'token' | 'decision' | 'rule' | 'batch';
  * to it. Each with who decides it for an impression and for a click (null: never for that kind). The one list: the API's
  * (`EVENT_REASONS`) is made of it, public.sdk_event_reason checks its `rule`s in this order, and the counting rules of
  * content/docs/sdk-integration.md name them in it; tests/integration/event-reasons.test.ts holds the three to it. A click's
- * 3-hour rule comes last: sdk_record_events looks it up, under a lock, only for a click nothing else refuses.
+ * 3-hour rule comes last: sdk_record_events looks it up, under a lock, only for a click nothing else refuses. A hide is
+ * refused only for its token, a robot, another client than the ad's, or a second hide of one ad: it bills nothing.
  */
 export const EVENT_REASON_CHECKS = [
-  { reason: 'invalid_token', impression: 'token', click: 'token' },
-  { reason: 'expired_token', impression: 'token', click: 'token' },
-  { reason: 'wrong_app', impression: 'token', click: 'token' },
-  { reason: 'unknown_decision', impression: 'decision', click: 'decision' },
-  { reason: 'bot', impression: 'rule', click: 'rule' },
-  { reason: 'other_client', impression: 'rule', click: null },
-  { reason: 'too_soon', impression: 'rule', click: null },
-  { reason: 'too_late', impression: 'rule', click: null },
-  { reason: 'impossible_evidence', impression: 'rule', click: null },
-  { reason: 'not_viewable', impression: 'rule', click: null },
-  { reason: 'already_counted', impression: 'rule', click: 'rule' },
-  { reason: 'no_impression', impression: null, click: 'rule' },
-  { reason: 'campaign_ended', impression: 'rule', click: 'rule' },
-  { reason: 'client_limit', impression: 'batch', click: null },
-  { reason: 'publisher_limit', impression: 'batch', click: null },
-  { reason: 'over_budget', impression: 'batch', click: 'rule' },
-  { reason: 'repeat_click', impression: null, click: 'rule' },
+  { reason: 'invalid_token', impression: 'token', click: 'token', hide: 'token' },
+  { reason: 'expired_token', impression: 'token', click: 'token', hide: 'token' },
+  { reason: 'wrong_app', impression: 'token', click: 'token', hide: 'token' },
+  { reason: 'unknown_decision', impression: 'decision', click: 'decision', hide: 'decision' },
+  { reason: 'bot', impression: 'rule', click: 'rule', hide: 'rule' },
+  { reason: 'other_client', impression: 'rule', click: null, hide: 'rule' },
+  { reason: 'too_soon', impression: 'rule', click: null, hide: null },
+  { reason: 'too_late', impression: 'rule', click: null, hide: null },
+  { reason: 'impossible_evidence', impression: 'rule', click: null, hide: null },
+  { reason: 'not_viewable', impression: 'rule', click: null, hide: null },
+  { reason: 'already_counted', impression: 'rule', click: 'rule', hide: 'rule' },
+  { reason: 'no_impression', impression: null, click: 'rule', hide: null },
+  { reason: 'campaign_ended', impression: 'rule', click: 'rule', hide: null },
+  { reason: 'client_limit', impression: 'batch', click: null, hide: null },
+  { reason: 'publisher_limit', impression: 'batch', click: null, hide: null },
+  { reason: 'over_budget', impression: 'batch', click: 'rule', hide: null },
+  { reason: 'repeat_click', impression: null, click: 'rule', hide: null },
 ] as const satisfies readonly ({ reason: string } & Record<(typeof EVENT_KINDS)[number], EventReasonCheck | null>)[];
 
 export const EVENT_REASONS = EVENT_REASON_CHECKS.map((c) => c.reason);

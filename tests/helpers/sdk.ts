@@ -1,4 +1,4 @@
-import { createApiKey, createApp } from '@/lib/publisher/writes';
+import { createApiKey, createApp, createPlacement } from '@/lib/publisher/writes';
 import type { Engine } from '@/lib/platform/db/engine';
 import type { DeclarableMethod } from '@/lib/platform/http/declaration';
 import type { KeyEnvironment } from '@/lib/identity/keys/api-key';
@@ -61,6 +61,21 @@ export async function newApp(db: Engine, userId: string, name: string): Promise<
   const made = await createApp(db, userId, { name, slug, description: '', category: [], allowed_origins: [] });
   if (!made.ok) throw new Error(`createApp refused: ${made.error}`);
   return made.value.id;
+}
+
+/** An app of its own, for a test that changes its rules: a new app of the publisher's with an active sponsored-card placement and a key. */
+export interface SdkApp {
+  appId: string;
+  key: string;
+  placement: string;
+}
+
+export async function newSdkApp(db: Engine, userId: string): Promise<SdkApp> {
+  const appId = await newApp(db, userId, 'Beside answers');
+  const placement = await createPlacement(db, userId, { app_id: appId, name: 'Beside answers', format: 'sponsored_card' });
+  if (!placement.ok) throw new Error(`createPlacement refused: ${placement.error}`);
+  const key = await newKey(db, userId, { appId });
+  return { appId, key: key.key, placement: placement.value.id };
 }
 
 async function firstApp(db: Engine, userId: string): Promise<string> {

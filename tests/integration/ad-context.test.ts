@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { changePlacement, createApp, createPlacement } from '@/lib/publisher/writes';
+import { changePlacement } from '@/lib/publisher/writes';
 import type { Engine } from '@/lib/platform/db/engine';
 import { rollUp } from '@/lib/ads/serving/rollup';
 import { adBody, CONTEXT_LIMITS } from '@/lib/schemas/sdk';
 import { DRAW_RELEVANCE_POWER } from '@/lib/ads/relevance/decide';
 import { suiteDatabase, testEngines } from '../helpers/db';
-import { newKey, sdk } from '../helpers/sdk';
+import { newSdkApp, sdk, type SdkApp } from '../helpers/sdk';
 import { rawAsService } from '../helpers/roles';
 
 /**
@@ -15,11 +15,7 @@ import { rawAsService } from '../helpers/roles';
  * relevance and the advertiser's hints, never the conversation).
  */
 
-interface App {
-  appId: string;
-  key: string;
-  placement: string;
-}
+type App = SdkApp;
 
 const user = (content: string) => ({ role: 'user' as const, content });
 const assistant = (content: string) => ({ role: 'assistant' as const, content });
@@ -34,16 +30,7 @@ for (const engine of testEngines()) {
     const suite = suiteDatabase(engine, { unlimited: true });
     let a: App;
 
-    /** A fresh app of the demo publisher's with an active sponsored-card placement and a key. */
-    async function app(db: Engine): Promise<App> {
-      const slug = `context-${Math.random().toString(36).slice(2, 10)}`;
-      const made = await createApp(db, suite.users.demo, { name: `Context ${slug}`, slug, description: '', category: [], allowed_origins: [] });
-      if (!made.ok) throw new Error(made.error);
-      const placement = await createPlacement(db, suite.users.demo, { app_id: made.value.id, name: 'Beside answers', format: 'sponsored_card' });
-      if (!placement.ok) throw new Error(placement.error);
-      const key = await newKey(db, suite.users.demo, { appId: made.value.id });
-      return { appId: made.value.id, key: key.key, placement: placement.value.id };
-    }
+    const app = (db: Engine): Promise<App> => newSdkApp(db, suite.users.demo);
 
     const ask = (p: App, body: Record<string, unknown>, ip?: string) =>
       sdk('/functions/v1/ads', { body: { placement_id: p.placement, ...body }, headers: { 'x-api-key': p.key }, ip, services: suite.services });

@@ -29,7 +29,7 @@ function reasonsIn(text: string): string[] {
   return [...new Set(codes.filter((code) => !(EVENT_STATUSES as readonly string[]).includes(code)))];
 }
 
-/** The numbered rules of the documentation's "Counting rules": those of every event, of impressions, and of clicks. */
+/** The numbered rules of the documentation's "Counting rules": those of every event, of impressions, of clicks and of hides. */
 function countingRules(): Record<'every' | Kind, string> {
   const section = DOCS.slice(DOCS.indexOf('## Counting rules'));
   const body = section.slice(0, section.indexOf('\n## ', 1));
@@ -40,12 +40,14 @@ function countingRules(): Record<'every' | Kind, string> {
       .join('\n');
   const impressions = body.indexOf('For impressions:');
   const clicks = body.indexOf('For clicks:');
-  const after = body.indexOf('\n\n', body.indexOf('\n', clicks) + 1);
-  expect([impressions, clicks, after].every((at) => at > 0)).toBe(true);
+  const hides = body.indexOf('For hides');
+  const after = body.indexOf('\n\n', body.indexOf('\n', hides) + 1);
+  expect([impressions, clicks, hides, after].every((at) => at > 0)).toBe(true);
   return {
     every: numbered(body.slice(0, impressions)),
     impression: numbered(body.slice(impressions, clicks)),
-    click: numbered(body.slice(clicks, after)),
+    click: numbered(body.slice(clicks, hides)),
+    hide: numbered(body.slice(hides, after)),
   };
 }
 
@@ -71,6 +73,11 @@ const FACTS: Record<Kind, Record<string, EventFacts>> = {
     campaign_ended: { running: false },
     over_budget: { overBudget: true },
     repeat_click: { repeat: true },
+  },
+  hide: {
+    bot: { bot: true },
+    other_client: { sameClient: false },
+    already_counted: { hide: 'h' },
   },
 };
 const EXCLUSIVE = [['too_soon', 'too_late']];

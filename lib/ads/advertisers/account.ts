@@ -66,6 +66,8 @@ const campaignRow = z.object({
   /** Totals from the daily figures the roll-up keeps. */
   impressions: z.number(),
   clicks: z.number(),
+  /** Times a user hid one of its ads ("Hide this ad"): never billed. */
+  hides: z.number(),
   spent_micro: microAmount,
 });
 export type Campaign = z.output<typeof campaignRow>;
@@ -101,6 +103,7 @@ const dayRow = z.object({
   fills: z.number(),
   impressions: z.number(),
   clicks: z.number(),
+  hides: z.number(),
   spent_micro: microAmount,
 });
 export type DayFigures = z.output<typeof dayRow>;
@@ -119,9 +122,10 @@ const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection
   c.starts_at, c.ends_at, c.hard_stop,
   c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.formats, c.keywords,
   c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.context_hints, c.excluded_phrases, c.advertiser_category, c.created_at,
-  coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.spent_micro, 0)::float8 as spent_micro`;
+  coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.hides, 0)::float8 as hides,
+  coalesce(s.spent_micro, 0)::float8 as spent_micro`;
 const CAMPAIGN_TOTALS = sql`left join (select x.campaign_id, sum(x.impressions) as impressions, sum(x.clicks) as clicks,
-                                              sum(x.spent_micro) as spent_micro
+                                              sum(x.hides) as hides, sum(x.spent_micro) as spent_micro
                                        from public.campaign_daily_stats x group by x.campaign_id) s on s.campaign_id = c.id`;
 
 /** Everything the advertiser's console opens with, in one transaction. */
@@ -163,7 +167,7 @@ export async function advertiserCampaign(
     const days = await tx.query(
       sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.creative_id, s.app_id, coalesce(n.name, 'An app') as app_name, cr.format,
                  s.fills::float8 as fills, s.impressions::float8 as impressions, s.clicks::float8 as clicks,
-                 s.spent_micro::float8 as spent_micro
+                 s.hides::float8 as hides, s.spent_micro::float8 as spent_micro
           from public.campaign_daily_stats s join public.creatives cr on cr.id = s.creative_id
           left join public.advertiser_apps() n on n.id = s.app_id
           where s.campaign_id = ${campaignId}::uuid order by s.day desc, cr.format, s.app_id limit 2000`,

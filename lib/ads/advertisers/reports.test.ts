@@ -14,6 +14,7 @@ const row = (over: Partial<ReportRow>): ReportRow => ({
   fills: 10,
   impressions: 4,
   clicks: 1,
+  hides: 0,
   spent_micro: micro(10_000),
   ...over,
 });
@@ -30,16 +31,16 @@ describe("an advertiser's report", () => {
   });
 
   it('sums by campaign, format, app or creative, largest spend first', () => {
-    const rows = [row({}), row({ app: 'Notely', spent_micro: micro(50_000), impressions: 10 }), row({ app: 'Quizly', clicks: 2 })];
+    const rows = [row({}), row({ app: 'Notely', spent_micro: micro(50_000), impressions: 10 }), row({ app: 'Quizly', clicks: 2, hides: 1 })];
     expect(sumBy(rows, (r) => r.app)).toEqual([
-      { key: 'Notely', impressions: 10, clicks: 1, spent: 50_000 },
-      { key: 'Quizly', impressions: 8, clicks: 3, spent: 20_000 },
+      { key: 'Notely', impressions: 10, clicks: 1, hides: 0, spent: 50_000 },
+      { key: 'Quizly', impressions: 8, clicks: 3, hides: 1, spent: 20_000 },
     ]);
   });
 
   it('writes CSV rows with exact spend and no formula a spreadsheet would run', () => {
-    const lines = reportCsv([row({ campaign: '=cmd()', creative: '@x' })]).split('\r\n');
-    expect(lines[0]).toBe('day,campaign_id,campaign,creative_id,creative,format,app_id,app,fills,impressions,clicks,ctr,spend_usd,ecpm_usd');
-    expect(lines[1]).toBe("2026-11-27,k1,'=cmd(),c1,'@x,inline_text,a1,Quizly,10,4,1,0.2500,0.010000,2.50");
+    const lines = reportCsv([row({ campaign: '=cmd()', creative: '@x', hides: 2 })]).split('\r\n');
+    expect(lines[0]).toBe('day,campaign_id,campaign,creative_id,creative,format,app_id,app,fills,impressions,clicks,ctr,spend_usd,ecpm_usd,hides');
+    expect(lines[1]).toBe("2026-11-27,k1,'=cmd(),c1,'@x,inline_text,a1,Quizly,10,4,1,0.2500,0.010000,2.50,2");
   });
 });

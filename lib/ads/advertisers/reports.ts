@@ -31,6 +31,8 @@ const reportRow = z.object({
   fills: z.number(),
   impressions: z.number(),
   clicks: z.number(),
+  /** Times a user hid the ad ("Hide this ad"): never billed. */
+  hides: z.number(),
   spent_micro: microAmount,
 });
 export type ReportRow = z.output<typeof reportRow>;
@@ -39,7 +41,7 @@ export async function advertiserReport(db: Database, userId: string, days: Repor
   return asConsoleUser(db, userId).query(
     sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.campaign_id, c.name as campaign, s.creative_id, cr.headline as creative, cr.format,
                s.app_id, coalesce(a.name, 'An app') as app, s.fills::float8 as fills, s.impressions::float8 as impressions,
-               s.clicks::float8 as clicks, s.spent_micro::float8 as spent_micro
+               s.clicks::float8 as clicks, s.hides::float8 as hides, s.spent_micro::float8 as spent_micro
         from public.campaign_daily_stats s
         join public.campaigns c on c.id = s.campaign_id
         join public.creatives cr on cr.id = s.creative_id
@@ -65,16 +67,17 @@ export function dailySeries(rows: readonly ReportRow[], days: readonly string[],
   return days.map((date) => ({ date, value: byDay.get(date) ?? 0 }));
 }
 
-export type Figures = { key: string; impressions: number; clicks: number; spent: Micro };
+export type Figures = { key: string; impressions: number; clicks: number; hides: number; spent: Micro };
 
 /** Rows summed by a key, largest spend first. */
 export function sumBy(rows: readonly ReportRow[], key: (r: ReportRow) => string): Figures[] {
   const groups = new Map<string, Figures>();
   for (const r of rows) {
     const k = key(r);
-    const g = groups.get(k) ?? { key: k, impressions: 0, clicks: 0, spent: micro(0) };
+    const g = groups.get(k) ?? { key: k, impressions: 0, clicks: 0, hides: 0, spent: micro(0) };
     g.impressions += r.impressions;
     g.clicks += r.clicks;
+    g.hides += r.hides;
     g.spent = micro(g.spent + r.spent_micro);
     groups.set(k, g);
   }
@@ -84,11 +87,28 @@ export function sumBy(rows: readonly ReportRow[], key: (r: ReportRow) => string)
 /**
  * The report as CSV: a row per day (UTC), campaign, creative and app. Spend is exact, in dollars
  * to the millionth (the ledger's micro-dollars), so the rows add up to what the ledger debited;
- * CTR and eCPM are the row's own. Text a spreadsheet would run as a formula is escaped (toCsv).
+ * CTR and eCPM are the row's own; `hides` (times users hid the ad) comes last, added after the
+ * others. Text a spreadsheet would run as a formula is escaped (toCsv).
  */
 export function reportCsv(rows: readonly ReportRow[]): string {
   return toCsv(
-    ['day', 'campaign_id', 'campaign', 'creative_id', 'creative', 'format', 'app_id', 'app', 'fills', 'impressions', 'clicks', 'ctr', 'spend_usd', 'ecpm_usd'],
+    [
+      'day',
+      'campaign_id',
+      'campaign',
+      'creative_id',
+      'creative',
+      'format',
+      'app_id',
+      'app',
+      'fills',
+      'impressions',
+      'clicks',
+      'ctr',
+      'spend_usd',
+      'ecpm_usd',
+      'hides',
+    ],
     rows.map((r) => [
       r.day,
       r.campaign_id,
@@ -104,6 +124,7 @@ export function reportCsv(rows: readonly ReportRow[]): string {
       r.impressions > 0 ? (r.clicks / r.impressions).toFixed(4) : '0',
       microAsUsd(r.spent_micro).toFixed(6),
       r.impressions > 0 ? (((r.spent_micro / r.impressions) * 1000) / 1_000_000).toFixed(2) : '0',
+      r.hides,
     ]),
   );
 }

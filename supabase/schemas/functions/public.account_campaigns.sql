@@ -2,9 +2,9 @@
 -- 20261208000000_account_campaigns): the caller's advertiser balance, exactly, in micro-dollars
 -- (the postings of their `advertiser` ledger account: top-ups in, ad spend out), and their
 -- campaigns, oldest first, each with its totals from the daily figures the roll-up keeps
--- (`campaign_daily_stats`: impressions, clicks, and spend in micro-dollars, exact) and its
--- creatives, oldest first. A user who is not an advertiser has no campaigns and no advertiser
--- account: an empty list and 0. Like the other account reads it runs as its caller, so row-level
+-- (`campaign_daily_stats`: impressions, clicks, hides by users, and spend in micro-dollars,
+-- exact) and its creatives, oldest first. A user who is not an advertiser has no campaigns and no
+-- advertiser account: an empty list and 0. Like the other account reads it runs as its caller, so row-level
 -- security alone decides whose rows these are, and it names no user.
 create or replace function public.account_campaigns() returns json
 language plpgsql stable security invoker set search_path = ''
@@ -20,10 +20,11 @@ begin
                                        c.formats, c.lifetime_budget_micro, c.daily_cap_micro, c.created_at,
                                        c.context_hints, c.excluded_phrases, c.advertiser_category,
                                        coalesce(s.impressions, 0)::bigint as impressions, coalesce(s.clicks, 0)::bigint as clicks,
+                                       coalesce(s.hides, 0)::bigint as hides,
                                        coalesce(s.spend_micro, 0)::bigint as spend_micro, coalesce(k.creatives, '[]') as creatives
                                 from public.campaigns c
                                 left join (select d.campaign_id, sum(d.impressions) as impressions, sum(d.clicks) as clicks,
-                                                  sum(d.spent_micro) as spend_micro
+                                                  sum(d.hides) as hides, sum(d.spent_micro) as spend_micro
                                            from public.campaign_daily_stats d group by d.campaign_id) s on s.campaign_id = c.id
                                 left join (select x.campaign_id,
                                                   json_agg(json_build_object('id', x.id, 'format', x.format, 'status', x.status,

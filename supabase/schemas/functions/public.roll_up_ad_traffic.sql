@@ -17,8 +17,9 @@
 -- another request writes too, and counts its promises from the next run. Each run also sweeps,
 -- a bounded batch at a time, what is kept only for a while (SECURITY.md,
 -- What strangers can store): decisions and invalid traffic after 35 days (past their token's hour,
--- the frequency cap's day and a month's close), and counters and budget leases two days after
--- their period.
+-- the frequency cap's day and a month's close), counters and budget leases two days after
+-- their period, and users' hides of ads once their 30 days are over. Hides are counted like
+-- clicks, in the placements' daily stats and the campaigns' (migration 20261217000000_ad_hides).
 create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
 returns table (decisions bigint, events bigint)
 language plpgsql volatile security invoker set search_path = ''
@@ -45,6 +46,8 @@ begin
   where k.ctid = any(array(select x.ctid from public.sdk_counters x where x.period < now() - interval '2 days' limit 10000));
   delete from public.sdk_budget_leases l
   where l.ctid = any(array(select x.ctid from public.sdk_budget_leases x where x.period < now() - interval '2 days' limit 10000));
+  delete from public.ad_hides h
+  where h.ctid = any(array(select x.ctid from public.ad_hides x where x.hidden_until <= now() limit 10000));
 
   return query
   with taken as (
@@ -53,7 +56,7 @@ begin
     returning c.*
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
-           sum(t.clicks) as clicks, sum(t.invalid) as invalid, sum(t.revenue_micro) as revenue, sum(t.cost_micro) as cost,
+           sum(t.clicks) as clicks, sum(t.hides) as hides, sum(t.invalid) as invalid, sum(t.revenue_micro) as revenue, sum(t.cost_micro) as cost,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'sensitive'), 0) as sensitive,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'below_relevance'), 0) as below_relevance,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'blocked'), 0) as blocked,
@@ -63,9 +66,9 @@ begin
   ), daily as (
     insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_micro, cost_micro,
                                          posted_micro, posted_cost_micro, unfilled_sensitive, unfilled_below_relevance, unfilled_blocked,
-                                         unfilled_no_eligible_campaign, unfilled_placement_inactive)
+                                         unfilled_no_eligible_campaign, unfilled_placement_inactive, hides)
     select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost, b.revenue, b.cost,
-           b.sensitive, b.below_relevance, b.blocked, b.no_eligible_campaign, b.placement_inactive
+           b.sensitive, b.below_relevance, b.blocked, b.no_eligible_campaign, b.placement_inactive, b.hides
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
       unfilled_sensitive = s.unfilled_sensitive + excluded.unfilled_sensitive,
@@ -77,6 +80,7 @@ begin
       fills       = s.fills + excluded.fills,
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
+      hides       = s.hides + excluded.hides,
       invalid_events = s.invalid_events + excluded.invalid_events,
       revenue_micro = s.revenue_micro + excluded.revenue_micro,
       cost_micro = s.cost_micro + excluded.cost_micro,
@@ -111,16 +115,17 @@ begin
       clicks      = s.clicks + excluded.clicks,
       spent_micro = s.spent_micro + excluded.spent_micro
   ), report as (
-    insert into public.campaign_daily_stats as s (campaign_id, creative_id, app_id, day, fills, impressions, clicks, spent_micro)
-    select t.campaign_id, t.creative_id, t.app_id, t.day, sum(t.fills), sum(t.impressions), sum(t.clicks), sum(t.cost_micro)
+    insert into public.campaign_daily_stats as s (campaign_id, creative_id, app_id, day, fills, impressions, clicks, hides, spent_micro)
+    select t.campaign_id, t.creative_id, t.app_id, t.day, sum(t.fills), sum(t.impressions), sum(t.clicks), sum(t.hides), sum(t.cost_micro)
     from taken t
-    where t.creative_id is not null and (t.fills > 0 or t.impressions > 0 or t.clicks > 0)
+    where t.creative_id is not null and (t.fills > 0 or t.impressions > 0 or t.clicks > 0 or t.hides > 0)
       and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
     group by t.campaign_id, t.creative_id, t.app_id, t.day
     on conflict (campaign_id, day, creative_id, app_id) do update set
       fills       = s.fills + excluded.fills,
       impressions = s.impressions + excluded.impressions,
       clicks      = s.clicks + excluded.clicks,
+      hides       = s.hides + excluded.hides,
       spent_micro = s.spent_micro + excluded.spent_micro
   ), promised as (
     insert into public.sdk_counters as k (name, period, used)

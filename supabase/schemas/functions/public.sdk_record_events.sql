@@ -1,5 +1,5 @@
 -- One call per batch, as `sdk`. The caller has checked each event's token (signature, expiry,
--- app) and passes the decision it names; this decides the rest, in the order the rules are
+-- app) and passes the decision it names; this decides the rest (impressions, clicks and hides), in the order the rules are
 -- documented (content/docs/sdk-integration.md, Counting rules). Each event is
 -- `{n, id, kind, decision_id, visible_share, visible_seconds, area_px}` (the last three: the SDK's
 -- viewability evidence, for impressions). `p_ip_hash` is the keyed hash of the client's address,
@@ -32,7 +32,11 @@
 --      counts for the roll-up (`ad_traffic_counts`) written, and every impression answered:
 --      steps 1 to 4 are one statement;
 --   5. clicks, one at a time: sdk_event_reason (once per ad, after its impression, the campaign
---      still running and within its budget, then one per address and ad in 3 hours).
+--      still running and within its budget, then one per address and ad in 3 hours);
+--   6. hides, one at a time (migration 20261217000000_ad_hides): once per ad, from the client it
+--      was served to; a hide bills nothing, keeps the campaign from that client on this app for
+--      30 days (`ad_hides`, which public.sdk_serve_ad reads) and is counted for both sides'
+--      reports.
 -- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
 -- counters (campaign id order), the advertisers' funds (advertiser id order), the advisory lock
 -- of a click; so two batches never wait on each other in a circle.
@@ -75,7 +79,8 @@ begin
     where e.kind = 'impression'
   ), locked as materialized (
     -- The clicks' decisions too: all of the batch's, in one order, before any other lock.
-    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id,
+           d.hide_event_id
     from public.ad_decisions d
     where d.id in (select e.decision_id from events e) and d.creative_id is not null
     order by d.id
@@ -87,7 +92,7 @@ begin
            i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_micro, c.daily_budget_micro,
            case
              when d.id is null then 'unknown_decision'
-             when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id)
+             when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id, d.hide_event_id)
                   or exists (select 1 from public.ad_events x where x.placement_id = d.placement_id and x.event_id = i.id) then 'duplicate'
              -- The budget is the batch's, after every rule (below): none is spent here.
              else public.sdk_event_reason(
@@ -184,17 +189,19 @@ begin
   from final c
   order by c.n;
 
-  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
-  if not p_events @> '[{"kind": "click"}]' then
+  -- Most batches hold impressions only.
+  if not p_events @> '[{"kind": "click"}]' and not p_events @> '[{"kind": "hide"}]' then
     return;
   end if;
+
+  -- 5. Clicks, one at a time, after the impressions, so a batch holding both for one ad counts both.
   for v_event in
     select e.n, e.id, e.decision_id
     from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
     where e.kind = 'click'
     order by e.n
   loop
-    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id,
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id, d.hide_event_id,
            public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()) as running,
            public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_micro as spent
     into v_decision
@@ -205,7 +212,7 @@ begin
       return query select v_event.n, 'invalid'::text, 'unknown_decision'::text;
       continue;
     end if;
-    if v_event.id in (v_decision.impression_event_id, v_decision.click_event_id)
+    if v_event.id in (v_decision.impression_event_id, v_decision.click_event_id, v_decision.hide_event_id)
        or exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
       return query select v_event.n, 'duplicate'::text, null::text;
       continue;
@@ -245,6 +252,50 @@ begin
                                   billable, invalid_reason, ip_hash)
     values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
             'click', false, v_reason, p_ip_hash)
+    on conflict do nothing;
+    return query select v_event.n, 'invalid'::text, v_reason;
+  end loop;
+
+  -- 6. Hides, one at a time, after the clicks. Each locks its decision: two hides of one ad, in
+  -- two batches, count once.
+  for v_event in
+    select e.n, e.id, e.decision_id
+    from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
+    where e.kind = 'hide'
+    order by e.n
+  loop
+    select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.impression_event_id, d.click_event_id, d.hide_event_id
+    into v_decision
+    from public.ad_decisions d
+    where d.id = v_event.decision_id
+    for update;
+    if not found or v_decision.creative_id is null then
+      return query select v_event.n, 'invalid'::text, 'unknown_decision'::text;
+      continue;
+    end if;
+    if v_event.id in (v_decision.impression_event_id, v_decision.click_event_id, v_decision.hide_event_id)
+       or exists (select 1 from public.ad_events x where x.placement_id = v_decision.placement_id and x.event_id = v_event.id) then
+      return query select v_event.n, 'duplicate'::text, null::text;
+      continue;
+    end if;
+    v_reason := public.sdk_event_reason('hide', p_bot, v_decision.impression_event_id, v_decision.click_event_id, true, false,
+                                        p_same_client => v_decision.client_hash = p_client_hash, p_hide_event_id => v_decision.hide_event_id);
+    if v_reason is null then
+      update public.ad_decisions set hide_event_id = v_event.id, hidden_at = now() where id = v_decision.id;
+      insert into public.ad_hides as h (app_id, client_hash, campaign_id, hidden_until)
+      values (v_app, p_client_hash, v_decision.campaign_id, now() + interval '30 days')
+      on conflict (app_id, client_hash, campaign_id) do update set hidden_until = excluded.hidden_until;
+      insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, hides)
+      values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
+      return query select v_event.n, 'recorded'::text, null::text;
+      continue;
+    end if;
+    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, invalid)
+    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
+    insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
+                                  billable, invalid_reason, ip_hash)
+    values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
+            'hide', false, v_reason, p_ip_hash)
     on conflict do nothing;
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;

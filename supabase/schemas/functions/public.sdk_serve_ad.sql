@@ -9,6 +9,8 @@
 -- frequency cap counts by it, whatever user agent is sent; lib/platform/http/client-ip.ts). The
 -- request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
 -- filled. Nothing here writes a row another request writes too: serving waits on no one.
+-- A campaign the client hid on this app in the last 30 days (`ad_hides`, migration
+-- 20261217000000_ad_hides) is left out of every draw.
 --
 -- The draw: each eligible campaign wins with probability weight / total, its weight from
 -- sdk_draw_weight (the daily budget, tripled when a keyword of the request matches). It is drawn
@@ -51,6 +53,7 @@ declare
   v_categories text[];
   v_blocked_advertisers text[];
   v_blocked_categories text[];
+  v_hidden uuid[];
   v_placement record;
   v_pick record;
   v_decision uuid;
@@ -79,6 +82,8 @@ begin
   v_categories := coalesce(v_categories, '{}');
   v_blocked_advertisers := coalesce(v_blocked_advertisers, '{}');
   v_blocked_categories := coalesce(v_blocked_categories, '{}');
+  v_hidden := array(select h.campaign_id from public.ad_hides h
+                    where h.app_id = v_app and h.client_hash = p_client_hash and h.hidden_until > now());
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id, null::numeric as relevance, null::bigint as ord into v_pick;
   if v_placement.status <> 'active' then
@@ -97,6 +102,7 @@ begin
             and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
                                             v_placement.format, v_categories, v_app)
             and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
+            and c.id <> all(v_hidden)
           order by -ln(1 - random()) / public.sdk_relevant_weight(public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords), x.relevance)) c
     cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                     v_app, p_network_hash, p_network_factor, now()) s
@@ -140,6 +146,7 @@ begin
               and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
                                               v_placement.format, v_categories, v_app)
               and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
+              and c.id <> all(v_hidden)
               and random()::numeric * c.daily_budget_micro * v_boost < public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s;
@@ -153,6 +160,7 @@ begin
               and public.sdk_campaign_targets(c.formats, c.include_categories, c.exclude_categories, c.excluded_apps,
                                               v_placement.format, v_categories, v_app)
               and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
+              and c.id <> all(v_hidden)
             order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s

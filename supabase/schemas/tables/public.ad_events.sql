@@ -21,7 +21,7 @@ create table public.ad_events (
   constraint ad_events_pkey PRIMARY KEY (id),
   constraint ad_events_event_id_unique UNIQUE (placement_id, event_id),
   constraint ad_events_placement_app FOREIGN KEY (placement_id, app_id) REFERENCES public.placements(id, app_id) ON DELETE CASCADE,
-  constraint ad_events_kind_check CHECK ((kind = ANY (ARRAY['impression'::text, 'click'::text]))),
+  constraint ad_events_kind_check CHECK ((kind = ANY (ARRAY['impression'::text, 'click'::text, 'hide'::text]))),
   constraint ad_events_reason_when_invalid CHECK ((billable = (invalid_reason IS NULL))),
   constraint ad_events_revenue_micro_check CHECK ((revenue_micro >= 0))
 );

@@ -11,10 +11,12 @@ create table public.campaign_daily_stats (
   impressions bigint not null default 0,
   clicks bigint not null default 0,
   spent_micro bigint not null default 0,
+  hides bigint not null default 0,
   constraint campaign_daily_stats_pkey PRIMARY KEY (campaign_id, day, creative_id, app_id),
   constraint campaign_daily_stats_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES public.campaigns(id) ON DELETE CASCADE,
   constraint campaign_daily_stats_clicks_check CHECK ((clicks >= 0)),
   constraint campaign_daily_stats_fills_check CHECK ((fills >= 0)),
+  constraint campaign_daily_stats_hides_check CHECK ((hides >= 0)),
   constraint campaign_daily_stats_impressions_check CHECK ((impressions >= 0)),
   constraint campaign_daily_stats_spent_micro_check CHECK ((spent_micro >= 0))
 );

@@ -36,7 +36,7 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
   if (!account.profile) redirect('/dashboard/ads');
   const today = new Date().toISOString().slice(0, 10);
   const days = periodDays(today, query.days);
-  const totals = sumBy(rows, () => 'all')[0] ?? { impressions: 0, clicks: 0, spent: micro(0) };
+  const totals = sumBy(rows, () => 'all')[0] ?? { impressions: 0, clicks: 0, hides: 0, spent: micro(0) };
   const spend = buildDailyChart(
     dailySeries(rows, days, (r) => r.spent_micro).map((d) => ({ date: d.date, value: microToUsd(micro(d.value)) })),
     { kind: 'usd', today, label: 'Spend per day' },
@@ -104,6 +104,7 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
             { label: 'Impressions', value: formatCount(totals.impressions), testId: 'report-impressions' },
             { label: 'Clicks', value: formatCount(totals.clicks) },
             { label: 'CTR', value: formatPercent(clickThroughRate(totals.clicks, totals.impressions)) },
+            { label: 'Hidden by users', value: formatCount(totals.hides) },
             { label: 'eCPM', value: ecpm(totals.spent, totals.impressions) },
           ]}
         />

@@ -97,8 +97,8 @@ export default async function AppPage({ params }: { params: Params }) {
             <CardTitle id="relevance-title">Ads that fit the conversation</CardTitle>
             <CardDescription>
               When your app sends the conversation with an ad request, only campaigns at least this relevant to it are shown ({DEFAULT_MIN_RELEVANCE} unless you
-              change it; 0 to 1), and sensitive conversations get none. Requests of the last {UNFILLED_DAYS} days, by why nothing filled:{' '}
-              <Link href="/docs/ad-decision">how an ad is chosen</Link>.
+              change it; 0 to 1), and sensitive conversations get none. Requests of the last {UNFILLED_DAYS} days, by why nothing filled, and the ads your users
+              hid: <Link href="/docs/ad-decision">how an ad is chosen</Link>.
             </CardDescription>
           </div>
         </CardHeader>

@@ -88,6 +88,7 @@ export default async function CampaignPage({
     fills: d.fills,
     impressions: d.impressions,
     clicks: d.clicks,
+    hides: d.hides,
     spent_micro: d.spent_micro,
   }));
   const byCreative = sumBy(rows, (r) => `${r.format}: ${r.creative}`);
@@ -133,6 +134,7 @@ export default async function CampaignPage({
             { label: 'Budget left', value: left === null ? '—' : usd(left) },
             { label: 'Impressions', value: formatCount(c.impressions), testId: 'campaign-impressions' },
             { label: 'CTR', value: formatPercent(clickThroughRate(c.clicks, c.impressions)) },
+            { label: 'Hidden by users', value: formatCount(c.hides) },
             { label: 'eCPM', value: ecpm(c.spent_micro, c.impressions) },
           ]}
         />
