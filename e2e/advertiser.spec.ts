@@ -6,9 +6,10 @@ import { opsSignIn } from './helpers/ops';
 /**
  * An advertiser from sign-up to report, in Chromium, on the production build: a new advertiser
  * signs up and sets up billing, asks for a $100 invoice, which the operator (signed in with a TOTP
- * code) records as paid; creates a campaign with an inline-text creative keyword-targeted at the
- * demo app and sends it to review; the operator approves it and its creative; the demo page then
- * shows the creative (its text as text, never markup), and after its impression the advertiser's
+ * code) records as paid; creates a campaign with an inline-text creative and context hints and
+ * sends it to review; the operator approves it and its creative; the demo chat then shows the
+ * creative on the first ad request whose conversation fits its hints, however much larger the
+ * demo campaigns' budgets (its text as text, never markup), and after its impression the advertiser's
  * campaign page, report and `GET /api/v1/me/campaigns` show one impression and its spend, the
  * balance has fallen by exactly the format's CPM / 1000 and the demo publisher's earnings have
  * risen by exactly the publisher's share of it, to the micro-dollar (the ledger's figures: the
@@ -76,6 +77,9 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   await page.getByRole('checkbox', { name: /^inline_text/ }).check();
   await page.getByLabel('Budget (US dollars)').fill('50000');
   await page.getByLabel('Keywords').fill('quiz, learning');
+  // A phrase no other campaign has: where a conversation names it, this campaign is the one that fits.
+  const hint = `volcano trip ${stamp}`;
+  await page.getByLabel('Context hints').fill(`${hint}\nvolcano field trip`);
   await page.getByRole('button', { name: 'Save draft' }).click();
   await expect(page.getByRole('heading', { level: 1, name: `Quiz season ${stamp}` })).toBeVisible();
   await page.getByLabel(/^Headline/).fill(headline);
@@ -109,32 +113,27 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   const costMicro = Math.round(pricing.advertiser_cpm_usd.inline_text * 1000);
   const shareMicro = Math.round(costMicro * pricing.publisher_ad_revenue_share);
 
-  // The demo page with only its inline placement asking for ads (the card and the video answered
-  // "no ad" without asking, so that nothing else is billed), and left at once whenever the ad drawn
-  // is another campaign's, before it can count: the one impression recorded is this creative's.
-  // The inline ad is asked for by the browser itself (an impression counts only from the client
-  // its ad was served to).
+  // The demo chat, in a new conversation that names the hint: its answer's ad is this creative, on
+  // the first request, not after the demo campaigns (with far larger budgets) are capped. Every other ad request of the page is answered "no ad" without asking, so
+  // that nothing else is billed: the one impression recorded is this creative's. The ad is asked
+  // for by the browser itself (an impression counts only from the client its ad was served to).
   const viewer = await (await browser.newContext()).newPage();
-  let inline: string | null = null;
+  const question = `Make me a quiz to prepare our ${hint}`;
+  const asksAboutIt = (body: string | null) => (body ?? '').includes(question);
   await viewer.route('**/functions/v1/ads**', async (route) => {
-    inline ??= await viewer.locator('.demo-assistant [data-monetize-placement]').first().getAttribute('data-monetize-placement');
-    if (new URL(route.request().url()).searchParams.get('placement_id') === inline) await route.continue();
+    if (route.request().method() === 'POST' && asksAboutIt(route.request().postData())) await route.continue();
     else await route.fulfill({ status: 204 });
   });
-  let shown = false;
-  for (let attempt = 0; attempt < 15 && !shown; attempt++) {
-    const answered = viewer.waitForResponse((r) => inline !== null && r.url().includes(`placement_id=${inline}`));
-    await viewer.goto('/demo');
-    const answer = await answered;
-    const body = answer.status() === 200 ? ((await answer.json()) as { ad: { headline: string } }) : null;
-    if (body?.ad.headline !== headline) {
-      await viewer.goto('about:blank');
-      continue;
-    }
-    await viewer.locator('.mz-ad').filter({ hasText: headline }).waitFor();
-    shown = true;
-  }
-  expect(shown, 'the demo page showed the new creative').toBe(true);
+  await viewer.goto('/demo');
+  await viewer.getByRole('button', { name: 'New chat' }).click();
+  const answered = viewer.waitForResponse((r) => new URL(r.url()).pathname === '/functions/v1/ads' && asksAboutIt(r.request().postData()));
+  await viewer.getByLabel('Ask Quizly').fill(question);
+  await viewer.getByRole('button', { name: 'Send' }).click();
+  const answer = await answered;
+  expect(answer.status(), 'the first request with a conversation that fits the new campaign is answered with it').toBe(200);
+  const served = (await answer.json()) as { ad: { headline: string }; why: { matched: string[] } };
+  expect(served.ad.headline).toBe(headline);
+  expect(served.why.matched).toContain(hint);
   const ad = viewer.locator('.mz-ad').filter({ hasText: headline });
   // Its text as text: the `<b>` typed into the headline is not an element in the page.
   await expect(ad.locator('b')).toHaveCount(0);

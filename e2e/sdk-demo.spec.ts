@@ -246,9 +246,9 @@ test.describe.serial('the browser SDK on the demo app', () => {
     const sent = await openDemo(page);
     await expect(page.locator('.mz-ad')).toHaveCount(3);
     for (const ad of await page.locator('.mz-ad').all()) await expect(ad.locator('.mz-label').first()).toHaveText(/^Sponsored/);
-    // Tabbing through the page reaches every ad's link and the video's close button.
+    // Tabbing through the page reaches every ad's link, its "Why this ad?" and the video's close button.
     const reached = new Set<string>();
-    for (let i = 0; i < 80 && reached.size < 4; i++) {
+    for (let i = 0; i < 80 && reached.size < 6; i++) {
       await page.keyboard.press('Tab');
       const focused = await page.evaluate(() => {
         const el = document.activeElement;
@@ -257,7 +257,15 @@ test.describe.serial('the browser SDK on the demo app', () => {
       });
       if (focused) reached.add(focused);
     }
-    expect([...reached].sort()).toEqual(['mz-ad mz-card A', 'mz-ad mz-float A', 'mz-ad mz-float BUTTON', 'mz-ad mz-inline A']);
+    expect([...reached].sort()).toEqual([
+      'mz-ad mz-card A',
+      'mz-ad mz-card BUTTON',
+      'mz-ad mz-float A',
+      'mz-ad mz-float BUTTON',
+      'mz-ad mz-inline A',
+      'mz-ad mz-inline BUTTON',
+    ]);
+    for (const ad of await page.locator('.mz-ad').all()) await expect(ad.getByRole('button', { name: 'Why this ad?' })).toHaveCount(1);
     expect(await graveViolations(page)).toEqual([]);
     await leave(page, sent);
   });
@@ -380,7 +388,10 @@ test.describe.serial('the browser SDK on the demo app', () => {
 });
 
 test('the script build loads on another origin with its integrity hash, and warns once when loaded twice', async ({ page, request, baseURL }) => {
-  const served = await request.get('/sdk/v1.2.0.js');
+  const { readFileSync } = await import('node:fs');
+  // The current release, as the build wrote it (packages/sdk/build.mjs).
+  const release = JSON.parse(readFileSync('lib/publisher/sdk-release.json', 'utf8')) as { version: string; path: string };
+  const served = await request.get(release.path);
   expect(served.status()).toBe(200);
   expect(served.headers()['content-type']).toMatch(/javascript/);
   expect(served.headers()['access-control-allow-origin']).toBe('*');
@@ -397,6 +408,7 @@ test('the script build loads on another origin with its integrity hash, and warn
   for (const [version, hash] of [
     ['1.0.0', 'sha384-skrtN1sqHWrKwKOPuGp1iOwsdP5d16jy48MuoFOQCryHoBLqIS8rHDIxATM4ssVO'],
     ['1.1.0', 'sha384-hPrE05bDggo03+e0x6hyt90y/MkAk0gntH1CLf4WrMiNapFDB1sYbuo7iAT1QIkO'],
+    ['1.2.0', 'sha384-H7vrU8q/fFuPOArZkl5om9saUOuM0Elm92Zg4Rrd/MJL0DtuyfyoJQxv6vQA90A9'],
   ]) {
     const previous = await request.get(`/sdk/v${version}.js`);
     expect(previous.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
@@ -410,15 +422,15 @@ test('the script build loads on another origin with its integrity hash, and warn
   });
   page.on('pageerror', (e) => errors.push(e.message));
   // A page of no origin of ours (about:blank), as a publisher's page is.
-  const tag = `<script src="${new URL('/sdk/v1.2.0.js', baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
+  const tag = `<script src="${new URL(release.path, baseURL).href}" integrity="${hash}" crossorigin="anonymous"></script>`;
   await page.setContent(`<!doctype html><title>Publisher</title>${tag}${tag}${tag}`);
   await expect.poll(() => page.evaluate(() => typeof (window as unknown as { Monetize?: { createClient: unknown } }).Monetize?.createClient)).toBe('function');
-  expect(await page.evaluate(() => (window as unknown as { Monetize: { version: string } }).Monetize.version)).toBe('1.2.0');
+  expect(await page.evaluate(() => (window as unknown as { Monetize: { version: string } }).Monetize.version)).toBe(release.version);
   expect(warnings.filter((w) => w.includes('loaded more than once'))).toHaveLength(1);
   // A wrong hash: the browser refuses the script.
   const refused = await page.context().newPage();
   await refused.setContent(
-    `<!doctype html><script src="${new URL('/sdk/v1.2.0.js', baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`,
+    `<!doctype html><script src="${new URL(release.path, baseURL).href}" integrity="sha384-${'A'.repeat(64)}" crossorigin="anonymous"></script>`,
   );
   await refused.waitForTimeout(500);
   expect(await refused.evaluate(() => 'Monetize' in window)).toBe(false);

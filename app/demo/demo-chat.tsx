@@ -9,7 +9,7 @@ import { Card, CardDescription, CardTitle } from '../_components/ui/card';
 import { Input, Label } from '../_components/ui/input';
 import { cn } from '../_components/ui/cn';
 
-/** Canned answers: the demo is about the ads, not the AI. */
+/** Canned answers: the demo is about the ads, not the AI. Quizzes, in turn, for most questions. */
 const ANSWERS = [
   'Here is a five-question quiz on the water cycle: 1. What drives evaporation? 2. Where does condensation happen? 3. Name two kinds of precipitation. 4. What is runoff? 5. How does water return to the air from plants?',
   'Flashcards for photosynthesis: light reactions happen in the thylakoids; the Calvin cycle fixes carbon in the stroma; oxygen comes from split water molecules.',
@@ -17,10 +17,29 @@ const ANSWERS = [
   'Three questions about the French Revolution: when did the Estates-General meet, what was the Tennis Court Oath, and why did the monarchy fall in 1792?',
 ];
 
+/** The canned answers to questions on a few topics, the first that matches; a quiz for anything else. */
+const TOPICS: [RegExp, string][] = [
+  [
+    /\b(pain|hurts?|aches?|swell|swells|swollen|fever|symptoms?|sick|injur|doctor|medicine|rash|dizzy|cough)/i,
+    'I am a quiz helper, not a doctor: for a health worry, please ask a doctor or a pharmacist.',
+  ],
+  [
+    /\bnotes?\b|note-taking/i,
+    'Good notes make good quizzes: write a question in the margin beside each idea as you read, then cover the page and answer them. Paste your notes here and I will turn them into a quiz.',
+  ],
+];
+
+function answerTo(question: string, asked: number): string {
+  return TOPICS.find(([topic]) => topic.test(question))?.[1] ?? ANSWERS[asked % ANSWERS.length]!;
+}
+
 interface Message {
   role: 'user' | 'assistant';
   text: string;
 }
+
+/** The conversation up to a message, as the ad beside it is asked with it (AdOptions.context). */
+const contextOf = (messages: Message[], upTo: number) => ({ messages: messages.slice(0, upTo + 1).map((m) => ({ role: m.role, content: m.text })) });
 
 /** The floating video: not there yet, on the screen, or not coming (no fill, an error, or closed). */
 type Floating = 'pending' | 'shown' | 'gone';
@@ -46,7 +65,7 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
   const client = useMemo(() => createClient({ key: apiKey }), [apiKey]);
   const [events, setEvents] = useState<string[]>([]);
   const [messages, setMessages] = useState<Message[]>([
-    { role: 'user', text: 'Make me a quiz about the water cycle.' },
+    { role: 'user', text: 'Make me a quiz about the water cycle. I want to learn the basics before my exam.' },
     { role: 'assistant', text: ANSWERS[0]! },
   ]);
   const [draft, setDraft] = useState('');
@@ -121,7 +140,7 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
     const question = draft.trim();
     if (!question) return;
     setDraft('');
-    setMessages((list) => [...list, { role: 'user', text: question }, { role: 'assistant', text: ANSWERS[(list.length / 2) % ANSWERS.length]! }]);
+    setMessages((list) => [...list, { role: 'user', text: question }, { role: 'assistant', text: answerTo(question, list.length / 2) }]);
   }
 
   return (
@@ -136,8 +155,13 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
               <p className="font-semibold leading-tight">Quizly</p>
               <p className="text-sm text-muted-foreground">AI quiz helper · canned answers</p>
             </div>
+            {/* A new conversation: the next ads are chosen for it alone. */}
+            <Button type="button" variant="outline" size="sm" className="ml-auto shrink-0" onClick={() => setMessages([])}>
+              New chat
+            </Button>
           </div>
-          <ol className="flex min-w-0 flex-col gap-3 p-4">
+          {messages.length === 0 && <p className="p-4 text-muted-foreground">A new conversation: ask Quizly for a quiz on anything.</p>}
+          <ol className="flex min-w-0 flex-col gap-3 p-4 empty:hidden">
             {messages.map((m, i) => (
               // `.demo-assistant`: e2e/sdk-demo.spec.ts counts the answers by it.
               <li
@@ -157,6 +181,7 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
                     placementId={placements.inline_text}
                     format="inline_text"
                     keywords={['quiz', 'learning']}
+                    context={contextOf(messages, i)}
                     className="mt-1.5 text-sm"
                   />
                 )}

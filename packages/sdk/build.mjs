@@ -67,7 +67,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   fs.writeFileSync(RELEASE_PATH, `${JSON.stringify({ version: VERSION, path: `/sdk/v${VERSION}.js`, integrity: integrity(script) }, null, 2)}\n`);
   for (const page of DOCS_WITH_SCRIPT_TAG) {
     const text = fs.readFileSync(page, 'utf8');
-    fs.writeFileSync(page, text.replace(/integrity="sha384-[A-Za-z0-9+/=]+"/g, `integrity="${integrity(script)}"`));
+    // The tag names this version's file and its hash (a new release rewrites both).
+    fs.writeFileSync(
+      page,
+      text.replace(/\/sdk\/v\d+\.\d+\.\d+\.js" integrity="sha384-[A-Za-z0-9+/=]+"/g, `/sdk/v${VERSION}.js" integrity="${integrity(script)}"`),
+    );
   }
   await buildModules();
   buildDeclarations();

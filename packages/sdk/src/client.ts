@@ -1,10 +1,11 @@
 import { tell, type Refusal } from './explain';
 import { drawAd } from './render';
 import { reserve } from './styles';
-import type { Ad, Consent, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose } from './types';
+import type { Ad, Consent, ContextMessage, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose } from './types';
 import { watchViewability } from './watch';
+import { openWhy } from './why';
 
-export const VERSION = '1.2.0';
+export const VERSION = '1.3.0';
 
 export interface ClientOptions {
   /** The app's publishable key (`pk_live_…` or `pk_test_…`). */
@@ -20,6 +21,12 @@ export interface ClientOptions {
 export interface AdOptions {
   /** Up to 10 words about the page or the conversation; ads that match them are preferred. */
   keywords?: string[];
+  /**
+   * The conversation the ad will sit beside, oldest message first. The latest messages are sent
+   * (6 and 4,000 characters at most: `trimContext`); only campaigns that fit it are shown, and a
+   * sensitive conversation gets none. The service uses it for this one ad and stores none of it.
+   */
+  context?: { messages: ContextMessage[] };
 }
 
 export interface RenderOptions extends AdOptions {
@@ -54,9 +61,9 @@ const MAX_TRIES = 5;
 
 interface QueuedEvent {
   id: string;
-  type: 'impression';
+  type: 'impression' | 'hide';
   token: string;
-  viewability: Evidence;
+  viewability?: Evidence;
 }
 
 // Per page, whichever client or copy of the SDK (the script and the package) saw them: one
@@ -134,6 +141,28 @@ function isAd(value: unknown): value is Ad {
   );
 }
 
+/** What the service takes of a conversation: its latest 6 messages, 4,000 characters in all. */
+export const CONTEXT_LIMITS = { messages: 6, characters: 4000 };
+
+/**
+ * The latest messages of a conversation as the service takes them: users' and assistants' only,
+ * trimmed, without empty ones, the newest kept first up to CONTEXT_LIMITS; of a message that would
+ * go past the characters, its end.
+ */
+export function trimContext(messages: readonly ContextMessage[]): ContextMessage[] {
+  const kept: ContextMessage[] = [];
+  let left = CONTEXT_LIMITS.characters;
+  for (let i = messages.length - 1; i >= 0 && kept.length < CONTEXT_LIMITS.messages && left > 0; i--) {
+    const m = messages[i];
+    const content = String(m?.content ?? '').trim();
+    if ((m?.role !== 'user' && m?.role !== 'assistant') || !content) continue;
+    const part = content.slice(-left).trim();
+    kept.unshift({ role: m.role, content: part });
+    left -= part.length;
+  }
+  return kept;
+}
+
 /** Session ids the service takes: 8 to 64 letters, digits, `_`, `.`, `:` or `-`. */
 const SESSION_ID = /^[A-Za-z0-9_.:-]{8,64}$/;
 
@@ -149,6 +178,7 @@ export function cleanKeywords(words: readonly string[] | string): string {
       .toLowerCase()
       .replace(/[^a-z0-9 -]+/g, ' ')
       .replace(/\s+/g, ' ')
+      .slice(0, 40)
       .trim();
     if (clean && !kept.includes(clean) && kept.length < 10 && [...kept, clean].join(',').length <= 200) kept.push(clean);
   }
@@ -190,7 +220,7 @@ export class MonetizeClient {
     }
   }
 
-  /** Listens to `filled`, `no-fill`, `viewable`, `clicked` and `error`; answers a function that stops listening. */
+  /** Listens to `filled`, `no-fill`, `viewable`, `clicked`, `hidden` and `error`; answers a function that stops listening. */
   on(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -223,20 +253,34 @@ export class MonetizeClient {
       const query = new URLSearchParams({ placement_id: placementId, session_id: this.sessionId });
       const keywords = cleanKeywords(options.keywords ?? []);
       if (keywords) query.set('keywords', keywords);
+      const messages = trimContext(options.context?.messages ?? []);
+      // With a conversation, a POST: the conversation goes in its body, never in a URL.
+      const init: RequestInit = messages.length
+        ? {
+            method: 'POST',
+            headers: { 'x-api-key': this.options.key, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              placement_id: placementId,
+              session_id: this.sessionId,
+              keywords: keywords ? keywords.split(',') : [],
+              context: { messages },
+            }),
+          }
+        : { headers: { 'x-api-key': this.options.key } };
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs ?? 3000);
       signal?.addEventListener('abort', () => timeout.abort());
       try {
         let res: Response;
         try {
-          res = await fetch(`${this.base}/functions/v1/ads?${query}`, { headers: { 'x-api-key': this.options.key }, signal: timeout.signal });
+          res = await fetch(`${this.base}/functions/v1/ads${messages.length ? '' : `?${query}`}`, { ...init, signal: timeout.signal });
         } catch (error) {
           // No answer at all; a timeout or destroy() is no reason to tell the console.
           if (!timeout.signal.aborted) this.explain({ status: 0, message: messageOf(error) });
           throw error;
         }
         if (res.status === 204) {
-          this.emit('no-fill', placementId);
+          this.emit('no-fill', placementId, { reason: res.headers.get('no-fill-reason') ?? undefined });
           return null;
         }
         if (!res.ok) {
@@ -260,7 +304,8 @@ export class MonetizeClient {
 
   /**
    * Fills `target` (an element or a selector) with an ad of the placement, or its fallback, and
-   * sends the ad's impression once it has been viewable. Never throws.
+   * sends the ad's impression once it has been viewable. The ad carries "Why this ad?", whose
+   * "Hide this ad" hides it (`hide`) and leaves a short note in its place. Never throws.
    */
   render(target: Element | string, placementId: string, options: RenderOptions = {}): Placement {
     let ad: Ad | null = null;
@@ -305,7 +350,23 @@ export class MonetizeClient {
       if (abort.signal.aborted) return;
       if (!found) return showFallback();
       try {
-        const drawn = drawAd(into, found, () => placement.destroy());
+        const drawn = drawAd(
+          into,
+          found,
+          () => placement.destroy(),
+          (button) =>
+            openWhy(button, found, () => {
+              placement.destroy();
+              ad = null;
+              this.hide(found);
+              if (found.format !== 'floating_video') {
+                const note = document.createElement('span');
+                note.className = 'mz-note';
+                note.textContent = 'Ad hidden';
+                into.replaceChildren(note);
+              }
+            }),
+        );
         ad = found;
         remove = drawn.remove;
         drawn.link.addEventListener('click', () => this.emit('clicked', placementId, { ad: found }));
@@ -331,6 +392,18 @@ export class MonetizeClient {
       this.emit('error', ad.placement_id, { ad, error });
       return () => {};
     }
+  }
+
+  /**
+   * Hides an ad at its user's request ("Hide this ad"): the service records it once, bills
+   * nothing, and does not show that campaign to this browser on this app for 30 days. Sent at
+   * once. An app that draws its own ads calls it and removes the ad; `render`'s ads do both
+   * from their "Why this ad?" panel.
+   */
+  hide(ad: Ad): void {
+    this.queue.push({ id: `${ad.decision_id}.hide`, type: 'hide', token: ad.token });
+    this.emit('hidden', ad.placement_id, { ad });
+    this.flush();
   }
 
   /** An ad met its rule: its impression waits to be sent, once per decision, while the ad is valid. */

@@ -1,4 +1,4 @@
-export { cleanKeywords, createClient, MonetizeClient, VERSION } from './client';
+export { CONTEXT_LIMITS, cleanKeywords, createClient, MonetizeClient, trimContext, VERSION } from './client';
 export type { AdOptions, ClientOptions, ConsentOptions, Placement, RenderOptions } from './client';
-export type { Ad, Consent, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose, ViewabilityRule } from './types';
+export type { Ad, Consent, ContextMessage, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose, ViewabilityRule } from './types';
 export { ViewabilityClock, ruleFor } from './viewability';

@@ -1,7 +1,7 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import type { MonetizeClient, RenderOptions } from './client';
 import { ROOM } from './styles';
-import type { Format } from './types';
+import type { ContextMessage, Format } from './types';
 
 export interface MonetizeAdProps {
   client: MonetizeClient;
@@ -9,6 +9,8 @@ export interface MonetizeAdProps {
   /** The placement's format: its room is kept before the ad arrives. */
   format?: Format;
   keywords?: string[];
+  /** The conversation the ad will sit beside (`AdOptions.context`): a new one asks for a new ad. */
+  context?: { messages: ContextMessage[] };
   /** Shown when nothing fills or the request fails. */
   fallback?: RenderOptions['fallback'];
   className?: string;
@@ -20,16 +22,23 @@ export interface MonetizeAdProps {
  * A new `placementId` (or client) asks for a new ad; re-rendering with the same props does not,
  * and an ad's impression is sent once, however often the component renders.
  */
-export function MonetizeAd({ client, placementId, format, keywords, fallback, className, style }: MonetizeAdProps) {
+export function MonetizeAd({ client, placementId, format, keywords, context, fallback, className, style }: MonetizeAdProps) {
   const slot = useRef<HTMLDivElement>(null);
   const words = keywords?.join(',');
+  // Compared by what it says: a conversation made anew on each render with the same messages is the same.
+  const said = context ? JSON.stringify(context.messages) : '';
   useEffect(() => {
     if (!slot.current) return;
-    const placement = client.render(slot.current, placementId, { format, keywords: words ? words.split(',') : undefined, fallback });
+    const placement = client.render(slot.current, placementId, {
+      format,
+      keywords: words ? words.split(',') : undefined,
+      context: said ? { messages: JSON.parse(said) as ContextMessage[] } : undefined,
+      fallback,
+    });
     return () => placement.destroy();
     // `fallback` is read when it is needed; a new one alone does not ask for a new ad.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [client, placementId, format, words]);
+  }, [client, placementId, format, words, said]);
   // The format's room from the first paint (server rendering included), before the SDK runs.
   const room: CSSProperties =
     format && format !== 'floating_video' ? { display: 'block', height: ROOM[format], overflow: 'hidden', boxSizing: 'border-box' } : {};

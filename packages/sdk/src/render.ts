@@ -1,10 +1,12 @@
 import { injectStyles } from './styles';
 import type { Ad } from './types';
+import { whyButton } from './why';
 
 /**
  * Draws an ad into its slot, in its format's markup. Every text of the ad goes in as text, never
  * as markup. Each ad is marked "Sponsored" before anything else a screen reader reads, is one link
- * (to its click URL, in a new tab) that the keyboard reaches, and names its advertiser.
+ * (to its click URL, in a new tab) that the keyboard reaches, and names its advertiser. Each has
+ * a "Why this ad?" control (why.ts) outside its link.
  */
 
 export interface Drawn {
@@ -31,27 +33,28 @@ function link(doc: Document, ad: Ad): HTMLAnchorElement {
   return a;
 }
 
-/** Draws `ad` into `slot` (replacing what it held); `onDismiss` for the floating video's close button. */
-export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void): Drawn {
+/** Draws `ad` into `slot` (replacing what it held); `onDismiss` for the floating video's close button, `onWhy` for its "Why this ad?". */
+export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void, onWhy: (button: HTMLButtonElement) => void): Drawn {
   const doc = slot.ownerDocument;
   injectStyles(doc);
   const { headline, body, cta, advertiser, label, image_url, video_url } = ad.ad;
   const a = link(doc, ad);
   let root: HTMLElement;
   let video: HTMLVideoElement | null = null;
+  const why = whyButton(doc, onWhy);
 
   if (ad.format === 'inline_text') {
     root = el(doc, 'span', 'mz-ad mz-inline');
     a.append(headline);
     // One line: on a narrow screen the headline (the link) gives way, with an ellipsis inside the
     // link itself, so the link is never cut off and the label and the advertiser always show.
-    root.append(el(doc, 'span', 'mz-label', label), a, el(doc, 'span', 'mz-by', ` · ${advertiser}`));
+    root.append(el(doc, 'span', 'mz-label', label), a, el(doc, 'span', 'mz-by', ` · ${advertiser}`), why);
   } else if (ad.format === 'tooltip') {
     root = el(doc, 'div', 'mz-ad mz-tooltip');
     root.setAttribute('role', 'note');
     root.setAttribute('aria-label', `${label}: ${advertiser}`);
     a.append(`${headline} `, el(doc, 'span', 'mz-cta', cta));
-    root.append(el(doc, 'span', 'mz-label', label), a);
+    root.append(el(doc, 'span', 'mz-label', label), a, why);
   } else if (ad.format === 'sponsored_card') {
     root = el(doc, 'aside', 'mz-ad mz-card');
     root.setAttribute('aria-label', `${label}: ${advertiser}`);
@@ -71,7 +74,7 @@ export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void): Drawn 
       el(doc, 'span', 'mz-cta', cta),
     );
     a.append(text);
-    root.append(a);
+    root.append(a, why);
   } else {
     root = el(doc, 'aside', 'mz-ad mz-float');
     root.setAttribute('aria-label', `${label} video: ${advertiser}`);
@@ -98,7 +101,7 @@ export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void): Drawn 
     close.type = 'button';
     close.setAttribute('aria-label', 'Close ad');
     close.addEventListener('click', onDismiss);
-    root.append(a, close);
+    root.append(a, why, close);
   }
 
   slot.replaceChildren(root);

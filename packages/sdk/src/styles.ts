@@ -29,11 +29,11 @@ ${Object.entries(ROOM)
 .mz-slot-inline_text{line-height:1.6em}
 .mz-ad{font:inherit;font-family:var(--mz-font,inherit);color:var(--mz-fg,inherit)}
 .mz-ad a{color:inherit;text-decoration:none}
-.mz-ad a:focus-visible,.mz-close:focus-visible{outline:2px solid var(--mz-accent,#2563eb);outline-offset:2px}
+.mz-ad a:focus-visible,.mz-ad button:focus-visible{outline:2px solid var(--mz-accent,#2563eb);outline-offset:2px}
 .mz-label{font-size:.75em;font-weight:600;letter-spacing:.02em;color:var(--mz-muted,#6b7280);text-transform:uppercase}
 .mz-inline{display:flex;align-items:baseline;min-width:0;white-space:nowrap}
 .mz-inline .mz-label{margin-right:.4em;flex:none}
-.mz-inline .mz-by{flex:none}
+.mz-inline .mz-by{flex:none;padding-left:.25em}
 .mz-inline a{min-width:0;overflow:hidden;text-overflow:ellipsis;text-decoration:underline;text-decoration-color:var(--mz-accent,#2563eb)}
 .mz-tooltip,.mz-card,.mz-float{background:var(--mz-bg,#fff);border:1px solid var(--mz-border,#e5e7eb);border-radius:var(--mz-radius,10px)}
 .mz-tooltip{display:flex;gap:.5em;align-items:center;height:44px;padding:0 .75em;box-sizing:border-box;font-size:.9em;overflow:hidden;white-space:nowrap}
@@ -50,6 +50,18 @@ ${Object.entries(ROOM)
 .mz-float video,.mz-float img{display:block;width:100%;aspect-ratio:16/9;object-fit:cover;background:#000}
 .mz-float a{display:block;padding:8px 12px}
 .mz-close{position:absolute;top:6px;right:6px;width:28px;height:28px;border:0;border-radius:50%;background:rgba(0,0,0,.6);color:#fff;font:16px/28px sans-serif;cursor:pointer}
+.mz-why{flex:none;align-self:center;width:16px;height:16px;margin-left:6px;padding:0;border:1px solid;border-radius:50%;background:none;color:var(--mz-muted,#6b7280);font:600 11px/14px serif;cursor:pointer}
+.mz-card{position:relative}
+.mz-card a{padding-right:30px}
+.mz-card .mz-why,.mz-float .mz-why{position:absolute;top:8px;right:8px;margin:0}
+.mz-float .mz-why{top:6px;right:40px;width:28px;height:28px;border:0;background:rgba(0,0,0,.6);color:#fff;font-size:14px}
+.mz-panel{position:fixed;z-index:2147483001;width:min(320px,calc(100vw - 16px));box-sizing:border-box;padding:12px 14px;white-space:normal;text-align:left;font:14px/1.4 var(--mz-font,sans-serif);color:var(--mz-fg,#111827);background:var(--mz-bg,#fff);border:1px solid var(--mz-border,#e5e7eb);border-radius:var(--mz-radius,10px);box-shadow:0 8px 30px rgba(0,0,0,.18)}
+.mz-panel p{margin:0 0 8px}
+.mz-head{font-weight:600}
+.mz-row{display:flex;gap:8px;justify-content:flex-end}
+.mz-button{font:inherit;padding:6px 12px;border:1px solid var(--mz-border,#e5e7eb);border-radius:6px;background:none;color:inherit;cursor:pointer}
+.mz-row .mz-button:first-child{background:var(--mz-accent,#2563eb);border-color:transparent;color:#fff}
+.mz-note{color:var(--mz-muted,#6b7280);font-size:.85em}
 `;
 
 /** Adds the stylesheet to the document, unless it has it. */

@@ -9,7 +9,13 @@ export interface ViewabilityRule {
   large_ad?: { min_visible_share: number; min_seconds: number; min_area_px: number };
 }
 
-/** An ad, as `GET /functions/v1/ads` answers it. */
+/** A message of the conversation an ad will sit beside: who wrote it, and its text. */
+export interface ContextMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** An ad, as `GET` and `POST /functions/v1/ads` answer it. */
 export interface Ad {
   decision_id: string;
   placement_id: string;
@@ -30,6 +36,10 @@ export interface Ad {
   token: string;
   expires_at: string;
   viewability: ViewabilityRule;
+  /** Asked with a conversation: how well the campaign fits it, 0 to 1. */
+  relevance?: number;
+  /** Asked with a conversation: the advertiser's hints it matched, for "Why this ad?". */
+  why?: { matched: string[] };
 }
 
 /** What the SDK measured when an ad became viewable; sent with its impression. */
@@ -39,13 +49,15 @@ export interface Evidence {
   area_px: number;
 }
 
-export type EventType = 'filled' | 'no-fill' | 'viewable' | 'clicked' | 'error';
+export type EventType = 'filled' | 'no-fill' | 'viewable' | 'clicked' | 'hidden' | 'error';
 
 export interface MonetizeEvent {
   type: EventType;
   placementId: string;
-  /** The ad, for `filled`, `viewable` and `clicked`. */
+  /** The ad, for `filled`, `viewable`, `clicked` and `hidden`. */
   ad?: Ad;
+  /** For `no-fill`: why, as the service's `No-Fill-Reason` says (`sensitive`, `below_relevance`, …). */
+  reason?: string;
   /** For `viewable`: what was measured. */
   evidence?: Evidence;
   /** For `error`: what went wrong. Never thrown into the page. */

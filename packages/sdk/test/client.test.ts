@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { cleanKeywords, createClient, VERSION, type MonetizeClient } from '../src/client';
+import { cleanKeywords, CONTEXT_LIMITS, createClient, trimContext, VERSION, type MonetizeClient } from '../src/client';
 import type { Ad, Format, MonetizeEvent, ViewabilityRule } from '../src/types';
 
 /*
@@ -449,12 +449,11 @@ describe('the ad request', () => {
     expect(cleanKeywords(['Rust', 'rust!', ' RUST ', '', '   ', '!!!'])).toBe('rust');
     expect(cleanKeywords(['', ' ', '¿¡', '日本語'])).toBe('');
     expect(cleanKeywords(Array.from({ length: 15 }, (_, i) => `Word${i}`))).toBe('word0,word1,word2,word3,word4,word5,word6,word7,word8,word9');
-    // 200 characters at most, commas included; words are kept whole.
+    // 40 characters a word, 200 in all, commas included; words are not cut further.
     const long = ['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(60));
     const capped = cleanKeywords(long);
     expect(capped.length).toBeLessThanOrEqual(200);
-    expect(capped.startsWith(`${long[0]},${long[1]},${long[2]}`)).toBe(true);
-    for (const word of capped.split(',')) expect(long).toContain(word);
+    expect(capped).toBe(['a', 'b', 'c', 'd'].map((letter) => letter.repeat(40)).join(','));
 
     const awkward: string[][] = [
       ['ÀÉÎÕÜ', 'naïve café', '🚀 rocket 🚀', 'tab\there', 'new\nline', ',,,', ' , '],
@@ -1553,6 +1552,138 @@ describe('telling the console why the service refused', () => {
 });
 
 // ---------------------------------------------------------------- destroy
+
+describe('the conversation', () => {
+  const user = (content: string) => ({ role: 'user' as const, content });
+  const assistant = (content: string) => ({ role: 'assistant' as const, content });
+
+  it('POSTs the latest messages in the body with the placement, session and keywords, and never puts them in the URL', async () => {
+    const c = client();
+    const ad = { ...makeAd('inline_text'), relevance: 0.8, why: { matched: ['meeting notes'] } };
+    serveAd(ad);
+    const messages = [user('a'), assistant('b'), user('c'), assistant('d'), user('e'), assistant('f'), user('which notes app for meeting notes?')];
+    await expect(c.getAd('pl_spec', { keywords: ['Notes!'], context: { messages } })).resolves.toEqual(ad);
+    const [sent] = requests('/functions/v1/ads');
+    expect(sent!.init.method).toBe('POST');
+    expect(sent!.url.search).toBe('');
+    expect(header(sent!.init, 'x-api-key')).toBe(KEY);
+    expect(header(sent!.init, 'content-type')).toBe('application/json');
+    expect(JSON.parse(String(sent!.init.body))).toEqual({
+      placement_id: 'pl_spec',
+      session_id: 'sess_spec',
+      keywords: ['notes'],
+      context: { messages: messages.slice(-CONTEXT_LIMITS.messages) },
+    });
+  });
+
+  it('keeps what the service takes: users and assistants only, no empty message, the newest first up to 4,000 characters, the end of the one that would pass them', () => {
+    const long = 'x'.repeat(3000) + 'END';
+    const kept = trimContext([user('first'), { role: 'system' as 'user', content: 'be brief' }, assistant('  '), user('y'.repeat(2000)), assistant(long)]);
+    expect(kept.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(kept[1]!.content).toBe(long);
+    expect(kept[0]!.content).toBe('y'.repeat(4000 - long.length));
+    expect(kept.reduce((n, m) => n + m.content.length, 0)).toBe(CONTEXT_LIMITS.characters);
+    expect(trimContext([])).toEqual([]);
+  });
+
+  it('asks with a GET, as before, when no message is left to send', async () => {
+    const c = client();
+    serveAd(makeAd('inline_text'));
+    await c.getAd('pl_spec', { context: { messages: [assistant('   ')] } });
+    const [sent] = requests('/functions/v1/ads');
+    expect(sent!.init.method).toBeUndefined();
+    expect(sent!.url.searchParams.get('placement_id')).toBe('pl_spec');
+  });
+
+  it("gives the no-fill event the service's No-Fill-Reason", async () => {
+    const c = client();
+    routes.set('/functions/v1/ads', () => new Response(null, { status: 204, headers: { 'no-fill-reason': 'sensitive' } }));
+    await expect(c.getAd('pl_spec', { context: { messages: [user('my knee hurts')] } })).resolves.toBeNull();
+    expect(eventsOf('no-fill').map((e) => e.reason)).toEqual(['sensitive']);
+  });
+});
+
+describe('"Why this ad?" and "Hide this ad"', () => {
+  const formats: Format[] = ['inline_text', 'tooltip', 'sponsored_card', 'floating_video'];
+
+  for (const format of formats) {
+    it(`gives a ${format} a "Why this ad?" button outside its link, whose panel says who pays, what matched and that the conversation was not stored`, async () => {
+      const c = client();
+      const ad = { ...makeAd(format, { advertiser: MARKUP }), relevance: 0.7, why: { matched: ['meeting notes', MARKUP] } };
+      const { root } = await renderAd(c, ad);
+      const button = root.querySelector<HTMLButtonElement>('button.mz-why')!;
+      expect(button.getAttribute('aria-label')).toBe('Why this ad?');
+      expect(button.closest('a')).toBeNull();
+      button.click();
+      const panel = root.querySelector<HTMLElement>('[role="dialog"]')!;
+      expect(panel.getAttribute('aria-label')).toBe('Why this ad?');
+      expect(panel.textContent).toContain(`This ad is from ${MARKUP}`);
+      expect(panel.textContent).toContain(`It fits what this conversation is about: meeting notes, ${MARKUP}.`);
+      expect(panel.textContent).toContain('Your conversation was used to choose this ad and was not stored.');
+      // Text stays text.
+      expect(document.querySelector('img[src="x"]')).toBeNull();
+      expect(document.activeElement?.textContent).toBe('Hide this ad');
+      expect(requests('/functions/v1/events')).toEqual([]);
+    });
+  }
+
+  it('says the conversation was not sent when the ad was chosen without one', async () => {
+    const c = client();
+    const { root } = await renderAd(c, makeAd('sponsored_card'));
+    root.querySelector<HTMLButtonElement>('.mz-why')!.click();
+    const text = root.querySelector('[role="dialog"]')!.textContent;
+    expect(text).toContain('It was chosen for this app, not for your conversation.');
+    expect(text).toContain('Your conversation was not sent to choose it.');
+  });
+
+  it('closes on Escape, on Close and on a click elsewhere, giving the focus back to the button, and hides nothing', async () => {
+    const c = client();
+    const { root } = await renderAd(c, makeAd('tooltip'));
+    const button = root.querySelector<HTMLButtonElement>('.mz-why')!;
+    button.click();
+    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
+    expect(root.querySelector('[role="dialog"]')).toBeNull();
+    expect(document.activeElement).toBe(button);
+    button.click();
+    [...root.querySelectorAll('button')].find((b) => b.textContent === 'Close')!.click();
+    expect(root.querySelector('[role="dialog"]')).toBeNull();
+    button.click();
+    document.body.dispatchEvent(new Event('pointerdown', { bubbles: true }));
+    expect(root.querySelector('[role="dialog"]')).toBeNull();
+    await settle();
+    expect(root.isConnected).toBe(true);
+    expect(eventsOf('hidden')).toEqual([]);
+    expect(requests('/functions/v1/events')).toEqual([]);
+  });
+
+  it('"Hide this ad" removes the ad, leaves a note in its room, sends one hide event at once with its token, stops counting the impression, and emits hidden', async () => {
+    const c = client();
+    const ad = makeAd('sponsored_card');
+    const { root, target } = await renderAd(c, ad);
+    root.querySelector<HTMLButtonElement>('.mz-why')!.click();
+    [...root.querySelectorAll('button')].find((b) => b.textContent === 'Hide this ad')!.click();
+    expect(root.isConnected).toBe(false);
+    expect(target.textContent).toBe('Ad hidden');
+    expect(target.classList.contains('mz-slot-sponsored_card')).toBe(true);
+    await settle();
+    expect(eventPosts()).toEqual([[{ id: `${ad.decision_id}.hide`, type: 'hide', token: ad.token }]]);
+    expect(eventsOf('hidden').map((e) => e.ad)).toEqual([ad]);
+    // In view after the hide: no impression of it is watched any more.
+    expect(see(root, 1)).toBe(0);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(postedIds()).toEqual([`${ad.decision_id}.hide`]);
+  });
+
+  it('hides an ad the app drew itself with client.hide, under the decision’s own event id, which the service counts once however often it comes', async () => {
+    const c = client();
+    const ad = makeAd('inline_text');
+    c.hide(ad);
+    c.hide(ad);
+    await settle();
+    expect(postedIds()).toEqual([`${ad.decision_id}.hide`, `${ad.decision_id}.hide`]);
+    expect(new Set(postedIds()).size).toBe(1);
+  });
+});
 
 describe('destroy', () => {
   it('before the answer arrives: nothing is drawn, nothing is watched and no event is sent', async () => {
