@@ -4,11 +4,12 @@
 --
 -- - ad_decisions.hide_event_id / hidden_at: the hide an ad counted (once per ad, like its
 --   impression and its click).
--- - ad_events.kind: a refused hide is kept as invalid traffic like a refused click.
+-- - ad_events.kind: a refused hide is kept for review like a refused click (it is no invalid
+--   traffic: a hide bills nothing either way).
 -- - ad_hides: (app, client, campaign) and until when. Per app: a hide on one app says nothing to
---   another, and no list of what one client hid anywhere is kept. The client is the keyed hash of
---   its network and browser the decision already keeps (lib/platform/http/client-ip.ts). Swept by
---   the roll-up once over.
+--   another. The client is kept as public.sdk_hider: the keyed hash of its network and browser
+--   (lib/platform/http/client-ip.ts) hashed again with the app's id, another on every app, so no
+--   list of what one person hid across apps can be made from it. Swept by the roll-up once over.
 -- - hides counted like clicks: ad_traffic_counts, then daily_stats (the publisher's report) and
 --   campaign_daily_stats (the advertiser's), and GET /api/v1/me/campaigns.
 -- - public.sdk_event_reason decides a hide's reasons (a robot, another client, a second hide of one
@@ -25,10 +26,10 @@ alter table public.ad_events add constraint ad_events_kind_check check (kind = a
 
 create table public.ad_hides (
   app_id uuid not null references public.apps(id) on delete cascade,
-  client_hash text not null check (length(client_hash) <= 64),
+  hider text not null check (length(hider) = 64),
   campaign_id uuid not null references public.campaigns(id) on delete cascade,
   hidden_until timestamptz not null,
-  primary key (app_id, client_hash, campaign_id)
+  primary key (app_id, hider, campaign_id)
 );
 create index ad_hides_hidden_until on public.ad_hides (hidden_until);
 alter table public.ad_hides enable row level security;
@@ -119,6 +120,23 @@ revoke all on function public.sdk_event_reason(text, boolean, text, text, boolea
 grant execute on function public.sdk_event_reason(text, boolean, text, text, boolean, boolean, boolean, numeric, text, numeric, numeric, bigint, boolean, text)
   to sdk;
 
+-- Who hid an ad, as `ad_hides` keeps it: the client's hash (its network and browser, keyed:
+-- lib/platform/http/client-ip.ts) hashed again with the app's id, so the same client is another
+-- on every app and no list of what one person hid across apps can be made from the table
+-- (migration 20261217000000_ad_hides). Null for no client.
+-- A rule of the money path's shape: `language sql`, immutable, no `set` clause, so that
+-- PostgreSQL inlines it. Executable by `sdk`, the role the compositions run as, and nobody else.
+create or replace function public.sdk_hider(p_app uuid, p_client_hash text)
+returns text
+language sql immutable
+as $$
+  -- Both texts are of letters, digits, `-` and `_`: as bytes, they are themselves.
+  select encode(sha256((p_app::text || ' ' || p_client_hash)::bytea), 'hex')
+$$;
+
+revoke all on function public.sdk_hider(uuid, text) from public, anon, authenticated;
+grant execute on function public.sdk_hider(uuid, text) to sdk;
+
 -- One call per batch, as `sdk`. The caller has checked each event's token (signature, expiry,
 -- app) and passes the decision it names; this decides the rest (impressions, clicks and hides), in the order the rules are
 -- documented (content/docs/sdk-integration.md, Counting rules). Each event is
@@ -154,10 +172,11 @@ grant execute on function public.sdk_event_reason(text, boolean, text, text, boo
 --      steps 1 to 4 are one statement;
 --   5. clicks, one at a time: sdk_event_reason (once per ad, after its impression, the campaign
 --      still running and within its budget, then one per address and ad in 3 hours);
---   6. hides, one at a time (migration 20261217000000_ad_hides): once per ad, from the client it
---      was served to; a hide bills nothing, keeps the campaign from that client on this app for
---      30 days (`ad_hides`, which public.sdk_serve_ad reads) and is counted for both sides'
---      reports.
+--   6. hides, one at a time, their decisions in id order (migration 20261217000000_ad_hides):
+--      once per ad, from the client it was served to; a hide bills nothing, keeps the campaign
+--      from that client on this app for 30 days (`ad_hides`, under public.sdk_hider, which
+--      public.sdk_serve_ad reads) and is counted for both sides' reports. A refused hide is kept
+--      for review like a refused click, but is no invalid traffic: it bills nothing either way.
 -- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
 -- counters (campaign id order), the advertisers' funds (advertiser id order), the advisory lock
 -- of a click; so two batches never wait on each other in a circle.
@@ -377,13 +396,13 @@ begin
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
 
-  -- 6. Hides, one at a time, after the clicks. Each locks its decision: two hides of one ad, in
-  -- two batches, count once.
+  -- 6. Hides, one at a time, after the clicks, in the decisions' order (as every lock of a batch
+  -- is taken). Each locks its decision: two hides of one ad, in two batches, count once.
   for v_event in
     select e.n, e.id, e.decision_id
     from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
     where e.kind = 'hide'
-    order by e.n
+    order by e.decision_id, e.n
   loop
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.impression_event_id, d.click_event_id, d.hide_event_id
     into v_decision
@@ -402,17 +421,15 @@ begin
     v_reason := public.sdk_event_reason('hide', p_bot, v_decision.impression_event_id, v_decision.click_event_id, true, false,
                                         p_same_client => v_decision.client_hash = p_client_hash, p_hide_event_id => v_decision.hide_event_id);
     if v_reason is null then
-      update public.ad_decisions set hide_event_id = v_event.id, hidden_at = now() where id = v_decision.id;
-      insert into public.ad_hides as h (app_id, client_hash, campaign_id, hidden_until)
-      values (v_app, p_client_hash, v_decision.campaign_id, now() + interval '30 days')
-      on conflict (app_id, client_hash, campaign_id) do update set hidden_until = excluded.hidden_until;
+      update public.ad_decisions set hide_event_id = v_event.id, hidden_at = now() where id = v_decision.id and hide_event_id is null;
+      insert into public.ad_hides as h (app_id, hider, campaign_id, hidden_until)
+      values (v_app, public.sdk_hider(v_app, p_client_hash), v_decision.campaign_id, now() + interval '30 days')
+      on conflict (app_id, hider, campaign_id) do update set hidden_until = excluded.hidden_until;
       insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, hides)
       values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
       return query select v_event.n, 'recorded'::text, null::text;
       continue;
     end if;
-    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, invalid)
-    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
     insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
                                   billable, invalid_reason, ip_hash)
     values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,
@@ -435,8 +452,8 @@ grant execute on function public.sdk_record_events(jsonb, text, text, boolean, i
 -- frequency cap counts by it, whatever user agent is sent; lib/platform/http/client-ip.ts). The
 -- request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
 -- filled. Nothing here writes a row another request writes too: serving waits on no one.
--- A campaign the client hid on this app in the last 30 days (`ad_hides`, migration
--- 20261217000000_ad_hides) is left out of every draw.
+-- A campaign the client hid on this app in the last 30 days (`ad_hides`, under
+-- public.sdk_hider; migration 20261217000000_ad_hides) is left out of every draw.
 --
 -- The draw: each eligible campaign wins with probability weight / total, its weight from
 -- sdk_draw_weight (the daily budget, tripled when a keyword of the request matches). It is drawn
@@ -509,7 +526,7 @@ begin
   v_blocked_advertisers := coalesce(v_blocked_advertisers, '{}');
   v_blocked_categories := coalesce(v_blocked_categories, '{}');
   v_hidden := array(select h.campaign_id from public.ad_hides h
-                    where h.app_id = v_app and h.client_hash = p_client_hash and h.hidden_until > now());
+                    where h.app_id = v_app and h.hider = public.sdk_hider(v_app, p_client_hash) and h.hidden_until > now());
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id, null::numeric as relevance, null::bigint as ord into v_pick;
   if v_placement.status <> 'active' then

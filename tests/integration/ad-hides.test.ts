@@ -3,7 +3,8 @@ import type { Engine } from '@/lib/platform/db/engine';
 import { rollUp } from '@/lib/ads/serving/rollup';
 import { adBody, eventsBody } from '@/lib/schemas/sdk';
 import { suiteDatabase, testEngines } from '../helpers/db';
-import { newSdkApp, sdk, type SdkApp } from '../helpers/sdk';
+import { newSdkApp, sdk, servedSecondsAgo, type SdkApp } from '../helpers/sdk';
+import { signDecisionToken } from '@/lib/ads/serving/tokens';
 import { rawAsService } from '../helpers/roles';
 
 /**
@@ -34,7 +35,7 @@ for (const engine of testEngines()) {
         ip,
         services: suite.services,
       });
-    const send = async (p: App, ip: string, events: { id: string; type: string; token: string }[], userAgent = BROWSER) => {
+    const send = async (p: App, ip: string, events: { id: string; type: string; token: string; viewability?: unknown }[], userAgent = BROWSER) => {
       const res = await sdk('/functions/v1/events', {
         body: { events },
         headers: { 'x-api-key': p.key, 'user-agent': userAgent },
@@ -85,12 +86,56 @@ for (const engine of testEngines()) {
 
     it('refuses a hide from another client or a robot, and then hides nothing', async () => {
       const ad = await lumen(a, '198.18.3.10');
+      const invalid = async () => {
+        const [row] = await asService<{ n: string }>(
+          `select ((select coalesce(sum(invalid), 0) from public.ad_traffic_counts where placement_id = $1)
+                 + (select coalesce(sum(invalid_events), 0) from public.daily_stats where placement_id = $1))::text as n`,
+          [a.placement],
+        );
+        return row!.n;
+      };
+      const before = await invalid();
       expect(await send(a, '198.18.4.10', [{ id: 'other-client', type: 'hide', token: ad.token }])).toEqual(['invalid:other_client']);
       expect(await send(a, '198.18.3.10', [{ id: 'robot', type: 'hide', token: ad.token }], 'Googlebot/2.1 (+http://www.google.com/bot.html)')).toEqual([
         'invalid:bot',
       ]);
       expect(await send(a, '198.18.3.10', [{ id: 'forged', type: 'hide', token: `${ad.token.slice(0, -2)}xx` }])).toEqual(['rejected:invalid_token']);
+      // Kept for review, but no invalid traffic: a hide bills nothing either way.
+      const kept = await asService<{ reason: string }>(
+        "select invalid_reason as reason from public.ad_events where decision_id = $1 and kind = 'hide' order by 1",
+        [ad.decision_id],
+      );
+      expect(kept.map((r) => r.reason)).toEqual(['bot', 'other_client']);
+      expect(await invalid()).toBe(before);
       await lumen(a, '198.18.3.10');
+    });
+
+    it('takes a hide hours after its ad, with a token past its hour, and none 35 days after it', async () => {
+      const ad = await lumen(a, '198.18.7.10');
+      const key = await suite.services.sdkSecret();
+      const token = (hoursAgo: number) =>
+        signDecisionToken(key, { decisionId: ad.decision_id, appId: a.appId, expiresAt: Math.floor(Date.now() / 1000) - hoursAgo * 3600 });
+      expect(await send(a, '198.18.7.10', [{ id: 'impression-late', type: 'impression', token: token(2) }])).toEqual(['rejected:expired_token']);
+      expect(await send(a, '198.18.7.10', [{ id: 'hide-late', type: 'hide', token: token(35 * 24) }])).toEqual(['rejected:expired_token']);
+      expect(await send(a, '198.18.7.10', [{ id: 'hide-late', type: 'hide', token: token(5) }])).toEqual(['recorded']);
+    });
+
+    it('counts an impression and a hide of one ad in one batch, and each hide of a batch of several', async () => {
+      const ads = [await lumen(a, '198.18.8.10'), await lumen(a, '198.18.8.10'), await lumen(a, '198.18.8.10')];
+      await servedSecondsAgo(suite.db, 5);
+      const seen = { visible_share: 1, visible_seconds: 1.5 };
+      expect(
+        await send(a, '198.18.8.10', [
+          { id: 'seen-0', type: 'impression', token: ads[0]!.token, viewability: seen },
+          ...ads.map((ad, i) => ({ id: `hidden-${i}`, type: 'hide', token: ad.token })),
+        ]),
+      ).toEqual(['recorded', 'recorded', 'recorded', 'recorded']);
+      const rows = await asService<{ impressed: boolean; hidden: boolean }>(
+        'select impressed_at is not null as impressed, hidden_at is not null as hidden from public.ad_decisions where id = any($1::uuid[]) order by id',
+        [ads.map((ad) => ad.decision_id).sort()],
+      );
+      expect(rows.filter((r) => r.hidden)).toHaveLength(3);
+      expect(rows.filter((r) => r.impressed)).toHaveLength(1);
     });
 
     it('counts a hide once when two race for one ad', async () => {

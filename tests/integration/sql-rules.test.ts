@@ -362,6 +362,8 @@ for (const engine of testEngines()) {
         // The rules of a request with a conversation (migration 20261216000000_ad_context).
         sdk_relevant_weight: 'select public.sdk_relevant_weight(c.daily_budget_micro, 0.5) from public.campaigns c',
         sdk_campaign_blocked: "select public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, '{lumen notes}', '{crypto}') from public.campaigns c",
+        // As sdk_serve_ad and sdk_record_events call it (migration 20261217000000_ad_hides).
+        sdk_hider: 'select public.sdk_hider(d.app_id, d.client_hash) from public.ad_decisions d',
         sdk_publisher_revenue: 'select public.sdk_publisher_revenue(10000, p) from public.pricing_settings p',
         sdk_already_counted: "select public.sdk_already_counted('click', d.impression_event_id, d.click_event_id) from public.ad_decisions d",
         sdk_click_before_impression: "select public.sdk_click_before_impression('click', d.impression_event_id) from public.ad_decisions d",

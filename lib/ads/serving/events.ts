@@ -5,7 +5,7 @@ import { ApiError } from '../../platform/http/errors';
 import { EVENT_REASONS, EVENT_STATUSES, type EventsBody, type EventsRequest } from '../../schemas/sdk';
 import { asApp } from '../../identity/keys/access';
 import { checkOrigin, type AppPrincipal, type SdkApp, type SdkDirectory } from '../../identity/keys/directory';
-import { verifyDecisionToken, type DecisionTokenCheck } from './tokens';
+import { DECISION_TOKEN_TTL_SECONDS, verifyDecisionToken, type DecisionTokenCheck } from './tokens';
 import { addressHash, clientHash, networkHash } from '../../platform/http/client-ip';
 import type { RateLimiter } from '../../platform/http/rate-limit';
 import { isKnownBot } from './traffic';
@@ -20,7 +20,22 @@ import { isKnownBot } from './traffic';
  * in one round trip, as the app's SDK role, which applies the rules about the ad itself and
  * answers each event `recorded`, `duplicate` or `invalid` with its reason. Every reason, in the
  * order the checks run and with who checks it, is EVENT_REASON_CHECKS (lib/schemas/sdk.ts).
+ *
+ * A hide may come long after its ad: a chat keeps an answer, and its ad, on screen for hours. Its
+ * token is good for HIDE_WITHIN_DAYS after the ad was served, as long as its decision is kept
+ * (public.roll_up_ad_traffic), rather than the hour of an impression's.
  */
+
+/** How long after its ad a hide is taken: the 35 days the ad's decision is kept. */
+export const HIDE_WITHIN_DAYS = 35;
+
+/** An event's token, checked: a hide's within HIDE_WITHIN_DAYS of its ad, any other's within its hour. */
+function checkToken(key: Buffer, event: EventsRequest['events'][number], now: number): DecisionTokenCheck {
+  const check = verifyDecisionToken(key, event.token, now);
+  if (event.type !== 'hide' || check.ok || check.reason !== 'expired_token' || !check.claims) return check;
+  const servedAt = (check.claims.expiresAt - DECISION_TOKEN_TTL_SECONDS) * 1000;
+  return now < servedAt + HIDE_WITHIN_DAYS * 86_400_000 ? { ok: true, claims: check.claims } : check;
+}
 
 export interface EventServices {
   database(): Promise<Database>;
@@ -119,7 +134,7 @@ const recordedRow = z.object({ n: z.number().int(), outcome: z.enum(EVENT_STATUS
 export async function recordEvents(request: EventsRequest, call: EventsCall, services: EventServices): Promise<EventsBody> {
   const key = await services.sdkSecret();
   const now = services.now();
-  const checks: DecisionTokenCheck[] = request.events.map((e) => verifyDecisionToken(key, e.token, now));
+  const checks: DecisionTokenCheck[] = request.events.map((e) => checkToken(key, e, now));
 
   const appId = call.principal?.appId ?? checks.find((c) => c.ok)?.claims.appId;
   let app: SdkApp | undefined = call.principal ?? undefined;

@@ -4,6 +4,9 @@ import { reserve } from './styles';
 import type { Ad, Consent, ContextMessage, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose } from './types';
 import { watchViewability } from './watch';
 import { openWhy } from './why';
+import { trimContext } from './context';
+
+export { CONTEXT_LIMITS, trimContext } from './context';
 
 export const VERSION = '1.3.0';
 
@@ -139,28 +142,6 @@ function isAd(value: unknown): value is Ad {
     typeof ad.viewability === 'object' &&
     ad.viewability !== null
   );
-}
-
-/** What the service takes of a conversation: its latest 6 messages, 4,000 characters in all. */
-export const CONTEXT_LIMITS = { messages: 6, characters: 4000 };
-
-/**
- * The latest messages of a conversation as the service takes them: users' and assistants' only,
- * trimmed, without empty ones, the newest kept first up to CONTEXT_LIMITS; of a message that would
- * go past the characters, its end.
- */
-export function trimContext(messages: readonly ContextMessage[]): ContextMessage[] {
-  const kept: ContextMessage[] = [];
-  let left = CONTEXT_LIMITS.characters;
-  for (let i = messages.length - 1; i >= 0 && kept.length < CONTEXT_LIMITS.messages && left > 0; i--) {
-    const m = messages[i];
-    const content = String(m?.content ?? '').trim();
-    if ((m?.role !== 'user' && m?.role !== 'assistant') || !content) continue;
-    const part = content.slice(-left).trim();
-    kept.unshift({ role: m.role, content: part });
-    left -= part.length;
-  }
-  return kept;
 }
 
 /** Session ids the service takes: 8 to 64 letters, digits, `_`, `.`, `:` or `-`. */
@@ -350,25 +331,33 @@ export class MonetizeClient {
       if (abort.signal.aborted) return;
       if (!found) return showFallback();
       try {
+        let closeWhy = (): void => {};
         const drawn = drawAd(
           into,
           found,
           () => placement.destroy(),
           (button) =>
-            openWhy(button, found, () => {
+            (closeWhy = openWhy(button, found, () => {
               placement.destroy();
               ad = null;
               this.hide(found);
               if (found.format !== 'floating_video') {
+                // Said to screen readers, and where the focus goes from the panel's Hide button.
                 const note = document.createElement('span');
                 note.className = 'mz-note';
+                note.setAttribute('role', 'status');
+                note.tabIndex = -1;
                 note.textContent = 'Ad hidden';
                 into.replaceChildren(note);
+                note.focus({ preventScroll: true });
               }
-            }),
+            })),
         );
         ad = found;
-        remove = drawn.remove;
+        remove = () => {
+          closeWhy();
+          drawn.remove();
+        };
         drawn.link.addEventListener('click', () => this.emit('clicked', placementId, { ad: found }));
         stopWatching = this.trackImpression(found, drawn.root, drawn.video);
       } catch (error) {

@@ -1,6 +1,7 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import type { MonetizeClient, RenderOptions } from './client';
 import { ROOM } from './styles';
+import { trimContext } from './context';
 import type { ContextMessage, Format } from './types';
 
 export interface MonetizeAdProps {
@@ -9,7 +10,10 @@ export interface MonetizeAdProps {
   /** The placement's format: its room is kept before the ad arrives. */
   format?: Format;
   keywords?: string[];
-  /** The conversation the ad will sit beside (`AdOptions.context`): a new one asks for a new ad. */
+  /**
+   * The conversation the ad will sit beside (`AdOptions.context`): a new one asks for a new ad, so
+   * pass it once the answer is complete, not while it streams.
+   */
   context?: { messages: ContextMessage[] };
   /** Shown when nothing fills or the request fails. */
   fallback?: RenderOptions['fallback'];
@@ -25,8 +29,8 @@ export interface MonetizeAdProps {
 export function MonetizeAd({ client, placementId, format, keywords, context, fallback, className, style }: MonetizeAdProps) {
   const slot = useRef<HTMLDivElement>(null);
   const words = keywords?.join(',');
-  // Compared by what it says: a conversation made anew on each render with the same messages is the same.
-  const said = context ? JSON.stringify(context.messages) : '';
+  // Compared by what is sent of it: a conversation made anew on each render with the same latest messages is the same.
+  const said = context ? JSON.stringify(trimContext(context.messages)) : '';
   useEffect(() => {
     if (!slot.current) return;
     const placement = client.render(slot.current, placementId, {

@@ -50,11 +50,11 @@ ${Object.entries(ROOM)
 .mz-float video,.mz-float img{display:block;width:100%;aspect-ratio:16/9;object-fit:cover;background:#000}
 .mz-float a{display:block;padding:8px 12px}
 .mz-close{position:absolute;top:6px;right:6px;width:28px;height:28px;border:0;border-radius:50%;background:rgba(0,0,0,.6);color:#fff;font:16px/28px sans-serif;cursor:pointer}
-.mz-why{flex:none;align-self:center;width:16px;height:16px;margin-left:6px;padding:0;border:1px solid;border-radius:50%;background:none;color:var(--mz-muted,#6b7280);font:600 11px/14px serif;cursor:pointer}
+.mz-why{flex:none;align-self:center;box-sizing:border-box;width:24px;height:24px;margin-left:2px;padding:0;border:4px solid transparent;border-radius:50%;background:none;box-shadow:inset 0 0 0 1px;color:var(--mz-muted,#6b7280);font:600 11px/14px serif;cursor:pointer}
 .mz-card{position:relative}
 .mz-card a{padding-right:30px}
-.mz-card .mz-why,.mz-float .mz-why{position:absolute;top:8px;right:8px;margin:0}
-.mz-float .mz-why{top:6px;right:40px;width:28px;height:28px;border:0;background:rgba(0,0,0,.6);color:#fff;font-size:14px}
+.mz-card .mz-why,.mz-float .mz-why{position:absolute;top:4px;right:4px;margin:0}
+.mz-float .mz-why{top:6px;right:40px;width:28px;height:28px;border:0;box-shadow:none;background:rgba(0,0,0,.6);color:#fff;font-size:14px}
 .mz-panel{position:fixed;z-index:2147483001;width:min(320px,calc(100vw - 16px));box-sizing:border-box;padding:12px 14px;white-space:normal;text-align:left;font:14px/1.4 var(--mz-font,sans-serif);color:var(--mz-fg,#111827);background:var(--mz-bg,#fff);border:1px solid var(--mz-border,#e5e7eb);border-radius:var(--mz-radius,10px);box-shadow:0 8px 30px rgba(0,0,0,.18)}
 .mz-panel p{margin:0 0 8px}
 .mz-head{font-weight:600}

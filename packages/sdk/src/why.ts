@@ -6,8 +6,9 @@ import type { Ad } from './types';
  * read), and that the conversation was not stored; its "Hide this ad" asks the client to hide it.
  * Everything in it is text. It is the ad's own element (so it takes the page's `--mz-*` theme
  * where the ad does) and floats above the page, fixed beside the control, so the ad's slot keeps
- * its size; and it closes on Escape, on Close, on a click elsewhere, and when what
- * holds the control scrolls.
+ * its size. It closes on Escape, on Close, on a second press of the control, on a click
+ * elsewhere, when what holds the control scrolls, and with its ad. (An ancestor of the ad with a
+ * `transform`, `filter` or `contain` holds fixed elements to itself: the panel then sits within it.)
  */
 
 function node<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
@@ -38,6 +39,7 @@ export function whyButton(doc: Document, open: (button: HTMLButtonElement) => vo
   button.title = 'Why this ad?';
   button.setAttribute('aria-label', 'Why this ad?');
   button.setAttribute('aria-haspopup', 'dialog');
+  button.setAttribute('aria-expanded', 'false');
   button.addEventListener('click', (e) => {
     // Inside a clickable host element, the control is the ad's own.
     e.preventDefault();
@@ -47,14 +49,36 @@ export function whyButton(doc: Document, open: (button: HTMLButtonElement) => vo
   return button;
 }
 
-/** Opens the panel for `ad` beside `button`; answers a function that closes it. */
+/** The panels open now, by their control: a second press of the control closes its panel. */
+const opened = new WeakMap<HTMLElement, () => void>();
+let panels = 0;
+
+/**
+ * Opens the panel for `ad` beside `button`, or closes it when it is open; answers a function that
+ * closes it. The focus goes to its Close button, and back to the control when it closes from
+ * inside; the panel is described by its lines, for screen readers.
+ */
 export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => void {
+  const open = opened.get(button);
+  if (open) {
+    open();
+    return () => {};
+  }
   const doc = button.ownerDocument;
   const win = doc.defaultView ?? window;
   const panel = node(doc, 'div', 'mz-panel');
+  const id = `mz-why-${++panels}`;
   panel.setAttribute('role', 'dialog');
   panel.setAttribute('aria-label', 'Why this ad?');
-  panel.append(node(doc, 'p', 'mz-head', 'Why this ad?'), ...whyLines(ad).map((line) => node(doc, 'p', '', line)));
+  panel.setAttribute('aria-describedby', `${id}-0 ${id}-1 ${id}-2`);
+  panel.append(
+    node(doc, 'p', 'mz-head', 'Why this ad?'),
+    ...whyLines(ad).map((line, i) => {
+      const p = node(doc, 'p', '', line);
+      p.id = `${id}-${i}`;
+      return p;
+    }),
+  );
   const hideButton = node(doc, 'button', 'mz-button', 'Hide this ad');
   const closeButton = node(doc, 'button', 'mz-button', 'Close');
   hideButton.type = closeButton.type = 'button';
@@ -62,16 +86,17 @@ export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => vo
   row.append(hideButton, closeButton);
   panel.append(row);
 
-  let open = true;
   const close = (): void => {
-    if (!open) return;
-    open = false;
+    if (opened.get(button) !== close) return;
+    opened.delete(button);
+    button.setAttribute('aria-expanded', 'false');
+    const focused = panel.contains(doc.activeElement);
     panel.remove();
     doc.removeEventListener('keydown', onKey, true);
     doc.removeEventListener('pointerdown', onOutside, true);
     win.removeEventListener('scroll', onScroll, true);
     win.removeEventListener('resize', close);
-    if (button.isConnected) button.focus();
+    if (focused && button.isConnected) button.focus({ preventScroll: true });
   };
   const onKey = (e: KeyboardEvent): void => {
     if (e.key === 'Escape') close();
@@ -82,7 +107,7 @@ export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => vo
     if (from === doc || from.contains?.(button)) close();
   };
   const onOutside = (e: Event): void => {
-    if (!panel.contains(e.target as Node) && e.target !== button) close();
+    if (!panel.contains(e.target as Node) && !button.contains(e.target as Node)) close();
   };
   hideButton.addEventListener('click', () => {
     close();
@@ -90,6 +115,8 @@ export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => vo
   });
   closeButton.addEventListener('click', close);
 
+  opened.set(button, close);
+  button.setAttribute('aria-expanded', 'true');
   button.parentElement!.append(panel);
   // Below the control, or above it where the window ends; never past the window's sides.
   const at = button.getBoundingClientRect();
@@ -97,7 +124,7 @@ export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => vo
   const height = panel.offsetHeight;
   panel.style.left = `${Math.max(8, Math.min(at.left, win.innerWidth - width - 8))}px`;
   panel.style.top = `${at.bottom + 6 + height <= win.innerHeight ? at.bottom + 6 : Math.max(8, at.top - 6 - height)}px`;
-  hideButton.focus();
+  closeButton.focus({ preventScroll: true });
   doc.addEventListener('keydown', onKey, true);
   doc.addEventListener('pointerdown', onOutside, true);
   win.addEventListener('scroll', onScroll, true);

@@ -1584,6 +1584,10 @@ describe('the conversation', () => {
     expect(kept[0]!.content).toBe('y'.repeat(4000 - long.length));
     expect(kept.reduce((n, m) => n + m.content.length, 0)).toBe(CONTEXT_LIMITS.characters);
     expect(trimContext([])).toEqual([]);
+    // Never half of a character: an emoji cut at the limit goes whole.
+    const emoji = trimContext([user(`${'😀'.repeat(2000)}!`)]);
+    expect(emoji[0]!.content).toBe(`${'😀'.repeat(1999)}!`);
+    expect(/^[\uDC00-\uDFFF]/.test(emoji[0]!.content)).toBe(false);
   });
 
   it('asks with a GET, as before, when no message is left to send', async () => {
@@ -1622,7 +1626,15 @@ describe('"Why this ad?" and "Hide this ad"', () => {
       expect(panel.textContent).toContain('Your conversation was used to choose this ad and was not stored.');
       // Text stays text.
       expect(document.querySelector('img[src="x"]')).toBeNull();
-      expect(document.activeElement?.textContent).toBe('Hide this ad');
+      // The focus on Close, not on the button that hides; the panel described by its lines.
+      expect(document.activeElement?.textContent).toBe('Close');
+      expect(button.getAttribute('aria-expanded')).toBe('true');
+      const described = panel
+        .getAttribute('aria-describedby')!
+        .split(' ')
+        .map((id) => document.getElementById(id)?.textContent);
+      expect(described).toHaveLength(3);
+      expect(described.join(' ')).toContain('was not stored');
       expect(requests('/functions/v1/events')).toEqual([]);
     });
   }
@@ -1650,6 +1662,13 @@ describe('"Why this ad?" and "Hide this ad"', () => {
     button.click();
     document.body.dispatchEvent(new Event('pointerdown', { bubbles: true }));
     expect(root.querySelector('[role="dialog"]')).toBeNull();
+    // A second press of the button closes its panel: never two.
+    button.click();
+    button.click();
+    expect(root.querySelectorAll('[role="dialog"]')).toHaveLength(0);
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    button.click();
+    expect(root.querySelectorAll('[role="dialog"]')).toHaveLength(1);
     await settle();
     expect(root.isConnected).toBe(true);
     expect(eventsOf('hidden')).toEqual([]);
@@ -1664,6 +1683,7 @@ describe('"Why this ad?" and "Hide this ad"', () => {
     [...root.querySelectorAll('button')].find((b) => b.textContent === 'Hide this ad')!.click();
     expect(root.isConnected).toBe(false);
     expect(target.textContent).toBe('Ad hidden');
+    expect(document.activeElement).toBe(target.querySelector('[role="status"]'));
     expect(target.classList.contains('mz-slot-sponsored_card')).toBe(true);
     await settle();
     expect(eventPosts()).toEqual([[{ id: `${ad.decision_id}.hide`, type: 'hide', token: ad.token }]]);
@@ -1681,7 +1701,20 @@ describe('"Why this ad?" and "Hide this ad"', () => {
     c.hide(ad);
     await settle();
     expect(postedIds()).toEqual([`${ad.decision_id}.hide`, `${ad.decision_id}.hide`]);
-    expect(new Set(postedIds()).size).toBe(1);
+  });
+
+  it('closes an open panel, and leaves no listener behind, when its placement is destroyed', async () => {
+    const c = client();
+    serveAd(makeAd('tooltip'));
+    const placement = c.render(slot(), 'pl_spec', { format: 'tooltip' });
+    await settle();
+    const button = document.querySelector<HTMLButtonElement>('.mz-why')!;
+    button.click();
+    expect(document.querySelector('[role="dialog"]')).not.toBeNull();
+    const removed = vi.spyOn(document, 'removeEventListener');
+    placement.destroy();
+    expect(document.querySelector('[role="dialog"]')).toBeNull();
+    expect(removed.mock.calls.map(([type]) => type).filter((type) => type === 'keydown' || type === 'pointerdown')).toEqual(['keydown', 'pointerdown']);
   });
 });
 

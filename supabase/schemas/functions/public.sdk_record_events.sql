@@ -33,10 +33,11 @@
 --      steps 1 to 4 are one statement;
 --   5. clicks, one at a time: sdk_event_reason (once per ad, after its impression, the campaign
 --      still running and within its budget, then one per address and ad in 3 hours);
---   6. hides, one at a time (migration 20261217000000_ad_hides): once per ad, from the client it
---      was served to; a hide bills nothing, keeps the campaign from that client on this app for
---      30 days (`ad_hides`, which public.sdk_serve_ad reads) and is counted for both sides'
---      reports.
+--   6. hides, one at a time, their decisions in id order (migration 20261217000000_ad_hides):
+--      once per ad, from the client it was served to; a hide bills nothing, keeps the campaign
+--      from that client on this app for 30 days (`ad_hides`, under public.sdk_hider, which
+--      public.sdk_serve_ad reads) and is counted for both sides' reports. A refused hide is kept
+--      for review like a refused click, but is no invalid traffic: it bills nothing either way.
 -- Locks are taken in one order: the batch's decisions (id order), the budgets' leases and
 -- counters (campaign id order), the advertisers' funds (advertiser id order), the advisory lock
 -- of a click; so two batches never wait on each other in a circle.
@@ -256,13 +257,13 @@ begin
     return query select v_event.n, 'invalid'::text, v_reason;
   end loop;
 
-  -- 6. Hides, one at a time, after the clicks. Each locks its decision: two hides of one ad, in
-  -- two batches, count once.
+  -- 6. Hides, one at a time, after the clicks, in the decisions' order (as every lock of a batch
+  -- is taken). Each locks its decision: two hides of one ad, in two batches, count once.
   for v_event in
     select e.n, e.id, e.decision_id
     from jsonb_to_recordset(p_events) as e(n integer, id text, kind text, decision_id uuid)
     where e.kind = 'hide'
-    order by e.n
+    order by e.decision_id, e.n
   loop
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.impression_event_id, d.click_event_id, d.hide_event_id
     into v_decision
@@ -281,17 +282,15 @@ begin
     v_reason := public.sdk_event_reason('hide', p_bot, v_decision.impression_event_id, v_decision.click_event_id, true, false,
                                         p_same_client => v_decision.client_hash = p_client_hash, p_hide_event_id => v_decision.hide_event_id);
     if v_reason is null then
-      update public.ad_decisions set hide_event_id = v_event.id, hidden_at = now() where id = v_decision.id;
-      insert into public.ad_hides as h (app_id, client_hash, campaign_id, hidden_until)
-      values (v_app, p_client_hash, v_decision.campaign_id, now() + interval '30 days')
-      on conflict (app_id, client_hash, campaign_id) do update set hidden_until = excluded.hidden_until;
+      update public.ad_decisions set hide_event_id = v_event.id, hidden_at = now() where id = v_decision.id and hide_event_id is null;
+      insert into public.ad_hides as h (app_id, hider, campaign_id, hidden_until)
+      values (v_app, public.sdk_hider(v_app, p_client_hash), v_decision.campaign_id, now() + interval '30 days')
+      on conflict (app_id, hider, campaign_id) do update set hidden_until = excluded.hidden_until;
       insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, hides)
       values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
       return query select v_event.n, 'recorded'::text, null::text;
       continue;
     end if;
-    insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, invalid)
-    values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
     insert into public.ad_events (event_id, placement_id, user_id, app_id, decision_id, campaign_id, creative_id, kind,
                                   billable, invalid_reason, ip_hash)
     values (v_event.id, v_decision.placement_id, v_user, v_app, v_decision.id, v_decision.campaign_id, v_decision.creative_id,

@@ -9,8 +9,8 @@
 -- frequency cap counts by it, whatever user agent is sent; lib/platform/http/client-ip.ts). The
 -- request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
 -- filled. Nothing here writes a row another request writes too: serving waits on no one.
--- A campaign the client hid on this app in the last 30 days (`ad_hides`, migration
--- 20261217000000_ad_hides) is left out of every draw.
+-- A campaign the client hid on this app in the last 30 days (`ad_hides`, under
+-- public.sdk_hider; migration 20261217000000_ad_hides) is left out of every draw.
 --
 -- The draw: each eligible campaign wins with probability weight / total, its weight from
 -- sdk_draw_weight (the daily budget, tripled when a keyword of the request matches). It is drawn
@@ -83,7 +83,7 @@ begin
   v_blocked_advertisers := coalesce(v_blocked_advertisers, '{}');
   v_blocked_categories := coalesce(v_blocked_categories, '{}');
   v_hidden := array(select h.campaign_id from public.ad_hides h
-                    where h.app_id = v_app and h.client_hash = p_client_hash and h.hidden_until > now());
+                    where h.app_id = v_app and h.hider = public.sdk_hider(v_app, p_client_hash) and h.hidden_until > now());
   -- Nothing picked unless the placement is active and a creative is eligible.
   select null::uuid as id, null::uuid as campaign_id, null::numeric as relevance, null::bigint as ord into v_pick;
   if v_placement.status <> 'active' then

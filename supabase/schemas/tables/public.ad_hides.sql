@@ -4,13 +4,13 @@
 
 create table public.ad_hides (
   app_id uuid not null,
-  client_hash text not null,
+  hider text not null,
   campaign_id uuid not null,
   hidden_until timestamp with time zone not null,
-  constraint ad_hides_pkey PRIMARY KEY (app_id, client_hash, campaign_id),
+  constraint ad_hides_pkey PRIMARY KEY (app_id, hider, campaign_id),
   constraint ad_hides_app_id_fkey FOREIGN KEY (app_id) REFERENCES public.apps(id) ON DELETE CASCADE,
   constraint ad_hides_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES public.campaigns(id) ON DELETE CASCADE,
-  constraint ad_hides_client_hash_check CHECK ((length(client_hash) <= 64))
+  constraint ad_hides_hider_check CHECK ((length(hider) = 64))
 );
 
 CREATE INDEX ad_hides_hidden_until ON public.ad_hides USING btree (hidden_until);
