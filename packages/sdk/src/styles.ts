@@ -51,6 +51,7 @@ ${Object.entries(ROOM)
 .mz-float a{display:block;padding:8px 12px}
 .mz-close{position:absolute;top:6px;right:6px;width:28px;height:28px;border:0;border-radius:50%;background:rgba(0,0,0,.6);color:#fff;font:16px/28px sans-serif;cursor:pointer}
 .mz-why{flex:none;align-self:center;box-sizing:border-box;width:24px;height:24px;margin-left:2px;padding:0;border:4px solid transparent;border-radius:50%;background:none;box-shadow:inset 0 0 0 1px;color:var(--mz-muted,#6b7280);font:600 11px/14px serif;cursor:pointer}
+.mz-inline .mz-why{width:18px;height:18px;border-width:1px}
 .mz-card{position:relative}
 .mz-card a{padding-right:30px}
 .mz-card .mz-why,.mz-float .mz-why{position:absolute;top:4px;right:4px;margin:0}

@@ -6,8 +6,8 @@ import type { Ad } from './types';
  * read), and that the conversation was not stored; its "Hide this ad" asks the client to hide it.
  * Everything in it is text. It is the ad's own element (so it takes the page's `--mz-*` theme
  * where the ad does) and floats above the page, fixed beside the control, so the ad's slot keeps
- * its size. It closes on Escape, on Close, on a second press of the control, on a click
- * elsewhere, when what holds the control scrolls, and with its ad. (An ancestor of the ad with a
+ * its size, and follows the control when the page scrolls. It closes on Escape, on Close, on a
+ * second press of the control, on a click elsewhere, and with its ad. (An ancestor of the ad with a
  * `transform`, `filter` or `contain` holds fixed elements to itself: the panel then sits within it.)
  */
 
@@ -94,17 +94,19 @@ export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => vo
     panel.remove();
     doc.removeEventListener('keydown', onKey, true);
     doc.removeEventListener('pointerdown', onOutside, true);
-    win.removeEventListener('scroll', onScroll, true);
-    win.removeEventListener('resize', close);
+    win.removeEventListener('scroll', place, true);
+    win.removeEventListener('resize', place);
     if (focused && button.isConnected) button.focus({ preventScroll: true });
   };
   const onKey = (e: KeyboardEvent): void => {
     if (e.key === 'Escape') close();
   };
-  // The page, or a box the control is in, scrolled: the panel would no longer be beside it.
-  const onScroll = (e: Event): void => {
-    const from = e.target as Node;
-    if (from === doc || from.contains?.(button)) close();
+  // Below the control, or above it where the window ends; never past the window's sides.
+  const place = (): void => {
+    const at = button.getBoundingClientRect();
+    const height = panel.offsetHeight;
+    panel.style.left = `${Math.max(8, Math.min(at.left, win.innerWidth - panel.offsetWidth - 8))}px`;
+    panel.style.top = `${at.bottom + 6 + height <= win.innerHeight ? at.bottom + 6 : Math.max(8, at.top - 6 - height)}px`;
   };
   const onOutside = (e: Event): void => {
     if (!panel.contains(e.target as Node) && !button.contains(e.target as Node)) close();
@@ -118,16 +120,12 @@ export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => vo
   opened.set(button, close);
   button.setAttribute('aria-expanded', 'true');
   button.parentElement!.append(panel);
-  // Below the control, or above it where the window ends; never past the window's sides.
-  const at = button.getBoundingClientRect();
-  const width = panel.offsetWidth;
-  const height = panel.offsetHeight;
-  panel.style.left = `${Math.max(8, Math.min(at.left, win.innerWidth - width - 8))}px`;
-  panel.style.top = `${at.bottom + 6 + height <= win.innerHeight ? at.bottom + 6 : Math.max(8, at.top - 6 - height)}px`;
+  place();
   closeButton.focus({ preventScroll: true });
   doc.addEventListener('keydown', onKey, true);
   doc.addEventListener('pointerdown', onOutside, true);
-  win.addEventListener('scroll', onScroll, true);
-  win.addEventListener('resize', close);
+  // The page, or a box the control is in, scrolled or resized: the panel stays beside it.
+  win.addEventListener('scroll', place, { capture: true, passive: true });
+  win.addEventListener('resize', place);
   return close;
 }

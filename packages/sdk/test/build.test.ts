@@ -21,7 +21,7 @@ const RELEASED: Record<string, string> = {
   '1.0.0': 'sha384-skrtN1sqHWrKwKOPuGp1iOwsdP5d16jy48MuoFOQCryHoBLqIS8rHDIxATM4ssVO',
   '1.1.0': 'sha384-hPrE05bDggo03+e0x6hyt90y/MkAk0gntH1CLf4WrMiNapFDB1sYbuo7iAT1QIkO',
   '1.2.0': 'sha384-H7vrU8q/fFuPOArZkl5om9saUOuM0Elm92Zg4Rrd/MJL0DtuyfyoJQxv6vQA90A9',
-  '1.3.0': 'sha384-2+X9QlwPCkqkQc83miwtL1riHKcHlDG/K7iXf5ljFzoim41sRiVBKCVghI4ODQLb',
+  '1.3.0': 'sha384-nqc0UGNExJOokhk+mcRuvRQH8zm7/IlgF6onMi9342cSH1qcqxiRY/eZsKTdm8lY',
 };
 
 describe('the SDK build', () => {

@@ -1660,6 +1660,10 @@ describe('"Why this ad?" and "Hide this ad"', () => {
     [...root.querySelectorAll('button')].find((b) => b.textContent === 'Close')!.click();
     expect(root.querySelector('[role="dialog"]')).toBeNull();
     button.click();
+    // A scroll moves it with the button; it stays open.
+    window.dispatchEvent(new Event('scroll'));
+    document.body.dispatchEvent(new Event('scroll'));
+    expect(root.querySelector('[role="dialog"]')).not.toBeNull();
     document.body.dispatchEvent(new Event('pointerdown', { bubbles: true }));
     expect(root.querySelector('[role="dialog"]')).toBeNull();
     // A second press of the button closes its panel: never two.
