@@ -1,4 +1,4 @@
-import { addFeatures } from './model';
+import type { StemmedWords } from './model';
 import { stemmedWords, stemsOf } from './text';
 import vocabulary from './vocabulary.json';
 
@@ -22,8 +22,8 @@ export interface ReadMessage {
 export interface ReadConversation {
   /** The user's messages in plain words (lower case, no accents or punctuation, one space between): what the safety patterns read. */
   userText: readonly string[];
-  /** The words and word pairs of the user's messages, stemmed: what the safety model reads (./model.ts). */
-  userFeatures: ReadonlySet<string>;
+  /** The user's messages' words and their stems: what the safety model reads (./model.ts, ModelScorer). */
+  userWords: readonly StemmedWords[];
   /** Every message, stemmed, with its weight: where hints are looked for (./score.ts, PhraseIndex). */
   messages: readonly ReadMessage[];
 }
@@ -45,7 +45,7 @@ export function readConversation(messages: readonly ContextMessage[]): ReadConve
     if (m.role === 'user') latestUser = i;
   });
   const userText: string[] = [];
-  const userFeatures = new Set<string>();
+  const userWords: StemmedWords[] = [];
   const read: ReadMessage[] = [];
   const memo = new Map<string, string>();
   known ??= stemsOf(vocabulary);
@@ -53,10 +53,10 @@ export function readConversation(messages: readonly ContextMessage[]): ReadConve
     const words = stemmedWords(m.content, memo, known);
     if (m.role === 'user') {
       userText.push(` ${words.words.join(' ')} `);
-      addFeatures(userFeatures, words);
+      userWords.push(words);
     }
     const weight = m.role === 'assistant' ? MESSAGE_WEIGHTS.assistant : i === latestUser ? MESSAGE_WEIGHTS.latestUser : MESSAGE_WEIGHTS.earlierUser;
     read.push({ stems: words.stems, weight });
   });
-  return { userText, userFeatures, messages: read };
+  return { userText, userWords, messages: read };
 }

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { features, modelCategory, train, verdict } from './model';
+import { readConversation, type ContextMessage } from './conversation';
+import { features, ModelScorer, modelCategory, train, verdict, type SafetyModel } from './model';
 import { FALSE_ALARMS_AT_MOST, trainedModel, trainedVocabulary } from './training';
 
 describe('the safety model', () => {
@@ -26,6 +27,26 @@ describe('the safety model', () => {
     expect(modelCategory(model, features(['my knee swells']))).toBe('health');
     expect(modelCategory(model, features(['best app for steak']))).toBeNull();
     expect(modelCategory({ ...model, margin: 1000 }, features(['my knee swells']))).toBeNull();
+  });
+
+  it('answers the same when it scores words as they are read (ModelScorer) as from the features made as strings', () => {
+    const model = JSON.parse(readFileSync(path.join(process.cwd(), 'lib/ads/relevance/safety-model.json'), 'utf8')) as SafetyModel;
+    const scorer = new ModelScorer(model);
+    const dir = (d: string) => path.join(process.cwd(), 'lib/ads/relevance', d);
+    const conversations = ['training', 'labelled'].flatMap((d) =>
+      readdirSync(dir(d))
+        .filter((f) => f.endsWith('.json') && f !== 'campaigns.json')
+        .flatMap((f) => JSON.parse(readFileSync(path.join(dir(d), f), 'utf8')) as { messages: ContextMessage[] }[]),
+    );
+    expect(conversations.length).toBeGreaterThan(1000);
+    const answers = conversations.map((c) => ({
+      strings: modelCategory(model, features(c.messages.filter((m) => m.role === 'user').map((m) => m.content))),
+      scorer: scorer.category(readConversation(c.messages).userWords),
+    }));
+    expect(answers.filter((a) => a.scorer !== a.strings)).toEqual([]);
+    // Not a comparison of nothing: the model finds many of them sensitive, and many not.
+    expect(answers.filter((a) => a.scorer !== null).length).toBeGreaterThan(200);
+    expect(answers.filter((a) => a.scorer === null).length).toBeGreaterThan(200);
   });
 
   it('is exactly what training on lib/ads/relevance/training gives (npm run train:safety)', () => {

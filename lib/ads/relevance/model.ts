@@ -49,7 +49,7 @@ export function features(userMessages: readonly string[]): Set<string> {
 }
 
 /** Adds one message's features, from its words and their stems, to `out`. */
-export function addFeatures(out: Set<string>, { words, stems }: { words: readonly string[]; stems: readonly string[] }): void {
+export function addFeatures(out: Set<string>, { words, stems }: StemmedWords): void {
   words.forEach((w, i) => {
     if (!STOPWORDS.has(w)) out.add(stems[i]!);
     if (i > 0) out.add(`${stems[i - 1]} ${stems[i]}`);
@@ -68,7 +68,11 @@ export function scores(model: SafetyModel, found: ReadonlySet<string>): number[]
 
 /** The most likely sensitive category and how far it is above `none`. */
 export function verdict(model: SafetyModel, found: ReadonlySet<string>): { category: SensitiveCategory; lead: number } {
-  const s = scores(model, found);
+  return leadOf(model, scores(model, found));
+}
+
+/** The most likely sensitive category of these class scores and how far it is above `none`. */
+function leadOf(model: SafetyModel, s: readonly number[]): { category: SensitiveCategory; lead: number } {
   const none = s[model.classes.indexOf('none')]!;
   let best = -1;
   model.classes.forEach((c, i) => {
@@ -81,6 +85,58 @@ export function verdict(model: SafetyModel, found: ReadonlySet<string>): { categ
 export function modelCategory(model: SafetyModel, found: ReadonlySet<string>): SensitiveCategory | null {
   const { category, lead } = verdict(model, found);
   return lead > model.margin ? category : null;
+}
+
+/** One message's words and their stems, in order (lib/ads/relevance/text.ts, stemmedWords). */
+export interface StemmedWords {
+  words: readonly string[];
+  stems: readonly string[];
+}
+
+/**
+ * The model laid out to score words as they are read, for the ad decision: the same features
+ * (module comment) looked up where they occur, a word pair under its first stem, so that no
+ * feature is made as a string and only those the model knows are kept. Each counts once, and
+ * they are added in the order `features` would list them, so the sums, and the answer, are
+ * those of `modelCategory(model, features(…))` to the last bit (model.test.ts holds the two together).
+ */
+export class ModelScorer {
+  private readonly single = new Map<string, readonly number[]>();
+  private readonly pairs = new Map<string, Map<string, readonly number[]>>();
+
+  constructor(private readonly model: SafetyModel) {
+    for (const [feature, weights] of Object.entries(model.features)) {
+      const space = feature.indexOf(' ');
+      if (space < 0) {
+        this.single.set(feature, weights);
+        continue;
+      }
+      const first = feature.slice(0, space);
+      let seconds = this.pairs.get(first);
+      if (!seconds) this.pairs.set(first, (seconds = new Map()));
+      seconds.set(feature.slice(space + 1), weights);
+    }
+  }
+
+  /** The sensitive category the model finds in these messages of the user, or null. */
+  category(messages: readonly StemmedWords[]): SensitiveCategory | null {
+    const total = [...this.model.base];
+    // A feature's weights are its own array: seen once, counted once.
+    const counted = new Set<readonly number[]>();
+    const add = (weights: readonly number[] | undefined) => {
+      if (!weights || counted.has(weights)) return;
+      counted.add(weights);
+      for (let c = 0; c < total.length; c++) total[c]! += weights[c]!;
+    };
+    for (const { words, stems } of messages) {
+      for (let i = 0; i < words.length; i++) {
+        if (!STOPWORDS.has(words[i]!)) add(this.single.get(stems[i]!));
+        if (i > 0) add(this.pairs.get(stems[i - 1]!)?.get(stems[i]!));
+      }
+    }
+    const { category, lead } = leadOf(this.model, total);
+    return lead > this.model.margin ? category : null;
+  }
 }
 
 /** A labelled conversation to learn from: its user messages' features and its class. */

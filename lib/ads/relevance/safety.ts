@@ -1,9 +1,9 @@
 import type { ReadConversation } from './conversation';
 import { SENSITIVE_CATEGORIES, type SensitiveCategory } from './safety-categories';
-import { modelCategory, type SafetyModel } from './model';
+import { ModelScorer, type SafetyModel } from './model';
 import trained from './safety-model.json';
 
-const MODEL = trained as SafetyModel;
+const MODEL = new ModelScorer(trained as SafetyModel);
 
 /**
  * Conversations that never get an ad, whatever a campaign's hints say: health and medical
@@ -198,7 +198,7 @@ const COMPILED: { category: SensitiveCategory; pattern: RegExp }[] = SENSITIVE_C
  * the conversation is about is what the user wrote.
  */
 export function sensitiveCategory(conversation: ReadConversation): SensitiveCategory | null {
-  return patternCategory(conversation) ?? modelCategory(MODEL, conversation.userFeatures);
+  return patternCategory(conversation) ?? MODEL.category(conversation.userWords);
 }
 
 /** The first category whose patterns a message of the user matches, or null. */

@@ -23,10 +23,10 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
 
 /** The words of `text`, in order, each lower-cased and without accents, before stemming. */
 export function plainWords(text: string): string[] {
+  // Text without a character past ASCII has no accent to drop: its NFKD form is itself.
+  const unaccented = /^[\x00-\x7f]*$/.test(text) ? text : text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
   return (
-    text
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
+    unaccented
       .toLowerCase()
       .replace(/['’‘`]s\b/g, '') // a possessive: "the party's" is "the party"
       .replace(/['’‘`]/g, '')
