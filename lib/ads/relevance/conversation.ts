@@ -1,5 +1,4 @@
-import type { StemmedWords } from './model';
-import { stemmedWords, stemsOf } from './text';
+import { stemmedWords, stemsOf, type StemmedWords } from './text';
 import vocabulary from './vocabulary.json';
 
 /**

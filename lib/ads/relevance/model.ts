@@ -1,4 +1,4 @@
-import { STOPWORDS, stemmedWords } from './text';
+import { STOPWORDS, stemmedWords, type StemmedWords } from './text';
 import { SENSITIVE_CATEGORIES, type SensitiveCategory } from './safety-categories';
 
 /**
@@ -85,12 +85,6 @@ function leadOf(model: SafetyModel, s: readonly number[]): { category: Sensitive
 export function modelCategory(model: SafetyModel, found: ReadonlySet<string>): SensitiveCategory | null {
   const { category, lead } = verdict(model, found);
   return lead > model.margin ? category : null;
-}
-
-/** One message's words and their stems, in order (lib/ads/relevance/text.ts, stemmedWords). */
-export interface StemmedWords {
-  words: readonly string[];
-  stems: readonly string[];
 }
 
 /**

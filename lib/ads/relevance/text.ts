@@ -54,15 +54,17 @@ export function isOneWord(key: string): boolean {
 
 const NO_STEMS: ReadonlyMap<string, string> = new Map();
 
+/** One text's words and their stems, in order (stemmedWords). */
+export interface StemmedWords {
+  words: readonly string[];
+  stems: readonly string[];
+}
+
 /**
  * A text's words and their stems, in order: each stem from `known` (stems worked out once for
  * common words), else from `memo` (kept for the rest of one conversation), else worked out.
  */
-export function stemmedWords(
-  text: string,
-  memo = new Map<string, string>(),
-  known: ReadonlyMap<string, string> = NO_STEMS,
-): { words: string[]; stems: string[] } {
+export function stemmedWords(text: string, memo = new Map<string, string>(), known: ReadonlyMap<string, string> = NO_STEMS): StemmedWords {
   const words = plainWords(text);
   const stems = words.map((w) => {
     let stem = known.get(w) ?? memo.get(w);
