@@ -128,9 +128,10 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
     await expect(page.getByLabel('Excluded topics')).toHaveValue('crypto\nday trading');
     await expect(page.getByRole('checkbox', { name: 'Gambling and betting' })).toBeChecked();
 
-    await page.getByLabel('Key name').fill('Web');
-    await page.getByLabel('Environment').selectOption('production');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    const publishable = page.getByRole('region', { name: 'Publishable keys' });
+    await publishable.getByLabel('Key name').fill('Web');
+    await publishable.getByLabel('Environment').selectOption('production');
+    await publishable.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-key').textContent())!;
     expect(key).toMatch(/^pk_live_[A-Za-z0-9]{32}$/);
     await page.getByRole('button', { name: 'Copy key' }).click();
@@ -158,6 +159,24 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
     await page.reload();
     await expect(page.getByTestId('new-key')).toHaveCount(0);
     await expect(page.getByText(key)).toHaveCount(0);
+
+    // A server key: shown once, with a server's request filled in with it; a secret that works
+    // only as a bearer and never from a page.
+    const server = page.getByRole('region', { name: 'Server keys' });
+    await server.getByLabel('Server key name').fill('Backend');
+    await server.getByRole('button', { name: 'Create server key' }).click();
+    const secret = (await server.getByTestId('new-key').textContent())!;
+    expect(secret).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
+    await expect(server.getByText('keep it on your server')).toBeVisible();
+    await expect(server.getByText(`Authorization: Bearer ${secret}`)).toBeVisible();
+    const serverKeys = page.getByRole('region', { name: 'Server keys of E2E App' });
+    await expect(serverKeys.getByRole('row', { name: /Backend/ })).toContainText('Server');
+    const asServer = await request.get('/functions/v1/validate-key', { headers: { authorization: `Bearer ${secret}` } });
+    expect(asServer.status()).toBe(200);
+    expect((await asServer.json()).key.kind).toBe('server');
+    const fromPage = await request.get('/functions/v1/validate-key', { headers: { authorization: `Bearer ${secret}`, origin: 'https://e2e.example' } });
+    expect(fromPage.status()).toBe(403);
+    expect((await request.get('/functions/v1/validate-key', { headers: { 'x-api-key': secret } })).status()).toBe(401);
   });
 }
 

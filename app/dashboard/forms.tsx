@@ -3,7 +3,6 @@
 import { useActionState, useEffect, useId, useRef } from 'react';
 import { toast } from 'sonner';
 import type { FormState } from '@/lib/platform/kit/forms';
-import { KEY_PLACEHOLDER } from '@/lib/publisher/snippets';
 import { Alert } from '../_components/ui/alert';
 import { Button } from '../_components/ui/button';
 import { CodeBlock } from '../_components/ui/code-block';
@@ -231,17 +230,22 @@ export function KeyForm({
   appId,
   environments,
   snippets,
+  kind = 'publishable',
+  placeholder,
 }: {
   action: Action;
   appId: string;
   environments: readonly string[];
-  /** The ready-to-paste snippets for a key, `KEY` standing for it until it is made. */
+  /** The ready-to-paste snippets for a key, `placeholder` standing for it until it is made. */
   snippets: KeySnippet[];
+  placeholder: string;
+  /** A publishable key for pages and apps, or a secret server key. */
+  kind?: 'publishable' | 'server';
 }) {
   const [state, formAction, pending] = useActionState(action, {});
   return (
     <>
-      {state.createdKey && <NewKey created={state.createdKey} snippets={snippets} />}
+      {state.createdKey && <NewKey created={state.createdKey} snippets={snippets} placeholder={placeholder} server={kind === 'server'} />}
       <form
         action={formAction}
         className="grid max-w-xl gap-4 sm:grid-cols-[1fr_12rem_auto] sm:items-end"
@@ -252,15 +256,16 @@ export function KeyForm({
             <Outcome state={state} />
           </div>
         )}
+        <input type="hidden" name="kind" value={kind} />
         <NameAndChoice
-          idPrefix="key"
+          idPrefix={kind === 'server' ? 'server-key' : 'key'}
           appId={appId}
           values={state.values}
-          nameLabel="Key name"
+          nameLabel={kind === 'server' ? 'Server key name' : 'Key name'}
           choice={{ name: 'environment', label: 'Environment', options: environments, fallback: 'production' }}
         />
         <Button type="submit" disabled={pending}>
-          Create key
+          {kind === 'server' ? 'Create server key' : 'Create key'}
         </Button>
       </form>
     </>
@@ -300,11 +305,22 @@ export function ConsentWithdrawalForm({ action, appId }: { action: Action; appId
 }
 
 /** The one time a key is shown in full, with the app's snippets filled in with it. */
-function NewKey({ created, snippets }: { created: NonNullable<FormState['createdKey']>; snippets: KeySnippet[] }) {
+function NewKey({
+  created,
+  snippets,
+  placeholder,
+  server,
+}: {
+  created: NonNullable<FormState['createdKey']>;
+  snippets: KeySnippet[];
+  placeholder: string;
+  server: boolean;
+}) {
   return (
     <div className="mb-6 grid gap-3 rounded-xl border-2 border-primary/60 bg-primary/5 p-4" role="status">
       <p className="text-sm">
         <strong>{created.name}</strong>: copy this key now. It is shown only once; we keep only its hash.
+        {server && ' It is a secret: keep it on your server, in an environment variable, never in a page, an app or a repository.'}
       </p>
       <div className="flex min-w-0 flex-wrap items-center gap-2">
         <code data-testid="new-key" className="min-w-0 rounded-md border bg-background px-2 py-1 text-sm break-all">
@@ -316,7 +332,7 @@ function NewKey({ created, snippets }: { created: NonNullable<FormState['created
         <div className="min-w-0">
           <p className="text-sm font-medium">Ready to paste, with this key:</p>
           {snippets.map((s) => (
-            <CodeBlock key={s.label} label={s.label} code={s.code.replaceAll(KEY_PLACEHOLDER, created.key)} />
+            <CodeBlock key={s.label} label={s.label} code={s.code.replaceAll(placeholder, created.key)} />
           ))}
         </div>
       )}

@@ -126,7 +126,7 @@ export function UnfilledTable({
 
 /** Keys, masked, with their last use; `actions` adds a last column. */
 export function KeyTable({ label, keys, actions }: { label: string; keys: ApiKey[]; actions?: (k: ApiKey) => ReactNode }) {
-  const head = ['Name', 'Key', 'Environment', 'Status', 'Created', 'Last used', ...(actions ? ['Actions'] : [])];
+  const head = ['Name', 'Key', 'Kind', 'Environment', 'Status', 'Created', 'Last used', ...(actions ? ['Actions'] : [])];
   return (
     <ScrollTable label={label} head={head} stickyActions={Boolean(actions)}>
       {keys.map((k) => (
@@ -135,6 +135,7 @@ export function KeyTable({ label, keys, actions }: { label: string; keys: ApiKey
           <td>
             <code>{k.masked_key}</code>
           </td>
+          <td>{k.kind === 'server' ? 'Server' : 'Publishable'}</td>
           <td>{k.environment}</td>
           <td>
             <StatusBadge status={k.status} />

@@ -124,6 +124,7 @@ export function apiKeysView(keys: ApiKeyRow[], environment: EnvironmentFilter): 
         id: k.id,
         app_id: k.app_id,
         name: k.name,
+        kind: k.kind,
         environment: k.environment,
         status: k.status,
         masked_key: maskApiKey(k.key_prefix, k.key_last4),

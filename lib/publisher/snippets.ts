@@ -12,6 +12,8 @@ import release from './sdk-release.json';
  */
 
 export const KEY_PLACEHOLDER = 'YOUR_PUBLISHABLE_KEY';
+/** Where a server key goes in a server's snippet, until it is made. */
+export const SERVER_KEY_PLACEHOLDER = 'YOUR_SERVER_KEY';
 
 /** The released script this server serves, with its hash (written by packages/sdk/build.mjs). */
 export const SDK_RELEASE: { version: string; path: string; integrity: string } = release;
@@ -64,6 +66,24 @@ export function reactSnippet({ origin, placementId, format, key = KEY_PLACEHOLDE
 /** Getting an ad for the placement over HTTP. */
 export function adRequestSnippet(origin: string, placementId: string, key = KEY_PLACEHOLDER): string {
   return [`curl "${origin}/functions/v1/ads?placement_id=${placementId}" \\`, `  -H "x-api-key: ${key}"`].join('\n');
+}
+
+/**
+ * Getting an ad from the app's server, for one of its users: the server key as a bearer, the
+ * conversation, and the user's client as the server received it (content/docs/server-side.md).
+ */
+export function serverAdSnippet(origin: string, placementId: string, key = SERVER_KEY_PLACEHOLDER): string {
+  const body = {
+    placement_id: placementId,
+    context: { messages: [{ role: 'user', content: 'Which notes app works offline?' }] },
+    client: { ip: '203.0.113.7', user_agent: 'Mozilla/5.0 (the user’s browser, as your server received it)' },
+  };
+  return [
+    `curl -X POST "${origin}/functions/v1/ads" \\`,
+    `  -H "Authorization: Bearer ${key}" \\`,
+    `  -H "content-type: application/json" \\`,
+    `  -d '${JSON.stringify(body)}'`,
+  ].join('\n');
 }
 
 /**

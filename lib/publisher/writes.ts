@@ -5,7 +5,7 @@ import { sql } from '../platform/db/sql';
 import { ok, refused, type Result } from '../platform/kit/result';
 import { violatedConstraint } from '../platform/db/errors';
 import type { ApiKeyInput, AppInput, PlacementInput } from '../schemas/console';
-import { MAX_ACTIVE_KEYS_PER_APP, MAX_APPS_PER_PUBLISHER, type PLACEMENT_ACTIONS } from '../schemas/console';
+import { MAX_ACTIVE_KEYS_PER_APP, MAX_ACTIVE_SERVER_KEYS_PER_APP, MAX_APPS_PER_PUBLISHER, type PLACEMENT_ACTIONS } from '../schemas/console';
 import { generateApiKey, maskApiKey } from '../identity/keys/api-key';
 import type { AdRulesInput, MinRelevanceInput } from './ad-rules';
 
@@ -29,6 +29,10 @@ const tooManyApps = refused(`You already have ${MAX_APPS_PER_PUBLISHER} apps, th
 const TOO_MANY_KEYS = 'api_keys_active_per_app';
 const tooManyKeys = refused(
   `This app already has ${MAX_ACTIVE_KEYS_PER_APP} active keys, the most an app can have: revoke one you no longer use to make room.`,
+);
+const TOO_MANY_SERVER_KEYS = 'server_keys_active_per_app';
+const tooManyServerKeys = refused(
+  `This app already has ${MAX_ACTIVE_SERVER_KEYS_PER_APP} active server keys, the most an app can have: revoke one you no longer use to make room.`,
 );
 
 export async function createApp(db: Database, userId: string, input: AppInput): Promise<Result<{ id: string }>> {
@@ -137,18 +141,24 @@ export async function changePlacement(db: Database, userId: string, id: string, 
  * at its cap of active keys is refused by the database, so two creations at once cannot both
  * take the last place.
  */
-export async function createApiKey(db: Database, userId: string, input: ApiKeyInput): Promise<Result<{ id: string; key: string; masked_key: string }>> {
-  const key = generateApiKey(input.environment);
+export async function createApiKey(
+  db: Database,
+  userId: string,
+  input: Omit<ApiKeyInput, 'kind'> & Partial<Pick<ApiKeyInput, 'kind'>>,
+): Promise<Result<{ id: string; key: string; masked_key: string }>> {
+  const kind = input.kind ?? 'publishable';
+  const key = generateApiKey(input.environment, kind);
   let row: z.output<typeof returnedId> | undefined;
   try {
     [row] = await asConsoleUser(db, userId).query(
-      sql`insert into public.api_keys (app_id, user_id, name, environment, key_prefix, key_last4, key_hash)
-          select a.id, ${userId}, ${input.name}, ${input.environment}, ${key.prefix}, ${key.last4}, ${key.hash}
+      sql`insert into public.api_keys (app_id, user_id, name, kind, environment, key_prefix, key_last4, key_hash)
+          select a.id, ${userId}, ${input.name}, ${kind}, ${input.environment}, ${key.prefix}, ${key.last4}, ${key.hash}
           from public.apps a where a.id = ${input.app_id}::uuid and a.archived_at is null returning id`,
       returnedId,
     );
   } catch (err) {
     if (violatedConstraint(err) === TOO_MANY_KEYS) return tooManyKeys;
+    if (violatedConstraint(err) === TOO_MANY_SERVER_KEYS) return tooManyServerKeys;
     throw err;
   }
   return row ? ok({ id: row.id, key: key.key, masked_key: maskApiKey(key.prefix, key.last4) }) : refused(NO_APP);

@@ -1,7 +1,7 @@
 import type { CheckedCredential } from '../platform/http/kernel';
 import { authenticate, requireScope, type Principal, type TokenCheck } from '../identity/oauth/bearer';
 import type { Credential } from '../schemas/registry';
-import { authenticateApiKey, type AppPrincipal, type KeyCheck } from '../identity/keys/directory';
+import { authenticateApiKey, bearsServerKey, type AppPrincipal, type KeyCheck } from '../identity/keys/directory';
 import type { RateLimiter } from '../platform/http/rate-limit';
 
 /**
@@ -16,6 +16,7 @@ declare module '../platform/http/kernel' {
     'optional-bearer': Principal | null;
     'forwarded-bearer': undefined;
     'api-key': AppPrincipal;
+    'app-key': AppPrincipal;
     'optional-api-key': AppPrincipal | null;
   }
 }
@@ -42,8 +43,13 @@ export async function checkCredential(credential: Credential, request: { headers
     }
     case 'api-key':
       return withKeyBudget(await authenticateApiKey(request, services), services);
+    case 'app-key':
+      return withKeyBudget(await authenticateApiKey(request, services, true), services);
     case 'optional-api-key':
-      return request.headers.has('x-api-key') ? withKeyBudget(await authenticateApiKey(request, services), services) : { principal: null };
+      // A server key sent here is refused (it names where server keys go), not ignored.
+      return request.headers.has('x-api-key') || bearsServerKey(request.headers)
+        ? withKeyBudget(await authenticateApiKey(request, services), services)
+        : { principal: null };
   }
 }
 

@@ -2,7 +2,7 @@ import { json, type JsonReply } from '../platform/http/kernel';
 import { defineRoute } from './kernel';
 import { ROUTES } from '../schemas/registry';
 import { adBody, consentBody, dataBody, eventsBody, recordedConsentBody, validateKeyBody, withdrawalBody } from '../schemas/sdk';
-import { serveAd, type AdAnswer } from '../ads/serving/ads';
+import { askingClient, serveAd, type AdAnswer } from '../ads/serving/ads';
 import { followClick } from '../ads/serving/click';
 import { currentConsent, recordConsent, submitData, withdrawConsent } from '../data/records';
 import { recordEvents } from '../ads/serving/events';
@@ -22,7 +22,7 @@ export const validateKeyRoute = defineRoute(ROUTES['/functions/v1/validate-key']
       validateKeyBody.parse({
         valid: true,
         app: { id: principal.appId, name: principal.appName },
-        key: { id: principal.keyId, name: principal.keyName, environment: principal.environment, masked_key: principal.maskedKey },
+        key: { id: principal.keyId, name: principal.keyName, kind: principal.keyKind, environment: principal.environment, masked_key: principal.maskedKey },
       }),
     ),
 });
@@ -34,7 +34,7 @@ export const adsRoute = defineRoute(ROUTES['/functions/v1/ads'], {
       await serveAd(
         principal,
         { placementId: query.placement_id, sessionId: query.session_id, keywords: query.keywords },
-        { headers: request.headers, clientIp },
+        { ip: clientIp, userAgent: request.headers.get('user-agent') },
         services,
       ),
     ),
@@ -43,7 +43,7 @@ export const adsRoute = defineRoute(ROUTES['/functions/v1/ads'], {
       await serveAd(
         principal,
         { placementId: body.placement_id, sessionId: body.session_id, keywords: body.keywords, context: body.context },
-        { headers: request.headers, clientIp },
+        askingClient(principal, body.client, { userAgent: request.headers.get('user-agent'), ip: clientIp }),
         services,
       ),
     ),

@@ -46,12 +46,15 @@ export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'canc
 export const PAYOUT_RAILS = ['manual', 'stripe'] as const;
 export const KEY_ENVIRONMENTS = ['development', 'production'] as const;
 export const KEY_STATUSES = ['active', 'revoked'] as const;
+/** What a key is: publishable (in pages, `x-api-key`) or a server's secret (`Authorization: Bearer`). */
+export const KEY_KINDS = ['publishable', 'server'] as const;
 
 export type PlacementFormat = (typeof PLACEMENT_FORMATS)[number];
 export type PlacementStatus = (typeof PLACEMENT_STATUSES)[number];
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export type PayoutRail = (typeof PAYOUT_RAILS)[number];
 export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
+export type KeyKind = (typeof KEY_KINDS)[number];
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** The `placement_status` filter: archived placements are never listed. */
@@ -179,6 +182,11 @@ export const apiKey = z.object({
   id: z.string(),
   app_id: z.string().describe('The app the key belongs to; it reaches only that app.'),
   name: z.string(),
+  kind: z
+    .enum(KEY_KINDS)
+    .describe(
+      "`publishable` (`pk_…`, sent in `x-api-key` from pages and apps) or `server` (`sk_…`, a secret of the app's server, sent as `Authorization: Bearer`).",
+    ),
   environment: z.enum(KEY_ENVIRONMENTS),
   status: z.enum(KEY_STATUSES),
   masked_key: z.string().describe('The prefix and the last 4 characters only.'),
@@ -388,6 +396,7 @@ export const apiKeyRow = z.object({
   id: z.string(),
   app_id: z.string(),
   name: z.string(),
+  kind: z.enum(KEY_KINDS),
   environment: z.enum(KEY_ENVIRONMENTS),
   status: z.enum(KEY_STATUSES),
   key_prefix: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from './account';
+import { KEY_ENVIRONMENTS, KEY_KINDS, PLACEMENT_FORMATS } from './account';
 
 /**
  * What a publisher writes in the console: apps, placements and API keys. Each field's rule is
@@ -20,6 +20,8 @@ export const MAX_ORIGINS = 20;
  */
 export const MAX_APPS_PER_PUBLISHER = 50;
 export const MAX_ACTIVE_KEYS_PER_APP = 20;
+/** Active server keys per app (supabase/schemas/functions/public.api_keys_within_limit.sql): a server needs one, rotation a second. */
+export const MAX_ACTIVE_SERVER_KEYS_PER_APP = 5;
 
 /** Text from a form: comma- or newline-separated items, trimmed, empty ones dropped. */
 const listOf = (item: z.ZodType<string>, max: number, what: string) =>
@@ -89,6 +91,7 @@ export const apiKeyInput = z.object({
   app_id: id('app'),
   name: name('key'),
   environment: z.enum(KEY_ENVIRONMENTS, `Choose an environment: ${KEY_ENVIRONMENTS.join(' or ')}.`),
+  kind: z.enum(KEY_KINDS, 'Choose publishable or server.').default('publishable'),
 });
 export type ApiKeyInput = z.output<typeof apiKeyInput>;
 

@@ -77,6 +77,8 @@ import {
  *   Missing, malformed or unknown is a 401 `invalid_token`; a revoked key, or a key of an
  *   archived app, is a 403 `forbidden`. A key also has a budget of its own, on top of the
  *   address's (content/docs/rate-limits.md).
+ * - `app-key`: as `api-key`, or the app's secret server key as `Authorization: Bearer sk_…`,
+ *   from a server: a request with `Origin` is a 403 `forbidden` (content/docs/server-side.md).
  * - `optional-api-key`: an SDK key when the request has `x-api-key`; without one, the handler
  *   authenticates by other means (decision tokens).
  */
@@ -86,6 +88,7 @@ export type Credential =
   | { kind: 'optional-bearer'; resource: ResourceName }
   | { kind: 'forwarded-bearer'; resource: ResourceName }
   | { kind: 'api-key' }
+  | { kind: 'app-key' }
   | { kind: 'optional-api-key' };
 
 /** A declaration of this service: its credentials are the ones above. */
@@ -114,6 +117,7 @@ const SITE = { errors: 'api', rateLimit: false, cors: 'public', apiVersion: fals
 
 const NONE = { kind: 'none' } as const;
 const API_KEY = { kind: 'api-key' } as const satisfies Credential;
+const APP_KEY = { kind: 'app-key' } as const satisfies Credential;
 const API_KEY_OR_TOKENS = { kind: 'optional-api-key' } as const satisfies Credential;
 const bearer = (resource: ResourceName, scope?: Scope) => ({ kind: 'bearer', resource, scope }) as const satisfies Credential;
 
@@ -380,7 +384,7 @@ export const ROUTES = declare({
     ...SDK,
     methods: {
       GET: {
-        credential: API_KEY,
+        credential: APP_KEY,
         doc: {
           operationId: 'validateKey',
           summary: 'Check an API key, and see which app it belongs to',
@@ -413,19 +417,28 @@ export const ROUTES = declare({
         },
       },
       POST: {
-        credential: API_KEY,
+        credential: APP_KEY,
         body: adsRequest,
         bodyType: 'json',
         doc: {
           operationId: 'getAdForConversation',
           summary: 'Get an ad that fits a conversation',
           description:
-            "The `GET` with the conversation the ad will sit beside (at most 6 messages and 4,000 characters). The conversation is read for this one decision and dropped: it is never written to the database, a log or a report; the decision keeps only the relevance of the ad and the advertiser's hints that matched. A sensitive conversation (health, mental health, sexual content, politics, a user who appears to be a child) gets no ad; otherwise only campaigns whose context hints fit it at the placement's `min_relevance` are drawn, weighed by relevance and budget.",
+            "The `GET` with the conversation the ad will sit beside (at most 6 messages and 4,000 characters). The conversation is read for this one decision and dropped: it is never written to the database, a log or a report; the decision keeps only the relevance of the ad and the advertiser's hints that matched. A sensitive conversation (health, mental health, sexual content, politics, a user who appears to be a child) gets no ad; otherwise only campaigns whose context hints fit it at the placement's `min_relevance` are drawn, weighed by relevance and budget. An app's server may ask instead, with its server key as `Authorization: Bearer sk_…` and the end user's `client`: the ad is then bound to that client, whose browser counts its impression.",
           tags: ['SDK'],
           responses: {
             200: { description: 'An ad that fits the conversation, with its `relevance` and `why.matched`.', schema: adBody },
             204: { description: NO_FILL, headers: NO_FILL_HEADERS },
-            400: { description: 'The body is not a valid request: too many messages or characters, a bad role (`invalid_request`).', schema: apiErrorBody },
+            400: {
+              description:
+                'The body is not a valid request: too many messages or characters, a bad role, a `client` that is not an address and a user agent, or a server key without `client` (`invalid_request`).',
+              schema: apiErrorBody,
+            },
+            403: {
+              description:
+                'The key has been revoked or its app archived; a publishable key from a web origin the app has not allowed, or naming a `client` (only a server key may); a server key from a web page (`forbidden`).',
+              schema: apiErrorBody,
+            },
             404: { description: "The key's app has no placement with this id (`not_found`).", schema: apiErrorBody },
             503: {
               description: 'The campaigns changed three times while this request was being decided (`unavailable`): try again after `Retry-After` seconds.',
@@ -735,7 +748,12 @@ export function protectedOperations(): (Operation & { credential: Extract<Creden
 
 /** Operations that need an app's SDK key (the shared bad-key matrix runs on each). */
 export function apiKeyOperations(): Operation[] {
-  return operations().filter((op) => op.declaration.credential.kind === 'api-key');
+  return operations().filter((op) => op.declaration.credential.kind === 'api-key' || op.declaration.credential.kind === 'app-key');
+}
+
+/** The operations that also take an app's server key as a bearer (`app-key`). */
+export function serverKeyOperations(): Operation[] {
+  return operations().filter((op) => op.declaration.credential.kind === 'app-key');
 }
 
 /**

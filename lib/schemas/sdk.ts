@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from './account';
+import { KEY_ENVIRONMENTS, KEY_KINDS, PLACEMENT_FORMATS } from './account';
 
 /** The SDK surface (`/functions/v1/*`): its answers, as content/docs/sdk-integration.md shows them. */
 
@@ -13,6 +13,7 @@ export const validateKeyBody = z.object({
   key: z.object({
     id: z.string(),
     name: z.string(),
+    kind: z.enum(KEY_KINDS).describe('`publishable` (sent in `x-api-key`) or `server` (a secret, sent as `Authorization: Bearer` from a server).'),
     environment: z.enum(KEY_ENVIRONMENTS).describe('A label only: both kinds of key serve live traffic.'),
     masked_key: z.string().describe('The prefix and the last 4 characters only.'),
   }),
@@ -94,6 +95,18 @@ export const adsRequest = z.object({
     .optional()
     .describe(
       `The conversation the ad will sit beside: at most ${CONTEXT_LIMITS.messages} messages and ${CONTEXT_LIMITS.characters.toLocaleString('en-US')} characters. With it, only campaigns whose hints fit it at the placement's min_relevance are drawn, and sensitive conversations get no ad.`,
+    ),
+  client: z
+    .object({
+      ip: z.union([z.ipv4(), z.ipv6()], "client.ip: the end user's IPv4 or IPv6 address, as your server received it"),
+      user_agent: z
+        .string("client.user_agent: the end user's User-Agent header, as your server received it")
+        .min(1, "client.user_agent: the end user's User-Agent header, as your server received it")
+        .max(1000, 'client.user_agent: at most 1,000 characters'),
+    })
+    .optional()
+    .describe(
+      "With a server key only, and then required: the end user's client (its address and `User-Agent`), as your server received them. The decision is bound to it as if that browser had asked: the ad's impression counts only when the browser SDK sends it from that client, and the frequency caps count that client's network.",
     ),
 });
 export type AdsRequest = z.output<typeof adsRequest>;

@@ -359,6 +359,7 @@ function credentialFor(rng: Rng, d: Draft, op: OperationDeclaration, fx: Fixture
       if (rng.chance(0.7)) authorization(d, rng.chance(0.5) ? fx.tokens.sandbox : rng.pick(fx.tokens.full));
       break;
     case 'api-key':
+    case 'app-key':
       setHeader(d, 'x-api-key', rng.pick(fx.sdk.keys));
       break;
     case 'optional-api-key':

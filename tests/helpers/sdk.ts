@@ -4,7 +4,7 @@ import type { DeclarableMethod } from '@/lib/platform/http/declaration';
 import type { KeyEnvironment } from '@/lib/identity/keys/api-key';
 import { generateApiKey } from '@/lib/identity/keys/api-key';
 import { SANDBOX_TOKEN } from '@/lib/identity/oauth/bearer';
-import { apiKeyOperations, type RoutePath } from '@/lib/schemas/registry';
+import { apiKeyOperations, serverKeyOperations, type RoutePath } from '@/lib/schemas/registry';
 import type { Services } from '@/lib/services';
 import { handlersOf, type TestHandler } from './routes';
 import { rawAsService } from './roles';
@@ -20,6 +20,36 @@ export const SDK_KEY_ROUTES: { path: RoutePath; method: DeclarableMethod; handle
   method: op.method,
   handler: handlersOf(op.path)[op.method],
 }));
+
+/** The SDK routes that also take an app's server key as a bearer (content/docs/server-side.md). */
+export const SERVER_KEY_ROUTES: { path: RoutePath; method: DeclarableMethod; handler: TestHandler }[] = serverKeyOperations().map((op) => ({
+  path: op.path,
+  method: op.method,
+  handler: handlersOf(op.path)[op.method],
+}));
+
+/**
+ * Requests that try a server key and must fail, at every route that takes one: 401
+ * `invalid_token` for a key that is not one, unknown, or sent where server keys do not go; 403
+ * `forbidden` for a good key sent from a web page. `serverKey` is a working server key,
+ * `publishableKey` a working publishable key of the same app.
+ */
+export function badServerKeys(serverKey: string, publishableKey: string): { label: string; headers: Record<string, string>; status: 401 | 403 }[] {
+  return [
+    { label: 'an unknown well-formed live server key', headers: { authorization: `Bearer ${generateApiKey('production', 'server').key}` }, status: 401 },
+    { label: 'an unknown well-formed test server key', headers: { authorization: `Bearer ${generateApiKey('development', 'server').key}` }, status: 401 },
+    { label: 'the key cut short', headers: { authorization: `Bearer ${serverKey.slice(0, -1)}` }, status: 401 },
+    { label: 'the key with a space inside', headers: { authorization: `Bearer ${serverKey.slice(0, 20)} ${serverKey.slice(20)}` }, status: 401 },
+    { label: 'the key under another tag', headers: { authorization: `Bearer ${serverKey.replace(/^sk_[a-z]+_/, 'sk_prod_')}` }, status: 401 },
+    { label: 'the key in x-api-key', headers: { 'x-api-key': serverKey }, status: 401 },
+    { label: 'the key as Basic credentials', headers: { authorization: `Basic ${serverKey}` }, status: 401 },
+    { label: 'the key with no scheme', headers: { authorization: serverKey }, status: 401 },
+    { label: 'a publishable key as a bearer', headers: { authorization: `Bearer ${publishableKey}` }, status: 401 },
+    { label: 'the sandbox token as a bearer', headers: { authorization: `Bearer ${SANDBOX_TOKEN}` }, status: 401 },
+    { label: 'the key from a web page (Origin)', headers: { authorization: `Bearer ${serverKey}`, origin: 'https://writer.example' }, status: 403 },
+    { label: 'the key from a page of no origin (Origin: null)', headers: { authorization: `Bearer ${serverKey}`, origin: 'null' }, status: 403 },
+  ];
+}
 
 /**
  * Requests without a valid key, each answered 401 `invalid_token` at every SDK route. `validKey`

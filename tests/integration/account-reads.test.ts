@@ -144,7 +144,7 @@ for (const engine of testEngines()) {
               mine,
             ),
             api_keys: await q.query(
-              `select id, app_id, name, environment, status, key_prefix, key_last4, created_at, last_used_at
+              `select id, app_id, name, kind, environment, status, key_prefix, key_last4, created_at, last_used_at
                from public.api_keys where user_id = $1 order by created_at, id`,
               mine,
             ),

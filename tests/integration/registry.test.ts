@@ -6,10 +6,10 @@ import { HTTP_METHODS } from '@/lib/platform/http/declaration';
 import { declarationOf } from '@/lib/platform/http/kernel';
 import { ACCOUNT_TOOLS } from '@/lib/agents/mcp/account-tools';
 import { buildOpenApiDocument } from '@/lib/docs/openapi/document';
-import { apiKeyOperations, batchPaths, operations, protectedOperations, restOperations, ROUTES } from '@/lib/schemas/registry';
+import { apiKeyOperations, batchPaths, operations, protectedOperations, restOperations, ROUTES, serverKeyOperations } from '@/lib/schemas/registry';
 import { ACCOUNT_ROUTES } from '../helpers/account';
 import { ROUTE_FILES } from '../helpers/routes';
-import { SDK_KEY_ROUTES } from '../helpers/sdk';
+import { SDK_KEY_ROUTES, SERVER_KEY_ROUTES } from '../helpers/sdk';
 
 /**
  * The route registry (lib/schemas/registry.ts) is the one list of routes: every route file runs its
@@ -57,8 +57,8 @@ describe('lists derived from the registry', () => {
       rest.flatMap((op) => (op.declaration.credential.kind === 'bearer' ? [{ method: op.method, path: op.path, scope: op.declaration.credential.scope }] : [])),
     );
     expect(sdkEndpoints().map((e) => `${e.method} ${e.path}`)).toEqual(rest.filter(sdk).map((op) => `${op.method} ${op.path}`));
-    // The SDK surface is what an app calls: its key, or an ad's token (events, clicks), never a user's token.
-    for (const op of rest.filter(sdk)) expect(['api-key', 'optional-api-key', 'none'], op.path).toContain(kind(op));
+    // The SDK surface is what an app calls: its key (or its server's), or an ad's token (events, clicks), never a user's token.
+    for (const op of rest.filter(sdk)) expect(['api-key', 'app-key', 'optional-api-key', 'none'], op.path).toContain(kind(op));
     expect(publicEndpoints().length + accountEndpoints().length + sdkEndpoints().length).toBe(rest.length);
   });
 
@@ -92,10 +92,11 @@ describe('lists derived from the registry', () => {
   it('the bad-key matrix runs on every operation that needs an SDK key', () => {
     expect(SDK_KEY_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(
       operations()
-        .filter((op) => op.declaration.credential.kind === 'api-key')
+        .filter((op) => op.declaration.credential.kind === 'api-key' || op.declaration.credential.kind === 'app-key')
         .map((op) => `${op.method} ${op.path}`),
     );
     expect(apiKeyOperations().map((op) => op.path)).toContain('/functions/v1/validate-key');
+    expect(SERVER_KEY_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(serverKeyOperations().map((op) => `${op.method} ${op.path}`));
   });
 
   describe('the markdown-twin rewrites leave every route alone and rewrite site pages', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/identity/oauth/metadata';
-import { KEY_ENVIRONMENTS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
+import { KEY_ENVIRONMENTS, KEY_KINDS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
 import {
   ADVERTISER_CATEGORIES,
@@ -32,6 +32,7 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'payout_methods.rail': PAYOUT_RAILS,
   'api_keys.environment': KEY_ENVIRONMENTS,
   'api_keys.status': KEY_STATUSES,
+  'api_keys.kind': KEY_KINDS,
   'oauth_clients.token_endpoint_auth_method': AUTH_METHODS,
   'campaign_draw.format': PLACEMENT_FORMATS,
   'creatives.format': PLACEMENT_FORMATS,

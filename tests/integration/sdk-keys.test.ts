@@ -77,7 +77,7 @@ for (const engine of testEngines()) {
         expect(body).toEqual({
           valid: true,
           app: { id: made.appId, name: app!.name },
-          key: { id: made.id, name: 'Writer web', environment: 'production', masked_key: made.masked_key },
+          key: { id: made.id, name: 'Writer web', kind: 'publishable', environment: 'production', masked_key: made.masked_key },
         });
         expect(validateKeyBody.strict().parse(body)).toEqual(body);
         expect(made.masked_key).toBe(`${made.key.slice(0, 16)}…${made.key.slice(-4)}`);
@@ -263,6 +263,7 @@ for (const engine of testEngines()) {
           {
             id: made.id,
             name: 'Lookup',
+            kind: 'publishable',
             environment: 'development',
             status: 'active',
             key_prefix: made.key.slice(0, 16),

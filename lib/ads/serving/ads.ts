@@ -8,7 +8,7 @@ import type { PlacementFormat } from '../../schemas/account';
 import { asApp } from '../../identity/keys/access';
 import type { AppPrincipal } from '../../identity/keys/directory';
 import { DECISION_TOKEN_TTL_SECONDS, signDecisionToken } from './tokens';
-import { clientHash, networkHash } from '../../platform/http/client-ip';
+import { clientHash, networkHash, normalizeIp } from '../../platform/http/client-ip';
 import { env } from '../../platform/env';
 import { readConversation, type ContextMessage } from '../relevance/conversation';
 import { verdict } from '../relevance/decide';
@@ -76,11 +76,43 @@ export type AdAnswer = { ad: AdBody } | { ad: null; reason: NoFillReason };
 /** How many times a request reads a market that moved under it before it gives up (503): each read is of the newest. */
 const MARKET_READS = 3;
 
+/** The end user's client an ad is decided for: its address and its `User-Agent`. */
+export interface AskingClient {
+  ip: string;
+  userAgent: string | null;
+}
+
+/**
+ * Who the ad is for. A browser or an app asking with its publishable key is the client itself. An
+ * app's server asking with its server key names the end user's client (`client` in the body),
+ * and must: the decision is bound to that client as if its browser had asked, so the ad's
+ * impression counts only from it, and its network's frequency caps count the ad. A publishable
+ * key cannot name one: anyone can read it in a page, and a page cannot speak for another client.
+ */
+export function askingClient(app: Pick<AppPrincipal, 'keyKind'>, named: { ip: string; user_agent: string } | undefined, sender: AskingClient): AskingClient {
+  if (app.keyKind === 'server') {
+    if (!named) {
+      throw new ApiError(
+        'invalid_request',
+        "A request with a server key names the end user's client: send client.ip and client.user_agent as your server received them, so that the ad's impression can count when their browser sends it.",
+      );
+    }
+    return { ip: normalizeIp(named.ip), userAgent: named.user_agent };
+  }
+  if (named) {
+    throw new ApiError(
+      'forbidden',
+      "Only a server key may name the client: with a publishable key the client is whoever sends the request. Leave out client, or ask from your server with the app's server key.",
+    );
+  }
+  return sender;
+}
+
 /** The ad, or why nothing fills (module comment); throws the 404 of a placement the app does not have. */
-export async function serveAd(app: AppPrincipal, request: AdRequest, client: { headers: Headers; clientIp: string }, services: AdServices): Promise<AdAnswer> {
+export async function serveAd(app: AppPrincipal, request: AdRequest, client: AskingClient, services: AdServices): Promise<AdAnswer> {
   const key = await services.sdkSecret();
-  const asker = clientHash(key, client.clientIp, client.headers.get('user-agent'));
-  const network = networkHash(key, client.clientIp);
+  const asker = clientHash(key, client.ip, client.userAgent);
+  const network = networkHash(key, client.ip);
   const session = asApp(await services.database(), app);
   const decide = async (context: ContextArguments) => {
     const call = sql`select * from public.sdk_serve_ad(${request.placementId}::uuid, ${request.sessionId}, ${request.keywords}::text[], ${app.keyId}::uuid,

@@ -12,7 +12,7 @@ import type { PricingValues } from '../../money/pricing/defaults';
  */
 export const DOCS_SECTIONS: readonly { title: string; paths: readonly string[] }[] = [
   { title: 'Get started', paths: ['/docs/quickstart', '/docs', '/docs/console'] },
-  { title: 'Show ads', paths: ['/docs/sdk-integration', '/docs/ad-decision', '/docs/placements', '/docs/ad-formats', '/docs/api-keys'] },
+  { title: 'Show ads', paths: ['/docs/sdk-integration', '/docs/server-side', '/docs/ad-decision', '/docs/placements', '/docs/ad-formats', '/docs/api-keys'] },
   { title: 'Get paid', paths: ['/docs/payouts', '/docs/data-and-consent'] },
   { title: 'Advertise', paths: ['/docs/advertisers'] },
   { title: 'Buy data', paths: ['/docs/data-buyers'] },

@@ -37,8 +37,16 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
   if (credential.kind === 'optional-bearer') out[401] = error('The presented token is invalid.', CHALLENGE);
   if (credential.kind === 'api-key' || credential.kind === 'optional-api-key') {
     const optional = credential.kind === 'optional-api-key' ? ' (when `x-api-key` is sent)' : '';
-    out[401] = error(`No \`x-api-key\` header, or one that holds no key or an unknown key (\`invalid_token\`)${optional}.`);
+    out[401] = error(`No \`x-api-key\` header, or one that holds no key or an unknown key, or a server key (\`invalid_token\`)${optional}.`);
     out[403] = error('The key has been revoked or its app archived, or the request comes from a web origin the app has not allowed (`forbidden`).');
+  }
+  if (credential.kind === 'app-key') {
+    out[401] = error(
+      'No key; an `x-api-key` header that holds no publishable key or an unknown one; a bearer that holds no server key or an unknown one (`invalid_token`).',
+    );
+    out[403] = error(
+      'The key has been revoked or its app archived; a publishable key from a web origin the app has not allowed; a server key from a web page (the request has `Origin`) (`forbidden`).',
+    );
   }
   if (declaration.query) out[400] = error('An invalid or missing parameter.');
   if (declaration.body) {
@@ -104,6 +112,7 @@ function mediaTypes(declaration: OperationDeclaration): readonly string[] {
 function security(credential: Credential): Json[] {
   if (credential.kind === 'none') return [];
   if (credential.kind === 'api-key') return [{ sdkKey: [] }];
+  if (credential.kind === 'app-key') return [{ sdkKey: [] }, { serverKey: [] }];
   // Without a key, the body's decision tokens authenticate (a beacon cannot send headers).
   if (credential.kind === 'optional-api-key') return [{ sdkKey: [] }, {}];
   const bearer = [{ oauth2: credential.kind === 'bearer' && credential.scope ? [credential.scope] : [] }, { sandbox: [] }];
@@ -182,6 +191,12 @@ export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json 
           in: 'header',
           name: 'x-api-key',
           description: 'An app’s publishable SDK key (`pk_live_…` or `pk_test_…`), for /functions/v1/* only.',
+        },
+        serverKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An app’s secret server key (`sk_live_…` or `sk_test_…`), from the app’s server only (a request with `Origin` is refused): `POST /functions/v1/ads` and `GET /functions/v1/validate-key`.',
         },
       },
     },

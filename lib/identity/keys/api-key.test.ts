@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PATTERN, describeApiKey, generateApiKey, hashApiKey, keyTag, maskApiKey } from './api-key';
+import { API_KEY_PATTERN, describeApiKey, generateApiKey, hashApiKey, keyTag, maskApiKey, SERVER_KEY_PATTERN } from './api-key';
 
 describe('SDK API keys', () => {
   it('are tagged by environment, random, and described by prefix, last 4 and hash', () => {
@@ -33,6 +33,32 @@ describe('SDK API keys', () => {
       'svc_sandbox',
     ]) {
       expect(API_KEY_PATTERN.test(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it('server keys are tagged sk_, match only the server shape, and publishable keys only theirs', () => {
+    const live = generateApiKey('production', 'server');
+    const test = generateApiKey('development', 'server');
+    expect(live.key).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
+    expect(test.key).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
+    expect(live.prefix).toBe(live.key.slice(0, 16));
+    for (let i = 0; i < 50; i++) {
+      const server = generateApiKey(i % 2 ? 'production' : 'development', 'server').key;
+      const publishable = generateApiKey(i % 2 ? 'production' : 'development').key;
+      expect(SERVER_KEY_PATTERN.test(server) && !API_KEY_PATTERN.test(server), server).toBe(true);
+      expect(API_KEY_PATTERN.test(publishable) && !SERVER_KEY_PATTERN.test(publishable), publishable).toBe(true);
+    }
+    const body = 'A'.repeat(32);
+    for (const bad of [
+      'sk_live_',
+      `sk_live_${'A'.repeat(31)}`,
+      `sk_prod_${body}`,
+      `SK_LIVE_${body}`,
+      ` sk_live_${body}`,
+      `sk_live_${body}\n`,
+      `pk_live_${body}`,
+    ]) {
+      expect(SERVER_KEY_PATTERN.test(bad), JSON.stringify(bad)).toBe(false);
     }
   });
 

@@ -1,14 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../platform/crypto';
-import type { KeyEnvironment } from '../../schemas/account';
+import type { KeyEnvironment, KeyKind } from '../../schemas/account';
 
 /**
- * Publishable SDK keys: `pk_live_…` (production) or `pk_test_…` (development), 32 random
- * base62 characters after the tag. Shown once; we keep a lookup prefix, the last 4 characters
- * and a SHA-256 of the whole key: secrets are stored hashed, never in the clear.
+ * An app's SDK keys, 32 random base62 characters after a tag that says what the key is:
+ *
+ * - publishable keys, `pk_live_…` (production) or `pk_test_…` (development), sent in `x-api-key`
+ *   from pages and apps, where anyone may read them;
+ * - server keys, `sk_live_…` or `sk_test_…`, secrets of the app's server, sent as
+ *   `Authorization: Bearer` and never from a web page (./directory.ts).
+ *
+ * Shown once; we keep a lookup prefix, the last 4 characters and a SHA-256 of the whole key:
+ * secrets are stored hashed, never in the clear. 190 random bits need no slow hash: nobody can
+ * guess one from its SHA-256.
  */
 
-export type { KeyEnvironment };
+export type { KeyEnvironment, KeyKind };
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BODY_LENGTH = 32;
@@ -25,12 +32,14 @@ function base62(length: number): string {
   return out;
 }
 
-export function keyTag(environment: KeyEnvironment): string {
-  return environment === 'production' ? 'pk_live_' : 'pk_test_';
+export function keyTag(environment: KeyEnvironment, kind: KeyKind = 'publishable'): string {
+  return `${kind === 'server' ? 'sk' : 'pk'}_${environment === 'production' ? 'live' : 'test'}_`;
 }
 
-/** Every key this module generates, and nothing else: the tag of an environment, then 32 base62 characters. */
+/** Every publishable key this module generates, and nothing else: the tag of an environment, then 32 base62 characters. */
 export const API_KEY_PATTERN = new RegExp(`^pk_(?:live|test)_[A-Za-z0-9]{${BODY_LENGTH}}$`);
+/** Every server key this module generates, and nothing else. */
+export const SERVER_KEY_PATTERN = new RegExp(`^sk_(?:live|test)_[A-Za-z0-9]{${BODY_LENGTH}}$`);
 
 export function hashApiKey(key: string): string {
   return sha256Hex(key);
@@ -43,8 +52,8 @@ export interface NewApiKey {
   hash: string;
 }
 
-export function generateApiKey(environment: KeyEnvironment): NewApiKey {
-  const key = keyTag(environment) + base62(BODY_LENGTH);
+export function generateApiKey(environment: KeyEnvironment, kind: KeyKind = 'publishable'): NewApiKey {
+  const key = keyTag(environment, kind) + base62(BODY_LENGTH);
   return { key, ...describeApiKey(key) };
 }
 

@@ -8,6 +8,7 @@ import { appOfKey, authenticateApiKey, presentedKey, SdkDirectory, type SdkKeyRo
 const row: SdkKeyRow = {
   id: 'f1d2c3b4-a596-4877-8899-aabbccddeeff',
   name: 'StoryForge production',
+  kind: 'publishable',
   environment: 'production',
   status: 'active',
   key_prefix: 'pk_live_7Hq2xVbN',
@@ -68,6 +69,7 @@ describe('the app of a key', () => {
       allowedOrigins: ['https://storyforge.example'],
       keyId: row.id,
       keyName: 'StoryForge production',
+      keyKind: 'publishable',
       environment: 'production',
       maskedKey: 'pk_live_7Hq2xVbN…6aEu',
     });

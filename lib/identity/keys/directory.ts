@@ -2,18 +2,25 @@ import { z } from 'zod';
 import { as, type Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { ApiError, OriginRefused } from '../../platform/http/errors';
-import { KEY_ENVIRONMENTS, KEY_STATUSES, type KeyEnvironment } from '../../schemas/account';
+import { KEY_ENVIRONMENTS, KEY_KINDS, KEY_STATUSES, type KeyEnvironment, type KeyKind } from '../../schemas/account';
 import { asApp } from './access';
-import { API_KEY_PATTERN, hashApiKey, maskApiKey } from './api-key';
+import { API_KEY_PATTERN, hashApiKey, maskApiKey, SERVER_KEY_PATTERN } from './api-key';
 
 /**
  * The credential of the SDK surface (`/functions/v1/*`): an app's publishable key in the
- * `x-api-key` header (content/docs/sdk-integration.md). The kernel's credential step calls
- * `authenticateApiKey` for every operation that declares `{ kind: 'api-key' }`, so each SDK route
- * gets the same answers: 401 `invalid_token` for a missing, malformed or unknown key, 403
- * `forbidden` for a revoked key, a key of an archived app, or a browser on an origin the app has
- * not allowed; and, as on every route, 503 `unavailable` (from the kernel) when the database
- * cannot be asked.
+ * `x-api-key` header (content/docs/sdk-integration.md), or, where an operation accepts one, the
+ * app's secret server key as `Authorization: Bearer sk_…` (content/docs/server-side.md). The
+ * kernel's credential step calls `authenticateApiKey` for every operation that declares
+ * `{ kind: 'api-key' }` or `{ kind: 'app-key' }` (the latter also takes server keys), so each SDK
+ * route gets the same answers: 401 `invalid_token` for a missing, malformed or unknown key, or a
+ * key sent where its kind does not go; 403 `forbidden` for a revoked key, a key of an archived
+ * app, a browser on an origin the app has not allowed, or a server key sent from a web page (any
+ * request with `Origin`); and, as on every route, 503 `unavailable` (from the kernel) when the
+ * database cannot be asked.
+ *
+ * The two kinds never stand in for each other: a publishable key, which pages carry, is never
+ * accepted as a bearer, and a server key is never accepted in `x-api-key`, where a page would
+ * send it.
  *
  * The lookup runs as `anon`, not as the service: `public.sdk_key(hash)` answers the one key whose
  * SHA-256 is given, with its app, in one probe of a unique index; knowing the key is what
@@ -44,6 +51,8 @@ export interface AppPrincipal extends SdkApp {
   kind: 'app';
   keyId: string;
   keyName: string;
+  /** `server` when the app's server called with its secret key: it may name the end user's client. */
+  keyKind: KeyKind;
   environment: KeyEnvironment;
   /** The key as a publisher sees it after creation: prefix, `…`, last 4. */
   maskedKey: string;
@@ -53,6 +62,7 @@ export interface AppPrincipal extends SdkApp {
 export const sdkKeyRow = z.object({
   id: z.string(),
   name: z.string(),
+  kind: z.enum(KEY_KINDS),
   environment: z.enum(KEY_ENVIRONMENTS),
   status: z.enum(KEY_STATUSES),
   key_prefix: z.string(),
@@ -73,6 +83,18 @@ export function presentedKey(headers: Headers): { present: false } | { present: 
   return { present: true, key: API_KEY_PATTERN.test(value) ? value : null };
 }
 
+/** The server key a request presents as `Authorization: Bearer sk_…`, or null (no bearer, or a bearer that is no server key). */
+export function presentedServerKey(headers: Headers): string | null {
+  const value = headers.get('authorization');
+  const match = value === null ? null : /^Bearer (\S+)$/i.exec(value);
+  return match && SERVER_KEY_PATTERN.test(match[1]!) ? match[1]! : null;
+}
+
+/** Whether the request carries a bearer that looks like a server key (well formed or not): `sk_` after `Bearer `. */
+export function bearsServerKey(headers: Headers): boolean {
+  return /^Bearer\s+sk_/i.test(headers.get('authorization') ?? '');
+}
+
 /** The app a key's row authenticates; throws the 401 of an unknown key or the 403 of a refused one. */
 export function appOfKey(row: SdkKeyRow | undefined): AppPrincipal {
   if (!row) throw new ApiError('invalid_token', 'Unknown API key: check the key your app sends, or create one in the console.');
@@ -87,6 +109,7 @@ export function appOfKey(row: SdkKeyRow | undefined): AppPrincipal {
     allowedOrigins: row.allowed_origins,
     keyId: row.id,
     keyName: row.name,
+    keyKind: row.kind,
     environment: row.environment,
     maskedKey: maskApiKey(row.key_prefix, row.key_last4),
   };
@@ -187,16 +210,62 @@ export interface KeyCheck {
   readonly sdkDirectory: SdkDirectory;
 }
 
-/** The app of the request's key; throws its 401 or 403, or the database's failure (module comment). */
-export async function authenticateApiKey(request: { headers: Headers }, services: KeyCheck): Promise<AppPrincipal> {
+/** Where server keys are accepted, for the refusals that name it. */
+export const SERVER_KEY_OPERATIONS = 'POST /functions/v1/ads and GET /functions/v1/validate-key';
+
+/**
+ * The app of the request's key; throws its 401 or 403, or the database's failure (module
+ * comment). `serverKeys`: whether this operation also accepts a server key as a bearer.
+ */
+export async function authenticateApiKey(request: { headers: Headers }, services: KeyCheck, serverKeys = false): Promise<AppPrincipal> {
   const presented = presentedKey(request.headers);
-  if (!presented.present) throw new ApiError('invalid_token', "An API key is required: send your app's key in the x-api-key header.");
-  if (presented.key === null) {
-    throw new ApiError('invalid_token', 'The x-api-key header does not hold an API key: a key is pk_live_ or pk_test_ followed by 32 letters and digits.');
+  if (presented.present) {
+    if (presented.key === null) {
+      const value = request.headers.get(API_KEY_HEADER)!;
+      if (SERVER_KEY_PATTERN.test(value.trim())) {
+        throw new ApiError(
+          'invalid_token',
+          "A server key (sk_…) is a secret: send it from your server as Authorization: Bearer, never in x-api-key, and never from a web page. Pages and apps use the app's publishable key (pk_…) in x-api-key.",
+        );
+      }
+      throw new ApiError('invalid_token', 'The x-api-key header does not hold an API key: a key is pk_live_ or pk_test_ followed by 32 letters and digits.');
+    }
+    return checked(await services.sdkDirectory.key(() => services.database(), presented.key), 'publishable', request.headers);
   }
-  const key = presented.key;
-  const row = await services.sdkDirectory.key(() => services.database(), key);
+  if (bearsServerKey(request.headers)) {
+    if (!serverKeys) {
+      throw new ApiError(
+        'invalid_token',
+        `Server keys are accepted only by ${SERVER_KEY_OPERATIONS}; this endpoint takes the app's publishable key in x-api-key.`,
+      );
+    }
+    const key = presentedServerKey(request.headers);
+    if (key === null) {
+      throw new ApiError(
+        'invalid_token',
+        'The Authorization header does not hold a server key: send Bearer sk_live_ or sk_test_ followed by 32 letters and digits.',
+      );
+    }
+    return checked(await services.sdkDirectory.key(() => services.database(), key), 'server', request.headers);
+  }
+  throw new ApiError(
+    'invalid_token',
+    serverKeys
+      ? "An API key is required: send your app's publishable key in the x-api-key header, or from your server its server key as Authorization: Bearer."
+      : "An API key is required: send your app's key in the x-api-key header.",
+  );
+}
+
+/** The app of a key found where keys of `kind` are sent: the 401 of an unknown key, the 403s of a refused one or a server key sent from a page. */
+function checked(row: SdkKeyRow | undefined, kind: KeyKind, headers: Headers): AppPrincipal {
+  // A key of the other kind cannot have this shape: the tag is part of the key (./api-key.ts).
+  if (row && row.kind !== kind) throw new Error(`a ${kind} key's hash found a ${row.kind} key`);
   const app = appOfKey(row);
-  checkOrigin(app, request.headers);
+  if (kind === 'server' && headers.has('origin')) {
+    throw new OriginRefused(
+      "Server keys are for servers: this request came from a web page (it has an Origin header). A page uses the app's publishable key (pk_…) in x-api-key; keep the server key on your server.",
+    );
+  }
+  if (kind === 'publishable') checkOrigin(app, headers);
   return app;
 }

@@ -52,6 +52,13 @@ export interface KernelConfig<S> {
   checkCredential(credential: Credential, request: { headers: Headers }, services: S): Promise<CheckedCredential>;
   /** The request headers a browser may send across origins (a preflight's `Access-Control-Allow-Headers`). */
   corsRequestHeaders: string;
+  /**
+   * Whether a request with this credential is counted by the credential's own budget instead of
+   * its address's: a server that asks for many people from one address (an app's server key).
+   * Such a request only needs its address's budget not to be spent when it comes in; it draws a
+   * unit of it only when its credential is refused, so a stream of bad keys is held back as ever.
+   */
+  countsByCredential?(credential: Credential, request: { headers: Headers }): boolean;
 }
 
 type Output<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -116,8 +123,8 @@ export function createKernel<S extends KernelServices>(config: KernelConfig<S>) 
       if (!x.limit.allowed) throw new ApiError('rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.');
     }
 
-    /** Method, credential, inputs, handler: what a request and a batch's sub-request share. */
-    async function run(x: Exchange<S>, method: HttpMethod, params: NextContext['params']): Promise<Answer> {
+    /** Method, credential, inputs, handler: what a request and a batch's sub-request share. `deferred`: the address's unit waits for the credential's check. */
+    async function run(x: Exchange<S>, method: HttpMethod, params: NextContext['params'], deferred = false): Promise<Answer> {
       if (options.unknownPath) {
         throw new ApiError(
           'not_found',
@@ -128,7 +135,16 @@ export function createKernel<S extends KernelServices>(config: KernelConfig<S>) 
       const operation = method === 'HEAD' && !headAllowed ? undefined : declaration.methods[name];
       const handler = (handlers as Record<DeclarableMethod, Handler<OperationDeclaration, S> | undefined>)[name];
       if (!operation || !handler) throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}.`, { Allow: allow });
-      const { principal, budget } = await config.checkCredential(operation.credential, x, x.services);
+      let checkedCredential: CheckedCredential;
+      try {
+        checkedCredential = await config.checkCredential(operation.credential, x, x.services);
+      } catch (err) {
+        // A refused credential pays its address's unit after all (its refusal, not a 429, is the answer).
+        if (deferred && x.limiter) x.limit = await x.limiter.consume(senderOf(x.clientIp), 1);
+        throw err;
+      }
+      const { principal, budget } = checkedCredential;
+      if (deferred && !budget) await take(x, 1);
       if (budget && x.limiter) {
         x.budget = { limiter: budget.limiter, result: await budget.limiter.consume(budget.key) };
         if (!x.budget.result.allowed) throw new ApiError('rate_limited', budget.refusal);
@@ -169,8 +185,17 @@ export function createKernel<S extends KernelServices>(config: KernelConfig<S>) 
           if (x.limiter) x.limit = await x.limiter.consume(senderOf(x.clientIp), 0);
           answer = new Response(null, { status: 204, headers: { allow } });
         } else {
-          await take(x, 1);
-          answer = await run(x, method, context?.params);
+          const operation = declaration.methods[(method === 'HEAD' ? 'GET' : method) as DeclarableMethod];
+          const deferred = Boolean(x.limiter && operation && config.countsByCredential?.(operation.credential, x));
+          if (deferred) {
+            // A look costs nothing; a budget with nothing left refuses as a unit would have.
+            const look = await x.limiter!.consume(senderOf(x.clientIp), 0);
+            x.limit = look.remaining < 1 ? { ...look, allowed: false } : look;
+            if (!x.limit.allowed) throw new ApiError('rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.');
+          } else {
+            await take(x, 1);
+          }
+          answer = await run(x, method, context?.params, deferred);
         }
       } catch (err) {
         answer = errorAnswer(err, x);

@@ -16,6 +16,7 @@ const ASKER = { key: KEY, base: 'https://monetize.example', origin: 'https://sho
 const row: SdkKeyRow = {
   id: 'f1d2c3b4-a596-4877-8899-aabbccddeeff',
   name: 'Shop',
+  kind: 'publishable',
   environment: 'development',
   status: 'active',
   key_prefix: KEY.slice(0, 16),

@@ -7,7 +7,7 @@ begin
   return (select json_build_object(
             'id', u.id,
             'api_keys', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
-                         from (select id, app_id, name, environment, status, key_prefix, key_last4, created_at, last_used_at
+                         from (select id, app_id, name, kind, environment, status, key_prefix, key_last4, created_at, last_used_at
                                from public.api_keys) r))
           from public.users u);
 end $$;

@@ -1,5 +1,6 @@
 -- The SDK surface (`/functions/v1/*`) authenticates a request by the publishable key in
--- `x-api-key`. Nobody is signed in there, so the lookup runs as `anon`, not as the service:
+-- `x-api-key`, or a server key sent as a bearer token where one is accepted (`kind` says which
+-- this key is). Nobody is signed in there, so the lookup runs as `anon`, not as the service:
 -- knowing the key is the authorization. The key is never stored, only its SHA-256
 -- (lib/identity/keys/api-key.ts), so the caller hashes what it was sent and asks for exactly that key.
 -- The lookup also answers the app's owner and allowed origins, so that one lookup is all a
@@ -14,6 +15,7 @@ create or replace function public.sdk_key(p_key_hash text)
 returns table (
   id               uuid,
   name             text,
+  kind             text,
   environment      text,
   status           text,
   key_prefix       text,
@@ -26,7 +28,7 @@ returns table (
 )
 language sql stable security definer set search_path = ''
 as $$
-  select k.id, k.name, k.environment, k.status, k.key_prefix, k.key_last4,
+  select k.id, k.name, k.kind, k.environment, k.status, k.key_prefix, k.key_last4,
          a.id, a.name, a.archived_at is not null, a.user_id, a.allowed_origins
   from public.api_keys k
   join public.apps a on a.id = k.app_id and a.user_id = k.user_id

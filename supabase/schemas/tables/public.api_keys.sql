@@ -15,12 +15,14 @@ create table public.api_keys (
   created_at timestamp with time zone not null default now(),
   last_used_at timestamp with time zone,
   revoked_at timestamp with time zone,
+  kind text not null default 'publishable'::text,
   constraint api_keys_pkey PRIMARY KEY (id),
   constraint api_keys_hash_unique UNIQUE (key_hash),
   constraint api_keys_prefix_unique UNIQUE (key_prefix),
   constraint api_keys_app_id_user_id_fkey FOREIGN KEY (app_id, user_id) REFERENCES public.apps(id, user_id) ON DELETE CASCADE,
   constraint api_keys_environment_check CHECK ((environment = ANY (ARRAY['development'::text, 'production'::text]))),
   constraint api_keys_key_last4_check CHECK ((length(key_last4) = 4)),
+  constraint api_keys_kind_check CHECK ((kind = ANY (ARRAY['publishable'::text, 'server'::text]))),
   constraint api_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   constraint api_keys_revoked_at_matches_status CHECK (((status = 'revoked'::text) = (revoked_at IS NOT NULL))),
   constraint api_keys_status_check CHECK ((status = ANY (ARRAY['active'::text, 'revoked'::text])))
@@ -48,6 +50,6 @@ create policy "Publishers can revoke or rename their own API keys" on public.api
 CREATE TRIGGER api_keys_within_limit BEFORE INSERT OR UPDATE OF status ON public.api_keys FOR EACH ROW EXECUTE FUNCTION public.api_keys_within_limit();
 
 grant all on table public.api_keys to service_role;
-grant select (id, app_id, user_id, name, environment, status, key_prefix, key_last4, created_at, last_used_at, revoked_at) on table public.api_keys to authenticated;
-grant insert (app_id, user_id, name, environment, key_prefix, key_last4, key_hash) on table public.api_keys to authenticated;
+grant select (id, app_id, user_id, name, environment, status, key_prefix, key_last4, created_at, last_used_at, revoked_at, kind) on table public.api_keys to authenticated;
+grant insert (app_id, user_id, name, environment, key_prefix, key_last4, key_hash, kind) on table public.api_keys to authenticated;
 grant update (name, status, revoked_at) on table public.api_keys to authenticated;

@@ -4,10 +4,18 @@ import { notFound } from 'next/navigation';
 import { listApiKeys, listApps } from '@/lib/account/operations';
 import { formatDay } from '@/lib/platform/kit/format';
 import { consoleAccount } from '@/lib/publisher/session';
-import { adRequestSnippet, impressionSnippet, KEY_PLACEHOLDER, reactSnippet, scriptTagSnippet } from '@/lib/publisher/snippets';
+import {
+  adRequestSnippet,
+  impressionSnippet,
+  KEY_PLACEHOLDER,
+  reactSnippet,
+  scriptTagSnippet,
+  SERVER_KEY_PLACEHOLDER,
+  serverAdSnippet,
+} from '@/lib/publisher/snippets';
 import { env } from '@/lib/platform/env';
 import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
-import { MAX_ACTIVE_KEYS_PER_APP } from '@/lib/schemas/console';
+import { MAX_ACTIVE_KEYS_PER_APP, MAX_ACTIVE_SERVER_KEYS_PER_APP } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
 import {
   adRulesAction,
@@ -46,7 +54,8 @@ export default async function AppPage({ params }: { params: Params }) {
   if (!app) notFound();
   const own = placements.filter((p) => p.app_id === app.id && p.status !== 'archived');
   const unfilled = await unfilledRequests(await s.database(), user.id, app.id);
-  const ownKeys = keys.filter((k) => k.app_id === app.id);
+  const ownKeys = keys.filter((k) => k.app_id === app.id && k.kind === 'publishable');
+  const serverKeys = keys.filter((k) => k.app_id === app.id && k.kind === 'server');
   const base = env().PUBLIC_BASE_URL;
 
   const snippetsOf = (p: (typeof own)[number]) => [
@@ -54,6 +63,14 @@ export default async function AppPage({ params }: { params: Params }) {
     { label: `React component for ${p.name}`, code: reactSnippet({ origin: base, placementId: p.id, format: p.format }) },
   ];
   const live = own.filter((p) => p.status === 'active');
+  // A server's request for an ad, for a placement that serves (or any, or where one's id goes).
+  const asked = live[0] ?? own[0];
+  const serverSnippets = [
+    {
+      label: asked ? `Ask for an ad for ${asked.name} from your server` : 'Ask for an ad from your server',
+      code: serverAdSnippet(base, asked?.id ?? 'YOUR_PLACEMENT_ID'),
+    },
+  ];
 
   return (
     <div className="grid grid-cols-1 gap-8">
@@ -138,7 +155,7 @@ export default async function AppPage({ params }: { params: Params }) {
       <Card aria-labelledby="keys-title" id="keys" className="scroll-mt-24">
         <CardHeader>
           <div>
-            <CardTitle id="keys-title">API keys</CardTitle>
+            <CardTitle id="keys-title">Publishable keys</CardTitle>
             <CardDescription>
               The publishable key your pages send with each ad request. An app can have up to {MAX_ACTIVE_KEYS_PER_APP} active keys; revoking one makes room for
               another.
@@ -152,24 +169,52 @@ export default async function AppPage({ params }: { params: Params }) {
             <KeyTable
               label={`API keys of ${app.name}`}
               keys={ownKeys}
-              actions={(k) =>
-                k.status === 'active' ? (
-                  <ConfirmButton
-                    action={revokeApiKeyAction}
-                    fields={{ id: k.id }}
-                    label={`Revoke ${k.name}`}
-                    text="Revoke"
-                    question={`Revoke ${k.name} (${k.masked_key})?`}
-                    description="Pages and apps using it are refused at once. This cannot be undone: make a new key for them."
-                    confirmLabel="Revoke key"
-                  />
-                ) : null
-              }
+              actions={revocable('Pages and apps using it are refused at once. This cannot be undone: make a new key for them.')}
             />
           )}
           <div>
             <h3 className="mb-3 text-base">New key</h3>
-            <KeyForm action={createApiKeyAction} appId={app.id} environments={KEY_ENVIRONMENTS} snippets={live.flatMap(snippetsOf).slice(0, 2)} />
+            <KeyForm
+              action={createApiKeyAction}
+              appId={app.id}
+              environments={KEY_ENVIRONMENTS}
+              snippets={live.flatMap(snippetsOf).slice(0, 2)}
+              placeholder={KEY_PLACEHOLDER}
+            />
+          </div>
+        </div>
+      </Card>
+
+      <Card aria-labelledby="server-keys-title" id="server-keys" className="scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="server-keys-title">Server keys</CardTitle>
+            <CardDescription>
+              For asking for ads from your own server, beside your model&rsquo;s answer: a secret sent as <code>Authorization: Bearer</code>, never from a page.
+              An app can have up to {MAX_ACTIVE_SERVER_KEYS_PER_APP} active server keys.
+            </CardDescription>
+          </div>
+        </CardHeader>
+        <div className="grid grid-cols-1 gap-6">
+          {serverKeys.length === 0 ? (
+            <EmptyState title="No server keys">Create one if your app asks for ads from its server. It is shown once.</EmptyState>
+          ) : (
+            <KeyTable
+              label={`Server keys of ${app.name}`}
+              keys={serverKeys}
+              actions={revocable('Every server refuses it within 5 seconds. This cannot be undone: make a new key for your server first.')}
+            />
+          )}
+          <div>
+            <h3 className="mb-3 text-base">New server key</h3>
+            <KeyForm
+              action={createApiKeyAction}
+              appId={app.id}
+              environments={KEY_ENVIRONMENTS}
+              kind="server"
+              snippets={serverSnippets}
+              placeholder={SERVER_KEY_PLACEHOLDER}
+            />
           </div>
         </div>
       </Card>
@@ -271,4 +316,21 @@ export default async function AppPage({ params }: { params: Params }) {
       </Card>
     </div>
   );
+}
+
+/** A key's Revoke button, which asks first and says what revoking does (`consequence`). */
+function revocable(consequence: string) {
+  return function RevokeKey(k: { id: string; name: string; masked_key: string; status: string }) {
+    return k.status === 'active' ? (
+      <ConfirmButton
+        action={revokeApiKeyAction}
+        fields={{ id: k.id }}
+        label={`Revoke ${k.name}`}
+        text="Revoke"
+        question={`Revoke ${k.name} (${k.masked_key})?`}
+        description={consequence}
+        confirmLabel="Revoke key"
+      />
+    ) : null;
+  };
 }
