@@ -8,7 +8,7 @@ import { trimContext } from './context';
 
 export { CONTEXT_LIMITS, trimContext } from './context';
 
-export const VERSION = '1.3.0';
+export const VERSION = '1.4.0';
 
 export interface ClientOptions {
   /** The app's publishable key (`pk_live_…` or `pk_test_…`). */
@@ -127,7 +127,7 @@ async function reason(res: Response): Promise<Refusal> {
 const messageOf = (error: unknown): string => String((error as Error | null)?.message ?? error);
 
 /** Whether an answer is an ad this SDK can show: its fields, and a web link to click. */
-function isAd(value: unknown): value is Ad {
+export function isAd(value: unknown): value is Ad {
   const ad = value as Ad | null;
   return (
     typeof ad === 'object' &&
@@ -289,6 +289,23 @@ export class MonetizeClient {
    * "Hide this ad" hides it (`hide`) and leaves a short note in its place. Never throws.
    */
   render(target: Element | string, placementId: string, options: RenderOptions = {}): Placement {
+    return this.place(target, placementId, options, (signal) => this.getAd(placementId, options, signal));
+  }
+
+  /**
+   * Fills `target` with an ad the app's server fetched (`findAd` reads it from the answer's
+   * text), as `render` does: its format, "Why this ad?", and its impression once viewable, from
+   * this browser, the client the server named. Never throws: what is not an ad is an `error`
+   * event and the fallback.
+   */
+  show(target: Element | string, ad: unknown, options: Pick<RenderOptions, 'fallback'> = {}): Placement {
+    const shown = isAd(ad) ? ad : null;
+    if (!shown) this.emit('error', '', { error: new Error('show() was given something that is not an ad') });
+    else this.emit('filled', shown.placement_id, { ad: shown });
+    return this.place(target, shown?.placement_id ?? '', { ...options, format: shown?.format }, async () => shown);
+  }
+
+  private place(target: Element | string, placementId: string, options: RenderOptions, source: (signal: AbortSignal) => Promise<Ad | null>): Placement {
     let ad: Ad | null = null;
     let stopWatching = (): void => {};
     let remove = (): void => {};
@@ -327,7 +344,7 @@ export class MonetizeClient {
         this.emit('error', placementId, { error });
       }
     };
-    void this.getAd(placementId, options, abort.signal).then((found) => {
+    void source(abort.signal).then((found) => {
       if (abort.signal.aborted) return;
       if (!found) return showFallback();
       try {

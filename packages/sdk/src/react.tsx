@@ -2,7 +2,7 @@ import { useEffect, useRef, type CSSProperties } from 'react';
 import type { MonetizeClient, RenderOptions } from './client';
 import { ROOM } from './styles';
 import { trimContext } from './context';
-import type { ContextMessage, Format } from './types';
+import type { Ad, ContextMessage, Format } from './types';
 
 export interface MonetizeAdProps {
   client: MonetizeClient;
@@ -47,4 +47,29 @@ export function MonetizeAd({ client, placementId, format, keywords, context, fal
   const room: CSSProperties =
     format && format !== 'floating_video' ? { display: 'block', height: ROOM[format], overflow: 'hidden', boxSizing: 'border-box' } : {};
   return <div ref={slot} className={className} style={{ ...room, ...style }} data-monetize-placement={placementId} />;
+}
+
+export interface MonetizeServerAdProps {
+  client: MonetizeClient;
+  /** The ad the app's server fetched (`findAd(answer).ad`); null renders nothing. */
+  ad: Ad | null;
+  fallback?: RenderOptions['fallback'];
+  className?: string;
+  style?: CSSProperties;
+}
+
+/**
+ * An ad the app's server fetched, in a React app: `client.show` into an element of its own,
+ * destroyed on unmount; its impression is sent once, from this browser, however often it renders.
+ */
+export function MonetizeServerAd({ client, ad, fallback, className, style }: MonetizeServerAdProps) {
+  const slot = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!slot.current || !ad) return;
+    const placement = client.show(slot.current, ad, { fallback });
+    return () => placement.destroy();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, ad?.decision_id]);
+  const room: CSSProperties = ad && ad.format !== 'floating_video' ? { display: 'block', minHeight: ROOM[ad.format], boxSizing: 'border-box' } : {};
+  return <div ref={slot} className={className} style={{ ...room, ...style }} data-monetize-placement={ad?.placement_id} />;
 }

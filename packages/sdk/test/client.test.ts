@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { cleanKeywords, CONTEXT_LIMITS, createClient, trimContext, VERSION, type MonetizeClient } from '../src/client';
 import type { Ad, Format, MonetizeEvent, ViewabilityRule } from '../src/types';
+import { findAd } from '../src/server-ad';
+import { adMarkdown } from '../../server/src/index';
 
 /*
  * The SDK's DOM-facing parts, in happy-dom: no network (fetch is a stub answering per path), no
@@ -1005,6 +1007,40 @@ describe('viewability', () => {
 });
 
 // ---------------------------------------------------------------- once per decision
+
+describe('an ad the app’s server fetched', () => {
+  it('findAd splits the answer’s text from the ad @monetize/server appended, and show() renders it and counts it once viewable, asking for nothing', async () => {
+    const c = client();
+    const ad = makeAd('inline_text', { headline: 'Notes — that write themselves ✓' });
+    const answer = `Keep one shared notebook per client.${adMarkdown(ad)}`;
+    const found = findAd(answer);
+    expect(found.text).toBe('Keep one shared notebook per client.');
+    expect(found.ad).toEqual(ad);
+    const target = slot();
+    c.show(target, found.ad);
+    await settle();
+    expect(requests('/functions/v1/ads')).toHaveLength(0);
+    expect(eventsOf('filled')).toHaveLength(1);
+    const root = target.querySelector<HTMLElement>('.mz-ad')!;
+    expect(root.textContent).toContain('Notes — that write themselves ✓');
+    see(root, 1, 300, 40);
+    await vi.advanceTimersByTimeAsync(2100);
+    expect(eventPosts().flat()).toEqual([{ id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: expect.any(Object) }]);
+  });
+
+  it('findAd leaves text with no ad, or with data that is not an ad, as it is; show() of what is not an ad is an error event and the fallback, throwing nothing', async () => {
+    expect(findAd('Just an answer.')).toEqual({ text: 'Just an answer.', ad: null });
+    const broken = 'An answer.\n\n---\n\n**Sponsored** · X: [Y](https://x.test)\n\n<!-- monetize-ad bm90IGFuIGFk -->\n';
+    expect(findAd(broken)).toEqual({ text: broken, ad: null });
+    expect(findAd('An answer. <!-- monetize-ad %%% -->')).toEqual({ text: 'An answer. <!-- monetize-ad %%% -->', ad: null });
+    const c = client();
+    const target = slot();
+    expect(() => c.show(target, { decision_id: 'x' }, { fallback: 'No ad' })).not.toThrow();
+    await settle();
+    expect(eventsOf('error')).toHaveLength(1);
+    expect(target.textContent).toBe('No ad');
+  });
+});
 
 describe('one impression per decision', () => {
   it('sends one impression when trackImpression is called twice for the same ad', async () => {
