@@ -163,7 +163,7 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
     // A server key: shown once, with a server's request filled in with it; a secret that works
     // only as a bearer and never from a page.
     const server = page.getByRole('region', { name: 'Server keys' });
-    await server.getByLabel('Server key name').fill('Backend');
+    await server.getByLabel('Name of the server key').fill('Backend');
     await server.getByRole('button', { name: 'Create server key' }).click();
     const secret = (await server.getByTestId('new-key').textContent())!;
     expect(secret).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);

@@ -1,6 +1,6 @@
 /**
  * For `npm run bench`: prepares the SDK endpoints' load on the target's database and prints it
- * as JSON: a new API key of the demo publisher's first app (of `email`'s, when given: the load
+ * as JSON: a new API key (and a server key) of the demo publisher's first app (of `email`'s, when given: the load
  * run spreads its clients over both demo publishers), an active placement of that app and all
  * of its active placements, and `count` decisions for that placement, as if `GET /functions/v1/ads` had served them, so
  * that every event the bench sends is a first impression of its own decision: served a few
@@ -50,6 +50,14 @@ async function main(count: number, email: string): Promise<void> {
     ]);
     const key = await createApiKey(engine, placement.user_id, { app_id: placement.app_id, name: 'Bench', environment: 'production' });
     if (!key.ok) throw new Error(key.error);
+    // The app's server asking for ads for its users (the server-to-server endpoint).
+    const serverKey = await createApiKey(engine, placement.user_id, {
+      app_id: placement.app_id,
+      name: 'Bench server',
+      environment: 'production',
+      kind: 'server',
+    });
+    if (!serverKey.ok) throw new Error(serverKey.error);
     const secret = await serviceSecret('sdk_token_key', () => randomBytes(32).toString('base64url'), engine);
     const [campaign] = await engine.query<{ id: string }>(
       `insert into public.campaigns (advertiser, name, daily_budget_micro, frequency_cap) values ('Bench', 'Bench', 1000000000 * 1000000::bigint, 100) returning id`,
@@ -75,6 +83,7 @@ async function main(count: number, email: string): Promise<void> {
     process.stdout.write(
       JSON.stringify({
         key: key.value.key,
+        serverKey: serverKey.value.key,
         placementId: placement.id,
         placements: placements.map((p) => p.id),
         appId: placement.app_id,

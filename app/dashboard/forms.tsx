@@ -261,7 +261,7 @@ export function KeyForm({
           idPrefix={kind === 'server' ? 'server-key' : 'key'}
           appId={appId}
           values={state.values}
-          nameLabel={kind === 'server' ? 'Server key name' : 'Key name'}
+          nameLabel={kind === 'server' ? 'Name of the server key' : 'Key name'}
           choice={{ name: 'environment', label: 'Environment', options: environments, fallback: 'production' }}
         />
         <Button type="submit" disabled={pending}>

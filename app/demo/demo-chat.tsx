@@ -1,42 +1,28 @@
 'use client';
 
 import { useEffect, useMemo, useRef, useState, type CSSProperties, type FormEvent } from 'react';
-import { createClient, type MonetizeEvent } from '../../packages/sdk/src/index';
-import { MonetizeAd } from '../../packages/sdk/src/react';
+import { createClient, findAd, type Ad, type MonetizeEvent } from '../../packages/sdk/src/index';
+import { MonetizeAd, MonetizeServerAd } from '../../packages/sdk/src/react';
 import type { DemoFormat } from '@/lib/demo/page';
+import { answerTo, OPENING } from '@/lib/demo/answers';
 import { Button } from '../_components/ui/button';
 import { Card, CardDescription, CardTitle } from '../_components/ui/card';
 import { Input, Label } from '../_components/ui/input';
 import { cn } from '../_components/ui/cn';
 
-/** Canned answers: the demo is about the ads, not the AI. Quizzes, in turn, for most questions. */
-const ANSWERS = [
-  'Here is a five-question quiz on the water cycle: 1. What drives evaporation? 2. Where does condensation happen? 3. Name two kinds of precipitation. 4. What is runoff? 5. How does water return to the air from plants?',
-  'Flashcards for photosynthesis: light reactions happen in the thylakoids; the Calvin cycle fixes carbon in the stroma; oxygen comes from split water molecules.',
-  'A warm-up for fractions: add 1/3 and 1/6, then simplify. Next, which is larger, 3/5 or 5/8? Finally, write 0.75 as a fraction.',
-  'Three questions about the French Revolution: when did the Estates-General meet, what was the Tennis Court Oath, and why did the monarchy fall in 1792?',
-];
-
-/** The canned answers to questions on a few topics, the first that matches; a quiz for anything else. */
-const TOPICS: [RegExp, string][] = [
-  [
-    /\b(pain|hurts?|aches?|swell|swells|swollen|fever|symptoms?|sick|injur|doctor|medicine|rash|dizzy|cough)/i,
-    'I am a quiz helper, not a doctor: for a health worry, please ask a doctor or a pharmacist.',
-  ],
-  [
-    /\bnotes?\b|note-taking/i,
-    'Good notes make good quizzes: write a question in the margin beside each idea as you read, then cover the page and answer them. Paste your notes here and I will turn them into a quiz.',
-  ],
-];
-
-function answerTo(question: string, asked: number): string {
-  return TOPICS.find(([topic]) => topic.test(question))?.[1] ?? ANSWERS[asked % ANSWERS.length]!;
-}
-
 interface Message {
   role: 'user' | 'assistant';
   text: string;
+  /**
+   * An answer from the chat's server route (/demo/chat): `ad` is the ad its server asked for
+   * beside it, read from the answer's last chunk (`findAd`), or null; undefined while it streams.
+   * The opening answer was not asked for: the page asks for its ad itself.
+   */
+  server?: { ad?: Ad | null };
 }
+
+/** Where the ad's markdown begins in a streamed answer: hidden while it arrives, then read by `findAd`. */
+const AD_MARKDOWN = '\n\n---\n\n';
 
 /** The conversation up to a message, as the ad beside it is asked with it (AdOptions.context). */
 const contextOf = (messages: Message[], upTo: number) => ({ messages: messages.slice(0, upTo + 1).map((m) => ({ role: m.role, content: m.text })) });
@@ -65,10 +51,11 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
   const client = useMemo(() => createClient({ key: apiKey }), [apiKey]);
   const [events, setEvents] = useState<string[]>([]);
   const [messages, setMessages] = useState<Message[]>([
-    { role: 'user', text: 'Make me a quiz about the water cycle. I want to learn the basics before my exam.' },
-    { role: 'assistant', text: ANSWERS[0]! },
+    { role: 'user', text: OPENING.question },
+    { role: 'assistant', text: OPENING.answer },
   ]);
   const [draft, setDraft] = useState('');
+  const [busy, setBusy] = useState(false);
   const [floating, setFloating] = useState<Floating>('pending');
   const [measured, setMeasured] = useState(0);
   const form = useRef<HTMLFormElement>(null);
@@ -135,12 +122,39 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
     if (messages.length > 2) lastMessage.current?.scrollIntoView({ block: 'nearest' });
   }, [messages.length]);
 
-  function ask(event: FormEvent) {
+  /** Puts `change` into the newest message (the answer being streamed). */
+  const updateAnswer = (change: Partial<Message>) => setMessages((list) => [...list.slice(0, -1), { ...list[list.length - 1]!, ...change }]);
+
+  /** Asks the chat's server: the answer streams in, and the ad its server asked for comes last. */
+  async function ask(event: FormEvent) {
     event.preventDefault();
     const question = draft.trim();
-    if (!question) return;
+    if (!question || busy) return;
     setDraft('');
-    setMessages((list) => [...list, { role: 'user', text: question }, { role: 'assistant', text: answerTo(question, list.length / 2) }]);
+    const conversation = [...messages, { role: 'user' as const, text: question }];
+    setMessages([...conversation, { role: 'assistant', text: '', server: {} }]);
+    setBusy(true);
+    let text = '';
+    try {
+      const res = await fetch('/demo/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: conversation.map((m) => ({ role: m.role, content: m.text })) }),
+      });
+      if (!res.ok || !res.body) throw new Error(`the chat answered ${res.status}`);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        text += chunk.value;
+        updateAnswer({ text: text.split(AD_MARKDOWN)[0]! });
+      }
+      const found = findAd(text);
+      updateAnswer({ text: found.text, server: { ad: found.ad } });
+    } catch {
+      // The chat's server cannot be reached: the page answers by itself, without an ad.
+      updateAnswer({ text: answerTo(question, conversation.filter((m) => m.role === 'user').length - 1), server: { ad: null } });
+    } finally {
+      setBusy(false);
+    }
   }
 
   return (
@@ -175,16 +189,18 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
                 )}
               >
                 <p>{m.text}</p>
-                {m.role === 'assistant' && (
-                  <MonetizeAd
-                    client={client}
-                    placementId={placements.inline_text}
-                    format="inline_text"
-                    keywords={['quiz', 'learning']}
-                    context={contextOf(messages, i)}
-                    className="mt-1.5 text-sm"
-                  />
-                )}
+                {m.server
+                  ? m.server.ad && <MonetizeServerAd client={client} ad={m.server.ad} className="mt-1.5 text-sm" />
+                  : m.role === 'assistant' && (
+                      <MonetizeAd
+                        client={client}
+                        placementId={placements.inline_text}
+                        format="inline_text"
+                        keywords={['quiz', 'learning']}
+                        context={contextOf(messages, i)}
+                        className="mt-1.5 text-sm"
+                      />
+                    )}
               </li>
             ))}
           </ol>
@@ -198,7 +214,9 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
               Ask Quizly
             </Label>
             <Input id="demo-question" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Make me a quiz about…" autoComplete="off" />
-            <Button type="submit">Send</Button>
+            <Button type="submit" disabled={busy}>
+              Send
+            </Button>
           </form>
         </Card>
 

@@ -6,6 +6,8 @@ import { sql } from '../platform/db/sql';
 import { describeError, log } from '../platform/log';
 import { hashApiKey } from '../identity/keys/api-key';
 import { KEY_STATUSES } from '../schemas/account';
+import { unseal } from '../platform/crypto';
+import { dataEncryptionKey } from '../platform/db/service-secrets';
 
 /**
  * The demo page (`/demo`): a small AI-chat app of the demo publisher (Quizly, in the seed) that
@@ -17,6 +19,13 @@ import { KEY_STATUSES } from '../schemas/account';
 
 /** The `service_secrets` entry holding the demo page's publishable key. */
 export const DEMO_PAGE_KEY_SECRET = 'demo_page_key';
+/**
+ * The `service_secrets` entry holding the demo app's server key, with which the demo chat's
+ * server route asks for ads (./chat.ts). A secret: kept sealed with the data encryption key,
+ * under this purpose.
+ */
+export const DEMO_SERVER_KEY_SECRET = 'demo_server_key';
+export const DEMO_SERVER_KEY_PURPOSE = 'demo server key';
 
 /** The formats the page shows, one placement each. */
 const DEMO_FORMATS = ['inline_text', 'sponsored_card', 'floating_video'] as const;
@@ -37,6 +46,29 @@ export async function demoSetup(database: () => Promise<Database>): Promise<Demo
     if (!isDatabaseError(err)) throw err;
     log.error('demo setup failed', describeError(err));
     return { problem: 'the database cannot be reached right now; reload the page in a moment.' };
+  }
+}
+
+/**
+ * What the demo chat's server route asks for ads with: the demo app's server key and its inline
+ * placement; null (the chat answers without ads) on a database seeded before the server key
+ * existed, or once that key or the page's setup stopped working.
+ */
+export async function demoServer(database: () => Promise<Database>): Promise<{ key: string; placement: string } | null> {
+  const setup = await demoSetup(database);
+  if ('problem' in setup) return null;
+  const db = await database();
+  const [secret] = await asService(db).query(
+    sql`select value from public.service_secrets where name = ${DEMO_SERVER_KEY_SECRET}`,
+    z.object({ value: z.string() }),
+  );
+  if (!secret) return null;
+  try {
+    return { key: unseal(await dataEncryptionKey(db), secret.value, DEMO_SERVER_KEY_PURPOSE), placement: setup.placements.inline_text };
+  } catch (err) {
+    // Sealed under another data encryption key than this deployment's: no ads, and the log says why.
+    log.error('demo server key cannot be unsealed', describeError(err));
+    return null;
   }
 }
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../identity/auth/password';
 import { generateApiKey } from '../identity/keys/api-key';
-import type { KeyEnvironment, PlacementFormat, PlacementStatus } from '../schemas/account';
+import type { KeyEnvironment, KeyKind, PlacementFormat, PlacementStatus } from '../schemas/account';
 import type { AdvertiserCategory } from '../schemas/advertising';
 import { asService, type Database, type Statements } from '../platform/db/roles';
 import { sql, type Sql } from '../platform/db/sql';
 import { DEFAULT_PRICING } from '../money/pricing/defaults';
 import { usdToMicro } from '../platform/kit/micro';
 import { env } from '../platform/env';
-import { DEMO_PAGE_KEY_SECRET } from './page';
+import { DEMO_PAGE_KEY_SECRET, DEMO_SERVER_KEY_PURPOSE, DEMO_SERVER_KEY_SECRET } from './page';
 import { mulberry32 } from '../platform/random';
 import { dataEncryptionKey, serviceSecret } from '../platform/db/service-secrets';
 import { seal } from '../platform/crypto';
@@ -40,7 +40,7 @@ interface PublisherSeed {
     description: string;
     category: string[];
     placements: { name: string; format: PlacementFormat; status: PlacementStatus; dailyImpressions: number }[];
-    keys: { name: string; environment: KeyEnvironment; revoked?: boolean; demoPage?: boolean }[];
+    keys: { name: string; environment: KeyEnvironment; kind?: KeyKind; revoked?: boolean; demoPage?: boolean; demoServer?: boolean }[];
     /** The demo page's app (/demo): its origin is allowed, and its key is kept for the page. */
     demoPage?: boolean;
   }[];
@@ -92,6 +92,7 @@ export const PUBLISHERS: PublisherSeed[] = [
         keys: [
           { name: 'Quizly production (retired)', environment: 'production', revoked: true },
           { name: 'Quizly demo page', environment: 'development', demoPage: true },
+          { name: 'Quizly demo server', environment: 'development', kind: 'server', demoServer: true },
         ],
         demoPage: true,
       },
@@ -267,11 +268,11 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
 
     for (const [i, k] of app.keys.entries()) {
       // Demo keys are random like real ones; nobody learns them, which is the point of hashing.
-      const key = generateApiKey(k.environment);
+      const key = generateApiKey(k.environment, k.kind);
       const created = new Date(appCreated.getTime() + (i + 1) * 86400_000);
       await tx.query(
-        sql`insert into public.api_keys (app_id, user_id, name, environment, status, key_prefix, key_last4, key_hash, created_at, last_used_at, revoked_at)
-            values (${appId}, ${userId}, ${k.name}, ${k.environment}, ${k.revoked ? 'revoked' : 'active'}, ${key.prefix}, ${key.last4}, ${key.hash}, ${created},
+        sql`insert into public.api_keys (app_id, user_id, name, kind, environment, status, key_prefix, key_last4, key_hash, created_at, last_used_at, revoked_at)
+            values (${appId}, ${userId}, ${k.name}, ${k.kind ?? 'publishable'}, ${k.environment}, ${k.revoked ? 'revoked' : 'active'}, ${key.prefix}, ${key.last4}, ${key.hash}, ${created},
                     ${k.revoked ? new Date(now.getTime() - 40 * 86400_000) : new Date(now.getTime() - 3600_000)},
                     ${k.revoked ? new Date(now.getTime() - 30 * 86400_000) : null})`,
       );
@@ -280,6 +281,13 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
       if (k.demoPage) {
         await tx.query(
           sql`insert into public.service_secrets (name, value) values (${DEMO_PAGE_KEY_SECRET}, ${key.key}) on conflict (name) do update set value = excluded.value`,
+        );
+      }
+      // The demo chat's server asks for ads with a server key (lib/demo/chat.ts): a secret, sealed.
+      if (k.demoServer) {
+        const sealed = seal(encryptionKey, key.key, DEMO_SERVER_KEY_PURPOSE);
+        await tx.query(
+          sql`insert into public.service_secrets (name, value) values (${DEMO_SERVER_KEY_SECRET}, ${sealed}) on conflict (name) do update set value = excluded.value`,
         );
       }
     }

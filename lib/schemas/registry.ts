@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { demoChatRequest } from './demo';
 import type { DeclarableMethod, OperationDeclaration as AnyOperation, RouteDeclaration as AnyRoute } from '../platform/http/declaration';
 import type { ResourceName } from './oauth';
 import {
@@ -685,6 +686,12 @@ export const ROUTES = declare({
     cors: 'none',
     methods: { POST: { credential: NONE, maxBodyBytes: CREATIVE_UPLOAD_MAX_BYTES, cache: 'no-store' } },
   },
+  /**
+   * The demo chat's answer (lib/demo/chat.ts): a canned answer streamed as text, with the ad the
+   * demo's server asked for beside it, appended as the last chunk by @monetize/server. Posted by
+   * our own demo page; limited per address like the API; never cached, read by no other origin.
+   */
+  '/demo/chat': { ...SITE, rateLimit: true, cors: 'none', methods: { POST: { credential: NONE, body: demoChatRequest, bodyType: 'json', cache: 'no-store' } } },
   /**
    * A data buyer's licensed files (lib/data/buyers/downloads.ts): by a short-lived link signed for
    * the signed-in buyer of the console's session cookie only (403 otherwise), never cached, read

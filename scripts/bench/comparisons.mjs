@@ -43,7 +43,23 @@ export function compare(measured) {
       const ratio = median(m.pairs.map((p) => p.run.latencyMs.p99 / Math.max(1, p.baseline.latencyMs.p99)));
       return { endpoint: m.endpoint.name, ratio, atMost: m.endpoint.p99AtMost, ok: ratio <= m.endpoint.p99AtMost };
     });
+  // p95 in milliseconds over every response of the endpoint's slices (the server-to-server path's target).
+  const p95Targets = measured
+    .filter((m) => m.endpoint.p95MsAtMost !== undefined)
+    .map((m) => ({ endpoint: m.endpoint.name, p95: m.run.latencyMs.p95, atMost: m.endpoint.p95MsAtMost, ok: m.run.latencyMs.p95 <= m.endpoint.p95MsAtMost }));
+  // Throughput beside another endpoint's, each as a ratio of its own baseline: within noise when the 95% intervals overlap.
+  const sameAs = measured
+    .filter((m) => m.endpoint.throughputAsOf !== undefined)
+    .map((m) => {
+      const other = measured.find((o) => o.endpoint.name === m.endpoint.throughputAsOf);
+      if (!other) return null;
+      const overlap = m.interval.low <= other.interval.high && other.interval.low <= m.interval.high;
+      return `${m.endpoint.name}: ${(m.run.reqPerSec / m.baseline.reqPerSec).toFixed(3)}x (${m.interval.low.toFixed(3)}–${m.interval.high.toFixed(3)}) against ${other.endpoint.name}'s ${(other.run.reqPerSec / other.baseline.reqPerSec).toFixed(3)}x (${other.interval.low.toFixed(3)}–${other.interval.high.toFixed(3)}): ${overlap ? 'within noise (the intervals overlap)' : 'NOT within noise'}`;
+    })
+    .filter(Boolean);
   comparisonLines.push(
+    ...p95Targets.map((t) => `${t.endpoint}: p95 ${t.p95.toFixed(1)} ms over every response, target at most ${t.atMost} ms: ${t.ok ? 'met' : 'NOT met'}`),
+    ...sameAs,
     ...latencyTargets.map(
       (t) => `${t.endpoint}: p99 ${t.ratio.toFixed(2)}x the baseline's (median over slice pairs), target at most ${t.atMost}x: ${t.ok ? 'met' : 'NOT met'}`,
     ),

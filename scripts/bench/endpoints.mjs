@@ -47,6 +47,17 @@ const MAIN_ENDPOINTS = [
     atLeast: 0.45,
     p99AtMost: 2,
   },
+  // The same request from an app's server (issue 42): its server key as a bearer and each request
+  // naming a client of its own. Its p95 must stay under 50 ms at this load, and its throughput within
+  // noise of the browser's request above.
+  {
+    name: 'POST /functions/v1/ads, server to server, 4,000-character conversation (PostgreSQL)',
+    target: 'postgres',
+    sdk: 'ads-server',
+    connections: 50,
+    p95MsAtMost: 50,
+    throughputAsOf: 'POST /functions/v1/ads, 4,000-character conversation (PostgreSQL)',
+  },
   { name: 'POST /functions/v1/events, 50 per request (PostgreSQL)', target: 'postgres', sdk: 'events', connections: 50, atLeast: 0.3, compareBefore: true },
   // What each in-process cache is worth: the same endpoint with the cache turned off
   // (CACHES_OFF, lib/platform/cache/lru.ts). BENCH_ONLY=cache measures only these and their endpoints.

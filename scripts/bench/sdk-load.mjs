@@ -36,6 +36,25 @@ export function sdkLoadFor(kind, prepared) {
       },
     };
   }
+  if (kind === 'ads-server') {
+    // As `ads-context`, from an app's server: its server key as a bearer, and each request naming
+    // the end user's client, a browser and an address of its own (198.18.0.0/15, the range set
+    // aside for benchmarks), as a server asking for its many users does.
+    let client = 0;
+    const conversation = JSON.stringify({ messages: BENCH_CONVERSATION });
+    const head = `{"placement_id":${JSON.stringify(prepared.placementId)},"context":${conversation},"client":{"ip":"198.`;
+    return {
+      headers: { authorization: `Bearer ${prepared.serverKey}`, 'user-agent': 'monetize-bench-server', 'content-type': 'application/json' },
+      path: '/functions/v1/ads',
+      request: {
+        method: 'POST',
+        setupRequest: (req) => {
+          const n = ++client;
+          return { ...req, body: `${head}${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}","user_agent":"monetize-bench/${n}"}}` };
+        },
+      },
+    };
+  }
   // Decision tokens as the server signs them (lib/ads/serving/tokens.ts), for the decisions scripts/bench-sdk.ts made.
   const secret = Buffer.from(prepared.secret, 'base64url');
   const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;

@@ -62,9 +62,14 @@ for (const engine of testEngines()) {
       // The two publishers together show every status.
       const statuses = await db.query<{ status: string }>('select distinct status from public.payouts');
       expect(new Set(statuses.map((p) => p.status))).toEqual(new Set(['pending', 'processing', 'paid', 'failed', 'canceled']));
-      const keys = await db.query<{ environment: string; status: string }>('select environment, status from public.api_keys where user_id = $1', [demo]);
-      expect(keys).toHaveLength(4);
+      const keys = await db.query<{ environment: string; status: string; kind: string }>(
+        'select environment, status, kind from public.api_keys where user_id = $1',
+        [demo],
+      );
+      expect(keys).toHaveLength(5);
       expect(new Set(keys.map((k) => k.environment))).toEqual(new Set(['development', 'production']));
+      // One is the demo chat's server key (lib/demo/chat.ts).
+      expect(keys.filter((k) => k.kind === 'server')).toHaveLength(1);
       expect(keys.filter((k) => k.status === 'revoked')).toHaveLength(1);
     });
 
@@ -95,7 +100,7 @@ for (const engine of testEngines()) {
     it('API keys are stored hashed: no column holds a whole key', async () => {
       const keys = await db.query<{ key_prefix: string; key_last4: string; key_hash: string }>('select key_prefix, key_last4, key_hash from public.api_keys');
       for (const k of keys) {
-        expect(k.key_prefix).toMatch(/^pk_(live|test)_[A-Za-z0-9]{8}$/);
+        expect(k.key_prefix).toMatch(/^[ps]k_(live|test)_[A-Za-z0-9]{8}$/);
         expect(k.key_hash).toMatch(/^[0-9a-f]{64}$/);
       }
     });
