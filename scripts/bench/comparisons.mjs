@@ -43,10 +43,18 @@ export function compare(measured) {
       const ratio = median(m.pairs.map((p) => p.run.latencyMs.p99 / Math.max(1, p.baseline.latencyMs.p99)));
       return { endpoint: m.endpoint.name, ratio, atMost: m.endpoint.p99AtMost, ok: ratio <= m.endpoint.p99AtMost };
     });
-  // p95 in milliseconds over every response of the endpoint's slices (the server-to-server path's target).
+  // p95 in milliseconds at the endpoint's steady rate (the server-to-server path's target), and at
+  // saturation over every response of its slices, for the record.
   const p95Targets = measured
-    .filter((m) => m.endpoint.p95MsAtMost !== undefined)
-    .map((m) => ({ endpoint: m.endpoint.name, p95: m.run.latencyMs.p95, atMost: m.endpoint.p95MsAtMost, ok: m.run.latencyMs.p95 <= m.endpoint.p95MsAtMost }));
+    .filter((m) => m.endpoint.p95MsAtMost !== undefined && m.steady)
+    .map((m) => ({
+      endpoint: m.endpoint.name,
+      p95: m.steady.latencyMs.p95,
+      rate: m.steady.reqPerSec,
+      saturated: m.run.latencyMs.p95,
+      atMost: m.endpoint.p95MsAtMost,
+      ok: m.steady.latencyMs.p95 <= m.endpoint.p95MsAtMost,
+    }));
   // Throughput beside another endpoint's, each as a ratio of its own baseline: within noise when the 95% intervals overlap.
   const sameAs = measured
     .filter((m) => m.endpoint.throughputAsOf !== undefined)
@@ -58,7 +66,10 @@ export function compare(measured) {
     })
     .filter(Boolean);
   comparisonLines.push(
-    ...p95Targets.map((t) => `${t.endpoint}: p95 ${t.p95.toFixed(1)} ms over every response, target at most ${t.atMost} ms: ${t.ok ? 'met' : 'NOT met'}`),
+    ...p95Targets.map(
+      (t) =>
+        `${t.endpoint}: p95 ${t.p95.toFixed(1)} ms at a steady ${Math.round(t.rate)} req/s (${t.saturated.toFixed(1)} ms at saturation, the table's load), target at most ${t.atMost} ms: ${t.ok ? 'met' : 'NOT met'}`,
+    ),
     ...sameAs,
     ...latencyTargets.map(
       (t) => `${t.endpoint}: p99 ${t.ratio.toFixed(2)}x the baseline's (median over slice pairs), target at most ${t.atMost}x: ${t.ok ? 'met' : 'NOT met'}`,

@@ -11,6 +11,8 @@ export async function measure(name, url, headers = {}, expect = 200, request = {
     url,
     headers,
     connections: request.connections ?? CONNECTIONS,
+    // A steady rate instead of as fast as the server answers (a latency measured below saturation).
+    ...(request.overallRate ? { overallRate: request.overallRate } : {}),
     duration,
     method: request.method ?? 'GET',
     body: request.body,

@@ -40,6 +40,7 @@ export async function measureEndpoint(endpoint, prepared) {
   const expect = endpoint.expect ?? 200;
   process.stdout.write(`  ${endpoint.name}: ${ROUNDS} rounds of fresh servers, warm-up ${WARMUP} s each, ${PAIRS} pairs of ${SLICE} s slices `);
   const pairs = [];
+  let steady;
   for (let round = 0; round < ROUNDS; round++) {
     const baselineServer = await startServer(
       'baseline',
@@ -69,6 +70,12 @@ export async function measureEndpoint(endpoint, prepared) {
       pairs.push(i % 2 === 0 ? { round, baseline: a, run: b } : { round, baseline: b, run: a });
       process.stdout.write('.');
     }
+    // At the end, the endpoint's latency at a steady rate well below what it serves (endpoint.steady):
+    // what one request waits when the service is busy but not saturated.
+    if (endpoint.steady && round === ROUNDS - 1) {
+      steady = await measure(endpoint.name, url, headers, expect, { ...request, ...endpoint.steady }, endpoint.steady.seconds);
+      process.stdout.write('s');
+    }
     await stop(server);
     await stop(baselineServer);
     if (round < ROUNDS - 1) process.stdout.write('|');
@@ -88,5 +95,5 @@ export async function measureEndpoint(endpoint, prepared) {
   );
   const check = sdkLoad?.verify ? await sdkLoad.verify(serverEnv.DATABASE_URL) : undefined;
   if (check) console.log(`    ${check.line}`);
-  return { endpoint, run, baseline, pairs, pairRatios, interval, check };
+  return { endpoint, run, baseline, pairs, pairRatios, interval, check, steady: steady && { ...steady, latencies: undefined } };
 }
