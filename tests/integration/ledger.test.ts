@@ -142,7 +142,9 @@ for (const engine of testEngines()) {
       await rawAsService(suite.db, (q) => q.query('select * from public.roll_up_ad_traffic()'));
       const expected = [{ kind: 'ad_spend', postings: 'platform_fees 1200000, publisher 2800000' }];
       expect(await postedForApp(placement.appId)).toEqual(expected);
-      expect(await suite.db.transaction((tx) => rollUpAndCloseToday(tx))).toBe(0);
+      // (What else it posts is other apps' days: in the first two hours of a UTC day, the seed's
+      // yesterday is one, over too recently for the seed to have posted it.)
+      await suite.db.transaction((tx) => rollUpAndCloseToday(tx));
       expect(await postedForApp(placement.appId)).toEqual(expected);
       // The counts had no campaign with an advertiser account: `ad_sales` paid, and the transaction balances.
       expect(
