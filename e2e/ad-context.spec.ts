@@ -2,7 +2,7 @@ import { expect, test, type Page, type Request } from '@playwright/test';
 import { graveViolations } from './helpers/axe';
 
 /**
- * The demo chat answers from its server route (POST /demo/chat), in Chromium, on the production
+ * The demo chat answers from its server route (POST /api/demo/chat), in Chromium, on the production
  * build: the answer streams, the demo's server asks for the ad beside it with the app's server
  * key and this browser as the client (POST /functions/v1/ads, never from the page), and the ad
  * arrives as the answer's last chunk, which the browser SDK shows (`findAd`, `client.show`) and
@@ -25,7 +25,7 @@ const BROWSER = (name: string) =>
  */
 async function ask(page: Page, question: string): Promise<Request> {
   const answered = page.waitForResponse((r) => {
-    if (new URL(r.url()).pathname !== '/demo/chat' || r.request().method() !== 'POST') return false;
+    if (new URL(r.url()).pathname !== '/api/demo/chat' || r.request().method() !== 'POST') return false;
     const body = r.request().postDataJSON() as { messages: { content: string }[] };
     return body.messages.at(-1)?.content === question;
   });

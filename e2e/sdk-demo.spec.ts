@@ -288,7 +288,7 @@ test.describe.serial('the browser SDK on the demo app', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.route('**/functions/v1/ads**', (route) => route.abort('blockedbyclient'));
     // And the chat's own server, whose answers carry the ads it asked for: the page answers by itself.
-    await page.route('**/demo/chat', (route) => route.abort('blockedbyclient'));
+    await page.route('**/api/demo/chat', (route) => route.abort('blockedbyclient'));
     await page.goto('/demo');
     await expect(page.getByText('Quizly Pro: unlimited quizzes for your whole class.')).toBeVisible();
     await expect(page.locator('.mz-ad')).toHaveCount(0);

@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useEffect, useMemo, useRef, useState, type CSSProperties, type FormEvent } from 'react';
 import { createClient, findAd, type Ad, type MonetizeEvent } from '../../packages/sdk/src/index';
 import { MonetizeAd, MonetizeServerAd } from '../../packages/sdk/src/react';
@@ -14,7 +15,7 @@ interface Message {
   role: 'user' | 'assistant';
   text: string;
   /**
-   * An answer from the chat's server route (/demo/chat): `ad` is the ad its server asked for
+   * An answer from the chat's server route (/api/demo/chat): `ad` is the ad its server asked for
    * beside it, read from the answer's last chunk (`findAd`), or null; undefined while it streams.
    * The opening answer was not asked for: the page asks for its ad itself.
    */
@@ -136,7 +137,7 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
     setBusy(true);
     let text = '';
     try {
-      const res = await fetch('/demo/chat', {
+      const res = await fetch('/api/demo/chat', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages: conversation.map((m) => ({ role: m.role, content: m.text })) }),
@@ -246,6 +247,14 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
           <h2>More from Quizly</h2>
           <p className="max-w-2xl">
             Quizly turns any document into quizzes, flashcards and short lessons. Teachers share them with a class; students practise before exams.
+          </p>
+          <p className="max-w-2xl text-muted-foreground">
+            Quizly&apos;s answers come from its server, which asks for the ad beside each one with the app&apos;s server key and streams it after the
+            answer&apos;s last word (
+            <Link href="/docs/server-side" className="underline">
+              server-side integration
+            </Link>
+            ).
           </p>
           <p className="max-w-2xl text-muted-foreground">
             Scroll on: the sponsored card below counts as seen only once half of it has been in view for a whole second.

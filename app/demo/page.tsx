@@ -26,13 +26,8 @@ export default async function DemoPage() {
           <Link href="/docs/sdk-integration" className="underline">
             browser SDK
           </Link>
-          . Its answers come from its server, which asks for the ad beside each one with the app&apos;s{' '}
-          <Link href="/docs/server-side" className="underline">
-            server key
-          </Link>{' '}
-          and streams it after the answer&apos;s last word; the SDK shows it and counts it. Each ad is chosen for the conversation, which is never stored: ask
-          about taking notes, or about a symptom (no ad), and open &ldquo;Why this ad?&rdquo; (the <span aria-hidden="true">i</span> beside an ad). Impressions
-          count once an ad has been in view long enough; sign in as{' '}
+          . Each answer&apos;s ad is chosen for the conversation, which is never stored: ask about taking notes, or about a symptom (no ad), and open &ldquo;Why
+          this ad?&rdquo; (the <span aria-hidden="true">i</span> beside an ad). Impressions count once an ad has been in view long enough; sign in as{' '}
           <code className="rounded bg-muted px-1 py-0.5 text-[0.9em] text-foreground">demo@example.com</code> to watch them reach the console.
         </p>
       </header>

@@ -7,7 +7,7 @@ import { answerTo } from './answers';
 import { demoServer } from './page';
 
 /**
- * `POST /demo/chat`: the demo chat answers from its server, as an AI app whose server calls its
+ * `POST /api/demo/chat`: the demo chat answers from its server, as an AI app whose server calls its
  * model does. The answer streams (a canned one, word by word, standing for the model's), the ad
  * request for its inline placement starts beside it with the demo app's server key and the
  * user's client, and `appendAd` adds the ad after the answer's last word. The page reads the ad

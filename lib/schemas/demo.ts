@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * `POST /demo/chat`: the demo chat's conversation, newest last, for its canned answer and the ad
+ * `POST /api/demo/chat`: the demo chat's conversation, newest last, for its canned answer and the ad
  * its server asks for beside it (lib/demo/chat.ts). Bounded like anything a page may send.
  */
 export const demoChatRequest = z.object({

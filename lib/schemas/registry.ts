@@ -691,7 +691,12 @@ export const ROUTES = declare({
    * demo's server asked for beside it, appended as the last chunk by @monetize/server. Posted by
    * our own demo page; limited per address like the API; never cached, read by no other origin.
    */
-  '/demo/chat': { ...SITE, rateLimit: true, cors: 'none', methods: { POST: { credential: NONE, body: demoChatRequest, bodyType: 'json', cache: 'no-store' } } },
+  '/api/demo/chat': {
+    ...SITE,
+    rateLimit: true,
+    cors: 'none',
+    methods: { POST: { credential: NONE, body: demoChatRequest, bodyType: 'json', cache: 'no-store' } },
+  },
   /**
    * A data buyer's licensed files (lib/data/buyers/downloads.ts): by a short-lived link signed for
    * the signed-in buyer of the console's session cookie only (403 otherwise), never cached, read

@@ -156,10 +156,14 @@ for (const engine of testEngines()) {
 
       it.each(['all', 'development', 'production'] as const)('environment=%s filters the keys', async (environment) => {
         const { body } = await get(keysRoute.GET, `/api/v1/me/api-keys?environment=${environment}`, await accessToken(users.demo));
-        const keys = (body as { api_keys: { environment: string; masked_key: string }[] }).api_keys;
+        const keys = (body as { api_keys: { environment: string; kind: string; masked_key: string }[] }).api_keys;
         expect(keys.length).toBeGreaterThan(0);
         if (environment !== 'all') for (const k of keys) expect(k.environment).toBe(environment);
-        for (const k of keys) expect(k.masked_key).toMatch(/^pk_(live|test)_[A-Za-z0-9]{8}…[A-Za-z0-9]{4}$/);
+        // A publishable key masks as pk_…, a server key (the demo chat's) as sk_….
+        for (const k of keys)
+          expect(k.masked_key).toMatch(
+            k.kind === 'server' ? /^sk_(live|test)_[A-Za-z0-9]{8}…[A-Za-z0-9]{4}$/ : /^pk_(live|test)_[A-Za-z0-9]{8}…[A-Za-z0-9]{4}$/,
+          );
       });
       it.each(['sandbox', 'prod', ''])('environment=%j is a 400', (v) => bad(keysRoute, `environment=${v}`, 'environment'));
 

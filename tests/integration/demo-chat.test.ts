@@ -11,7 +11,7 @@ import { sdk, servedSecondsAgo } from '../helpers/sdk';
 import { bound } from '../helpers/services';
 
 /**
- * The demo chat's server route (POST /demo/chat, lib/demo/chat.ts) on every engine: it streams its
+ * The demo chat's server route (POST /api/demo/chat, lib/demo/chat.ts) on every engine: it streams its
  * canned answer and appends the ad it asked for with the demo app's server key (sealed in the
  * database, never in the clear) for the asking browser, whose impression then counts; a symptom
  * gets no ad; without the server key the answer still streams; a body that is not a conversation
@@ -92,7 +92,7 @@ for (const engine of testEngines()) {
       const route = bound(demoChatRoute, suite.services);
       const post = (body: string) =>
         route.POST(
-          new Request('http://localhost:3000/demo/chat', {
+          new Request('http://localhost:3000/api/demo/chat', {
             method: 'POST',
             body,
             headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.92' },

@@ -116,7 +116,7 @@ describe('OAuth secrets', () => {
     // The OAuth ones (the seed keeps the demo page's key, the SDK's token key and the data encryption key there too, and
     // migration 20261213000600_data_samples the key that draws the samples' daily pool).
     const rows = await db.query<{ name: string }>(
-      "select name from public.service_secrets where name not in ('demo_page_key', 'sdk_token_key', 'data_encryption_key', 'data_sample_key') order by name",
+      "select name from public.service_secrets where name not in ('demo_page_key', 'demo_server_key', 'sdk_token_key', 'data_encryption_key', 'data_sample_key') order by name",
     );
     expect(rows.map((r) => r.name)).toEqual(['oauth_signing_key', 'session_secret']);
   });
