@@ -10,17 +10,20 @@ import { rollUp } from '@/lib/ads/serving/rollup';
 import { openPglite, type Engine } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
 import { log } from '@/lib/platform/log';
-import { createApp, createPlacement } from '@/lib/publisher/writes';
+import { createApiKey, createApp, createPlacement } from '@/lib/publisher/writes';
+import { demoChat } from '@/lib/demo/chat';
 import type { Services } from '@/lib/services';
 import { newDraftAdvertiser } from '../helpers/advertisers';
 import { demoUsers, postgresCopy, UNLIMITED } from '../helpers/db';
 import { newKey, sdk } from '../helpers/sdk';
+import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';
 
 /**
  * The conversation is used for one decision and never kept (content/docs/ad-decision.md): a
  * unique string sent in conversations (one that fits a campaign, a sensitive one, an off-topic
- * one, one refused as too long, and the advertiser console's "try a conversation" box) is then
+ * one, one refused as too long, the same from an app's server with its server key, the demo
+ * chat's server route, and the advertiser console's "try a conversation" box) is then
  * looked for in everything the database has (its files on disk, write-ahead log included, after a
  * checkpoint; a logical dump of every table; the engine's own dump) and in every line the server
  * logged at the debug level, on each engine, and found nowhere. The same search finds a string
@@ -183,6 +186,26 @@ for (const target of targets()) {
       expect((await ask([user(`what is the capital of ${canary}?`)])).headers.get('no-fill-reason')).toBe('below_relevance');
       expect((await ask([user(`${canary} `.repeat(400))])).status).toBe(400);
       expect((await ask(Array.from({ length: 7 }, () => user(canary)))).status).toBe(400);
+      // From the app's server, with its server key and its user's client; and without a client (a 400).
+      const server = await createApiKey(db, demo, { app_id: app.value.id, name: 'Canary server', environment: 'production', kind: 'server' });
+      if (!server.ok) throw new Error(server.error);
+      const fromServer = (body: Record<string, unknown>) =>
+        sdk('/functions/v1/ads', { body: { placement_id: placement.value.id, ...body }, headers: { authorization: `Bearer ${server.value.key}` }, services });
+      const client = { ip: '203.0.113.77', user_agent: 'Mozilla/5.0 canary' };
+      expect((await fromServer({ context: { messages: [user(`which app keeps my meeting notes? for ${canary}`)] }, client })).status).toBe(200);
+      expect((await fromServer({ context: { messages: [user(canary)] } })).status).toBe(400);
+      // The demo chat's server route, which asks for its answer's ad with the demo app's server key.
+      const inProcess: typeof fetch = async (input, init) =>
+        handlersOf('/functions/v1/ads', services).POST(new Request(input, init), { params: Promise.resolve({}) });
+      const chat = await demoChat(
+        { messages: [{ role: 'user' as const, content: `how should I keep my meeting notes for ${canary}?` }] },
+        { ip: '203.0.113.78', userAgent: 'Mozilla/5.0' },
+        {
+          database: () => services.database(),
+          fetch: inProcess,
+        },
+      );
+      expect(await chat.text()).not.toContain(canary);
       // The advertiser's box scores campaigns the same way.
       const { user: advertiser } = await newDraftAdvertiser(db, services, { label: 'Canary', formats: ['sponsored_card'] });
       const form = new FormData();
