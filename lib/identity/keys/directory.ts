@@ -5,6 +5,7 @@ import { ApiError, OriginRefused } from '../../platform/http/errors';
 import { KEY_ENVIRONMENTS, KEY_KINDS, KEY_STATUSES, type KeyEnvironment, type KeyKind } from '../../schemas/account';
 import { asApp } from './access';
 import { API_KEY_PATTERN, hashApiKey, maskApiKey, SERVER_KEY_PATTERN } from './api-key';
+import { serverKeyOperations } from '../../schemas/registry';
 
 /**
  * The credential of the SDK surface (`/functions/v1/*`): an app's publishable key in the
@@ -210,8 +211,11 @@ export interface KeyCheck {
   readonly sdkDirectory: SdkDirectory;
 }
 
-/** Where server keys are accepted, for the refusals that name it. */
-export const SERVER_KEY_OPERATIONS = 'POST /functions/v1/ads and GET /functions/v1/validate-key';
+/** Where server keys are accepted (the operations that declare `app-key`), for the refusal that names them. */
+const serverKeyPlaces = () =>
+  serverKeyOperations()
+    .map((op) => `${op.method} ${op.path}`)
+    .join(' and ');
 
 /**
  * The app of the request's key; throws its 401 or 403, or the database's failure (module
@@ -234,10 +238,7 @@ export async function authenticateApiKey(request: { headers: Headers }, services
   }
   if (bearsServerKey(request.headers)) {
     if (!serverKeys) {
-      throw new ApiError(
-        'invalid_token',
-        `Server keys are accepted only by ${SERVER_KEY_OPERATIONS}; this endpoint takes the app's publishable key in x-api-key.`,
-      );
+      throw new ApiError('invalid_token', `Server keys are accepted only by ${serverKeyPlaces()}; this endpoint takes the app's publishable key in x-api-key.`);
     }
     const key = presentedServerKey(request.headers);
     if (key === null) {
