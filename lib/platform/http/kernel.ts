@@ -110,6 +110,9 @@ export type Route<R extends RouteDeclaration = RouteDeclaration, S = any> = Reco
   with(services: S): Route<R, S>;
 };
 
+/** The refusal of a request whose address's budget is spent. */
+const ADDRESS_OVER_BUDGET = 'Too many requests: wait for the number of seconds in Retry-After, then retry.';
+
 export function createKernel<S extends KernelServices>(config: KernelConfig<S>) {
   return function defineRoute<R extends RouteDeclaration>(declaration: R, handlers: Handlers<R, S>, options: RouteOptions = {}): Route<R, S> {
     const declared = Object.keys(declaration.methods) as DeclarableMethod[];
@@ -120,7 +123,7 @@ export function createKernel<S extends KernelServices>(config: KernelConfig<S>) 
     async function take(x: Exchange<S>, units: number): Promise<void> {
       if (!x.limiter || units <= 0) return;
       x.limit = await x.limiter.consume(senderOf(x.clientIp), units);
-      if (!x.limit.allowed) throw new ApiError('rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.');
+      if (!x.limit.allowed) throw new ApiError('rate_limited', ADDRESS_OVER_BUDGET);
     }
 
     /** Method, credential, inputs, handler: what a request and a batch's sub-request share. `deferred`: the address's unit waits for the credential's check. */
@@ -191,7 +194,7 @@ export function createKernel<S extends KernelServices>(config: KernelConfig<S>) 
             // A look costs nothing; a budget with nothing left refuses as a unit would have.
             const look = await x.limiter!.consume(senderOf(x.clientIp), 0);
             x.limit = look.remaining < 1 ? { ...look, allowed: false } : look;
-            if (!x.limit.allowed) throw new ApiError('rate_limited', 'Too many requests: wait for the number of seconds in Retry-After, then retry.');
+            if (!x.limit.allowed) throw new ApiError('rate_limited', ADDRESS_OVER_BUDGET);
           } else {
             await take(x, 1);
           }
