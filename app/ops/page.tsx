@@ -5,6 +5,7 @@ import { formatCount, formatDay, formatMoment, formatUsd } from '@/lib/platform/
 import { formatBytes } from '@/lib/data/buyers/catalog';
 import { describeFilter } from '@/lib/data/buyers/display';
 import { LISTINGS } from '@/lib/data/buyers/schemas';
+import { callToAction } from '@/lib/ads/advertisers/schemas';
 import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
 import { dataQueue, type DataQueue } from '@/lib/ops/data';
 import { PRICING_FIELDS, staffPricing, type StaffPricing } from '@/lib/ops/pricing';
@@ -204,8 +205,8 @@ function CreativeText({ c }: { c: QueuedCreative }) {
           <dd className="break-words">{c.body}</dd>
         </>
       )}
-      <dt className="text-muted-foreground">Call to action</dt>
-      <dd>{c.cta}</dd>
+      <dt className="text-muted-foreground">{callToAction(c.format, c.cta).label}</dt>
+      <dd>{callToAction(c.format, c.cta).text}</dd>
       <dt className="text-muted-foreground">Landing page</dt>
       <dd className="break-all">{c.landing_url}</dd>
       {(c.image_url || c.video_url) && (

@@ -28,6 +28,14 @@ describe('the console snippets', () => {
     expect(react).toContain('createClient({ key: "pk_live_abc", baseUrl: "https://ads.example.org" })');
   });
 
+  it("pass a sponsored follow-up the app's own way to ask its question, and no other format", () => {
+    const followUp = { ...input, format: 'sponsored_follow_up' };
+    expect(scriptTagSnippet(followUp)).toContain('{ format: "sponsored_follow_up", onAsk: (question) => askAssistant(question) }');
+    expect(reactSnippet(followUp)).toContain('onAsk={(question) => askAssistant(question)}');
+    expect(scriptTagSnippet(input)).not.toContain('onAsk');
+    expect(reactSnippet(input)).not.toContain('onAsk');
+  });
+
   it('never invent viewability figures: the HTTP impression sends what the app measured', () => {
     expect(impressionSnippet(input.origin)).not.toMatch(/visible_(share|seconds):\s*\d/);
     expect(impressionSnippet(input.origin)).toContain('measured.visibleShare');

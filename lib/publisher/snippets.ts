@@ -35,6 +35,12 @@ function slotId(placementId: string): string {
 /** A string as a JavaScript literal (the values are ours, but the snippet must be right for any). */
 const js = (s: string) => JSON.stringify(s);
 
+/**
+ * A sponsored follow-up asks its question in the app's chat when its creative says so: the page
+ * names the function that does it (`askAssistant` stands for the app's own).
+ */
+const asks = (format: string) => format === 'sponsored_follow_up';
+
 /** The script tag with its integrity hash, the slot, and the call that fills it. */
 export function scriptTagSnippet({ origin, placementId, format, key = KEY_PLACEHOLDER }: SnippetInput): string {
   const id = slotId(placementId);
@@ -43,7 +49,9 @@ export function scriptTagSnippet({ origin, placementId, format, key = KEY_PLACEH
     `<script src="${origin}${SDK_RELEASE.path}" integrity="${SDK_RELEASE.integrity}" crossorigin="anonymous"></script>`,
     `<script>`,
     `  const monetize = Monetize.createClient({ key: ${js(key)}, baseUrl: ${js(origin)} });`,
-    `  monetize.render('#${id}', ${js(placementId)}, { format: ${js(format)} });`,
+    asks(format)
+      ? `  monetize.render('#${id}', ${js(placementId)}, { format: ${js(format)}, onAsk: (question) => askAssistant(question) });`
+      : `  monetize.render('#${id}', ${js(placementId)}, { format: ${js(format)} });`,
     `</script>`,
   ].join('\n');
 }
@@ -58,7 +66,9 @@ export function reactSnippet({ origin, placementId, format, key = KEY_PLACEHOLDE
     `const monetize = createClient({ key: ${js(key)}, baseUrl: ${js(origin)} });`,
     ``,
     `export function Ad() {`,
-    `  return <MonetizeAd client={monetize} placementId=${js(placementId)} format=${js(format)} fallback="" />;`,
+    asks(format)
+      ? `  return <MonetizeAd client={monetize} placementId=${js(placementId)} format=${js(format)} onAsk={(question) => askAssistant(question)} fallback="" />;`
+      : `  return <MonetizeAd client={monetize} placementId=${js(placementId)} format=${js(format)} fallback="" />;`,
     `}`,
   ].join('\n');
 }

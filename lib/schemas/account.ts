@@ -40,7 +40,7 @@ export const profileBody = z.object({
  * The enumerations of the data model, each written once. The database's CHECK constraints list
  * the same values (supabase/migrations/), and an integration test fails when the two differ.
  */
-export const PLACEMENT_FORMATS = ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'] as const;
+export const PLACEMENT_FORMATS = ['floating_video', 'tooltip', 'sponsored_card', 'inline_text', 'sponsored_follow_up'] as const;
 export const PLACEMENT_STATUSES = ['active', 'paused', 'archived'] as const;
 export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'canceled'] as const;
 export const PAYOUT_RAILS = ['manual', 'stripe'] as const;

@@ -19,7 +19,13 @@ export const pricingBody = z.object({
   platform_ad_fee: fraction.describe('Fraction of ad revenue kept by the service.'),
   publisher_data_revenue_share: fraction.describe('Fraction of data sales paid to the publisher.'),
   advertiser_cpm_usd: z
-    .object({ floating_video: z.number(), tooltip: z.number(), sponsored_card: z.number(), inline_text: z.number() })
+    .object({
+      floating_video: z.number(),
+      tooltip: z.number(),
+      sponsored_card: z.number(),
+      inline_text: z.number(),
+      sponsored_follow_up: z.number().describe('The sponsored follow-up, a suggested next question under an answer (added in 2026-12; additive).'),
+    })
     .optional()
     .describe('Advertiser price per 1,000 impressions, by placement format (audiences all, advertiser).'),
   dataset_prices_usd: z

@@ -115,6 +115,7 @@ export const VIEWABILITY_RULES = {
   display: { min_visible_share: 0.5, min_seconds: 1 },
   large_display: { min_visible_share: 0.3, min_seconds: 1, min_area_px: 242_500 },
   video: { min_visible_share: 0.5, min_seconds: 2 },
+  whole_text: { min_visible_share: 1, min_seconds: 1 },
 } as const;
 
 const viewabilityRule = z.object({
@@ -136,6 +137,12 @@ export const adBody = z.object({
     image_url: z.string().nullable(),
     video_url: z.string().nullable(),
     label: z.literal('Sponsored').describe('Show it with the ad.'),
+    action: z
+      .enum(['ask', 'visit'])
+      .optional()
+      .describe(
+        'For a sponsored follow-up only: what a click does. `ask`: the page asks the question in its chat (and sends the click as an event); `visit`: it opens `click_url`.',
+      ),
   }),
   click_url: z.string().describe('Open this on a click: it counts the click and redirects to the advertiser.'),
   token: z.string().describe("Send it with the ad's impression and click (POST /functions/v1/events)."),

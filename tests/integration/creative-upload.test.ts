@@ -219,6 +219,46 @@ for (const engine of testEngines()) {
       const res = await post(JSON.stringify({ headline: 'x' }), { cookie, 'content-type': 'application/json' });
       expect(res.status).toBe(415);
     });
+
+    it('takes a sponsored follow-up as a question of at most 80 characters whose click asks it or visits, and nothing else', async () => {
+      const { campaign, cookie } = await newDraftAdvertiser(suite.db, services, { label: 'Follow-up', formats: ['sponsored_follow_up'] }).then(
+        async ({ campaign, user }) => {
+          const session = await sessionCookie(user, services);
+          return { campaign, cookie: `${session.name}=${session.value}` };
+        },
+      );
+      const followUp = (fields: Record<string, string>) =>
+        post(creativeForm({ campaign_id: campaign, format: 'sponsored_follow_up', body: '', cta: 'ask', ...fields }), { cookie }).then(
+          (r) => r.json() as Promise<{ error?: string; notice?: string; id?: string }>,
+        );
+      const question = 'How can I turn my notes into a revision plan for the exams in June this year?';
+      expect(question.length).toBeLessThanOrEqual(80);
+      expect((await followUp({ headline: `${question} Now!` })).error).toMatch(/at most 80 characters/);
+      expect((await followUp({ headline: question, body: 'More words' })).error).toMatch(/no text besides its headline/);
+      for (const cta of ['Learn more', 'ASK']) expect((await followUp({ headline: question, cta })).error).toMatch(/what a click on the question does/);
+      expect((await followUp({ headline: question, cta: '' })).error).toMatch(/call to action/);
+      expect(await creativesOf(campaign)).toBe(0);
+
+      const asked = await followUp({ headline: question });
+      const visited = await followUp({ headline: question, cta: 'visit' });
+      expect([asked.notice, visited.notice]).toEqual([CREATIVE_OUTCOMES.added, CREATIVE_OUTCOMES.added]);
+      const rows = await rawAsService(suite.db, (q) =>
+        q.query<{ cta: string; image_url: string | null }>('select cta, image_url from public.creatives where campaign_id = $1 order by cta', [campaign]),
+      );
+      expect(rows).toEqual([
+        { cta: 'ask', image_url: null },
+        { cta: 'visit', image_url: null },
+      ]);
+      // The database holds the same rule, whoever writes the row.
+      await expect(
+        rawAsService(suite.db, (q) =>
+          q.query(
+            "insert into public.creatives (campaign_id, format, headline, cta, landing_url) values ($1, 'sponsored_follow_up', 'Why?', 'Learn more', 'https://a.example/')",
+            [campaign],
+          ),
+        ),
+      ).rejects.toThrow(/creatives_follow_up_action/);
+    });
   });
 }
 

@@ -4,6 +4,7 @@ import { migrate, readMigrations } from '@/lib/platform/db/migrate';
 import { seed, DEMO_PASSWORD } from '@/lib/demo/seed';
 import { verifyPassword } from '@/lib/identity/auth/password';
 import { demoUsers, testEngines } from '../helpers/db';
+import { PLACEMENT_FORMATS } from '@/lib/schemas/account';
 
 for (const engine of testEngines()) {
   describe(`migrations and demo data on ${engine.name}`, () => {
@@ -47,7 +48,7 @@ for (const engine of testEngines()) {
       expect(apps).toHaveLength(2);
       const placements = await db.query<{ format: string; status: string }>('select format, status from public.placements where user_id = $1', [demo]);
       expect(placements.length).toBeGreaterThanOrEqual(6);
-      expect(new Set(placements.map((p) => p.format))).toEqual(new Set(['floating_video', 'tooltip', 'sponsored_card', 'inline_text']));
+      expect(new Set(placements.map((p) => p.format))).toEqual(new Set(PLACEMENT_FORMATS));
       expect(new Set(placements.map((p) => p.status))).toEqual(new Set(['active', 'paused']));
       const payouts = await db.query<{ status: string; paid_at: Date | null }>('select status, paid_at from public.payouts where user_id = $1', [demo]);
       expect(new Set(payouts.map((p) => p.status))).toEqual(new Set(['paid', 'failed']));

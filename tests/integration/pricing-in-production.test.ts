@@ -50,6 +50,7 @@ const DEFAULT_COLUMNS: PricingColumns = {
   cpm_tooltip_usd: DEFAULT_PRICING.advertiser_cpm_usd.tooltip,
   cpm_sponsored_card_usd: DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card,
   cpm_inline_text_usd: DEFAULT_PRICING.advertiser_cpm_usd.inline_text,
+  cpm_sponsored_follow_up_usd: DEFAULT_PRICING.advertiser_cpm_usd.sponsored_follow_up,
   price_per_ai_interaction_row_usd: DEFAULT_PRICING.dataset_prices_usd.per_ai_interaction_row,
   price_per_ux_session_recording_usd: DEFAULT_PRICING.dataset_prices_usd.per_ux_session_recording,
   price_per_gb_bundle_usd: DEFAULT_PRICING.dataset_prices_usd.per_gb_bundle,

@@ -83,20 +83,24 @@ for (const engine of testEngines()) {
         };
       }
       expect(judged).toEqual(given);
-      // Every rule the SDK can be given was compared: video's, the others', and a sponsored card's with its large ads'.
-      expect(new Set(PLACEMENT_FORMATS.map((f) => JSON.stringify(viewabilityRule(f)))).size).toBe(3);
+      // Every rule the SDK can be given was compared: video's, the others', a sponsored card's with its large ads', and a follow-up's whole question.
+      expect(new Set(PLACEMENT_FORMATS.map((f) => JSON.stringify(viewabilityRule(f)))).size).toBe(4);
     });
 
     it('viewability: the table of content/docs/sdk-integration.md states the rule of every format the API gives', () => {
       const rows = [
         ...DOCS.matchAll(
-          /^\| ((?:`[a-z_]+`(?:, )?)+)(, when `area_px` is ([\d,]+) or more)? \| At least (\d+)% of the ad was in view for (\d+) continuous seconds?/gm,
+          /^\| ((?:`[a-z_]+`(?:, )?)+)(, when `area_px` is ([\d,]+) or more)? \| (?:At least (\d+)%|All) of the ad was in view for (\d+) continuous seconds?/gm,
         ),
       ];
       const documentedRules: Record<string, { share: number; seconds: number; area?: number }[]> = {};
       for (const row of rows) {
         for (const format of row[1]!.match(/[a-z_]+/g)!) {
-          const rule = { share: Number(row[4]) / 100, seconds: Number(row[5]), ...(row[3] ? { area: Number(row[3].replaceAll(',', '')) } : {}) };
+          const rule = {
+            share: row[4] === undefined ? 1 : Number(row[4]) / 100,
+            seconds: Number(row[5]),
+            ...(row[3] ? { area: Number(row[3].replaceAll(',', '')) } : {}),
+          };
           (documentedRules[format] ??= []).push(rule);
         }
       }

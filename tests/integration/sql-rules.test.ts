@@ -27,7 +27,7 @@ import { reasonOf, type EventFacts } from '../helpers/event-facts';
  * served so far back in time, as if a person had been looking at them.
  */
 
-const FORMATS = ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'] as const;
+const FORMATS = PLACEMENT_FORMATS;
 type Format = (typeof FORMATS)[number];
 const VIEWABLE = { visible_share: 0.8, visible_seconds: 2.5 };
 /** The client an ad request and an events batch come from, unless a test says otherwise (lib/platform/http/client-ip.ts `clientHash`). */
@@ -260,7 +260,7 @@ async function addCampaign(tx: Transaction, campaign: CampaignSpec = {}): Promis
   for (const format of campaign.formats ?? FORMATS) {
     creatives[format] = await one<string>(
       tx,
-      "insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, $2, 'Rules', 'https://rules.example/') returning id as v",
+      "insert into public.creatives (campaign_id, format, headline, cta, landing_url) values ($1, $2, 'Rules', case when $2 = 'sponsored_follow_up' then 'ask' else 'Learn more' end, 'https://rules.example/') returning id as v",
       [id, format],
     );
   }

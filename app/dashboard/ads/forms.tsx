@@ -411,7 +411,7 @@ export function CreativeForm({
       <input type="hidden" name="format" value={format} />
       <input type="hidden" name="campaign_id" value={campaignId} />
       {creativeId && <input type="hidden" name="id" value={creativeId} />}
-      <Field label={`Headline (at most ${rules.headline} characters)`} htmlFor={id('headline')}>
+      <Field label={`${rules.clickAction ? 'Question' : 'Headline'} (at most ${rules.headline} characters)`} htmlFor={id('headline')}>
         <Input id={id('headline')} name="headline" required maxLength={rules.headline} defaultValue={v.headline} />
       </Field>
       {rules.body > 0 && (
@@ -420,9 +420,18 @@ export function CreativeForm({
         </Field>
       )}
       <div className="grid gap-4 sm:grid-cols-[12rem_1fr]">
-        <Field label={`Call to action (≤ ${rules.cta})`} htmlFor={id('cta')}>
-          <Input id={id('cta')} name="cta" required maxLength={rules.cta} defaultValue={v.cta || 'Learn more'} />
-        </Field>
+        {rules.clickAction ? (
+          <Field label="A click on the question" htmlFor={id('cta')}>
+            <NativeSelect id={id('cta')} name="cta" required defaultValue={v.cta === 'visit' ? 'visit' : 'ask'}>
+              <option value="ask">Asks it in the chat</option>
+              <option value="visit">Opens the landing page</option>
+            </NativeSelect>
+          </Field>
+        ) : (
+          <Field label={`Call to action (≤ ${rules.cta})`} htmlFor={id('cta')}>
+            <Input id={id('cta')} name="cta" required maxLength={rules.cta} defaultValue={v.cta || 'Learn more'} />
+          </Field>
+        )}
         <Field label="Landing page (https)" htmlFor={id('landing')}>
           <Input id={id('landing')} name="landing_url" type="url" required pattern="https://.*" placeholder="https://" defaultValue={v.landing_url} />
         </Field>

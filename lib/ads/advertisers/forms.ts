@@ -125,7 +125,13 @@ const creativeFields = z.object({ campaign_id: uuid('campaign') });
 type MediaServices = Services & { readonly storage: ObjectStorage };
 
 /** Which image a format's file is, for its rules (IMAGE_RULES). */
-const IMAGE_ROLE: Record<PlacementFormat, ImageRole> = { sponsored_card: 'card', tooltip: 'tooltip', floating_video: 'poster', inline_text: 'card' };
+const IMAGE_ROLE: Record<PlacementFormat, ImageRole> = {
+  sponsored_card: 'card',
+  tooltip: 'tooltip',
+  floating_video: 'poster',
+  inline_text: 'card',
+  sponsored_follow_up: 'card',
+};
 
 type Upload<T> = { checked: T; bytes: Uint8Array } | null;
 

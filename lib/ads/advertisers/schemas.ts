@@ -131,10 +131,12 @@ export type CampaignInput = z.output<typeof campaignInput>;
  * What each format shows, as the SDK draws it (packages/sdk/src/render.ts, styles.ts): the most
  * characters each line takes before the SDK would cut it, and the media it needs: `image` says
  * whether it takes one (and which rules it follows, IMAGE_RULES), `video` whether it needs one.
+ * `clickAction`: the call to action is not words but what a click does, one of FOLLOW_UP_ACTIONS
+ * (the sponsored follow-up; the database holds the same, creatives_follow_up_action).
  */
 export const CREATIVE_RULES: Record<
   PlacementFormat,
-  { headline: number; body: number; cta: number; image: 'none' | 'optional' | 'required'; video: boolean; says: string }
+  { headline: number; body: number; cta: number; image: 'none' | 'optional' | 'required'; video: boolean; clickAction?: true; says: string }
 > = {
   inline_text: { headline: 90, body: 0, cta: 30, image: 'none', video: false, says: 'One sponsored line inside an answer: a headline and a call to action.' },
   tooltip: {
@@ -161,7 +163,29 @@ export const CREATIVE_RULES: Record<
     video: true,
     says: 'A muted looping 16:9 video of up to 30 seconds in a corner panel, with a line of text under it; an image may stand in until it plays.',
   },
+  sponsored_follow_up: {
+    headline: 80,
+    body: 0,
+    cta: 5,
+    image: 'none',
+    video: false,
+    clickAction: true,
+    says: 'A suggested next question under an answer, at most 80 characters: a click asks it in the chat or opens your page, as you choose.',
+  },
 };
+
+/**
+ * What a click on a sponsored follow-up does: `ask` puts the question to the app's assistant (the
+ * landing page is used where the page has no chat to ask into); `visit` opens the landing page.
+ */
+export const FOLLOW_UP_ACTIONS = ['ask', 'visit'] as const;
+export type FollowUpAction = (typeof FOLLOW_UP_ACTIONS)[number];
+
+/** A creative's call to action as the consoles show it: its words, or what a follow-up's click does. */
+export function callToAction(format: PlacementFormat, cta: string): { label: string; text: string } {
+  if (!CREATIVE_RULES[format].clickAction) return { label: 'Call to action', text: cta };
+  return { label: 'A click', text: cta === 'ask' ? 'asks the question in the chat' : 'opens the landing page' };
+}
 
 // What an uploaded file may be, and the creative form's largest body, are contracts the route
 // registry reads too: they live in lib/schemas/advertising.ts, below both.
@@ -238,7 +262,10 @@ export const creativeInput = z
       ctx.addIssue({ code: 'custom', message: `The headline of this format takes at most ${rules.headline} characters.` });
     if (rules.body === 0 && c.body) ctx.addIssue({ code: 'custom', message: 'This format shows no text besides its headline.' });
     else if (c.body.length > rules.body) ctx.addIssue({ code: 'custom', message: `The text of this format takes at most ${rules.body} characters.` });
-    if (c.cta.length > rules.cta) ctx.addIssue({ code: 'custom', message: `The call to action of this format takes at most ${rules.cta} characters.` });
+    if (rules.clickAction) {
+      if (!(FOLLOW_UP_ACTIONS as readonly string[]).includes(c.cta))
+        ctx.addIssue({ code: 'custom', message: 'Choose what a click on the question does: ask it in the chat (ask) or open your page (visit).' });
+    } else if (c.cta.length > rules.cta) ctx.addIssue({ code: 'custom', message: `The call to action of this format takes at most ${rules.cta} characters.` });
   });
 export type CreativeInput = z.output<typeof creativeInput>;
 

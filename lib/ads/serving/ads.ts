@@ -160,6 +160,8 @@ export async function serveAd(app: AppPrincipal, request: AdRequest, client: Ask
         image_url: absolute(row.image_url),
         video_url: absolute(row.video_url),
         label: 'Sponsored',
+        // A follow-up's call to action is what its click does (creatives_follow_up_action).
+        ...(format === 'sponsored_follow_up' ? { action: row.cta === 'ask' ? ('ask' as const) : ('visit' as const) } : {}),
       },
       click_url: `${issuer()}/functions/v1/click?token=${encodeURIComponent(token)}`,
       token,
@@ -189,11 +191,13 @@ function candidates(fits: readonly Relevant[]): Pick<ContextArguments, 'candidat
 /**
  * The Media Rating Council's rule for the format: 50% for 1 s, or 50% for 2 s of video; a
  * sponsored card of 242,500 px or more needs 30%. Text formats are never that large: their area
- * is no evidence (public.sdk_viewable).
+ * is no evidence (public.sdk_viewable). A sponsored follow-up is one short question: all of it,
+ * for 1 s.
  */
 export function viewabilityRule(format: PlacementFormat): AdBody['viewability'] {
   if (format === 'floating_video') return { ...VIEWABILITY_RULES.video };
   if (format === 'sponsored_card') return { ...VIEWABILITY_RULES.display, large_ad: { ...VIEWABILITY_RULES.large_display } };
+  if (format === 'sponsored_follow_up') return { ...VIEWABILITY_RULES.whole_text };
   return { ...VIEWABILITY_RULES.display };
 }
 

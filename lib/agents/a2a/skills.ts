@@ -62,7 +62,7 @@ function statement(topic: PricingTopic, p: PricingBody): string {
       return `Publishers receive ${percent(p.publisher_ad_revenue_share)} of ad revenue and Monetize keeps ${percent(p.platform_ad_fee)}; publishers receive ${percent(p.publisher_data_revenue_share)} of consented data sales.`;
     case 'cpm': {
       const cpm = p.advertiser_cpm_usd!;
-      return `Advertisers pay per 1,000 impressions (CPM): floating_video ${cpm.floating_video} USD, tooltip ${cpm.tooltip} USD, sponsored_card ${cpm.sponsored_card} USD, inline_text ${cpm.inline_text} USD.`;
+      return `Advertisers pay per 1,000 impressions (CPM): floating_video ${cpm.floating_video} USD, tooltip ${cpm.tooltip} USD, sponsored_card ${cpm.sponsored_card} USD, inline_text ${cpm.inline_text} USD, sponsored_follow_up ${cpm.sponsored_follow_up} USD.`;
     }
     case 'data': {
       const d = p.dataset_prices_usd!;

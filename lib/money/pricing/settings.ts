@@ -25,6 +25,7 @@ const pricingRow = z.object({
   cpm_tooltip_micro: microAmount,
   cpm_sponsored_card_micro: microAmount,
   cpm_inline_text_micro: microAmount,
+  cpm_sponsored_follow_up_micro: microAmount,
   price_per_ai_interaction_row_micro: microAmount,
   price_per_ux_session_recording_micro: microAmount,
   price_per_gb_bundle_micro: microAmount,
@@ -48,6 +49,7 @@ export async function readPricingSettings(db: Pick<Statements, 'query'>): Promis
       tooltip: microAsUsd(row.cpm_tooltip_micro),
       sponsored_card: microAsUsd(row.cpm_sponsored_card_micro),
       inline_text: microAsUsd(row.cpm_inline_text_micro),
+      sponsored_follow_up: microAsUsd(row.cpm_sponsored_follow_up_micro),
     },
     dataset_prices_usd: {
       per_ai_interaction_row: microAsUsd(row.price_per_ai_interaction_row_micro),

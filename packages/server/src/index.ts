@@ -43,6 +43,12 @@ export interface ServerAd {
     image_url: string | null;
     video_url: string | null;
     label: 'Sponsored';
+    /**
+     * A sponsored follow-up's (a suggested next question): what a click does. `ask`: the page asks
+     * the question in its chat (the browser SDK's `onAsk`); `visit`: it opens `click_url`. In
+     * markdown (`adMarkdown`) the question links to `click_url` either way.
+     */
+    action?: 'ask' | 'visit';
   };
   /** Link the ad to it: the click counts wherever it is opened. */
   click_url: string;

@@ -15,7 +15,7 @@ begin
   insert into public.campaign_draw (format, lo, hi, campaign_id)
   select f.format, sum(c.daily_budget_micro) over w - c.daily_budget_micro, sum(c.daily_budget_micro) over w, c.id
   from public.campaigns c
-  cross join unnest(array['floating_video', 'tooltip', 'sponsored_card', 'inline_text']) as f (format)
+  cross join unnest(array['floating_video', 'tooltip', 'sponsored_card', 'inline_text', 'sponsored_follow_up']) as f (format)
   where c.status = 'active' and (cardinality(c.formats) = 0 or f.format = any(c.formats))
   window w as (partition by f.format order by c.id rows between unbounded preceding and current row);
 end $$;

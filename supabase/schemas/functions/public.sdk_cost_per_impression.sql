@@ -12,6 +12,7 @@ as $$
             when 'floating_video' then p_pricing.cpm_floating_video_micro
             when 'tooltip' then p_pricing.cpm_tooltip_micro
             when 'sponsored_card' then p_pricing.cpm_sponsored_card_micro
+            when 'sponsored_follow_up' then p_pricing.cpm_sponsored_follow_up_micro
             else p_pricing.cpm_inline_text_micro
           end + 500) / 1000
 $$;

@@ -9,7 +9,7 @@ create table public.campaign_draw (
   campaign_id uuid not null,
   constraint campaign_draw_pkey PRIMARY KEY (format, lo),
   constraint campaign_draw_check CHECK ((hi > lo)),
-  constraint campaign_draw_format_check CHECK ((format = ANY (ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text]))),
+  constraint campaign_draw_format_check CHECK ((format = ANY (ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text, 'sponsored_follow_up'::text]))),
   constraint campaign_draw_lo_check CHECK ((lo >= (0)::numeric))
 );
 

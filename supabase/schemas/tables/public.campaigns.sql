@@ -44,7 +44,7 @@ create table public.campaigns (
   constraint campaigns_exclude_categories_check CHECK ((cardinality(exclude_categories) <= 20)),
   constraint campaigns_excluded_apps_check CHECK ((cardinality(excluded_apps) <= 100)),
   constraint campaigns_excluded_phrases_fit CHECK (public.phrases_fit(excluded_phrases)),
-  constraint campaigns_formats_check CHECK ((formats <@ ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text])),
+  constraint campaigns_formats_check CHECK ((formats <@ ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text, 'sponsored_follow_up'::text])),
   constraint campaigns_frequency_cap_check CHECK (((frequency_cap >= 1) AND (frequency_cap <= 100))),
   constraint campaigns_include_categories_check CHECK ((cardinality(include_categories) <= 20)),
   constraint campaigns_lifetime_budget_micro_check CHECK (((lifetime_budget_micro > 0) AND ((lifetime_budget_micro % (10000)::bigint) = 0))),

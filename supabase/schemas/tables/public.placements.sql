@@ -24,7 +24,7 @@ create table public.placements (
   constraint placements_ad_requests_check CHECK ((ad_requests >= 0)),
   constraint placements_clicks_check CHECK ((clicks >= 0)),
   constraint placements_fills_check CHECK ((fills >= 0)),
-  constraint placements_format_check CHECK ((format = ANY (ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text]))),
+  constraint placements_format_check CHECK ((format = ANY (ARRAY['floating_video'::text, 'tooltip'::text, 'sponsored_card'::text, 'inline_text'::text, 'sponsored_follow_up'::text]))),
   constraint placements_impressions_check CHECK ((impressions >= 0)),
   constraint placements_invalid_events_check CHECK ((invalid_events >= 0)),
   constraint placements_min_relevance_check CHECK (((min_relevance >= (0)::numeric) AND (min_relevance <= (1)::numeric))),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { advertiserAccount, advertiserCampaign, type Creative } from '@/lib/ads/advertisers/account';
 import { CREATIVE_OUTCOMES, CREATIVE_UPLOAD_PATH } from '@/lib/ads/advertisers/creative-upload';
 import { reportCsv, sumBy, type ReportRow } from '@/lib/ads/advertisers/reports';
-import { CREATIVE_RULES } from '@/lib/ads/advertisers/schemas';
+import { callToAction, CREATIVE_RULES } from '@/lib/ads/advertisers/schemas';
 import { dayIn, formatRun } from '@/lib/ads/advertisers/time';
 import { csvDataUrl } from '@/lib/platform/kit/csv';
 import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/platform/kit/format';
@@ -164,7 +164,8 @@ export default async function CampaignPage({
             {/* The creative as text: whatever it contains is shown as written, never as markup. */}
             <p className="rounded-lg border bg-muted p-3 text-sm">
               <span className="font-semibold">{cr.headline}</span>
-              {cr.body ? ` · ${cr.body}` : ''} · <span className="text-primary">{cr.cta}</span>
+              {cr.body ? ` · ${cr.body}` : ''} ·{' '}
+              <span className="text-primary">{CREATIVE_RULES[cr.format].clickAction ? callToAction(cr.format, cr.cta).text : cr.cta}</span>
               <span className="block truncate text-muted-foreground">{cr.landing_url}</span>
             </p>
             {(cr.image_url || cr.video_url) && <CreativeMediaSummary creative={cr} />}
@@ -196,7 +197,7 @@ export default async function CampaignPage({
                   endpoint={CREATIVE_UPLOAD_PATH}
                   format={format}
                   campaignId={c.id}
-                  initial={{ headline: '', body: '', cta: 'Learn more', landing_url: '' }}
+                  initial={{ headline: '', body: '', cta: CREATIVE_RULES[format].clickAction ? 'ask' : 'Learn more', landing_url: '' }}
                   submit="Add creative"
                 />
               </div>
