@@ -412,6 +412,7 @@ test('the script build loads on another origin with its integrity hash, and warn
     ['1.1.0', 'sha384-hPrE05bDggo03+e0x6hyt90y/MkAk0gntH1CLf4WrMiNapFDB1sYbuo7iAT1QIkO'],
     ['1.2.0', 'sha384-H7vrU8q/fFuPOArZkl5om9saUOuM0Elm92Zg4Rrd/MJL0DtuyfyoJQxv6vQA90A9'],
     ['1.3.0', 'sha384-nqc0UGNExJOokhk+mcRuvRQH8zm7/IlgF6onMi9342cSH1qcqxiRY/eZsKTdm8lY'],
+    ['1.4.0', 'sha384-cbxZr7V29qb/U0ZV1/c+rxKCyLGb+8a6EScHkWWkTIV3HoOHwitN8Dnb15/VGrQ2'],
   ]) {
     const previous = await request.get(`/sdk/v${version}.js`);
     expect(previous.headers()['cache-control']).toBe('public, max-age=31536000, immutable');

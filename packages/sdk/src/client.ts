@@ -3,12 +3,12 @@ import { drawAd } from './render';
 import { reserve } from './styles';
 import type { Ad, Consent, ContextMessage, Evidence, EventType, Format, Listener, MonetizeEvent, Purpose } from './types';
 import { watchViewability } from './watch';
-import { openWhy } from './why';
+import { el, openWhy } from './why';
 import { trimContext } from './context';
 
 export { CONTEXT_LIMITS, trimContext } from './context';
 
-export const VERSION = '1.4.0';
+export const VERSION = '1.5.0';
 
 export interface ClientOptions {
   /** The app's publishable key (`pk_live_…` or `pk_test_…`). */
@@ -37,6 +37,13 @@ export interface RenderOptions extends AdOptions {
   format?: Format;
   /** What the slot shows when no ad fills or the request fails: text, a node, or a function making one. */
   fallback?: string | Node | (() => Node | string);
+  /**
+   * For a sponsored follow-up whose `ad.action` is `ask`: called with its question (the headline)
+   * when the user clicks it, for the page to ask it in its chat. The link then opens nothing, and
+   * the SDK sends the click as an event, once. Without it, or for `visit`, the click opens the
+   * ad's click URL. What it throws is an `error` event.
+   */
+  onAsk?: (question: string) => void;
 }
 
 /** For the consent and data calls. */
@@ -64,7 +71,7 @@ const MAX_TRIES = 5;
 
 interface QueuedEvent {
   id: string;
-  type: 'impression' | 'hide';
+  type: 'impression' | 'click' | 'hide';
   token: string;
   viewability?: Evidence;
 }
@@ -72,6 +79,8 @@ interface QueuedEvent {
 // Per page, whichever client or copy of the SDK (the script and the package) saw them: one
 // impression per decision. The service counts one anyway; this saves sending the others.
 const impressed: Set<string> = ((globalThis as { [key: symbol]: Set<string> })[Symbol.for('monetize.impressed')] ??= new Set());
+/** The decisions whose click this copy of the SDK sent (a follow-up asked in the page's chat). */
+const clicked = new Set<string>();
 
 /** The page's monotonic clock, in ms: unlike `Date.now()`, neither wrong nor set back by the device. */
 const monotonic = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -126,21 +135,21 @@ async function reason(res: Response): Promise<Refusal> {
 /** What a failed fetch says. */
 const messageOf = (error: unknown): string => String((error as Error | null)?.message ?? error);
 
+/** Whether a value is an object (not null). */
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
 /** Whether an answer is an ad this SDK can show: its fields, and a web link to click. */
 export function isAd(value: unknown): value is Ad {
   const ad = value as Ad | null;
   return (
-    typeof ad === 'object' &&
-    ad !== null &&
-    ['floating_video', 'tooltip', 'sponsored_card', 'inline_text'].includes(ad.format) &&
+    isObject(ad) &&
+    ['floating_video', 'tooltip', 'sponsored_card', 'inline_text', 'sponsored_follow_up'].includes(ad.format) &&
     typeof ad.decision_id === 'string' &&
     typeof ad.token === 'string' &&
     typeof ad.click_url === 'string' &&
     /^https?:\/\//.test(ad.click_url) &&
-    typeof ad.ad === 'object' &&
-    ad.ad !== null &&
-    typeof ad.viewability === 'object' &&
-    ad.viewability !== null
+    isObject(ad.ad) &&
+    isObject(ad.viewability)
   );
 }
 
@@ -166,11 +175,10 @@ export function cleanKeywords(words: readonly string[] | string): string {
   return kept.join(',');
 }
 
-function randomId(): string {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+/** Bytes as lowercase hex. */
+const hex = (bytes: ArrayBuffer | Uint8Array): string => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+
+const randomId = (): string => hex(crypto.getRandomValues(new Uint8Array(16)));
 
 /**
  * One publisher app's connection to the service: ads for its placements, their impressions, and
@@ -298,7 +306,7 @@ export class MonetizeClient {
    * this browser, the client the server named. Never throws: what is not an ad is an `error`
    * event and the fallback.
    */
-  show(target: Element | string, ad: unknown, options: Pick<RenderOptions, 'fallback'> = {}): Placement {
+  show(target: Element | string, ad: unknown, options: Pick<RenderOptions, 'fallback' | 'onAsk'> = {}): Placement {
     const shown = isAd(ad) ? ad : null;
     if (!shown) this.emit('error', '', { error: new Error('show() was given something that is not an ad') });
     else this.emit('filled', shown.placement_id, { ad: shown });
@@ -360,11 +368,9 @@ export class MonetizeClient {
               this.hide(found);
               if (found.format !== 'floating_video') {
                 // Said to screen readers, and where the focus goes from the panel's Hide button.
-                const note = document.createElement('span');
-                note.className = 'mz-note';
+                const note = el(document, 'span', 'mz-note', 'Ad hidden');
                 note.setAttribute('role', 'status');
                 note.tabIndex = -1;
-                note.textContent = 'Ad hidden';
                 into.replaceChildren(note);
                 note.focus({ preventScroll: true });
               }
@@ -373,9 +379,25 @@ export class MonetizeClient {
         ad = found;
         remove = () => {
           closeWhy();
-          drawn.remove();
+          drawn.root.remove();
         };
-        drawn.link.addEventListener('click', () => this.emit('clicked', placementId, { ad: found }));
+        drawn.link.addEventListener('click', (event) => {
+          this.emit('clicked', placementId, { ad: found });
+          if (found.ad.action !== 'ask' || !options.onAsk) return;
+          // Asked in the page's chat: the link opens nothing, so the SDK counts the click itself,
+          // once per decision. Sent at once, after the impression if it still waits. The service
+          // counts no click before its impression: one sooner is not sent, and a later one counts.
+          event.preventDefault();
+          if (impressed.has(found.decision_id) && !clicked.has(found.decision_id)) {
+            clicked.add(found.decision_id);
+            this.send(found, 'click');
+          }
+          try {
+            options.onAsk(found.ad.headline);
+          } catch (error) {
+            this.emit('error', placementId, { ad: found, error });
+          }
+        });
         stopWatching = this.trackImpression(found, drawn.root, drawn.video);
       } catch (error) {
         this.emit('error', placementId, { error });
@@ -407,8 +429,16 @@ export class MonetizeClient {
    * from their "Why this ad?" panel.
    */
   hide(ad: Ad): void {
-    this.queue.push({ id: `${ad.decision_id}.hide`, type: 'hide', token: ad.token });
     this.emit('hidden', ad.placement_id, { ad });
+    this.send(ad, 'hide');
+  }
+
+  /**
+   * Sends an event of an ad at once, after those waiting (an impression goes before its click),
+   * under the decision's own id: the service counts it once, however often it comes.
+   */
+  private send(ad: Ad, type: 'click' | 'hide'): void {
+    this.queue.push({ id: `${ad.decision_id}.${type}`, type, token: ad.token });
     this.flush();
   }
 
@@ -488,28 +518,41 @@ export class MonetizeClient {
 
   /** The subject id of one of your users: the SHA-256 of your own id for them, never the id itself. */
   async subjectId(userId: string): Promise<string> {
-    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(userId));
-    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+    return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(userId)));
   }
 
-  /** The consent proof to send for a subject: the app's own, or the one kept in this browser. */
-  private proofOf(subject: string, options: ConsentOptions): string | null {
-    if (options.proof) return options.proof;
-    try {
-      return proofStore()?.getItem(proofName(this.options.key, subject)) ?? null;
-    } catch {
-      return null;
-    }
-  }
-
-  private async call<T>(method: string, path: string, proof: string | null, body?: unknown): Promise<T | null> {
+  /**
+   * A consent or data call for one user: their subject id goes in the JSON `body` (in the query
+   * without one), with their consent proof, the app's own or the one kept in this browser. A
+   * proof in the answer is kept. Rejects with the service's message; a GET of nothing is null.
+   */
+  private async call<T>(method: string, path: string, userId: string, options: ConsentOptions, body?: object): Promise<T> {
+    const subject = await this.subjectId(userId);
+    const name = proofName(this.options.key, subject);
     const headers: Record<string, string> = { 'x-api-key': this.options.key };
+    let proof = options.proof;
+    try {
+      proof ||= proofStore()?.getItem(name) ?? undefined;
+    } catch {
+      // Storage refused: no proof but the app's.
+    }
     if (proof) headers['x-consent-proof'] = proof;
     if (body) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.base}/functions/v1/${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    if (res.status === 404 && method === 'GET') return null;
-    const answer = (await res.json()) as T & { error?: { message: string } };
+    const res = await fetch(`${this.base}/functions/v1/${path}${body ? '' : `?subject_id=${subject}`}`, {
+      method,
+      headers,
+      body: body && JSON.stringify({ subject_id: subject, ...body }),
+    });
+    if (res.status === 404 && method === 'GET') return null as T;
+    const answer = (await res.json()) as T & { error?: { message: string }; consent_proof?: string };
     if (!res.ok) throw new Error(answer.error?.message ?? `answered ${res.status}`);
+    if (answer.consent_proof) {
+      try {
+        proofStore()?.setItem(name, answer.consent_proof);
+      } catch {
+        // Storage full or refused: the app still has the proof in the answer.
+      }
+    }
     return answer;
   }
 
@@ -520,48 +563,28 @@ export class MonetizeClient {
    * it itself passes it in `options`. Unlike ads, these calls reject on failure: consent must not
    * be assumed.
    */
-  async recordConsent(userId: string, purposes: Purpose[], policyVersion: string, options: ConsentOptions = {}): Promise<Consent> {
-    const subject = await this.subjectId(userId);
-    const consent = (await this.call<Consent>('POST', 'consents', this.proofOf(subject, options), {
-      subject_id: subject,
-      purposes,
-      policy_version: policyVersion,
-    }))!;
-    if (consent.consent_proof) {
-      try {
-        proofStore()?.setItem(proofName(this.options.key, subject), consent.consent_proof);
-      } catch {
-        // Storage full or refused: the app still has the proof in the answer.
-      }
-    }
-    return consent;
+  recordConsent(userId: string, purposes: Purpose[], policyVersion: string, options: ConsentOptions = {}): Promise<Consent> {
+    return this.call('POST', 'consents', userId, options, { purposes, policy_version: policyVersion });
   }
 
   /** A user's current consent, or null (none, or no proof of it in this browser). */
-  async getConsent(userId: string, options: ConsentOptions = {}): Promise<Consent | null> {
-    const subject = await this.subjectId(userId);
-    return this.call<Consent>('GET', `consents?subject_id=${subject}`, this.proofOf(subject, options));
+  getConsent(userId: string, options: ConsentOptions = {}): Promise<Consent | null> {
+    return this.call('GET', 'consents', userId, options);
   }
 
   /** Withdraws a user's consent; their unsold data is deleted. The proof is kept: the user may consent again. */
-  async withdrawConsent(userId: string, options: ConsentOptions = {}): Promise<{ withdrawn: boolean; deleted_records: number }> {
-    const subject = await this.subjectId(userId);
-    return (await this.call<{ withdrawn: boolean; deleted_records: number }>('DELETE', `consents?subject_id=${subject}`, this.proofOf(subject, options)))!;
+  withdrawConsent(userId: string, options: ConsentOptions = {}): Promise<{ withdrawn: boolean; deleted_records: number }> {
+    return this.call('DELETE', 'consents', userId, options);
   }
 
   /** Submits records of a user who consented to their purpose (`ai_interaction`: prompt and response; `ux_session`). */
-  async submitData(
+  submitData(
     userId: string,
     kind: 'ai_interaction' | 'ux_session',
     records: { id: string; data: Record<string, unknown> }[],
     options: ConsentOptions = {},
   ): Promise<{ received: number; stored: number; duplicates: number }> {
-    const subject = await this.subjectId(userId);
-    return (await this.call<{ received: number; stored: number; duplicates: number }>('POST', 'data', this.proofOf(subject, options), {
-      subject_id: subject,
-      kind,
-      records,
-    }))!;
+    return this.call('POST', 'data', userId, options, { kind, records });
   }
 }
 

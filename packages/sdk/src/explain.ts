@@ -44,77 +44,58 @@ export function maskKey(key: string): string | null {
  * The cause of a refusal and what to say. The status and code decide, as the docs tell clients
  * to; a 403 `forbidden` has three causes that only its message tells apart (the words "origin",
  * "revoked" and "archived", held to the service's messages by test/explain.test.ts), and is
- * passed on as it is when none of them is in it.
+ * passed on as it is when none of them is in it. The docs (content/docs/sdk-integration.md,
+ * "When a request is refused") quote the start of each text, and the whole of the origin's.
  */
 export function explain(r: Refusal, asker: Asker): Explanation {
+  const { status, message } = r;
   const masked = maskKey(asker.key);
   const key = masked ? `key ${masked}` : 'the key given to createClient';
   const where = `in the console at ${asker.base}/dashboard`;
-  const answer = r.status ? `${r.status}${r.code ? ` ${r.code}` : ''}: ${r.message}` : r.message;
-  const said = ` (The service answered ${answer})`;
-  // The service's troubles are one cause for every key; a key's, one per key (and placement).
-  const cause = (name: string, ...of: string[]): string => [name, asker.base, ...of].join('|');
   const origin = asker.origin && asker.origin !== 'null' ? asker.origin : "this page's origin";
-  if (r.status === 0) {
-    return {
-      level: 'warn',
-      cause: cause('network'),
-      text: `could not reach the service at ${asker.base} (${r.message}): check the baseUrl given to createClient, the network and any content blocker; placements show their fallback meanwhile.`,
-    };
+  // What to say, the cause's name, and what else tells its causes apart: the service's troubles
+  // are one cause for every key, a key's are one per key (and placement).
+  let said: string[];
+  if (!status) {
+    said = [`could not reach the service at ${asker.base} (${message}): check the baseUrl given to createClient, the network and content blockers.`, 'network'];
+  } else if (status === 429) {
+    said = [`over the rate limit: requests are refused${r.retryAfter && /^\d+$/.test(r.retryAfter) ? ` for ${r.retryAfter} s` : ''}.`, '429'];
+  } else if (status >= 500) {
+    said = ['the service could not answer.', '5xx'];
+  } else if (status === 401) {
+    said = [
+      `${masked ? `the service knows no ${key}` : 'the key given to createClient is not a publishable key (pk_live_ or pk_test_ and 32 letters and digits)'}. Fix: copy your app's key ${where}.`,
+      '401',
+      asker.key,
+    ];
+  } else if (status === 403 && /origin/i.test(message)) {
+    said = [
+      `this page may not use ${key}: ${origin} is not one of the allowed web origins of the key's app, so no ads are shown. Fix: add ${origin} to "Allowed web origins" in the app's settings, ${where}; it applies within 5 seconds.`,
+      'origin',
+      asker.key,
+      origin,
+    ];
+  } else if (status === 403 && /revoked/i.test(message)) {
+    said = [`${key} was revoked. Fix: create a key for the app ${where}.`, 'revoked', asker.key];
+  } else if (status === 403 && /archived/i.test(message)) {
+    said = [`the app of ${key} was archived, so its keys no longer work.`, 'archived', asker.key];
+  } else if (status === 404 && r.placementId !== undefined) {
+    said = [
+      `no ads for placement ${r.placementId}: it is not a placement of the app of ${key}. Fix: copy the placement's id ${where}.`,
+      '404',
+      asker.key,
+      r.placementId,
+    ];
+  } else {
+    said = ['a request was refused.', String(status), asker.key, message];
   }
-  if (r.status === 429) {
-    const wait = r.retryAfter && /^\d+$/.test(r.retryAfter) ? ` for ${r.retryAfter} s` : '';
-    return {
-      level: 'warn',
-      cause: cause('429'),
-      text: `over the rate limit: requests are refused${wait}, and placements show their fallback meanwhile.${said}`,
-    };
-  }
-  if (r.status >= 500) {
-    return { level: 'warn', cause: cause('5xx'), text: `the service could not answer; placements show their fallback until it can.${said}` };
-  }
-  if (r.status === 401) {
-    return masked
-      ? {
-          level: 'error',
-          cause: cause('401', asker.key),
-          text: `the service knows no ${key}. Fix: give createClient your app's key, as listed ${where}.${said}`,
-        }
-      : {
-          level: 'error',
-          cause: cause('401', asker.key),
-          text: `the key given to createClient is not a publishable key (pk_live_ or pk_test_ and 32 letters and digits). Fix: copy your app's key ${where}.${said}`,
-        };
-  }
-  if (r.status === 403 && /origin/i.test(r.message)) {
-    return {
-      level: 'error',
-      cause: cause('origin', asker.key, origin),
-      text: `this page may not use ${key}: ${origin} is not one of the allowed web origins of the key's app, so no ads are shown. Fix: add ${origin} to "Allowed web origins" in the app's settings, ${where}; it applies within 5 seconds.${said}`,
-    };
-  }
-  if (r.status === 403 && /revoked/i.test(r.message)) {
-    return {
-      level: 'error',
-      cause: cause('revoked', asker.key),
-      text: `${key} was revoked. Fix: create a key for the app ${where}, and give it to createClient.${said}`,
-    };
-  }
-  if (r.status === 403 && /archived/i.test(r.message)) {
-    return {
-      level: 'error',
-      cause: cause('archived', asker.key),
-      text: `the app of ${key} was archived, so its keys no longer work. Fix: use the key of an app that is not archived, ${where}.${said}`,
-    };
-  }
-  if (r.status === 404 && r.placementId !== undefined) {
-    return {
-      level: 'error',
-      cause: cause('404', asker.key, r.placementId),
-      text: `no ads for placement ${r.placementId}: it is not a placement of the app of ${key}. Fix: copy the placement's id from the app's page ${where}.${said}`,
-    };
-  }
-  return { level: 'error', cause: cause(String(r.status), asker.key, r.message), text: `a request was refused.${said}` };
+  const [text, name, ...of] = said;
+  return {
+    // The service's troubles pass by themselves: a warning. A key's are the developer's to fix.
+    level: of.length ? 'error' : 'warn',
+    cause: [name, asker.base, ...of].join('|'),
+    text: status ? `${text} (The service answered ${status}${r.code ? ` ${r.code}` : ''}: ${message})` : text!,
+  };
 }
 
 /** The causes the console has been told of on this page, by every client and copy of the SDK. */

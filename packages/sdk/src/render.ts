@@ -1,6 +1,6 @@
 import { injectStyles } from './styles';
 import type { Ad } from './types';
-import { whyButton } from './why';
+import { el, whyButton } from './why';
 
 /**
  * Draws an ad into its slot, in its format's markup. Every text of the ad goes in as text, never
@@ -14,14 +14,6 @@ export interface Drawn {
   root: HTMLElement;
   link: HTMLAnchorElement;
   video: HTMLVideoElement | null;
-  remove(): void;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = doc.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 function link(doc: Document, ad: Ad): HTMLAnchorElement {
@@ -43,11 +35,13 @@ export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void, onWhy: 
   let video: HTMLVideoElement | null = null;
   const why = whyButton(doc, onWhy);
 
-  if (ad.format === 'inline_text') {
-    root = el(doc, 'span', 'mz-ad mz-inline');
+  if (ad.format === 'inline_text' || ad.format === 'sponsored_follow_up') {
+    // Inline text: one line; on a narrow screen the headline (the link) gives way, with an
+    // ellipsis inside the link itself, so the link is never cut off and the label and the
+    // advertiser always show. A follow-up: one row under an answer, its suggested question a chip
+    // to click, which wraps to a second line on a narrow screen rather than be cut (styles.ts).
+    root = el(doc, 'span', ad.format === 'inline_text' ? 'mz-ad mz-inline' : 'mz-ad mz-follow');
     a.append(headline);
-    // One line: on a narrow screen the headline (the link) gives way, with an ellipsis inside the
-    // link itself, so the link is never cut off and the label and the advertiser always show.
     root.append(el(doc, 'span', 'mz-label', label), a, el(doc, 'span', 'mz-by', ` · ${advertiser}`), why);
   } else if (ad.format === 'tooltip') {
     root = el(doc, 'div', 'mz-ad mz-tooltip');
@@ -105,5 +99,5 @@ export function drawAd(slot: HTMLElement, ad: Ad, onDismiss: () => void, onWhy: 
   }
 
   slot.replaceChildren(root);
-  return { root, link: a, video, remove: () => root.remove() };
+  return { root, link: a, video };
 }

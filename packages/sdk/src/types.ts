@@ -1,5 +1,5 @@
 /** The placement formats, as the console creates them. */
-export type Format = 'floating_video' | 'tooltip' | 'sponsored_card' | 'inline_text';
+export type Format = 'floating_video' | 'tooltip' | 'sponsored_card' | 'inline_text' | 'sponsored_follow_up';
 
 /** When an impression may be sent: the Media Rating Council's rule for the ad's format. */
 export interface ViewabilityRule {
@@ -29,6 +29,11 @@ export interface Ad {
     image_url: string | null;
     video_url: string | null;
     label: 'Sponsored';
+    /**
+     * For `sponsored_follow_up` only: what a click on the suggested question (the headline) does.
+     * `ask`: the page asks it in its chat (`RenderOptions.onAsk`); `visit`: it opens the click URL.
+     */
+    action?: 'ask' | 'visit';
   };
   /** Open it on a click: the service counts the click and redirects to the advertiser. */
   click_url: string;

@@ -44,13 +44,19 @@ export function watchViewability(
     (entries) => {
       const entry = entries[entries.length - 1];
       if (!entry) return;
-      share = entry.isIntersecting ? entry.intersectionRatio : 0;
-      area = entry.boundingClientRect.width * entry.boundingClientRect.height;
+      const { boundingClientRect: box, intersectionRect: seen } = entry;
+      // A browser that lays the ad out at a fractional pixel may clip it to whole pixels, and so
+      // report an ad fully in view a hair short of it: less than a pixel short, each way, is
+      // all of it (a rule may ask for all of it: `min_visible_share` 1).
+      share = !entry.isIntersecting ? 0 : box.width - seen.width < 1 && box.height - seen.height < 1 ? 1 : entry.intersectionRatio;
+      area = box.width * box.height;
       check();
     },
-    // Every 5%: each share a rule asks for is among them, and the lowest share reported over
-    // the count is never more than 5 points above what was in view.
-    { threshold: Array.from({ length: 21 }, (_, i) => i / 20) },
+    // Every 1%: each share a rule asks for is among them, and what was last reported is never
+    // more than a point off what is in view (the lowest share reported over the count, never more
+    // than a point above it). For an ad less than 100 px high, such as a follow-up, a point of
+    // its height is less than a pixel.
+    { threshold: Array.from({ length: 101 }, (_, i) => i / 100) },
   );
   observer.observe(element);
 

@@ -11,11 +11,12 @@ import type { Ad } from './types';
  * `transform`, `filter` or `contain` holds fixed elements to itself: the panel then sits within it.)
  */
 
-function node<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const n = doc.createElement(tag);
-  n.className = className;
-  if (text !== undefined) n.textContent = text;
-  return n;
+/** An element of `doc`, with its class and its text (as text, never markup): the one helper the ads' markup is made with. */
+export function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = doc.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
 }
 
 /** What the panel says about an ad: each line is a paragraph. */
@@ -34,7 +35,7 @@ export function whyLines(ad: Ad): string[] {
 
 /** The control, for the ad's markup: a button outside the ad's link. */
 export function whyButton(doc: Document, open: (button: HTMLButtonElement) => void): HTMLButtonElement {
-  const button = node(doc, 'button', 'mz-why', 'i');
+  const button = el(doc, 'button', 'mz-why', 'i');
   button.type = 'button';
   button.title = 'Why this ad?';
   button.setAttribute('aria-label', 'Why this ad?');
@@ -66,23 +67,23 @@ export function openWhy(button: HTMLElement, ad: Ad, hide: () => void): () => vo
   }
   const doc = button.ownerDocument;
   const win = doc.defaultView ?? window;
-  const panel = node(doc, 'div', 'mz-panel');
+  const panel = el(doc, 'div', 'mz-panel');
   const id = `mz-why-${++panels}`;
   panel.setAttribute('role', 'dialog');
   panel.setAttribute('aria-label', 'Why this ad?');
   panel.setAttribute('aria-describedby', `${id}-0 ${id}-1 ${id}-2`);
   panel.append(
-    node(doc, 'p', 'mz-head', 'Why this ad?'),
+    el(doc, 'p', 'mz-head', 'Why this ad?'),
     ...whyLines(ad).map((line, i) => {
-      const p = node(doc, 'p', '', line);
+      const p = el(doc, 'p', '', line);
       p.id = `${id}-${i}`;
       return p;
     }),
   );
-  const hideButton = node(doc, 'button', 'mz-button', 'Hide this ad');
-  const closeButton = node(doc, 'button', 'mz-button', 'Close');
+  const hideButton = el(doc, 'button', 'mz-button', 'Hide this ad');
+  const closeButton = el(doc, 'button', 'mz-button', 'Close');
   hideButton.type = closeButton.type = 'button';
-  const row = node(doc, 'div', 'mz-row');
+  const row = el(doc, 'div', 'mz-row');
   row.append(hideButton, closeButton);
   panel.append(row);
 

@@ -23,6 +23,7 @@ const RELEASED: Record<string, string> = {
   '1.2.0': 'sha384-H7vrU8q/fFuPOArZkl5om9saUOuM0Elm92Zg4Rrd/MJL0DtuyfyoJQxv6vQA90A9',
   '1.3.0': 'sha384-nqc0UGNExJOokhk+mcRuvRQH8zm7/IlgF6onMi9342cSH1qcqxiRY/eZsKTdm8lY',
   '1.4.0': 'sha384-cbxZr7V29qb/U0ZV1/c+rxKCyLGb+8a6EScHkWWkTIV3HoOHwitN8Dnb15/VGrQ2',
+  '1.5.0': 'sha384-rlUfuwgRZNx8m/uuzfUiCPCfRLmvD+WcPuLto0nk2pwPggstcIEaKVdzLeYJhoXT',
 };
 
 describe('the SDK build', () => {
@@ -79,6 +80,12 @@ const client = createClient({ key: 'pk_test_x', baseUrl: 'https://monetize.examp
 const stop: () => void = client.on((e: MonetizeEvent) => console.log(e.type, e.placementId));
 const placement = client.render('#slot', 'p', { format: 'sponsored_card', fallback: 'Thanks for reading' });
 placement.destroy();
+const ask = (question: string): void => console.log(question);
+client.render('#follow-up', 'p', { format: 'sponsored_follow_up', onAsk: ask });
+export function asked(shown: Ad): void {
+  const action: 'ask' | 'visit' | undefined = shown.ad.action;
+  if (action === 'ask') client.show('#follow-up', shown, { onAsk: ask });
+}
 stop();
 export async function own(element: Element): Promise<void> {
   const ad: Ad | null = await client.getAd('p', { keywords: ['notes'] });

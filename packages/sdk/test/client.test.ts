@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { cleanKeywords, CONTEXT_LIMITS, createClient, trimContext, VERSION, type MonetizeClient } from '../src/client';
+import { cleanKeywords, CONTEXT_LIMITS, createClient, isAd, trimContext, VERSION, type MonetizeClient } from '../src/client';
 import type { Ad, Format, MonetizeEvent, ViewabilityRule } from '../src/types';
 import { findAd } from '../src/server-ad';
 import { adMarkdown } from '../../server/src/index';
@@ -22,6 +22,7 @@ interface FakeEntry {
   isIntersecting: boolean;
   intersectionRatio: number;
   boundingClientRect: { width: number; height: number };
+  intersectionRect: { width: number; height: number };
 }
 
 class FakeIntersectionObserver {
@@ -63,10 +64,19 @@ class FakeIntersectionObserver {
   }
 }
 
-/** Tells every observer of `element` that `ratio` of it is in view; answers how many were told. */
+/** Tells every observer of `element` that `ratio` of it is in view (its bottom cut off); answers how many were told. */
 function see(element: Element, ratio: number, width = 300, height = 120): number {
+  return seeRect(element, { width, height }, { width, height: height * ratio });
+}
+
+/**
+ * Tells every observer of `element` that of its box, `seen` is in view, with the ratio a browser
+ * computes (the areas'); answers how many were told.
+ */
+function seeRect(element: Element, box: { width: number; height: number }, seen: { width: number; height: number }): number {
   const observers = FakeIntersectionObserver.watching(element);
-  for (const o of observers) o.deliver({ isIntersecting: ratio > 0, intersectionRatio: ratio, boundingClientRect: { width, height } });
+  const intersectionRatio = (seen.width * seen.height) / (box.width * box.height);
+  for (const o of observers) o.deliver({ isIntersecting: intersectionRatio > 0, intersectionRatio, boundingClientRect: box, intersectionRect: seen });
   return observers.length;
 }
 
@@ -256,8 +266,8 @@ afterEach(() => {
 
 // ---------------------------------------------------------------- rendering
 
-describe('render: the four formats', () => {
-  const formats: Format[] = ['inline_text', 'tooltip', 'sponsored_card', 'floating_video'];
+describe('render: the five formats', () => {
+  const formats: Format[] = ['inline_text', 'tooltip', 'sponsored_card', 'floating_video', 'sponsored_follow_up'];
 
   for (const format of formats) {
     it(`draws a ${format} with "Sponsored" before its other text and one sponsored, noopener link to its click URL in a new tab`, async () => {
@@ -320,7 +330,7 @@ describe('render: the four formats', () => {
   it('reserves the room of the format in the slot synchronously, before the answer (none for floating_video)', () => {
     routes.set('/functions/v1/ads', (_url, init) => pendingUntilAborted(init));
     const c = client();
-    for (const format of ['inline_text', 'tooltip', 'sponsored_card'] as const) {
+    for (const format of ['inline_text', 'tooltip', 'sponsored_card', 'sponsored_follow_up'] as const) {
       const target = slot();
       c.render(target, 'pl_room', { format });
       expect(target.classList.contains(`mz-slot-${format}`)).toBe(true);
@@ -418,6 +428,258 @@ describe('the stylesheet', () => {
     for (const part of ['.mz-card .mz-label', '.mz-card .mz-title', '.mz-card .mz-cta']) {
       expect(rule(part), part).toContain('white-space:nowrap');
       expect(rule(part), part).toContain('text-overflow:ellipsis');
+    }
+  });
+});
+
+// ---------------------------------------------------------------- the sponsored follow-up
+
+describe('the sponsored follow-up', () => {
+  const QUESTION = 'How do I turn meeting notes into tasks?';
+
+  function followUp(action?: 'ask' | 'visit', content: Partial<Ad['ad']> = {}): Ad {
+    return makeAd('sponsored_follow_up', {
+      headline: QUESTION,
+      body: '',
+      cta: action ?? 'visit',
+      advertiser: 'Arlo',
+      ...(action ? { action } : {}),
+      ...content,
+    });
+  }
+
+  /** Renders `ad` with `options` (onAsk) and waits until it is drawn; answers its root and link. */
+  async function renderFollowUp(c: MonetizeClient, ad: Ad, options: { onAsk?: (question: string) => void } = {}) {
+    serveAd(ad);
+    const target = slot();
+    c.render(target, ad.placement_id, { format: ad.format, ...options });
+    await settle();
+    const root = target.querySelector<HTMLElement>('.mz-ad')!;
+    return { root, target, link: root.querySelector('a')! };
+  }
+
+  /** Clicks `link` as a user does, and answers whether the SDK kept the browser from opening it (the page then stops it too). */
+  function click(link: HTMLAnchorElement): boolean {
+    let prevented: boolean | undefined;
+    const after = (event: Event): void => {
+      prevented = event.defaultPrevented;
+      // The test page opens nothing.
+      event.preventDefault();
+    };
+    document.addEventListener('click', after);
+    link.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+    document.removeEventListener('click', after);
+    if (prevented === undefined) throw new Error('the click did not reach the page');
+    return prevented;
+  }
+
+  it('is one row: "Sponsored" first, the question as the link, the advertiser after it, and "Why this ad?" outside the link', async () => {
+    const ad = followUp('ask');
+    const { root, target, link } = await renderFollowUp(client(), ad, { onAsk: () => {} });
+    expect(root.classList.contains('mz-follow')).toBe(true);
+    expect([...root.children].map((child) => child.className || child.tagName)).toEqual(['mz-label', 'A', 'mz-by', 'mz-why']);
+    expect(root.children[0]!.textContent).toBe('Sponsored');
+    expect(root.querySelectorAll('a')).toHaveLength(1);
+    expect(link.textContent).toBe(QUESTION);
+    expect(link.getAttribute('href')).toBe(ad.click_url);
+    expect(link.target).toBe('_blank');
+    expect(link.rel.split(/\s+/)).toEqual(expect.arrayContaining(['sponsored', 'noopener']));
+    expect(root.children[2]!.textContent).toBe(' · Arlo');
+    const why = root.querySelector<HTMLButtonElement>('button.mz-why')!;
+    expect(why.getAttribute('aria-label')).toBe('Why this ad?');
+    expect(why.closest('a')).toBeNull();
+    expect(target.textContent).toBe(`Sponsored${QUESTION} · Arloi`);
+    expect(target.classList.contains('mz-slot-sponsored_follow_up')).toBe(true);
+  });
+
+  it('puts the question and the advertiser in as text, never markup', async () => {
+    const { root, link } = await renderFollowUp(client(), followUp('ask', { headline: MARKUP, advertiser: MARKUP }), { onAsk: () => {} });
+    expect(link.textContent).toBe(MARKUP);
+    expect(root.textContent).toContain(` · ${MARKUP}`);
+    expect(document.querySelectorAll('img')).toHaveLength(0);
+  });
+
+  it('wraps its question to a second line on a narrow screen rather than cut it, never wider than its slot, and keeps a row of room that grows', async () => {
+    await renderFollowUp(client(), followUp());
+    const css = document.querySelector('style[data-monetize]')!.textContent ?? '';
+    // The declarations of every rule whose selector list names `selector`.
+    const rule = (selector: string) =>
+      [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)]
+        .filter(([, selectors]) => selectors!.split(',').some((s) => s.trim() === selector))
+        .map(([, , declarations]) => declarations)
+        .join(';');
+    expect(rule('.mz-follow')).toContain('flex-wrap:wrap');
+    // A long word breaks too: nothing is ever wider than the row.
+    expect(rule('.mz-follow')).toContain('overflow-wrap:anywhere');
+    for (const part of ['.mz-follow', '.mz-follow a', '.mz-follow .mz-by', '.mz-follow .mz-label']) {
+      expect(rule(part), part).not.toMatch(/nowrap|ellipsis|line-clamp|overflow:hidden/);
+    }
+    expect(rule('.mz-follow a')).toMatch(/border-radius/);
+    const room = rule('.mz-slot-sponsored_follow_up');
+    expect(room).toContain('min-height:');
+    expect(room).not.toMatch(/(^|;)height:|overflow:hidden/);
+  });
+
+  it("asked: a click calls onAsk with the question, opens nothing, and sends one click event with the decision's id and token, after the impression that waited", async () => {
+    const c = client();
+    const ad = followUp('ask');
+    const onAsk = vi.fn();
+    const { root, link } = await renderFollowUp(c, ad, { onAsk });
+    see(root, 1, 358, 44);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(eventsOf('viewable')).toHaveLength(1);
+    expect(eventPosts()).toHaveLength(0); // the impression waits for its batch
+
+    expect(click(link)).toBe(true);
+    expect(onAsk.mock.calls).toEqual([[QUESTION]]);
+    expect(eventsOf('clicked').map((e) => e.ad)).toEqual([ad]);
+    await settle();
+    // Sent at once, in one post, the impression first.
+    expect(eventPosts()).toHaveLength(1);
+    expect(eventPosts()[0]!.map((e) => e.id)).toEqual([`${ad.decision_id}.impression`, `${ad.decision_id}.click`]);
+    expect(eventPosts()[0]![1]).toEqual({ id: `${ad.decision_id}.click`, type: 'click', token: ad.token });
+
+    // Asked again: the page hears it, the service is not told twice.
+    expect(click(link)).toBe(true);
+    expect(onAsk).toHaveBeenCalledTimes(2);
+    expect(eventsOf('clicked')).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`, `${ad.decision_id}.click`]);
+    expect(eventsOf('error')).toEqual([]);
+  });
+
+  it('asked before the whole question was in view for a second: the click is not sent (the service would refuse it), and a later one is', async () => {
+    const c = client();
+    const ad = followUp('ask');
+    const onAsk = vi.fn();
+    const { root, link } = await renderFollowUp(c, ad, { onAsk });
+    see(root, 1, 358, 44);
+    await vi.advanceTimersByTimeAsync(500);
+    click(link);
+    expect(onAsk).toHaveBeenCalledTimes(1);
+    await settle();
+    expect(postedIds()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(600);
+    click(link);
+    await settle();
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`, `${ad.decision_id}.click`]);
+  });
+
+  it('asked after the impression was sent: the click goes alone, at once', async () => {
+    const c = client();
+    const ad = followUp('ask');
+    const { root, link } = await renderFollowUp(c, ad, { onAsk: () => {} });
+    see(root, 1, 358, 44);
+    await vi.advanceTimersByTimeAsync(2100);
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`]);
+    click(link);
+    await settle();
+    expect(eventPosts()).toEqual([[expect.objectContaining({ type: 'impression' })], [{ id: `${ad.decision_id}.click`, type: 'click', token: ad.token }]]);
+  });
+
+  it('asked, when onAsk throws: an error event, nothing thrown into the page, and the click still counted', async () => {
+    const c = client();
+    const ad = followUp('ask');
+    const failure = new Error('the chat is closed');
+    const { root, link } = await renderFollowUp(c, ad, {
+      onAsk: () => {
+        throw failure;
+      },
+    });
+    see(root, 1, 358, 44);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(() => click(link)).not.toThrow();
+    expect(eventsOf('error').map((e) => e.error)).toEqual([failure]);
+    expect(eventsOf('error')[0]!.ad).toEqual(ad);
+    await settle();
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`, `${ad.decision_id}.click`]);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
+
+  for (const [name, action, withOnAsk] of [
+    ['to visit, with onAsk', 'visit', true],
+    ['to ask, without onAsk', 'ask', false],
+    ['with no action, with onAsk', undefined, true],
+  ] as const) {
+    it(`${name}: a click opens the click URL (its default is not prevented), and the SDK sends no click event`, async () => {
+      const c = client();
+      const ad = followUp(action);
+      const onAsk = vi.fn();
+      const { root, link } = await renderFollowUp(c, ad, withOnAsk ? { onAsk } : {});
+      see(root, 1, 358, 44);
+      await vi.advanceTimersByTimeAsync(1100);
+      expect(click(link)).toBe(false);
+      expect(onAsk).not.toHaveBeenCalled();
+      expect(eventsOf('clicked').map((e) => e.ad)).toEqual([ad]);
+      await vi.advanceTimersByTimeAsync(10_000);
+      // The impression only: the service counts the click on its redirect.
+      expect(postedIds()).toEqual([`${ad.decision_id}.impression`]);
+    });
+  }
+
+  it('is an ad: a server-fetched follow-up is shown, with onAsk, as render shows it', async () => {
+    expect(isAd(followUp('ask'))).toBe(true);
+    expect(isAd({ ...followUp('ask'), format: 'sponsored_banner' })).toBe(false);
+    const c = client();
+    const ad = followUp('ask');
+    const found = findAd(`An answer.${adMarkdown(ad)}`);
+    expect(found.ad).toEqual(ad);
+    const onAsk = vi.fn();
+    const target = slot();
+    c.show(target, found.ad, { onAsk });
+    await settle();
+    expect(eventsOf('filled')).toHaveLength(1);
+    expect(eventsOf('error')).toEqual([]);
+    expect(target.classList.contains('mz-slot-sponsored_follow_up')).toBe(true);
+    see(target.querySelector<HTMLElement>('.mz-follow')!, 1, 358, 44);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(click(target.querySelector('a')!)).toBe(true);
+    expect(onAsk).toHaveBeenCalledWith(QUESTION);
+    await settle();
+    expect(postedIds()).toEqual([`${ad.decision_id}.impression`, `${ad.decision_id}.click`]);
+  });
+});
+
+describe('the sponsored follow-up in React', () => {
+  it('MonetizeAd keeps a row of room from the first render, passes onAsk, and calls the latest one given without asking for a new ad', async () => {
+    const { act, createElement } = await import('react');
+    const { createRoot } = await import('react-dom/client');
+    const { MonetizeAd, MonetizeServerAd } = await import('../src/react');
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+    const c = client();
+    const ad = makeAd('sponsored_follow_up', { headline: 'Which notes app syncs offline?', action: 'ask' });
+    serveAd(ad);
+    const container = slot();
+    const root = createRoot(container);
+    const first = vi.fn();
+    const second = vi.fn();
+    const props = { client: c, placementId: ad.placement_id, format: 'sponsored_follow_up' as const };
+    try {
+      await act(async () => root.render(createElement(MonetizeAd, { ...props, onAsk: first })));
+      const div = container.firstElementChild as HTMLElement;
+      expect(div.style.minHeight).toBe('2em');
+      expect(div.style.height).toBe('');
+      await act(async () => settle());
+      await act(async () => root.render(createElement(MonetizeAd, { ...props, onAsk: second })));
+      expect(requests('/functions/v1/ads')).toHaveLength(1);
+      const link = container.querySelector('a')!;
+      const event = new MouseEvent('click', { bubbles: true, cancelable: true });
+      link.dispatchEvent(event);
+      expect(event.defaultPrevented).toBe(true);
+      expect(first).not.toHaveBeenCalled();
+      expect(second).toHaveBeenCalledWith('Which notes app syncs offline?');
+
+      // An ad the server fetched, the same way.
+      const shown = makeAd('sponsored_follow_up', { headline: 'And on the phone?', action: 'ask' });
+      const onAsk = vi.fn();
+      await act(async () => root.render(createElement(MonetizeServerAd, { client: c, ad: shown, onAsk })));
+      await act(async () => settle());
+      container.querySelector('a')!.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+      expect(onAsk).toHaveBeenCalledWith('And on the phone?');
+    } finally {
+      await act(async () => root.unmount());
+      delete (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT;
     }
   });
 });
@@ -859,7 +1121,7 @@ describe('viewability', () => {
     expect(sent[0]!.viewability.area_px).toBe(76_800);
   });
 
-  it('watches with IntersectionObserver thresholds every 5%, from 0 to 1', () => {
+  it('watches with IntersectionObserver thresholds every 1%, from 0 to 1', () => {
     const c = client();
     const element = slot();
     c.trackImpression(makeAd('tooltip'), element);
@@ -867,10 +1129,47 @@ describe('viewability', () => {
     const threshold = observer!.options?.threshold;
     expect(Array.isArray(threshold)).toBe(true);
     const values = threshold as number[];
-    expect(values).toHaveLength(21);
-    values.forEach((value, i) => expect(value).toBeCloseTo(i * 0.05, 10));
+    expect(values).toHaveLength(101);
+    values.forEach((value, i) => expect(value).toBeCloseTo(i * 0.01, 10));
     expect(values[0]).toBe(0);
-    expect(values[20]).toBe(1);
+    expect(values[100]).toBe(1);
+  });
+
+  /** A follow-up's rule: all of it in view, for one continuous second. */
+  const WHOLE: ViewabilityRule = { min_visible_share: 1, min_seconds: 1 };
+
+  it('counts an ad whose rule asks for all of it when it is all in view, though at a fractional pixel the browser reports it a hair short', async () => {
+    const c = client();
+    const ad = makeAd('sponsored_follow_up', { headline: 'How do I turn meeting notes into tasks?' }, WHOLE);
+    const { root } = await renderAd(c, ad);
+    // Laid out at y = 400.4 in a box clipped at whole pixels: 0.4 px of its 44.2 px is reported out of view.
+    seeRect(root, { width: 358, height: 44.2 }, { width: 358, height: 43.8 });
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(eventsOf('viewable')).toHaveLength(1);
+    expect(eventsOf('viewable')[0]!.evidence!.visible_share).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(eventPosts().flat()).toEqual([
+      { id: `${ad.decision_id}.impression`, type: 'impression', token: ad.token, viewability: expect.objectContaining({ visible_share: 1 }) },
+    ]);
+  });
+
+  it('does not count an ad whose rule asks for all of it while a pixel or more of it is out of view, each way', async () => {
+    const c = client();
+    const ad = makeAd('sponsored_follow_up', {}, WHOLE);
+    const { root } = await renderAd(c, ad);
+    for (const seen of [
+      { width: 358, height: 43.2 },
+      { width: 357, height: 44.2 },
+      { width: 356.9, height: 44.2 },
+    ]) {
+      seeRect(root, { width: 358, height: 44.2 }, seen);
+      await vi.advanceTimersByTimeAsync(5000);
+    }
+    // And out of view altogether.
+    seeRect(root, { width: 358, height: 44.2 }, { width: 0, height: 0 });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(eventsOf('viewable')).toHaveLength(0);
+    expect(eventPosts()).toHaveLength(0);
   });
 
   it('sends no impression for an ad that expired before it was viewable, and emits an error saying so', async () => {
@@ -1644,7 +1943,7 @@ describe('the conversation', () => {
 });
 
 describe('"Why this ad?" and "Hide this ad"', () => {
-  const formats: Format[] = ['inline_text', 'tooltip', 'sponsored_card', 'floating_video'];
+  const formats: Format[] = ['inline_text', 'tooltip', 'sponsored_card', 'floating_video', 'sponsored_follow_up'];
 
   for (const format of formats) {
     it(`gives a ${format} a "Why this ad?" button outside its link, whose panel says who pays, what matched and that the conversation was not stored`, async () => {
