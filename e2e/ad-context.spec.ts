@@ -132,6 +132,60 @@ test.describe('ads that fit the conversation, in the demo chat', () => {
     });
   }
 
+  test('the sponsored follow-up under the answer is counted once in view, and a click on it asks it and counts once', async ({ browser }) => {
+    const context = await browser.newContext({ userAgent: BROWSER('follow-up'), viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await newChat(page);
+    await ask(page, 'What is a good way to keep my meeting notes in one place?');
+
+    // Under the newest answer, outside it: labelled, the question, its advertiser.
+    const followUp = page.locator('.demo-follow-up .mz-ad');
+    const question = 'How can I turn my notes into a revision plan?';
+    await expect(followUp).toBeVisible();
+    await expect(followUp).toContainText('Sponsored');
+    await expect(followUp).toContainText(question);
+    await expect(followUp).toContainText('Lumen Notes');
+    await expect(page.locator('.demo-assistant').last().locator('.mz-ad')).toHaveCount(1);
+    // Within a phone's width.
+    const box = (await followUp.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+
+    const link = followUp.getByRole('link', { name: question });
+    const token = new URL((await link.getAttribute('href'))!).searchParams.get('token')!;
+    const eventsWith = (kind: string) => (r: { url(): string; request(): Request }) =>
+      new URL(r.url()).pathname === '/functions/v1/events' &&
+      ((r.request().postDataJSON() as { events?: { type: string; token: string }[] } | null)?.events ?? []).some((e) => e.type === kind && e.token === token);
+    // Its impression, once the whole question has been in view for a second.
+    const impression = await page.waitForResponse(eventsWith('impression'));
+    expect(((await impression.json()) as { results: { status: string }[] }).results.map((r) => r.status)).toContain('recorded');
+
+    // A click asks the question in the chat (no new tab) and sends its click, which is recorded.
+    const clicked = page.waitForResponse(eventsWith('click'));
+    const asked = page.waitForRequest((r) => new URL(r.url()).pathname === '/api/demo/chat' && r.postData()?.includes(question) === true);
+    const pages = context.pages().length;
+    await link.click();
+    await asked;
+    const click = await clicked;
+    const sent = (click.request().postDataJSON() as { events: { id: string; type: string; token: string }[] }).events.filter((e) => e.type === 'click');
+    expect(sent).toHaveLength(1);
+    expect(((await click.json()) as { results: { id: string; status: string }[] }).results.find((r) => r.id === sent[0]!.id)?.status).toBe('recorded');
+    await expect(page.locator('.demo-user').last()).toHaveText(question);
+    expect(context.pages()).toHaveLength(pages);
+
+    // Counted once: the same click again is a duplicate, another click of the same ad is refused, and so is its link.
+    const again = async (id: string) => {
+      const res = await page.request.post('/functions/v1/events', {
+        headers: { 'x-api-key': (click.request().headers()['x-api-key'] ?? '') as string, 'content-type': 'application/json' },
+        data: { events: [{ id, type: 'click', token }] },
+      });
+      return ((await res.json()) as { results: { status: string; reason?: string }[] }).results[0];
+    };
+    expect(await again(sent[0]!.id)).toMatchObject({ status: 'duplicate' });
+    expect(await again(`${sent[0]!.id}-again`)).toMatchObject({ status: 'invalid', reason: 'already_counted' });
+    await context.close();
+  });
+
   test('a question about a symptom gets no ad', async ({ browser }) => {
     const context = await browser.newContext({ userAgent: BROWSER('symptom') });
     const page = await context.newPage();

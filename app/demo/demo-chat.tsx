@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { useEffect, useMemo, useRef, useState, type CSSProperties, type FormEvent } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState, type CSSProperties, type FormEvent } from 'react';
 import { createClient, findAd, type Ad, type MonetizeEvent } from '../../packages/sdk/src/index';
 import { MonetizeAd, MonetizeServerAd } from '../../packages/sdk/src/react';
 import type { DemoFormat } from '@/lib/demo/page';
@@ -17,9 +17,22 @@ interface Message {
   /**
    * An answer from the chat's server route (/api/demo/chat): `ad` is the ad its server asked for
    * beside it, read from the answer's last chunk (`findAd`), or null; undefined while it streams.
-   * The opening answer was not asked for: the page asks for its ad itself.
+   * The opening answer was not asked for: the page asks for its ad itself. `followUp`: the
+   * sponsored follow-up its server asked for too (the answer's very last chunk), or null.
    */
-  server?: { ad?: Ad | null };
+  server?: { ad?: Ad | null; followUp?: Ad | null };
+}
+
+/** The ads at the end of a streamed answer (one per `appendAd`, the follow-up last), and the answer without them. */
+function adsOf(streamed: string): { text: string; ad: Ad | null; followUp: Ad | null } {
+  const last = findAd(streamed);
+  const first = findAd(last.text);
+  const ads = [first.ad, last.ad].filter((a): a is Ad => a !== null);
+  return {
+    text: first.text,
+    ad: ads.find((a) => a.format !== 'sponsored_follow_up') ?? null,
+    followUp: ads.find((a) => a.format === 'sponsored_follow_up') ?? null,
+  };
 }
 
 /** Where the ad's markdown begins in a streamed answer: hidden while it arrives, then read by `findAd`. */
@@ -63,6 +76,7 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
   const floatSlot = useRef<HTMLDivElement>(null);
   const eventList = useRef<HTMLOListElement>(null);
   const lastMessage = useRef<HTMLLIElement>(null);
+  const followUpSlot = useRef<HTMLLIElement>(null);
 
   useEffect(
     () =>
@@ -122,16 +136,26 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
   useEffect(() => {
     if (messages.length > 2) lastMessage.current?.scrollIntoView({ block: 'nearest' });
   }, [messages.length]);
+  // The follow-up, once it arrives under the newest answer, in view too: above the input and the video.
+  const followUpShown = messages[messages.length - 1]?.server?.followUp?.decision_id;
+  useEffect(() => {
+    if (followUpShown) followUpSlot.current?.scrollIntoView({ block: 'nearest' });
+  }, [followUpShown]);
 
   /** Puts `change` into the newest message (the answer being streamed). */
   const updateAnswer = (change: Partial<Message>) => setMessages((list) => [...list.slice(0, -1), { ...list[list.length - 1]!, ...change }]);
 
-  /** Asks the chat's server: the answer streams in, and the ad its server asked for comes last. */
+  /** Asks the chat's server: the answer streams in, and the ads its server asked for come last. */
   async function ask(event: FormEvent) {
     event.preventDefault();
     const question = draft.trim();
     if (!question || busy) return;
     setDraft('');
+    await send(question);
+  }
+
+  async function send(question: string) {
+    if (busy) return;
     const conversation = [...messages, { role: 'user' as const, text: question }];
     setMessages([...conversation, { role: 'assistant', text: '', server: {} }]);
     setBusy(true);
@@ -148,8 +172,8 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
         text += chunk.value;
         updateAnswer({ text: text.split(AD_MARKDOWN)[0]! });
       }
-      const found = findAd(text);
-      updateAnswer({ text: found.text, server: { ad: found.ad } });
+      const found = adsOf(text);
+      updateAnswer({ text: found.text, server: { ad: found.ad, followUp: found.followUp } });
     } catch {
       // The chat's server cannot be reached: the page answers by itself, without an ad.
       updateAnswer({ text: answerTo(question, conversation.filter((m) => m.role === 'user').length - 1), server: { ad: null } });
@@ -179,30 +203,40 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
           <ol className="flex min-w-0 flex-col gap-3 p-4 empty:hidden">
             {messages.map((m, i) => (
               // `.demo-assistant`: e2e/sdk-demo.spec.ts counts the answers by it.
-              <li
-                key={i}
-                ref={i === messages.length - 1 ? lastMessage : undefined}
-                className={cn(
-                  'demo-message min-w-0 max-w-[min(46rem,100%)] scroll-mt-24 scroll-mb-[calc(var(--float-room)_+_6rem)] rounded-2xl px-4 py-2.5',
-                  m.role === 'user'
-                    ? 'demo-user max-w-[min(36rem,85%)] self-end rounded-br-md bg-primary text-primary-foreground'
-                    : 'demo-assistant self-start rounded-bl-md border bg-muted',
+              <Fragment key={i}>
+                <li
+                  ref={i === messages.length - 1 ? lastMessage : undefined}
+                  className={cn(
+                    'demo-message min-w-0 max-w-[min(46rem,100%)] scroll-mt-24 scroll-mb-[calc(var(--float-room)_+_6rem)] rounded-2xl px-4 py-2.5',
+                    m.role === 'user'
+                      ? 'demo-user max-w-[min(36rem,85%)] self-end rounded-br-md bg-primary text-primary-foreground'
+                      : 'demo-assistant self-start rounded-bl-md border bg-muted',
+                  )}
+                >
+                  <p>{m.text}</p>
+                  {m.server
+                    ? m.server.ad && <MonetizeServerAd client={client} ad={m.server.ad} className="mt-1.5 text-sm" />
+                    : m.role === 'assistant' && (
+                        <MonetizeAd
+                          client={client}
+                          placementId={placements.inline_text}
+                          format="inline_text"
+                          keywords={['quiz', 'learning']}
+                          context={contextOf(messages, i)}
+                          className="mt-1.5 text-sm"
+                        />
+                      )}
+                </li>
+                {/* The sponsored follow-up under the newest answer: a click asks it here, or opens the advertiser's page, as its creative says. */}
+                {i === messages.length - 1 && m.server?.followUp && (
+                  <li
+                    ref={followUpSlot}
+                    className="demo-follow-up min-w-0 max-w-[min(46rem,100%)] scroll-mb-[calc(var(--float-room)_+_6rem)] self-start text-sm"
+                  >
+                    <MonetizeServerAd client={client} ad={m.server.followUp} onAsk={(q) => void send(q)} />
+                  </li>
                 )}
-              >
-                <p>{m.text}</p>
-                {m.server
-                  ? m.server.ad && <MonetizeServerAd client={client} ad={m.server.ad} className="mt-1.5 text-sm" />
-                  : m.role === 'assistant' && (
-                      <MonetizeAd
-                        client={client}
-                        placementId={placements.inline_text}
-                        format="inline_text"
-                        keywords={['quiz', 'learning']}
-                        context={contextOf(messages, i)}
-                        className="mt-1.5 text-sm"
-                      />
-                    )}
-              </li>
+              </Fragment>
             ))}
           </ol>
           {/* Sticky: in view while the chat is, above the floating video's room. */}
@@ -249,8 +283,8 @@ export function DemoChat({ apiKey, placements }: { apiKey: string; placements: R
             Quizly turns any document into quizzes, flashcards and short lessons. Teachers share them with a class; students practise before exams.
           </p>
           <p className="max-w-2xl text-muted-foreground">
-            Quizly&apos;s answers come from its server, which asks for the ad beside each one with the app&apos;s server key and streams it after the
-            answer&apos;s last word (
+            Quizly&apos;s answers come from its server, which asks for the ad beside each one, and a sponsored follow-up question, with the app&apos;s server
+            key and streams them after the answer&apos;s last word (
             <Link href="/docs/server-side" className="underline">
               server-side integration
             </Link>

@@ -9,8 +9,8 @@ import { demoServer } from './page';
 /**
  * `POST /api/demo/chat`: the demo chat answers from its server, as an AI app whose server calls its
  * model does. The answer streams (a canned one, word by word, standing for the model's), the ad
- * request for its inline placement starts beside it with the demo app's server key and the
- * user's client, and `appendAd` adds the ad after the answer's last word. The page reads the ad
+ * requests for its inline placement and its sponsored follow-up start beside it with the demo
+ * app's server key and the user's client, and `appendAd` adds each ad after the answer's last word. The page reads the ad
  * from the text (`findAd`) and the browser SDK shows it and counts it (`client.show`), from the
  * client the request was bound to. The conversation goes to the ad request and nowhere else.
  */
@@ -31,8 +31,7 @@ export async function demoChat(request: DemoChatRequest, client: { ip: string; u
   const question = messages[messages.length - 1]!.content;
   const answer = answerTo(question, messages.filter((m) => m.role === 'user').length - 1);
   const server = await demoServer(() => services.database());
-  // Started before the first word: it runs while the answer streams.
-  const ad: Promise<ServerAd | null> = server
+  const ads = server
     ? createServerClient({
         key: server.key,
         baseUrl: issuer(),
@@ -41,9 +40,13 @@ export async function demoChat(request: DemoChatRequest, client: { ip: string; u
         onNoAd: (why) => {
           if (why.reason !== 'no_fill') log.warn('demo chat: no ad', { why: why.reason });
         },
-      }).getAd({ placementId: server.placement, messages, client })
-    : Promise.resolve(null);
-  return new Response(appendAd(words(answer), ad).pipeThrough(new TextEncoderStream()), {
+      })
+    : null;
+  // Both started before the first word: they run while the answer streams. The follow-up (a
+  // suggested next question) comes after the inline ad, so it is the answer's very last chunk.
+  const ad: Promise<ServerAd | null> = ads && server ? ads.getAd({ placementId: server.placement, messages, client }) : Promise.resolve(null);
+  const followUp: Promise<ServerAd | null> = ads && server?.followUp ? ads.getAd({ placementId: server.followUp, messages, client }) : Promise.resolve(null);
+  return new Response(appendAd(appendAd(words(answer), ad), followUp).pipeThrough(new TextEncoderStream()), {
     headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
   });
 }

@@ -36,6 +36,11 @@ export interface DemoSetup {
   appName: string;
   /** An active placement of the app for each format the page shows. */
   placements: Record<DemoFormat, string>;
+  /**
+   * The app's sponsored follow-up placement, which the chat's server asks for beside the inline
+   * ad; null on a database seeded before the format existed (the chat shows none).
+   */
+  followUp: string | null;
 }
 
 /** The demo's key and placements, or why the page cannot show ads (and what to do). */
@@ -50,11 +55,12 @@ export async function demoSetup(database: () => Promise<Database>): Promise<Demo
 }
 
 /**
- * What the demo chat's server route asks for ads with: the demo app's server key and its inline
- * placement; null (the chat answers without ads) on a database seeded before the server key
- * existed, or once that key or the page's setup stopped working.
+ * What the demo chat's server route asks for ads with: the demo app's server key, its inline
+ * placement and its follow-up placement (when it has one); null (the chat answers without ads) on
+ * a database seeded before the server key existed, or once that key or the page's setup stopped
+ * working.
  */
-export async function demoServer(database: () => Promise<Database>): Promise<{ key: string; placement: string } | null> {
+export async function demoServer(database: () => Promise<Database>): Promise<{ key: string; placement: string; followUp: string | null } | null> {
   const setup = await demoSetup(database);
   if ('problem' in setup) return null;
   const db = await database();
@@ -64,7 +70,11 @@ export async function demoServer(database: () => Promise<Database>): Promise<{ k
   );
   if (!secret) return null;
   try {
-    return { key: unseal(await dataEncryptionKey(db), secret.value, DEMO_SERVER_KEY_PURPOSE), placement: setup.placements.inline_text };
+    return {
+      key: unseal(await dataEncryptionKey(db), secret.value, DEMO_SERVER_KEY_PURPOSE),
+      placement: setup.placements.inline_text,
+      followUp: setup.followUp,
+    };
   } catch (err) {
     // Sealed under another data encryption key than this deployment's: no ads, and the log says why.
     log.error('demo server key cannot be unsealed', describeError(err));
@@ -86,16 +96,17 @@ async function readSetup(db: Database): Promise<DemoSetup | { problem: string }>
     }
     const rows = await q.query(
       sql`select distinct on (format) id, format from public.placements
-          where app_id = ${key.app_id} and status = 'active' and format in ('inline_text', 'sponsored_card', 'floating_video')
+          where app_id = ${key.app_id} and status = 'active' and format in ('inline_text', 'sponsored_card', 'floating_video', 'sponsored_follow_up')
           order by format, created_at`,
-      z.object({ id: z.string(), format: z.enum(DEMO_FORMATS) }),
+      z.object({ id: z.string(), format: z.enum([...DEMO_FORMATS, 'sponsored_follow_up']) }),
     );
-    const placements = Object.fromEntries(rows.map((r) => [r.format, r.id])) as Partial<Record<DemoFormat, string>>;
+    const found = Object.fromEntries(rows.map((r) => [r.format, r.id]));
+    const { sponsored_follow_up: followUp = null, ...placements } = found as Partial<Record<DemoFormat | 'sponsored_follow_up', string>>;
     if (!placements.inline_text || !placements.sponsored_card || !placements.floating_video) {
       return {
         problem: `${key.name} needs an active placement of each format the page shows (inline text, sponsored card, floating video): activate them in the console.`,
       };
     }
-    return { key: secret.value, appName: key.name, placements: placements as Record<DemoFormat, string> };
+    return { key: secret.value, appName: key.name, placements: placements as Record<DemoFormat, string>, followUp };
   });
 }

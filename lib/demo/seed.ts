@@ -88,6 +88,7 @@ export const PUBLISHERS: PublisherSeed[] = [
           { name: 'Hint tooltip', format: 'tooltip', status: 'paused', dailyImpressions: 700 },
           { name: 'Lesson intro video', format: 'floating_video', status: 'active', dailyImpressions: 650 },
           { name: 'Answer footnote', format: 'inline_text', status: 'active', dailyImpressions: 3100 },
+          { name: 'Suggested follow-up', format: 'sponsored_follow_up', status: 'active', dailyImpressions: 2400 },
         ],
         keys: [
           { name: 'Quizly production (retired)', environment: 'production', revoked: true },
@@ -133,12 +134,13 @@ export const PUBLISHERS: PublisherSeed[] = [
 ];
 
 const STATS_DAYS = 90;
-const CTR: Record<PlacementFormat, number> = { floating_video: 0.009, tooltip: 0.014, sponsored_card: 0.021, inline_text: 0.011 };
+const CTR: Record<PlacementFormat, number> = { floating_video: 0.009, tooltip: 0.014, sponsored_card: 0.021, inline_text: 0.011, sponsored_follow_up: 0.032 };
 const CPM_KEY: Record<PlacementFormat, keyof typeof DEFAULT_PRICING.advertiser_cpm_usd> = {
   floating_video: 'floating_video',
   tooltip: 'tooltip',
   sponsored_card: 'sponsored_card',
   inline_text: 'inline_text',
+  sponsored_follow_up: 'sponsored_follow_up',
 };
 
 /** A deterministic generator, so the demo looks the same on every machine. */
@@ -388,12 +390,13 @@ export async function seedPricing(tx: Statements): Promise<void> {
   await tx.query(
     sql`insert into public.pricing_settings (
        publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
-       cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro,
+       cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro, cpm_sponsored_follow_up_micro,
        price_per_ai_interaction_row_micro, price_per_ux_session_recording_micro, price_per_gb_bundle_micro,
        exclusive_license_multiplier, min_payout_micro)
      values (${d.publisher_ad_revenue_share}, ${d.platform_ad_fee}, ${d.publisher_data_revenue_share},
              ${usdToMicro(d.advertiser_cpm_usd.floating_video)}, ${usdToMicro(d.advertiser_cpm_usd.tooltip)},
              ${usdToMicro(d.advertiser_cpm_usd.sponsored_card)}, ${usdToMicro(d.advertiser_cpm_usd.inline_text)},
+             ${usdToMicro(d.advertiser_cpm_usd.sponsored_follow_up)},
              ${usdToMicro(d.dataset_prices_usd.per_ai_interaction_row)}, ${usdToMicro(d.dataset_prices_usd.per_ux_session_recording)},
              ${usdToMicro(d.dataset_prices_usd.per_gb_bundle)}, ${d.exclusive_license_multiplier}, ${usdToMicro(d.min_payout_usd)})
      on conflict (id) do nothing`,
@@ -444,7 +447,7 @@ async function seedTodaysTraffic(tx: Statements, userId: string, appId: string, 
   await tx.query(sql`select set_config('role', 'service_role', true)`);
 }
 
-type Creative = { format: PlacementFormat; headline: string; body: string; cta: string; image: string; video?: string };
+type Creative = { format: PlacementFormat; headline: string; body: string; cta: string; image?: string; video?: string };
 
 /**
  * Demo advertisers, so a fresh install serves ads: three advertiser accounts, each with a funded
@@ -517,6 +520,7 @@ export const DEMO_ADVERTISERS: {
         image: '/ads/lumen-notes.svg',
       },
       { format: 'inline_text', headline: 'Lumen Notes keeps every draft in one place', body: '', cta: 'Try it free', image: '/ads/lumen-notes.svg' },
+      { format: 'sponsored_follow_up', headline: 'How can I turn my notes into a revision plan?', body: '', cta: 'ask' },
     ],
   },
   {
@@ -567,6 +571,7 @@ export const DEMO_ADVERTISERS: {
         image: '/ads/parcel-cloud.svg',
       },
       { format: 'inline_text', headline: 'Parcel Cloud hosts it with one command', body: '', cta: 'Deploy free', image: '/ads/parcel-cloud.svg' },
+      { format: 'sponsored_follow_up', headline: 'Where can I host this app for free?', body: '', cta: 'visit' },
     ],
   },
   {
@@ -617,6 +622,7 @@ export const DEMO_ADVERTISERS: {
         image: '/ads/fernway.svg',
       },
       { format: 'inline_text', headline: 'Fernway has a 10-minute course on this', body: '', cta: 'Start learning', image: '/ads/fernway.svg' },
+      { format: 'sponsored_follow_up', headline: 'Is there a short course that teaches this?', body: '', cta: 'ask' },
     ],
   },
 ];
@@ -668,7 +674,7 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
     await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
     const adopted = await tx.query(
       sql`update public.campaigns set advertiser_id = ${userId}, lifetime_budget_micro = ${usdToMicro(100_000)}, daily_cap_micro = ${usdToMicro(2_000)},
-            formats = '{floating_video,tooltip,sponsored_card,inline_text}'
+            formats = '{floating_video,tooltip,sponsored_card,inline_text,sponsored_follow_up}'
           where advertiser = ${a.advertiser} and advertiser_id is null returning id`,
     );
     if (adopted.length === 0) {
@@ -676,14 +682,14 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
         sql`insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_cap_micro, daily_budget_micro, frequency_cap,
                                           keywords, formats, starts_at, context_hints, excluded_phrases, advertiser_category)
             values (${userId}, ${a.advertiser}, ${a.name}, 'active', ${usdToMicro(100_000)}, ${usdToMicro(2_000)}, ${usdToMicro(2_000)}, 10, ${a.keywords}::text[],
-                    '{floating_video,tooltip,sponsored_card,inline_text}', now() - interval '1 day', ${a.hints}::text[], ${a.excluded}::text[], ${a.category})
+                    '{floating_video,tooltip,sponsored_card,inline_text,sponsored_follow_up}', now() - interval '1 day', ${a.hints}::text[], ${a.excluded}::text[], ${a.category})
             returning id`,
         returnedId,
       );
       for (const c of a.creatives) {
         await tx.query(
           sql`insert into public.creatives (campaign_id, format, status, headline, body, cta, image_url, video_url, landing_url)
-              values (${campaign!.id}, ${c.format}, 'active', ${c.headline}, ${c.body}, ${c.cta}, ${c.image}, ${c.video ?? null}, ${a.landing})`,
+              values (${campaign!.id}, ${c.format}, 'active', ${c.headline}, ${c.body}, ${c.cta}, ${c.image ?? null}, ${c.video ?? null}, ${a.landing})`,
         );
       }
     }

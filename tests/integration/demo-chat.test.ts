@@ -41,35 +41,70 @@ for (const engine of testEngines()) {
       );
       return { res, text: await res.text() };
     };
-    const adIn = (text: string) => {
-      const at = text.lastIndexOf(AD_DATA_PREFIX);
-      return at < 0
-        ? null
-        : (JSON.parse(Buffer.from(text.slice(at + AD_DATA_PREFIX.length, text.indexOf(' -->', at)), 'base64url').toString('utf8')) as {
-            token: string;
-            ad: { advertiser: string };
-          });
+    type StreamedAd = { decision_id: string; token: string; format: string; ad: { advertiser: string; headline: string; action?: string } };
+    /** Every ad appended to an answer, in the order they came. */
+    const adsIn = (text: string): StreamedAd[] =>
+      text
+        .split(AD_DATA_PREFIX)
+        .slice(1)
+        .map((part) => JSON.parse(Buffer.from(part.slice(0, part.indexOf(' -->')), 'base64url').toString('utf8')) as StreamedAd);
+    const pageKey = async () =>
+      (await rawAsService(suite.db, (q) => q.query<{ value: string }>("select value from public.service_secrets where name = 'demo_page_key'")))[0]!.value;
+    const events = async (ip: string, sent: { id: string; type: string; token: string; viewability?: object }[]) => {
+      const { body } = await sdk('/functions/v1/events', {
+        body: { events: sent },
+        headers: { 'x-api-key': await pageKey(), 'user-agent': BROWSER },
+        ip,
+        services: suite.services,
+      });
+      return eventsBody.parse(body).results.map((r) => r.status);
     };
+    const VIEWED = { visible_share: 1, visible_seconds: 1.1 };
 
-    it('streams the answer, then the ad its server asked for this browser, which the browser then counts', async () => {
+    it('streams the answer, then the inline ad and the sponsored follow-up its server asked for this browser, which the browser then counts', async () => {
       const { res, text } = await chat('What is a good way to keep my meeting notes in one place?', '203.0.113.90');
       expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
       expect(text.startsWith('Good notes make good quizzes')).toBe(true);
-      const ad = adIn(text);
-      expect(ad?.ad.advertiser).toBe('Lumen Notes');
-      await servedSecondsAgo(suite.db, 2);
-      const { body } = await sdk('/functions/v1/events', {
-        body: { events: [{ id: 'demo-chat-impression', type: 'impression', token: ad!.token, viewability: { visible_share: 1, visible_seconds: 1.1 } }] },
-        headers: {
-          'x-api-key': (
-            await rawAsService(suite.db, (q) => q.query<{ value: string }>("select value from public.service_secrets where name = 'demo_page_key'"))
-          )[0]!.value,
-          'user-agent': BROWSER,
-        },
-        ip: '203.0.113.90',
-        services: suite.services,
+      const [ad, followUp, ...more] = adsIn(text);
+      expect(more).toEqual([]);
+      expect(ad).toMatchObject({ format: 'inline_text', ad: { advertiser: 'Lumen Notes' } });
+      expect(followUp).toMatchObject({
+        format: 'sponsored_follow_up',
+        ad: { advertiser: 'Lumen Notes', headline: 'How can I turn my notes into a revision plan?', action: 'ask' },
       });
-      expect(eventsBody.parse(body).results.map((r) => r.status)).toEqual(['recorded']);
+      await servedSecondsAgo(suite.db, 2);
+      expect(
+        await events('203.0.113.90', [
+          { id: 'demo-chat-impression', type: 'impression', token: ad!.token, viewability: VIEWED },
+          { id: 'demo-chat-follow-up', type: 'impression', token: followUp!.token, viewability: VIEWED },
+        ]),
+      ).toEqual(['recorded', 'recorded']);
+    });
+
+    it('counts a click on the follow-up once, as the SDK sends it when the question is asked, and only after the whole question was in view', async () => {
+      const { text } = await chat('How should I organise my lecture notes?', '203.0.113.93');
+      const followUp = adsIn(text).find((a) => a.format === 'sponsored_follow_up')!;
+      expect(followUp.ad.action).toBe('ask');
+      await servedSecondsAgo(suite.db, 2);
+      // Part of the question in view is not the follow-up's rule: not an impression, and so no click.
+      expect(
+        await events('203.0.113.93', [
+          { id: 'partly', type: 'impression', token: followUp.token, viewability: { visible_share: 0.9, visible_seconds: 3 } },
+          { id: 'early-click', type: 'click', token: followUp.token },
+        ]),
+      ).toEqual(['invalid', 'invalid']);
+      const click = { id: `${followUp.token.slice(0, 8)}.click`, type: 'click', token: followUp.token };
+      expect(await events('203.0.113.93', [{ id: 'whole', type: 'impression', token: followUp.token, viewability: VIEWED }, click])).toEqual([
+        'recorded',
+        'recorded',
+      ]);
+      // Clicked again, sent again, or clicked through its link: still one click.
+      expect(await events('203.0.113.93', [click, { ...click, id: 'second-click' }])).toEqual(['duplicate', 'invalid']);
+      // A decision holds one click: the first, which the later ones are refused for.
+      const [decision] = await rawAsService(suite.db, (q) =>
+        q.query<{ click: string | null }>('select click_event_id as click from public.ad_decisions where id = $1', [followUp.decision_id]),
+      );
+      expect(decision!.click).toBe(click.id);
     });
 
     it('keeps the server key sealed: the database holds no server key in the clear', async () => {
