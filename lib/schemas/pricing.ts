@@ -34,6 +34,10 @@ export const pricingBody = z.object({
     .describe('Prices of consented data sets (audiences all, data_buyer).'),
   exclusive_license_multiplier: z.number().optional().describe('Price multiplier for an exclusive data license (audiences all, data_buyer).'),
   min_payout_usd: z.number().optional().describe('Smallest balance paid out to a publisher (audiences all, publisher).'),
+  min_top_up_usd: z
+    .number()
+    .optional()
+    .describe('Smallest amount an advertiser or a data buyer may add to their balance at once (audiences all, advertiser, data_buyer; additive).'),
   markdown: z.string().url().optional().describe("URL of the pricing page's markdown twin."),
 });
 

@@ -176,6 +176,7 @@ for (const engine of unseededEngines()) {
         dataset_prices_usd: DEFAULT_PRICING.dataset_prices_usd,
         exclusive_license_multiplier: DEFAULT_PRICING.exclusive_license_multiplier,
         min_payout_usd: DEFAULT_PRICING.min_payout_usd,
+        min_top_up_usd: DEFAULT_PRICING.min_top_up_usd,
         markdown: expect.stringMatching(/\/pricing\.md$/),
       });
     });

@@ -40,10 +40,10 @@ for (const engine of testEngines()) {
     });
 
     it.each([
-      ['publisher', ['min_payout_usd'], ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier']],
-      ['advertiser', ['advertiser_cpm_usd'], ['dataset_prices_usd', 'min_payout_usd', 'exclusive_license_multiplier']],
-      ['data_buyer', ['dataset_prices_usd', 'exclusive_license_multiplier'], ['advertiser_cpm_usd', 'min_payout_usd']],
-      ['all', ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd'], []],
+      ['publisher', ['min_payout_usd'], ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_top_up_usd']],
+      ['advertiser', ['advertiser_cpm_usd', 'min_top_up_usd'], ['dataset_prices_usd', 'min_payout_usd', 'exclusive_license_multiplier']],
+      ['data_buyer', ['dataset_prices_usd', 'exclusive_license_multiplier', 'min_top_up_usd'], ['advertiser_cpm_usd', 'min_payout_usd']],
+      ['all', ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd', 'min_top_up_usd'], []],
     ])('narrows the optional fields for audience=%s', async (audience, present, absent) => {
       const body = await (await GET(request(`?audience=${audience}`), ctx)).json();
       for (const f of ['currency', 'live', 'publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share', 'markdown', ...present]) {

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { advertiserAccount } from '@/lib/ads/advertisers/account';
-import { formatRun } from '@/lib/ads/advertisers/time';
+import { formatRun, timeZones } from '@/lib/ads/advertisers/time';
 import { clickThroughRate, formatCount, formatPercent } from '@/lib/platform/kit/format';
 import { sumMicro } from '@/lib/platform/kit/micro';
 import { services } from '@/lib/services';
@@ -19,7 +19,7 @@ export const metadata: Metadata = { title: 'Advertising', robots: { index: false
 export const dynamic = 'force-dynamic';
 
 /** The time zones a profile may choose from (this runtime's list). */
-const ZONES = Intl.supportedValuesOf('timeZone');
+const ZONES = timeZones();
 const EMPTY_PROFILE = { company: '', billing_name: '', billing_email: '', billing_address: '', country: '', tax_id: '', time_zone: 'UTC' };
 
 /** /dashboard/ads: the advertiser's balance and campaigns; first, the profile that makes a user an advertiser. */

@@ -8,7 +8,7 @@ import { getDailyEarnings, getEarnings, listApps } from '@/lib/account/operation
 import { todayUtc } from '@/lib/account/views';
 import { buildDailyChart } from '@/lib/platform/kit/chart';
 import { csvDataUrl, toCsv } from '@/lib/platform/kit/csv';
-import { clickThroughRate, formatCount, formatDay, formatUsd } from '@/lib/platform/kit/format';
+import { clickThroughRate, countOf, formatCount, formatDay, formatUsd } from '@/lib/platform/kit/format';
 import { consoleAccount } from '@/lib/publisher/session';
 import { dataSales } from '@/lib/publisher/data-sales';
 import { DAILY_PERIODS, dailyQuery } from '@/lib/schemas/account';
@@ -149,8 +149,8 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
               </Button>
             </form>
             <p>
-              {period}, {scope}: <strong data-testid="period-revenue">{formatUsd(daily.totals.revenue_usd)}</strong>, {formatCount(daily.totals.impressions)}{' '}
-              impressions, {formatCount(daily.totals.clicks)} clicks.
+              {period}, {scope}: <strong data-testid="period-revenue">{formatUsd(daily.totals.revenue_usd)}</strong>,{' '}
+              {countOf(daily.totals.impressions, 'impression')}, {countOf(daily.totals.clicks, 'click')}.
             </p>
           </div>
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayIn, endOfDay, startOfDay } from './time';
+import { dayIn, endOfDay, startOfDay, timeZones } from './time';
 
 describe("campaign days in the advertiser's time zone", () => {
   it('start at their midnight, in UTC and elsewhere', () => {
@@ -29,5 +29,16 @@ describe('a run as the advertiser reads it', () => {
     const { formatRun } = await import('./time');
     expect(formatRun(startOfDay('2026-12-01', 'Europe/Paris'), endOfDay('2026-12-31', 'Europe/Paris'), 'Europe/Paris')).toBe('Dec 1, 2026 – Dec 31, 2026');
     expect(formatRun(startOfDay('2026-12-01', 'UTC'), null, 'UTC')).toBe('from Dec 1, 2026');
+  });
+});
+
+describe('the time zones an advertiser may choose', () => {
+  it('start with UTC, once, then every zone the runtime knows, each one a valid zone', () => {
+    const zones = timeZones();
+    expect(zones[0]).toBe('UTC');
+    expect(zones.filter((z) => z === 'UTC')).toHaveLength(1);
+    expect(zones).toContain('Europe/Berlin');
+    expect(zones).toContain('America/New_York');
+    for (const zone of zones) expect(() => new Intl.DateTimeFormat('en-US', { timeZone: zone })).not.toThrow();
   });
 });

@@ -4,6 +4,15 @@
  * after its end day there.
  */
 
+/**
+ * The time zones an advertiser may choose, UTC first: the runtime's list of IANA zones
+ * (`Intl.supportedValuesOf`) names only places, so it leaves out UTC, which a form defaulting to
+ * it would then show as the list's first place (Africa/Abidjan).
+ */
+export function timeZones(): string[] {
+  return ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+}
+
 /** How far `zone`'s wall clock is ahead of UTC at `at`, in milliseconds. */
 function offsetAt(at: number, zone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {

@@ -12,6 +12,7 @@ export const DEFAULT_PRICING = {
   dataset_prices_usd: { per_ai_interaction_row: 0.002, per_ux_session_recording: 0.05, per_gb_bundle: 40 },
   exclusive_license_multiplier: 3,
   min_payout_usd: 50,
+  min_top_up_usd: 50,
 } as const;
 
 export type PricingValues = {
@@ -20,8 +21,8 @@ export type PricingValues = {
     : number;
 };
 
-/** The smallest top-up an advertiser or data buyer may ask for, in dollars (`pricing_settings.min_top_up_micro` in micro-dollars; not in the pricing API). */
-export const DEFAULT_MIN_TOP_UP_USD = 50;
+/** The smallest top-up an advertiser or data buyer may ask for, in dollars (`pricing_settings.min_top_up_micro` in micro-dollars). */
+export const DEFAULT_MIN_TOP_UP_USD = DEFAULT_PRICING.min_top_up_usd;
 
 /**
  * The data market's settings every new database starts with (`pricing_settings`, the column

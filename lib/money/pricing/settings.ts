@@ -10,10 +10,10 @@ import { DEFAULT_PRICING, type PricingValues } from './defaults';
 
 /** Which optional fields concern which audience (documented on the pricing page). */
 const AUDIENCE_FIELDS: Record<Audience, readonly (keyof PricingValues)[]> = {
-  all: ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd'],
+  all: ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd', 'min_top_up_usd'],
   publisher: ['min_payout_usd'],
-  advertiser: ['advertiser_cpm_usd'],
-  data_buyer: ['dataset_prices_usd', 'exclusive_license_multiplier'],
+  advertiser: ['advertiser_cpm_usd', 'min_top_up_usd'],
+  data_buyer: ['dataset_prices_usd', 'exclusive_license_multiplier', 'min_top_up_usd'],
 };
 
 /** The row in force: shares and the multiplier as fractions, every price and minimum in micro-dollars (its other columns left out). */
@@ -31,6 +31,7 @@ const pricingRow = z.object({
   price_per_gb_bundle_micro: microAmount,
   exclusive_license_multiplier: z.number(),
   min_payout_micro: microAmount,
+  min_top_up_micro: microAmount,
 });
 
 /**
@@ -58,6 +59,7 @@ export async function readPricingSettings(db: Pick<Statements, 'query'>): Promis
     },
     exclusive_license_multiplier: row.exclusive_license_multiplier,
     min_payout_usd: microAsUsd(row.min_payout_micro),
+    min_top_up_usd: microAsUsd(row.min_top_up_micro),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatShortDay, formatUsd } from './format';
+import { clickThroughRate, countOf, formatCount, formatDay, formatMoment, formatPercent, formatShortDay, formatUsd } from './format';
 
 describe('console formats', () => {
   it('writes money in dollars and cents, counts with separators, fractions as percentages', () => {
@@ -15,6 +15,14 @@ describe('console formats', () => {
     expect(formatShortDay('2026-11-20T00:00:00Z')).toBe('Nov 20');
     expect(formatMoment('2026-11-20T18:42:00.000Z')).toBe('Nov 20, 2026, 06:42 PM UTC');
     expect(formatMoment(null)).toBe('never');
+  });
+
+  it('names a count in the singular for one only', () => {
+    expect(countOf(1, 'impression')).toBe('1 impression');
+    expect(countOf(0, 'click')).toBe('0 clicks');
+    expect(countOf(2310, 'record')).toBe('2,310 records');
+    expect(countOf(1, 'reply', 'replies')).toBe('1 reply');
+    expect(countOf(3, 'reply', 'replies')).toBe('3 replies');
   });
 
   it('gives a click-through rate of 0 without impressions', () => {

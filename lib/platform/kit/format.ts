@@ -17,6 +17,8 @@ const moment = new Intl.DateTimeFormat('en-US', {
 
 export const formatUsd = (usd: number): string => money.format(usd);
 export const formatCount = (n: number): string => count.format(n);
+/** A count and its noun, singular for 1 ("1 impression", "2,310 impressions"). */
+export const countOf = (n: number, noun: string, plural = `${noun}s`): string => `${count.format(n)} ${n === 1 ? noun : plural}`;
 /** A fraction (0.0512) as a percentage ("5.1%"). */
 export const formatPercent = (fraction: number): string => percent.format(fraction);
 export const formatDay = (iso: string): string => day.format(new Date(iso));
