@@ -25,7 +25,7 @@ import {
 } from '../schemas/account';
 import { maskApiKey } from '../identity/keys/api-key';
 import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, rpmUsd } from '../money/figures';
-import { micro, microToUsd, sumMicro, type Micro } from '../platform/kit/micro';
+import { micro, microToUsd, sumMicro, wholeCents, type Micro } from '../platform/kit/micro';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -100,7 +100,8 @@ export function earningsView(placements: PlacementRow[], payouts: PayoutRow[], p
     clicks: views.reduce((n, p) => n + p.clicks, 0),
     payouts_paid_usd: payoutsUsd(['paid']),
     payouts_pending_usd: payoutsUsd(['pending', 'processing']),
-    balance_available_usd: microToUsd(money.available_micro),
+    // What a payout request would take, as documented: the whole cents (under a cent stays).
+    balance_available_usd: microToUsd(wholeCents(money.available_micro)),
     balance_pending_usd: microToUsd(money.pending_micro),
     data_revenue_usd: microToUsd(money.data_revenue_micro),
     data_revenue_micro: money.data_revenue_micro,

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { micro, microToUsd, sumMicro } from '@/lib/platform/kit/micro';
+import { microToUsd, sumMicro, wholeCents } from '@/lib/platform/kit/micro';
 import { formatDay, formatUsd } from '@/lib/platform/kit/format';
 import { consoleAccount } from '@/lib/publisher/session';
 import { payoutPreview } from '@/lib/money/payouts/publisher';
@@ -33,7 +33,8 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
   const inFlight = sumMicro(payouts.filter((p) => p.status === 'pending' || p.status === 'processing').map((p) => p.amount_micro));
   const paid = sumMicro(payouts.filter((p) => p.status === 'paid').map((p) => p.amount_micro));
   const blocker = preview.ok ? null : preview.error;
-  const payable = microToUsd(micro(row.available_micro - (row.available_micro % 10_000)));
+  // What a payout would take: the whole cents of the balance, shown as such in both places.
+  const payable = microToUsd(wholeCents(row.available_micro));
 
   return (
     <div>
@@ -44,7 +45,7 @@ export default async function PayoutsPage({ searchParams }: { searchParams: Sear
         <h2 id="balances">Your money</h2>
         <Totals
           items={[
-            { label: 'Available to pay out', value: formatUsd(microToUsd(row.available_micro)), testId: 'balance-available' },
+            { label: 'Available to pay out', value: formatUsd(payable), testId: 'balance-available' },
             { label: 'Not final yet', value: formatUsd(microToUsd(row.pending_micro)), testId: 'balance-pending' },
             { label: 'On its way', value: formatUsd(microToUsd(inFlight)), testId: 'payouts-pending' },
             { label: 'Paid out', value: formatUsd(microToUsd(paid)), testId: 'payouts-paid' },

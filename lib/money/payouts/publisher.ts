@@ -4,7 +4,7 @@ import type { Result } from '../../platform/kit/result';
 import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { call, NOTHING, type Refusals } from '../../platform/kit/call';
-import { micro, microAmount, microToUsd, type Micro } from '../../platform/kit/micro';
+import { micro, microAmount, microToUsd, wholeCents, type Micro } from '../../platform/kit/micro';
 import { sealDetails, type ManualDetails } from './details';
 
 /**
@@ -27,7 +27,7 @@ export const PAYOUT_REFUSALS: Refusals<PayoutRefusal, PayoutFacts> = {
   method_not_ready: 'Your payout method is not ready yet: finish setting it up.',
   below_minimum: (r) => {
     // Payouts are in whole cents: what a payout would take, and what it lacks.
-    const whole = micro(Math.max(r.available_micro - (r.available_micro % 10_000), 0));
+    const whole = wholeCents(r.available_micro);
     if (r.minimum_micro <= whole)
       return 'Nothing is available to pay out yet: a month’s earnings become available when it closes, on the 5th of the next month.';
     return `Your available balance is ${usd(whole)}; the minimum payout is ${usd(r.minimum_micro)}: ${usd(micro(Math.max(r.minimum_micro - whole, 0)))} to go.`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { micro, microAmount, microAsUsd, microToUsd, sumMicro, usdToMicro, type Micro } from './micro';
+import { micro, microAmount, microAsUsd, microToUsd, sumMicro, usdToMicro, wholeCents, type Micro } from './micro';
 
 describe('micro-dollars', () => {
   it('takes dollars given to the millionth exactly', () => {
@@ -46,5 +46,16 @@ describe('micro-dollars', () => {
     expect(wrong).toBe(12.5);
     const right: Micro = usdToMicro(inDollars);
     expect(right).toBe(12_500_000);
+  });
+});
+
+describe('what of a balance a payout can take', () => {
+  it('is its whole cents, never more than it holds, never below zero', () => {
+    expect(wholeCents(micro(6_000))).toBe(0);
+    expect(microToUsd(wholeCents(micro(6_000)))).toBe(0);
+    expect(wholeCents(micro(1_851_549_999))).toBe(1_851_540_000);
+    expect(wholeCents(micro(50_000_000))).toBe(50_000_000);
+    expect(wholeCents(micro(0))).toBe(0);
+    expect(wholeCents(micro(-5_000))).toBe(0);
   });
 });

@@ -41,6 +41,14 @@ export function microToUsd(amount: Micro): number {
 }
 
 /**
+ * What of a balance can be paid out: its whole cents, never more than it holds (a payout is in
+ * whole cents; under a cent stays in the balance). Not negative.
+ */
+export function wholeCents(amount: Micro): Micro {
+  return Math.max(amount - (amount % 10_000), 0) as Micro;
+}
+
+/**
  * Micro-dollars in dollars, not rounded (to the millionth): a price finer than a cent, such as a
  * CPM or a data price, as the pricing API publishes it. The nearest number to the exact figure,
  * as `Number('0.0020')` reads it.
