@@ -36,6 +36,7 @@ import { adRulesInput, minRelevanceInput } from './ad-rules';
 import { fields, firstIssue, parse, type FormState } from '../platform/kit/forms';
 import type { Result } from '../platform/kit/result';
 import { microToUsd } from '../platform/kit/micro';
+import { formatUsd } from '../platform/kit/format';
 
 /**
  * The console's forms, from submitted fields to the state the form shows next: a message for
@@ -175,7 +176,7 @@ export async function requestPayoutForm(form: FormData, user: SignedInUser, serv
   if (!(form instanceof FormData)) return { error: 'Send the form.' };
   const result = await requestPayout(await services.database(), user.id);
   return result.ok
-    ? { notice: `Payout of $${microToUsd(result.value.amount).toFixed(2)} requested. It is sent within five business days.`, id: result.value.id }
+    ? { notice: `Payout of ${formatUsd(microToUsd(result.value.amount))} requested. It is sent within five business days.`, id: result.value.id }
     : { error: result.error };
 }
 

@@ -8,6 +8,7 @@ import type { TryState } from '@/lib/ads/advertisers/forms';
 import { SENSITIVE_CATEGORY_NAMES } from '@/lib/ads/relevance/safety-categories';
 import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT, type CampaignMove } from '@/lib/ads/advertisers/schemas';
 import type { PlacementFormat } from '@/lib/schemas/account';
+import { formatUsd } from '@/lib/platform/kit/format';
 import { ADVERTISER_CATEGORIES, ADVERTISER_CATEGORY_NAMES, CAMPAIGN_PHRASES } from '@/lib/schemas/advertising';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
@@ -79,7 +80,7 @@ export function TopUpForm({ action, minimumUsd, card = false }: { action: Action
       <Field
         label={card ? 'Amount to pay by card (US dollars)' : 'Amount (US dollars)'}
         htmlFor={id}
-        hint={`At least $${minimumUsd.toFixed(2)}.`}
+        hint={`At least ${formatUsd(minimumUsd)}.`}
         hintId={`${id}-hint`}
       >
         <Input

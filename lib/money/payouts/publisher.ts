@@ -5,6 +5,7 @@ import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { call, NOTHING, type Refusals } from '../../platform/kit/call';
 import { micro, microAmount, microToUsd, wholeCents, type Micro } from '../../platform/kit/micro';
+import { formatUsd } from '../../platform/kit/format';
 import { sealDetails, type ManualDetails } from './details';
 
 /**
@@ -19,7 +20,7 @@ type PayoutRefusal = 'no_method' | 'method_not_ready' | 'below_minimum';
 const payoutFacts = z.object({ available_micro: z.coerce.number().pipe(microAmount), minimum_micro: z.coerce.number().pipe(microAmount) });
 type PayoutFacts = z.infer<typeof payoutFacts>;
 
-const usd = (amount: Micro) => `$${microToUsd(amount).toFixed(2)}`;
+const usd = (amount: Micro) => formatUsd(microToUsd(amount));
 
 /** public.payout_request's and public.payout_preview's refusals, in words. */
 export const PAYOUT_REFUSALS: Refusals<PayoutRefusal, PayoutFacts> = {

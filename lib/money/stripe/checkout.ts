@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { answerOf, call, NOTHING, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { log } from '../../platform/log';
-import { micro, type Micro } from '../../platform/kit/micro';
+import { micro, microToUsd, type Micro } from '../../platform/kit/micro';
+import { formatUsd } from '../../platform/kit/format';
 import { OPEN_CARD_TOP_UPS, type FundedAccount } from '../funds';
 
 /**
@@ -44,7 +45,7 @@ const minimum = z.object({ minimum_micro: z.coerce.number().nullish() });
 const CHECKOUT_REFUSALS: Refusals<TopUpRefusal | 'too_many_open_checkouts', z.infer<typeof minimum>> = {
   not_an_advertiser: 'Set up your advertiser profile first.',
   not_a_buyer: 'Set up your data buyer profile first.',
-  amount_out_of_range: (a) => `A top-up is at least $${((a.minimum_micro ?? 0) / 1_000_000).toFixed(2)} and at most $1,000,000.`,
+  amount_out_of_range: (a) => `A top-up is at least ${formatUsd(microToUsd(micro(a.minimum_micro ?? 0)))} and at most $1,000,000.`,
   too_many_open_checkouts: `You opened ${OPEN_CARD_TOP_UPS} card payments in the last 24 hours that were not paid: pay one of them (its Stripe page is still open), or wait a day, before opening another. An invoice can still be asked for.`,
 };
 
