@@ -6,6 +6,7 @@ import { formatBytes } from '@/lib/data/buyers/catalog';
 import { describeFilter } from '@/lib/data/buyers/display';
 import { LISTINGS } from '@/lib/data/buyers/schemas';
 import { callToAction } from '@/lib/ads/advertisers/schemas';
+import { formatRun } from '@/lib/ads/advertisers/time';
 import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
 import { dataQueue, type DataQueue } from '@/lib/ops/data';
 import { PRICING_FIELDS, staffPricing, type StaffPricing } from '@/lib/ops/pricing';
@@ -334,8 +335,8 @@ function AdvertisingSections({ ads }: { ads: AdvertisingQueue }) {
               </h3>
               <p className="text-sm text-muted-foreground">
                 {c.email} · budget {c.lifetime_budget_micro === null ? 'none' : usd(c.lifetime_budget_micro)}
-                {c.daily_cap_micro === null ? '' : `, ${usd(c.daily_cap_micro)} a day`} · from {formatDay(c.starts_at.toISOString())}
-                {c.ends_at ? ` to ${formatDay(c.ends_at.toISOString())}${c.hard_stop ? ' (hard stop)' : ''}` : ''} · {c.formats.join(', ')}
+                {c.daily_cap_micro === null ? '' : `, ${usd(c.daily_cap_micro)} a day`} · {formatRun(c.starts_at, c.ends_at, c.time_zone ?? 'UTC')} (
+                {c.time_zone ?? 'UTC'}){c.ends_at && c.hard_stop ? ' (hard stop)' : ''} · {c.formats.join(', ')}
                 {c.keywords.length ? ` · keywords: ${c.keywords.join(', ')}` : ''}
                 {c.include_categories.length ? ` · only: ${c.include_categories.join(', ')}` : ''}
                 {c.exclude_categories.length ? ` · never: ${c.exclude_categories.join(', ')}` : ''}

@@ -53,6 +53,8 @@ const queue = z.object({
       submitted_at: when.nullable(),
       starts_at: when,
       ends_at: when.nullable(),
+      /** The advertiser's time zone, in which the run's dates are days. */
+      time_zone: z.string().nullable(),
       hard_stop: z.boolean(),
       lifetime_budget_micro: microAmount.nullable(),
       daily_cap_micro: microAmount.nullable(),

@@ -75,14 +75,19 @@ for (const engine of testEngines()) {
         q.query<{ id: string }>("select id from public.users where email = 'operator@example.com'"),
       );
       const [queue] = await runAs(suite.db, 'authenticated', { sub: operator[0]!.id, aal: 'aal2' }, (q) =>
-        q.query<{ queue: { campaigns: { id: string; context_hints: string[]; excluded_phrases: string[]; advertiser_category: string }[] } }>(
-          'select public.staff_advertising_queue() as queue',
-        ),
+        q.query<{
+          queue: { campaigns: { id: string; context_hints: string[]; excluded_phrases: string[]; advertiser_category: string; time_zone: string }[] };
+        }>('select public.staff_advertising_queue() as queue'),
+      );
+      // With the advertiser's time zone, in which the campaign's dates are days (the operator reads the days the advertiser chose).
+      const [zone] = await runAs(suite.db, 'service_role', undefined, (q: Queryable) =>
+        q.query<{ time_zone: string }>('select time_zone from public.advertiser_profiles where user_id = $1', [user.id]),
       );
       expect(queue!.queue.campaigns.find((c) => c.id === campaign)).toMatchObject({
         context_hints: ['meeting notes', 'Second brain', 'notes app'],
         excluded_phrases: ['sticky notes'],
         advertiser_category: 'software',
+        time_zone: zone!.time_zone,
       });
     });
 

@@ -102,7 +102,10 @@ export default async function AdvertisingPage() {
             A campaign has a budget, dates, the formats it buys and its targeting; its creatives are reviewed before they serve.
           </EmptyState>
         ) : (
-          <ScrollTable label="Campaigns" head={['Campaign', 'Status', 'Runs', 'Budget', 'Spend', 'Budget left', 'Impressions', 'Clicks', 'CTR', 'eCPM']}>
+          <ScrollTable
+            label="Campaigns"
+            head={['Campaign', 'Status', `Runs (${profile.time_zone})`, 'Budget', 'Spend', 'Budget left', 'Impressions', 'Clicks', 'CTR', 'eCPM']}
+          >
             {campaigns.map((c) => {
               const left = budgetLeftMicro(c);
               return (

@@ -3,7 +3,9 @@
 -- arrive; data buyers' too, with the account they fund: migration 20261209000000_data_buyers), the campaigns sent for review with all their creatives, and the creatives waiting for
 -- review in campaigns already approved (new or edited), oldest first; and each advertiser's
 -- balance. Creative text goes out as data, and the console renders it as text. Refused to anyone
--- but staff (public.is_staff). Amounts in micro-dollars.
+-- but staff (public.is_staff). Amounts in micro-dollars. Each campaign comes with its
+-- advertiser's time zone, in which its dates are days (migration 20261220000100_ops_campaign_time_zone):
+-- the operator reads the same days the advertiser chose.
 create or replace function public.staff_advertising_queue(p_limit integer default 50)
 returns json
 language plpgsql stable security definer set search_path = ''
@@ -25,6 +27,7 @@ begin
                   from (select c.id, c.name, c.advertiser, u.email, c.status, c.submitted_at, c.starts_at, c.ends_at, c.hard_stop,
                                c.lifetime_budget_micro, c.daily_cap_micro, c.formats, c.keywords, c.include_categories, c.exclude_categories,
                                c.context_hints, c.excluded_phrases, c.advertiser_category,
+                               (select p.time_zone from public.advertiser_profiles p where p.user_id = c.advertiser_id) as time_zone,
                                (select coalesce(json_agg(x order by x.created_at), '[]')
                                 from (select cr.id, cr.format, cr.status, cr.headline, cr.body, cr.cta, cr.image_url, cr.video_url,
                                              cr.landing_url, cr.width, cr.height, cr.duration_ms, cr.created_at
