@@ -62,6 +62,7 @@ export function placementView(row: PlacementRow) {
     impressions: row.impressions,
     clicks: row.clicks,
     revenue_usd: microToUsd(row.revenue_micro),
+    revenue_micro: row.revenue_micro,
     fill_rate: fillRate(row.fills, row.ad_requests),
     rpm_usd: rpmUsd(row.revenue_micro, row.impressions),
     invalid_share: invalidShare(row.invalid_events, row.impressions + row.clicks),
@@ -168,7 +169,13 @@ export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: s
     point.impressions += r.impressions;
     point.clicks += r.clicks;
   }
-  const daily = [...points].map(([date, p]) => ({ date, revenue_usd: microToUsd(p.revenue), impressions: p.impressions, clicks: p.clicks }));
+  const daily = [...points].map(([date, p]) => ({
+    date,
+    revenue_usd: microToUsd(p.revenue),
+    revenue_micro: p.revenue,
+    impressions: p.impressions,
+    clicks: p.clicks,
+  }));
   const revenueMicro = sumMicro([...points.values()].map((p) => p.revenue));
   return dailyBody.parse({
     currency: 'USD',
@@ -179,6 +186,7 @@ export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: s
     placement_id: query.placement_id ?? null,
     totals: {
       revenue_usd: microToUsd(revenueMicro),
+      revenue_micro: revenueMicro,
       impressions: daily.reduce((n, d) => n + d.impressions, 0),
       clicks: daily.reduce((n, d) => n + d.clicks, 0),
     },

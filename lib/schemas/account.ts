@@ -92,6 +92,7 @@ export const placement = z.object({
   impressions: z.number().int(),
   clicks: z.number().int(),
   revenue_usd: z.number(),
+  revenue_micro: z.number().int().describe('revenue_usd exactly, in micro-dollars (millionths of a dollar), before it is rounded to the cent (additive).'),
   fill_rate: z.number().min(0).max(1).describe('A fraction from 0 to 1.'),
   rpm_usd: z.number().describe('Revenue per 1,000 impressions.'),
   invalid_share: z
@@ -158,6 +159,7 @@ export const dailyQuery = z.object({
 export const dailyPoint = z.object({
   date: z.string().describe('The day, YYYY-MM-DD (UTC).'),
   revenue_usd: z.number(),
+  revenue_micro: z.number().int().describe('revenue_usd exactly, in micro-dollars, before it is rounded to the cent (additive).'),
   impressions: z.number().int(),
   clicks: z.number().int(),
 });
@@ -169,7 +171,9 @@ export const dailyBody = z.object({
   to: z.string().describe('The last day of the period (today, UTC), YYYY-MM-DD.'),
   app_id: z.string().nullable(),
   placement_id: z.string().nullable(),
-  totals: z.object({ revenue_usd: z.number(), impressions: z.number().int(), clicks: z.number().int() }).describe('The sums of `daily`.'),
+  totals: z
+    .object({ revenue_usd: z.number(), revenue_micro: z.number().int(), impressions: z.number().int(), clicks: z.number().int() })
+    .describe('The sums of `daily`.'),
   daily: z.array(dailyPoint).describe('One element per day of the period, oldest first; days without traffic are zeros.'),
   sandbox: sandboxMarker,
 });

@@ -13,6 +13,7 @@ import { handlersOf } from '../helpers/routes';
 import { makeServices, setTestServices } from '../helpers/services';
 import { accessToken, confusedToken, expiredToken, foreignSignedToken, otherIssuerToken, staleToken, unsignedToken } from '../helpers/tokens';
 import { rawAsService } from '../helpers/roles';
+import { micro, microToUsd } from '@/lib/platform/kit/micro';
 
 const METADATA = 'http://localhost:3000/.well-known/oauth-protected-resource/api/v1';
 
@@ -211,7 +212,7 @@ for (const engine of testEngines()) {
         expect(one.totals.impressions).toBeLessThanOrEqual(perApp.get(placement.app_id)!);
         const theirs = (await get(appsRoute.GET, '/api/v1/me/apps', await accessToken(users.demo2))).body as { apps: { id: string }[] };
         const foreign = dailyBody.parse((await get(dailyRoute.GET, `/api/v1/me/earnings/daily?days=90&app_id=${theirs.apps[0]!.id}`, token)).body);
-        expect(foreign.totals).toEqual({ revenue_usd: 0, impressions: 0, clicks: 0 });
+        expect(foreign.totals).toEqual({ revenue_usd: 0, revenue_micro: 0, impressions: 0, clicks: 0 });
       });
     });
 
@@ -219,11 +220,15 @@ for (const engine of testEngines()) {
       const token = await accessToken(users.demo);
       const { body: apps } = await get(ACCOUNT_ROUTES[1]!.GET, '/api/v1/me/apps?placement_status=all', token);
       const { body: earnings } = await get(ACCOUNT_ROUTES[2]!.GET, '/api/v1/me/earnings?payout_limit=50', token);
-      const placements = (apps as { placements: { revenue_usd: number; impressions: number; clicks: number; fill_rate: number; rpm_usd: number }[] })
-        .placements;
+      const placements = (
+        apps as { placements: { revenue_usd: number; revenue_micro: number; impressions: number; clicks: number; fill_rate: number; rpm_usd: number }[] }
+      ).placements;
       const cents = (n: number) => Math.round(n * 100);
       for (const p of placements) {
         expect(cents(p.revenue_usd) / 100).toBe(p.revenue_usd);
+        // The exact figure beside it, which it is the rounding of.
+        expect(Number.isInteger(p.revenue_micro)).toBe(true);
+        expect(p.revenue_usd).toBe(microToUsd(micro(p.revenue_micro)));
         expect(p.fill_rate).toBeGreaterThan(0.8);
         expect(p.fill_rate).toBeLessThanOrEqual(1);
       }
@@ -245,6 +250,13 @@ for (const engine of testEngines()) {
         [users.demo],
       );
       expect(e.ad_revenue_tracked_usd).toBe(Number(exact!.usd));
+      // The daily figures: each day's exact revenue beside its rounding, and the total the exact sum of the days.
+      const dailyGet = ACCOUNT_ROUTES.find((r) => r.path === '/api/v1/me/earnings/daily')!.GET;
+      const { body: daily } = await get(dailyGet, '/api/v1/me/earnings/daily?days=30', token);
+      const d = dailyBody.parse(daily);
+      for (const point of d.daily) expect(point.revenue_usd).toBe(microToUsd(micro(point.revenue_micro)));
+      expect(d.totals.revenue_micro).toBe(d.daily.reduce((n, p) => n + p.revenue_micro, 0));
+      expect(d.totals.revenue_usd).toBe(microToUsd(micro(d.totals.revenue_micro)));
       expect(Math.abs(e.ad_revenue_tracked_usd - placements.reduce((n, p) => n + p.revenue_usd, 0))).toBeLessThanOrEqual(placements.length * 0.005 + 1e-9);
       expect(e.impressions).toBe(placements.reduce((n, p) => n + p.impressions, 0));
       expect(e.clicks).toBe(placements.reduce((n, p) => n + p.clicks, 0));
