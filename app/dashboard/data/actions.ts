@@ -10,12 +10,14 @@ import {
   buyerProfileForm,
   buyerTopUpForm,
   downloadForm,
+  downloadStartedByScript,
   licenseForm,
   noticeReturnPath,
   webhookRemoveForm,
   webhookRotateForm,
   webhookUrlForm,
   type BuyerProfileState,
+  type DownloadState,
   type LicenseState,
   type WebhookState,
 } from '@/lib/data/buyers/forms';
@@ -92,10 +94,14 @@ export async function webhookRemoveAction(_: FormState, form: FormData): Promise
   return asSignedIn('/dashboard/data', (user) => webhookRemoveForm(form, user, services()));
 }
 
-/** A new download link on each click, and on to it (the browser downloads the file and stays on the page). */
-export async function downloadAction(_: FormState, form: FormData): Promise<FormState> {
+/**
+ * A new download link on each click: back to the page's script, which starts the download and
+ * leaves the buttons usable, or, for a form sent without script, on to the link (the browser
+ * downloads the file and stays on the page). See downloadStartedByScript.
+ */
+export async function downloadAction(_: DownloadState, form: FormData): Promise<DownloadState> {
   const user = await requireSignedIn('/dashboard/data');
   const state = await limited(user, () => downloadForm(form, user, services()));
-  if (state.url) redirect(state.url);
+  if (state.url && !downloadStartedByScript(form)) redirect(state.url);
   return state;
 }

@@ -1,8 +1,9 @@
 'use client';
 
 import Link from 'next/link';
-import { useActionState, useId, useState, type ReactNode } from 'react';
-import type { BuyerProfileState, LicenseState, ProfileField, WebhookState } from '@/lib/data/buyers/forms';
+import { useActionState, useEffect, useId, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useFormStatus } from 'react-dom';
+import type { BuyerProfileState, DownloadState, LicenseState, ProfileField, WebhookState } from '@/lib/data/buyers/forms';
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
@@ -318,20 +319,49 @@ export function AcknowledgeForm({ action, noticeId, label, back }: { action: Act
   );
 }
 
-/** The license's two files: each click asks for a new link, good for five minutes, and goes to it. */
-export function DownloadButtons({ action, licenseId }: { action: Action; licenseId: string }) {
-  const [state, formAction, pending] = useActionState(action, {});
+/** One file's button: disabled while its own link is being asked for, and only then. */
+function DownloadButton({ format, variant, children }: { format: 'parquet' | 'jsonl'; variant?: 'outline'; children: ReactNode }) {
+  const { pending, data } = useFormStatus();
+  const asking = pending && data?.get('format') === format;
+  return (
+    <Button type="submit" name="format" value={format} variant={variant} disabled={asking} aria-busy={asking || undefined}>
+      {children}
+    </Button>
+  );
+}
+
+const subscribeToNothing = () => () => {};
+
+/**
+ * The license's two files: each click asks for a new link, good for five minutes, and the
+ * download starts from it while the page stays, its buttons usable for the next one. Once the
+ * page's script runs, the form says so (`via=script`) and the action answers with the link, which
+ * the page follows; without script, the action redirects the browser to it. (A redirect answered
+ * to the script never finished: it was a navigation to a file, not a page, and left both buttons
+ * disabled until a reload.)
+ */
+export function DownloadButtons({ action, licenseId }: { action: Action<DownloadState>; licenseId: string }) {
+  const [state, formAction] = useActionState(action, {});
+  // False in the server's HTML and while hydrating, true once the page's script runs.
+  const scripted = useSyncExternalStore(
+    subscribeToNothing,
+    () => true,
+    () => false,
+  );
+  // Each answer is a new state: a link is followed once, when it comes.
+  useEffect(() => {
+    if (state.url) window.location.assign(state.url);
+  }, [state]);
   return (
     <form action={formAction} className="grid gap-3">
       <Outcome state={state} />
       <input type="hidden" name="license" value={licenseId} />
+      {scripted && <input type="hidden" name="via" value="script" />}
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" name="format" value="parquet" disabled={pending}>
-          Download Parquet
-        </Button>
-        <Button type="submit" name="format" value="jsonl" disabled={pending} variant="outline">
+        <DownloadButton format="parquet">Download Parquet</DownloadButton>
+        <DownloadButton format="jsonl" variant="outline">
           Download JSONL
-        </Button>
+        </DownloadButton>
       </div>
     </form>
   );

@@ -277,11 +277,25 @@ type DownloadServices = Services & { exportSecret(): Promise<Buffer>; now(): num
 
 const download = z.object({ license: uuid('license'), format: z.enum(EXPORT_FORMATS, 'Choose Parquet or JSONL.') });
 
+/** The download form's answer: a fresh link to the file (`url`), or why there is none. */
+export type DownloadState = FormState & { url?: string };
+
+/**
+ * Whether the download form was sent by the page's script (its hidden `via=script`, set once the
+ * page is interactive), which then starts the download itself from the link in the answer. A form
+ * sent without script is redirected to the file instead: the browser downloads it and stays on
+ * the page. A script's form must not be: a server action's redirect is a navigation, and one to a
+ * file never arrives anywhere, so the form would stay pending and its buttons disabled.
+ */
+export function downloadStartedByScript(form: FormData): boolean {
+  return form instanceof FormData && form.get('via') === 'script';
+}
+
 /**
  * A fresh download link for one of a license's files (`url`), issued on each click so that none
  * goes stale on the page: only for the buyer's own license, in force, with its files written.
  */
-export async function downloadForm(form: FormData, user: SignedInUser, services: DownloadServices): Promise<FormState & { url?: string }> {
+export async function downloadForm(form: FormData, user: SignedInUser, services: DownloadServices): Promise<DownloadState> {
   const input = parse(download, form);
   if (!input.ok) return input.state;
   const db = await services.database();

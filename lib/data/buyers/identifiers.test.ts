@@ -74,3 +74,38 @@ describe('the identifier recogniser on its labelled set', () => {
     expect(maskIdentifiers({ prompt: ['John Smith, 42 Elm Street'], n: 3 })).toEqual({ prompt: ['[name], [street address]'], n: 3 });
   });
 });
+
+describe('timestamps in a free sample', () => {
+  it("keeps a record's timestamps and dates as they are, and still masks the identifiers beside them", () => {
+    const record = {
+      prompt: 'On 2026-11-21 at 2026-11-21 01:48:42 my card 4111 1111 1111 1111 was charged; call 020 7946 0958',
+      response: 'Noted for 2026-11-21T01:48:42.955Z.',
+      occurred_at: '2026-11-21T01:48:42.955Z',
+      started_at: '2026-11-21T01:48:42+01:00',
+      events: [{ t: 1.5, at: '2026-11-21T01:48:44.100Z' }],
+    };
+    expect(maskIdentifiers(record)).toEqual({
+      prompt: 'On 2026-11-21 at 2026-11-21 01:48:42 my card [number] was charged; call [number]',
+      response: 'Noted for 2026-11-21T01:48:42.955Z.',
+      occurred_at: '2026-11-21T01:48:42.955Z',
+      started_at: '2026-11-21T01:48:42+01:00',
+      events: [{ t: 1.5, at: '2026-11-21T01:48:44.100Z' }],
+    });
+  });
+
+  it('keeps every instant of two years as JavaScript and PostgreSQL write it, and every day of them', () => {
+    const changed: string[] = [];
+    for (let t = Date.UTC(2025, 0, 1); t < Date.UTC(2027, 0, 1); t += 3_600_000 + 61_037) {
+      const iso = new Date(t).toISOString();
+      const pg = `${iso.slice(0, 10)} ${iso.slice(11, 23)}+00`;
+      for (const text of [iso, iso.slice(0, 10), pg, `received ${iso}, sent ${pg}`]) if (maskText(text) !== text) changed.push(`${text} → ${maskText(text)}`);
+    }
+    expect(changed).toEqual([]);
+  });
+
+  it('reads a date-shaped run inside a longer number as that number', () => {
+    expect(maskText('ref 2026-11-21-4471')).toBe('ref [number]');
+    expect(maskText('+2026-11-21')).toBe('[number]');
+    expect(maskText('tel 0044 2026-11-21 12')).toBe('tel [number]');
+  });
+});

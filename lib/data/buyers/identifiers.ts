@@ -9,7 +9,9 @@
  * addresses, phone, card and other long numbers, national ids (US SSN, UK National Insurance
  * numbers, 9-digit and other numbers of 7 digits or more), IBANs, street addresses, and the names
  * of people written with a street address or introduced as a name. A recogniser misses what it
- * was not taught: a sample is also only a few records a day (public.data_sample_pool).
+ * was not taught: a sample is also only a few records a day (public.data_sample_pool). Dates and
+ * ISO 8601 timestamps (a record's `occurred_at`, `started_at`) are not identifiers and stay as
+ * they are: the digits of a timestamp never count toward a long number.
  */
 
 export type IdentifierKind = 'email' | 'ip' | 'iban' | 'national_id' | 'number' | 'street_address' | 'name';
@@ -78,6 +80,43 @@ const IBAN = /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?\b/g;
 const NUMBER = /\+?\d(?:[ \t().-]*\d){6,}/g;
 // Numbers that are not identifiers: dates (2026-11-27, 27.11.2026) and year ranges (2019-2023).
 const NOT_AN_IDENTIFIER = [/^\d{4}-\d{2}-\d{2}$/, /^\d{1,2}[./-]\d{1,2}[./-]\d{4}$/, /^(?:19|20)\d{2}\s*-\s*(?:19|20)\d{2}$/];
+
+// ISO 8601 dates and times, as records carry them and people paste them: 2026-11-21,
+// 2026-11-21T01:48:42.955Z, 2026-11-21 01:48:42+01:00, PostgreSQL's 2026-11-21 01:48:42.955+00,
+// and the basic form 20261121T014842Z. Checked by `isTimestamp`; NUMBER does not read into them.
+const ZONE = String.raw`(Z|[+-]\d{2}(?::?\d{2})?)`;
+const ISO_TIMESTAMP = new RegExp(
+  String.raw`(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?${ZONE}?)?` +
+    String.raw`|(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})?(?:[.,]\d{1,9})?${ZONE}?`,
+  'g',
+);
+
+/**
+ * Whether a match of ISO_TIMESTAMP is one: a real month, day and time of day, not glued to a word
+ * or a `+`, and, when it is a date alone, not one run of digits with the numbers around it
+ * (`555 2026-11-21`, `2026-11-21-4471`), which NUMBER then reads as a whole. A time of day
+ * (`T01:48`) says it is a timestamp whatever is around it.
+ */
+function isTimestamp(text: string, m: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second] = (m[1] ? m.slice(1, 7) : m.slice(8, 14)).map((v) => (v === undefined ? 0 : Number(v)));
+  if (year! < 1000 || month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour! > 24 || minute! > 59 || second! > 60) return false;
+  const before = text.slice(Math.max(0, m.index - 20), m.index);
+  const after = text.slice(m.index + m[0].length, m.index + m[0].length + 20);
+  if (/[\w+]$/.test(before) || /^\w/.test(after)) return false;
+  const dateAlone = m[1] !== undefined && m[4] === undefined;
+  return !dateAlone || (!/\d[ \t().-]*$/.test(before) && !/^[ \t().-]*\d/.test(after));
+}
+
+/** `text` with its timestamps blanked out (same length, no digits or separators), for NUMBER. */
+function withoutTimestamps(text: string): string {
+  let out = '';
+  let at = 0;
+  for (const s of matches(text, ISO_TIMESTAMP, 'number', (m) => isTimestamp(text, m))) {
+    out += text.slice(at, s.start) + '#'.repeat(s.end - s.start);
+    at = s.end;
+  }
+  return out + text.slice(at);
+}
 
 const STREET_TYPES = [
   'Street',
@@ -200,7 +239,7 @@ export function findIdentifiers(text: string): IdentifierSpan[] {
     ...matches(text, US_SSN, 'national_id'),
     ...addresses,
     ...names(text, addresses),
-    ...matches(text, NUMBER, 'number', (m) => !NOT_AN_IDENTIFIER.some((p) => p.test(m[0].trim()))),
+    ...matches(withoutTimestamps(text), NUMBER, 'number', (m) => !NOT_AN_IDENTIFIER.some((p) => p.test(m[0].trim()))),
   ];
   // Longest first where two start together; an overlap joins them, named by the first.
   found.sort((a, b) => a.start - b.start || b.end - a.end);
