@@ -48,8 +48,8 @@ type Floating = 'pending' | 'shown' | 'gone';
  * The ads in the site's colours: the SDK reads these custom properties (packages/sdk/src/styles.ts).
  *
  * The room the floating video takes at the bottom of the window (the SDK fixes it there, 320 px
- * wide at most, its video 16:9 above a line of text), from its top to the window's bottom edge:
- * `--float-reserve` before it arrives, from the SDK's sizes (video, two lines of text, padding,
+ * wide at most and 60% of a narrow window, its video 16:9 above its text), from its top to the
+ * window's bottom edge: `--float-reserve` before it arrives, from the SDK's sizes (video, three lines of text, padding,
  * border, 16 px from the edge), below `lg` only, where the chat runs under it (from `lg` on the
  * chat is a column left of it); `--float-measured` once it is there (0 when it is beside the chat's
  * input). The input stays above the larger of the two, so the video never covers it and nothing
@@ -57,7 +57,7 @@ type Floating = 'pending' | 'shown' | 'gone';
  */
 const ROOM = [
   '[--mz-bg:var(--card)] [--mz-fg:var(--card-foreground)] [--mz-muted:var(--muted-foreground)] [--mz-accent:var(--primary)] [--mz-border:var(--border)] [--mz-radius:calc(var(--radius)_+_4px)]',
-  '[--float-reserve:0px] max-lg:[--float-reserve:calc(min(320px,_100vw_-_32px)_*_9_/_16_+_5.5rem)] data-[floating=gone]:[--float-reserve:0px]',
+  '[--float-reserve:0px] max-lg:[--float-reserve:calc(min(320px,_60vw)_*_9_/_16_+_6.5rem)] data-[floating=gone]:[--float-reserve:0px]',
   '[--float-room:max(var(--float-reserve),_var(--float-measured,_0px))]',
 ].join(' ');
 

@@ -25,7 +25,7 @@ ${Object.entries(Y).map(([n,e])=>`.mz-slot-${n}{display:block;box-sizing:border-
 .mz-card .mz-title{font-weight:600}
 .mz-card .mz-body{font-size:.9em;color:var(--mz-muted,#6b7280);overflow:hidden;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;max-height:round(down,100% - 3.82em - 6px,1.25em)}
 .mz-float,.mz-panel{position:fixed;box-shadow:0 8px 30px rgba(0,0,0,.18)}
-.mz-float{right:16px;bottom:16px;z-index:2147483000;width:320px;max-width:calc(100vw - 32px);overflow:hidden}
+.mz-float{right:16px;bottom:16px;z-index:2147483000;width:min(320px,60vw);overflow:hidden}
 .mz-float video,.mz-float img{display:block;width:100%;aspect-ratio:16/9;object-fit:cover;background:#000}
 .mz-float a{display:block;padding:8px 12px}
 .mz-close{position:absolute;top:6px;right:6px;width:28px;height:28px;border:0;border-radius:50%;background:rgba(0,0,0,.6);color:#fff;font:16px/28px sans-serif;cursor:pointer}

