@@ -26,7 +26,10 @@ console.log("\n$ npm run money:check (on the end-to-end run's database, .data/e2
 let money = 1;
 // Playwright may return while a server it stopped is still closing the database: wait for it (60 s at most).
 for (let attempt = 0; attempt < 60; attempt++) {
-  const check = spawnSync('npx', ['tsx', 'scripts/money-check.ts', '--roll-up'], { env: { ...env, PGLITE_DATA_DIR: '.data/e2e', DATABASE_URL: '' }, encoding: 'utf8' });
+  const check = spawnSync('npx', ['tsx', 'scripts/money-check.ts', '--roll-up'], {
+    env: { ...env, PGLITE_DATA_DIR: '.data/e2e', DATABASE_URL: '' },
+    encoding: 'utf8',
+  });
   const output = `${check.stdout ?? ''}${check.stderr ?? ''}`;
   if (/is in use by process/.test(output) && attempt < 59) {
     spawnSync('sleep', ['1']);

@@ -37,8 +37,9 @@ export default async function ConnectedAppsPage() {
               <th scope="row">
                 <bdi>{displayClientName(a.client_name)}</bdi>
               </th>
-              <td className="max-w-48 truncate" title={a.client_id}>
-                <code>{a.client_id}</code>
+              {/* Whole, as the id to look for elsewhere: wrapped where the row is narrow, never cut. */}
+              <td className="min-w-48">
+                <code className="break-all">{a.client_id}</code>
               </td>
               <td>{a.scopes.join(', ')}</td>
               <td>{formatMoment(a.approved_at.toISOString())}</td>
