@@ -36,9 +36,11 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('a long advertiser password');
   await page.getByLabel('Name').fill('Eve Advertiser');
+  await page.getByLabel('Company (optional)').fill(`E2E Learning ${stamp}`);
   await page.getByRole('button', { name: 'Create account' }).click();
   await expect(page.getByRole('heading', { name: 'Start advertising' })).toBeVisible();
-  await page.getByLabel('Company').fill(`E2E Learning ${stamp}`);
+  // The company given at sign-up is not asked again: the profile starts from it.
+  await expect(page.getByLabel('Company')).toHaveValue(`E2E Learning ${stamp}`);
   await page.getByLabel('Name on invoices').fill('E2E Learning Ltd');
   await page.getByLabel('Billing address').fill('3 Test Lane\nBristol');
   await page.getByLabel('Country (two letters)').fill('GB');
@@ -82,6 +84,8 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   await page.getByLabel('Context hints').fill(`${hint}\nvolcano field trip`);
   await page.getByRole('button', { name: 'Save draft' }).click();
   await expect(page.getByRole('heading', { level: 1, name: `Quiz season ${stamp}` })).toBeVisible();
+  // Without a daily cap a day may take the whole budget, which $100 does not pay for: said before review.
+  await expect(page.getByText('Your balance, $100.00, does not pay for a day of this campaign (up to $50,000.00 a day)')).toBeVisible();
   await page.getByLabel(/^Headline/).fill(headline);
   await page.getByLabel(/^Landing page/).fill('https://e2e-learning.example/quiz');
   await page.getByRole('button', { name: 'Add creative' }).click();

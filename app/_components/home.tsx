@@ -13,7 +13,7 @@ const AUDIENCES = [
   },
   {
     title: 'Advertisers',
-    body: 'Reach people while they work with AI tools, in four formats at published prices per 1,000 impressions.',
+    body: 'Reach people while they work with AI tools, in five formats made for chat and the page, at published prices per 1,000 impressions.',
     cta: { href: '/signup?as=advertiser', label: 'Create an advertiser account' },
     more: { href: '/advertisers', label: 'Formats, prices and review' },
   },

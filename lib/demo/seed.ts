@@ -451,7 +451,7 @@ type Creative = { format: PlacementFormat; headline: string; body: string; cta: 
 
 /**
  * Demo advertisers, so a fresh install serves ads: three advertiser accounts, each with a funded
- * balance and a running campaign with a creative in each of the four formats. They pay the pricing
+ * balance and a running campaign with a creative in each of the five formats. They pay the pricing
  * table's CPM for each format, as every campaign does. Landing pages are on `.example` domains
  * (RFC 2606), media are files of this service (the videos: 4-second loops, muted, made with ffmpeg
  * from a colour, a moving bar and the name). Fernway's account is the demo advertiser people sign

@@ -10,3 +10,12 @@ import { SCOPES } from '../schemas/account';
 export function consoleAccount(user: SignedInUser, database: OpenDatabase): AccountSource {
   return userAccount(database, { userId: user.id, clientId: 'console', scopes: [...SCOPES] });
 }
+
+/**
+ * The company the user named at sign-up (or since): where a role's first form starts, so that
+ * becoming an advertiser or a data buyer does not ask for it again. Empty when none was given.
+ */
+export async function accountCompany(user: SignedInUser, database: OpenDatabase): Promise<string> {
+  const profile = await consoleAccount(user, database).read('profile');
+  return profile.company ?? '';
+}

@@ -4,6 +4,7 @@ import { advertiserAccount } from '@/lib/ads/advertisers/account';
 import { formatRun, timeZones } from '@/lib/ads/advertisers/time';
 import { clickThroughRate, formatCount, formatPercent } from '@/lib/platform/kit/format';
 import { sumMicro } from '@/lib/platform/kit/micro';
+import { accountCompany } from '@/lib/publisher/session';
 import { services } from '@/lib/services';
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';
@@ -35,10 +36,15 @@ export default async function AdvertisingPage() {
         <section aria-labelledby="start" className="grid max-w-2xl gap-4">
           <h2 id="start">Start advertising</h2>
           <p className="text-muted-foreground">
-            Your ads appear inside AI apps, in four formats, at the published CPMs. You fund a prepaid balance, create a campaign with its creatives, and the
+            Your ads appear inside AI apps, in five formats, at the published CPMs. You fund a prepaid balance, create a campaign with its creatives, and the
             operator reviews them before they serve. First, the company and billing details your invoices and receipts carry.
           </p>
-          <ProfileForm action={profileAction} initial={{ ...EMPTY_PROFILE, billing_email: user.email }} submit="Start advertising" zones={ZONES} />
+          <ProfileForm
+            action={profileAction}
+            initial={{ ...EMPTY_PROFILE, company: await accountCompany(user, services().database), billing_email: user.email }}
+            submit="Start advertising"
+            zones={ZONES}
+          />
         </section>
       </div>
     );

@@ -7,6 +7,7 @@ import { day, page, pageStart, unitPrice, usd, usdToMicro, LICENSES_PAGE, type S
 import { catalogFilter, DATA_TERMS_VERSION, LISTING_IDS, LISTINGS } from '@/lib/data/buyers/schemas';
 import { buyerWebhook, webhookDeliveries } from '@/lib/data/buyers/webhook-settings';
 import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
+import { accountCompany } from '@/lib/publisher/session';
 import { services } from '@/lib/services';
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';
@@ -37,7 +38,7 @@ export default async function DataPage({ searchParams }: { searchParams: Promise
     <BuyerProfileForm
       action={buyerProfileAction}
       initial={{
-        company: profile?.company ?? '',
+        company: profile?.company ?? (await accountCompany(user, s.database)),
         intended_use: profile?.intended_use ?? '',
         billing_email: profile?.billing_email ?? user.email,
         country: profile?.country ?? '',

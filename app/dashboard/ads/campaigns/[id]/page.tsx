@@ -7,6 +7,7 @@ import { CREATIVE_OUTCOMES, CREATIVE_UPLOAD_PATH } from '@/lib/ads/advertisers/c
 import { reportCsv, sumBy, type ReportRow } from '@/lib/ads/advertisers/reports';
 import { callToAction, CREATIVE_RULES } from '@/lib/ads/advertisers/schemas';
 import { dayIn, formatRun } from '@/lib/ads/advertisers/time';
+import { dayShortfall } from '@/lib/ads/advertisers/funding';
 import { csvDataUrl } from '@/lib/platform/kit/csv';
 import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/platform/kit/format';
 import { microToUsd } from '@/lib/platform/kit/micro';
@@ -74,6 +75,8 @@ export default async function CampaignPage({
   const pricing = (await s.pricing.values()) ?? DEFAULT_PRICING;
   const editable = c.status !== 'completed';
   const left = budgetLeftMicro(c);
+  // A campaign going to review, waiting or running that the balance cannot pay a day of: said before anything else (out of funds already says it).
+  const short = ['draft', 'rejected', 'in_review', 'scheduled', 'active'].includes(c.status) ? dayShortfall(account.balance_micro, c) : null;
   const headlineOf = new Map(creatives.map((cr) => [cr.id, cr.headline]));
   // The campaign's daily figures as the reports page reads them (lib/ads/advertisers/reports.ts): the same sums and the same CSV.
   const rows: ReportRow[] = days.map((d) => ({
@@ -116,6 +119,15 @@ export default async function CampaignPage({
         <Alert tone="info" className="mb-6">
           No context hints yet: apps that send the conversation with their ad requests will not show this campaign. Add a few phrases where your ads fit in{' '}
           <a href="#settings">its settings</a>, and try them on the <Link href="/dashboard/ads#try">campaigns page</Link>.
+        </Alert>
+      )}
+      {short && (
+        <Alert tone="warning" className="mb-6">
+          Your balance, {usd(account.balance_micro)}, does not pay for a day of this campaign
+          {short.day_micro === null ? '' : ` (up to ${usd(short.day_micro)} a day)`}:{' '}
+          {account.balance_micro <= 0 ? 'it cannot serve at all. ' : 'it stops serving when the balance is used up. '}
+          <Link href="/dashboard/ads/funds">Add funds</Link>
+          {c.moves.includes('submit') ? ' before you send it to review.' : '.'}
         </Alert>
       )}
       {c.status === 'paused' && c.pause_reason === 'out_of_funds' && (
