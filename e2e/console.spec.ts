@@ -70,10 +70,14 @@ test('the header leads to sign-in, then to the console and out again', async ({ 
   await page.getByLabel('Email').fill(DEMO.email);
   await page.getByLabel('Password').fill(DEMO.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/$/);
+  // Signed in from the header, without a destination: the console of the account's role.
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Console' })).toBeVisible();
 
   const account = page.getByRole('navigation', { name: 'Account' });
+  await page.goto('/pricing');
   await account.getByRole('link', { name: 'Console' }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByRole('heading', { level: 1, name: 'Console' })).toBeVisible();
 
   await account.getByRole('button', { name: 'Sign out' }).click();
@@ -242,10 +246,11 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
     const csv = decodeURIComponent(
       (await page.getByRole('link', { name: 'figures per day' }).getAttribute('href'))!.replace(/^data:text\/csv;charset=utf-8,/, ''),
     );
+    // Exact, as the API's revenue_micro: dollars to the millionth, the figure the rounded revenue_usd is of.
     expect(csv.split('\r\n').filter(Boolean)).toEqual([
       'date,revenue_usd,impressions,clicks',
-      ...(daily.daily as { date: string; revenue_usd: number; impressions: number; clicks: number }[]).map(
-        (d) => `${d.date},${d.revenue_usd},${d.impressions},${d.clicks}`,
+      ...(daily.daily as { date: string; revenue_micro: number; impressions: number; clicks: number }[]).map(
+        (d) => `${d.date},${(d.revenue_micro / 1_000_000).toFixed(6)},${d.impressions},${d.clicks}`,
       ),
     ]);
     // The charts are in the page as served, before any script runs.

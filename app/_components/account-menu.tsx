@@ -50,7 +50,8 @@ export function AccountMenu({ initialUser = null }: { initialUser?: SessionUser 
     <nav aria-label="Account" className="flex min-w-0 items-center gap-1 sm:gap-2">
       <span className="hidden max-w-40 truncate text-sm text-muted-foreground md:inline">{user.name || user.email || 'Your account'}</span>
       <Button asChild size="sm">
-        <Link href="/dashboard">Console</Link>
+        {/* The console of the account's role (app/console/page.tsx). */}
+        <Link href="/console">Console</Link>
       </Button>
       <Button variant="ghost" size="sm" onClick={async () => (await import('next-auth/react')).signOut({ callbackUrl: '/' })}>
         Sign out

@@ -12,7 +12,7 @@ import { createAppAction } from './actions';
 import { AppForm } from './forms';
 import { ConsoleHeader, ConsoleNav } from './nav';
 import { Onboarding } from './onboarding';
-import { requirePublisher } from './publisher';
+import { requirePublisher, rolesOfUser } from './publisher';
 import { KeyTable, PayoutsSection, PlacementTable, Totals } from './tables';
 
 export const metadata: Metadata = { title: 'Console', robots: { index: false, follow: false } };
@@ -20,6 +20,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function ConsolePage() {
   const user = await requirePublisher('/dashboard');
+  if (!(await rolesOfUser(user.id)).publisher) return <NotPublishing />;
   const s = services();
   const account = consoleAccount(user, s.database);
   const [{ apps, placements }, { api_keys: keys }, earnings] = await Promise.all([
@@ -95,6 +96,35 @@ export default async function ConsolePage() {
       </Card>
 
       <PayoutsSection payouts={earnings.payouts} />
+    </div>
+  );
+}
+
+/**
+ * The overview of an account that publishes no app yet (an advertiser's, a data buyer's): what
+ * publishing is and the form that takes it up, never the publisher's checklist or figures.
+ */
+function NotPublishing() {
+  return (
+    <div>
+      <ConsoleHeader title="Publishing" />
+      <ConsoleNav current="/dashboard" />
+      <section aria-labelledby="publish" className="mb-6 grid max-w-2xl gap-4">
+        <h2 id="publish">Earn from ads in your AI app</h2>
+        <p className="text-muted-foreground">
+          Your account publishes no app yet. A publisher adds an app, a placement where ads may appear and a key, puts the SDK in its pages or asks from its
+          server, and earns from every impression its users see, paid out monthly. Add your first app below to start.
+        </p>
+      </section>
+      <Card aria-labelledby="new-app-title" id="new-app" className="mb-10 max-w-3xl scroll-mt-24">
+        <CardHeader>
+          <div>
+            <CardTitle id="new-app-title">Create an app</CardTitle>
+            <CardDescription>You can have up to {MAX_APPS_PER_PUBLISHER} apps that are not archived.</CardDescription>
+          </div>
+        </CardHeader>
+        <AppForm action={createAppAction} submit="Create app" idPrefix="new-app" />
+      </Card>
     </div>
   );
 }

@@ -51,7 +51,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
           Sign in
         </Button>
       </form>
-      <ProviderButtons callbackUrl={callbackUrl} providers={configuredProviders()} />
+      <ProviderButtons callbackUrl={callbackUrl === '/' ? '/console' : callbackUrl} providers={configuredProviders()} />
     </AuthCard>
   );
 }

@@ -65,6 +65,10 @@ describe('sign-up and sign-in', () => {
     const outcome = await signInFromForm(form, new Headers({ 'x-forwarded-for': '192.0.2.2' }), services);
     if (!outcome.ok) throw new Error(outcome.location);
     expect(outcome.location).toBe('/dashboard?app=1');
+    // Without a destination (the header's Sign in), the console of the account's role.
+    const plain = new FormData();
+    for (const [k, v] of Object.entries({ email: 'demo@example.com', password: DEMO_PASSWORD, callbackUrl: '/' })) plain.set(k, v);
+    expect(await signInFromForm(plain, new Headers({ 'x-forwarded-for': '192.0.2.2' }), services)).toMatchObject({ ok: true, location: '/console' });
     const session = outcome.cookies.find((c) => c.name === sessionCookieName())!;
     expect(session).toMatchObject({ options: { httpOnly: true, sameSite: 'lax', path: '/' } });
     // And the device cookie that lets this browser past strangers' guesses (lib/identity/auth/device.ts).

@@ -5,7 +5,8 @@ import { displayClientName, isolate } from '@/lib/identity/oauth/client-name';
 import { services } from '@/lib/services';
 import { withdrawApprovalAction } from '../actions';
 import { ConfirmButton } from '../forms';
-import { requirePublisher } from '../publisher';
+import { requirePublisher, rolesOfUser } from '../publisher';
+import { RoleMissing } from '../role-missing';
 import { ScrollTable } from '../tables';
 import { ConsoleHeader, ConsoleNav } from '../nav';
 import { EmptyState } from '../../_components/ui/empty-state';
@@ -15,6 +16,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function ConnectedAppsPage() {
   const user = await requirePublisher('/dashboard/connected');
+  if (!(await rolesOfUser(user.id)).publisher) return <RoleMissing role="publisher" title="Connected apps" current="/dashboard/connected" />;
   const approvals = await listApprovals(await services().database(), user.id);
   return (
     <div className="grid grid-cols-1 gap-4">

@@ -14,7 +14,8 @@ import { consoleAccount } from '@/lib/publisher/session';
 import { dataSales } from '@/lib/publisher/data-sales';
 import { DAILY_PERIODS, dailyQuery } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
-import { requirePublisher } from '../publisher';
+import { requirePublisher, rolesOfUser } from '../publisher';
+import { RoleMissing } from '../role-missing';
 import { ConsoleHeader, ConsoleNav } from '../nav';
 import { PayoutTable, PlacementTable, ScrollTable, Totals } from '../tables';
 import { DailyChart } from './chart';
@@ -29,6 +30,7 @@ const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) 
 export default async function EarningsPage({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
   const user = await requirePublisher('/dashboard/earnings');
+  if (!(await rolesOfUser(user.id)).publisher) return <RoleMissing role="publisher" title="Earnings" current="/dashboard/earnings" />;
   // The same parameters as GET /api/v1/me/earnings/daily; anything else falls back to the defaults.
   const parsed = dailyQuery.safeParse({ days: one(params.days), app_id: one(params.app_id), placement_id: one(params.placement_id) });
   const query = parsed.success ? parsed.data : dailyQuery.parse({});

@@ -9,7 +9,8 @@ import { cancelPayoutAction, payoutMethodAction, requestPayoutAction, stripeOnbo
 import { ConsoleHeader, ConsoleNav } from '../nav';
 import { Alert } from '../../_components/ui/alert';
 import { Card, CardHeader, CardTitle } from '../../_components/ui/card';
-import { requirePublisher } from '../publisher';
+import { requirePublisher, rolesOfUser } from '../publisher';
+import { RoleMissing } from '../role-missing';
 import { PayoutTable, Totals } from '../tables';
 import { CancelPayoutForm, PayoutMethodForm, RequestPayoutForm, StripeOnboardingForm } from './forms';
 
@@ -21,6 +22,7 @@ type Search = Promise<Record<string, string | string[] | undefined>>;
 export default async function PayoutsPage({ searchParams }: { searchParams: Search }) {
   const back = (await searchParams).stripe;
   const user = await requirePublisher('/dashboard/payouts');
+  if (!(await rolesOfUser(user.id)).publisher) return <RoleMissing role="publisher" title="Payouts" current="/dashboard/payouts" />;
   const s = services();
   const [row, pricing, preview] = await Promise.all([
     consoleAccount(user, s.database).read('earnings'),

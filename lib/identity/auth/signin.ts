@@ -55,7 +55,8 @@ export async function signInFromForm(form: FormData, headers: Headers, services:
     value: deviceCookieValue(sessionSecret, email),
     options: { httpOnly: true, sameSite: 'lax', secure: usesSecureCookies(), path: '/', maxAge: DEVICE_COOKIE_MAX_AGE_S },
   };
-  return { ok: true, user, cookies: [await sessionCookie(user, services), deviceCookie], location: callbackUrl };
+  // Without a destination of its own, the console of the account's role (app/console/page.tsx).
+  return { ok: true, user, cookies: [await sessionCookie(user, services), deviceCookie], location: callbackUrl === '/' ? '/console' : callbackUrl };
 }
 
 /** The session cookie of `user`, as next-auth writes it (JWT strategy, `SESSION_MAX_AGE_S`). */
