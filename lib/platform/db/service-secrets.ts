@@ -29,7 +29,7 @@ export async function dataEncryptionKey(engine: Database): Promise<Buffer> {
   // A production build seeded with the demo accounts (SEED_DEMO=true: tests, demos) holds only
   // demo data, whose details are published anyway.
   if (NODE_ENV === 'production' && SEED_DEMO !== 'true') {
-    throw new Error('DATA_ENCRYPTION_KEY is not set: it is required in production (README, Configuration)');
+    throw new Error('DATA_ENCRYPTION_KEY is not set: it is required in production (ARCHITECTURE.md, Configuration)');
   }
   return Buffer.from(await serviceSecret('data_encryption_key', () => randomBytes(32).toString('base64url'), engine), 'base64url');
 }
