@@ -85,15 +85,7 @@ export default async function ConsolePage() {
         })}
       </section>
 
-      <Card aria-labelledby="new-app-title" id="new-app" className="mb-10 scroll-mt-24">
-        <CardHeader>
-          <div>
-            <CardTitle id="new-app-title">Create an app</CardTitle>
-            <CardDescription>You can have up to {MAX_APPS_PER_PUBLISHER} apps that are not archived.</CardDescription>
-          </div>
-        </CardHeader>
-        <AppForm action={createAppAction} submit="Create app" idPrefix="new-app" />
-      </Card>
+      <NewAppCard />
 
       <PayoutsSection payouts={earnings.payouts} />
     </div>
@@ -116,15 +108,22 @@ function NotPublishing() {
           server, and earns from every impression its users see, paid out monthly. Add your first app below to start.
         </p>
       </section>
-      <Card aria-labelledby="new-app-title" id="new-app" className="mb-10 max-w-3xl scroll-mt-24">
-        <CardHeader>
-          <div>
-            <CardTitle id="new-app-title">Create an app</CardTitle>
-            <CardDescription>You can have up to {MAX_APPS_PER_PUBLISHER} apps that are not archived.</CardDescription>
-          </div>
-        </CardHeader>
-        <AppForm action={createAppAction} submit="Create app" idPrefix="new-app" />
-      </Card>
+      <NewAppCard className="max-w-3xl" />
     </div>
+  );
+}
+
+/** The form that adds an app: the publisher's next app, or an account's first (which makes it a publisher). */
+function NewAppCard({ className = '' }: { className?: string }) {
+  return (
+    <Card aria-labelledby="new-app-title" id="new-app" className={`mb-10 scroll-mt-24 ${className}`}>
+      <CardHeader>
+        <div>
+          <CardTitle id="new-app-title">Create an app</CardTitle>
+          <CardDescription>You can have up to {MAX_APPS_PER_PUBLISHER} apps that are not archived.</CardDescription>
+        </div>
+      </CardHeader>
+      <AppForm action={createAppAction} submit="Create app" idPrefix="new-app" />
+    </Card>
   );
 }
