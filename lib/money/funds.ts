@@ -3,7 +3,8 @@ import { asConsoleUser } from '../identity/console';
 import { as, type Database } from '../platform/db/roles';
 import { sql } from '../platform/db/sql';
 import { call, type Refusals } from '../platform/kit/call';
-import { microAmount, usdToMicro, type Micro } from '../platform/kit/micro';
+import { micro, microAmount, microToUsd, usdToMicro, type Micro } from '../platform/kit/micro';
+import { formatUsd } from '../platform/kit/format';
 import type { Result } from '../platform/kit/result';
 import { dollars } from '../platform/kit/typed-number';
 import { TOP_UP_RAILS, TOP_UP_STATUSES } from '../schemas/advertising';
@@ -45,8 +46,8 @@ export const OPEN_CARD_TOP_UPS = 5;
 type TopUpCode = 'not_an_advertiser' | 'not_a_buyer' | 'amount_out_of_range' | 'too_many_open';
 const topUpFacts = z.object({ minimum_micro: z.coerce.number().nullish() });
 type TopUpFacts = z.infer<typeof topUpFacts>;
-const outOfRange = (a: TopUpFacts) =>
-  `A top-up is at least $${((a.minimum_micro ?? 0) / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2 })} and at most $1,000,000.`;
+/** The refusal of an amount outside what a top-up may be, by invoice or by card (./stripe/checkout.ts). */
+export const outOfRange = (a: TopUpFacts) => `A top-up is at least ${formatUsd(microToUsd(micro(a.minimum_micro ?? 0)))} and at most $1,000,000.`;
 // A request for one balance is never refused for want of the other's profile: each table has its own.
 const TOP_UP_REFUSALS: {
   advertiser: Refusals<Exclude<TopUpCode, 'not_a_buyer'>, TopUpFacts>;

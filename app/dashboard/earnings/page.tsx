@@ -8,7 +8,7 @@ import { getDailyEarnings, getEarnings, listApps } from '@/lib/account/operation
 import { todayUtc } from '@/lib/account/views';
 import { buildDailyChart } from '@/lib/platform/kit/chart';
 import { csvDataUrl, toCsv } from '@/lib/platform/kit/csv';
-import { micro, microAsUsd } from '@/lib/platform/kit/micro';
+import { exactUsd, micro } from '@/lib/platform/kit/micro';
 import { clickThroughRate, countOf, formatCount, formatDay, formatUsd } from '@/lib/platform/kit/format';
 import { consoleAccount } from '@/lib/publisher/session';
 import { dataSales } from '@/lib/publisher/data-sales';
@@ -51,11 +51,10 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
     : query.app_id
       ? `app ${apps.find((a) => a.id === query.app_id)?.name ?? ''}`
       : 'all apps';
-  // Exact, as the advertisers' CSV: the micro-dollars in dollars, to the millionth (rounded nowhere).
-  const exactUsd = (m: number) => microAsUsd(micro(m)).toFixed(6);
+  // Exact, as the advertisers' CSV (exactUsd): the micro-dollars in dollars, to the millionth.
   const dailyCsv = toCsv(
     ['date', 'revenue_usd', 'impressions', 'clicks'],
-    daily.daily.map((d) => [d.date, exactUsd(d.revenue_micro), d.impressions, d.clicks]),
+    daily.daily.map((d) => [d.date, exactUsd(micro(d.revenue_micro)), d.impressions, d.clicks]),
   );
   const placementsCsv = toCsv(
     ['app', 'placement', 'format', 'status', 'impressions', 'clicks', 'ctr', 'revenue_usd', 'fill_rate', 'rpm_usd'],
@@ -67,7 +66,7 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
       p.impressions,
       p.clicks,
       Number(clickThroughRate(p.clicks, p.impressions).toFixed(4)),
-      exactUsd(p.revenue_micro),
+      exactUsd(micro(p.revenue_micro)),
       p.fill_rate,
       p.rpm_usd,
     ]),

@@ -4,7 +4,7 @@ import { sql } from '../../platform/db/sql';
 import type { Database } from '../../platform/db/roles';
 import { PLACEMENT_FORMATS } from '../../schemas/account';
 import { toCsv } from '../../platform/kit/csv';
-import { micro, microAmount, microAsUsd, type Micro } from '../../platform/kit/micro';
+import { exactUsd, micro, microAmount, type Micro } from '../../platform/kit/micro';
 
 /**
  * An advertiser's report across their campaigns, read as them (row-level security keeps it to
@@ -122,7 +122,7 @@ export function reportCsv(rows: readonly ReportRow[]): string {
       r.impressions,
       r.clicks,
       r.impressions > 0 ? (r.clicks / r.impressions).toFixed(4) : '0',
-      microAsUsd(r.spent_micro).toFixed(6),
+      exactUsd(r.spent_micro),
       r.impressions > 0 ? (((r.spent_micro / r.impressions) * 1000) / 1_000_000).toFixed(2) : '0',
       r.hides,
     ]),

@@ -5,9 +5,8 @@ import { z } from 'zod';
 import { answerOf, call, NOTHING, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
 import { log } from '../../platform/log';
-import { micro, microToUsd, type Micro } from '../../platform/kit/micro';
-import { formatUsd } from '../../platform/kit/format';
-import { OPEN_CARD_TOP_UPS, type FundedAccount } from '../funds';
+import { micro, type Micro } from '../../platform/kit/micro';
+import { OPEN_CARD_TOP_UPS, outOfRange, type FundedAccount } from '../funds';
 
 /**
  * Top-ups by Stripe Checkout, when Stripe is configured (lib/money/stripe/rail.ts, STRIPE_SECRET_KEY
@@ -45,7 +44,7 @@ const minimum = z.object({ minimum_micro: z.coerce.number().nullish() });
 const CHECKOUT_REFUSALS: Refusals<TopUpRefusal | 'too_many_open_checkouts', z.infer<typeof minimum>> = {
   not_an_advertiser: 'Set up your advertiser profile first.',
   not_a_buyer: 'Set up your data buyer profile first.',
-  amount_out_of_range: (a) => `A top-up is at least ${formatUsd(microToUsd(micro(a.minimum_micro ?? 0)))} and at most $1,000,000.`,
+  amount_out_of_range: outOfRange,
   too_many_open_checkouts: `You opened ${OPEN_CARD_TOP_UPS} card payments in the last 24 hours that were not paid: pay one of them (its Stripe page is still open), or wait a day, before opening another. An invoice can still be asked for.`,
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { micro, microAmount, microAsUsd, microToUsd, sumMicro, usdToMicro, wholeCents, type Micro } from './micro';
+import { micro, microAmount, microAsUsd, microToUsd, sumMicro, usdToMicro, exactUsd, wholeCents, type Micro } from './micro';
 
 describe('micro-dollars', () => {
   it('takes dollars given to the millionth exactly', () => {
@@ -57,5 +57,13 @@ describe('what of a balance a payout can take', () => {
     expect(wholeCents(micro(50_000_000))).toBe(50_000_000);
     expect(wholeCents(micro(0))).toBe(0);
     expect(wholeCents(micro(-5_000))).toBe(0);
+  });
+});
+
+describe('money as the CSVs write it', () => {
+  it('is exact: dollars to the millionth, never rounded to the cent', () => {
+    expect(exactUsd(micro(1_851_549_999))).toBe('1851.549999');
+    expect(exactUsd(micro(144_900))).toBe('0.144900');
+    expect(exactUsd(micro(0))).toBe('0.000000');
   });
 });

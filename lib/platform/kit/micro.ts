@@ -48,6 +48,11 @@ export function wholeCents(amount: Micro): Micro {
   return Math.max(amount - (amount % 10_000), 0) as Micro;
 }
 
+/** Micro-dollars in dollars to the millionth, as the CSVs write money: exact, rounded nowhere. */
+export function exactUsd(amount: Micro): string {
+  return (amount / MICRO_PER_USD).toFixed(6);
+}
+
 /**
  * Micro-dollars in dollars, not rounded (to the millionth): a price finer than a cent, such as a
  * CPM or a data price, as the pricing API publishes it. The nearest number to the exact figure,
