@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { headerUser } from '@/lib/identity/auth/session';
+import { headerStaff } from '@/lib/identity/auth/staff';
 import { services } from '@/lib/services';
 import { AccountMenu } from './_components/account-menu';
 import { Menu } from './_components/menu';
@@ -48,18 +49,20 @@ function Brand() {
   );
 }
 
-/** Who is signed in, for the header (from the session cookie alone); nobody when that cannot be told. */
+/** Who is signed in, for the header (from the session cookies alone): a user, staff in the operator console, both, or nobody when that cannot be told. */
 async function signedIn() {
   try {
     const secrets = await services().oauthSecrets();
-    return secrets ? await headerUser(await headers(), secrets) : null;
+    if (!secrets) return { user: null, operator: null };
+    const [user, operator] = await Promise.all([headerUser(await headers(), secrets), headerStaff(await headers(), services())]);
+    return { user, operator };
   } catch {
-    return null;
+    return { user: null, operator: null };
   }
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const user = await signedIn();
+  const { user, operator } = await signedIn();
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col">
@@ -88,7 +91,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               <SearchBox />
             </div>
             <div className="ml-auto flex shrink-0 items-center gap-1 sm:gap-2 xl:ml-0">
-              <AccountMenu initialUser={user} />
+              <AccountMenu initialUser={user} operator={operator} />
               {/* The phone and tablet menu: a disclosure that works before any script (app/_components/menu.tsx). */}
               <Menu className="group relative lg:hidden [&_summary::-webkit-details-marker]:hidden">
                 <summary className="flex h-9 cursor-pointer list-none items-center rounded-md border px-3 text-sm font-medium">Menu</summary>

@@ -63,9 +63,14 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   // The operator records the transfer.
   const ops = await (await browser.newContext()).newPage();
   await opsSignIn(ops);
+  await ops.getByRole('navigation', { name: 'Operator console' }).getByRole('link', { name: 'Top-ups' }).click();
   const open = ops.getByTestId('open-top-up').filter({ hasText: invoice });
   await open.getByLabel(/^Bank reference/).fill(`BANK-${stamp}`);
+  // A money action asks first, naming the amount and whose balance it credits.
   await open.getByRole('button', { name: /^Record the payment/ }).click();
+  const credit = ops.getByRole('alertdialog', { name: /^Credit \$100\.00 to / });
+  await expect(credit).toContainText(`BANK-${stamp}`);
+  await credit.getByRole('button', { name: 'Credit $100.00' }).click();
   await expect(open).toHaveCount(0);
 
   await page.reload();
@@ -94,7 +99,7 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   await expect(page.getByText('Waiting for the operator’s review.')).toBeVisible();
 
   // The operator approves the creative, then the campaign; it is funded and started, so it is active.
-  await ops.reload();
+  await ops.goto('/ops/reviews');
   const review = ops.getByTestId('campaign-to-review').filter({ hasText: email });
   // The creative's text is shown as text: the markup in it is not an element.
   await expect(review.getByText(headline)).toBeVisible();

@@ -150,7 +150,7 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
     await page.getByRole('button', { name: 'Revoke Web' }).click();
     const dialog = page.getByRole('alertdialog', { name: /Revoke Web/ });
     await expect(dialog).toBeVisible();
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.getByRole('button', { name: 'Go back' }).click();
     await expect(dialog).toBeHidden();
     await expect(keys.getByRole('row', { name: /Web/ })).toContainText('active');
     await page.getByRole('button', { name: 'Revoke Web' }).click();

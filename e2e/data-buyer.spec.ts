@@ -89,6 +89,14 @@ test('the demo buyer licenses AI-interaction rows of one category, downloads the
     expect(row.subject).toMatch(/^[0-9a-f]{32}$/);
   }
 
+  // Then the same rows as JSONL, from the same page without a reload: a download leaves both buttons usable.
+  await expect(page.getByRole('button', { name: 'Download JSONL' })).toBeEnabled();
+  const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download JSONL' }).click()]);
+  expect(jsonl.suggestedFilename()).toMatch(/^monetize-ai-interactions-[0-9a-f]{8}\.jsonl$/);
+  const lines = (await readFile((await jsonl.path())!, 'utf8')).trim().split('\n');
+  expect(lines.map((l) => (JSON.parse(l) as { subject: string }).subject).sort()).toEqual(rows.map((r) => r.subject).sort());
+  await expect(page.getByRole('button', { name: 'Download Parquet' })).toBeEnabled();
+
   // The publisher whose rows were sold earned its share, to the micro-dollar.
   const share = Math.round(priceMicro * pricing.publisher_data_revenue_share);
   expect((await earned()) - before).toBe(share);

@@ -187,11 +187,17 @@ test('every console page, and the consent page, fit every width', async ({ page,
 });
 
 test('the operator console fits every width', async ({ page }, testInfo) => {
-  test.setTimeout(120_000);
+  test.setTimeout(300_000);
   await visit(page, '/ops/signin');
   await check(page, testInfo, 'ops-signin');
   await opsSignIn(page);
   await check(page, testInfo, 'ops');
+  // Every page of it: one kind of work each.
+  for (const path of ['/ops/top-ups', '/ops/reviews', '/ops/payouts', '/ops/months', '/ops/balances', '/ops/pricing', '/ops/audit']) {
+    await visit(page, path);
+    await expect(page.locator('nav[aria-label="Operator console"] [aria-current=page]')).toHaveAttribute('href', path);
+    await check(page, testInfo, path.slice(1));
+  }
 });
 
 test('every advertiser page fits every width', async ({ page }, testInfo) => {

@@ -13,10 +13,10 @@ interface SessionUser {
 /**
  * The header's account links: "Sign in" and "Sign up", or the console and sign-out for the user
  * the page was served to (the layout reads the session cookie, so a signed-in page never flashes
- * "Sign in"). Signing in ends with a navigation inside the app rather than a page load, so while
+ * "Sign in"); staff signed in to /ops are offered the operator console instead. Signing in ends with a navigation inside the app rather than a page load, so while
  * signed out the menu asks next-auth's session endpoint again after each navigation.
  */
-export function AccountMenu({ initialUser = null }: { initialUser?: SessionUser | null }) {
+export function AccountMenu({ initialUser = null, operator = null }: { initialUser?: SessionUser | null; operator?: { email: string } | null }) {
   const pathname = usePathname();
   const [user, setUser] = useState<SessionUser | null>(initialUser);
 
@@ -34,6 +34,24 @@ export function AccountMenu({ initialUser = null }: { initialUser?: SessionUser 
     };
   }, [pathname, user]);
 
+  // Staff signed in to the operator console: offered it, and not asked to sign up.
+  const ops = operator && (
+    <Button asChild size="sm" variant={user ? 'outline' : 'default'}>
+      <Link href="/ops" aria-label={`Operator console (${operator.email})`}>
+        {/* Beside the account's own console on a phone, in a word. */}
+        <span className={user ? 'sm:hidden' : 'hidden'}>Ops</span>
+        <span className={user ? 'max-sm:hidden' : ''}>Operator console</span>
+      </Link>
+    </Button>
+  );
+  if (!user && operator) {
+    return (
+      <nav aria-label="Account" className="flex min-w-0 items-center gap-1 sm:gap-2">
+        <span className="hidden max-w-40 truncate text-sm text-muted-foreground md:inline">{operator.email}</span>
+        {ops}
+      </nav>
+    );
+  }
   if (!user) {
     return (
       <div className="flex items-center gap-1 sm:gap-2">
@@ -49,6 +67,7 @@ export function AccountMenu({ initialUser = null }: { initialUser?: SessionUser 
   return (
     <nav aria-label="Account" className="flex min-w-0 items-center gap-1 sm:gap-2">
       <span className="hidden max-w-40 truncate text-sm text-muted-foreground md:inline">{user.name || user.email || 'Your account'}</span>
+      {ops}
       <Button asChild size="sm">
         {/* The console of the account's role (app/console/page.tsx). */}
         <Link href="/console">Console</Link>

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
-import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd } from '@/lib/platform/kit/format';
+import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd, wordOf } from '@/lib/platform/kit/format';
 import type { apiKey, payout, placement } from '@/lib/schemas/account';
 import type { Unfilled } from '@/lib/publisher/ad-rules';
 import { NO_FILL_REASONS, type NoFillReason } from '@/lib/schemas/sdk';
@@ -221,5 +221,5 @@ const TONE: Record<string, 'success' | 'warning' | 'danger' | 'info' | 'neutral'
 
 /** A status as a coloured badge (the word is always there: colour is never the only sign). */
 export function StatusBadge({ status }: { status: string }) {
-  return <Badge tone={TONE[status] ?? 'neutral'}>{status}</Badge>;
+  return <Badge tone={TONE[status] ?? 'neutral'}>{wordOf(status)}</Badge>;
 }

@@ -34,7 +34,7 @@ import { requireStaff } from './staff';
 async function asStaffMember(run: (staff: Awaited<ReturnType<typeof requireStaff>>) => Promise<FormState>): Promise<FormState> {
   const staff = await requireStaff();
   const state = await limitedAction(services(), staff.id, await headers(), () => run(staff));
-  if (!state.error) revalidatePath('/ops');
+  if (!state.error) revalidatePath('/ops', 'layout');
   return state;
 }
 

@@ -13,6 +13,23 @@
 export const LEDGER_ACCOUNT_KINDS = ['publisher', 'publisher_available', 'advertiser', 'buyer', 'ad_sales', 'platform_fees', 'payouts', 'payments_in'] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
+/** Each account kind as the operator's console names it, with what its balance is. */
+export const LEDGER_ACCOUNT_NAMES: Record<LedgerAccountKind, { name: string; about: string }> = {
+  publisher: { name: 'Publishers’ earnings, not final yet', about: 'Earned this month or last; final when the month closes.' },
+  publisher_available: { name: 'Publishers’ earnings, available', about: 'Final and not paid out yet.' },
+  advertiser: { name: 'Advertisers’ balances', about: 'Prepaid and not spent yet.' },
+  buyer: { name: 'Data buyers’ balances', about: 'Prepaid and not spent yet.' },
+  ad_sales: { name: 'Ad sales before advertiser accounts', about: 'What ads cost before advertisers had balances of their own.' },
+  platform_fees: { name: 'Platform fees', about: 'Our share of what advertisers and buyers spent.' },
+  payouts: { name: 'Paid out to publishers', about: 'Sent to publishers, by bank transfer or Stripe.' },
+  payments_in: { name: 'Payments received', about: 'Top-ups received by invoice or card.' },
+};
+
+/** An account kind's name for people; an unknown kind as it is. */
+export function ledgerAccountName(kind: string): string {
+  return (LEDGER_ACCOUNT_NAMES as Record<string, { name: string } | undefined>)[kind]?.name ?? kind;
+}
+
 /** What a ledger transaction is. */
 export const LEDGER_TRANSACTION_KINDS = [
   'ad_revenue',

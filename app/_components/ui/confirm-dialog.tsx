@@ -1,7 +1,7 @@
 'use client';
 
 import { AlertDialog } from 'radix-ui';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Button, type ButtonProps } from './button';
 
 /**
@@ -23,36 +23,57 @@ function submit(formId: string, name?: string, value?: string) {
   form.requestSubmit();
   extra?.remove();
 }
+
+/** What the dialog says: fixed, or read from what the form holds when it opens (an amount typed, a reference). */
+type Said = ReactNode | ((form: FormData) => ReactNode);
+
 export function ConfirmDialog(props: {
   trigger: ReactNode;
   triggerProps?: ButtonProps;
-  title: string;
-  description: ReactNode;
-  confirmLabel: string;
+  title: Said;
+  description: Said;
+  confirmLabel: Said;
   form: string;
   name?: string;
   value?: string;
   destructive?: boolean;
 }) {
+  const [data, setData] = useState<FormData | null>(null);
+  const say = (s: Said) => (typeof s === 'function' ? s(data ?? new FormData()) : s);
   return (
-    <AlertDialog.Root>
+    <AlertDialog.Root onOpenChange={(open) => !open && setData(null)}>
       <AlertDialog.Trigger asChild>
-        <Button variant="outline" size="sm" {...props.triggerProps}>
+        <Button
+          variant="outline"
+          size="sm"
+          {...props.triggerProps}
+          onClick={(event) => {
+            // The form's own checks first (a required reference, a number): the question is
+            // asked about what would be sent, and not at all when it could not be.
+            const form = document.getElementById(props.form);
+            if (!(form instanceof HTMLFormElement)) return;
+            if (!form.reportValidity()) {
+              event.preventDefault();
+              return;
+            }
+            setData(new FormData(form));
+          }}
+        >
           {props.trigger}
         </Button>
       </AlertDialog.Trigger>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-50 bg-black/50" />
         <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 grid w-[calc(100%-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 rounded-xl border bg-popover p-6 text-popover-foreground shadow-lg">
-          <AlertDialog.Title className="text-lg font-semibold">{props.title}</AlertDialog.Title>
-          <AlertDialog.Description className="text-sm text-muted-foreground">{props.description}</AlertDialog.Description>
+          <AlertDialog.Title className="text-lg font-semibold break-words">{say(props.title)}</AlertDialog.Title>
+          <AlertDialog.Description className="text-sm break-words text-muted-foreground">{say(props.description)}</AlertDialog.Description>
           <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
             <AlertDialog.Cancel asChild>
-              <Button variant="outline">Cancel</Button>
+              <Button variant="outline">Go back</Button>
             </AlertDialog.Cancel>
             <AlertDialog.Action asChild>
               <Button variant={props.destructive ? 'destructive' : 'default'} onClick={() => submit(props.form, props.name, props.value)}>
-                {props.confirmLabel}
+                {say(props.confirmLabel)}
               </Button>
             </AlertDialog.Action>
           </div>

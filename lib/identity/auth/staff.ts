@@ -125,7 +125,7 @@ async function opsCookie(user: SignedInUser, services: Services): Promise<Sessio
 type CookieServices = Pick<AuthServices, 'oauthSecrets' | 'database'>;
 
 /** The claims of the ops cookie, read as it is (no database): null when none, expired, of another key, or not both factors. */
-async function opsClaims(headers: Headers, services: CookieServices): Promise<{ user: SignedInUser; sid: string } | null> {
+async function opsClaims(headers: Headers, services: Pick<CookieServices, 'oauthSecrets'>): Promise<{ user: SignedInUser; sid: string } | null> {
   const token = readCookies(headers.get('cookie')).get(opsCookieName());
   const secrets = await services.oauthSecrets();
   if (!token || !secrets) return null;
@@ -136,6 +136,15 @@ async function opsClaims(headers: Headers, services: CookieServices): Promise<{ 
   } catch {
     return null;
   }
+}
+
+/**
+ * Who the ops cookie names, for the site's header only (it offers the operator console): from the
+ * cookie alone, with no database read on every page. Everything that acts uses signedInStaff.
+ */
+export async function headerStaff(headers: Headers, services: Pick<CookieServices, 'oauthSecrets'>): Promise<{ email: string } | null> {
+  const claims = await opsClaims(headers, services);
+  return claims?.user.email ? { email: claims.user.email } : null;
 }
 
 /**

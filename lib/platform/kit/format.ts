@@ -25,5 +25,7 @@ export const formatDay = (iso: string): string => day.format(new Date(iso));
 /** A day without its year ("Nov 20"), for a chart's axis. */
 export const formatShortDay = (iso: string): string => shortDay.format(new Date(iso));
 export const formatMoment = (iso: string | null): string => (iso === null ? 'never' : moment.format(new Date(iso)));
+/** A status or kind stored as an identifier, as a word people read ("in_review" is "in review"). */
+export const wordOf = (identifier: string): string => identifier.replaceAll('_', ' ');
 /** Clicks per impression; 0 without impressions. */
 export const clickThroughRate = (clicks: number, impressions: number): number => (impressions === 0 ? 0 : clicks / impressions);
