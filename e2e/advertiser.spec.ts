@@ -1,7 +1,8 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { DEMO_PASSWORD } from '../lib/demo/seed';
 import { accountToken } from './helpers/account-token';
 import { opsSignIn } from './helpers/ops';
+import { search } from './helpers/controls';
 
 /**
  * An advertiser from sign-up to report, in Chromium, on the production build: a new advertiser
@@ -21,6 +22,15 @@ const DEMO = { email: 'demo@example.com', password: DEMO_PASSWORD };
 
 /** The exact figure (micro-dollars) behind a rounded amount in the console. */
 const exact = async (page: Page, testId: string) => Number(await page.getByTestId(testId).locator('data').getAttribute('value'));
+
+/** An ad as drawn: its root's classes, its text, and each element inside it with its classes, in order. */
+function shapeOf(ad: Locator) {
+  return ad.evaluate((root) => ({
+    root: root.className,
+    text: root.textContent,
+    parts: [...root.querySelectorAll('*')].map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+  }));
+}
 
 test('an advertiser signs up, is funded, is approved, and pays for exactly the impression the demo app showed', async ({ page, browser, request, baseURL }) => {
   test.setTimeout(240_000);
@@ -44,7 +54,7 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   await page.getByLabel('Name on invoices').fill('E2E Learning Ltd');
   await page.getByLabel('Billing address').fill('3 Test Lane\nBristol');
   await page.getByLabel('Country (two letters)').fill('GB');
-  await page.getByLabel('Time zone').selectOption('Europe/London');
+  await search(page, page.getByLabel('Time zone'), 'london', 'Europe/London');
   await page.getByRole('button', { name: 'Start advertising' }).click();
   await expect(page.getByRole('heading', { name: 'Funds and results' })).toBeVisible();
   expect(await exact(page, 'advertiser-balance')).toBe(0);
@@ -81,7 +91,7 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   // A campaign buying inline text, keyword-targeted at the demo app (a quiz app), with one creative, sent to review.
   await page.goto('/dashboard/ads/campaigns/new');
   await page.getByLabel('Campaign name').fill(`Quiz season ${stamp}`);
-  await page.getByRole('checkbox', { name: /^inline_text/ }).check();
+  await page.getByRole('checkbox', { name: /^Inline text/ }).check();
   await page.getByLabel('Budget (US dollars)').fill('50000');
   await page.getByLabel('Keywords').fill('quiz, learning');
   // A phrase no other campaign has: where a conversation names it, this campaign is the one that fits.
@@ -91,6 +101,9 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   await expect(page.getByRole('heading', { level: 1, name: `Quiz season ${stamp}` })).toBeVisible();
   // Without a daily cap a day may take the whole budget, which $100 does not pay for: said before review.
   await expect(page.getByText('Your balance, $100.00, does not pay for a day of this campaign (up to $50,000.00 a day)')).toBeVisible();
+  // Before review: what keeps it from serving, and the reach estimate.
+  await expect(page.getByTestId('delivery')).toContainText('It does not serve yet: It is not approved yet');
+  await expect(page.getByTestId('delivery-estimate')).toContainText(/requests a day over the last week/);
   await page.getByLabel(/^Headline/).fill(headline);
   await page.getByLabel(/^Landing page/).fill('https://e2e-learning.example/quiz');
   await page.getByRole('button', { name: 'Add creative' }).click();
@@ -104,12 +117,20 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   // The creative's text is shown as text: the markup in it is not an element.
   await expect(review.getByText(headline)).toBeVisible();
   await expect(review.locator('b')).toHaveCount(0);
+  // And as apps will show it: the SDK's own drawing of it, at a phone's width and a desktop's.
+  await expect(review.frameLocator('iframe[title="Preview on a phone"]').locator('.mz-ad')).toContainText(headline);
+  await expect(review.frameLocator('iframe[title="Preview on a desktop"]').locator('.mz-ad')).toContainText(headline);
   await review.getByRole('button', { name: /^Approve the inline_text creative/ }).click();
   await expect(review.getByRole('button', { name: /^Approve the inline_text creative/ })).toHaveCount(0);
   await review.getByRole('button', { name: /^Approve the campaign/ }).click();
   await expect(review).toHaveCount(0);
   await page.reload();
-  await expect(page.getByText('Serving.')).toBeVisible();
+  await expect(page.getByText('Running: its delivery says what it wins.')).toBeVisible();
+  // Its delivery panel: nothing keeps it from the draw, nothing won yet, and a reach estimate.
+  const delivery = page.getByTestId('delivery');
+  await expect(delivery).toContainText('It takes part in the draw for every request it targets.');
+  await expect(delivery.getByTestId('delivery-won')).toHaveText('0');
+  await expect(delivery.getByTestId('delivery-estimate')).toContainText('Reach estimate');
 
   // The demo publisher's exact earnings before, from the account API.
   const publisher = await (await browser.newContext()).newPage();
@@ -140,6 +161,7 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
   await expect(ad, 'the first request with a conversation that fits the new campaign is answered with it').toContainText(headline);
   // Its text as text: the `<b>` typed into the headline is not an element in the page.
   await expect(ad.locator('b')).toHaveCount(0);
+  const servedShape = await shapeOf(ad);
   // In view for more than a second: its impression is sent.
   await expect(viewer.getByTestId('sdk-events')).toContainText('viewable: inline_text', { timeout: 10_000 });
   // It was chosen for the hint: "Why this ad?" names it.
@@ -160,6 +182,13 @@ test('an advertiser signs up, is funded, is approved, and pays for exactly the i
     .toBe(100_000_000 - costMicro);
   await page.getByRole('link', { name: `Quiz season ${stamp}` }).click();
   await expect(page.getByTestId('campaign-impressions')).toHaveText('1');
+  // The delivery panel shows the request it won today.
+  await expect(page.getByTestId('delivery-won')).toHaveText('1');
+  // Its previews, at a phone's and a desktop's width, are drawn as the served ad was: the same elements, classes and text.
+  const creative = page.getByRole('article', { name: `Creative: ${headline}` });
+  for (const device of ['phone', 'desktop']) {
+    expect(await shapeOf(creative.frameLocator(`iframe[title="Preview on a ${device}"]`).locator('.mz-ad'))).toEqual(servedShape);
+  }
   expect(await exact(page, 'campaign-spend')).toBe(costMicro);
   await expect(page.getByRole('region', { name: 'Spend per app' })).toContainText('Quizly');
   expect(await earned()).toBe(before + shareMicro);

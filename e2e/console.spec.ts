@@ -2,6 +2,7 @@ import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { formatCount, formatUsd } from '../lib/platform/kit/format';
 import { accountToken } from './helpers/account-token';
 import { graveViolations } from './helpers/axe';
+import { choose } from './helpers/controls';
 
 /**
  * The publisher's way in and what they do there: the header's "Sign in" link, the sign-in
@@ -110,10 +111,10 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
     await expect(page.getByRole('heading', { level: 1, name: 'E2E App' })).toBeVisible();
 
     await page.getByLabel('Placement name').fill('Sidebar card');
-    await page.getByLabel('Format').selectOption('sponsored_card');
+    await choose(page, page.getByLabel('Format'), 'Sponsored card');
     await page.getByRole('button', { name: 'Create placement' }).click();
     const placements = page.getByRole('region', { name: 'Placements of E2E App' });
-    await expect(placements.getByRole('row', { name: /Sidebar card/ })).toContainText('sponsored_card');
+    await expect(placements.getByRole('row', { name: /Sidebar card/ })).toContainText('Sponsored card');
     await page.getByRole('button', { name: 'Pause Sidebar card' }).click();
     await expect(placements.getByRole('row', { name: /Sidebar card/ })).toContainText('paused');
 
@@ -134,7 +135,7 @@ for (const [n, publisher] of PUBLISHERS.entries()) {
 
     const publishable = page.getByRole('region', { name: 'Publishable keys' });
     await publishable.getByLabel('Key name').fill('Web');
-    await publishable.getByLabel('Environment').selectOption('production');
+    await choose(page, publishable.getByLabel('Environment'), 'Production');
     await publishable.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-key').textContent())!;
     expect(key).toMatch(/^pk_live_[A-Za-z0-9]{32}$/);

@@ -109,8 +109,25 @@ function layoutProblems(): Problem[] {
   return problems;
 }
 
+/**
+ * The browser's own form controls left on a page: selects, checkboxes, radios and date or time
+ * pickers a person can reach. The design system's controls (app/_components/ui/) stand in for
+ * them; the hidden inputs those keep for the form are aria-hidden and not counted.
+ */
+function nativeControls(): string[] {
+  const kinds =
+    'select, input[type=checkbox], input[type=radio], input[type=date], input[type=datetime-local], input[type=time], input[type=month], input[type=week]';
+  return [...document.querySelectorAll<HTMLElement>(kinds)]
+    .filter((e) => !e.closest('[aria-hidden="true"]') && e.getAttribute('aria-hidden') !== 'true')
+    .map(
+      (e) =>
+        `${e.tagName.toLowerCase()}${e.getAttribute('type') ? `[type=${e.getAttribute('type')}]` : ''}${e.getAttribute('name') ? ` name=${e.getAttribute('name')}` : ''}`,
+    );
+}
+
 async function check(page: Page, testInfo: TestInfo, name: string) {
   const problems: string[] = [];
+  for (const c of await page.evaluate(nativeControls)) problems.push(`a native control: ${c}`);
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     // Let the layout settle (fonts, images, the SDK's ads on /demo).

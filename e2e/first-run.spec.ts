@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
+import { choose } from './helpers/controls';
 
 /**
  * A new publisher's first hour, as issue 29 asks for it: from the home page's call to action to a
@@ -55,7 +56,7 @@ test('a new publisher goes from the home page to a first counted impression with
     await expect(page.getByRole('heading', { level: 1, name: 'My App' })).toBeVisible();
 
     await page.getByLabel('Placement name').fill('Sidebar');
-    await page.getByLabel('Format').selectOption('sponsored_card');
+    await choose(page, page.getByLabel('Format'), 'Sponsored card');
     await page.getByRole('button', { name: 'Create placement' }).click();
     await expect(page.getByRole('region', { name: 'Placements of My App' }).getByRole('row', { name: /Sidebar/ })).toBeVisible();
     await expect(page.getByTestId('placement-id')).toHaveText(/^[0-9a-f-]{36}$/);

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { accountToken } from './helpers/account-token';
+import { choose } from './helpers/controls';
 
 /**
  * The money path on the production build, end to end: a new publisher makes an app, a placement
@@ -32,7 +33,7 @@ test('an ad served with a key, its impression and click, show in /api/v1/me/apps
   await create.getByRole('button', { name: 'Create app' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Earning App' })).toBeVisible();
   await page.getByLabel('Placement name').fill('Video corner');
-  await page.getByLabel('Format').selectOption('floating_video');
+  await choose(page, page.getByLabel('Format'), 'Floating video');
   await page.getByRole('button', { name: 'Create placement' }).click();
   await expect(page.getByRole('region', { name: 'Placements of Earning App' }).getByRole('row', { name: /Video corner/ })).toBeVisible();
   await page.getByLabel('Key name').fill('Server');

@@ -2,6 +2,7 @@ import { expect, test, type Browser, type Page } from '@playwright/test';
 import { DEMO_ADVERTISER_EMAIL, DEMO_PASSWORD } from '../lib/demo/seed';
 import { DEMO_BUYER_EMAIL } from '../lib/demo/data-market';
 import { opsSignIn } from './helpers/ops';
+import { pickDay, search } from './helpers/controls';
 
 /**
  * The operator console (issue 43), in Chromium: in pages, one kind of work each, and every action
@@ -135,9 +136,9 @@ test('every money action on /ops asks first and states its amount', async ({ bro
 
   // Balances: an adjustment says which way, how much and whose.
   await ops.goto('/ops/balances');
-  await ops.getByLabel('Publisher', { exact: true }).selectOption({ label: 'demo2@example.com' });
+  await search(ops, ops.getByLabel('Publisher', { exact: true }), 'demo2', 'demo2@example.com');
   await ops.getByLabel(/^Amount \(USD/).fill('-1.25');
-  await ops.getByLabel('The day it corrects').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
+  await pickDay(ops, ops.getByLabel('The day it corrects'), new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
   await ops.getByLabel(/^Reason/).fill(`Invalid clicks found late ${stamp}`);
   await askedThenBack(ops, ops.getByRole('button', { name: 'Post adjustment' }), 'Take $1.25 from demo2@example.com’s earnings?', [
     `Invalid clicks found late ${stamp}`,

@@ -3,12 +3,15 @@
 import { useActionState, useEffect, useId, useRef } from 'react';
 import { toast } from 'sonner';
 import type { FormState } from '@/lib/platform/kit/forms';
+import { formatName } from '@/lib/schemas/account';
 import { Alert } from '../_components/ui/alert';
 import { Button } from '../_components/ui/button';
 import { CodeBlock } from '../_components/ui/code-block';
 import { ConfirmDialog } from '../_components/ui/confirm-dialog';
+import { Checkbox } from '../_components/ui/checkbox';
+import { Select, type Option } from '../_components/ui/select';
 import { CopyButton } from '../_components/ui/copy-button';
-import { Field, Input, NativeSelect, Textarea } from '../_components/ui/input';
+import { Field, Input, Textarea } from '../_components/ui/input';
 
 export type Action<S extends FormState = FormState> = (state: S, form: FormData) => Promise<S>;
 
@@ -175,7 +178,7 @@ function NameAndChoice(props: {
   appId: string;
   values: Record<string, string> | undefined;
   nameLabel: string;
-  choice: { name: string; label: string; options: readonly string[]; fallback: string };
+  choice: { name: string; label: string; options: readonly Option[]; fallback: string };
 }) {
   const id = (name: string) => `${props.idPrefix}-${props.appId}-${name}`;
   const { choice } = props;
@@ -186,13 +189,7 @@ function NameAndChoice(props: {
         <Input id={id('name')} name="name" required maxLength={100} defaultValue={props.values?.name ?? ''} />
       </Field>
       <Field label={choice.label} htmlFor={id(choice.name)}>
-        <NativeSelect id={id(choice.name)} name={choice.name} required defaultValue={props.values?.[choice.name] ?? choice.fallback}>
-          {choice.options.map((o) => (
-            <option key={o} value={o}>
-              {o}
-            </option>
-          ))}
-        </NativeSelect>
+        <Select id={id(choice.name)} name={choice.name} required defaultValue={props.values?.[choice.name] ?? choice.fallback} options={choice.options} />
       </Field>
     </>
   );
@@ -210,7 +207,7 @@ export function PlacementForm({ action, appId, formats }: { action: Action; appI
         appId={appId}
         values={state.values}
         nameLabel="Placement name"
-        choice={{ name: 'format', label: 'Format', options: formats, fallback: formats[0]! }}
+        choice={{ name: 'format', label: 'Format', options: formats.map((f) => ({ value: f, label: formatName(f) })), fallback: formats[0]! }}
       />
       <Button type="submit" disabled={pending}>
         Create placement
@@ -262,7 +259,12 @@ export function KeyForm({
           appId={appId}
           values={state.values}
           nameLabel={kind === 'server' ? 'Name of the server key' : 'Key name'}
-          choice={{ name: 'environment', label: 'Environment', options: environments, fallback: 'production' }}
+          choice={{
+            name: 'environment',
+            label: 'Environment',
+            options: environments.map((e) => ({ value: e, label: e === 'production' ? 'Production' : 'Development' })),
+            fallback: 'production',
+          }}
         />
         <Button type="submit" disabled={pending}>
           {kind === 'server' ? 'Create server key' : 'Create key'}
@@ -388,7 +390,7 @@ export function AdRulesForm({
         <div className="grid gap-2 sm:grid-cols-2">
           {categories.map((c) => (
             <label key={c.value} className="flex items-start gap-2 text-sm">
-              <input type="checkbox" name="blocked_categories" value={c.value} defaultChecked={ticked.has(c.value)} className="mt-0.5 size-4" />
+              <Checkbox name="blocked_categories" value={c.value} defaultChecked={ticked.has(c.value)} />
               <span>{c.name}</span>
             </label>
           ))}

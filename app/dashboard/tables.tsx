@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd, wordOf } from '@/lib/platform/kit/format';
-import type { apiKey, payout, placement } from '@/lib/schemas/account';
+import { formatName, type apiKey, type payout, type placement } from '@/lib/schemas/account';
 import type { Unfilled } from '@/lib/publisher/ad-rules';
 import { NO_FILL_REASONS, type NoFillReason } from '@/lib/schemas/sdk';
 import { Badge } from '../_components/ui/badge';
@@ -71,7 +71,7 @@ export function PlacementTable({ label, placements, actions }: { label: string; 
       {placements.map((p) => (
         <tr key={p.id}>
           <th scope="row">{p.name}</th>
-          <td>{p.format}</td>
+          <td>{formatName(p.format)}</td>
           <td>
             <StatusBadge status={p.status} />
           </td>

@@ -7,7 +7,10 @@ import { Outcome, toastingSuccess, type Action } from '../dashboard/forms';
 import { formatUsd } from '@/lib/platform/kit/format';
 import { Button } from '../_components/ui/button';
 import { ConfirmDialog } from '../_components/ui/confirm-dialog';
-import { Field, Input, Label, NativeSelect } from '../_components/ui/input';
+import { Combobox } from '../_components/ui/combobox';
+import { DatePicker } from '../_components/ui/date-picker';
+import { RadioGroup, RadioItem } from '../_components/ui/radio-group';
+import { Field, Input, Label } from '../_components/ui/input';
 
 /** A form's text field as typed, for a confirmation to quote. */
 const typed = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
@@ -132,20 +135,18 @@ export function AdjustmentForm({ action, publishers, reference }: { action: Acti
       <Outcome state={state} />
       <input type="hidden" name="reference" value={state.id ? crypto.randomUUID() : reference} />
       <Label htmlFor="adj-user">Publisher</Label>
-      <NativeSelect id="adj-user" name="user_id" required defaultValue={v.user_id ?? ''}>
-        <option value="" disabled>
-          Choose a publisher
-        </option>
-        {publishers.map((p) => (
-          <option key={p.id} value={p.id}>
-            {p.email}
-          </option>
-        ))}
-      </NativeSelect>
+      <Combobox
+        id="adj-user"
+        name="user_id"
+        required
+        defaultValue={v.user_id}
+        searchLabel="Search the publishers"
+        options={publishers.map((p) => ({ value: p.id, label: p.email }))}
+      />
       <Label htmlFor="adj-amount">Amount (USD; negative takes earnings away)</Label>
       <Input id="adj-amount" name="amount_usd" required inputMode="decimal" defaultValue={v.amount_usd ?? ''} />
       <Label htmlFor="adj-day">The day it corrects</Label>
-      <Input id="adj-day" name="day" type="date" required defaultValue={v.day ?? ''} />
+      <DatePicker id="adj-day" name="day" required defaultValue={v.day} />
       <Label htmlFor="adj-reason">Reason (the publisher reads it)</Label>
       <Input id="adj-reason" name="reason" required minLength={3} maxLength={500} defaultValue={v.reason ?? ''} />
       <ConfirmDialog
@@ -397,20 +398,36 @@ export function PricingForm({ action, current }: { action: Action; current: Pric
       </fieldset>
       <fieldset className="grid gap-2">
         <legend className="text-sm font-medium">Takes effect</legend>
-        <label className="flex items-center gap-2 text-sm">
-          <input type="radio" name="when" value="now" defaultChecked={(v.when ?? 'now') === 'now'} /> Now
-        </label>
-        <label className="flex flex-wrap items-center gap-2 text-sm">
-          <input type="radio" name="when" value="later" defaultChecked={v.when === 'later'} /> From
-          <Input className="sm:w-56" type="datetime-local" name="effective_at" aria-label="From (UTC)" defaultValue={v.effective_at ?? ''} /> UTC
-        </label>
+        <RadioGroup name="when" defaultValue={v.when === 'later' ? 'later' : 'now'} aria-label="Takes effect">
+          <label className="flex items-center gap-2 text-sm">
+            <RadioItem value="now" /> Now
+          </label>
+          <span className="flex flex-wrap items-center gap-2 text-sm">
+            <label className="flex items-center gap-2">
+              <RadioItem value="later" /> From
+            </label>
+            <DatePicker id="pricing-from-day" name="effective_day" className="sm:w-64" defaultValue={v.effective_day} placeholder="Choose a day" />
+            <Input
+              className="w-28"
+              name="effective_time"
+              aria-label="At (UTC, hours and minutes)"
+              placeholder="00:00"
+              pattern="([01][0-9]|2[0-3]):[0-5][0-9]"
+              inputMode="numeric"
+              defaultValue={v.effective_time ?? ''}
+            />{' '}
+            UTC
+          </span>
+        </RadioGroup>
       </fieldset>
       <Label htmlFor="pricing-reason">Reason (the audit log keeps it)</Label>
       <Input id="pricing-reason" name="reason" required minLength={3} maxLength={1000} defaultValue={v.reason ?? ''} />
       <ConfirmDialog
         trigger="Schedule the new prices"
         triggerProps={{ disabled: pending, variant: 'default', className: 'justify-self-start' }}
-        title={(f) => (typed(f, 'when') === 'later' ? `Change the prices from ${typed(f, 'effective_at').replace('T', ' ')} UTC?` : 'Change the prices now?')}
+        title={(f) =>
+          typed(f, 'when') === 'later' ? `Change the prices from ${typed(f, 'effective_day')} ${typed(f, 'effective_time')} UTC?` : 'Change the prices now?'
+        }
         description={(f) => pricingChanges(f, current)}
         confirmLabel="Schedule the new prices"
         form={id}

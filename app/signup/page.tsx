@@ -10,6 +10,7 @@ import { AuthCard } from '../_components/auth/auth-card';
 import { Alert } from '../_components/ui/alert';
 import { Button } from '../_components/ui/button';
 import { Field, Input } from '../_components/ui/input';
+import { RadioGroup, RadioItem } from '../_components/ui/radio-group';
 
 export const metadata: Metadata = { title: 'Create an account', robots: { index: false, follow: false } };
 export const dynamic = 'force-dynamic';
@@ -62,12 +63,14 @@ export default async function SignUpPage({ searchParams }: { searchParams: Searc
         <input type="hidden" name="callbackUrl" value={callbackUrl} />
         <fieldset className="grid gap-2">
           <legend className="mb-1 text-sm font-medium">You are here to</legend>
-          {SIGN_UP_SIDES.map((s) => (
-            <label key={s} className="flex items-center gap-2 text-sm">
-              <input type="radio" name="as" value={s} defaultChecked={s === side} className="size-4" />
-              {CHOICE[s]}
-            </label>
-          ))}
+          <RadioGroup name="as" defaultValue={side} aria-label="You are here to">
+            {SIGN_UP_SIDES.map((s) => (
+              <label key={s} className="flex items-center gap-2 text-sm">
+                <RadioItem value={s} />
+                {CHOICE[s]}
+              </label>
+            ))}
+          </RadioGroup>
           <p className="text-sm text-muted-foreground">One account can do all three: you can start another side from the console later.</p>
         </fieldset>
         <Field label="Email" htmlFor="email">

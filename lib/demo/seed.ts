@@ -631,6 +631,8 @@ export const DEMO_ADVERTISERS: {
 export const DEMO_ADVERTISER_EMAIL = 'advertiser@example.com';
 /** What each demo advertiser's balance starts with: one paid manual top-up. */
 export const DEMO_ADVERTISER_FUNDS_USD = 10_000;
+/** Each demo advertiser's running campaign: $3,000 in all, at most $100 a day. */
+export const DEMO_CAMPAIGN_BUDGET_USD = { lifetime: 3_000, daily: 100 } as const;
 
 /** The demo advertiser's other campaigns, one in each status its running one is not in. */
 const OTHER_CAMPAIGNS: { name: string; status: string; startsInDays: number; endsInDays?: number }[] = [
@@ -672,8 +674,11 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
       returnedId,
     );
     await tx.query(sql`select public.top_up_credit(${topUp!.id}::uuid, 'Demo seed: bank transfer received', null)`);
+    // Budgets of the size a small software company runs (DEMO_CAMPAIGN_BUDGET_USD): a new advertiser's
+    // campaign competes with them as it would in the market, not against budgets that drown it.
     const adopted = await tx.query(
-      sql`update public.campaigns set advertiser_id = ${userId}, lifetime_budget_micro = ${usdToMicro(100_000)}, daily_cap_micro = ${usdToMicro(2_000)},
+      sql`update public.campaigns set advertiser_id = ${userId}, lifetime_budget_micro = ${usdToMicro(DEMO_CAMPAIGN_BUDGET_USD.lifetime)},
+            daily_cap_micro = ${usdToMicro(DEMO_CAMPAIGN_BUDGET_USD.daily)},
             formats = '{floating_video,tooltip,sponsored_card,inline_text,sponsored_follow_up}'
           where advertiser = ${a.advertiser} and advertiser_id is null returning id`,
     );
@@ -681,7 +686,8 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
       const [campaign] = await tx.query(
         sql`insert into public.campaigns (advertiser_id, advertiser, name, status, lifetime_budget_micro, daily_cap_micro, daily_budget_micro, frequency_cap,
                                           keywords, formats, starts_at, context_hints, excluded_phrases, advertiser_category)
-            values (${userId}, ${a.advertiser}, ${a.name}, 'active', ${usdToMicro(100_000)}, ${usdToMicro(2_000)}, ${usdToMicro(2_000)}, 10, ${a.keywords}::text[],
+            values (${userId}, ${a.advertiser}, ${a.name}, 'active', ${usdToMicro(DEMO_CAMPAIGN_BUDGET_USD.lifetime)}, ${usdToMicro(DEMO_CAMPAIGN_BUDGET_USD.daily)},
+                    ${usdToMicro(DEMO_CAMPAIGN_BUDGET_USD.daily)}, 10, ${a.keywords}::text[],
                     '{floating_video,tooltip,sponsored_card,inline_text,sponsored_follow_up}', now() - interval '1 day', ${a.hints}::text[], ${a.excluded}::text[], ${a.category})
             returning id`,
         returnedId,

@@ -173,12 +173,18 @@ const utcTime = z
   .transform((v) => new Date(`${v.length === 16 ? `${v}:00` : v}Z`))
   .refine((d) => !Number.isNaN(d.getTime()), 'Give the time it takes effect, in UTC.');
 
+/** When a later change takes effect: `effective_at` whole, or the console's day and time (UTC) apart. */
+const effectiveAt = (v: { effective_at?: string; effective_day?: string; effective_time?: string }) =>
+  v.effective_at || (v.effective_day && v.effective_time ? `${v.effective_day}T${v.effective_time}` : '');
+
 /** The pricing form's fields: every value, when (`now`, or `later` at `effective_at`), and why. */
 export const pricingChange = z
   .object({
     ...(Object.fromEntries(PRICING_FIELDS.map((f) => [f.name, decimal(f.name, f.decimals)])) as Record<PricingField, ReturnType<typeof decimal>>),
     when: z.enum(['now', 'later'], 'Say when it takes effect.'),
     effective_at: z.string().optional(),
+    effective_day: z.string().optional(),
+    effective_time: z.string().optional(),
     reason: z.string().trim().min(3, 'Say why the prices change: the audit log keeps it.').max(1000, 'At most 1000 characters.'),
   })
   .superRefine((v, ctx) => {
@@ -193,12 +199,12 @@ export const pricingChange = z
     for (const f of DATA_MARKET_FIELDS) {
       if (v[f.name] < f.least || v[f.name] > f.most) ctx.addIssue({ code: 'custom', message: dataMarketBounds(f) });
     }
-    if (v.when === 'later' && !utcTime.safeParse(v.effective_at ?? '').success) {
+    if (v.when === 'later' && !utcTime.safeParse(effectiveAt(v)).success) {
       ctx.addIssue({ code: 'custom', message: 'Give the time it takes effect, in UTC.' });
     }
   })
-  .transform(({ when: at, effective_at: time, reason, ...values }) => ({
+  .transform(({ when: at, effective_at, effective_day, effective_time, reason, ...values }) => ({
     values: values as PricingColumns,
-    effectiveAt: at === 'later' ? utcTime.parse(time) : null,
+    effectiveAt: at === 'later' ? utcTime.parse(effectiveAt({ effective_at, effective_day, effective_time })) : null,
     reason,
   }));

@@ -5,7 +5,7 @@ import { saveBuyerProfile } from '@/lib/data/buyers/account';
 import { quoteLicense } from '@/lib/data/buyers/catalog';
 import { catalogFilter } from '@/lib/data/buyers/schemas';
 import { pricingForm } from '@/lib/ops/forms';
-import { DATA_MARKET_FIELDS, PRICING_FIELDS, schedulePricing, staffPricing, type PricingColumns } from '@/lib/ops/pricing';
+import { DATA_MARKET_FIELDS, PRICING_FIELDS, pricingChange, schedulePricing, staffPricing, type PricingColumns } from '@/lib/ops/pricing';
 import type { Engine, Queryable } from '@/lib/platform/db/engine';
 import { migrate, readMigrations } from '@/lib/platform/db/migrate';
 import { asService } from '@/lib/platform/db/roles';
@@ -308,6 +308,12 @@ for (const engine of unseededEngines()) {
           values: expect.objectContaining({ [name]: value }),
         });
       }
+      // The console sends a later time as a day (its calendar) and a time apart: read as one UTC instant, and refused without the time.
+      const later = Object.fromEntries([...form.entries()].map(([k, v]) => [k, String(v)]));
+      expect(pricingChange.parse({ ...later, when: 'later', effective_day: '2031-02-03', effective_time: '04:05' }).effectiveAt).toEqual(
+        new Date('2031-02-03T04:05:00Z'),
+      );
+      expect(pricingChange.safeParse({ ...later, when: 'later', effective_day: '2031-02-03', effective_time: '' }).success).toBe(false);
       expect(await rawAsService(db, (q) => one<number>(q, 'select count(*)::int as v from public.pricing_changes'))).toBe(0);
       expect(await cpm()).toBe(DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card);
       expect(await dataMarket()).toEqual(DEFAULT_DATA_MARKET);

@@ -12,11 +12,6 @@ export function Textarea({ className, ...props }: ComponentProps<'textarea'>) {
   return <textarea className={cn(control, 'min-h-20 py-2', className)} {...props} />;
 }
 
-/** A native select (it works before any script and on every phone), in the controls' look. */
-export function NativeSelect({ className, ...props }: ComponentProps<'select'>) {
-  return <select className={cn(control, 'h-10 py-2 pr-8', className)} {...props} />;
-}
-
 export function Label({ className, ...props }: ComponentProps<'label'>) {
   return <label className={cn('text-sm font-medium leading-none text-foreground', className)} {...props} />;
 }

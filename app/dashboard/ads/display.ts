@@ -22,7 +22,7 @@ export function statusNote(c: Pick<Campaign, 'status' | 'pause_reason' | 'reject
     case 'scheduled':
       return 'Approved: it starts on its start date.';
     case 'active':
-      return 'Serving.';
+      return 'Running: its delivery says what it wins.';
     case 'paused':
       if (c.pause_reason === 'out_of_funds') return 'Paused: your balance is used up. It resumes by itself after a top-up.';
       if (c.pause_reason === 'payment_reversed')

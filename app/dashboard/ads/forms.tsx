@@ -7,12 +7,17 @@ import type { FormState } from '@/lib/platform/kit/forms';
 import type { TryState } from '@/lib/ads/advertisers/forms';
 import { SENSITIVE_CATEGORY_NAMES } from '@/lib/ads/relevance/safety-categories';
 import { CREATIVE_RULES, IMAGE_ACCEPT, IMAGE_RULES, MEDIA_RULES, VIDEO_ACCEPT, type CampaignMove } from '@/lib/ads/advertisers/schemas';
-import type { PlacementFormat } from '@/lib/schemas/account';
+import { formatName, type PlacementFormat } from '@/lib/schemas/account';
 import { formatUsd } from '@/lib/platform/kit/format';
 import { ADVERTISER_CATEGORIES, ADVERTISER_CATEGORY_NAMES, CAMPAIGN_PHRASES } from '@/lib/schemas/advertising';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
-import { Field, Input, NativeSelect, Textarea } from '../../_components/ui/input';
+import { AdPreviews } from '../../_components/ad-preview';
+import { Checkbox } from '../../_components/ui/checkbox';
+import { Combobox } from '../../_components/ui/combobox';
+import { DatePicker } from '../../_components/ui/date-picker';
+import { Select } from '../../_components/ui/select';
+import { Field, Input, Textarea } from '../../_components/ui/input';
 import { Outcome, useToastOutcome, type Action } from '../forms';
 
 export type ProfileValues = Record<'company' | 'billing_name' | 'billing_email' | 'billing_address' | 'country' | 'tax_id' | 'time_zone', string>;
@@ -53,13 +58,15 @@ export function ProfileForm({ action, initial, submit, zones }: { action: Action
         </Field>
       </div>
       <Field label="Time zone" htmlFor="profile-time-zone" hint="Your campaigns' dates start and end at midnight here." hintId="profile-time-zone-hint">
-        <NativeSelect id="profile-time-zone" name="time_zone" required defaultValue={v.time_zone || 'UTC'} aria-describedby="profile-time-zone-hint">
-          {zones.map((z) => (
-            <option key={z} value={z}>
-              {z}
-            </option>
-          ))}
-        </NativeSelect>
+        <Combobox
+          id="profile-time-zone"
+          name="time_zone"
+          required
+          defaultValue={v.time_zone || 'UTC'}
+          aria-describedby="profile-time-zone-hint"
+          searchLabel="Search the time zones"
+          options={zones.map((z) => ({ value: z, label: z.replaceAll('_', ' ') }))}
+        />
       </Field>
       <div>
         <Button type="submit" disabled={pending}>
@@ -149,9 +156,9 @@ export function CampaignForm({
         <legend className="mb-1 text-sm font-medium">Formats it buys, at the CPM in force</legend>
         {(Object.keys(cpms) as PlacementFormat[]).map((format) => (
           <label key={format} className="flex items-start gap-2 text-sm">
-            <input type="checkbox" name="formats" value={format} defaultChecked={formats.has(format)} className="mt-1 size-4" />
+            <Checkbox name="formats" value={format} defaultChecked={formats.has(format)} className="mt-0.5" />
             <span>
-              <span className="font-medium">{format}</span> · ${cpms[format].toFixed(2)} per 1,000 impressions
+              <span className="font-medium">{formatName(format)}</span> · ${cpms[format].toFixed(2)} per 1,000 impressions
               <span className="block text-muted-foreground">{CREATIVE_RULES[format].says}</span>
             </span>
           </label>
@@ -159,14 +166,14 @@ export function CampaignForm({
       </fieldset>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label={`Starts on (${zone})`} htmlFor="campaign-starts">
-          <Input id="campaign-starts" name="starts_on" type="date" required defaultValue={v.starts_on} />
+          <DatePicker id="campaign-starts" name="starts_on" required defaultValue={v.starts_on} />
         </Field>
         <Field label={`Ends on (${zone}, optional)`} htmlFor="campaign-ends">
-          <Input id="campaign-ends" name="ends_on" type="date" defaultValue={v.ends_on} />
+          <DatePicker id="campaign-ends" name="ends_on" defaultValue={v.ends_on} placeholder="No end date" />
         </Field>
       </div>
       <label className="flex items-start gap-2 text-sm">
-        <input type="checkbox" name="hard_stop" defaultChecked={v.hard_stop === 'on'} className="mt-1 size-4" />
+        <Checkbox name="hard_stop" defaultChecked={v.hard_stop === 'on'} className="mt-0.5" />
         <span>
           <span className="font-medium">Hard stop at the end date.</span>{' '}
           <span className="text-muted-foreground">Without it, a campaign past its end date keeps serving until its budget is spent.</span>
@@ -197,19 +204,14 @@ export function CampaignForm({
         hint="Apps may choose not to show ads of some kinds, such as gambling or dating."
         hintId="campaign-category-hint"
       >
-        <NativeSelect
+        <Select
           id="campaign-category"
           name="advertiser_category"
           required
           defaultValue={v.advertiser_category || 'other'}
           aria-describedby="campaign-category-hint"
-        >
-          {ADVERTISER_CATEGORIES.map((c) => (
-            <option key={c} value={c}>
-              {ADVERTISER_CATEGORY_NAMES[c]}
-            </option>
-          ))}
-        </NativeSelect>
+          options={ADVERTISER_CATEGORIES.map((c) => ({ value: c, label: ADVERTISER_CATEGORY_NAMES[c] }))}
+        />
       </Field>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field
@@ -366,6 +368,7 @@ export function CreativeForm({
   initial,
   media,
   submit,
+  advertiser,
 }: {
   endpoint: string;
   format: PlacementFormat;
@@ -375,6 +378,8 @@ export function CreativeForm({
   /** The media stored now (editing). */
   media?: CreativeMediaNow;
   submit: string;
+  /** The name the ads carry: with it, a preview follows what is typed. */
+  advertiser?: string;
 }) {
   const router = useRouter();
   const [state, setState] = useState<FormState>({});
@@ -396,6 +401,36 @@ export function CreativeForm({
   };
   const v = { ...initial, ...state.values };
   const rules = CREATIVE_RULES[format];
+  // What the preview draws: the fields as typed, an image chosen here read as a data: URL (no upload
+  // until the form is sent), a video once it is stored.
+  const start = () => ({
+    headline: v.headline,
+    body: v.body ?? '',
+    cta: v.cta || (rules.clickAction ? 'ask' : 'Learn more'),
+    landing_url: v.landing_url,
+    image_url: media?.image_url ?? null,
+    video_url: media?.video_url ?? null,
+  });
+  const [draft, setDraft] = useState(start);
+  const typed = (form: HTMLFormElement) => {
+    const f = new FormData(form);
+    const text = (name: string, fallback: string) => (f.has(name) ? String(f.get(name)) : fallback);
+    setDraft((d) => ({
+      ...d,
+      headline: text('headline', d.headline),
+      body: text('body', d.body),
+      cta: text('cta', d.cta),
+      landing_url: text('landing_url', d.landing_url),
+    }));
+  };
+  const chosen = (input: EventTarget) => {
+    if (!(input instanceof HTMLInputElement) || input.type !== 'file' || input.name !== 'image') return;
+    const file = input.files?.[0];
+    if (!file || !file.type.startsWith('image/')) return setDraft((d) => ({ ...d, image_url: media?.image_url ?? null }));
+    const reader = new FileReader();
+    reader.onload = () => typeof reader.result === 'string' && setDraft((d) => ({ ...d, image_url: reader.result as string }));
+    reader.readAsDataURL(file);
+  };
   const id = (name: string) => `creative-${creativeId ?? `${campaignId}-${format}`}-${name}`;
   const editing = creativeId !== undefined;
   const keep = editing ? ' Choose a file only to replace the current one.' : '';
@@ -405,6 +440,9 @@ export function CreativeForm({
       method="post"
       encType="multipart/form-data"
       onSubmit={(event) => void send(event)}
+      onInput={(event) => typed(event.currentTarget)}
+      onChange={(event) => chosen(event.target)}
+      onReset={() => setDraft(start())}
       className="grid max-w-xl gap-4"
       key={JSON.stringify(state.values ?? initial)}
     >
@@ -423,10 +461,17 @@ export function CreativeForm({
       <div className="grid gap-4 sm:grid-cols-[12rem_1fr]">
         {rules.clickAction ? (
           <Field label="A click on the question" htmlFor={id('cta')}>
-            <NativeSelect id={id('cta')} name="cta" required defaultValue={v.cta === 'visit' ? 'visit' : 'ask'}>
-              <option value="ask">Asks it in the chat</option>
-              <option value="visit">Opens the landing page</option>
-            </NativeSelect>
+            <Select
+              id={id('cta')}
+              name="cta"
+              required
+              defaultValue={v.cta === 'visit' ? 'visit' : 'ask'}
+              onValueChange={(cta) => setDraft((d) => ({ ...d, cta }))}
+              options={[
+                { value: 'ask', label: 'Asks it in the chat' },
+                { value: 'visit', label: 'Opens the landing page' },
+              ]}
+            />
           </Field>
         ) : (
           <Field label={`Call to action (≤ ${rules.cta})`} htmlFor={id('cta')}>
@@ -461,9 +506,15 @@ export function CreativeForm({
       )}
       {editing && rules.image === 'optional' && media?.image_url && (
         <label className="flex items-start gap-2 text-sm">
-          <input type="checkbox" name="remove_image" className="mt-1 size-4" />
+          <Checkbox name="remove_image" className="mt-0.5" />
           <span>Remove the current image (when no new one is chosen).</span>
         </label>
+      )}
+      {advertiser && (
+        <div className="grid gap-2">
+          <p className="text-sm font-medium">Preview, as apps will show it</p>
+          <AdPreviews format={format} creative={{ id: creativeId ?? 'new', advertiser, ...draft }} landingUrl={draft.landing_url} what="Preview of this form" />
+        </div>
       )}
       <div>
         <Button type="submit" disabled={pending}>

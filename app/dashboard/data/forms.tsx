@@ -7,6 +7,7 @@ import type { BuyerProfileState, DownloadState, LicenseState, ProfileField, Webh
 import { Alert } from '../../_components/ui/alert';
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
+import { Checkbox } from '../../_components/ui/checkbox';
 import { CopyButton } from '../../_components/ui/copy-button';
 import { Field, Input, Label, Textarea } from '../../_components/ui/input';
 import { Outcome, type Action } from '../forms';
@@ -136,12 +137,10 @@ export function BuyerProfileForm({
       </div>
       <div className="grid gap-1.5">
         <label className="flex items-start gap-2 text-sm">
-          <input
-            type="checkbox"
+          <Checkbox
             name="accept_terms"
             required
             defaultChecked={state.values?.accept_terms === 'on'}
-            className="mt-1 size-4 shrink-0"
             aria-describedby={error('accept_terms') ? 'buyer-accept-terms-error' : 'buyer-terms-version'}
             aria-invalid={invalid('accept_terms')}
           />
@@ -241,7 +240,7 @@ export function LicenseForm({
           </p>
         </div>
         <label className="flex items-start gap-2 text-sm">
-          <input type="checkbox" name="exclusive" defaultChecked={values.exclusive === 'on'} className="mt-1 size-4 shrink-0" />
+          <Checkbox name="exclusive" defaultChecked={values.exclusive === 'on'} />
           <span>
             <span className="font-medium">Exclusive license</span>{' '}
             <span className="text-muted-foreground">

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { formatCount, formatDay, formatMoment } from '@/lib/platform/kit/format';
+import { formatCount, formatDay, formatDayOnly, formatMoment } from '@/lib/platform/kit/format';
 import { acceptedCurrentTerms, buyerFunds, buyerLicenses, buyerProfile, deletionNotices } from '@/lib/data/buyers/account';
 import { formatBytes, listingAvailability } from '@/lib/data/buyers/catalog';
 import { day, page, pageStart, unitPrice, usd, usdToMicro, LICENSES_PAGE, type SearchParams } from '@/lib/data/buyers/display';
@@ -140,7 +140,7 @@ export default async function DataPage({ searchParams }: { searchParams: Promise
                     {formatCount(a.records)} records, {formatBytes(a.bytes)}
                   </dd>
                   <dt className="text-muted-foreground">Received</dt>
-                  <dd>{a.first_day ? `${day(a.first_day)} – ${day(a.last_day)}` : 'nothing yet'}</dd>
+                  <dd>{a.first_day ? `${formatDayOnly(`${a.first_day}T00:00:00Z`)} – ${day(a.last_day)}` : 'nothing yet'}</dd>
                   <dt className="text-muted-foreground">Price</dt>
                   <dd className="tabular-nums">
                     {unitPrice(usdToMicro(prices[listing.priceKey]))} per {listing.unit}

@@ -3,7 +3,8 @@ import Link from 'next/link';
 import { Button } from '@/app/_components/ui/button';
 import { Card, CardDescription, CardTitle } from '@/app/_components/ui/card';
 import { EmptyState } from '@/app/_components/ui/empty-state';
-import { Field, NativeSelect } from '@/app/_components/ui/input';
+import { Field } from '@/app/_components/ui/input';
+import { Select } from '@/app/_components/ui/select';
 import { getDailyEarnings, getEarnings, listApps } from '@/lib/account/operations';
 import { todayUtc } from '@/lib/account/views';
 import { buildDailyChart } from '@/lib/platform/kit/chart';
@@ -25,7 +26,12 @@ export const metadata: Metadata = { title: 'Earnings', robots: { index: false, f
 export const dynamic = 'force-dynamic';
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
+/** A filter's value from the URL; empty, or `all` (what the lists send for no filter), is none. */
+const one = (v: string | string[] | undefined) => {
+  const value = (Array.isArray(v) ? v[0] : v) || undefined;
+  return value === ALL ? undefined : value;
+};
+const ALL = 'all';
 
 export default async function EarningsPage({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
@@ -81,15 +87,15 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
   const charts = {
     revenue: buildDailyChart(
       daily.daily.map((d) => ({ date: d.date, value: d.revenue_usd })),
-      { kind: 'usd', today, label: 'Revenue per day' },
+      { kind: 'usd', today, label: 'Revenue per day (UTC)' },
     ),
     impressions: buildDailyChart(
       daily.daily.map((d) => ({ date: d.date, value: d.impressions })),
-      { kind: 'count', today, label: 'Impressions per day', unit: ['impression', 'impressions'] },
+      { kind: 'count', today, label: 'Impressions per day (UTC)', unit: ['impression', 'impressions'] },
     ),
     clicks: buildDailyChart(
       daily.daily.map((d) => ({ date: d.date, value: d.clicks })),
-      { kind: 'count', today, label: 'Clicks per day', unit: ['click', 'clicks'] },
+      { kind: 'count', today, label: 'Clicks per day (UTC)', unit: ['click', 'clicks'] },
     ),
   };
   const active = placements.filter((p) => p.status !== 'archived');
@@ -120,33 +126,28 @@ export default async function EarningsPage({ searchParams }: { searchParams: Sea
             <CardTitle id="daily">Per day</CardTitle>
             <form method="get" aria-label="Period and scope" className="grid items-end gap-3 sm:grid-cols-2 lg:grid-cols-[repeat(3,minmax(0,1fr))_auto]">
               <Field label="Period" htmlFor="days">
-                <NativeSelect id="days" name="days" defaultValue={String(query.days)}>
-                  {DAILY_PERIODS.map((d) => (
-                    <option key={d} value={d}>
-                      Last {d} days
-                    </option>
-                  ))}
-                </NativeSelect>
+                <Select
+                  id="days"
+                  name="days"
+                  defaultValue={String(query.days)}
+                  options={DAILY_PERIODS.map((d) => ({ value: String(d), label: `Last ${d} days` }))}
+                />
               </Field>
               <Field label="App" htmlFor="app_id">
-                <NativeSelect id="app_id" name="app_id" defaultValue={query.app_id ?? ''}>
-                  <option value="">All apps</option>
-                  {apps.map((a) => (
-                    <option key={a.id} value={a.id}>
-                      {a.name}
-                    </option>
-                  ))}
-                </NativeSelect>
+                <Select
+                  id="app_id"
+                  name="app_id"
+                  defaultValue={query.app_id ?? ALL}
+                  options={[{ value: ALL, label: 'All apps' }, ...apps.map((a) => ({ value: a.id, label: a.name }))]}
+                />
               </Field>
               <Field label="Placement" htmlFor="placement_id">
-                <NativeSelect id="placement_id" name="placement_id" defaultValue={query.placement_id ?? ''}>
-                  <option value="">All placements</option>
-                  {active.map((p) => (
-                    <option key={p.id} value={p.id}>
-                      {p.name}
-                    </option>
-                  ))}
-                </NativeSelect>
+                <Select
+                  id="placement_id"
+                  name="placement_id"
+                  defaultValue={query.placement_id ?? ALL}
+                  options={[{ value: ALL, label: 'All placements' }, ...active.map((p) => ({ value: p.id, label: p.name }))]}
+                />
               </Field>
               <Button type="submit" variant="outline">
                 Show

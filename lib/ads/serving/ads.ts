@@ -14,6 +14,7 @@ import { readConversation, type ContextMessage } from '../relevance/conversation
 import { verdict } from '../relevance/decide';
 import type { Relevant } from '../relevance/market';
 import { readMarket, type MarketCache } from './market';
+import { servedCreative } from './creative';
 
 /**
  * `GET` and `POST /functions/v1/ads`: one ad for one placement of the key's app, or nothing and
@@ -151,7 +152,7 @@ export async function serveAd(app: AppPrincipal, request: AdRequest, client: Ask
       decision_id: row.decision_id!,
       placement_id: request.placementId,
       format,
-      ad: {
+      ad: servedCreative(format, {
         id: row.creative_id,
         advertiser: row.advertiser!,
         headline: row.headline!,
@@ -159,10 +160,7 @@ export async function serveAd(app: AppPrincipal, request: AdRequest, client: Ask
         cta: row.cta!,
         image_url: absolute(row.image_url),
         video_url: absolute(row.video_url),
-        label: 'Sponsored',
-        // A follow-up's call to action is what its click does (creatives_follow_up_action).
-        ...(format === 'sponsored_follow_up' ? { action: row.cta === 'ask' ? ('ask' as const) : ('visit' as const) } : {}),
-      },
+      }),
       click_url: `${issuer()}/functions/v1/click?token=${encodeURIComponent(token)}`,
       token,
       expires_at: new Date(expiresAt * 1000).toISOString(),

@@ -60,9 +60,9 @@ describe('filters', () => {
     expect(describeFilter({ categories: [], from: null, to: null, models: [] })).toBe('Every category · any day · any model');
     expect(describeFilter({ categories: [], from: null, to: null, models: [] }, LISTINGS.ux_sessions)).toBe('Every category · any day');
     expect(describeFilter({ categories: ['notes', 'travel'], from: '2026-11-01', to: '2026-11-30', models: ['demo-1'] })).toBe(
-      'Categories: notes, travel · from Nov 1, 2026 to Nov 30, 2026 · models: demo-1',
+      'Categories: notes, travel · from Nov 1, 2026 to Nov 30, 2026 UTC · models: demo-1',
     );
-    expect(describeFilter({ from: '2026-11-01' })).toBe('Every category · from Nov 1, 2026 · any model');
+    expect(describeFilter({ from: '2026-11-01' })).toBe('Every category · from Nov 1, 2026 UTC · any model');
     expect(describeFilter({ to: '2026-11-30' })).toBe('Every category · up to Nov 30, 2026 · any model');
     expect(describeFilter(null)).toBe('Every category · any day · any model');
     expect(describeFilter({ min_app_age_days: 90 }, LISTINGS.ux_sessions)).toBe('Every category · any day · apps at least 90 days old');
@@ -117,11 +117,11 @@ describe('statuses', () => {
 
   it('says what each license status means', () => {
     expect(licenseStatusNote({ ...base, status: 'pending_review' })).toContain('$6.00, is reserved');
-    expect(licenseStatusNote({ ...base, status: 'active' })).toBe('In force until Nov 27, 2027.');
+    expect(licenseStatusNote({ ...base, status: 'active' })).toBe('In force until Nov 27, 2027 UTC.');
     expect(licenseStatusNote({ ...base, status: 'rejected', rejection_reason: 'Intended use unclear' })).toBe(
       'Rejected: Intended use unclear. Nothing was charged, and its records are released.',
     );
-    expect(licenseStatusNote({ ...base, status: 'expired' })).toBe('Expired on Nov 27, 2027: its files are no longer yours to download.');
+    expect(licenseStatusNote({ ...base, status: 'expired' })).toBe('Expired on Nov 27, 2027 UTC: its files are no longer yours to download.');
   });
 
   it('says where the files are, with progress and sizes', () => {

@@ -1,5 +1,5 @@
 import { micro, microToUsd } from '../../platform/kit/micro';
-import { formatCount, formatDay, formatUsd } from '../../platform/kit/format';
+import { formatCount, formatDay, formatDayOnly, formatUsd } from '../../platform/kit/format';
 import type { WebhookDeliveryStatus } from '../../schemas/data-buyers';
 import type { ExportStatus } from './downloads';
 import type { DeletionNotice, License, LicenseStatus } from './account';
@@ -54,7 +54,9 @@ export function describeFilter(filter: Partial<CatalogFilter> | null | undefined
   const to = filter?.to ?? null;
   const minAge = filter?.min_app_age_days ?? null;
   const parts = [categories.length ? `Categories: ${categories.join(', ')}` : 'Every category'];
-  if (from && to) parts.push(`from ${day(from)} to ${day(to)}`);
+  // A range says its zone once, at its end.
+  const plain = (value: string) => formatDayOnly(`${value}T00:00:00Z`);
+  if (from && to) parts.push(`from ${plain(from)} to ${day(to)}`);
   else if (from) parts.push(`from ${day(from)}`);
   else if (to) parts.push(`up to ${day(to)}`);
   else parts.push('any day');

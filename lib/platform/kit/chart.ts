@@ -1,4 +1,4 @@
-import { formatCount, formatDay, formatShortDay, formatUsd } from './format';
+import { formatCount, formatDayOnly as formatDay, formatShortDay, formatUsd } from './format';
 
 /**
  * The earnings page's daily charts as data: where each day goes, which ticks the axes get, what

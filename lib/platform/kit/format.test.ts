@@ -11,7 +11,7 @@ describe('console formats', () => {
   });
 
   it('writes times in UTC, and a missing time as never', () => {
-    expect(formatDay('2025-09-03T23:30:00.000Z')).toBe('Sep 3, 2025');
+    expect(formatDay('2025-09-03T23:30:00.000Z')).toBe('Sep 3, 2025 UTC');
     expect(formatShortDay('2026-11-20T00:00:00Z')).toBe('Nov 20');
     expect(formatMoment('2026-11-20T18:42:00.000Z')).toBe('Nov 20, 2026, 06:42 PM UTC');
     expect(formatMoment(null)).toBe('never');

@@ -21,7 +21,10 @@ export const formatCount = (n: number): string => count.format(n);
 export const countOf = (n: number, noun: string, plural = `${noun}s`): string => `${count.format(n)} ${n === 1 ? noun : plural}`;
 /** A fraction (0.0512) as a percentage ("5.1%"). */
 export const formatPercent = (fraction: number): string => percent.format(fraction);
-export const formatDay = (iso: string): string => day.format(new Date(iso));
+/** A day without its zone, where the zone is said once beside it (a chart's title, a column's heading). */
+export const formatDayOnly = (iso: string): string => day.format(new Date(iso));
+/** A day, with the zone it is a day in: every day the console shows is a UTC day unless it says otherwise ("Sep 3, 2025 UTC"). */
+export const formatDay = (iso: string): string => `${day.format(new Date(iso))} UTC`;
 /** A day without its year ("Nov 20"), for a chart's axis. */
 export const formatShortDay = (iso: string): string => shortDay.format(new Date(iso));
 export const formatMoment = (iso: string | null): string => (iso === null ? 'never' : moment.format(new Date(iso)));

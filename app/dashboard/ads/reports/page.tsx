@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { formatName } from '@/lib/schemas/account';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { micro, microToUsd } from '@/lib/platform/kit/micro';
@@ -39,14 +40,14 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
   const totals = sumBy(rows, () => 'all')[0] ?? { impressions: 0, clicks: 0, hides: 0, spent: micro(0) };
   const spend = buildDailyChart(
     dailySeries(rows, days, (r) => r.spent_micro).map((d) => ({ date: d.date, value: microToUsd(micro(d.value)) })),
-    { kind: 'usd', today, label: 'Spend per day' },
+    { kind: 'usd', today, label: 'Spend per day (UTC)' },
   );
   const impressions = buildDailyChart(
     dailySeries(rows, days, (r) => r.impressions),
     {
       kind: 'count',
       today,
-      label: 'Impressions per day',
+      label: 'Impressions per day (UTC)',
       unit: ['impression', 'impressions'],
     },
   );
@@ -120,9 +121,9 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
             <DailyChart title="Impressions per day" total={formatCount(totals.impressions)} model={impressions} tone={2} />
           </div>
           <FiguresTable label="Per campaign" first="Campaign" rows={sumBy(rows, (r) => r.campaign)} />
-          <FiguresTable label="Per format" first="Format" rows={sumBy(rows, (r) => r.format)} />
+          <FiguresTable label="Per format" first="Format" rows={sumBy(rows, (r) => formatName(r.format))} />
           <FiguresTable label="Where your ads ran" first="App" rows={sumBy(rows, (r) => r.app)} />
-          <FiguresTable label="Per creative" first="Creative" rows={sumBy(rows, (r) => `${r.format}: ${r.creative}`)} />
+          <FiguresTable label="Per creative" first="Creative" rows={sumBy(rows, (r) => `${formatName(r.format)}: ${r.creative}`)} />
           <FiguresTable
             label="Per day (UTC)"
             first="Day"

@@ -14,7 +14,7 @@ import {
   serverAdSnippet,
 } from '@/lib/publisher/snippets';
 import { env } from '@/lib/platform/env';
-import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
+import { formatName, KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
 import { MAX_ACTIVE_KEYS_PER_APP, MAX_ACTIVE_SERVER_KEYS_PER_APP } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
 import {
@@ -237,7 +237,7 @@ export default async function AppPage({ params }: { params: Params }) {
             {own.map((p, i) => (
               <details key={p.id} open={i === 0} className="group min-w-0 rounded-lg border px-4 py-3">
                 <summary className="cursor-pointer font-medium">
-                  {p.name} <span className="text-sm font-normal text-muted-foreground">· {p.format}</span>
+                  {p.name} <span className="text-sm font-normal text-muted-foreground">· {formatName(p.format)}</span>
                 </summary>
                 <div className="mt-3 grid min-w-0 gap-2">
                   <div className="flex min-w-0 flex-wrap items-center gap-2 text-sm">

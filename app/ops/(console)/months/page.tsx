@@ -34,7 +34,7 @@ export default async function OpsMonthsPage() {
       </section>
       <section aria-labelledby="closed" className="grid grid-cols-1 gap-4">
         <h2 id="closed">Closed months</h2>
-        <ScrollTable label="Closed months" head={['Month', 'Closed (UTC)', 'Publishers', 'Made available']}>
+        <ScrollTable label="Closed months" head={['Month', 'Closed', 'Publishers', 'Made available']}>
           {o.months.map((m) => (
             <tr key={m.month}>
               <th scope="row">{m.month.slice(0, 7)}</th>

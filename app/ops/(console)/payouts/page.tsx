@@ -57,7 +57,7 @@ export default async function OpsPayoutsPage() {
 
       <section aria-labelledby="history" className="grid grid-cols-1 gap-4">
         <h2 id="history">Payouts sent and stopped</h2>
-        <ScrollTable label="Payouts sent and stopped" head={['Publisher', 'Period', 'Amount', 'Status', 'Reference or reason', 'Requested (UTC)']}>
+        <ScrollTable label="Payouts sent and stopped" head={['Publisher', 'Period', 'Amount', 'Status', 'Reference or reason', 'Requested']}>
           {rest.map((p) => (
             <tr key={p.id}>
               <th scope="row">{p.email}</th>

@@ -15,6 +15,7 @@ import { DataLicenseReviewForm, ReviewForm } from '../../forms';
 import { OpsFrame } from '../../frame';
 import { usd } from '../../money';
 import { requireStaff } from '../../staff';
+import { AdPreviews } from '../../../_components/ad-preview';
 import { EmptyState } from '../../../_components/ui/empty-state';
 
 export const metadata: Metadata = { title: 'Reviews · Operator console', robots: { index: false, follow: false } };
@@ -40,8 +41,24 @@ export default async function OpsReviewsPage() {
 
 type QueuedCreative = AdvertisingQueue['creatives'][number] | AdvertisingQueue['campaigns'][number]['creatives'][number];
 
-/** A creative as the advertiser wrote it: every field as text, never as markup; media to look at before approving. */
-function CreativeText({ c }: { c: QueuedCreative }) {
+/**
+ * A creative as the advertiser wrote it: every field as text, never as markup; media to look at
+ * before approving; and as apps will show it, drawn by the SDK at a phone's and a desktop's width.
+ */
+function CreativeText({ c, advertiser }: { c: QueuedCreative; advertiser: string }) {
+  return (
+    <div className="grid gap-3">
+      <AdPreviews
+        format={c.format}
+        creative={{ id: c.id, advertiser, headline: c.headline, body: c.body ?? '', cta: c.cta, image_url: c.image_url, video_url: c.video_url }}
+        landingUrl={c.landing_url}
+      />
+      <CreativeFacts c={c} />
+    </div>
+  );
+}
+
+function CreativeFacts({ c }: { c: QueuedCreative }) {
   return (
     <dl className="grid gap-x-4 gap-y-1 rounded-lg border bg-muted p-3 text-sm sm:grid-cols-[8rem_1fr]">
       <dt className="text-muted-foreground">Format</dt>
@@ -116,7 +133,7 @@ function CampaignReviews({ ads }: { ads: AdvertisingQueue }) {
                       Creative {i + 1} of {c.creatives.length}: {formatName(cr.format)}
                       {cr.status === 'in_review' ? '' : ` (${wordOf(cr.status)})`}
                     </h4>
-                    <CreativeText c={cr} />
+                    <CreativeText c={cr} advertiser={c.advertiser} />
                     {cr.status === 'in_review' && (
                       <ReviewForm action={reviewAction} id={cr.id} kind="creative" label={`the ${cr.format} creative of ${c.name}`} />
                     )}
@@ -140,7 +157,7 @@ function CampaignReviews({ ads }: { ads: AdvertisingQueue }) {
               <h3 className="text-base break-words">
                 {cr.campaign} · {cr.advertiser}
               </h3>
-              <CreativeText c={cr} />
+              <CreativeText c={cr} advertiser={cr.advertiser} />
               <ReviewForm action={reviewAction} id={cr.id} kind="creative" label={`the ${cr.format} creative of ${cr.campaign}`} />
             </article>
           ))}

@@ -8,12 +8,14 @@ import { reportCsv, sumBy, type ReportRow } from '@/lib/ads/advertisers/reports'
 import { callToAction, CREATIVE_RULES } from '@/lib/ads/advertisers/schemas';
 import { dayIn, formatRun } from '@/lib/ads/advertisers/time';
 import { dayShortfall } from '@/lib/ads/advertisers/funding';
+import { campaignDelivery } from '@/lib/ads/advertisers/delivery';
 import { csvDataUrl } from '@/lib/platform/kit/csv';
 import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/platform/kit/format';
 import { microToUsd } from '@/lib/platform/kit/micro';
 import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
-import type { PlacementFormat } from '@/lib/schemas/account';
+import { formatName, PLACEMENT_FORMATS, type PlacementFormat } from '@/lib/schemas/account';
 import { services } from '@/lib/services';
+import { AdPreviews } from '../../../../_components/ad-preview';
 import { Alert } from '../../../../_components/ui/alert';
 import { EmptyState } from '../../../../_components/ui/empty-state';
 import { ConsoleHeader, ConsoleNav } from '../../../nav';
@@ -22,6 +24,7 @@ import { StatusBadge, Totals } from '../../../tables';
 import { FiguresTable } from '../../figures';
 import { deleteDraftAction, moveCampaignAction, moveCreativeAction, updateCampaignAction } from '../../actions';
 import { CampaignButtons, CampaignForm, CreativeButtons, CreativeForm } from '../../forms';
+import { DeliveryPanel } from '../../delivery';
 import { budgetLeftMicro, ecpm, statusNote, usd } from '../../display';
 
 export const metadata: Metadata = { title: 'Campaign', robots: { index: false, follow: false } };
@@ -67,11 +70,16 @@ export default async function CampaignPage({
   if (!z.string().uuid().safeParse(id).success) notFound();
   const s = services();
   const db = await s.database();
-  const [account, found] = await Promise.all([advertiserAccount(db, user.id), advertiserCampaign(db, user.id, id)]);
+  const [account, found, delivery] = await Promise.all([
+    advertiserAccount(db, user.id),
+    advertiserCampaign(db, user.id, id),
+    campaignDelivery(db, user.id, id),
+  ]);
   if (!account.profile) redirect('/dashboard/ads');
   if (!found) notFound();
   const { campaign: c, creatives, days } = found;
   const zone = account.profile.time_zone;
+  const company = account.profile.company;
   const pricing = (await s.pricing.values()) ?? DEFAULT_PRICING;
   const editable = c.status !== 'completed';
   const left = budgetLeftMicro(c);
@@ -94,7 +102,7 @@ export default async function CampaignPage({
     hides: d.hides,
     spent_micro: d.spent_micro,
   }));
-  const byCreative = sumBy(rows, (r) => `${r.format}: ${r.creative}`);
+  const byCreative = sumBy(rows, (r) => `${formatName(r.format)}: ${r.creative}`);
   const byApp = sumBy(rows, (r) => r.app);
   const byDay = sumBy(rows, (r) => r.day).sort((a, b) => b.key.localeCompare(a.key));
   const missing = c.formats.filter((f) => !creatives.some((cr) => cr.format === f));
@@ -136,6 +144,17 @@ export default async function CampaignPage({
         </Alert>
       )}
 
+      {delivery && (
+        <DeliveryPanel
+          campaign={c}
+          delivery={delivery}
+          balance={account.balance_micro}
+          cpmMicro={
+            Object.fromEntries(PLACEMENT_FORMATS.map((f) => [f, Math.round(pricing.advertiser_cpm_usd[f] * 1_000_000)])) as Record<PlacementFormat, number>
+          }
+        />
+      )}
+
       <section aria-labelledby="results" className="mb-10">
         <h2 id="results" className="mb-3">
           Results
@@ -166,7 +185,7 @@ export default async function CampaignPage({
         {creatives.map((cr) => (
           <article key={cr.id} className="grid gap-3 rounded-xl border bg-card p-4 sm:p-6" aria-label={`Creative: ${cr.headline}`}>
             <div className="flex flex-wrap items-center gap-2">
-              <h3 className="text-base">{cr.format}</h3>
+              <h3 className="text-base">{formatName(cr.format)}</h3>
               <StatusBadge status={cr.status} />
               <div className="ml-auto">
                 <CreativeButtons action={moveCreativeAction} creativeId={cr.id} status={cr.status} label={`the ${cr.format} creative “${cr.headline}”`} />
@@ -181,6 +200,11 @@ export default async function CampaignPage({
               <span className="block truncate text-muted-foreground">{cr.landing_url}</span>
             </p>
             {(cr.image_url || cr.video_url) && <CreativeMediaSummary creative={cr} />}
+            <AdPreviews
+              format={cr.format}
+              creative={{ id: cr.id, advertiser: company, headline: cr.headline, body: cr.body, cta: cr.cta, image_url: cr.image_url, video_url: cr.video_url }}
+              landingUrl={cr.landing_url}
+            />
             {editable && (
               <details>
                 <summary className="cursor-pointer text-sm font-medium">Edit this creative</summary>
@@ -193,6 +217,7 @@ export default async function CampaignPage({
                     initial={cr}
                     media={cr}
                     submit="Save and send to review"
+                    advertiser={company}
                   />
                 </div>
               </details>
@@ -202,7 +227,7 @@ export default async function CampaignPage({
         {editable &&
           c.formats.map((format: PlacementFormat) => (
             <details key={format} className="rounded-xl border p-4 sm:p-6" open={missing.includes(format)}>
-              <summary className="cursor-pointer font-medium">Add a creative: {format}</summary>
+              <summary className="cursor-pointer font-medium">Add a creative: {formatName(format)}</summary>
               <p className="mt-2 text-sm text-muted-foreground">{CREATIVE_RULES[format].says}</p>
               <div className="mt-3">
                 <CreativeForm
@@ -211,6 +236,7 @@ export default async function CampaignPage({
                   campaignId={c.id}
                   initial={{ headline: '', body: '', cta: CREATIVE_RULES[format].clickAction ? 'ask' : 'Learn more', landing_url: '' }}
                   submit="Add creative"
+                  advertiser={company}
                 />
               </div>
             </details>

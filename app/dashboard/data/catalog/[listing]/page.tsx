@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { formatCount } from '@/lib/platform/kit/format';
+import { formatCount, wordOf } from '@/lib/platform/kit/format';
 import { acceptedCurrentTerms, buyerFunds, buyerProfile } from '@/lib/data/buyers/account';
 import { formatBytes, listingAvailability, listingFacets, listingSample } from '@/lib/data/buyers/catalog';
 import {
@@ -22,6 +22,8 @@ import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { services } from '@/lib/services';
 import { Alert } from '../../../../_components/ui/alert';
 import { Button } from '../../../../_components/ui/button';
+import { Checkbox } from '../../../../_components/ui/checkbox';
+import { DatePicker } from '../../../../_components/ui/date-picker';
 import { EmptyState } from '../../../../_components/ui/empty-state';
 import { Input, Label } from '../../../../_components/ui/input';
 import { ConsoleHeader, ConsoleNav } from '../../../nav';
@@ -64,8 +66,8 @@ function Choices({
         <div className="flex flex-wrap gap-x-4 gap-y-2">
           {all.map((o) => (
             <label key={o.value} className="flex min-w-0 items-center gap-2 text-sm">
-              <input type="checkbox" name={name} value={o.value} defaultChecked={ticked.has(o.value)} className="size-4 shrink-0" />
-              <span className="break-all">{o.value}</span>
+              <Checkbox name={name} value={o.value} defaultChecked={ticked.has(o.value)} className="mt-0" />
+              <span className="break-all">{name === 'categories' ? wordOf(o.value) : o.value}</span>
               <span className="text-muted-foreground tabular-nums">({formatCount(o.records)})</span>
             </label>
           ))}
@@ -150,11 +152,11 @@ export default async function ListingPage({ params, searchParams }: { params: Pr
           <div className="grid gap-4 sm:grid-cols-2 sm:max-w-xl">
             <div className="grid gap-1.5">
               <Label htmlFor="filter-from">Received from (UTC day)</Label>
-              <Input id="filter-from" name="from" type="date" defaultValue={shown.from} />
+              <DatePicker id="filter-from" name="from" defaultValue={shown.from} placeholder="Any day" />
             </div>
             <div className="grid gap-1.5">
               <Label htmlFor="filter-to">Received up to (UTC day, included)</Label>
-              <Input id="filter-to" name="to" type="date" defaultValue={shown.to} />
+              <DatePicker id="filter-to" name="to" defaultValue={shown.to} placeholder="Any day" />
             </div>
           </div>
           {listing.hasModels && <Choices name="models" legend="Models (none ticked: any model)" options={facets.models} chosen={shown.models} />}
