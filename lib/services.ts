@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Lru } from './platform/cache/lru';
-import { scheduleFileSweeps } from './ads/advertisers/files';
 import { createAttemptLimiters, type AttemptLimiters } from './identity/auth/throttle';
 import { createActionLimiters, type ActionLimiters } from './platform/kit/action-limit';
 import { openDatabase } from './platform/db/database';
@@ -15,10 +14,7 @@ import { loadOAuthSecrets, type OAuthSecrets } from './identity/secrets';
 import { LivePricing } from './money/pricing/settings';
 import type { ImpressionLimits } from './ads/serving/events';
 import { SdkDirectory } from './identity/keys/directory';
-import { scheduleRollUps } from './ads/serving/rollup';
-import { scheduleExports } from './data/buyers/export-job';
 import { env, type Env } from './platform/env';
-import { seed } from './demo/seed';
 import { stripeRail, type StripeRail } from './money/stripe/rail';
 import { objectStorage, type ObjectStorage } from './platform/storage';
 import type { AccountAnswers } from './account/reads';
@@ -157,6 +153,14 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
         const engine = await open();
         if (!scheduled) {
           scheduled = true;
+          // Imported here, not at the top: every page imports this module, and the timers' code
+          // (the roll-up, the export job with its Parquet writer, the file sweep) is the server's
+          // alone. A page's first compile is the shorter for it (`npm run dev:first-run`).
+          const [{ scheduleRollUps }, { scheduleExports }, { scheduleFileSweeps }] = await Promise.all([
+            import('./ads/serving/rollup'),
+            import('./data/buyers/export-job'),
+            import('./ads/advertisers/files'),
+          ]);
           scheduleRollUps(open, overrides.rollUpEveryMs!);
           // The same timer sends deletion notices to buyers' webhooks (lib/data/buyers/webhooks.ts).
           exportJob = scheduleExports(open, storage, exportSecret, EXPORT_EVERY_MS, dataKey);
@@ -215,7 +219,8 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
  */
 async function openProcessDatabase(): Promise<Database> {
   const engine = await openDatabase();
-  if (engine.kind === 'pglite' && seedsDemo(env()) && (await seed(engine))) log.info('demo accounts seeded');
+  // The seed's code (the demo's data) is imported only where it runs.
+  if (engine.kind === 'pglite' && seedsDemo(env()) && (await (await import('./demo/seed')).seed(engine))) log.info('demo accounts seeded');
   return engine;
 }
 

@@ -25,6 +25,10 @@ process.env.PUBLIC_BASE_URL ||= `http://localhost:${port}`;
 // Next sets it too, but later: configuration read before then (lib/platform/env.ts) must see the mode.
 process.env.NODE_ENV ||= dev ? 'development' : 'production';
 
+// On Ctrl-C, `app.close()` below lets Turbopack finish writing its cache to disk (Next's own
+// `next dev` waits for it only when asked by this variable): without it the cache on disk lacks
+// what the session compiled, and the next `npm run dev` compiles the first page again.
+if (dev) process.env.__NEXT_DEV_WAIT_FOR_TURBOPACK_SHUTDOWN ||= '1';
 const app = next({ dev, hostname: 'localhost', port, turbopack: dev ? true : undefined });
 const started = Date.now();
 await app.prepare();

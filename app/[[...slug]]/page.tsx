@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { allPages, pageByPath, twinPath } from '@/lib/docs/content/pages';
+import { pageByPath, twinPath } from '@/lib/docs/content/pages';
 import { DOCS_SECTIONS, withoutTitle } from '@/lib/docs/content/site';
 import { absoluteUrl } from '@/lib/platform/http/responses';
 import { CodeCopy } from '../_components/code-copy';
@@ -10,16 +10,12 @@ import '../highlight.css';
 
 /**
  * Every public page, from content/ (rendered per request, for the nonce of its
- * Content-Security-Policy: app/layout.tsx); its markdown twin is linked.
+ * Content-Security-Policy: app/layout.tsx); its markdown twin is linked. A path that names no page
+ * is the 404 page. No list of the paths is given to Next: every page renders per request anyway,
+ * and building the list read and rendered every page before the first was answered.
  */
 
 type Params = { slug?: string[] };
-
-export const dynamicParams = false;
-
-export function generateStaticParams(): Params[] {
-  return allPages().map((p) => ({ slug: p.path === '/' ? [] : p.path.slice(1).split('/') }));
-}
 
 function pathOf(params: Params): string {
   return params.slug?.length ? `/${params.slug.join('/')}` : '/';

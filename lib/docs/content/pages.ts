@@ -152,16 +152,25 @@ export function loadPages(dir = contentDir(), origin?: string): Page[] {
     const { data, body } = parseFrontMatter(origin ? source.replaceAll(WRITTEN_ORIGIN, origin) : source);
     const rel = path.relative(dir, file);
     if (!data.title || !data.description) throw new Error(`content/${rel}: front matter needs a title and a description`);
-    const { html, headings } = renderMarkdown(body);
+    // Rendered when first read, not for every page when the first is asked for: a page's first
+    // answer (a fresh server's, or a route's listing paths) renders that page alone.
+    let rendered: ReturnType<typeof renderMarkdown> | undefined;
+    let text: string | undefined;
     return {
       path: pathForFile(rel),
       title: data.title,
       description: data.description,
       markdown: body.trimStart(),
-      html,
-      headings,
+      get html() {
+        return (rendered ??= renderMarkdown(body)).html;
+      },
+      get headings() {
+        return (rendered ??= renderMarkdown(body)).headings;
+      },
       // The title is searched as the title; the text starts after it.
-      text: markdownToText(body.replace(/^\s*# .*\n/, '')),
+      get text() {
+        return (text ??= markdownToText(body.replace(/^\s*# .*\n/, '')));
+      },
     };
   });
   // Home first, then by path: a stable order for listings and cursors.
