@@ -2,8 +2,8 @@ import type { Metadata, Viewport } from 'next';
 import Link from 'next/link';
 import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
-import { headerUser } from '@/lib/identity/auth/session';
-import { headerStaff } from '@/lib/identity/auth/staff';
+import { hasOpsCookie, headerStaff } from '@/lib/identity/auth/ops-cookie';
+import { hasSessionCookie, headerUser } from '@/lib/identity/auth/session';
 import { services } from '@/lib/services';
 import { AccountMenu } from './_components/account-menu';
 import { Menu } from './_components/menu';
@@ -52,9 +52,12 @@ function Brand() {
 /** Who is signed in, for the header (from the session cookies alone): a user, staff in the operator console, both, or nobody when that cannot be told. */
 async function signedIn() {
   try {
+    const request = await headers();
+    // Without a cookie of either kind nobody is signed in: no key (and no database) is read.
+    if (!hasSessionCookie(request) && !hasOpsCookie(request)) return { user: null, operator: null };
     const secrets = await services().oauthSecrets();
     if (!secrets) return { user: null, operator: null };
-    const [user, operator] = await Promise.all([headerUser(await headers(), secrets), headerStaff(await headers(), services())]);
+    const [user, operator] = await Promise.all([headerUser(request, secrets), headerStaff(request, services())]);
     return { user, operator };
   } catch {
     return { user: null, operator: null };

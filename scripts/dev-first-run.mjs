@@ -185,7 +185,8 @@ function startDev(name, port, bare = null) {
       if (rest) server.lines.push({ at: performance.now() - started, text: plain(rest) });
     });
   }
-  child.once('exit', () => fs.closeSync(log));
+  // 'close', not 'exit': the pipes may still carry output after the process exits.
+  child.once('close', () => fs.closeSync(log));
   return server;
 }
 

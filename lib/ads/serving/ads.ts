@@ -13,7 +13,8 @@ import { env } from '../../platform/env';
 import { readConversation, type ContextMessage } from '../relevance/conversation';
 import { verdict } from '../relevance/decide';
 import type { Relevant } from '../relevance/market';
-import { readMarket, type MarketCache } from './market';
+import { readMarket } from './market';
+import type { MarketCache } from './market-cache';
 import { servedCreative } from './creative';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MarketCache, marketAt, type MarketAt } from './market';
+import { marketAt, type MarketAt } from './market';
+import { MarketCache } from './market-cache';
 
 /** A market read that answers the versions given, in turn, when released. */
 function reads(...versions: number[]) {

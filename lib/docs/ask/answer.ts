@@ -211,6 +211,7 @@ export function compose(question: string, hits: Hit[], terms: string[]): Answer 
 /** Answers already given: the docs do not change while the process runs (one per instance, in its services). */
 export type AskAnswers = Lru<string, Answer>;
 
+/** A new cache of answers (the services hold the process's one). */
 export function askAnswers(): AskAnswers {
   return new Lru('ask-answers', 500);
 }

@@ -38,16 +38,24 @@ export async function headerUser(
   return payload ? { name: typeof payload.name === 'string' ? payload.name : null, email: typeof payload.email === 'string' ? payload.email : null } : null;
 }
 
-async function sessionToken(headers: Headers, secrets: Pick<OAuthSecrets, 'sessionSecret'>) {
+/** The session cookie's token as the browser sent it, whole or in next-auth's chunks (name.0, name.1, …); undefined without one. */
+function sessionCookie(headers: Headers): string | undefined {
   const cookies = readCookies(headers.get('cookie'));
   const name = sessionCookieName();
-  // next-auth splits a large session into name.0, name.1, …
-  let token = cookies.get(name);
-  if (!token) {
-    const chunks: string[] = [];
-    for (let i = 0; cookies.has(`${name}.${i}`); i++) chunks.push(cookies.get(`${name}.${i}`)!);
-    token = chunks.join('') || undefined;
-  }
+  const whole = cookies.get(name);
+  if (whole) return whole;
+  const chunks: string[] = [];
+  for (let i = 0; cookies.has(`${name}.${i}`); i++) chunks.push(cookies.get(`${name}.${i}`)!);
+  return chunks.join('') || undefined;
+}
+
+/** Whether the request carries a session cookie at all: without one nobody is signed in, and no key needs reading. */
+export function hasSessionCookie(headers: Headers): boolean {
+  return sessionCookie(headers) !== undefined;
+}
+
+async function sessionToken(headers: Headers, secrets: Pick<OAuthSecrets, 'sessionSecret'>) {
+  const token = sessionCookie(headers);
   if (!token) return null;
   try {
     const payload = await decode({ token, secret: secrets.sessionSecret });

@@ -1,4 +1,5 @@
-import { decode, encode } from 'next-auth/jwt';
+import { encode } from 'next-auth/jwt';
+import { OPS_SALT, opsClaims, opsCookieName } from './ops-cookie';
 import { unseal } from '../../platform/crypto';
 import { as, type Database, type Session } from '../../platform/db/roles';
 import { clientIp } from '../../platform/http/client-ip';
@@ -7,7 +8,6 @@ import { requireOAuthSecrets } from '../secrets';
 import { textField } from './messages';
 import { usesSecureCookies } from './options';
 import type { SessionCookie } from './signin';
-import { readCookies } from './session';
 import type { AuthServices } from './services';
 import { TOTP_SECRET_PURPOSE, totpStep } from './staff-totp';
 import { allowAttempt, settleSignIn } from './throttle';
@@ -48,13 +48,6 @@ import {
 export const OPS_SESSION_MAX_AGE_S = 3600;
 /** Wrong codes a staff account may have, from anywhere, in a rolling 24 hours, before its factor locks. */
 export const STAFF_FACTOR_BUDGET = { codes: 20, windowS: 24 * 3600 };
-/** Separates the ops session's key from the publisher session's (next-auth derives each from the secret and its salt). */
-const OPS_SALT = 'monetize-ops-session';
-
-export function opsCookieName(): string {
-  // __Host-: on https only, for this host and path only (RFC 6265bis §4.1.3.2).
-  return `${usesSecureCookies() ? '__Host-' : ''}monetize-ops`;
-}
 
 type Services = AuthServices & { dataKey(): Promise<Buffer> };
 
@@ -124,28 +117,7 @@ async function opsCookie(user: SignedInUser, services: Services): Promise<Sessio
 
 type CookieServices = Pick<AuthServices, 'oauthSecrets' | 'database'>;
 
-/** The claims of the ops cookie, read as it is (no database): null when none, expired, of another key, or not both factors. */
-async function opsClaims(headers: Headers, services: Pick<CookieServices, 'oauthSecrets'>): Promise<{ user: SignedInUser; sid: string } | null> {
-  const token = readCookies(headers.get('cookie')).get(opsCookieName());
-  const secrets = await services.oauthSecrets();
-  if (!token || !secrets) return null;
-  try {
-    const payload = await decode({ token, secret: secrets.sessionSecret, salt: OPS_SALT });
-    if (!payload?.sub || payload.aal !== 'aal2' || typeof payload.email !== 'string' || typeof payload.sid !== 'string') return null;
-    return { user: { id: payload.sub, email: payload.email, name: typeof payload.name === 'string' ? payload.name : null }, sid: payload.sid };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Who the ops cookie names, for the site's header only (it offers the operator console): from the
- * cookie alone, with no database read on every page. Everything that acts uses signedInStaff.
- */
-export async function headerStaff(headers: Headers, services: Pick<CookieServices, 'oauthSecrets'>): Promise<{ email: string } | null> {
-  const claims = await opsClaims(headers, services);
-  return claims?.user.email ? { email: claims.user.email } : null;
-}
+export { opsCookieName };
 
 /**
  * Staff signed in with both factors, from the ops cookie, whose session is still open in the
