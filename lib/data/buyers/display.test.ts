@@ -63,7 +63,7 @@ describe('filters', () => {
       'Categories: notes, travel · from Nov 1, 2026 to Nov 30, 2026 UTC · models: demo-1',
     );
     expect(describeFilter({ from: '2026-11-01' })).toBe('Every category · from Nov 1, 2026 UTC · any model');
-    expect(describeFilter({ to: '2026-11-30' })).toBe('Every category · up to Nov 30, 2026 · any model');
+    expect(describeFilter({ to: '2026-11-30' })).toBe('Every category · up to Nov 30, 2026 UTC · any model');
     expect(describeFilter(null)).toBe('Every category · any day · any model');
     expect(describeFilter({ min_app_age_days: 90 }, LISTINGS.ux_sessions)).toBe('Every category · any day · apps at least 90 days old');
   });
