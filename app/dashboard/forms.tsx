@@ -3,7 +3,7 @@
 import { useActionState, useEffect, useId, useRef } from 'react';
 import { toast } from 'sonner';
 import type { FormState } from '@/lib/platform/kit/forms';
-import { formatName } from '@/lib/schemas/account';
+import { formatName } from '@/lib/schemas/format-names';
 import { Alert } from '../_components/ui/alert';
 import { Button } from '../_components/ui/button';
 import { CodeBlock } from '../_components/ui/code-block';

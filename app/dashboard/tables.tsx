@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { clickThroughRate, formatCount, formatDay, formatMoment, formatPercent, formatUsd, wordOf } from '@/lib/platform/kit/format';
-import { formatName, type apiKey, type payout, type placement } from '@/lib/schemas/account';
+import type { apiKey, payout, placement } from '@/lib/schemas/account';
+import { formatName } from '@/lib/schemas/format-names';
 import type { Unfilled } from '@/lib/publisher/ad-rules';
 import { NO_FILL_REASONS, type NoFillReason } from '@/lib/schemas/sdk';
 import { Badge } from '../_components/ui/badge';

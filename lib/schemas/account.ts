@@ -50,20 +50,6 @@ export const KEY_STATUSES = ['active', 'revoked'] as const;
 export const KEY_KINDS = ['publishable', 'server'] as const;
 
 export type PlacementFormat = (typeof PLACEMENT_FORMATS)[number];
-
-/** Each format as people read it. */
-export const FORMAT_NAMES: Record<PlacementFormat, string> = {
-  floating_video: 'Floating video',
-  tooltip: 'Tooltip',
-  sponsored_card: 'Sponsored card',
-  inline_text: 'Inline text',
-  sponsored_follow_up: 'Sponsored follow-up',
-};
-
-/** A format's name for people; an unknown one as it is. */
-export function formatName(format: string): string {
-  return (FORMAT_NAMES as Record<string, string | undefined>)[format] ?? format;
-}
 export type PlacementStatus = (typeof PLACEMENT_STATUSES)[number];
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export type PayoutRail = (typeof PAYOUT_RAILS)[number];

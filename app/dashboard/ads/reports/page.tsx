@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { formatName } from '@/lib/schemas/account';
+import { formatName } from '@/lib/schemas/format-names';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { micro, microToUsd } from '@/lib/platform/kit/micro';

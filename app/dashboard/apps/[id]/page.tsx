@@ -14,7 +14,8 @@ import {
   serverAdSnippet,
 } from '@/lib/publisher/snippets';
 import { env } from '@/lib/platform/env';
-import { formatName, KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
+import { KEY_ENVIRONMENTS, PLACEMENT_FORMATS } from '@/lib/schemas/account';
+import { formatName } from '@/lib/schemas/format-names';
 import { MAX_ACTIVE_KEYS_PER_APP, MAX_ACTIVE_SERVER_KEYS_PER_APP } from '@/lib/schemas/console';
 import { services } from '@/lib/services';
 import {

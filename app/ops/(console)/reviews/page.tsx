@@ -7,7 +7,7 @@ import { callToAction } from '@/lib/ads/advertisers/schemas';
 import { formatRun } from '@/lib/ads/advertisers/time';
 import { advertisingQueue, type AdvertisingQueue } from '@/lib/ops/advertising';
 import { dataQueue, type DataQueue } from '@/lib/ops/data';
-import { formatName } from '@/lib/schemas/account';
+import { formatName } from '@/lib/schemas/format-names';
 import { ADVERTISER_CATEGORY_NAMES } from '@/lib/schemas/advertising';
 import { services } from '@/lib/services';
 import { dataLicenseReviewAction, reviewAction } from '../../actions';
