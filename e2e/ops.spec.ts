@@ -136,6 +136,10 @@ test('every money action on /ops asks first and states its amount', async ({ bro
 
   // Balances: an adjustment says which way, how much and whose.
   await ops.goto('/ops/balances');
+  // Nothing chosen: the browser stops the form before any question is asked.
+  await ops.getByRole('button', { name: 'Post adjustment' }).click();
+  await expect(ops.getByRole('alertdialog')).toHaveCount(0);
+  await expect(ops.locator('input[name="user_id"]:invalid')).toHaveCount(1);
   await search(ops, ops.getByLabel('Publisher', { exact: true }), 'demo2', 'demo2@example.com');
   await ops.getByLabel(/^Amount \(USD/).fill('-1.25');
   await pickDay(ops, ops.getByLabel('The day it corrects'), new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));

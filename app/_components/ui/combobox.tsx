@@ -3,13 +3,13 @@
 import { Popover } from 'radix-ui';
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { cn } from './cn';
-import { Chevron, listTrigger, type Option } from './select';
+import { Chevron, FormValue, listTrigger, type Option } from './select';
 
 /**
  * A select with a search box, for long lists (about 400 time zones): a button that opens a
  * popover holding a text box and the options that match what is typed (any word of the value or
- * of its words), arrows to move, Enter to choose, Escape to close; a hidden input sends
- * `name=value` with the form. The WAI-ARIA combobox pattern: the text box owns the listbox and
+ * of its words), arrows to move, Enter to choose, Escape to close; `FormValue` sends
+ * `name=value` with the form, and stops it when a required one is empty. The WAI-ARIA combobox pattern: the text box owns the listbox and
  * names the active option.
  */
 export function Combobox(props: {
@@ -64,11 +64,13 @@ export function Combobox(props: {
         );
       }}
     >
-      <input type="hidden" name={props.name} value={value} />
-      <Popover.Trigger id={props.id} type="button" aria-describedby={props['aria-describedby']} className={cn(listTrigger, props.className)}>
-        <span className={cn('truncate', !chosen && 'text-muted-foreground')}>{chosen?.label ?? 'Choose one'}</span>
-        <Chevron />
-      </Popover.Trigger>
+      <div className="relative min-w-0">
+        <FormValue name={props.name} value={value} required={props.required} />
+        <Popover.Trigger id={props.id} type="button" aria-describedby={props['aria-describedby']} className={cn(listTrigger, props.className)}>
+          <span className={cn('truncate', !chosen && 'text-muted-foreground')}>{chosen?.label ?? 'Choose one'}</span>
+          <Chevron />
+        </Popover.Trigger>
+      </div>
       <Popover.Portal>
         <Popover.Content
           align="start"

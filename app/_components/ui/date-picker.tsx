@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { DayPicker } from 'react-day-picker';
 import 'react-day-picker/style.css';
 import { cn } from './cn';
+import { FormValue } from './select';
 
 /** A calendar day (YYYY-MM-DD) as a Date at local midnight, and back: a day, never an instant. */
 function toDate(day: string | undefined): Date | undefined {
@@ -18,8 +19,8 @@ const shown = new Intl.DateTimeFormat('en-US', { weekday: 'short', year: 'numeri
 
 /**
  * The design system's date control: a button saying the day chosen, opening a calendar
- * (react-day-picker: arrows move by day, Page Up/Down by month, Enter chooses) in a popover; a
- * hidden input sends `name=YYYY-MM-DD` with the form. An optional one can be cleared. The day is
+ * (react-day-picker: arrows move by day, Page Up/Down by month, Enter chooses) in a popover;
+ * `FormValue` sends `name=YYYY-MM-DD` with the form, and stops it when a required day is missing. An optional one can be cleared. The day is
  * a calendar day, read in no time zone: the label says which zone the form means.
  */
 export function DatePicker(props: {
@@ -37,8 +38,8 @@ export function DatePicker(props: {
   const date = toDate(day);
   return (
     <Popover.Root open={open} onOpenChange={setOpen}>
-      <input type="hidden" name={props.name} value={day} />
-      <div className={cn('flex min-w-0 gap-2', props.className)}>
+      <div className={cn('relative flex min-w-0 gap-2', props.className)}>
+        <FormValue name={props.name} value={day} required={props.required} />
         <Popover.Trigger
           id={props.id}
           type="button"

@@ -83,3 +83,23 @@ export function Select(props: {
     </Primitive.Root>
   );
 }
+
+/**
+ * The value a custom list or calendar sends with its form, in an input the browser checks: a
+ * required one left empty stops the form (and a confirmation) with the browser's own message,
+ * anchored under the control, as a native field would. Invisible and out of the tab order: the
+ * control's button is what people and screen readers use.
+ */
+export function FormValue({ name, value, required }: { name: string; value: string; required?: boolean }) {
+  return (
+    <input
+      name={name}
+      value={value}
+      required={required}
+      onChange={() => {}}
+      tabIndex={-1}
+      aria-hidden="true"
+      className="pointer-events-none absolute bottom-0 left-1/2 size-px opacity-0"
+    />
+  );
+}
