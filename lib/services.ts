@@ -7,7 +7,7 @@ import type { Database } from './platform/db/roles';
 import { dataEncryptionKey, serviceSecret } from './platform/db/service-secrets';
 import { createRateLimiter, type RateLimiter } from './platform/http/rate-limit';
 import { describeError, log } from './platform/log';
-import { askAnswers, type AskAnswers } from './docs/ask/cache';
+import type { AskAnswers } from './docs/ask/answer';
 import { verifiedTokens, type VerifiedTokens } from './identity/oauth/bearer';
 import { MetadataFetchBudget } from './identity/oauth/client-lookup';
 import { loadOAuthSecrets, type OAuthSecrets } from './identity/secrets';
@@ -109,7 +109,8 @@ function createCaches(): Caches {
     searchPages: new Lru('search-pages', 500),
     sandboxReplies: new Lru('sandbox', 100),
     accountAnswers: new Lru('account', 1000),
-    askAnswers: askAnswers(),
+    // The docs' answers (lib/docs/ask/answer.ts), imported as a type only: the search index is the /ask route's.
+    askAnswers: new Lru('ask-answers', 500),
     adMarket: new MarketCache(),
   };
 }

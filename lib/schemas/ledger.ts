@@ -25,9 +25,9 @@ export const LEDGER_ACCOUNT_NAMES: Record<LedgerAccountKind, { name: string; abo
   payments_in: { name: 'Payments received', about: 'Top-ups received by invoice or card.' },
 };
 
-/** An account kind's name for people and what it holds; an unknown kind by its own name, with nothing said of it. */
-export function ledgerAccount(kind: string): { name: string; about: string } {
-  return (LEDGER_ACCOUNT_NAMES as Record<string, { name: string; about: string } | undefined>)[kind] ?? { name: kind, about: '' };
+/** An account kind's name for people; an unknown kind as it is. */
+export function ledgerAccountName(kind: string): string {
+  return (LEDGER_ACCOUNT_NAMES as Record<string, { name: string } | undefined>)[kind]?.name ?? kind;
 }
 
 /** What a ledger transaction is. */

@@ -1,5 +1,5 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
-import type { AskAnswers } from './cache';
+import { Lru } from '../../platform/cache/lru';
 import { allPages } from '../content/pages';
 import { absoluteUrl } from '../../platform/http/responses';
 import { normalizeTerm, snippetAround } from '../search/engine';
@@ -208,6 +208,14 @@ export function compose(question: string, hits: Hit[], terms: string[]): Answer 
   return { question, found: true, answer: parts.join(' '), citations: cited.map((h) => citationOf(h, terms)) };
 }
 
+/** Answers already given: the docs do not change while the process runs (one per instance, in its services). */
+export type AskAnswers = Lru<string, Answer>;
+
+/** A new cache of answers (the services hold the process's one). */
+export function askAnswers(): AskAnswers {
+  return new Lru('ask-answers', 500);
+}
+
 /** The answer to a question (already trimmed and within QUESTION_MAX), from `answered` when it was given before. */
 export function ask(question: string, answered: AskAnswers): Answer {
   const known = answered.get(question);
@@ -217,5 +225,3 @@ export function ask(question: string, answered: AskAnswers): Answer {
   answered.set(question, answer);
   return answer;
 }
-
-export { askAnswers, type AskAnswers } from './cache';

@@ -4,7 +4,7 @@ import { formatMoment } from '@/lib/platform/kit/format';
 import { advertisingQueue } from '@/lib/ops/advertising';
 import { reversalsQueue, type ReversalsQueue } from '@/lib/ops/reversals';
 import { staffOverview } from '@/lib/money/payouts/staff';
-import { ledgerAccount } from '@/lib/schemas/ledger';
+import { LEDGER_ACCOUNT_NAMES, ledgerAccountName } from '@/lib/schemas/ledger';
 import { services } from '@/lib/services';
 import { adjustmentAction, releaseAction } from '../../actions';
 import { AdjustmentForm, ReleaseForm } from '../../forms';
@@ -29,8 +29,8 @@ export default async function OpsBalancesPage() {
         <ScrollTable label="Platform accounts" head={['Account', 'What it holds', 'Balance']}>
           {o.platform.map((a) => (
             <tr key={a.kind}>
-              <th scope="row">{ledgerAccount(a.kind).name}</th>
-              <td>{ledgerAccount(a.kind).about}</td>
+              <th scope="row">{ledgerAccountName(a.kind)}</th>
+              <td>{(LEDGER_ACCOUNT_NAMES as Record<string, { about: string } | undefined>)[a.kind]?.about ?? ''}</td>
               <td className="num">{usd(a.balance_micro)}</td>
             </tr>
           ))}
