@@ -25,6 +25,17 @@ import { seedConsentedData, seedDemoBuyer } from './data-market';
  */
 
 export const DEMO_PASSWORD = 'demo-password';
+
+/**
+ * The demo accounts' password, hashed once per process: each hash costs about 40 ms of scrypt on
+ * purpose, and the password is published (README), so one salt for all of them hides nothing.
+ */
+let demoHash: Promise<string> | undefined;
+function demoPasswordHash(): Promise<string> {
+  demoHash ??= hashPassword(DEMO_PASSWORD);
+  return demoHash;
+}
+
 export const DEMO_EMAILS = ['demo@example.com', 'demo2@example.com'] as const;
 
 interface PublisherSeed {
@@ -190,7 +201,7 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
     returnedId,
   );
   const userId = user!.id;
-  await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
+  await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await demoPasswordHash()})`);
 
   for (const [appIndex, app] of p.apps.entries()) {
     const appCreated = new Date(memberSince.getTime() + (appIndex * 30 + 2) * 86400_000);
@@ -320,7 +331,7 @@ async function seedOperator(tx: Statements, now: Date, encryptionKey: Buffer): P
         values (${DEMO_OPERATOR_EMAIL}, 'Olive Operator', 'Monetize (operator)', 'Operations', ${new Date(now.getTime() - 500 * 86400_000)}) returning id`,
     returnedId,
   );
-  await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${user!.id}, ${await hashPassword(DEMO_PASSWORD)})`);
+  await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${user!.id}, ${await demoPasswordHash()})`);
   await tx.query(
     sql`insert into public.staff_members (user_id, totp_secret_ciphertext)
         values (${user!.id}, ${seal(encryptionKey, DEMO_OPERATOR_TOTP_SECRET, TOTP_SECRET_PURPOSE)})`,
@@ -662,7 +673,7 @@ export async function seedAdvertisers(tx: Statements): Promise<boolean> {
       returnedId,
     );
     const userId = user!.id;
-    await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await hashPassword(DEMO_PASSWORD)})`);
+    await tx.query(sql`insert into public.user_credentials (user_id, password_hash) values (${userId}, ${await demoPasswordHash()})`);
     await tx.query(
       sql`insert into public.advertiser_profiles (user_id, company, billing_name, billing_email, billing_address, country, time_zone)
           values (${userId}, ${a.advertiser}, ${`${a.advertiser} Ltd.`}, ${a.email}, '1 Example Street, Springfield', 'US', 'America/New_York')`,

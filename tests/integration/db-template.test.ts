@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../../lib/platform/db/engine';
 import { migrate, readMigrations } from '../../lib/platform/db/migrate';
-import { hasDatabase, readTemplate, templatePath, writeTemplate } from '../../lib/platform/db/template';
+import { copyTemplate, hasDatabase, templatePath, writeTemplate } from '../../lib/platform/db/template';
 
 /**
  * The migrated template a new embedded database starts from (lib/platform/db/template.ts): a data
@@ -19,25 +19,38 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('the migrated template', () => {
   it('makes a new data directory the migrated database, with nothing left to migrate', async () => {
     const migrations = readMigrations();
-    const file = templatePath(migrations, 'test', root);
-    expect(readTemplate(file)).toBeNull();
-    const source = await openPglite();
-    try {
-      await migrate(source, migrations);
-      await writeTemplate(file, await source.dump());
-    } finally {
-      await source.close();
-    }
+    const template = templatePath(migrations, 'test', root);
     const dataDir = path.join(root, 'data');
+    expect(copyTemplate(template, dataDir)).toBe(false);
     expect(hasDatabase(dataDir)).toBe(false);
-    const copy = await openPglite({ dataDir, loadDataDir: readTemplate(file)! });
+    await writeTemplate(template, async (dir) => {
+      const source = await openPglite({ dataDir: dir });
+      try {
+        await migrate(source, migrations);
+      } finally {
+        await source.close();
+      }
+    });
+    expect(readdirSync(root).filter((name) => name.includes('.partial'))).toEqual([]);
+    expect(copyTemplate(template, dataDir)).toBe(true);
+    const copy = await openPglite({ dataDir });
     try {
       expect(hasDatabase(dataDir)).toBe(true);
       expect(await migrate(copy, migrations)).toEqual([]);
       const [row] = await copy.query<{ n: number }>('select count(*)::int as n from public.pricing_settings');
       expect(row!.n).toBe(1);
+      await copy.exec('create table public.only_in_the_copy (x integer)');
     } finally {
       await copy.close();
+    }
+    // The copy is its own: the template is as it was written, without what the copy made.
+    const again = await openPglite({ dataDir: template });
+    try {
+      expect(await migrate(again, migrations)).toEqual([]);
+      const [table] = await again.query<{ name: string | null }>("select to_regclass('public.only_in_the_copy')::text as name");
+      expect(table!.name).toBeNull();
+    } finally {
+      await again.close();
     }
   });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { pgliteVersion } from '@/lib/platform/db/database';
 import { ENGINE } from '@/lib/platform/db/engine';
-import { templatePath } from '@/lib/platform/db/template';
+import { hasDatabase, templatePath } from '@/lib/platform/db/template';
 import { readMigrations } from '@/lib/platform/db/migrate';
 import { resetEnv } from '@/lib/platform/env';
 import { log } from '@/lib/platform/log';
@@ -48,7 +48,7 @@ describe('embedded database across restarts', () => {
     // Each start opens and migrates; only the first one seeds, right after it opened. The first
     // starts from the migrated template when `npm install` wrote one (lib/platform/db/template.ts),
     // with nothing left to migrate, and from nothing otherwise.
-    const template = existsSync(templatePath(readMigrations(), pgliteVersion()));
+    const template = hasDatabase(templatePath(readMigrations(), pgliteVersion()));
     const started = info.mock.calls.filter(([m]) => m === 'database ready' || m === 'demo accounts seeded');
     expect(started).toEqual([
       ['database ready', expect.objectContaining({ engine: 'pglite', from_template: template, migrations_applied: template ? 0 : readMigrations().length })],

@@ -4,7 +4,7 @@ import { env } from '../env';
 import { log } from '../log';
 import { openPglite, openPostgres, type Database, type Engine } from './engine';
 import { migrate, readMigrations } from './migrate';
-import { hasDatabase, readTemplate, templatePath } from './template';
+import { copyTemplate, hasDatabase, templatePath } from './template';
 
 /**
  * The database the environment names: PGlite under PGLITE_DATA_DIR, or DATABASE_URL; migrated
@@ -16,16 +16,14 @@ export async function openDatabase(): Promise<Database> {
   const { DATABASE_URL, DATABASE_TIMEOUT_MS, PGLITE_DATA_DIR } = env();
   const started = Date.now();
   if (DATABASE_URL) return ready(await openPostgres(DATABASE_URL, { timeoutMs: DATABASE_TIMEOUT_MS }), started, false);
-  const template = hasDatabase(path.resolve(/*turbopackIgnore: true*/ process.cwd(), PGLITE_DATA_DIR))
-    ? null
-    : readTemplate(templatePath(readMigrations(), pgliteVersion()));
-  if (template) {
+  const dataDir = path.resolve(/*turbopackIgnore: true*/ process.cwd(), PGLITE_DATA_DIR);
+  if (!hasDatabase(dataDir) && copyTemplate(templatePath(readMigrations(), pgliteVersion()), dataDir)) {
     try {
-      return await ready(await openPglite({ dataDir: PGLITE_DATA_DIR, loadDataDir: template }), started, true);
+      return await ready(await openPglite({ dataDir: PGLITE_DATA_DIR }), started, true);
     } catch (err) {
-      // A template this PGlite cannot read: the new directory made from nothing instead.
+      // A template this PGlite cannot open: the new directory made from nothing instead.
       log.warn('database template not used', { reason: err instanceof Error ? err.message : String(err) });
-      rmSync(path.resolve(/*turbopackIgnore: true*/ process.cwd(), PGLITE_DATA_DIR), { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }
   return ready(await openPglite({ dataDir: PGLITE_DATA_DIR }), started, false);
