@@ -25,6 +25,7 @@ export const SERVICE_ROLE_ALLOWLIST = [
   'lib/ads/advertisers/files.ts', // the sweep deletes every advertiser's files no creative names; no user runs it
   'lib/ads/serving/market.ts', // the market is every running campaign's hints and every app's excluded topics, read once for all apps
   'lib/identity/roles.ts', // which roles the signed-in account holds: four booleans of its own rows, staff_members among them, which no user's session may read
+  'lib/ads/conversions/record.ts', // a conversion comes from an advertiser's server or page, known by its key's hash or its public tag id, never a session; public.conversion_record checks the rest
 ];
 
 /**

@@ -48,6 +48,8 @@ const nextConfig: NextConfig = {
       },
       // A released version never changes (packages/sdk/build.mjs); /sdk/v1.js follows the latest.
       { source: '/sdk/v1.js', headers: [{ key: 'Cache-Control', value: 'public, max-age=300, must-revalidate' }] },
+      // The conversion tag (advertisers' pages), one file kept compatible within v1.
+      { source: '/sdk/conversion-v1.js', headers: [{ key: 'Cache-Control', value: 'public, max-age=300, must-revalidate' }] },
       { source: '/sdk/:version(v\\d+\\.\\d+\\.\\d+\\.js)', headers: [{ key: 'Cache-Control', value: 'public, max-age=31536000, immutable' }] },
     ];
   },

@@ -306,8 +306,8 @@ export function ConsentWithdrawalForm({ action, appId }: { action: Action; appId
   );
 }
 
-/** The one time a key is shown in full, with the app's snippets filled in with it. */
-function NewKey({
+/** The one time a key is shown in full, with the snippets filled in with it. */
+export function NewKey({
   created,
   snippets,
   placeholder,

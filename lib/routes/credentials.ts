@@ -3,6 +3,7 @@ import { authenticate, requireScope, type Principal, type TokenCheck } from '../
 import type { Credential } from '../schemas/registry';
 import { authenticateApiKey, bearsServerKey, type AppPrincipal, type KeyCheck } from '../identity/keys/directory';
 import type { RateLimiter } from '../platform/http/rate-limit';
+import { authenticateConversionKey, type ConversionPrincipal } from '../ads/conversions/record';
 
 /**
  * The credential step of the kernel for each kind of credential a route may declare
@@ -18,6 +19,7 @@ declare module '../platform/http/kernel' {
     'api-key': AppPrincipal;
     'app-key': AppPrincipal;
     'optional-api-key': AppPrincipal | null;
+    'conversion-key': ConversionPrincipal;
   }
 }
 
@@ -50,6 +52,8 @@ export async function checkCredential(credential: Credential, request: { headers
       return request.headers.has('x-api-key') || bearsServerKey(request.headers)
         ? withKeyBudget(await authenticateApiKey(request, services), services)
         : { principal: null };
+    case 'conversion-key':
+      return { principal: await authenticateConversionKey(request, services) };
   }
 }
 

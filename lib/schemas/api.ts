@@ -12,7 +12,9 @@ export const indexBody = z.object({
   account_endpoints: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string() })),
   sdk_endpoints: z
     .array(z.object({ method: z.string(), path: z.string(), description: z.string() }))
-    .describe('The SDK surface: an app calls it with its API key in `x-api-key`; an ad’s events and click can also be sent with the ad’s token alone.'),
+    .describe(
+      'The SDK surface: an app calls it with its API key in `x-api-key`; an ad’s events and click can also be sent with the ad’s token alone. An advertiser’s server sends conversions with its conversions key, its pages with the conversion tag.',
+    ),
   token: z
     .object({ scopes: z.array(z.string()), expires_at: z.number().int() })
     .optional()

@@ -48,6 +48,7 @@ import {
   validateKeyBody,
   withdrawalBody,
 } from './sdk';
+import { conversionBody, conversionRequest, conversionTagQuery, conversionTagRequest } from './conversions';
 
 /**
  * Every route of the service, declared once: one entry per route file under app/, keyed by its
@@ -82,6 +83,10 @@ import {
  *   from a server: a request with `Origin` is a 403 `forbidden` (content/docs/server-side.md).
  * - `optional-api-key`: an SDK key when the request has `x-api-key`; without one, the handler
  *   authenticates by other means (decision tokens).
+ * - `conversion-key`: an advertiser's conversions key as `Authorization: Bearer ck_live_…`, from
+ *   a server. Missing, malformed or unknown is a 401 `invalid_token`; a request with `Origin` is a
+ *   403 `forbidden`. A revoked key reaches the handler, which keeps the conversion as invalid and
+ *   answers 403 `forbidden` (lib/ads/conversions/record.ts).
  */
 export type Credential =
   | { kind: 'none' }
@@ -90,7 +95,8 @@ export type Credential =
   | { kind: 'forwarded-bearer'; resource: ResourceName }
   | { kind: 'api-key' }
   | { kind: 'app-key' }
-  | { kind: 'optional-api-key' };
+  | { kind: 'optional-api-key' }
+  | { kind: 'conversion-key' };
 
 /** A declaration of this service: its credentials are the ones above. */
 export type OperationDeclaration = AnyOperation<Credential>;
@@ -120,6 +126,7 @@ const NONE = { kind: 'none' } as const;
 const API_KEY = { kind: 'api-key' } as const satisfies Credential;
 const APP_KEY = { kind: 'app-key' } as const satisfies Credential;
 const API_KEY_OR_TOKENS = { kind: 'optional-api-key' } as const satisfies Credential;
+const CONVERSION_KEY = { kind: 'conversion-key' } as const satisfies Credential;
 const bearer = (resource: ResourceName, scope?: Scope) => ({ kind: 'bearer', resource, scope }) as const satisfies Credential;
 
 const DOCS_CACHE = 'public, max-age=300';
@@ -465,6 +472,65 @@ export const ROUTES = declare({
             'Up to 100 events, each with your id for it and the token of its ad. Send it as JSON with `x-api-key`, or as the `text/plain` body of `navigator.sendBeacon`, which cannot send headers: the tokens then authenticate the events. Sending a batch again changes nothing. Each event answers `recorded`, `duplicate`, `invalid` (recorded as invalid traffic, never billed) or `rejected` (not recorded), with the reason.',
           tags: ['SDK'],
           responses: { 200: { description: 'What was recorded, and why anything was not.', schema: eventsBody } },
+        },
+      },
+    },
+  },
+  '/functions/v1/conversions': {
+    ...REST,
+    cors: 'none',
+    methods: {
+      POST: {
+        credential: CONVERSION_KEY,
+        body: conversionRequest,
+        doc: {
+          operationId: 'recordConversion',
+          summary: 'Record a conversion (advertisers, from a server)',
+          description:
+            "A sign-up or a sale that followed a click on your ad, with the click's `mclid` from your landing page's URL, from your server with a conversions key (`Authorization: Bearer ck_live_…`, made in the advertiser console). Sending an `event_id` again changes nothing. A conversion counts only for a click that counted, on your own campaign, within the campaign's attribution window (1 to 30 days, 7 by default), once per click and name; any other is kept as `invalid` with its reason and never counted. A revoked key's conversion is kept as invalid (`revoked_key`) and answered 403.",
+          tags: ['Advertisers'],
+          responses: {
+            200: { description: 'What was recorded.', schema: conversionBody },
+            403: { description: 'A revoked key (the conversion was kept as invalid), or a request from a web page (`forbidden`).', schema: apiErrorBody },
+          },
+        },
+      },
+    },
+  },
+  '/functions/v1/conversions/tag': {
+    ...REST,
+    getRecords: true,
+    methods: {
+      POST: {
+        credential: NONE,
+        body: conversionTagRequest,
+        bodyType: 'beacon',
+        doc: {
+          operationId: 'recordTagConversion',
+          summary: 'Record a conversion (advertisers, from the conversion tag on their pages)',
+          description:
+            "What the conversion tag sends from your page: your public tag id (`ct_…`), the click's `mclid` it kept from your landing page, and the conversion's name. JSON, or the `text/plain` body of `navigator.sendBeacon`. Without an `event_id`, one conversion per click and name. The same rules as `POST /functions/v1/conversions`, occurring now; a click id of another advertiser's campaign is `foreign_click`.",
+          tags: ['Advertisers'],
+          responses: {
+            200: { description: 'What was recorded.', schema: conversionBody },
+            404: { description: 'A tag id nobody has (`not_found`).', schema: apiErrorBody },
+          },
+        },
+      },
+      GET: {
+        credential: NONE,
+        query: conversionTagQuery,
+        cache: 'no-store',
+        doc: {
+          operationId: 'recordTagConversionImage',
+          summary: 'Record a conversion with an image tag (advertisers, pages without scripts)',
+          description:
+            'The same as the POST, as the query of an `<img>`: answers a 1×1 transparent GIF, whatever was recorded (an invalid query or an unknown tag id is an error, as JSON).',
+          tags: ['Advertisers'],
+          responses: {
+            200: { description: 'A 1×1 transparent GIF.', contentType: 'image/gif' },
+            404: { description: 'A tag id nobody has (`not_found`).', schema: apiErrorBody },
+          },
         },
       },
     },

@@ -6,6 +6,7 @@ import { archiveApp, changePlacement, createPlacement, revokeApiKey } from '@/li
 import { routeOf, type HttpMethod } from '@/lib/platform/http/kernel';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import { signDecisionToken } from '@/lib/ads/serving/tokens';
+import { conversionTag, createConversionKey, revokeConversionKey } from '@/lib/ads/conversions/keys';
 import type { Services } from '@/lib/services';
 import { instrumented } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
@@ -271,6 +272,12 @@ interface Tools {
   sdkAd(): Promise<{ decision_id: string; token: string; click_url: string }>;
   /** A new subject with a current consent to `purposes` in the app of demo's working key, recorded through the consents route (outside the case), and its consent proof. */
   sdkConsent(purposes?: readonly string[]): Promise<{ subject: string; proof: string }>;
+  /** A fresh ad clicked through its click URL (outside the case): the click id its landing page got, and the ad's advertiser. */
+  sdkClick(): Promise<{ clickId: string; advertiserId: string }>;
+  /** A conversions key of the advertiser's, made in its console: working or revoked. */
+  conversionKey(advertiserId: string, state?: 'active' | 'revoked'): Promise<string>;
+  /** The advertiser's conversion tag id. */
+  conversionTag(advertiserId: string): Promise<string>;
 }
 
 interface Case {
@@ -337,7 +344,13 @@ function invalidValues(s: ParamSchema): string[] {
  * parameter schema can give (a placement of the key's own app, the token of an ad served, a subject
  * id matching a pattern), so the derived calls with sample values would only draw their 400s and 404s.
  */
-const WRITTEN_ONLY = new Set(['GET /functions/v1/ads', 'GET /functions/v1/click', 'GET /functions/v1/consents', 'DELETE /functions/v1/consents']);
+const WRITTEN_ONLY = new Set([
+  'GET /functions/v1/ads',
+  'GET /functions/v1/click',
+  'GET /functions/v1/consents',
+  'DELETE /functions/v1/consents',
+  'GET /functions/v1/conversions/tag',
+]);
 
 function derivedCases(op: Op): Case[] {
   // Operations with a request body have their cases written out below.
@@ -541,6 +554,21 @@ const owned = async (t: Tools, purposes?: readonly string[]) => {
 };
 /** An RFC 3339 time with an offset, `ms` before now. */
 const withOffset = (ms: number) => `${new Date(Date.now() - ms + 3_600_000).toISOString().slice(0, 19)}+01:00`;
+/** A click id of the right form signed with another key: no click of this service's. */
+const FOREIGN_CLICK_ID = `00000000-0000-4000-8000-000000000003.${'A'.repeat(22)}`;
+/** A conversion tag id of the right form that nobody has. */
+const UNKNOWN_TAG = `ct_${'Z'.repeat(24)}`;
+const conversionJson = (clickId: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    event_id: `order-${randomBytes(6).toString('hex')}`,
+    click_id: clickId,
+    name: 'purchase',
+    value_usd: 19.99,
+    occurred_at: new Date().toISOString(),
+    ...extra,
+  });
+const tagJson = (tag: string, clickId: string) => JSON.stringify({ tag, click_id: clickId, name: 'signup' });
+const tagUrl = (params: Record<string, string>) => `/functions/v1/conversions/tag${query(params)}`;
 /** Over the 64 KiB every body but data's may have. */
 const OVER_64_KIB = 'a'.repeat(70_000);
 
@@ -787,6 +815,151 @@ const WRITTEN: Record<string, Case[]> = {
     keyed('a text/plain body', 415, async (t) => ({ body: JSON.stringify({ placement_id: (await active(t)).placementId }), contentType: 'text/plain' })),
     ...keyRefusals(API_KEY, async (t) => ({ body: JSON.stringify({ placement_id: (await active(t)).placementId }) }), { working: activeKey }),
     overBudget(async (t) => ({ body: JSON.stringify({ placement_id: (await active(t)).placementId }), headers: { [API_KEY]: await activeKey(t) } })),
+  ],
+  'POST /functions/v1/conversions': [
+    {
+      label: "a click's conversion, with its advertiser's key",
+      expect: [200],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        await t.call({ body: conversionJson(clickId), token: await t.conversionKey(advertiserId) });
+      },
+    },
+    {
+      label: 'the same event sent twice (the second is a duplicate)',
+      expect: [200, 200],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        const body = conversionJson(clickId);
+        const token = await t.conversionKey(advertiserId);
+        await t.call({ body, token });
+        await t.call({ body, token });
+      },
+    },
+    {
+      label: 'a click id this service did not sign (kept as invalid)',
+      expect: [200],
+      run: async (t) => {
+        const { advertiserId } = await t.sdkClick();
+        await t.call({ body: conversionJson(FOREIGN_CLICK_ID), token: await t.conversionKey(advertiserId) });
+      },
+    },
+    {
+      label: 'a revoked key (kept as invalid)',
+      expect: [403],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        await t.call({ body: conversionJson(clickId), token: await t.conversionKey(advertiserId, 'revoked') });
+      },
+    },
+    {
+      label: 'the key sent from a web page',
+      expect: [403],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        await t.call({ body: conversionJson(clickId), token: await t.conversionKey(advertiserId), headers: { origin: 'https://shop.example' } });
+      },
+    },
+    { label: 'no credential', expect: [401], run: async (t) => void (await t.call({ body: conversionJson(FOREIGN_CLICK_ID) })) },
+    {
+      label: 'an unknown key',
+      expect: [401],
+      run: async (t) => void (await t.call({ body: conversionJson(FOREIGN_CLICK_ID), token: `ck_live_${'A'.repeat(32)}` })),
+    },
+    { label: 'a user token', expect: [401], run: async (t) => void (await t.call({ body: conversionJson(FOREIGN_CLICK_ID), token: await t.user() })) },
+    {
+      label: "a publisher's SDK key",
+      expect: [401],
+      run: async (t) => void (await t.call({ body: conversionJson(FOREIGN_CLICK_ID), headers: { [API_KEY]: await t.sdkKey('active') } })),
+    },
+    ...(
+      [
+        ['an invalid body: no event_id', 400, JSON.stringify({ click_id: 'x', name: 'signup', occurred_at: new Date().toISOString() }), undefined],
+        ['an invalid body: a negative value', 400, conversionJson(FOREIGN_CLICK_ID, { value_usd: -1 }), undefined],
+        ['an invalid body: not JSON', 400, '{"event_id": ', undefined],
+        ['a text/plain body', 415, conversionJson(FOREIGN_CLICK_ID), 'text/plain'],
+        ['a body over 64 KiB', 413, conversionJson(OVER_64_KIB), undefined],
+      ] as const
+    ).map(([label, status, body, contentType]): Case => ({
+      label,
+      expect: [status],
+      run: async (t) => {
+        const { advertiserId } = await t.sdkClick();
+        await t.call({ body, contentType, token: await t.conversionKey(advertiserId) });
+      },
+    })),
+    {
+      label: 'while the database is down',
+      expect: [503],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        const token = await t.conversionKey(advertiserId);
+        await t.outage(() => t.call({ body: conversionJson(clickId), token }));
+      },
+    },
+    overBudget(async () => ({ body: conversionJson(FOREIGN_CLICK_ID), token: `ck_live_${'A'.repeat(32)}` })),
+  ],
+  'POST /functions/v1/conversions/tag': [
+    {
+      label: 'what the tag sends (JSON)',
+      expect: [200],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        await t.call({ body: tagJson(await t.conversionTag(advertiserId), clickId) });
+      },
+    },
+    {
+      label: 'what the tag sends by beacon (text/plain)',
+      expect: [200],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        await t.call({ body: tagJson(await t.conversionTag(advertiserId), clickId), contentType: 'text/plain;charset=UTF-8' });
+      },
+    },
+    { label: 'a tag id nobody has', expect: [404], run: async (t) => void (await t.call({ body: tagJson(UNKNOWN_TAG, FOREIGN_CLICK_ID) })) },
+    { label: 'an invalid body: no tag', expect: [400], run: async (t) => void (await t.call({ body: JSON.stringify({ click_id: 'x', name: 'signup' }) })) },
+    { label: 'a form body', expect: [415], run: async (t) => void (await t.call({ body: 'tag=x', contentType: 'application/x-www-form-urlencoded' })) },
+    {
+      label: 'while the database is down',
+      expect: [503],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        const body = tagJson(await t.conversionTag(advertiserId), clickId);
+        await t.outage(() => t.call({ body }));
+      },
+    },
+    overBudget(async () => ({ body: tagJson(UNKNOWN_TAG, FOREIGN_CLICK_ID) })),
+  ],
+  'GET /functions/v1/conversions/tag': [
+    {
+      label: 'an image tag',
+      expect: [200],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        await t.call({ url: tagUrl({ tag: await t.conversionTag(advertiserId), click_id: clickId, name: 'signup', value_usd: '19.99' }) });
+      },
+    },
+    {
+      label: 'a tag id nobody has',
+      expect: [404],
+      run: async (t) => void (await t.call({ url: tagUrl({ tag: UNKNOWN_TAG, click_id: FOREIGN_CLICK_ID, name: 'signup' }) })),
+    },
+    { label: 'no tag', expect: [400], run: async (t) => void (await t.call({ url: tagUrl({ click_id: FOREIGN_CLICK_ID, name: 'signup' }) })) },
+    {
+      label: 'bad parameter value_usd="1e3"',
+      expect: [400],
+      run: async (t) => void (await t.call({ url: tagUrl({ tag: UNKNOWN_TAG, click_id: FOREIGN_CLICK_ID, name: 'signup', value_usd: '1e3' }) })),
+    },
+    {
+      label: 'while the database is down',
+      expect: [503],
+      run: async (t) => {
+        const { clickId, advertiserId } = await t.sdkClick();
+        const url = tagUrl({ tag: await t.conversionTag(advertiserId), click_id: clickId, name: 'signup' });
+        await t.outage(() => t.call({ url }));
+      },
+    },
+    overBudget(async () => ({ url: tagUrl({ tag: UNKNOWN_TAG, click_id: FOREIGN_CLICK_ID, name: 'signup' }) })),
   ],
   'GET /functions/v1/click': [
     {
@@ -1329,6 +1502,35 @@ for (const engine of testEngines()) {
           const { key, placementId } = await tools.sdkPlacement('active');
           const ad = await prepared('/functions/v1/ads', 'GET', { url: adsUrl(placementId), headers: { [API_KEY]: key } });
           return ad as { decision_id: string; token: string; click_url: string };
+        },
+        async sdkClick() {
+          const ad = await tools.sdkAd();
+          await prepared('/functions/v1/events', 'POST', { body: eventsJson(ad.token), headers: { [API_KEY]: (await tools.sdkPlacement('active')).key } });
+          const landed = await send('/functions/v1/click', 'GET', { url: pathOf(ad.click_url) });
+          const clickId = new URL(landed.headers.get('location') ?? 'https://x.example/').searchParams.get('mclid');
+          if (!clickId) throw new Error(`the click landed without a click id (${landed.status})`);
+          const [row] = await suite.db.query<{ advertiser_id: string }>(
+            'select c.advertiser_id from public.ad_decisions d join public.campaigns c on c.id = d.campaign_id where d.id = $1',
+            [ad.decision_id],
+          );
+          return { clickId, advertiserId: row!.advertiser_id };
+        },
+        async conversionKey(advertiserId, state = 'active') {
+          const id = `conversions ${advertiserId} ${state}`;
+          let key = sdkKeys.get(id);
+          if (!key) {
+            const made = await createConversionKey(suite.db, advertiserId, `For the document (${state})`);
+            if (!made.ok) throw new Error(made.error);
+            if (state === 'revoked' && !(await revokeConversionKey(suite.db, advertiserId, made.value.id)).ok) throw new Error('the key could not be revoked');
+            key = made.value.key;
+            sdkKeys.set(id, key);
+          }
+          return key;
+        },
+        async conversionTag(advertiserId) {
+          const tag = await conversionTag(suite.db, advertiserId);
+          if (!tag) throw new Error('no conversion tag');
+          return tag;
         },
         async sdkConsent(purposes = ['ai_interactions']) {
           const subject = newSubject();

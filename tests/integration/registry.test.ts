@@ -57,8 +57,9 @@ describe('lists derived from the registry', () => {
       rest.flatMap((op) => (op.declaration.credential.kind === 'bearer' ? [{ method: op.method, path: op.path, scope: op.declaration.credential.scope }] : [])),
     );
     expect(sdkEndpoints().map((e) => `${e.method} ${e.path}`)).toEqual(rest.filter(sdk).map((op) => `${op.method} ${op.path}`));
-    // The SDK surface is what an app calls: its key (or its server's), or an ad's token (events, clicks), never a user's token.
-    for (const op of rest.filter(sdk)) expect(['api-key', 'app-key', 'optional-api-key', 'none'], op.path).toContain(kind(op));
+    // The SDK surface is what an app calls: its key (or its server's), or an ad's token (events, clicks), never a user's token;
+    // and what an advertiser sends back: conversions, with its conversions key or its public tag id.
+    for (const op of rest.filter(sdk)) expect(['api-key', 'app-key', 'optional-api-key', 'conversion-key', 'none'], op.path).toContain(kind(op));
     expect(publicEndpoints().length + accountEndpoints().length + sdkEndpoints().length).toBe(rest.length);
   });
 

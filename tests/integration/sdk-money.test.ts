@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { changePlacement, createApp, createPlacement, revokeApiKey, updateApp } from '@/lib/publisher/writes';
+import { clickIdKey, signClickId, withClickId } from '@/lib/ads/conversions/click-id';
 import type { Engine } from '@/lib/platform/db/engine';
 import { MemoryRateLimiter } from '@/lib/platform/http/rate-limit';
 import type { PlacementFormat } from '@/lib/schemas/account';
@@ -516,9 +517,16 @@ for (const engine of testEngines()) {
         const [{ landing_url }] = (await suite.db.query<{ landing_url: string }>('select landing_url from public.creatives where id = $1', [body.ad.id])) as [
           { landing_url: string },
         ];
-        expect(res.headers.get('location')).toBe(landing_url);
-        // Opening it again redirects, and counts nothing more.
-        expect((await sdk(`${url.pathname}${url.search}`, { ip: '192.0.2.90' })).status).toBe(302);
+        // The landing page, with the click's id for the advertiser's conversions, and nothing the request said.
+        const claims = verifyDecisionToken(await suite.services.sdkSecret(), body.token, Date.now());
+        if (!claims.ok) throw new Error('own token does not verify');
+        const clickId = signClickId(clickIdKey(await suite.services.sdkSecret()), claims.claims.decisionId);
+        expect(res.headers.get('location')).toBe(withClickId(landing_url, clickId));
+        expect(new URL(res.headers.get('location')!).searchParams.get('mclid')).toBe(clickId);
+        // Opening it again redirects, with the same click id, and counts nothing more.
+        const again = await sdk(`${url.pathname}${url.search}`, { ip: '192.0.2.90' });
+        expect(again.status).toBe(302);
+        expect(again.headers.get('location')).toBe(res.headers.get('location'));
         await rollUp(suite.db);
         expect(await placementRow(suite.db, p.placements.sponsored_card)).toMatchObject({ impressions: 1, clicks: 1 });
       });

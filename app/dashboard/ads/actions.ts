@@ -17,6 +17,7 @@ import {
   updateCampaignForm,
   type TryState,
 } from '@/lib/ads/advertisers/forms';
+import { createConversionKeyForm, revokeConversionKeyForm } from '@/lib/ads/conversions/forms';
 import { limitedAction } from '@/lib/platform/kit/action-limit';
 import { env } from '@/lib/platform/env';
 import { services } from '@/lib/services';
@@ -85,4 +86,12 @@ export async function moveCreativeAction(_: FormState, form: FormData): Promise<
 export async function tryConversationAction(_: TryState, form: FormData): Promise<TryState> {
   const user = await requireSignedIn('/dashboard/ads');
   return limitedAction(services(), user.id, await headers(), () => tryConversationForm(form, user, services()));
+}
+
+export async function createConversionKeyAction(_: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser('/dashboard/ads/conversions', (user) => createConversionKeyForm(form, user, services()));
+}
+
+export async function revokeConversionKeyAction(_: FormState, form: FormData): Promise<FormState> {
+  return asAdvertiser('/dashboard/ads/conversions', (user) => revokeConversionKeyForm(form, user, services()));
 }

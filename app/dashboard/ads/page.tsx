@@ -65,6 +65,9 @@ export default async function AdvertisingPage() {
               <Link href="/dashboard/ads/reports">Reports</Link>
             </Button>
             <Button asChild variant="outline">
+              <Link href="/dashboard/ads/conversions">Conversions</Link>
+            </Button>
+            <Button asChild variant="outline">
               <Link href="/dashboard/ads/funds">Add funds</Link>
             </Button>
             <Button asChild>

@@ -4,6 +4,7 @@ import { sql } from '../../platform/db/sql';
 import { asApp } from '../../identity/keys/access';
 import { recordEventsCall, senderOfEvents, type EventServices } from './events';
 import { verifyDecisionToken } from './tokens';
+import { clickIdKey, signClickId, withClickId } from '../conversions/click-id';
 
 /**
  * `GET /functions/v1/click?token=…`, an ad's click URL: records the click and answers where to
@@ -14,6 +15,10 @@ import { verifyDecisionToken } from './tokens';
  * so opening the link again is a duplicate, and by the same rules as `POST /functions/v1/events`
  * (after its impression, once per address and ad in 3 hours). An expired token, or an app
  * archived since, still redirects, without recording anything: the person wanted the page.
+ *
+ * The landing URL gains the click's id, `mclid` (../conversions/click-id.ts), which the
+ * advertiser sends back with a conversion: whether the click counted is decided then, from the
+ * decision, so opening the link again lands with the same id.
  */
 
 const landing = z.object({ landing_url: z.string() });
@@ -35,5 +40,5 @@ export async function followClick(token: string, call: { headers: Headers; clien
   const [found] = await asApp(await services.database(), app).script(...statements);
   const row = found?.[0];
   if (!row) throw new ApiError('not_found', 'The ad of this link no longer exists.');
-  return landing.parse(row).landing_url;
+  return withClickId(landing.parse(row).landing_url, signClickId(clickIdKey(key), claims.decisionId));
 }

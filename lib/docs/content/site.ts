@@ -14,7 +14,7 @@ export const DOCS_SECTIONS: readonly { title: string; paths: readonly string[] }
   { title: 'Get started', paths: ['/docs/quickstart', '/docs', '/docs/console'] },
   { title: 'Show ads', paths: ['/docs/sdk-integration', '/docs/server-side', '/docs/ad-decision', '/docs/placements', '/docs/ad-formats', '/docs/api-keys'] },
   { title: 'Get paid', paths: ['/docs/payouts', '/docs/data-and-consent'] },
-  { title: 'Advertise', paths: ['/docs/advertisers'] },
+  { title: 'Advertise', paths: ['/docs/advertisers', '/docs/conversions'] },
   { title: 'Buy data', paths: ['/docs/data-buyers'] },
   {
     title: 'Account API',

@@ -48,6 +48,12 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
       'The key has been revoked or its app archived; a publishable key from a web origin the app has not allowed; a server key from a web page (the request has `Origin`) (`forbidden`).',
     );
   }
+  if (credential.kind === 'conversion-key') {
+    out[401] = error('No bearer, or one that holds no conversions key (`ck_live_…`) or an unknown one (`invalid_token`).', {
+      'WWW-Authenticate': 'A Bearer challenge (RFC 6750).',
+    });
+    out[403] = error('The key has been revoked (the conversion was kept as invalid), or the request comes from a web page (`Origin`) (`forbidden`).');
+  }
   if (declaration.query) out[400] = error('An invalid or missing parameter.');
   if (declaration.body) {
     out[400] = error('A malformed or invalid body.');
@@ -85,6 +91,9 @@ function response(doc: ResponseDoc): Json {
   if (doc.schema) {
     const schema = doc.schema === apiErrorBody ? { $ref: '#/components/schemas/Error' } : jsonSchema(doc.schema, 'output');
     out.content = { [doc.contentType ?? 'application/json']: { schema } };
+  } else if (doc.contentType) {
+    // A body that is not JSON (an image): its media type alone.
+    out.content = { [doc.contentType]: {} };
   }
   return out;
 }
@@ -115,6 +124,7 @@ function security(credential: Credential): Json[] {
   if (credential.kind === 'app-key') return [{ sdkKey: [] }, { serverKey: [] }];
   // Without a key, the body's decision tokens authenticate (a beacon cannot send headers).
   if (credential.kind === 'optional-api-key') return [{ sdkKey: [] }, {}];
+  if (credential.kind === 'conversion-key') return [{ conversionKey: [] }];
   const bearer = [{ oauth2: credential.kind === 'bearer' && credential.scope ? [credential.scope] : [] }, { sandbox: [] }];
   return credential.kind === 'bearer' ? bearer : [{}, ...bearer];
 }
@@ -163,6 +173,7 @@ export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json 
       { name: 'Account', description: 'A bearer token with the listed scope, or the sandbox token.' },
       { name: 'Batch', description: 'Several GET requests in one call.' },
       { name: 'SDK', description: 'What a publisher’s app calls at run time, with the app’s API key in `x-api-key`.' },
+      { name: 'Advertisers', description: 'What an advertiser’s server and pages send: conversions, with a conversions key or the public conversion tag.' },
     ],
     paths,
     components: {
@@ -197,6 +208,12 @@ export function buildOpenApiDocument(ops: Operation[] = restOperations()): Json 
           scheme: 'bearer',
           description:
             'An app’s secret server key (`sk_live_…` or `sk_test_…`), from the app’s server only (a request with `Origin` is refused): `POST /functions/v1/ads` and `GET /functions/v1/validate-key`.',
+        },
+        conversionKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An advertiser’s secret conversions key (`ck_live_…`), made in the advertiser console, from the advertiser’s server only (a request with `Origin` is refused): `POST /functions/v1/conversions`.',
         },
       },
     },

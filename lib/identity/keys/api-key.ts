@@ -21,7 +21,8 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const BODY_LENGTH = 32;
 const PREFIX_BODY = 8;
 
-function base62(length: number): string {
+/** `length` random base62 characters, each equally likely. */
+export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
     for (const byte of randomBytes(length * 2)) {
@@ -53,7 +54,7 @@ export interface NewApiKey {
 }
 
 export function generateApiKey(environment: KeyEnvironment, kind: KeyKind = 'publishable'): NewApiKey {
-  const key = keyTag(environment, kind) + base62(BODY_LENGTH);
+  const key = keyTag(environment, kind) + randomBase62(BODY_LENGTH);
   return { key, ...describeApiKey(key) };
 }
 

@@ -1,0 +1,4 @@
+import { conversionTagRoute } from '@/lib/routes/conversions';
+
+export const dynamic = 'force-dynamic';
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = conversionTagRoute;
