@@ -210,7 +210,7 @@ test('the operator console fits every width', async ({ page }, testInfo) => {
   await opsSignIn(page);
   await check(page, testInfo, 'ops');
   // Every page of it: one kind of work each.
-  for (const path of ['/ops/top-ups', '/ops/reviews', '/ops/payouts', '/ops/months', '/ops/balances', '/ops/pricing', '/ops/audit']) {
+  for (const path of ['/ops/top-ups', '/ops/reviews', '/ops/payouts', '/ops/months', '/ops/balances', '/ops/pricing', '/ops/audit', '/ops/traffic']) {
     await visit(page, path);
     await expect(page.locator('nav[aria-label="Operator console"] [aria-current=page]')).toHaveAttribute('href', path);
     await check(page, testInfo, path.slice(1));
@@ -229,7 +229,7 @@ test('every advertiser page fits every width', async ({ page }, testInfo) => {
   await visit(page, '/dashboard/ads/funds');
   await check(page, testInfo, 'ads-funds');
   const receipt = await page.getByRole('region', { name: 'Top-ups' }).getByRole('link').first().getAttribute('href');
-  for (const path of [campaign!, '/dashboard/ads/campaigns/new', '/dashboard/ads/reports', receipt!]) {
+  for (const path of [campaign!, '/dashboard/ads/campaigns/new', '/dashboard/ads/reports', '/dashboard/ads/conversions', receipt!]) {
     await visit(page, path);
     await check(page, testInfo, path);
   }

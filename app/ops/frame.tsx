@@ -9,6 +9,7 @@ export const OPS_PAGES = [
   { href: '/ops', label: 'Overview' },
   { href: '/ops/top-ups', label: 'Top-ups' },
   { href: '/ops/reviews', label: 'Reviews' },
+  { href: '/ops/traffic', label: 'Traffic quality' },
   { href: '/ops/payouts', label: 'Payouts' },
   { href: '/ops/months', label: 'Month close' },
   { href: '/ops/balances', label: 'Balances' },

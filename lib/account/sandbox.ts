@@ -335,6 +335,9 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     clicks: 2_376,
     hides: 59,
     spend_micro: micro(499_998_600),
+    attribution_window_days: 7,
+    conversions: 1_188,
+    conversion_value_micro: usdToMicro(41_580),
     creatives: [creative(1, 'tooltip', 'active', 'Study smarter with Sandbox Tutor')],
   },
   {
@@ -357,6 +360,9 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     clicks: 6_184,
     hides: 154,
     spend_micro: micro(1_236_904_500),
+    attribution_window_days: 14,
+    conversions: 3_021,
+    conversion_value_micro: usdToMicro(87_609),
     creatives: [
       creative(2, 'sponsored_card', 'active', 'Write faster with Sandbox Writer Pro'),
       creative(3, 'inline_text', 'active', 'Try Sandbox Writer Pro free for 14 days'),
@@ -386,6 +392,9 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     clicks: 420,
     hides: 10,
     spend_micro: micro(213_600_000),
+    attribution_window_days: 7,
+    conversions: 402,
+    conversion_value_micro: usdToMicro(9_648),
     creatives: [creative(5, 'floating_video', 'paused', 'Gift a year of Sandbox Writer')],
   },
   {
@@ -408,6 +417,9 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     clicks: 0,
     hides: 0,
     spend_micro: micro(0),
+    attribution_window_days: 7,
+    conversions: 0,
+    conversion_value_micro: micro(0),
     creatives: [creative(6, 'sponsored_card', 'in_review', 'New in Sandbox Tutor: spaced repetition')],
   },
   {
@@ -430,6 +442,9 @@ export const SANDBOX_CAMPAIGNS: CampaignRow[] = [
     clicks: 0,
     hides: 0,
     spend_micro: micro(0),
+    attribution_window_days: 7,
+    conversions: 0,
+    conversion_value_micro: micro(0),
     creatives: [{ ...creative(7, 'inline_text', 'rejected', 'Straight As, guaranteed'), rejection_reason: 'Ads may not promise results such as grades.' }],
   },
 ];

@@ -195,7 +195,7 @@ export function dailyView(rows: readonly DailyRow[], query: DailyQuery, today: s
 }
 
 export const CAMPAIGNS_NOTE =
-  'Each campaign’s impressions, clicks and spend are its totals since it started, from the daily figures the traffic roll-up keeps per campaign, creative, app and day (seconds behind the ads served). spend_micro is the exact spend in micro-dollars, as the ledger debits it, and balance_micro your exact balance: what your top-ups put in less what your ads cost. Every amount in dollars is an exact amount rounded to the cent once (spend_usd, balance_usd; budget_left_usd is the lifetime budget less the exact spend, never below 0; ecpm_usd the exact spend per 1,000 impressions), so a sum of rounded figures may differ by a cent from the rounded total. ctr is clicks per impression, a fraction from 0 to 1; ctr and ecpm_usd are 0 without impressions. The balance covers every campaign, whatever the page or status filter.';
+  'Each campaign’s impressions, clicks and spend are its totals since it started, from the daily figures the traffic roll-up keeps per campaign, creative, app and day (seconds behind the ads served). spend_micro is the exact spend in micro-dollars, as the ledger debits it, and balance_micro your exact balance: what your top-ups put in less what your ads cost. Every amount in dollars is an exact amount rounded to the cent once (spend_usd, balance_usd; budget_left_usd is the lifetime budget less the exact spend, never below 0; ecpm_usd the exact spend per 1,000 impressions), so a sum of rounded figures may differ by a cent from the rounded total. ctr is clicks per impression, a fraction from 0 to 1; ctr and ecpm_usd are 0 without impressions. conversions are those you reported for the campaign’s clicks that counted (within its attribution_window_days), conversion_value_micro their exact value, cost_per_conversion_micro the exact spend per conversion to the micro-dollar (null without conversions) and return_on_spend their value per dollar spent (null without spend). The balance covers every campaign, whatever the page or status filter.';
 
 export function matchesCampaignFilter(status: CampaignRow['status'], filter: CampaignFilter): boolean {
   return filter === 'all' || status === filter;
@@ -226,6 +226,13 @@ export function campaignView(row: CampaignRow) {
     spend_micro: row.spend_micro,
     budget_left_usd: row.lifetime_budget_micro === null ? null : microToUsd(micro(Math.max(0, row.lifetime_budget_micro - row.spend_micro))),
     ecpm_usd: ecpmUsd(row.spend_micro, row.impressions),
+    attribution_window_days: row.attribution_window_days,
+    conversions: row.conversions,
+    conversion_value_usd: microToUsd(row.conversion_value_micro),
+    conversion_value_micro: row.conversion_value_micro,
+    cost_per_conversion_usd: row.conversions > 0 ? microToUsd(micro(Math.round(row.spend_micro / row.conversions))) : null,
+    cost_per_conversion_micro: row.conversions > 0 ? Math.round(row.spend_micro / row.conversions) : null,
+    return_on_spend: row.spend_micro > 0 ? Math.round((row.conversion_value_micro / row.spend_micro) * 10_000) / 10_000 : null,
     creatives: row.creatives.map((c) => ({ id: c.id, format: c.format, status: c.status, rejection_reason: c.rejection_reason, headline: c.headline })),
   };
 }

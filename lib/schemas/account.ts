@@ -255,6 +255,13 @@ export const campaign = z.object({
   spend_micro: z.number().int().describe('spend_usd exactly, in micro-dollars (millionths of a dollar), as the ledger debits it.'),
   budget_left_usd: z.number().nullable().describe('lifetime_budget_usd less the spend, never below 0; null without a lifetime budget.'),
   ecpm_usd: z.number().describe('Spend per 1,000 impressions, rounded to the cent; 0 without impressions.'),
+  attribution_window_days: z.number().int().describe('How many days after a click a conversion you report counts for this campaign (1 to 30).'),
+  conversions: z.number().int().describe('Conversions you reported for its clicks and that counted (content/docs/conversions.md).'),
+  conversion_value_usd: z.number().describe('What those conversions were worth, as you reported them, rounded to the cent once.'),
+  conversion_value_micro: z.number().int().describe('conversion_value_usd exactly, in micro-dollars.'),
+  cost_per_conversion_usd: z.number().nullable().describe('Spend per conversion, rounded to the cent; null without conversions.'),
+  cost_per_conversion_micro: z.number().int().nullable().describe('cost_per_conversion_usd to the micro-dollar; null without conversions.'),
+  return_on_spend: z.number().nullable().describe('Conversion value per dollar spent (4 decimals); null without spend.'),
   creatives: z.array(campaignCreative).describe('The campaign’s creatives, oldest first.'),
 });
 
@@ -421,11 +428,25 @@ export const dailyRow = z.object({
 
 /** A campaign as the database has it: its own columns, its budget and cap, exact spend and counts, its creatives, its times as Dates. */
 export const campaignRow = campaign
-  .omit({ lifetime_budget_usd: true, daily_cap_usd: true, ctr: true, spend_usd: true, spend_micro: true, budget_left_usd: true, ecpm_usd: true })
+  .omit({
+    lifetime_budget_usd: true,
+    daily_cap_usd: true,
+    ctr: true,
+    spend_usd: true,
+    spend_micro: true,
+    budget_left_usd: true,
+    ecpm_usd: true,
+    conversion_value_usd: true,
+    conversion_value_micro: true,
+    cost_per_conversion_usd: true,
+    cost_per_conversion_micro: true,
+    return_on_spend: true,
+  })
   .extend({
     lifetime_budget_micro: microAmount.nullable(),
     daily_cap_micro: microAmount.nullable(),
     spend_micro: microAmount,
+    conversion_value_micro: microAmount,
     starts_at: timestamp,
     ends_at: timestamp.nullable(),
     created_at: timestamp,

@@ -228,3 +228,6 @@ end $$;
 revoke all on function public.conversion_record(uuid, text, uuid, boolean, text, uuid, boolean, text, bigint, timestamptz)
   from public, anon, authenticated, sdk;
 grant execute on function public.conversion_record(uuid, text, uuid, boolean, text, uuid, boolean, text, bigint, timestamptz) to service_role;
+
+-- The advertiser sets its campaign's window in the console.
+grant insert (attribution_window_days), update (attribution_window_days) on public.campaigns to authenticated;

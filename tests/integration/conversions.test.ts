@@ -6,9 +6,17 @@ import { tagEventId } from '@/lib/ads/conversions/record';
 import { sha256Hex } from '@/lib/platform/crypto';
 import { conversionBody } from '@/lib/schemas/conversions';
 import { adBody } from '@/lib/schemas/sdk';
+import { micro } from '@/lib/platform/kit/micro';
 import type { Engine } from '@/lib/platform/db/engine';
 import { createApiKey } from '@/lib/publisher/writes';
+import { advertiserReport, costPerConversion, reportCsv } from '@/lib/ads/advertisers/reports';
+import { rollUp } from '@/lib/ads/serving/rollup';
+import { campaignsBody } from '@/lib/schemas/account';
+import { get } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
+import { handlersOf } from '../helpers/routes';
+import { accessToken } from '../helpers/tokens';
+import { invalidShare, trafficQuality } from '@/lib/ops/traffic';
 import { newSdkApp, sdk, servedSecondsAgo, type SdkApp } from '../helpers/sdk';
 import { rawAsService, rawAsUser } from '../helpers/roles';
 
@@ -23,6 +31,8 @@ import { rawAsService, rawAsUser } from '../helpers/roles';
 const VIEWABLE = { visible_share: 0.8, visible_seconds: 1.2 };
 
 interface Click {
+  /** The ad's decision token, as its events carry it. */
+  token: string;
   clickId: string;
   decisionId: string;
   campaignId: string;
@@ -87,7 +97,7 @@ for (const engine of testEngines()) {
         ),
       );
       expect(row?.clicked_at, 'the click counted').toBeTruthy();
-      return { clickId, decisionId, campaignId: row!.campaign_id, advertiserId: row!.advertiser_id, clickedAt: new Date(row!.clicked_at) };
+      return { token: ad.token, clickId, decisionId, campaignId: row!.campaign_id, advertiserId: row!.advertiser_id, clickedAt: new Date(row!.clicked_at) };
     }
 
     /** A conversions key of the advertiser's, made once per advertiser. */
@@ -300,6 +310,77 @@ for (const engine of testEngines()) {
       expect(refused.body.error.code).toBe('forbidden');
       expect(await kept(suite.db, c.advertiserId, late.event_id)).toMatchObject({ valid: false, invalid_reason: 'revoked_key' });
       expect(await counted(suite.db, c.campaignId)).toEqual(before);
+    });
+
+    it('reports conversions, their value, the cost per conversion and the return on spend, alike in the console, its CSV and the account API', async () => {
+      const c = await click();
+      const key = await keyOf(c.advertiserId);
+      expect(
+        (await report(key, { event_id: eventId(), click_id: c.clickId, name: 'purchase', value_usd: 120.5, occurred_at: now() })).body.conversion.status,
+      ).toBe('recorded');
+      await rollUp(suite.db);
+      const [stats] = await suite.db.query<{ spent: number; conversions: number; value: number }>(
+        'select sum(spent_micro)::bigint as spent, sum(conversions)::int as conversions, sum(conversion_value_micro)::bigint as value from public.campaign_daily_stats where campaign_id = $1',
+        [c.campaignId],
+      );
+      expect(stats!.conversions).toBeGreaterThan(0);
+
+      // The console's report (and its CSV): the campaign's rows carry the conversions, to the micro-dollar.
+      const rows = (await advertiserReport(suite.db, c.advertiserId, 7, c.campaignId)).filter((r) => r.campaign_id === c.campaignId);
+      expect(rows.reduce((n, r) => n + r.conversions, 0)).toBe(stats!.conversions);
+      expect(rows.reduce((n, r) => n + r.conversion_value_micro, 0)).toBe(Number(stats!.value));
+      const csv = reportCsv(rows).split('\r\n');
+      expect(csv[0]).toContain('conversions,conversion_value_usd,cost_per_conversion_usd,return_on_spend');
+
+      // The account API: the same totals, and the cost per conversion as the console computes it.
+      const token = await accessToken(c.advertiserId, { scopes: ['campaigns:read'], resources: ['api'] });
+      const { res, body } = await get(handlersOf('/api/v1/me/campaigns').GET, '/api/v1/me/campaigns?limit=100&status=all', token);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      const campaign = campaignsBody
+        .strict()
+        .parse(body)
+        .campaigns.find((x) => x.id === c.campaignId)!;
+      expect(campaign).toMatchObject({
+        attribution_window_days: 7,
+        conversions: stats!.conversions,
+        conversion_value_micro: Number(stats!.value),
+        cost_per_conversion_micro: costPerConversion(micro(Number(stats!.spent)), stats!.conversions),
+      });
+      expect(campaign.return_on_spend).toBe(Number(stats!.spent) > 0 ? Math.round((Number(stats!.value) / Number(stats!.spent)) * 10_000) / 10_000 : null);
+    });
+
+    it("shows the operator each campaign's refused clicks and invalid conversions, with why, and only to staff", async () => {
+      const c = await click();
+      const key = await keyOf(c.advertiserId);
+      // One counted conversion, two invalid ones, and a refused click (the same ad clicked again from another address: already counted).
+      await report(key, { event_id: eventId(), click_id: c.clickId, name: 'signup', occurred_at: now() });
+      await report(key, { event_id: eventId(), click_id: c.clickId, name: 'signup', occurred_at: now() });
+      await report(key, { event_id: eventId(), click_id: c.clickId, name: 'trial', occurred_at: new Date(Date.now() + 3_600_000).toISOString() });
+      const again = await sdk('/functions/v1/events', {
+        body: { events: [{ id: `click-again-${ip}`, type: 'click', token: c.token }] },
+        headers: { 'x-api-key': app.key },
+      });
+      expect(again.body.results[0]).toMatchObject({ status: 'invalid', reason: 'already_counted' });
+      await rollUp(suite.db);
+      const [operatorRow] = await suite.db.query<{ id: string }>("select id from public.users where email = 'operator@example.com'");
+      const staff = { id: operatorRow!.id, email: 'operator@example.com', name: null };
+      const rows = await trafficQuality(suite.db, staff);
+      const row = rows.find((r) => r.id === c.campaignId)!;
+      const [figures] = await rawAsService(suite.db, (q) =>
+        q.query<{ valid: number; invalid: number }>(
+          'select count(*) filter (where valid)::int as valid, count(*) filter (where not valid)::int as invalid from public.conversions where campaign_id = $1',
+          [c.campaignId],
+        ),
+      );
+      expect(row).toMatchObject({ conversions: figures!.valid, invalid_conversions: figures!.invalid });
+      expect(row.conversion_reasons.already_converted).toBeGreaterThanOrEqual(1);
+      expect(row.conversion_reasons.outside_window).toBeGreaterThanOrEqual(1);
+      expect(invalidShare(row.conversions, row.invalid_conversions)).toBe(figures!.invalid / (figures!.valid + figures!.invalid));
+      expect(row.clicks).toBeGreaterThan(0);
+      expect(row.invalid_clicks).toBeGreaterThanOrEqual(1);
+      expect(row.click_reasons.already_counted).toBeGreaterThanOrEqual(1);
+      // An advertiser, even this campaign's own, is no staff.
+      await expect(trafficQuality(suite.db, { id: c.advertiserId, email: 'x@example.com', name: null })).rejects.toThrow();
     });
 
     it('keeps keys hashed, shows each once, caps the active ones, and lets only their advertiser see or revoke them', async () => {

@@ -122,6 +122,7 @@ export type CampaignValues = Record<
   | 'exclude_categories'
   | 'excluded_apps'
   | 'frequency_cap'
+  | 'attribution_window_days'
   | 'context_hints'
   | 'excluded_phrases'
   | 'advertiser_category',
@@ -191,6 +192,24 @@ export function CampaignForm({
           <Input id="campaign-frequency" name="frequency_cap" type="number" min={1} max={100} required defaultValue={v.frequency_cap} />
         </Field>
       </div>
+      <Field
+        label="Conversion window (days)"
+        htmlFor="campaign-attribution"
+        hint="How long after a click a conversion you report counts for this campaign: 1 to 30 days."
+        hintId="campaign-attribution-hint"
+        className="max-w-xs"
+      >
+        <Input
+          id="campaign-attribution"
+          name="attribution_window_days"
+          type="number"
+          min={1}
+          max={30}
+          required
+          defaultValue={v.attribution_window_days}
+          aria-describedby="campaign-attribution-hint"
+        />
+      </Field>
       <Field
         label="Keywords"
         htmlFor="campaign-keywords"

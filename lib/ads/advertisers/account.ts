@@ -51,6 +51,8 @@ const campaignRow = z.object({
   lifetime_budget_micro: microAmount.nullable(),
   daily_cap_micro: microAmount.nullable(),
   frequency_cap: z.number().int(),
+  /** How many days after a click a conversion counts (migration 20261221000000_conversions). */
+  attribution_window_days: z.number().int(),
   formats: z.array(format),
   keywords: z.array(z.string()),
   include_categories: z.array(z.string()),
@@ -105,6 +107,8 @@ const dayRow = z.object({
   clicks: z.number(),
   hides: z.number(),
   spent_micro: microAmount,
+  conversions: z.number(),
+  conversion_value_micro: microAmount,
 });
 export type DayFigures = z.output<typeof dayRow>;
 
@@ -120,7 +124,7 @@ export interface AdvertiserAccount {
 
 const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection_reason, public.campaign_moves_open(c.status, c.pause_reason) as moves,
   c.starts_at, c.ends_at, c.hard_stop,
-  c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.formats, c.keywords,
+  c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.attribution_window_days, c.formats, c.keywords,
   c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.context_hints, c.excluded_phrases, c.advertiser_category, c.created_at,
   coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.hides, 0)::float8 as hides,
   coalesce(s.spent_micro, 0)::float8 as spent_micro`;
@@ -167,7 +171,8 @@ export async function advertiserCampaign(
     const days = await tx.query(
       sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.creative_id, s.app_id, coalesce(n.name, 'An app') as app_name, cr.format,
                  s.fills::float8 as fills, s.impressions::float8 as impressions, s.clicks::float8 as clicks,
-                 s.hides::float8 as hides, s.spent_micro::float8 as spent_micro
+                 s.hides::float8 as hides, s.spent_micro::float8 as spent_micro,
+                 s.conversions::float8 as conversions, s.conversion_value_micro::float8 as conversion_value_micro
           from public.campaign_daily_stats s join public.creatives cr on cr.id = s.creative_id
           left join public.advertiser_apps() n on n.id = s.app_id
           where s.campaign_id = ${campaignId}::uuid order by s.day desc, cr.format, s.app_id limit 2000`,
@@ -243,11 +248,12 @@ export async function createCampaign(db: Database, userId: string, input: Campai
   try {
     const [row] = await session.query(
       sql`insert into public.campaigns (advertiser_id, name, starts_at, ends_at, hard_stop, lifetime_budget_micro, daily_cap_micro, formats, keywords,
-                                        include_categories, exclude_categories, excluded_apps, frequency_cap, context_hints, excluded_phrases, advertiser_category)
+                                        include_categories, exclude_categories, excluded_apps, frequency_cap, context_hints, excluded_phrases, advertiser_category,
+                                        attribution_window_days)
           values (${userId}, ${input.name}, ${v.starts_at}, ${v.ends_at}, ${input.hard_stop}, ${v.lifetime}::bigint, ${v.cap}::bigint,
                   ${input.formats}::text[], ${input.keywords}::text[], ${input.include_categories}::text[], ${input.exclude_categories}::text[],
                   ${input.excluded_apps}::uuid[], ${input.frequency_cap}, ${input.context_hints}::text[], ${input.excluded_phrases}::text[],
-                  ${input.advertiser_category})
+                  ${input.advertiser_category}, ${input.attribution_window_days})
           returning id`,
       idRow,
     );
@@ -269,7 +275,7 @@ export async function updateCampaign(db: Database, userId: string, id: string, i
             keywords = ${input.keywords}::text[], include_categories = ${input.include_categories}::text[],
             exclude_categories = ${input.exclude_categories}::text[], excluded_apps = ${input.excluded_apps}::uuid[], frequency_cap = ${input.frequency_cap},
             context_hints = ${input.context_hints}::text[], excluded_phrases = ${input.excluded_phrases}::text[],
-            advertiser_category = ${input.advertiser_category}
+            advertiser_category = ${input.advertiser_category}, attribution_window_days = ${input.attribution_window_days}
           where id = ${id}::uuid returning id`,
     );
     return rows.length === 1 ? ok(undefined) : refused('That campaign does not exist.');

@@ -34,6 +34,9 @@ const reportRow = z.object({
   /** Times a user hid the ad ("Hide this ad"): never billed. */
   hides: z.number(),
   spent_micro: microAmount,
+  /** Conversions the advertiser reported for this row's clicks and counted, on the day they occurred (issue 44), and their value. */
+  conversions: z.number(),
+  conversion_value_micro: microAmount,
 });
 export type ReportRow = z.output<typeof reportRow>;
 
@@ -41,7 +44,8 @@ export async function advertiserReport(db: Database, userId: string, days: Repor
   return asConsoleUser(db, userId).query(
     sql`select to_char(s.day, 'YYYY-MM-DD') as day, s.campaign_id, c.name as campaign, s.creative_id, cr.headline as creative, cr.format,
                s.app_id, coalesce(a.name, 'An app') as app, s.fills::float8 as fills, s.impressions::float8 as impressions,
-               s.clicks::float8 as clicks, s.hides::float8 as hides, s.spent_micro::float8 as spent_micro
+               s.clicks::float8 as clicks, s.hides::float8 as hides, s.spent_micro::float8 as spent_micro,
+               s.conversions::float8 as conversions, s.conversion_value_micro::float8 as conversion_value_micro
         from public.campaign_daily_stats s
         join public.campaigns c on c.id = s.campaign_id
         join public.creatives cr on cr.id = s.creative_id
@@ -67,18 +71,30 @@ export function dailySeries(rows: readonly ReportRow[], days: readonly string[],
   return days.map((date) => ({ date, value: byDay.get(date) ?? 0 }));
 }
 
-export type Figures = { key: string; impressions: number; clicks: number; hides: number; spent: Micro };
+export type Figures = { key: string; impressions: number; clicks: number; hides: number; spent: Micro; conversions: number; conversionValue: Micro };
+
+/** What a conversion cost: the spend over the conversions, in micro-dollars (null without conversions). */
+export function costPerConversion(spent: Micro, conversions: number): Micro | null {
+  return conversions > 0 ? micro(Math.round(spent / conversions)) : null;
+}
+
+/** Return on spend: what the conversions were worth for each dollar spent (null without spend). */
+export function returnOnSpend(value: Micro, spent: Micro): number | null {
+  return spent > 0 ? value / spent : null;
+}
 
 /** Rows summed by a key, largest spend first. */
 export function sumBy(rows: readonly ReportRow[], key: (r: ReportRow) => string): Figures[] {
   const groups = new Map<string, Figures>();
   for (const r of rows) {
     const k = key(r);
-    const g = groups.get(k) ?? { key: k, impressions: 0, clicks: 0, hides: 0, spent: micro(0) };
+    const g = groups.get(k) ?? { key: k, impressions: 0, clicks: 0, hides: 0, spent: micro(0), conversions: 0, conversionValue: micro(0) };
     g.impressions += r.impressions;
     g.clicks += r.clicks;
     g.hides += r.hides;
     g.spent = micro(g.spent + r.spent_micro);
+    g.conversions += r.conversions;
+    g.conversionValue = micro(g.conversionValue + r.conversion_value_micro);
     groups.set(k, g);
   }
   return [...groups.values()].sort((a, b) => b.spent - a.spent || a.key.localeCompare(b.key));
@@ -87,8 +103,10 @@ export function sumBy(rows: readonly ReportRow[], key: (r: ReportRow) => string)
 /**
  * The report as CSV: a row per day (UTC), campaign, creative and app. Spend is exact, in dollars
  * to the millionth (the ledger's micro-dollars), so the rows add up to what the ledger debited;
- * CTR and eCPM are the row's own; `hides` (times users hid the ad) comes last, added after the
- * others. Text a spreadsheet would run as a formula is escaped (toCsv).
+ * CTR and eCPM are the row's own; `hides` (times users hid the ad) and then the conversions
+ * (their count, value, cost per conversion and return on spend, empty where there is nothing to
+ * divide by) come last, added after the others. Text a spreadsheet would run as a formula is
+ * escaped (toCsv).
  */
 export function reportCsv(rows: readonly ReportRow[]): string {
   return toCsv(
@@ -108,6 +126,10 @@ export function reportCsv(rows: readonly ReportRow[]): string {
       'spend_usd',
       'ecpm_usd',
       'hides',
+      'conversions',
+      'conversion_value_usd',
+      'cost_per_conversion_usd',
+      'return_on_spend',
     ],
     rows.map((r) => [
       r.day,
@@ -125,6 +147,10 @@ export function reportCsv(rows: readonly ReportRow[]): string {
       exactUsd(r.spent_micro),
       r.impressions > 0 ? (((r.spent_micro / r.impressions) * 1000) / 1_000_000).toFixed(2) : '0',
       r.hides,
+      r.conversions,
+      exactUsd(r.conversion_value_micro),
+      r.conversions > 0 ? exactUsd(costPerConversion(r.spent_micro, r.conversions)!) : '',
+      r.spent_micro > 0 ? (r.conversion_value_micro / r.spent_micro).toFixed(4) : '',
     ]),
   );
 }

@@ -114,6 +114,13 @@ export const campaignInput = z
       .refine((ids) => ids.length <= 100, 'At most 100 excluded apps.')
       .refine((ids) => ids.every((id) => z.string().uuid().safeParse(id).success), 'Name excluded apps by their ids, one per line.'),
     frequency_cap: z.coerce.number('Give how many times one person may see the ads a day.').int().min(1).max(100, 'At most 100 a day.'),
+    // Absent from a form posted before there was a choice: 7, as the column's default.
+    attribution_window_days: z.coerce
+      .number('Give how many days after a click a conversion counts.')
+      .int('A whole number of days.')
+      .min(1, 'At least 1 day.')
+      .max(30, 'At most 30 days.')
+      .default(7),
   })
   .refine((c) => c.ends_on === null || c.ends_on >= c.starts_on, { message: 'The campaign ends on or after the day it starts.', path: ['ends_on'] })
   .refine((c) => !c.hard_stop || c.ends_on !== null, { message: 'A hard stop needs an end date.', path: ['hard_stop'] })

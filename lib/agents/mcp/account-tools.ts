@@ -180,7 +180,7 @@ export function accountServer(
     {
       title: 'List my ad campaigns',
       description:
-        'The user’s ad campaigns as an advertiser: status (and why paused or rejected), dates, budgets, impressions, clicks, CTR, spend and eCPM, the creatives with their review status, and the advertiser balance; paged by limit and cursor. Scope campaigns:read; same as GET /api/v1/me/campaigns.',
+        'The user’s ad campaigns as an advertiser: status (and why paused or rejected), dates, budgets, impressions, clicks, CTR, spend and eCPM, conversions, their value, cost per conversion and return on spend, the creatives with their review status, and the advertiser balance; paged by limit and cursor. Scope campaigns:read; same as GET /api/v1/me/campaigns.',
       inputSchema: { status: campaignsQuery.shape.status, limit: campaignsLimit, cursor: campaignsQuery.shape.cursor },
       outputSchema: campaignsBody,
       annotations: READ_ONLY,

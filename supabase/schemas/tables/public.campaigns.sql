@@ -101,5 +101,5 @@ CREATE TRIGGER campaigns_within_limit BEFORE INSERT ON public.campaigns FOR EACH
 grant select, delete on table public.campaigns to authenticated;
 grant select on table public.campaigns to sdk;
 grant select, insert, update, delete on table public.campaigns to service_role;
-grant insert (name, frequency_cap, keywords, starts_at, ends_at, advertiser_id, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category) on table public.campaigns to authenticated;
-grant update (name, status, frequency_cap, keywords, starts_at, ends_at, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category) on table public.campaigns to authenticated;
+grant insert (name, frequency_cap, keywords, starts_at, ends_at, advertiser_id, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category, attribution_window_days) on table public.campaigns to authenticated;
+grant update (name, status, frequency_cap, keywords, starts_at, ends_at, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category, attribution_window_days) on table public.campaigns to authenticated;

@@ -14,7 +14,7 @@ import { DailyChart } from '../../earnings/chart';
 import { ConsoleHeader, ConsoleNav } from '../../nav';
 import { requirePublisher as requireSignedIn } from '../../publisher';
 import { Totals } from '../../tables';
-import { FiguresTable } from '../figures';
+import { FiguresTable, perConversion, roas } from '../figures';
 import { ecpm, usd } from '../display';
 
 export const metadata: Metadata = { title: 'Ad reports', robots: { index: false, follow: false } };
@@ -37,7 +37,7 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
   if (!account.profile) redirect('/dashboard/ads');
   const today = new Date().toISOString().slice(0, 10);
   const days = periodDays(today, query.days);
-  const totals = sumBy(rows, () => 'all')[0] ?? { impressions: 0, clicks: 0, hides: 0, spent: micro(0) };
+  const totals = sumBy(rows, () => 'all')[0] ?? { impressions: 0, clicks: 0, hides: 0, spent: micro(0), conversions: 0, conversionValue: micro(0) };
   const spend = buildDailyChart(
     dailySeries(rows, days, (r) => r.spent_micro).map((d) => ({ date: d.date, value: microToUsd(micro(d.value)) })),
     { kind: 'usd', today, label: 'Spend per day (UTC)' },
@@ -107,6 +107,10 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
             { label: 'CTR', value: formatPercent(clickThroughRate(totals.clicks, totals.impressions)) },
             { label: 'Hidden by users', value: formatCount(totals.hides) },
             { label: 'eCPM', value: ecpm(totals.spent, totals.impressions) },
+            { label: 'Conversions', value: formatCount(totals.conversions), testId: 'report-conversions' },
+            { label: 'Conversion value', value: usd(totals.conversionValue), exact: totals.conversionValue },
+            { label: 'Cost per conversion', value: perConversion(totals), testId: 'report-cost-per-conversion' },
+            { label: 'Return on spend', value: roas(totals) },
           ]}
         />
       </section>

@@ -102,6 +102,8 @@ export default async function CampaignPage({
     clicks: d.clicks,
     hides: d.hides,
     spent_micro: d.spent_micro,
+    conversions: d.conversions,
+    conversion_value_micro: d.conversion_value_micro,
   }));
   const byCreative = sumBy(rows, (r) => `${formatName(r.format)}: ${r.creative}`);
   const byApp = sumBy(rows, (r) => r.app);
@@ -283,6 +285,7 @@ export default async function CampaignPage({
               excluded_phrases: c.excluded_phrases.join('\n'),
               advertiser_category: c.advertiser_category,
               frequency_cap: String(c.frequency_cap),
+              attribution_window_days: String(c.attribution_window_days),
               formats: c.formats,
             }}
           />

@@ -44,6 +44,7 @@ export default async function NewCampaignPage() {
           excluded_phrases: '',
           advertiser_category: 'other',
           frequency_cap: '3',
+          attribution_window_days: '7',
           formats: [],
         }}
       />
