@@ -83,8 +83,8 @@ export default async function ConversionsPage() {
           <CodeBlock label="On every page (at least your landing pages)" code={everyPage} />
           <CodeBlock label="On the page where the conversion happens" code={onConversion} />
           <p className="text-sm text-muted-foreground">
-            Or call <code>window.monetizeConversion(&apos;purchase&apos;, {'{ value_usd: 49, event_id: &apos;ORDER-1234&apos; }'})</code> from your own script.
-            Without an event id, one conversion per click and name counts. Pages without scripts can send an image, with the click id they were opened with:
+            Or call <code>{"window.monetizeConversion('purchase', { value_usd: 49, event_id: 'ORDER-1234' })"}</code> from your own script. Without an event id,
+            one conversion per click and name counts. Pages without scripts can send an image, with the click id they were opened with:
           </p>
           <CodeBlock label="Image tag" code={image} />
         </Card>
