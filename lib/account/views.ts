@@ -25,7 +25,7 @@ import {
 } from '../schemas/account';
 import { maskApiKey } from '../identity/keys/api-key';
 import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, rpmUsd } from '../money/figures';
-import { micro, microToUsd, sumMicro, wholeCents, type Micro } from '../platform/kit/micro';
+import { costPerConversion, costPerConversionUsd, micro, microToUsd, sumMicro, wholeCents, type Micro } from '../platform/kit/micro';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -230,8 +230,8 @@ export function campaignView(row: CampaignRow) {
     conversions: row.conversions,
     conversion_value_usd: microToUsd(row.conversion_value_micro),
     conversion_value_micro: row.conversion_value_micro,
-    cost_per_conversion_usd: row.conversions > 0 ? microToUsd(micro(Math.round(row.spend_micro / row.conversions))) : null,
-    cost_per_conversion_micro: row.conversions > 0 ? Math.round(row.spend_micro / row.conversions) : null,
+    cost_per_conversion_usd: costPerConversionUsd(row.spend_micro, row.conversions),
+    cost_per_conversion_micro: costPerConversion(row.spend_micro, row.conversions),
     return_on_spend: row.spend_micro > 0 ? Math.round((row.conversion_value_micro / row.spend_micro) * 10_000) / 10_000 : null,
     creatives: row.creatives.map((c) => ({ id: c.id, format: c.format, status: c.status, rejection_reason: c.rejection_reason, headline: c.headline })),
   };

@@ -15,10 +15,17 @@ export const CONVERSION_REASONS = [
   'click_not_counted',
   'outside_window',
   'already_converted',
+  'too_many_for_click',
 ] as const;
 export type ConversionReason = (typeof CONVERSION_REASONS)[number];
 
 export const CONVERSION_STATUSES = ['recorded', 'duplicate', 'invalid'] as const;
+
+/** Where a conversion came from: the advertiser's server (a conversions key) or its pages (the tag). */
+export const CONVERSION_SOURCES = ['api', 'tag'] as const;
+
+/** The most conversions one click counts (of different names). */
+export const MAX_CONVERSIONS_PER_CLICK = 5;
 
 /** The most a conversion may be worth, in dollars. */
 export const MAX_CONVERSION_VALUE_USD = 1_000_000;
@@ -63,7 +70,9 @@ export const conversionTagRequest = z
     click_id: clickId,
     name: conversionName,
     value_usd: valueUsd.optional(),
-    event_id: text(200).optional().describe('Your id for this conversion; without one, one conversion per click and name.'),
+    event_id: text(190)
+      .optional()
+      .describe('Your id for this conversion, kept apart from your server’s ids (as `tag:` and this id); without one, one conversion per click and name.'),
   })
   .strict();
 export type ConversionTagRequest = z.output<typeof conversionTagRequest>;
@@ -80,7 +89,7 @@ export const conversionTagQuery = z
       .transform(Number)
       .pipe(valueUsd)
       .optional(),
-    event_id: text(200).optional(),
+    event_id: text(190).optional(),
   })
   .strict();
 

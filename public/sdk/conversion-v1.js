@@ -51,9 +51,11 @@
   function convert(name, options) {
     var clickId = landed || kept();
     if (!tag || !clickId || !name) return false;
-    var body = { tag: tag, click_id: clickId, name: String(name) };
-    if (options && options.value_usd !== undefined && options.value_usd !== null && options.value_usd !== '') body.value_usd = Number(options.value_usd);
-    if (options && options.event_id) body.event_id = String(options.event_id);
+    var body = { tag: tag, click_id: clickId, name: String(name).slice(0, 100) };
+    // A value that is no number of dollars is left out rather than losing the conversion.
+    var value = options && options.value_usd !== undefined && options.value_usd !== null && options.value_usd !== '' ? Number(options.value_usd) : NaN;
+    if (isFinite(value) && value >= 0) body.value_usd = Math.round(value * 1e6) / 1e6;
+    if (options && options.event_id) body.event_id = String(options.event_id).slice(0, 190);
     var text = JSON.stringify(body);
     if (navigator.sendBeacon && navigator.sendBeacon(endpoint, text)) return true;
     if (window.fetch) {

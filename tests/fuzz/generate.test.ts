@@ -31,6 +31,7 @@ const FIXTURES: Fixtures = {
     withdrawnSubject: 'c'.repeat(64),
     consentProofs: { ['a'.repeat(64)]: `cp_${'A'.repeat(43)}`, ['c'.repeat(64)]: `cp_${'C'.repeat(43)}` },
   },
+  conversions: { key: `ck_live_${'A'.repeat(32)}`, tag: `ct_${'A'.repeat(24)}`, clickIds: [`00000000-0000-4000-8000-000000000003.${'A'.repeat(22)}`] },
   account: { appIds: ['33333333-3333-4333-8333-333333333333'], placementIds: ['44444444-4444-4444-8444-444444444444'] },
   media: { keys: ['0123456789abcdef0123456789abcdef.png'] },
   downloads: { links: ['/downloads/55555555-5555-4555-8555-555555555555/parquet?expires=1790000000&sig=abc'] },

@@ -56,6 +56,8 @@ export interface Fixtures {
     /** The consent proof of each of those subjects (`x-consent-proof`), by subject id. */
     consentProofs: Record<string, string>;
   };
+  /** A conversions key and the conversion tag id of an advertiser whose ads were served, and click ids of those ads. */
+  conversions: { key: string; tag: string; clickIds: string[] };
   account: { appIds: string[]; placementIds: string[] };
   /** Uploaded media the storage holds (`/media/<key>`). */
   media: { keys: string[] };
@@ -365,6 +367,9 @@ function credentialFor(rng: Rng, d: Draft, op: OperationDeclaration, fx: Fixture
     case 'optional-api-key':
       if (rng.chance(0.6)) setHeader(d, 'x-api-key', rng.pick(fx.sdk.keys));
       break;
+    case 'conversion-key':
+      authorization(d, fx.conversions.key);
+      break;
     case 'none':
       break;
   }
@@ -595,6 +600,25 @@ function wellFormed(rng: Rng, t: Target, fx: Fixtures, coverage = false): Draft 
       jsonBody(d, body, getHeader(d, 'x-api-key') || rng.chance(0.5) ? 'application/json' : 'text/plain;charset=UTF-8');
       return d;
     }
+    case 'POST /functions/v1/conversions':
+      jsonBody(d, {
+        event_id: `fuzz-${rng.string(12)}`,
+        click_id: rng.pick(fx.conversions.clickIds),
+        name: rng.pick(['signup', 'purchase', 'trial']),
+        ...(rng.chance(0.5) ? { value_usd: rng.int(0, 500) } : {}),
+        occurred_at: new Date().toISOString(),
+      });
+      return d;
+    case 'POST /functions/v1/conversions/tag':
+      jsonBody(
+        d,
+        { tag: fx.conversions.tag, click_id: rng.pick(fx.conversions.clickIds), name: rng.pick(['signup', 'purchase']) },
+        rng.chance(0.5) ? 'application/json' : 'text/plain;charset=UTF-8',
+      );
+      return d;
+    case 'GET /functions/v1/conversions/tag':
+      d.query.push(param('tag', fx.conversions.tag), param('click_id', rng.pick(fx.conversions.clickIds)), param('name', rng.pick(['signup', 'purchase'])));
+      return d;
     case 'GET /functions/v1/consents':
     case 'DELETE /functions/v1/consents': {
       // A DELETE withdraws: never one of the subjects the data requests rely on.

@@ -188,8 +188,8 @@ for (const engine of testEngines()) {
       // Another advertiser's key with this click: foreign, and this campaign is not named in its record.
       const other = await otherAdvertiser(c.advertiserId);
       expect(await expectInvalid(await keyOf(other), c.clickId, 'foreign_click', now(), other)).toMatchObject({ valid: false, campaign_id: null });
-      // Before the click, or after the campaign's window (7 days by default), or in the future.
-      await expectInvalid(key, c.clickId, 'outside_window', new Date(c.clickedAt.getTime() - 60_000).toISOString());
+      // Before the click (by more than the 5 minutes clocks may differ), after the campaign's window (7 days by default), or in the future.
+      await expectInvalid(key, c.clickId, 'outside_window', new Date(c.clickedAt.getTime() - 10 * 60_000).toISOString());
       await expectInvalid(key, c.clickId, 'outside_window', new Date(c.clickedAt.getTime() + 7 * 86_400_000 + 60_000).toISOString());
       await expectInvalid(key, c.clickId, 'outside_window', new Date(Date.now() + 3_600_000).toISOString());
       expect(await counted(suite.db, c.campaignId)).toEqual(before);
@@ -205,6 +205,37 @@ for (const engine of testEngines()) {
         ),
       );
       await expectInvalid(await keyOf(owner!.advertiser_id), signClickId(clickKey, unclicked), 'click_not_counted', now(), owner!.advertiser_id);
+    });
+
+    it("counts at most five conversions of one click, keeps the tag's ids apart from the server's, and names no foreign campaign even for a revoked key", async () => {
+      const c = await click();
+      const key = await keyOf(c.advertiserId);
+      for (const name of ['a', 'b', 'c', 'd', 'e']) {
+        expect((await report(key, { event_id: eventId(), click_id: c.clickId, name, occurred_at: now() })).body.conversion.status).toBe('recorded');
+      }
+      expect((await report(key, { event_id: eventId(), click_id: c.clickId, name: 'f', occurred_at: now() })).body.conversion).toMatchObject({
+        status: 'invalid',
+        reason: 'too_many_for_click',
+      });
+
+      // A stranger with the public tag id sends the id the advertiser's server will send: the server's still counts.
+      const d = await click();
+      const tag = (await conversionTag(suite.db, d.advertiserId))!;
+      const order = eventId();
+      const stranger = await sdk('/functions/v1/conversions/tag', { body: { tag, click_id: 'made-up', name: 'purchase', event_id: order } });
+      expect(stranger.body.conversion).toMatchObject({ status: 'invalid', reason: 'invalid_click_id', event_id: `tag:${order}` });
+      expect(
+        (await report(await keyOf(d.advertiserId), { event_id: order, click_id: d.clickId, name: 'purchase', occurred_at: now() })).body.conversion.status,
+      ).toBe('recorded');
+
+      // Another advertiser's revoked key with this click: revoked_key, and nothing of this campaign kept in their row.
+      const other = await otherAdvertiser(d.advertiserId);
+      const made = await createConversionKey(suite.db, other, 'Revoked elsewhere');
+      if (!made.ok) throw new Error(made.error);
+      await revokeConversionKey(suite.db, other, made.value.id);
+      const late = { event_id: eventId(), click_id: d.clickId, name: 'signup', occurred_at: now() };
+      expect((await report(made.value.key, late)).status).toBe(403);
+      expect(await kept(suite.db, other, late.event_id)).toMatchObject({ valid: false, invalid_reason: 'revoked_key', campaign_id: null });
     });
 
     it("follows the campaign's attribution window", async () => {
@@ -242,6 +273,7 @@ for (const engine of testEngines()) {
       });
       expect(beacon.status, beacon.text).toBe(200);
       expect(beacon.body.conversion).toMatchObject({ status: 'recorded', event_id: tagEventId(c.clickId, 'signup') });
+      expect(tagEventId(c.clickId, 'signup')).toMatch(/^tag:[0-9a-f]{32}$/);
       expect(beacon.headers.get('access-control-allow-origin')).toBe('*');
       // The thank-you page opened again, by script or by image: nothing more.
       const again = await sdk('/functions/v1/conversions/tag', { body: { tag, click_id: c.clickId, name: 'signup' } });

@@ -35,6 +35,8 @@ import { catalogFilter } from '@/lib/data/buyers/schemas';
 import { runAs } from '../helpers/roles';
 import { requestTopUp } from '@/lib/money/funds';
 import { micro } from '@/lib/platform/kit/micro';
+import { clickIdKey, signClickId } from '@/lib/ads/conversions/click-id';
+import { conversionTag, createConversionKey } from '@/lib/ads/conversions/keys';
 
 /** A 1×1 PNG. */
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -201,6 +203,17 @@ for (const engine of testEngines()) {
         }
       }
       if (decisionTokens.length === 0) throw new Error('no ad filled: the fuzzer needs decision tokens');
+      // Conversions: a conversions key and the tag of the first ad's advertiser, and click ids of the ads served.
+      const clickKey = clickIdKey(await standard.sdkSecret());
+      const clickIds = decisionTokens.map((token) => signClickId(clickKey, token.split('.')[0]!));
+      const [advertiserRow] = await db.query<{ advertiser_id: string }>(
+        'select c.advertiser_id from public.ad_decisions d join public.campaigns c on c.id = d.campaign_id where d.id = $1',
+        [decisionTokens[0]!.split('.')[0]],
+      );
+      const conversionKey = await createConversionKey(db, advertiserRow!.advertiser_id, 'Fuzz');
+      if (!conversionKey.ok) throw new Error(conversionKey.error);
+      const tag = await conversionTag(db, advertiserRow!.advertiser_id);
+      if (!tag) throw new Error('no conversion tag');
       const consentedSubjects = ['a', 'b'].map((c) => c.repeat(64));
       const withdrawnSubject = 'c'.repeat(64);
       const consentProofs: Record<string, string> = {};
@@ -301,6 +314,7 @@ for (const engine of testEngines()) {
           withdrawnSubject,
           consentProofs,
         },
+        conversions: { key: conversionKey.value.key, tag, clickIds },
         account: { appIds: demoApps, placementIds: demoPlacements },
         media: { keys: [mediaKey] },
         downloads: { links: downloads },

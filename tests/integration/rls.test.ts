@@ -207,6 +207,21 @@ const USER_TABLES: UserTable[] = [
     update: { column: 'status', value: 'canceled' },
     deletable: true,
   },
+  // Conversions (migration 20261221000000_conversions): keys and the tag made by their advertiser, conversions written only by the service.
+  {
+    table: 'conversion_keys',
+    owner: 'advertiser_id',
+    columns: 'id, advertiser_id, name, key_prefix, revoked_at',
+    insert: (userId) => ({ advertiser_id: userId, name: 'Intruder key', key_prefix: 'ck_live_intruder', key_last4: 'abcd', key_hash: 'e'.repeat(64) }),
+    update: { column: 'revoked_at', value: new Date() },
+  },
+  {
+    table: 'conversion_tags',
+    owner: 'advertiser_id',
+    columns: 'advertiser_id, tag',
+    insert: (userId) => ({ advertiser_id: userId, tag: `ct_${'I'.repeat(24)}` }),
+  },
+  { table: 'conversions', owner: 'advertiser_id', columns: 'id, advertiser_id, event_id, valid' },
   // Money taken back and the holds it puts on accounts (migration 20261213000500_reversals): read only, written by public.top_up_reverse.
   { table: 'payment_reversals', owner: 'user_id', columns: 'id, user_id, cause, reversed_micro' },
   { table: 'account_holds', owner: 'user_id', columns: 'id, user_id, cause, released_at' },
@@ -452,6 +467,17 @@ for (const engine of testEngines()) {
           [id],
         );
         await db.query("insert into public.account_holds (user_id, cause) values ($1, 'refund')", [id]);
+        // A conversions key, the tag and a conversion (kept as invalid), as the service keeps them.
+        await db.query("insert into public.conversion_keys (advertiser_id, name, key_prefix, key_last4, key_hash) values ($1::uuid, 'RLS', $2, 'abcd', $3)", [
+          id,
+          `ck_live_${id.slice(0, 8)}`,
+          id.replaceAll('-', '').repeat(2),
+        ]);
+        await db.query('insert into public.conversion_tags (advertiser_id, tag) values ($1, $2)', [id, `ct_${id.replaceAll('-', '').slice(0, 24)}`]);
+        await db.query(
+          "insert into public.conversions (advertiser_id, event_id, source, name, occurred_at, valid, invalid_reason) values ($1, 'rls', 'tag', 'signup', now(), false, 'invalid_click_id')",
+          [id],
+        );
       }
     });
 

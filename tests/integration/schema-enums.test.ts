@@ -3,6 +3,7 @@ import type { Engine } from '@/lib/platform/db/engine';
 import { AUTH_METHODS } from '@/lib/identity/oauth/metadata';
 import { KEY_ENVIRONMENTS, KEY_KINDS, KEY_STATUSES, PAYOUT_RAILS, PAYOUT_STATUSES, PLACEMENT_FORMATS, PLACEMENT_STATUSES } from '@/lib/schemas/account';
 import { LEDGER_ACCOUNT_KINDS, LEDGER_TRANSACTION_KINDS } from '@/lib/schemas/ledger';
+import { CONVERSION_REASONS, CONVERSION_SOURCES } from '@/lib/schemas/conversions';
 import {
   ADVERTISER_CATEGORIES,
   CAMPAIGN_STATUSES,
@@ -43,6 +44,8 @@ const ENUMERATIONS: Record<string, readonly string[]> = {
   'ledger_accounts.kind': LEDGER_ACCOUNT_KINDS,
   'ledger_transactions.kind': LEDGER_TRANSACTION_KINDS,
   'campaigns.status': CAMPAIGN_STATUSES,
+  'conversions.invalid_reason': CONVERSION_REASONS,
+  'conversions.source': CONVERSION_SOURCES,
   'campaigns.pause_reason': PAUSE_REASONS,
   'campaigns.advertiser_category': ADVERTISER_CATEGORIES,
   'creatives.status': CREATIVE_STATUSES,

@@ -1,12 +1,12 @@
-import { costPerConversion, returnOnSpend, type Figures } from '@/lib/ads/advertisers/reports';
-import { clickThroughRate, formatCount, formatPercent } from '@/lib/platform/kit/format';
+import { costPerConversionUsd, returnOnSpend, type Figures } from '@/lib/ads/advertisers/reports';
+import { clickThroughRate, formatCount, formatPercent, formatUsd } from '@/lib/platform/kit/format';
 import { ScrollTable } from '../tables';
 import { ecpm, usd } from './display';
 
 /** The cost per conversion, or a dash without conversions. */
 export const perConversion = (r: Pick<Figures, 'spent' | 'conversions'>) => {
-  const cost = costPerConversion(r.spent, r.conversions);
-  return cost === null ? '—' : usd(cost);
+  const cost = costPerConversionUsd(r.spent, r.conversions);
+  return cost === null ? '—' : formatUsd(cost);
 };
 
 /** Return on spend as "2.50×" (the conversions' value per dollar spent), or a dash without spend. */

@@ -4,7 +4,9 @@ import { sql } from '../../platform/db/sql';
 import type { Database } from '../../platform/db/roles';
 import { PLACEMENT_FORMATS } from '../../schemas/account';
 import { toCsv } from '../../platform/kit/csv';
-import { exactUsd, micro, microAmount, type Micro } from '../../platform/kit/micro';
+import { costPerConversion, exactUsd, micro, microAmount, type Micro } from '../../platform/kit/micro';
+
+export { costPerConversion, costPerConversionUsd } from '../../platform/kit/micro';
 
 /**
  * An advertiser's report across their campaigns, read as them (row-level security keeps it to
@@ -72,11 +74,6 @@ export function dailySeries(rows: readonly ReportRow[], days: readonly string[],
 }
 
 export type Figures = { key: string; impressions: number; clicks: number; hides: number; spent: Micro; conversions: number; conversionValue: Micro };
-
-/** What a conversion cost: the spend over the conversions, in micro-dollars (null without conversions). */
-export function costPerConversion(spent: Micro, conversions: number): Micro | null {
-  return conversions > 0 ? micro(Math.round(spent / conversions)) : null;
-}
 
 /** Return on spend: what the conversions were worth for each dollar spent (null without spend). */
 export function returnOnSpend(value: Micro, spent: Micro): number | null {

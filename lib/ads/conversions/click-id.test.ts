@@ -30,8 +30,13 @@ describe('click ids', () => {
     expect(clickIdKey(tokenKey).equals(clickIdKey(tokenKey))).toBe(true);
   });
 
-  it('is added to the landing URL, keeping its path, query and fragment, replacing an mclid it had', () => {
+  it('is added to the landing URL, the rest of it exactly as written, replacing an mclid it had', () => {
     expect(withClickId('https://example.com/p?a=1#top', 'X.Y')).toBe('https://example.com/p?a=1&mclid=X.Y#top');
     expect(withClickId('https://example.com/?mclid=old', 'new')).toBe('https://example.com/?mclid=new');
+    expect(withClickId('https://example.com/start', 'X.Y')).toBe('https://example.com/start?mclid=X.Y');
+    // Spaces, bare flags and slashes in the query, as a signed or affiliate URL has them, are left alone.
+    expect(withClickId('https://example.com/s?q=a%20b&flag&next=/x&sig=AbC%2F&mclid=1', 'X.Y')).toBe(
+      'https://example.com/s?q=a%20b&flag&next=/x&sig=AbC%2F&mclid=X.Y',
+    );
   });
 });

@@ -37,13 +37,16 @@ export function verifyClickId(key: Buffer, clickId: string): string | null {
   return timingSafeEqual(sent, expected) ? decisionId : null;
 }
 
-/** The landing URL with the click id added (replacing any `mclid` it had). */
+/**
+ * The landing URL with the click id added as its last query parameter, the rest of it exactly as
+ * the advertiser wrote it (a signed or affiliate URL stays valid); an `mclid` it had is replaced.
+ */
 export function withClickId(landingUrl: string, clickId: string): string {
-  try {
-    const url = new URL(landingUrl);
-    url.searchParams.set('mclid', clickId);
-    return url.toString();
-  } catch {
-    return landingUrl;
-  }
+  const hash = landingUrl.indexOf('#');
+  const beforeHash = hash < 0 ? landingUrl : landingUrl.slice(0, hash);
+  const fragment = hash < 0 ? '' : landingUrl.slice(hash);
+  const question = beforeHash.indexOf('?');
+  const base = question < 0 ? beforeHash : beforeHash.slice(0, question);
+  const kept = (question < 0 ? '' : beforeHash.slice(question + 1)).split('&').filter((p) => p !== '' && !/^mclid(=|$)/.test(p));
+  return `${base}?${[...kept, `mclid=${encodeURIComponent(clickId)}`].join('&')}${fragment}`;
 }

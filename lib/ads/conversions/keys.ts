@@ -78,15 +78,19 @@ export async function listConversionKeys(db: Database, userId: string): Promise<
 /** A new key, its secret shown this once. Refused past MAX_ACTIVE_CONVERSION_KEYS, or for someone who is no advertiser. */
 export async function createConversionKey(db: Database, userId: string, name: string): Promise<Result<ConversionKey & { key: string }>> {
   const made = generateConversionKey();
-  const rows = await asConsoleUser(db, userId).query(
-    sql`insert into public.conversion_keys (advertiser_id, name, key_prefix, key_last4, key_hash)
-        select ${userId}::uuid, ${name}, ${made.prefix}, ${made.last4}, ${made.hash}
-        where exists (select 1 from public.advertiser_profiles p where p.user_id = ${userId}::uuid)
-          and (select count(*) from public.conversion_keys k where k.advertiser_id = ${userId}::uuid and k.revoked_at is null)
-              < ${MAX_ACTIVE_CONVERSION_KEYS}
-        returning id, name, key_prefix, key_last4, created_at, last_used_at, revoked_at`,
-    keyRow,
-  );
+  // One make at a time per advertiser, so the count below is the one the insert sees.
+  const rows = await asConsoleUser(db, userId).transaction(async (tx) => {
+    await tx.query(sql`select pg_advisory_xact_lock(hashtextextended(${`conversion_keys:${userId}`}, 0))`);
+    return tx.query(
+      sql`insert into public.conversion_keys (advertiser_id, name, key_prefix, key_last4, key_hash)
+          select ${userId}::uuid, ${name}, ${made.prefix}, ${made.last4}, ${made.hash}
+          where exists (select 1 from public.advertiser_profiles p where p.user_id = ${userId}::uuid)
+            and (select count(*) from public.conversion_keys k where k.advertiser_id = ${userId}::uuid and k.revoked_at is null)
+                < ${MAX_ACTIVE_CONVERSION_KEYS}
+          returning id, name, key_prefix, key_last4, created_at, last_used_at, revoked_at`,
+      keyRow,
+    );
+  });
   const row = rows[0];
   if (!row) {
     return refused(

@@ -3,7 +3,7 @@ import { asConsoleUser } from '../../identity/console';
 import type { Database } from '../../platform/db/roles';
 import { sql } from '../../platform/db/sql';
 import { micro, type Micro } from '../../platform/kit/micro';
-import { CONVERSION_REASONS, type ConversionReason } from '../../schemas/conversions';
+import { CONVERSION_REASONS, CONVERSION_SOURCES, type ConversionReason } from '../../schemas/conversions';
 
 /** What each reason a conversion was not counted means, for the advertiser. */
 export const CONVERSION_REASON_TEXT: Record<ConversionReason, string> = {
@@ -14,6 +14,7 @@ export const CONVERSION_REASON_TEXT: Record<ConversionReason, string> = {
   click_not_counted: 'its click was not counted',
   outside_window: "outside the campaign's attribution window",
   already_converted: 'this click already has a conversion of this name',
+  too_many_for_click: 'this click already has five conversions',
 };
 
 export interface RecentConversion {
@@ -32,7 +33,7 @@ const row = z.object({
   id: z.string(),
   event_id: z.string(),
   name: z.string(),
-  source: z.enum(['api', 'tag']),
+  source: z.enum(CONVERSION_SOURCES),
   campaign: z.string().nullable(),
   value_micro: z.number().int().transform(micro),
   occurred_at: z.coerce.date(),

@@ -54,16 +54,11 @@ export async function authenticateConversionKey(request: { headers: Headers }, s
     throw new ApiError(
       'invalid_token',
       'A conversions key is required: send it from your server as Authorization: Bearer ck_live_… (made in the advertiser console, under Conversions).',
-      {
-        'www-authenticate': 'Bearer',
-      },
     );
   }
   const key = BEARER.exec(header)?.[1];
   if (!key || !CONVERSION_KEY_PATTERN.test(key)) {
-    throw new ApiError('invalid_token', 'The Authorization header does not hold a conversions key: send Bearer ck_live_ followed by 32 letters and digits.', {
-      'www-authenticate': 'Bearer error="invalid_token"',
-    });
+    throw new ApiError('invalid_token', 'The Authorization header does not hold a conversions key: send Bearer ck_live_ followed by 32 letters and digits.');
   }
   if (request.headers.has('origin')) {
     throw new ApiError(
@@ -76,9 +71,7 @@ export async function authenticateConversionKey(request: { headers: Headers }, s
     keyRow,
   );
   if (!row) {
-    throw new ApiError('invalid_token', 'Unknown conversions key: check the key your server sends, or make one in the advertiser console.', {
-      'www-authenticate': 'Bearer error="invalid_token"',
-    });
+    throw new ApiError('invalid_token', 'Unknown conversions key: check the key your server sends, or make one in the advertiser console.');
   }
   return { kind: 'advertiser', advertiserId: row.advertiser_id, keyId: row.id, revoked: row.revoked };
 }
@@ -98,7 +91,8 @@ interface Reported {
   clickId: string;
   name: string;
   valueUsd: number | undefined;
-  occurredAt: string;
+  /** Null: now, on the database's clock (the tag's). */
+  occurredAt: string | null;
 }
 
 async function record(reported: Reported, services: ConversionServices): Promise<ConversionBody> {
@@ -142,11 +136,13 @@ export async function recordConversion(principal: ConversionPrincipal, body: Con
 const tagRow = z.object({ advertiser_id: z.string() });
 
 /**
- * The id of a conversion the tag sent without one: one per click and name, so a thank-you page
- * opened again counts nothing more.
+ * The id a conversion from the tag is kept under. The tag's ids are kept apart from the server's
+ * (`tag:` before them): anyone can send the tag, and an id it sent must never take one the
+ * advertiser's server will send. Without an id: one per click and name, so a thank-you page opened
+ * again counts nothing more.
  */
-export function tagEventId(clickId: string, name: string): string {
-  return `tag:${sha256Hex(`${clickId}\n${name}`).slice(0, 32)}`;
+export function tagEventId(clickId: string, name: string, given?: string): string {
+  return given ? `tag:${given}` : `tag:${sha256Hex(`${clickId}\n${name}`).slice(0, 32)}`;
 }
 
 /** `/functions/v1/conversions/tag`: a conversion from the advertiser's page, named by its public tag id. */
@@ -159,11 +155,11 @@ export async function recordTagConversion(body: ConversionTagRequest, services: 
       source: 'tag',
       keyId: null,
       keyRevoked: false,
-      eventId: body.event_id ?? tagEventId(body.click_id, body.name),
+      eventId: tagEventId(body.click_id, body.name, body.event_id),
       clickId: body.click_id,
       name: body.name,
       valueUsd: body.value_usd,
-      occurredAt: new Date(services.now()).toISOString(),
+      occurredAt: null,
     },
     services,
   );

@@ -49,9 +49,7 @@ function kernelResponses({ declaration }: Operation): Record<number, ResponseDoc
     );
   }
   if (credential.kind === 'conversion-key') {
-    out[401] = error('No bearer, or one that holds no conversions key (`ck_live_…`) or an unknown one (`invalid_token`).', {
-      'WWW-Authenticate': 'A Bearer challenge (RFC 6750).',
-    });
+    out[401] = error('No bearer, or one that holds no conversions key (`ck_live_…`) or an unknown one (`invalid_token`).');
     out[403] = error('The key has been revoked (the conversion was kept as invalid), or the request comes from a web page (`Origin`) (`forbidden`).');
   }
   if (declaration.query) out[400] = error('An invalid or missing parameter.');

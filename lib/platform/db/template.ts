@@ -32,16 +32,26 @@ export function hasDatabase(dataDir: string): boolean {
 
 /**
  * Makes `dataDir` a copy of the template at `template`, when there is one; answers whether it did.
- * `dataDir` must hold no database.
+ * `dataDir` must hold no database (it may be an empty directory, or a copy left half done).
  */
 export function copyTemplate(template: string, dataDir: string): boolean {
   if (!hasDatabase(template)) return false;
+  // Copied beside it and renamed: a copy cut short (a Ctrl-C) is never taken for a database.
+  const partial = `${dataDir}.${process.pid}.partial`;
   try {
-    cpSync(/*turbopackIgnore: true*/ template, /*turbopackIgnore: true*/ dataDir, { recursive: true });
+    rmSync(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
+    cpSync(/*turbopackIgnore: true*/ template, /*turbopackIgnore: true*/ partial, { recursive: true });
+    if (hasDatabase(dataDir)) {
+      // Another process made it meanwhile: theirs is the database.
+      rmSync(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
+      return true;
+    }
+    rmSync(/*turbopackIgnore: true*/ dataDir, { recursive: true, force: true });
+    renameSync(/*turbopackIgnore: true*/ partial, dataDir);
     return true;
   } catch {
-    rmSync(/*turbopackIgnore: true*/ dataDir, { recursive: true, force: true });
-    return false;
+    rmSync(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
+    return hasDatabase(dataDir);
   }
 }
 
@@ -56,7 +66,11 @@ export async function writeTemplate(template: string, fill: (dataDir: string) =>
   try {
     await fill(partial);
     // Another process may have written the same template meanwhile: theirs is as good.
-    if (!hasDatabase(template)) renameSync(/*turbopackIgnore: true*/ partial, template);
+    try {
+      renameSync(/*turbopackIgnore: true*/ partial, template);
+    } catch (err) {
+      if (!hasDatabase(template)) throw err;
+    }
   } finally {
     rmSync(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
   }

@@ -68,3 +68,13 @@ export function sumMicro(amounts: Iterable<Micro>): Micro {
   for (const a of amounts) total += a;
   return total as Micro;
 }
+
+/** What a conversion cost: the spend over the conversions, in micro-dollars (null without conversions). */
+export function costPerConversion(spent: Micro, conversions: number): Micro | null {
+  return conversions > 0 ? micro(Math.round(spent / conversions)) : null;
+}
+
+/** What a conversion cost in dollars, the exact ratio rounded to the cent once (null without conversions). */
+export function costPerConversionUsd(spent: Micro, conversions: number): number | null {
+  return conversions > 0 ? Math.round(spent / conversions / 10_000) / 100 : null;
+}

@@ -24,7 +24,7 @@ create table public.conversions (
   constraint conversions_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES public.campaigns(id) ON DELETE CASCADE,
   constraint conversions_key_id_fkey FOREIGN KEY (key_id) REFERENCES public.conversion_keys(id) ON DELETE SET NULL,
   constraint conversions_event_id_check CHECK (((length(event_id) >= 1) AND (length(event_id) <= 200))),
-  constraint conversions_invalid_reason_check CHECK ((invalid_reason = ANY (ARRAY['invalid_click_id'::text, 'unknown_click'::text, 'foreign_click'::text, 'click_not_counted'::text, 'outside_window'::text, 'already_converted'::text, 'revoked_key'::text]))),
+  constraint conversions_invalid_reason_check CHECK ((invalid_reason = ANY (ARRAY['invalid_click_id'::text, 'unknown_click'::text, 'foreign_click'::text, 'click_not_counted'::text, 'outside_window'::text, 'already_converted'::text, 'too_many_for_click'::text, 'revoked_key'::text]))),
   constraint conversions_invalid_says_why CHECK ((valid = (invalid_reason IS NULL))),
   constraint conversions_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   constraint conversions_source_check CHECK ((source = ANY (ARRAY['api'::text, 'tag'::text]))),
@@ -47,7 +47,7 @@ create policy "The service keeps conversions" on public.conversions
   using (true)
   with check (true);
 
-CREATE TRIGGER conversions_append_only BEFORE DELETE OR UPDATE ON public.conversions FOR EACH ROW EXECUTE FUNCTION public.append_only_refuse_change();
+CREATE TRIGGER conversions_written_once BEFORE DELETE OR UPDATE ON public.conversions FOR EACH ROW EXECUTE FUNCTION public.conversions_refuse_change();
 
 grant select on table public.conversions to authenticated;
 grant select, insert on table public.conversions to service_role;
