@@ -39,7 +39,17 @@ for (const viewport of [
     await page.setViewportSize(viewport);
     await opsSignIn(page);
     const nav = page.getByRole('navigation', { name: 'Operator console' });
-    await expect(nav.getByRole('link')).toHaveText(['Overview', 'Top-ups', 'Reviews', 'Payouts', 'Month close', 'Balances', 'Pricing', 'Audit log']);
+    await expect(nav.getByRole('link')).toHaveText([
+      'Overview',
+      'Top-ups',
+      'Reviews',
+      'Traffic quality',
+      'Payouts',
+      'Month close',
+      'Balances',
+      'Pricing',
+      'Audit log',
+    ]);
     await expect(page.getByRole('banner').getByRole('link', { name: /^Operator console/ })).toBeVisible();
     await expect(page.getByRole('banner').getByRole('link', { name: 'Sign up' })).toHaveCount(0);
     // The ledger's accounts by the names people use.

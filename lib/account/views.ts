@@ -25,7 +25,7 @@ import {
 } from '../schemas/account';
 import { maskApiKey } from '../identity/keys/api-key';
 import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, rpmUsd } from '../money/figures';
-import { costPerConversion, costPerConversionUsd, micro, microToUsd, sumMicro, wholeCents, type Micro } from '../platform/kit/micro';
+import { costPerConversion, costPerConversionUsd, micro, microAsUsd, microToUsd, sumMicro, wholeCents, type Micro } from '../platform/kit/micro';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -226,6 +226,9 @@ export function campaignView(row: CampaignRow) {
     spend_micro: row.spend_micro,
     budget_left_usd: row.lifetime_budget_micro === null ? null : microToUsd(micro(Math.max(0, row.lifetime_budget_micro - row.spend_micro))),
     ecpm_usd: ecpmUsd(row.spend_micro, row.impressions),
+    pricing_model: row.max_cpc_micro === null ? ('cpm' as const) : ('cpc' as const),
+    max_cpc_usd: row.max_cpc_micro === null ? null : microAsUsd(row.max_cpc_micro),
+    max_cpc_micro: row.max_cpc_micro,
     attribution_window_days: row.attribution_window_days,
     conversions: row.conversions,
     conversion_value_usd: microToUsd(row.conversion_value_micro),

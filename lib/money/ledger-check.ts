@@ -258,13 +258,18 @@ const INVARIANTS: Invariant[] = [
                where (lr.withdrawn_at is not null or lr.clawed_back) and lr.clawed_back <> coalesce(lr.withdrawn_at < l.clawback_until, false)`,
   },
   {
-    name: "Each posted day's ad revenue equals the billable impressions recorded on its decisions times their price (days whose decisions are kept)",
-    query: sql`with decided as (
-                 select d.app_id, (d.impressed_at at time zone 'UTC')::date as day, sum(d.revenue_micro)::bigint as revenue,
-                        sum(d.cost_micro)::bigint as cost
-                 -- Decisions are kept 35 days (the roll-up sweeps older ones): the days wholly kept.
+    name: "Each posted day's ad revenue equals the billable impressions and clicks recorded on its decisions times their price (days whose decisions are kept)",
+    // A cost-per-click campaign's clicks are billed on the day of the click (migration 20261221000300_cost_per_click).
+    query: sql`with billed as (
+                 select d.app_id, (d.impressed_at at time zone 'UTC')::date as day, d.revenue_micro as revenue, d.cost_micro as cost
                  from public.ad_decisions d where d.impression_event_id is not null and d.impressed_at >= now() - interval '34 days'
-                 group by 1, 2
+                 union all
+                 select d.app_id, (d.clicked_at at time zone 'UTC')::date, d.click_revenue_micro, d.click_cost_micro
+                 from public.ad_decisions d where d.click_cost_micro > 0 and d.clicked_at >= now() - interval '34 days'
+               ), decided as (
+                 -- Decisions are kept 35 days (the roll-up sweeps older ones): the days wholly kept.
+                 select b.app_id, b.day, sum(b.revenue)::bigint as revenue, sum(b.cost)::bigint as cost
+                 from billed b group by 1, 2
                ), ledger as (${LEDGER_BY_APP_DAY})
                select 'app ' || d.app_id || ' on ' || d.day || ': decisions ' || d.revenue || ' earned of ' || d.cost || ' cost, ledger '
                       || coalesce(l.revenue, 0) || ' of ' || coalesce(l.cost, 0) || ' (micro-dollars)' as line

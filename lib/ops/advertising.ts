@@ -58,6 +58,8 @@ const queue = z.object({
       hard_stop: z.boolean(),
       lifetime_budget_micro: microAmount.nullable(),
       daily_cap_micro: microAmount.nullable(),
+      /** Its bid per click when it pays per click (migration 20261221000300_cost_per_click). */
+      max_cpc_micro: microAmount.nullable(),
       formats: z.array(z.string()),
       keywords: z.array(z.string()),
       include_categories: z.array(z.string()),

@@ -18,6 +18,7 @@ export const PRICE_FIELDS = [
   { name: 'cpm_sponsored_card_usd', column: 'cpm_sponsored_card_micro', label: 'CPM, sponsored card (USD)', decimals: 4 },
   { name: 'cpm_inline_text_usd', column: 'cpm_inline_text_micro', label: 'CPM, inline text (USD)', decimals: 4 },
   { name: 'cpm_sponsored_follow_up_usd', column: 'cpm_sponsored_follow_up_micro', label: 'CPM, sponsored follow-up (USD)', decimals: 4 },
+  { name: 'cpc_floor_usd', column: 'cpc_floor_micro', label: 'Least bid per click, CPC campaigns (USD)', decimals: 4 },
   { name: 'price_per_ai_interaction_row_usd', column: 'price_per_ai_interaction_row_micro', label: 'Data: per AI interaction row (USD)', decimals: 4 },
   { name: 'price_per_ux_session_recording_usd', column: 'price_per_ux_session_recording_micro', label: 'Data: per UX session recording (USD)', decimals: 4 },
   { name: 'price_per_gb_bundle_usd', column: 'price_per_gb_bundle_micro', label: 'Data: per GB bundle (USD)', decimals: 4 },

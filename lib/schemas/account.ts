@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { microAmount } from '../platform/kit/micro';
-import { ADVERTISER_CATEGORIES, CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS } from './advertising';
+import { ADVERTISER_CATEGORIES, CAMPAIGN_STATUSES, CREATIVE_STATUSES, PAUSE_REASONS, PRICING_MODELS } from './advertising';
 import { cursorParam, intParam, pagination, sandboxMarker } from './common';
 import { LICENSE_LISTINGS, LICENSE_STATUSES } from './data-buyers';
 
@@ -255,6 +255,9 @@ export const campaign = z.object({
   spend_micro: z.number().int().describe('spend_usd exactly, in micro-dollars (millionths of a dollar), as the ledger debits it.'),
   budget_left_usd: z.number().nullable().describe('lifetime_budget_usd less the spend, never below 0; null without a lifetime budget.'),
   ecpm_usd: z.number().describe('Spend per 1,000 impressions, rounded to the cent; 0 without impressions.'),
+  pricing_model: z.enum(PRICING_MODELS).describe('cpm (pays per 1,000 impressions at the published CPMs) or cpc (pays per counted click, up to max_cpc_usd).'),
+  max_cpc_usd: z.number().nullable().describe('Its bid per click, for a cpc campaign; null for cpm.'),
+  max_cpc_micro: z.number().int().nullable().describe('max_cpc_usd exactly, in micro-dollars.'),
   attribution_window_days: z.number().int().describe('How many days after a click a conversion you report counts for this campaign (1 to 30).'),
   conversions: z.number().int().describe('Conversions you reported for its clicks and that counted (content/docs/conversions.md).'),
   conversion_value_usd: z.number().describe('What those conversions were worth, as you reported them, rounded to the cent once.'),
@@ -438,6 +441,9 @@ export const campaignRow = campaign
     ecpm_usd: true,
     conversion_value_usd: true,
     conversion_value_micro: true,
+    pricing_model: true,
+    max_cpc_usd: true,
+    max_cpc_micro: true,
     cost_per_conversion_usd: true,
     cost_per_conversion_micro: true,
     return_on_spend: true,
@@ -447,6 +453,7 @@ export const campaignRow = campaign
     daily_cap_micro: microAmount.nullable(),
     spend_micro: microAmount,
     conversion_value_micro: microAmount,
+    max_cpc_micro: microAmount.nullable(),
     starts_at: timestamp,
     ends_at: timestamp.nullable(),
     created_at: timestamp,

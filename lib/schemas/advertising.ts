@@ -16,6 +16,10 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
  * when the operator releases the account; migration 20261213000500_reversals).
  */
 export const PAUSE_REASONS = ['advertiser', 'out_of_funds', 'payment_reversed'] as const;
+
+/** How a campaign pays: per 1,000 impressions at the published CPMs, or per click at its bid (migration 20261221000300_cost_per_click). */
+export const PRICING_MODELS = ['cpm', 'cpc'] as const;
+export type PricingModel = (typeof PRICING_MODELS)[number];
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
 /**

@@ -38,6 +38,17 @@ export const pricingBody = z.object({
     .number()
     .optional()
     .describe('Smallest amount an advertiser or a data buyer may add to their balance at once (audiences all, advertiser, data_buyer; additive).'),
+  cpc_floor_usd: z.number().optional().describe('The least a cost-per-click campaign may bid per click (audiences all, advertiser; additive, 2026-12).'),
+  cpc_prior_click_rate: fraction
+    .optional()
+    .describe(
+      "The click rate a cost-per-click campaign's estimate starts from: its clicks per impression on a placement are smoothed toward it (audiences all, advertiser; additive).",
+    ),
+  cpc_prior_impressions: z
+    .number()
+    .int()
+    .optional()
+    .describe('How many impressions the prior weighs as: the estimate is (clicks + rate × this) / (impressions + this) (audiences all, advertiser; additive).'),
   markdown: z.string().url().optional().describe("URL of the pricing page's markdown twin."),
 });
 

@@ -51,6 +51,7 @@ const DEFAULT_COLUMNS: PricingColumns = {
   cpm_sponsored_card_usd: DEFAULT_PRICING.advertiser_cpm_usd.sponsored_card,
   cpm_inline_text_usd: DEFAULT_PRICING.advertiser_cpm_usd.inline_text,
   cpm_sponsored_follow_up_usd: DEFAULT_PRICING.advertiser_cpm_usd.sponsored_follow_up,
+  cpc_floor_usd: DEFAULT_PRICING.cpc_floor_usd,
   price_per_ai_interaction_row_usd: DEFAULT_PRICING.dataset_prices_usd.per_ai_interaction_row,
   price_per_ux_session_recording_usd: DEFAULT_PRICING.dataset_prices_usd.per_ux_session_recording,
   price_per_gb_bundle_usd: DEFAULT_PRICING.dataset_prices_usd.per_gb_bundle,
@@ -177,6 +178,9 @@ for (const engine of unseededEngines()) {
         exclusive_license_multiplier: DEFAULT_PRICING.exclusive_license_multiplier,
         min_payout_usd: DEFAULT_PRICING.min_payout_usd,
         min_top_up_usd: DEFAULT_PRICING.min_top_up_usd,
+        cpc_floor_usd: DEFAULT_PRICING.cpc_floor_usd,
+        cpc_prior_click_rate: DEFAULT_PRICING.cpc_prior_click_rate,
+        cpc_prior_impressions: DEFAULT_PRICING.cpc_prior_impressions,
         markdown: expect.stringMatching(/\/pricing\.md$/),
       });
     });

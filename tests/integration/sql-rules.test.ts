@@ -378,6 +378,9 @@ for (const engine of testEngines()) {
                            from public.ad_decisions d join public.placements p on p.id = d.placement_id`,
         // A rule of migration 20261125000000, on the hot path as well.
         sdk_cost_per_impression: 'select public.sdk_cost_per_impression(pl.format, p) from public.pricing_settings p, public.placements pl',
+        // As sdk_serve_ad calls it for each campaign the draw reaches (migration 20261221000300_cost_per_click).
+        sdk_cpc_clears: `select exists (select 1 from public.sdk_cpc_clears(c.id, pl.id, c.max_cpc_micro, 'inline_text') x where x.clears)
+                         from public.campaigns c, public.placements pl`,
       };
       /**
        * The rules only the SDK role may call (sdk_cost_per_impression reads nothing and stayed executable by everyone), and the

@@ -14,6 +14,7 @@ import { ADVERTISER_CATEGORIES, ADVERTISER_CATEGORY_NAMES, CAMPAIGN_PHRASES } fr
 import { Button } from '../../_components/ui/button';
 import { ConfirmDialog } from '../../_components/ui/confirm-dialog';
 import { AdPreviews } from '../../_components/ad-preview';
+import { RadioGroup, RadioItem } from '../../_components/ui/radio-group';
 import { Checkbox } from '../../_components/ui/checkbox';
 import { Combobox } from '../../_components/ui/combobox';
 import { DatePicker } from '../../_components/ui/date-picker';
@@ -123,24 +124,32 @@ export type CampaignValues = Record<
   | 'excluded_apps'
   | 'frequency_cap'
   | 'attribution_window_days'
+  | 'pricing_model'
+  | 'max_cpc_usd'
   | 'context_hints'
   | 'excluded_phrases'
   | 'advertiser_category',
   string
 > & { formats: string[] };
 
-/** A campaign's settings. The prices are the pricing in force, per 1,000 impressions of each format. */
+/**
+ * A campaign's settings. The prices are the pricing in force, per 1,000 impressions of each format;
+ * `cpc` is what a campaign paying per click must know: the least bid, and the click rate its
+ * estimate starts from (/api/v1/pricing publishes both).
+ */
 export function CampaignForm({
   action,
   initial,
   submit,
   cpms,
+  cpc,
   zone,
 }: {
   action: Action;
   initial: CampaignValues;
   submit: string;
   cpms: Record<PlacementFormat, number>;
+  cpc: { floorUsd: number; priorClickRate: number };
   zone: string;
 }) {
   const [state, formAction, pending] = useActionState(action, {});
@@ -165,6 +174,37 @@ export function CampaignForm({
             </span>
           </label>
         ))}
+      </fieldset>
+      <fieldset className="grid gap-3">
+        <legend className="mb-1 text-sm font-medium">How it pays</legend>
+        <RadioGroup name="pricing_model" defaultValue={v.pricing_model === 'cpc' ? 'cpc' : 'cpm'} aria-label="How it pays">
+          <label className="flex items-start gap-2 text-sm">
+            <RadioItem value="cpm" className="mt-0.5" />
+            <span>
+              <span className="font-medium">Per 1,000 impressions (CPM)</span>, at the prices above.
+            </span>
+          </label>
+          <label className="flex items-start gap-2 text-sm">
+            <RadioItem value="cpc" className="mt-0.5" />
+            <span>
+              <span className="font-medium">Per click (CPC)</span>, up to your bid; impressions cost nothing.{' '}
+              <span className="text-muted-foreground">
+                It shows where your bid times its expected click rate reaches the format&rsquo;s price per impression, so the apps earn at least what a CPM ad
+                pays them. Until it has clicks of its own the rate is {(cpc.priorClickRate * 100).toFixed(0)}%: to start, a bid of $
+                {(Math.min(...Object.values(cpms)) / 1000 / cpc.priorClickRate).toFixed(2)} reaches the cheapest format.
+              </span>
+            </span>
+          </label>
+        </RadioGroup>
+        <Field
+          label="Most per click, for a campaign paying per click (US dollars)"
+          htmlFor="campaign-cpc"
+          hint={`At least $${cpc.floorUsd.toFixed(2)}. Each counted click costs this, within your budget and daily cap.`}
+          hintId="campaign-cpc-hint"
+          className="max-w-xs"
+        >
+          <Input id="campaign-cpc" name="max_cpc_usd" inputMode="decimal" defaultValue={v.max_cpc_usd} aria-describedby="campaign-cpc-hint" />
+        </Field>
       </fieldset>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label={`Starts on (${zone})`} htmlFor="campaign-starts">

@@ -3,7 +3,7 @@ import type { Database, Session } from '../../platform/db/roles';
 import { z } from 'zod';
 import { call, type Refusals } from '../../platform/kit/call';
 import { sql } from '../../platform/db/sql';
-import { micro, microAmount, type Micro } from '../../platform/kit/micro';
+import { micro, microAmount, microAsUsd, type Micro } from '../../platform/kit/micro';
 import { ok, refused, type Result } from '../../platform/kit/result';
 import { violatedConstraint } from '../../platform/db/errors';
 import { topUpRow, type TopUp } from '../../money/funds';
@@ -53,6 +53,8 @@ const campaignRow = z.object({
   frequency_cap: z.number().int(),
   /** How many days after a click a conversion counts (migration 20261221000000_conversions). */
   attribution_window_days: z.number().int(),
+  /** Its bid per click when it pays per click; null when it pays per 1,000 impressions (migration 20261221000300_cost_per_click). */
+  max_cpc_micro: microAmount.nullable(),
   formats: z.array(format),
   keywords: z.array(z.string()),
   include_categories: z.array(z.string()),
@@ -124,7 +126,7 @@ export interface AdvertiserAccount {
 
 const CAMPAIGN_COLUMNS = sql`c.id, c.name, c.status, c.pause_reason, c.rejection_reason, public.campaign_moves_open(c.status, c.pause_reason) as moves,
   c.starts_at, c.ends_at, c.hard_stop,
-  c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.attribution_window_days, c.formats, c.keywords,
+  c.lifetime_budget_micro::float8 as lifetime_budget_micro, c.daily_cap_micro::float8 as daily_cap_micro, c.frequency_cap, c.attribution_window_days, c.max_cpc_micro::float8 as max_cpc_micro, c.formats, c.keywords,
   c.include_categories, c.exclude_categories, c.excluded_apps::text[] as excluded_apps, c.context_hints, c.excluded_phrases, c.advertiser_category, c.created_at,
   coalesce(s.impressions, 0)::float8 as impressions, coalesce(s.clicks, 0)::float8 as clicks, coalesce(s.hides, 0)::float8 as hides,
   coalesce(s.spent_micro, 0)::float8 as spent_micro`;
@@ -240,20 +242,30 @@ async function zoneOf(session: Session): Promise<string | null> {
   return row?.time_zone ?? null;
 }
 
+/** A bid per click under the floor in the pricing settings, refused with the floor named; null when it is at or above it (or there is none). */
+async function belowFloor(session: Session, input: CampaignInput): Promise<string | null> {
+  if (input.max_cpc_micro === null) return null;
+  const [row] = await session.query(sql`select cpc_floor_micro::float8 as floor from public.pricing_settings`, z.object({ floor: microAmount }));
+  if (!row || input.max_cpc_micro >= row.floor) return null;
+  return `The least a campaign may bid per click is $${microAsUsd(row.floor)}: bid that or more.`;
+}
+
 export async function createCampaign(db: Database, userId: string, input: CampaignInput): Promise<Result<{ id: string }>> {
   const session = asConsoleUser(db, userId);
   const zone = await zoneOf(session);
   if (!zone) return refused('Set up your advertiser profile first.');
+  const floor = await belowFloor(session, input);
+  if (floor) return refused(floor);
   const v = campaignValues(input, zone);
   try {
     const [row] = await session.query(
       sql`insert into public.campaigns (advertiser_id, name, starts_at, ends_at, hard_stop, lifetime_budget_micro, daily_cap_micro, formats, keywords,
                                         include_categories, exclude_categories, excluded_apps, frequency_cap, context_hints, excluded_phrases, advertiser_category,
-                                        attribution_window_days)
+                                        attribution_window_days, max_cpc_micro)
           values (${userId}, ${input.name}, ${v.starts_at}, ${v.ends_at}, ${input.hard_stop}, ${v.lifetime}::bigint, ${v.cap}::bigint,
                   ${input.formats}::text[], ${input.keywords}::text[], ${input.include_categories}::text[], ${input.exclude_categories}::text[],
                   ${input.excluded_apps}::uuid[], ${input.frequency_cap}, ${input.context_hints}::text[], ${input.excluded_phrases}::text[],
-                  ${input.advertiser_category}, ${input.attribution_window_days})
+                  ${input.advertiser_category}, ${input.attribution_window_days}, ${input.max_cpc_micro}::bigint)
           returning id`,
       idRow,
     );
@@ -267,6 +279,8 @@ export async function updateCampaign(db: Database, userId: string, id: string, i
   const session = asConsoleUser(db, userId);
   const zone = await zoneOf(session);
   if (!zone) return refused('Set up your advertiser profile first.');
+  const floor = await belowFloor(session, input);
+  if (floor) return refused(floor);
   const v = campaignValues(input, zone);
   try {
     const rows = await session.query(
@@ -275,7 +289,8 @@ export async function updateCampaign(db: Database, userId: string, id: string, i
             keywords = ${input.keywords}::text[], include_categories = ${input.include_categories}::text[],
             exclude_categories = ${input.exclude_categories}::text[], excluded_apps = ${input.excluded_apps}::uuid[], frequency_cap = ${input.frequency_cap},
             context_hints = ${input.context_hints}::text[], excluded_phrases = ${input.excluded_phrases}::text[],
-            advertiser_category = ${input.advertiser_category}, attribution_window_days = ${input.attribution_window_days}
+            advertiser_category = ${input.advertiser_category}, attribution_window_days = ${input.attribution_window_days},
+            max_cpc_micro = ${input.max_cpc_micro}::bigint
           where id = ${id}::uuid returning id`,
     );
     return rows.length === 1 ? ok(undefined) : refused('That campaign does not exist.');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { dollars } from '../../platform/kit/typed-number';
+import { dollars, priceDollars } from '../../platform/kit/typed-number';
 import { PLACEMENT_FORMATS, type PlacementFormat } from '../../schemas/account';
-import { ADVERTISER_CATEGORIES, MEDIA_RULES } from '../../schemas/advertising';
+import { ADVERTISER_CATEGORIES, MEDIA_RULES, PRICING_MODELS } from '../../schemas/advertising';
 import { phraseList } from '../relevance/phrase-list';
 
 /**
@@ -114,6 +114,10 @@ export const campaignInput = z
       .refine((ids) => ids.length <= 100, 'At most 100 excluded apps.')
       .refine((ids) => ids.every((id) => z.string().uuid().safeParse(id).success), 'Name excluded apps by their ids, one per line.'),
     frequency_cap: z.coerce.number('Give how many times one person may see the ads a day.').int().min(1).max(100, 'At most 100 a day.'),
+    // How the campaign pays: per 1,000 impressions at the published CPMs, or per click at its bid
+    // (migration 20261221000300_cost_per_click). Absent from a form posted before there was a choice: CPM.
+    pricing_model: z.enum(PRICING_MODELS, 'Choose how the campaign pays: per impression or per click.').default('cpm'),
+    max_cpc_usd: z.string().trim().default(''),
     // Absent from a form posted before there was a choice: 7, as the column's default.
     attribution_window_days: z.coerce
       .number('Give how many days after a click a conversion counts.')
@@ -131,6 +135,24 @@ export const campaignInput = z
   .refine((c) => c.include_categories.every((x) => !c.exclude_categories.includes(x)), {
     message: 'A category cannot be both included and excluded.',
     path: ['exclude_categories'],
+  })
+  .transform((c, ctx) => {
+    // A bid only for a campaign that pays per click; read as a price (to the hundredth of a cent).
+    if (c.pricing_model === 'cpm') return { ...c, max_cpc_micro: null };
+    if (c.max_cpc_usd === '') {
+      ctx.addIssue({ code: 'custom', message: 'Give the most you pay per click, in dollars, such as 0.75.', path: ['max_cpc_usd'] });
+      return z.NEVER;
+    }
+    const bid = priceDollars('bid per click').safeParse(c.max_cpc_usd);
+    if (!bid.success) {
+      for (const issue of bid.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: ['max_cpc_usd'] });
+      return z.NEVER;
+    }
+    if (bid.data <= 0) {
+      ctx.addIssue({ code: 'custom', message: 'A bid per click is more than $0.', path: ['max_cpc_usd'] });
+      return z.NEVER;
+    }
+    return { ...c, max_cpc_micro: bid.data };
   });
 export type CampaignInput = z.output<typeof campaignInput>;
 

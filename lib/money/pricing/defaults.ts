@@ -13,6 +13,14 @@ export const DEFAULT_PRICING = {
   exclusive_license_multiplier: 3,
   min_payout_usd: 50,
   min_top_up_usd: 50,
+  /** The least a cost-per-click campaign may bid per click (`pricing_settings.cpc_floor_micro`). */
+  cpc_floor_usd: 0.1,
+  /**
+   * The prior a cost-per-click campaign's click rate is smoothed toward until it has data: 1%,
+   * weighted as 1,000 impressions (public.sdk_cpc_clears holds the same two numbers). Fixed.
+   */
+  cpc_prior_click_rate: 0.01,
+  cpc_prior_impressions: 1000,
 } as const;
 
 export type PricingValues = {

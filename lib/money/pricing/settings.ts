@@ -10,9 +10,18 @@ import { DEFAULT_PRICING, type PricingValues } from './defaults';
 
 /** Which optional fields concern which audience (documented on the pricing page). */
 const AUDIENCE_FIELDS: Record<Audience, readonly (keyof PricingValues)[]> = {
-  all: ['advertiser_cpm_usd', 'dataset_prices_usd', 'exclusive_license_multiplier', 'min_payout_usd', 'min_top_up_usd'],
+  all: [
+    'advertiser_cpm_usd',
+    'dataset_prices_usd',
+    'exclusive_license_multiplier',
+    'min_payout_usd',
+    'min_top_up_usd',
+    'cpc_floor_usd',
+    'cpc_prior_click_rate',
+    'cpc_prior_impressions',
+  ],
   publisher: ['min_payout_usd'],
-  advertiser: ['advertiser_cpm_usd', 'min_top_up_usd'],
+  advertiser: ['advertiser_cpm_usd', 'min_top_up_usd', 'cpc_floor_usd', 'cpc_prior_click_rate', 'cpc_prior_impressions'],
   data_buyer: ['dataset_prices_usd', 'exclusive_license_multiplier', 'min_top_up_usd'],
 };
 
@@ -32,6 +41,7 @@ const pricingRow = z.object({
   exclusive_license_multiplier: z.number(),
   min_payout_micro: microAmount,
   min_top_up_micro: microAmount,
+  cpc_floor_micro: microAmount,
 });
 
 /**
@@ -60,6 +70,9 @@ export async function readPricingSettings(db: Pick<Statements, 'query'>): Promis
     exclusive_license_multiplier: row.exclusive_license_multiplier,
     min_payout_usd: microAsUsd(row.min_payout_micro),
     min_top_up_usd: microAsUsd(row.min_top_up_micro),
+    cpc_floor_usd: microAsUsd(row.cpc_floor_micro),
+    cpc_prior_click_rate: DEFAULT_PRICING.cpc_prior_click_rate,
+    cpc_prior_impressions: DEFAULT_PRICING.cpc_prior_impressions,
   };
 }
 

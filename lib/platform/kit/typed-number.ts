@@ -56,6 +56,25 @@ export function typedNumber(rules: TypedNumberRules) {
 }
 
 /**
+ * A price as typed, to the hundredth of a cent ("0.75", "$1.2550"), in micro-dollars: a bid per
+ * click, kept as prices are (multiples of 100 micro-dollars).
+ */
+export const priceDollars = (what: string) =>
+  z
+    .string()
+    .trim()
+    .transform((v) => v.replace(/^\$/, ''))
+    .pipe(
+      typedNumber({
+        maxWholeDigits: 4,
+        maxDecimals: 4,
+        malformed: `Give the ${what} in dollars, to the hundredth of a cent at most, such as 0.75.`,
+        comma: `Give the ${what} with a point before the cents, such as 0.75.`,
+      }),
+    )
+    .transform((v) => micro(Math.round(Number(v) * 10_000) * 100));
+
+/**
  * Dollars as typed ("250", "$1,000.50"; read by typedNumber above, so `75,00` is
  * refused, never read as 7,500), in micro-dollars; whole cents only.
  */

@@ -3,7 +3,8 @@
 -- (the postings of their `advertiser` ledger account: top-ups in, ad spend out), and their
 -- campaigns, oldest first, each with its totals from the daily figures the roll-up keeps
 -- (`campaign_daily_stats`: impressions, clicks, hides by users, and spend in micro-dollars,
--- exact, and the conversions counted and their value, migration 20261221000100_campaign_conversions)
+-- exact, and the conversions counted and their value, migration 20261221000100_campaign_conversions;
+-- its bid per click when it pays per click, migration 20261221000300_cost_per_click)
 -- and its creatives, oldest first. A user who is not an advertiser has no campaigns and no
 -- advertiser account: an empty list and 0. Like the other account reads it runs as its caller, so row-level
 -- security alone decides whose rows these are, and it names no user.
@@ -19,7 +20,7 @@ begin
             'campaigns', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
                           from (select c.id, c.name, c.status, c.pause_reason, c.rejection_reason, c.starts_at, c.ends_at, c.hard_stop,
                                        c.formats, c.lifetime_budget_micro, c.daily_cap_micro, c.created_at,
-                                       c.context_hints, c.excluded_phrases, c.advertiser_category, c.attribution_window_days,
+                                       c.context_hints, c.excluded_phrases, c.advertiser_category, c.attribution_window_days, c.max_cpc_micro,
                                        coalesce(s.impressions, 0)::bigint as impressions, coalesce(s.clicks, 0)::bigint as clicks,
                                        coalesce(s.hides, 0)::bigint as hides,
                                        coalesce(s.spend_micro, 0)::bigint as spend_micro, coalesce(s.conversions, 0)::bigint as conversions,

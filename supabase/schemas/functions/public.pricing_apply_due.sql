@@ -28,7 +28,7 @@ begin
   loop
     insert into public.pricing_settings as s (
       id, publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
-      cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro, cpm_sponsored_follow_up_micro,
+      cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro, cpm_sponsored_follow_up_micro, cpc_floor_micro,
       price_per_ai_interaction_row_micro, price_per_ux_session_recording_micro, price_per_gb_bundle_micro,
       exclusive_license_multiplier, min_payout_micro, min_top_up_micro,
       data_license_max_app_share, data_license_max_publisher_share, data_license_min_share_records,
@@ -36,7 +36,7 @@ begin
     values (
       true, v_change.publisher_ad_revenue_share, v_change.platform_ad_fee, v_change.publisher_data_revenue_share,
       v_change.cpm_floating_video_micro, v_change.cpm_tooltip_micro, v_change.cpm_sponsored_card_micro, v_change.cpm_inline_text_micro, v_change.cpm_sponsored_follow_up_micro,
-      v_change.price_per_ai_interaction_row_micro, v_change.price_per_ux_session_recording_micro, v_change.price_per_gb_bundle_micro,
+      v_change.cpc_floor_micro, v_change.price_per_ai_interaction_row_micro, v_change.price_per_ux_session_recording_micro, v_change.price_per_gb_bundle_micro,
       v_change.exclusive_license_multiplier, v_change.min_payout_micro, v_change.min_top_up_micro,
       v_change.data_license_max_app_share, v_change.data_license_max_publisher_share, v_change.data_license_min_share_records,
       v_change.data_seller_min_age_days, v_change.data_seller_min_ad_days, v_change.data_clawback_days, now())
@@ -49,6 +49,7 @@ begin
       cpm_sponsored_card_micro = excluded.cpm_sponsored_card_micro,
       cpm_inline_text_micro = excluded.cpm_inline_text_micro,
       cpm_sponsored_follow_up_micro = excluded.cpm_sponsored_follow_up_micro,
+      cpc_floor_micro = excluded.cpc_floor_micro,
       price_per_ai_interaction_row_micro = excluded.price_per_ai_interaction_row_micro,
       price_per_ux_session_recording_micro = excluded.price_per_ux_session_recording_micro,
       price_per_gb_bundle_micro = excluded.price_per_gb_bundle_micro,

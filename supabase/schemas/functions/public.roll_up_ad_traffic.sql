@@ -20,6 +20,8 @@
 -- the frequency cap's day and a month's close), counters and budget leases two days after
 -- their period, and users' hides of ads once their 30 days are over. Hides are counted like
 -- clicks, in the placements' daily stats and the campaigns' (migration 20261217000000_ad_hides).
+-- Each campaign's impressions and clicks per placement are added up too, for the click rate a
+-- cost-per-click campaign's eligibility estimates (migration 20261221000300_cost_per_click).
 create or replace function public.roll_up_ad_traffic(p_limit integer default 200000)
 returns table (decisions bigint, events bigint)
 language plpgsql volatile security invoker set search_path = ''
@@ -127,6 +129,17 @@ begin
       clicks      = s.clicks + excluded.clicks,
       hides       = s.hides + excluded.hides,
       spent_micro = s.spent_micro + excluded.spent_micro
+  ), rates as (
+    -- Each campaign's impressions and clicks per placement, of all time: the click rate a
+    -- cost-per-click campaign's eligibility estimates (public.sdk_cpc_clears).
+    insert into public.campaign_placement_stats as s (campaign_id, placement_id, impressions, clicks)
+    select t.campaign_id, t.placement_id, sum(t.impressions), sum(t.clicks)
+    from taken t
+    where (t.impressions > 0 or t.clicks > 0) and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
+    group by t.campaign_id, t.placement_id
+    on conflict (campaign_id, placement_id) do update set
+      impressions = s.impressions + excluded.impressions,
+      clicks      = s.clicks + excluded.clicks
   ), promised as (
     insert into public.sdk_counters as k (name, period, used)
     select x.name, x.slot, x.micro

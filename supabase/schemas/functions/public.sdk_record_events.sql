@@ -58,6 +58,9 @@ declare
   v_decision record;
   v_reason text;
   v_taken boolean;
+  v_took record;
+  v_kept integer[];
+  v_cost bigint;
 begin
   select * into v_pricing from public.pricing_settings;
 
@@ -90,7 +93,9 @@ begin
     -- Materialized: the rules run once per impression (inlined, the reason would be computed
     -- again wherever the steps below read it).
     select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, c.advertiser_id, d.creative_id, p.format, d.created_at as served_at,
-           i.visible_share, i.visible_seconds, public.sdk_cost_per_impression(p.format, v_pricing) as cost_micro, c.daily_budget_micro,
+           i.visible_share, i.visible_seconds,
+           -- A cost-per-click campaign's impression is free: its clicks are billed (step 5).
+           case when c.max_cpc_micro is null then public.sdk_cost_per_impression(p.format, v_pricing) else 0 end as cost_micro, c.daily_budget_micro,
            case
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id, d.hide_event_id)
@@ -133,7 +138,7 @@ begin
            public.sdk_take_budget(w.campaign_id, v_day, w.wanted, w.unit, w.daily_budget_micro, w.advertiser_id) as took
     from (select c.campaign_id, c.advertiser_id, c.format, count(*)::integer as wanted, min(c.cost_micro) as unit,
                  min(c.daily_budget_micro) as daily_budget_micro
-          from capped c where c.reason is null group by c.campaign_id, c.advertiser_id, c.format) as w
+          from capped c where c.reason is null and c.cost_micro > 0 group by c.campaign_id, c.advertiser_id, c.format) as w
     order by w.campaign_id, w.format
   ), funded as materialized (
     -- 3. Then the advertisers' funds, for those whose leases took from (or gave back to) their
@@ -204,7 +209,8 @@ begin
   loop
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id, d.hide_event_id,
            public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()) as running,
-           public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_micro as spent
+           public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_micro as spent,
+           c.max_cpc_micro, c.advertiser_id, c.daily_budget_micro
     into v_decision
     from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
     where d.id = v_event.decision_id;
@@ -231,16 +237,39 @@ begin
                     v_decision.spent, p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
     end if;
 
+    -- A cost-per-click campaign's click is billed here, as an impression is (step 3): its price is
+    -- the campaign's bid, taken from its budget of the day and then its advertiser's funds, in the
+    -- same transaction as the click, so a campaign is billed at most its budget and one click's
+    -- price, an advertiser at most its funds and one click's price (migration
+    -- 20261221000300_cost_per_click). What either refuses is `over_budget`.
+    v_cost := 0;
+    if v_reason is null and v_decision.max_cpc_micro is not null then
+      select * into v_took from public.sdk_take_budget(v_decision.campaign_id, v_day, 1, v_decision.max_cpc_micro,
+                                                       v_decision.daily_budget_micro, v_decision.advertiser_id);
+      v_kept := null;
+      if v_took.funds <> 0 and v_decision.advertiser_id is not null then
+        v_kept := public.sdk_take_funds(v_decision.advertiser_id, v_took.funds, v_day, array[v_decision.campaign_id], array[v_took.funds],
+                                        array[v_decision.max_cpc_micro], array[v_took.items]);
+      end if;
+      if v_took.items < 1 or coalesce(v_kept[1], 1) < 1 then
+        v_reason := 'over_budget';
+      else
+        v_cost := v_decision.max_cpc_micro;
+      end if;
+    end if;
+
     if v_reason is null then
       -- Once per ad, and after its impression (the decision is locked: nothing else changes it).
-      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
+      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash,
+                                     click_cost_micro = v_cost, click_revenue_micro = public.sdk_publisher_revenue(v_cost, v_pricing)
       where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
         and not public.sdk_click_before_impression('click', impression_event_id)
       returning true into v_taken;
       if coalesce(v_taken, false) then
         v_taken := null;
-        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks)
-        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1);
+        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks, revenue_micro, cost_micro)
+        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1,
+                public.sdk_publisher_revenue(v_cost, v_pricing), v_cost);
         return query select v_event.n, 'recorded'::text, null::text;
         continue;
       end if;

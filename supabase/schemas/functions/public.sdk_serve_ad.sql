@@ -9,6 +9,10 @@
 -- frequency cap counts by it, whatever user agent is sent; lib/platform/http/client-ip.ts). The
 -- request is counted (`ad_traffic_counts`, with the price a fill promises) whether or not it
 -- filled. Nothing here writes a row another request writes too: serving waits on no one.
+-- A cost-per-click campaign draws only where its bid times its estimated click rate there is at
+-- least the format's price per impression (public.sdk_cpc_clears, migration
+-- 20261221000300_cost_per_click): a publisher never earns less per impression from it than from a
+-- CPM ad.
 -- A campaign the client hid on this app in the last 30 days (`ad_hides`, under
 -- public.sdk_hider; migration 20261217000000_ad_hides) is left out of every draw.
 --
@@ -103,6 +107,8 @@ begin
                                             v_placement.format, v_categories, v_app)
             and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
             and c.id <> all(v_hidden)
+            and (c.max_cpc_micro is null
+                 or exists (select 1 from public.sdk_cpc_clears(c.id, v_placement.id, c.max_cpc_micro, v_placement.format) x where x.clears))
           order by -ln(1 - random()) / public.sdk_relevant_weight(public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords), x.relevance)) c
     cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                     v_app, p_network_hash, p_network_factor, now()) s
@@ -147,7 +153,9 @@ begin
                                               v_placement.format, v_categories, v_app)
               and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
               and c.id <> all(v_hidden)
-              and random()::numeric * c.daily_budget_micro * v_boost < public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
+              and random()::numeric * c.daily_budget_micro * v_boost < public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)
+              and (c.max_cpc_micro is null
+                 or exists (select 1 from public.sdk_cpc_clears(c.id, v_placement.id, c.max_cpc_micro, v_placement.format) x where x.clears))) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s;
     end loop;
@@ -161,6 +169,8 @@ begin
                                               v_placement.format, v_categories, v_app)
               and not public.sdk_campaign_blocked(c.advertiser, c.advertiser_category, v_blocked_advertisers, v_blocked_categories)
               and c.id <> all(v_hidden)
+              and (c.max_cpc_micro is null
+                 or exists (select 1 from public.sdk_cpc_clears(c.id, v_placement.id, c.max_cpc_micro, v_placement.format) x where x.clears))
             order by -ln(1 - random()) / public.sdk_draw_weight(c.daily_budget_micro, c.keywords, p_keywords)) c
       cross join lateral public.sdk_campaign_creative(c.id, c.advertiser, c.daily_budget_micro, c.frequency_cap, v_placement.format,
                                                       v_app, p_network_hash, p_network_factor, now()) s

@@ -25,7 +25,7 @@ begin
                       order by t.requested_at limit p_limit) r),
     'campaigns', (select coalesce(json_agg(r order by r.submitted_at), '[]')
                   from (select c.id, c.name, c.advertiser, u.email, c.status, c.submitted_at, c.starts_at, c.ends_at, c.hard_stop,
-                               c.lifetime_budget_micro, c.daily_cap_micro, c.formats, c.keywords, c.include_categories, c.exclude_categories,
+                               c.lifetime_budget_micro, c.daily_cap_micro, c.max_cpc_micro, c.formats, c.keywords, c.include_categories, c.exclude_categories,
                                c.context_hints, c.excluded_phrases, c.advertiser_category,
                                (select p.time_zone from public.advertiser_profiles p where p.user_id = c.advertiser_id) as time_zone,
                                (select coalesce(json_agg(x order by x.created_at), '[]')

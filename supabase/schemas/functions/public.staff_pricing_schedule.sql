@@ -17,6 +17,8 @@
 -- the largest share of a license one app, or one publisher, may supply (more than 0, at most 1),
 -- the fewest records either may always supply (at least 1, at most the largest license, 9,999,999),
 -- and the sellers' minimum age, minimum days of ads and the claw-back window (whole days, 0 to 3650).
+-- The least a cost-per-click campaign may bid per click, `cpc_floor_micro`, is a price like the CPMs
+-- (migration 20261221000300_cost_per_click).
 create or replace function public.staff_pricing_schedule(p_values jsonb, p_effective_at timestamptz, p_reason text)
 returns json
 language plpgsql volatile security definer set search_path = ''
@@ -27,12 +29,12 @@ declare
   -- 20261121000100_data_model, 20261213000400_data_market_trust, 20261214001000_money_in_micro_dollars).
   v_names constant text[] := array['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share',
     'cpm_floating_video_micro', 'cpm_tooltip_micro', 'cpm_sponsored_card_micro', 'cpm_inline_text_micro', 'cpm_sponsored_follow_up_micro',
-    'price_per_ai_interaction_row_micro', 'price_per_ux_session_recording_micro', 'price_per_gb_bundle_micro',
+    'cpc_floor_micro', 'price_per_ai_interaction_row_micro', 'price_per_ux_session_recording_micro', 'price_per_gb_bundle_micro',
     'exclusive_license_multiplier', 'min_payout_micro', 'min_top_up_micro',
     'data_license_max_app_share', 'data_license_max_publisher_share', 'data_license_min_share_records',
     'data_seller_min_age_days', 'data_seller_min_ad_days', 'data_clawback_days'];
-  v_steps constant numeric[] := array[0.0001, 0.0001, 0.0001, 100, 100, 100, 100, 100, 100, 100, 100, 0.01, 10000, 10000, 0.0001, 0.0001, 1, 1, 1, 1];
-  v_largest constant numeric[] := array[1, 1, 1, 999999999900, 999999999900, 999999999900, 999999999900, 999999999900,
+  v_steps constant numeric[] := array[0.0001, 0.0001, 0.0001, 100, 100, 100, 100, 100, 100, 100, 100, 100, 0.01, 10000, 10000, 0.0001, 0.0001, 1, 1, 1, 1];
+  v_largest constant numeric[] := array[1, 1, 1, 999999999900, 999999999900, 999999999900, 999999999900, 999999999900, 999999999900,
     999999999900, 999999999900, 999999999900, 9999.99, 99999999990000, 99999999990000, 1, 1, 9999999, 3650, 3650, 3650];
   -- Which of them are shares (between 0 and 1).
   v_shares constant text[] := array['publisher_ad_revenue_share', 'platform_ad_fee', 'publisher_data_revenue_share',
@@ -85,7 +87,7 @@ begin
 
   insert into public.pricing_changes (
     effective_at, publisher_ad_revenue_share, platform_ad_fee, publisher_data_revenue_share,
-    cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro, cpm_sponsored_follow_up_micro,
+    cpm_floating_video_micro, cpm_tooltip_micro, cpm_sponsored_card_micro, cpm_inline_text_micro, cpm_sponsored_follow_up_micro, cpc_floor_micro,
     price_per_ai_interaction_row_micro, price_per_ux_session_recording_micro, price_per_gb_bundle_micro,
     exclusive_license_multiplier, min_payout_micro, min_top_up_micro,
     data_license_max_app_share, data_license_max_publisher_share, data_license_min_share_records,
@@ -95,7 +97,7 @@ begin
     (p_values ->> 'publisher_data_revenue_share')::numeric,
     (p_values ->> 'cpm_floating_video_micro')::numeric::bigint, (p_values ->> 'cpm_tooltip_micro')::numeric::bigint,
     (p_values ->> 'cpm_sponsored_card_micro')::numeric::bigint, (p_values ->> 'cpm_inline_text_micro')::numeric::bigint,
-    (p_values ->> 'cpm_sponsored_follow_up_micro')::numeric::bigint,
+    (p_values ->> 'cpm_sponsored_follow_up_micro')::numeric::bigint, (p_values ->> 'cpc_floor_micro')::numeric::bigint,
     (p_values ->> 'price_per_ai_interaction_row_micro')::numeric::bigint, (p_values ->> 'price_per_ux_session_recording_micro')::numeric::bigint,
     (p_values ->> 'price_per_gb_bundle_micro')::numeric::bigint,
     (p_values ->> 'exclusive_license_multiplier')::numeric, (p_values ->> 'min_payout_micro')::numeric::bigint,

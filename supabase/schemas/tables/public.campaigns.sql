@@ -33,6 +33,7 @@ create table public.campaigns (
   excluded_phrases text[] not null default '{}'::text[],
   advertiser_category text not null default 'other'::text,
   attribution_window_days integer not null default 7,
+  max_cpc_micro bigint,
   constraint campaigns_pkey PRIMARY KEY (id),
   constraint campaigns_advertiser_id_fkey FOREIGN KEY (advertiser_id) REFERENCES public.users(id) ON DELETE RESTRICT,
   constraint campaigns_reviewed_by_fkey FOREIGN KEY (reviewed_by) REFERENCES public.users(id) ON DELETE SET NULL,
@@ -50,6 +51,7 @@ create table public.campaigns (
   constraint campaigns_frequency_cap_check CHECK (((frequency_cap >= 1) AND (frequency_cap <= 100))),
   constraint campaigns_include_categories_check CHECK ((cardinality(include_categories) <= 20)),
   constraint campaigns_lifetime_budget_micro_check CHECK (((lifetime_budget_micro > 0) AND ((lifetime_budget_micro % (10000)::bigint) = 0))),
+  constraint campaigns_max_cpc_micro_check CHECK (((max_cpc_micro IS NULL) OR ((max_cpc_micro > 0) AND ((max_cpc_micro % (100)::bigint) = 0) AND (max_cpc_micro <= 1000000000)))),
   constraint campaigns_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   constraint campaigns_pause_reason_check CHECK ((pause_reason = ANY (ARRAY['advertiser'::text, 'out_of_funds'::text, 'payment_reversed'::text]))),
   constraint campaigns_paused_says_why CHECK (((status = 'paused'::text) = (pause_reason IS NOT NULL))),
@@ -101,5 +103,5 @@ CREATE TRIGGER campaigns_within_limit BEFORE INSERT ON public.campaigns FOR EACH
 grant select, delete on table public.campaigns to authenticated;
 grant select on table public.campaigns to sdk;
 grant select, insert, update, delete on table public.campaigns to service_role;
-grant insert (name, frequency_cap, keywords, starts_at, ends_at, advertiser_id, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category, attribution_window_days) on table public.campaigns to authenticated;
-grant update (name, status, frequency_cap, keywords, starts_at, ends_at, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category, attribution_window_days) on table public.campaigns to authenticated;
+grant insert (name, frequency_cap, keywords, starts_at, ends_at, advertiser_id, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category, attribution_window_days, max_cpc_micro) on table public.campaigns to authenticated;
+grant update (name, status, frequency_cap, keywords, starts_at, ends_at, lifetime_budget_micro, daily_cap_micro, hard_stop, formats, include_categories, exclude_categories, excluded_apps, context_hints, excluded_phrases, advertiser_category, attribution_window_days, max_cpc_micro) on table public.campaigns to authenticated;

@@ -103,7 +103,7 @@ export default async function ReportsPage({ searchParams }: { searchParams: Sear
           items={[
             { label: 'Spend', value: usd(totals.spent), testId: 'report-spend', exact: totals.spent },
             { label: 'Impressions', value: formatCount(totals.impressions), testId: 'report-impressions' },
-            { label: 'Clicks', value: formatCount(totals.clicks) },
+            { label: 'Clicks', value: formatCount(totals.clicks), testId: 'report-clicks' },
             { label: 'CTR', value: formatPercent(clickThroughRate(totals.clicks, totals.impressions)) },
             { label: 'Hidden by users', value: formatCount(totals.hides) },
             { label: 'eCPM', value: ecpm(totals.spent, totals.impressions) },

@@ -117,8 +117,9 @@ function CampaignReviews({ ads }: { ads: AdvertisingQueue }) {
                 </h3>
                 <p className="text-sm text-muted-foreground">
                   {c.email} · budget {c.lifetime_budget_micro === null ? 'none' : usd(c.lifetime_budget_micro)}
-                  {c.daily_cap_micro === null ? '' : `, ${usd(c.daily_cap_micro)} a day`} · {formatRun(c.starts_at, c.ends_at, zone)} ({zone})
-                  {c.ends_at && c.hard_stop ? ' (hard stop)' : ''} · {c.formats.map(formatName).join(', ')}
+                  {c.daily_cap_micro === null ? '' : `, ${usd(c.daily_cap_micro)} a day`} ·{' '}
+                  {c.max_cpc_micro === null ? 'pays per 1,000 impressions' : `pays per click, up to ${usd(c.max_cpc_micro)}`} ·{' '}
+                  {formatRun(c.starts_at, c.ends_at, zone)} ({zone}){c.ends_at && c.hard_stop ? ' (hard stop)' : ''} · {c.formats.map(formatName).join(', ')}
                   {c.keywords.length ? ` · keywords: ${c.keywords.join(', ')}` : ''}
                   {c.include_categories.length ? ` · only: ${c.include_categories.join(', ')}` : ''}
                   {c.exclude_categories.length ? ` · never: ${c.exclude_categories.join(', ')}` : ''}

@@ -10,8 +10,8 @@ import { dayIn, formatRun } from '@/lib/ads/advertisers/time';
 import { dayShortfall } from '@/lib/ads/advertisers/funding';
 import { campaignDelivery } from '@/lib/ads/advertisers/delivery';
 import { csvDataUrl } from '@/lib/platform/kit/csv';
-import { clickThroughRate, formatCount, formatDay, formatPercent } from '@/lib/platform/kit/format';
-import { microToUsd } from '@/lib/platform/kit/micro';
+import { clickThroughRate, formatCount, formatDay, formatPercent, formatUsd } from '@/lib/platform/kit/format';
+import { microAsUsd, microToUsd } from '@/lib/platform/kit/micro';
 import { DEFAULT_PRICING } from '@/lib/money/pricing/defaults';
 import { PLACEMENT_FORMATS, type PlacementFormat } from '@/lib/schemas/account';
 import { formatName } from '@/lib/schemas/format-names';
@@ -170,6 +170,9 @@ export default async function CampaignPage({
             { label: 'CTR', value: formatPercent(clickThroughRate(c.clicks, c.impressions)) },
             { label: 'Hidden by users', value: formatCount(c.hides) },
             { label: 'eCPM', value: ecpm(c.spent_micro, c.impressions) },
+            { label: 'Pays', value: c.max_cpc_micro === null ? 'Per 1,000 impressions' : `Per click, up to ${usd(c.max_cpc_micro)}` },
+            { label: 'Clicks', value: formatCount(c.clicks), testId: 'campaign-clicks' },
+            { label: 'Cost per click', value: c.clicks > 0 ? formatUsd(c.spent_micro / 1_000_000 / c.clicks) : '—', testId: 'campaign-cpc' },
           ]}
         />
         <p className="mt-3 text-sm text-muted-foreground">
@@ -268,6 +271,7 @@ export default async function CampaignPage({
           <CampaignForm
             action={updateCampaignAction.bind(null, c.id)}
             cpms={pricing.advertiser_cpm_usd}
+            cpc={{ floorUsd: pricing.cpc_floor_usd, priorClickRate: pricing.cpc_prior_click_rate }}
             zone={zone}
             submit="Save settings"
             initial={{
@@ -286,6 +290,8 @@ export default async function CampaignPage({
               advertiser_category: c.advertiser_category,
               frequency_cap: String(c.frequency_cap),
               attribution_window_days: String(c.attribution_window_days),
+              pricing_model: c.max_cpc_micro === null ? 'cpm' : 'cpc',
+              max_cpc_usd: c.max_cpc_micro === null ? '' : String(microAsUsd(c.max_cpc_micro)),
               formats: c.formats,
             }}
           />

@@ -27,6 +27,7 @@ export default async function NewCampaignPage() {
       <CampaignForm
         action={createCampaignAction}
         cpms={pricing.advertiser_cpm_usd}
+        cpc={{ floorUsd: pricing.cpc_floor_usd, priorClickRate: pricing.cpc_prior_click_rate }}
         zone={zone}
         submit="Save draft"
         initial={{
@@ -45,6 +46,8 @@ export default async function NewCampaignPage() {
           advertiser_category: 'other',
           frequency_cap: '3',
           attribution_window_days: '7',
+          pricing_model: 'cpm',
+          max_cpc_usd: '',
           formats: [],
         }}
       />
