@@ -148,12 +148,15 @@ test('a campaign paying per click is served, clicked, converts through the tag, 
       await route.fulfill({ status: answer.status(), headers: { location: `${site.origin}${location.pathname}${location.search}` } });
     });
     await viewer.goto('/demo');
+    // The impression reaches the service (the SDK sends it within a second of the ad being seen) before the click.
+    const impressionSent = viewer.waitForResponse((r) => new URL(r.url()).pathname === '/functions/v1/events' && r.request().method() === 'POST');
     await viewer.getByRole('button', { name: 'New chat' }).click();
     await viewer.getByLabel('Ask Quizly').fill(`Make me a quiz for our ${hint}`);
     await viewer.getByRole('button', { name: 'Send' }).click();
     const ad = viewer.locator('.demo-assistant').last().locator('.mz-ad');
     await expect(ad).toContainText(headline);
     await expect(viewer.getByTestId('sdk-events')).toContainText('viewable: inline_text', { timeout: 10_000 });
+    expect((await impressionSent).status()).toBe(200);
 
     // A click: through the click URL to the landing page, with the click id; on to the thank-you page, where the tag converts.
     const [landed] = await Promise.all([viewerContext.waitForEvent('page'), ad.getByRole('link').first().click()]);
@@ -170,7 +173,7 @@ test('a campaign paying per click is served, clicked, converts through the tag, 
 
     // The console: the conversion counted; after the roll-up, one click at the bid, nothing for the impression, one conversion.
     await page.goto('/dashboard/ads/conversions');
-    await expect(page.getByRole('region', { name: 'Last conversions received' }).getByText('Counted')).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Last conversions received' }).getByRole('cell', { name: 'Counted', exact: true })).toBeVisible();
     const bidMicro = 600_000;
     await page.goto(campaignPage);
     await expect
