@@ -23,6 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createApiKey } from '../lib/publisher/writes';
+import { generateConversionKey } from '../lib/ads/conversions/keys';
 import { clientHash } from '../lib/platform/http/client-ip';
 import { openPglite, openPostgres } from '../lib/platform/db/engine';
 import { serviceSecret } from '../lib/platform/db/service-secrets';
@@ -80,8 +81,10 @@ async function main(count: number, email: string): Promise<void> {
        from generate_series(0, $7 - 1) as i`,
       [placement.app_id, placement.id, campaign!.id, creative!.id, idPrefix, client, count],
     );
+    const conversions = await conversionsLoad(engine, placement, idPrefix);
     process.stdout.write(
       JSON.stringify({
+        ...conversions,
         key: key.value.key,
         serverKey: serverKey.value.key,
         placementId: placement.id,
@@ -96,6 +99,47 @@ async function main(count: number, email: string): Promise<void> {
   } finally {
     await engine.close();
   }
+}
+
+/** How many clicked ads the conversions endpoint's load reports conversions for. */
+const CONVERSION_CLICKS = 50_000;
+
+/**
+ * The conversions endpoint's load (issue 44): a conversions key of the first market advertiser and
+ * CONVERSION_CLICKS decisions of a campaign of theirs, seen and clicked a minute ago, whose click
+ * ids the load signs as the server does (lib/ads/conversions/click-id.ts). Ids `<prefix>-7000-9000-<i>`.
+ */
+async function conversionsLoad(
+  engine: Awaited<ReturnType<typeof openPostgres>>,
+  placement: { id: string; app_id: string; format: string },
+  idPrefix: string,
+): Promise<{ conversionKey: string; conversionClicks: number }> {
+  const [advertiser] = await engine.query<{ id: string }>(`select id from public.users where email = 'market-1@bench.example'`);
+  if (!advertiser) return { conversionKey: '', conversionClicks: 0 };
+  const made = generateConversionKey();
+  await engine.query(`insert into public.conversion_keys (advertiser_id, name, key_prefix, key_last4, key_hash) values ($1, 'Bench', $2, $3, $4)`, [
+    advertiser.id,
+    made.prefix,
+    made.last4,
+    made.hash,
+  ]);
+  const [campaign] = await engine.query<{ id: string }>(
+    `insert into public.campaigns (advertiser_id, advertiser, name, status, daily_budget_micro, frequency_cap, formats, starts_at)
+     values ($1, 'Market 1', 'Bench conversions', 'paused', 1000000, 3, array[$2], now() - interval '1 day') returning id`,
+    [advertiser.id, placement.format],
+  );
+  const [creative] = await engine.query<{ id: string }>(
+    `insert into public.creatives (campaign_id, format, headline, landing_url) values ($1, $2, 'Bench conversions', 'https://bench.example/') returning id`,
+    [campaign!.id, placement.format],
+  );
+  await engine.query(
+    `insert into public.ad_decisions (id, app_id, placement_id, campaign_id, creative_id, created_at, impression_event_id, impressed_at, click_event_id, clicked_at)
+     select ($5 || '-7000-9000-' || lpad(to_hex(i), 12, '0'))::uuid, $1, $2, $3, $4, now() - interval '2 minutes',
+            'bench-seen-' || i, now() - interval '2 minutes', 'bench-click-' || i, now() - interval '1 minute'
+     from generate_series(0, $6 - 1) as i`,
+    [placement.app_id, placement.id, campaign!.id, creative!.id, idPrefix, CONVERSION_CLICKS],
+  );
+  return { conversionKey: made.key, conversionClicks: CONVERSION_CLICKS };
 }
 
 /** The topics of the bench market's campaigns' hints (words and phrases of plain letters). */

@@ -61,6 +61,8 @@ const MAIN_ENDPOINTS = [
     throughputAsOf: 'POST /functions/v1/ads, 4,000-character conversation (PostgreSQL)',
   },
   { name: 'POST /functions/v1/events, 50 per request (PostgreSQL)', target: 'postgres', sdk: 'events', connections: 50, atLeast: 0.3, compareBefore: true },
+  // An advertiser's server reporting conversions with its conversions key (issue 44): a figure, no target.
+  { name: 'POST /functions/v1/conversions (PostgreSQL)', target: 'postgres', sdk: 'conversions', connections: 50 },
   // What each in-process cache is worth: the same endpoint with the cache turned off
   // (CACHES_OFF, lib/platform/cache/lru.ts). BENCH_ONLY=cache measures only these and their endpoints.
   { name: 'GET /api/v1/pricing [cache: pricing off]', target: 'pglite', path: '/api/v1/pricing', env: { CACHES_OFF: 'pricing' } },

@@ -55,6 +55,40 @@ export function sdkLoadFor(kind, prepared) {
       },
     };
   }
+  if (kind === 'conversions') {
+    // An advertiser's server reporting conversions (issue 44): its conversions key, each request a
+    // new event id, for the clicked decisions scripts/bench-sdk.ts made, their click ids signed as
+    // the server signs them (lib/ads/conversions/click-id.ts). A click counts five names at most:
+    // past them, a conversion is kept as invalid (`too_many_for_click`), a write all the same.
+    const clickKey = createHmac('sha256', Buffer.from(prepared.secret, 'base64url')).update('click ids').digest();
+    const clickId = (i) => {
+      const d = `${prepared.idPrefix}-7000-9000-${i.toString(16).padStart(12, '0')}`;
+      return `${d}.${createHmac('sha256', clickKey).update(`mclid.v1.${d}`).digest('base64url').slice(0, 22)}`;
+    };
+    let sent = 0;
+    const occurredAt = new Date().toISOString();
+    return {
+      headers: { authorization: `Bearer ${prepared.conversionKey}`, 'user-agent': 'monetize-bench-server', 'content-type': 'application/json' },
+      path: '/functions/v1/conversions',
+      request: {
+        method: 'POST',
+        setupRequest: (req) => {
+          const n = sent++;
+          const click = n % prepared.conversionClicks;
+          return {
+            ...req,
+            body: JSON.stringify({
+              event_id: `bench-conv-${n}`,
+              click_id: clickId(click),
+              name: `step-${Math.floor(n / prepared.conversionClicks)}`,
+              value_usd: 19.99,
+              occurred_at: occurredAt,
+            }),
+          };
+        },
+      },
+    };
+  }
   // Decision tokens as the server signs them (lib/ads/serving/tokens.ts), for the decisions scripts/bench-sdk.ts made.
   const secret = Buffer.from(prepared.secret, 'base64url');
   const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
