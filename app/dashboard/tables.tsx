@@ -66,7 +66,20 @@ const NUMERIC = new Set([
 
 /** Placements with their figures; `actions` adds a last column (the app page's buttons). */
 export function PlacementTable({ label, placements, actions }: { label: string; placements: Placement[]; actions?: (p: Placement) => ReactNode }) {
-  const head = ['Name', 'Format', 'Status', 'Impressions', 'Clicks', 'CTR', 'Revenue', 'Fill rate', 'RPM', 'Invalid', ...(actions ? ['Actions'] : [])];
+  const head = [
+    'Name',
+    'Format',
+    'Status',
+    'Impressions',
+    'Clicks',
+    'CTR',
+    'Revenue',
+    'Of it from clicks',
+    'Fill rate',
+    'RPM',
+    'Invalid',
+    ...(actions ? ['Actions'] : []),
+  ];
   return (
     <ScrollTable label={label} head={head} stickyActions={Boolean(actions)}>
       {placements.map((p) => (
@@ -80,6 +93,9 @@ export function PlacementTable({ label, placements, actions }: { label: string; 
           <td className="num">{formatCount(p.clicks)}</td>
           <td className="num">{formatPercent(clickThroughRate(p.clicks, p.impressions))}</td>
           <td className="num">{formatUsd(p.revenue_usd)}</td>
+          <td className="num" title="What clicks on ads paid per click earned; the rest of the revenue is impressions'">
+            {formatUsd(p.click_revenue_usd)}
+          </td>
           <td className="num">{formatPercent(p.fill_rate)}</td>
           <td className="num">{formatUsd(p.rpm_usd)}</td>
           <td className="num" title="Impressions and clicks refused as invalid traffic, never billed">

@@ -63,6 +63,8 @@ export function placementView(row: PlacementRow) {
     clicks: row.clicks,
     revenue_usd: microToUsd(row.revenue_micro),
     revenue_micro: row.revenue_micro,
+    click_revenue_usd: microToUsd(row.click_revenue_micro),
+    click_revenue_micro: row.click_revenue_micro,
     fill_rate: fillRate(row.fills, row.ad_requests),
     rpm_usd: rpmUsd(row.revenue_micro, row.impressions),
     invalid_share: invalidShare(row.invalid_events, row.impressions + row.clicks),

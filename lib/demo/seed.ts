@@ -258,6 +258,8 @@ async function seedPublisher(tx: Statements, p: PublisherSeed, now: Date, keys: 
           invalid_events: Math.floor(impressions * 0.02) + (impressions % 7),
           // "Hide this ad": about one impression in a thousand.
           hides: Math.floor(impressions / 1000),
+          // The demo's campaigns pay per 1,000 impressions: no click earned anything of its own.
+          click_revenue_micro: 0,
           // Not in the ledger yet: the history is posted below, per app and day, out of `ad_sales`
           // (public.ledger_post_ad_revenue), as days counted before advertiser accounts are.
           posted_micro: 0,

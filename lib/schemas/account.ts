@@ -93,6 +93,8 @@ export const placement = z.object({
   clicks: z.number().int(),
   revenue_usd: z.number(),
   revenue_micro: z.number().int().describe('revenue_usd exactly, in micro-dollars (millionths of a dollar), before it is rounded to the cent (additive).'),
+  click_revenue_usd: z.number().describe('Of revenue_usd, what clicks on ads paid per click earned (additive, 2026-12); the rest is impressions’.'),
+  click_revenue_micro: z.number().int().describe('click_revenue_usd exactly, in micro-dollars (additive).'),
   fill_rate: z.number().min(0).max(1).describe('A fraction from 0 to 1.'),
   rpm_usd: z.number().describe('Revenue per 1,000 impressions.'),
   invalid_share: z
@@ -368,8 +370,9 @@ export const appRow = app.extend({ created_at: timestamp });
  * micro-dollars, its ad requests and fills (the fill rate), its invalid events (the invalid
  * share), its time as a Date.
  */
-export const placementRow = placement.omit({ revenue_usd: true, fill_rate: true, rpm_usd: true, invalid_share: true }).extend({
+export const placementRow = placement.omit({ revenue_usd: true, click_revenue_usd: true, fill_rate: true, rpm_usd: true, invalid_share: true }).extend({
   revenue_micro: microAmount,
+  click_revenue_micro: microAmount,
   ad_requests: z.number().int(),
   fills: z.number().int(),
   invalid_events: z.number().int(),

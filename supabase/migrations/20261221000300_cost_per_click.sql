@@ -22,6 +22,10 @@ alter table public.ad_decisions
   add column click_revenue_micro bigint not null default 0;
 grant update (click_cost_micro, click_revenue_micro) on public.ad_decisions to sdk;
 
+-- What publishers earned from clicks, beside the totals that hold it (the roll-up adds it up).
+alter table public.daily_stats add column click_revenue_micro bigint not null default 0;
+alter table public.placements add column click_revenue_micro bigint not null default 0;
+
 -- A campaign's bid per click (null: a CPM campaign), to the hundredth of a cent.
 alter table public.campaigns add column max_cpc_micro bigint;
 alter table public.campaigns add constraint campaigns_max_cpc_micro_check
@@ -677,6 +681,8 @@ begin
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
            sum(t.clicks) as clicks, sum(t.hides) as hides, sum(t.invalid) as invalid, sum(t.revenue_micro) as revenue, sum(t.cost_micro) as cost,
+           -- What clicks of cost-per-click campaigns earned (a click's count carries its own revenue).
+           coalesce(sum(t.revenue_micro) filter (where t.clicks > 0), 0) as click_revenue,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'sensitive'), 0) as sensitive,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'below_relevance'), 0) as below_relevance,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'blocked'), 0) as blocked,
@@ -686,9 +692,9 @@ begin
   ), daily as (
     insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_micro, cost_micro,
                                          posted_micro, posted_cost_micro, unfilled_sensitive, unfilled_below_relevance, unfilled_blocked,
-                                         unfilled_no_eligible_campaign, unfilled_placement_inactive, hides)
+                                         unfilled_no_eligible_campaign, unfilled_placement_inactive, hides, click_revenue_micro)
     select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost, b.revenue, b.cost,
-           b.sensitive, b.below_relevance, b.blocked, b.no_eligible_campaign, b.placement_inactive, b.hides
+           b.sensitive, b.below_relevance, b.blocked, b.no_eligible_campaign, b.placement_inactive, b.hides, b.click_revenue
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
       unfilled_sensitive = s.unfilled_sensitive + excluded.unfilled_sensitive,
@@ -703,6 +709,7 @@ begin
       hides       = s.hides + excluded.hides,
       invalid_events = s.invalid_events + excluded.invalid_events,
       revenue_micro = s.revenue_micro + excluded.revenue_micro,
+      click_revenue_micro = s.click_revenue_micro + excluded.click_revenue_micro,
       cost_micro = s.cost_micro + excluded.cost_micro,
       posted_micro = s.posted_micro + excluded.posted_micro,
       posted_cost_micro = s.posted_cost_micro + excluded.posted_cost_micro
@@ -719,9 +726,10 @@ begin
       impressions = p.impressions + c.impressions,
       clicks      = p.clicks + c.clicks,
       invalid_events = p.invalid_events + c.invalid,
-      revenue_micro = p.revenue_micro + c.revenue
+      revenue_micro = p.revenue_micro + c.revenue,
+      click_revenue_micro = p.click_revenue_micro + c.click_revenue
     from (select b.placement_id, sum(b.requests) requests, sum(b.fills) fills, sum(b.impressions) impressions,
-                 sum(b.clicks) clicks, sum(b.invalid) invalid, sum(b.revenue) revenue
+                 sum(b.clicks) clicks, sum(b.invalid) invalid, sum(b.revenue) revenue, sum(b.click_revenue) click_revenue
           from by_day b group by b.placement_id) c
     where p.id = c.placement_id
   ), spend as (
@@ -1084,3 +1092,80 @@ end $$;
 
 revoke all on function public.staff_advertising_queue(integer) from public, anon, sdk;
 grant execute on function public.staff_advertising_queue(integer) to authenticated;
+
+-- The account API's placements gain what clicks earned.
+-- GET /api/v1/me/apps: the caller's apps that are not archived, with their allowed origins,
+-- excluded topics and blocks, and their placements with the rolled-up figures (fills and invalid
+-- traffic included; what clicks of ads paid per click earned apart, migration
+-- 20261221000300_cost_per_click) and min_relevance. Runs as its caller: row-level
+-- security alone decides whose rows these are. (Earnings still count every placement: money
+-- earned stays earned.)
+create or replace function public.account_apps() returns json
+language plpgsql stable security invoker set search_path = ''
+as $$
+begin
+  return (select json_build_object(
+            'id', u.id,
+            'apps', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
+                     from (select id, name, slug, description, category, allowed_origins, excluded_topics, blocked_advertisers,
+                                  blocked_categories, created_at
+                           from public.apps where archived_at is null) r),
+            'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
+                           from (select p.id, p.app_id, p.name, p.format, p.status, p.impressions, p.clicks, p.revenue_micro, p.click_revenue_micro,
+                                        p.ad_requests, p.fills, p.invalid_events, p.min_relevance, p.created_at
+                                 from public.placements p join public.apps a on a.id = p.app_id
+                                 where a.archived_at is null) r))
+          from public.users u);
+end $$;
+
+revoke execute on function public.account_apps() from public, anon;
+grant execute on function public.account_apps() to authenticated;
+
+-- The earnings' placements gain what clicks earned.
+-- GET /api/v1/me/earnings: every placement of the caller's (archived apps' too) with its
+-- figures, the payouts (newest first), the payout method, and the money, exactly, in
+-- micro-dollars, all from the ledger (migrations 20261204000000_ledger, 20261206000000_payouts,
+-- 20261207000000_advertisers) and, for what the ledger has not posted yet (days counted before
+-- advertisers had accounts, until they are over), the daily stats:
+--   ad_revenue_micro     what the placements earned: ad spend and revenue, adjustments, and the unposted part;
+--   data_revenue_micro   what data sales earned, less their claw-backs (migration 20261213000400);
+--   pending_micro        earned, not final yet: the `publisher` account, and the unposted days;
+--   available_micro      final, not paid out: the `publisher_available` account.
+-- Runs as its caller, like every account read: row-level security keeps each to the caller's
+-- own rows.
+create or replace function public.account_earnings() returns json
+language plpgsql stable security invoker set search_path = ''
+as $$
+begin
+  return (
+    with postings as (
+      select a.kind as account, t.kind, sum(p.amount_micro)::bigint as micro
+      from public.ledger_postings p
+      join public.ledger_accounts a on a.id = p.account_id
+      join public.ledger_transactions t on t.id = p.transaction_id
+      where a.kind in ('publisher', 'publisher_available')
+      group by a.kind, t.kind
+    ), unposted as (
+      select coalesce(sum(s.revenue_micro - s.posted_micro), 0)::bigint as micro
+      from public.daily_stats s where s.revenue_micro <> s.posted_micro
+    )
+    select json_build_object(
+      'id', u.id,
+      'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
+                     from (select id, app_id, name, format, status, impressions, clicks, revenue_micro, click_revenue_micro, ad_requests, fills, invalid_events,
+                                  min_relevance, created_at
+                           from public.placements) r),
+      'payouts', (select coalesce(json_agg(r order by r.requested_at desc, r.id), '[]')
+                  from (select id, period, amount_micro, status, paid_at, requested_at, failure_reason, rail, destination
+                        from public.payouts) r),
+      'method', (select row_to_json(r) from (select rail, masked, ready, status_note, updated_at from public.payout_methods) r),
+      'ad_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind in ('ad_spend', 'ad_revenue', 'adjustment')), 0)
+                          + (select micro from unposted),
+      'data_revenue_micro', coalesce((select sum(micro) from postings where account = 'publisher' and kind in ('data_sale', 'data_clawback')), 0),
+      'pending_micro', coalesce((select sum(micro) from postings where account = 'publisher'), 0) + (select micro from unposted),
+      'available_micro', coalesce((select sum(micro) from postings where account = 'publisher_available'), 0))
+    from public.users u);
+end $$;
+
+revoke execute on function public.account_earnings() from public, anon;
+grant execute on function public.account_earnings() to authenticated;

@@ -124,7 +124,7 @@ for (const engine of testEngines()) {
               mine,
             ),
             placements: await q.query(
-              `select id, app_id, name, format, status, impressions, clicks, revenue_micro, ad_requests, fills, invalid_events,
+              `select id, app_id, name, format, status, impressions, clicks, revenue_micro, click_revenue_micro, ad_requests, fills, invalid_events,
                       min_relevance::float8 as min_relevance, created_at
                from public.placements where user_id = $1 order by created_at, id`,
               mine,

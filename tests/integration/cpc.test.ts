@@ -158,6 +158,14 @@ for (const engine of testEngines()) {
         [advertiser],
       );
       expect(Number(before) - Number(after)).toBe(price);
+      // The publisher sees what the click earned beside the impressions' earnings.
+      const placement = await rawAsService(suite.db, (q) =>
+        q.query<{ revenue: number; clicks: number }>(
+          'select revenue_micro::int as revenue, click_revenue_micro::int as clicks from public.placements where id = $1',
+          [app.placement],
+        ),
+      );
+      expect(placement[0]).toEqual({ revenue: Math.round(price * share), clicks: Math.round(price * share) });
       expect(await failedChecks(suite.db)).toEqual([]);
     });
 

@@ -28,8 +28,8 @@ begin
     select json_build_object(
       'id', u.id,
       'placements', (select coalesce(json_agg(r order by r.created_at, r.id), '[]')
-                     from (select id, app_id, name, format, status, impressions, clicks, revenue_micro, ad_requests, fills, invalid_events, min_relevance,
-                                  created_at
+                     from (select id, app_id, name, format, status, impressions, clicks, revenue_micro, click_revenue_micro, ad_requests, fills, invalid_events,
+                                  min_relevance, created_at
                            from public.placements) r),
       'payouts', (select coalesce(json_agg(r order by r.requested_at desc, r.id), '[]')
                   from (select id, period, amount_micro, status, paid_at, requested_at, failure_reason, rail, destination

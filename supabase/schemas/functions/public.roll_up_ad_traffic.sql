@@ -59,6 +59,8 @@ begin
   ), by_day as (
     select t.placement_id, t.day, sum(t.requests) as requests, sum(t.fills) as fills, sum(t.impressions) as impressions,
            sum(t.clicks) as clicks, sum(t.hides) as hides, sum(t.invalid) as invalid, sum(t.revenue_micro) as revenue, sum(t.cost_micro) as cost,
+           -- What clicks of cost-per-click campaigns earned (a click's count carries its own revenue).
+           coalesce(sum(t.revenue_micro) filter (where t.clicks > 0), 0) as click_revenue,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'sensitive'), 0) as sensitive,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'below_relevance'), 0) as below_relevance,
            coalesce(sum(t.requests) filter (where t.no_fill_reason = 'blocked'), 0) as blocked,
@@ -68,9 +70,9 @@ begin
   ), daily as (
     insert into public.daily_stats as s (placement_id, user_id, day, ad_requests, fills, impressions, clicks, invalid_events, revenue_micro, cost_micro,
                                          posted_micro, posted_cost_micro, unfilled_sensitive, unfilled_below_relevance, unfilled_blocked,
-                                         unfilled_no_eligible_campaign, unfilled_placement_inactive, hides)
+                                         unfilled_no_eligible_campaign, unfilled_placement_inactive, hides, click_revenue_micro)
     select b.placement_id, p.user_id, b.day, b.requests, b.fills, b.impressions, b.clicks, b.invalid, b.revenue, b.cost, b.revenue, b.cost,
-           b.sensitive, b.below_relevance, b.blocked, b.no_eligible_campaign, b.placement_inactive, b.hides
+           b.sensitive, b.below_relevance, b.blocked, b.no_eligible_campaign, b.placement_inactive, b.hides, b.click_revenue
     from by_day b join public.placements p on p.id = b.placement_id
     on conflict (placement_id, day) do update set
       unfilled_sensitive = s.unfilled_sensitive + excluded.unfilled_sensitive,
@@ -85,6 +87,7 @@ begin
       hides       = s.hides + excluded.hides,
       invalid_events = s.invalid_events + excluded.invalid_events,
       revenue_micro = s.revenue_micro + excluded.revenue_micro,
+      click_revenue_micro = s.click_revenue_micro + excluded.click_revenue_micro,
       cost_micro = s.cost_micro + excluded.cost_micro,
       posted_micro = s.posted_micro + excluded.posted_micro,
       posted_cost_micro = s.posted_cost_micro + excluded.posted_cost_micro
@@ -101,9 +104,10 @@ begin
       impressions = p.impressions + c.impressions,
       clicks      = p.clicks + c.clicks,
       invalid_events = p.invalid_events + c.invalid,
-      revenue_micro = p.revenue_micro + c.revenue
+      revenue_micro = p.revenue_micro + c.revenue,
+      click_revenue_micro = p.click_revenue_micro + c.click_revenue
     from (select b.placement_id, sum(b.requests) requests, sum(b.fills) fills, sum(b.impressions) impressions,
-                 sum(b.clicks) clicks, sum(b.invalid) invalid, sum(b.revenue) revenue
+                 sum(b.clicks) clicks, sum(b.invalid) invalid, sum(b.revenue) revenue, sum(b.click_revenue) click_revenue
           from by_day b group by b.placement_id) c
     where p.id = c.placement_id
   ), spend as (

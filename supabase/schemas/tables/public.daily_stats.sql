@@ -21,6 +21,7 @@ create table public.daily_stats (
   unfilled_no_eligible_campaign bigint not null default 0,
   unfilled_placement_inactive bigint not null default 0,
   hides bigint not null default 0,
+  click_revenue_micro bigint not null default 0,
   constraint daily_stats_pkey PRIMARY KEY (placement_id, day),
   constraint daily_stats_placement_id_user_id_fkey FOREIGN KEY (placement_id, user_id) REFERENCES public.placements(id, user_id) ON DELETE CASCADE,
   constraint daily_stats_ad_requests_check CHECK ((ad_requests >= 0)),

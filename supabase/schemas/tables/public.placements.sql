@@ -17,6 +17,7 @@ create table public.placements (
   fills bigint not null default 0,
   invalid_events bigint not null default 0,
   min_relevance numeric(4,3) not null default 0.3,
+  click_revenue_micro bigint not null default 0,
   constraint placements_pkey PRIMARY KEY (id),
   constraint placements_id_app_unique UNIQUE (id, app_id),
   constraint placements_id_user_unique UNIQUE (id, user_id),
