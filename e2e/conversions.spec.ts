@@ -105,13 +105,13 @@ test('a campaign paying per click is served, clicked, converts through the tag, 
     await page.getByLabel('Campaign name').fill(`Per click ${stamp}`);
     await page.getByRole('checkbox', { name: /^Inline text/ }).check();
     await page.getByRole('radio', { name: /^Per click \(CPC\)/ }).check();
-    await page.getByLabel(/^Most per click/).fill('0.01');
+    await page.getByLabel(/^Bid per click/).fill('0.01');
     await page.getByLabel('Budget (US dollars)').fill('50');
     const hint = `glacier hike ${stamp}`;
     await page.getByLabel('Context hints').fill(`${hint}\nglacier walking`);
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect(page.getByRole('alert').filter({ hasText: 'The least a campaign may bid per click is' })).toBeVisible();
-    await page.getByLabel(/^Most per click/).fill('0.60');
+    await page.getByLabel(/^Bid per click/).fill('0.60');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect(page.getByRole('heading', { level: 1, name: `Per click ${stamp}` })).toBeVisible();
     await expect(page.getByTestId('campaign-clicks')).toHaveText('0');

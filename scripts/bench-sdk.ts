@@ -135,7 +135,7 @@ async function conversionsLoad(
   await engine.query(
     `insert into public.ad_decisions (id, app_id, placement_id, campaign_id, creative_id, created_at, impression_event_id, impressed_at, click_event_id, clicked_at)
      select ($5 || '-7000-9000-' || lpad(to_hex(i), 12, '0'))::uuid, $1, $2, $3, $4, now() - interval '2 minutes',
-            'bench-seen-' || i, now() - interval '2 minutes', 'bench-click-' || i, now() - interval '1 minute'
+            'conv-seen-' || i, now() - interval '2 minutes', 'conv-click-' || i, now() - interval '1 minute'
      from generate_series(0, $6 - 1) as i`,
     [placement.app_id, placement.id, campaign!.id, creative!.id, idPrefix, CONVERSION_CLICKS],
   );

@@ -120,6 +120,7 @@ const SCHEDULE_REFUSALS: Refusals<
   | 'multiplier_below_one'
   | 'share_not_positive'
   | 'records_below_one'
+  | 'price_not_positive'
   | 'in_the_past',
   RefusalFacts
 > = {
@@ -132,6 +133,7 @@ const SCHEDULE_REFUSALS: Refusals<
   not_whole_number: bounds,
   share_not_positive: bounds,
   records_below_one: bounds,
+  price_not_positive: (a) => `${nameOf(a)} is more than 0.`,
   shares_must_add_up: 'The publisher ad revenue share and the platform ad fee must add up to 1.',
   multiplier_below_one: 'The exclusive license multiplier is at least 1.',
   in_the_past: 'A change takes effect now or later, never in the past: what was billed keeps its price.',

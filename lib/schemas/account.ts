@@ -257,7 +257,9 @@ export const campaign = z.object({
   spend_micro: z.number().int().describe('spend_usd exactly, in micro-dollars (millionths of a dollar), as the ledger debits it.'),
   budget_left_usd: z.number().nullable().describe('lifetime_budget_usd less the spend, never below 0; null without a lifetime budget.'),
   ecpm_usd: z.number().describe('Spend per 1,000 impressions, rounded to the cent; 0 without impressions.'),
-  pricing_model: z.enum(PRICING_MODELS).describe('cpm (pays per 1,000 impressions at the published CPMs) or cpc (pays per counted click, up to max_cpc_usd).'),
+  pricing_model: z
+    .enum(PRICING_MODELS)
+    .describe('cpm (pays per 1,000 impressions at the published CPMs) or cpc (pays max_cpc_usd per counted click, the bid in force when the ad was served).'),
   max_cpc_usd: z.number().nullable().describe('Its bid per click, for a cpc campaign; null for cpm.'),
   max_cpc_micro: z.number().int().nullable().describe('max_cpc_usd exactly, in micro-dollars.'),
   attribution_window_days: z.number().int().describe('How many days after a click a conversion you report counts for this campaign (1 to 30).'),

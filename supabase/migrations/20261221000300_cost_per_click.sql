@@ -19,8 +19,11 @@ alter table public.pricing_changes add constraint pricing_changes_cpc_floor_micr
 -- `revenue_micro`): a click is billed on its own day, and money:check follows each to its day.
 alter table public.ad_decisions
   add column click_cost_micro bigint not null default 0 constraint ad_decisions_click_cost_micro_check check (click_cost_micro >= 0),
-  add column click_revenue_micro bigint not null default 0;
+  add column click_revenue_micro bigint not null default 0 constraint ad_decisions_click_revenue_micro_check check (click_revenue_micro >= 0),
+  -- The bid per click the ad was served with (null: it pays per impression), fixed when drawn.
+  add column cpc_bid_micro bigint constraint ad_decisions_cpc_bid_micro_check check (cpc_bid_micro > 0);
 grant update (click_cost_micro, click_revenue_micro) on public.ad_decisions to sdk;
+grant insert (cpc_bid_micro) on public.ad_decisions to sdk;
 
 -- What publishers earned from clicks, beside the totals that hold it (the roll-up adds it up).
 alter table public.daily_stats add column click_revenue_micro bigint not null default 0;
@@ -29,7 +32,7 @@ alter table public.placements add column click_revenue_micro bigint not null def
 -- A campaign's bid per click (null: a CPM campaign), to the hundredth of a cent.
 alter table public.campaigns add column max_cpc_micro bigint;
 alter table public.campaigns add constraint campaigns_max_cpc_micro_check
-  check (max_cpc_micro is null or (max_cpc_micro > 0 and max_cpc_micro % 100 = 0 and max_cpc_micro <= 1000000000));
+  check (max_cpc_micro is null or (max_cpc_micro > 0 and max_cpc_micro % 100 = 0 and max_cpc_micro <= 100000000));
 grant insert (max_cpc_micro), update (max_cpc_micro) on public.campaigns to authenticated;
 
 -- Each campaign's impressions and clicks per placement, of all time (public.roll_up_ad_traffic).
@@ -142,6 +145,7 @@ declare
   v_reason text;
   v_relevance numeric;
   v_matched text[];
+  v_bid bigint;
 begin
   select p.id, p.format, p.status, p.min_relevance into v_placement from public.placements p where p.id = p_placement_id;
   if not found then
@@ -262,17 +266,21 @@ begin
                                         v_placement.format, v_categories, v_app);
     end if;
   end if;
+  -- What the ad costs is fixed now, as it was drawn: the format's price per impression, or the
+  -- campaign's bid per click (kept on the decision: a later change of the campaign's bid or way of
+  -- paying never reaches an ad already served).
+  if v_pick.id is not null then
+    select public.sdk_cost_per_impression(v_placement.format, s), c.max_cpc_micro into v_promised, v_bid
+    from public.pricing_settings s, public.campaigns c where c.id = v_pick.campaign_id;
+  end if;
   -- A decision that filled nothing keeps no client, network or session: nothing is billed or
   -- capped by it, and its reason (`sensitive` among them) is then tied to no one.
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id,
-                                   relevance, matched_hints, no_fill_reason)
+                                   relevance, matched_hints, no_fill_reason, cpc_bid_micro)
   values (v_app, v_placement.id, p_api_key_id, case when v_pick.id is not null then p_session_id end,
           case when v_pick.id is not null then p_client_hash end, case when v_pick.id is not null then p_network_hash end,
-          v_pick.campaign_id, v_pick.id, v_relevance, v_matched, v_reason)
+          v_pick.campaign_id, v_pick.id, v_relevance, v_matched, v_reason, v_bid)
   returning id into v_decision;
-  if v_pick.id is not null then
-    select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
-  end if;
   insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_micro, no_fill_reason)
   values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, v_pick.id, (now() at time zone 'UTC')::date, 1,
           case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0), v_reason);
@@ -373,7 +381,7 @@ begin
   ), locked as materialized (
     -- The clicks' decisions too: all of the batch's, in one order, before any other lock.
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id,
-           d.hide_event_id
+           d.hide_event_id, d.cpc_bid_micro
     from public.ad_decisions d
     where d.id in (select e.decision_id from events e) and d.creative_id is not null
     order by d.id
@@ -384,7 +392,7 @@ begin
     select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, c.advertiser_id, d.creative_id, p.format, d.created_at as served_at,
            i.visible_share, i.visible_seconds,
            -- A cost-per-click campaign's impression is free: its clicks are billed (step 5).
-           case when c.max_cpc_micro is null then public.sdk_cost_per_impression(p.format, v_pricing) else 0 end as cost_micro, c.daily_budget_micro,
+           case when d.cpc_bid_micro is null then public.sdk_cost_per_impression(p.format, v_pricing) else 0 end as cost_micro, c.daily_budget_micro,
            case
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id, d.hide_event_id)
@@ -499,7 +507,7 @@ begin
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id, d.hide_event_id,
            public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()) as running,
            public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_micro as spent,
-           c.max_cpc_micro, c.advertiser_id, c.daily_budget_micro
+           d.cpc_bid_micro, c.advertiser_id, c.daily_budget_micro
     into v_decision
     from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
     where d.id = v_event.decision_id;
@@ -526,43 +534,50 @@ begin
                     v_decision.spent, p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
     end if;
 
-    -- A cost-per-click campaign's click is billed here, as an impression is (step 3): its price is
-    -- the campaign's bid, taken from its budget of the day and then its advertiser's funds, in the
-    -- same transaction as the click, so a campaign is billed at most its budget and one click's
-    -- price, an advertiser at most its funds and one click's price (migration
-    -- 20261221000300_cost_per_click). What either refuses is `over_budget`.
-    v_cost := 0;
-    if v_reason is null and v_decision.max_cpc_micro is not null then
-      select * into v_took from public.sdk_take_budget(v_decision.campaign_id, v_day, 1, v_decision.max_cpc_micro,
-                                                       v_decision.daily_budget_micro, v_decision.advertiser_id);
-      v_kept := null;
-      if v_took.funds <> 0 and v_decision.advertiser_id is not null then
-        v_kept := public.sdk_take_funds(v_decision.advertiser_id, v_took.funds, v_day, array[v_decision.campaign_id], array[v_took.funds],
-                                        array[v_decision.max_cpc_micro], array[v_took.items]);
-      end if;
-      if v_took.items < 1 or coalesce(v_kept[1], 1) < 1 then
-        v_reason := 'over_budget';
-      else
-        v_cost := v_decision.max_cpc_micro;
-      end if;
-    end if;
-
     if v_reason is null then
-      -- Once per ad, and after its impression (the decision is locked: nothing else changes it).
-      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash,
-                                     click_cost_micro = v_cost, click_revenue_micro = public.sdk_publisher_revenue(v_cost, v_pricing)
+      -- Once per ad, and after its impression: claimed first (the update's own condition, which a
+      -- concurrent batch's claim makes false), billed after, so nothing is billed for a click that
+      -- another batch counted.
+      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
       where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
         and not public.sdk_click_before_impression('click', impression_event_id)
       returning true into v_taken;
       if coalesce(v_taken, false) then
         v_taken := null;
-        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks, revenue_micro, cost_micro)
-        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1,
-                public.sdk_publisher_revenue(v_cost, v_pricing), v_cost);
-        return query select v_event.n, 'recorded'::text, null::text;
-        continue;
+        -- A cost-per-click ad's click is billed here, as an impression is (step 3): the bid the ad
+        -- was served with (public.sdk_serve_ad keeps it on the decision), taken from its campaign's
+        -- budget of the day and then its advertiser's funds, in the click's transaction, so a
+        -- campaign is billed at most its budget and one click's price, an advertiser at most its
+        -- funds and one click's price (migration 20261221000300_cost_per_click). What either
+        -- refuses is `over_budget`, and the click is then not counted either.
+        v_cost := 0;
+        if v_decision.cpc_bid_micro is not null then
+          select * into v_took from public.sdk_take_budget(v_decision.campaign_id, v_day, 1, v_decision.cpc_bid_micro,
+                                                           v_decision.daily_budget_micro, v_decision.advertiser_id);
+          v_kept := null;
+          if v_took.funds <> 0 and v_decision.advertiser_id is not null then
+            v_kept := public.sdk_take_funds(v_decision.advertiser_id, v_took.funds, v_day, array[v_decision.campaign_id], array[v_took.funds],
+                                            array[v_decision.cpc_bid_micro], array[v_took.items]);
+          end if;
+          if v_took.items < 1 or coalesce(v_kept[1], 1) < 1 then
+            update public.ad_decisions set click_event_id = null, clicked_at = null, click_ip_hash = null where id = v_decision.id;
+            v_reason := 'over_budget';
+          else
+            v_cost := v_decision.cpc_bid_micro;
+            update public.ad_decisions set click_cost_micro = v_cost, click_revenue_micro = public.sdk_publisher_revenue(v_cost, v_pricing)
+            where id = v_decision.id;
+          end if;
+        end if;
+        if v_reason is null then
+          insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks, revenue_micro, cost_micro)
+          values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1,
+                  public.sdk_publisher_revenue(v_cost, v_pricing), v_cost);
+          return query select v_event.n, 'recorded'::text, null::text;
+          continue;
+        end if;
+      else
+        v_reason := 'already_counted';
       end if;
-      v_reason := 'already_counted';
     end if;
 
     insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, invalid)
@@ -762,6 +777,7 @@ begin
     select t.campaign_id, t.placement_id, sum(t.impressions), sum(t.clicks)
     from taken t
     where (t.impressions > 0 or t.clicks > 0) and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
+      and exists (select 1 from public.placements p where p.id = t.placement_id)
     group by t.campaign_id, t.placement_id
     on conflict (campaign_id, placement_id) do update set
       impressions = s.impressions + excluded.impressions,
@@ -875,6 +891,10 @@ begin
   end if;
   if (p_values ->> 'data_license_max_publisher_share')::numeric = 0 then
     return json_build_object('ok', false, 'error', 'share_not_positive', 'field', 'data_license_max_publisher_share');
+  end if;
+  -- A floor of 0 would let a campaign pay nothing per click.
+  if (p_values ->> 'cpc_floor_micro')::numeric = 0 then
+    return json_build_object('ok', false, 'error', 'price_not_positive', 'field', 'cpc_floor_micro');
   end if;
   if (p_values ->> 'data_license_min_share_records')::numeric < 1 then
     return json_build_object('ok', false, 'error', 'records_below_one', 'field', 'data_license_min_share_records');

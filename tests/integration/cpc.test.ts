@@ -169,6 +169,25 @@ for (const engine of testEngines()) {
       expect(await failedChecks(suite.db)).toEqual([]);
     });
 
+    it('bills an ad as it was served: a bid changed, or a switch to CPM, after the ad was drawn reaches only later ads', async () => {
+      await fresh();
+      const price = perImpression * 150;
+      await bid(price);
+      const ad = await seen();
+      // After the ad was served (and seen), the campaign switches to CPM, then back to a lower bid.
+      await bid(null as unknown as number);
+      expect(await clickOn(ad)).toMatchObject({ status: 'recorded' });
+      expect(await decisionMoney(ad.decision)).toMatchObject({ cost_micro: 0, click_cost_micro: price });
+      // An ad served as CPM is billed its impression, and its click nothing.
+      const cpm = await seen();
+      expect(await decisionMoney(cpm.decision)).toMatchObject({ cost_micro: perImpression, click_cost_micro: 0 });
+      await bid(perImpression * 120);
+      expect(await clickOn(cpm)).toMatchObject({ status: 'recorded' });
+      expect(await decisionMoney(cpm.decision)).toMatchObject({ cost_micro: perImpression, click_cost_micro: 0 });
+      await rollUp(suite.db);
+      expect(await failedChecks(suite.db)).toEqual([]);
+    });
+
     it('holds its daily budget at billing: a click past it is over_budget and bills nothing', async () => {
       const price = perImpression * 150;
       // A campaign whose budget for the day is two clicks.

@@ -187,7 +187,7 @@ export function CampaignForm({
           <label className="flex items-start gap-2 text-sm">
             <RadioItem value="cpc" className="mt-0.5" />
             <span>
-              <span className="font-medium">Per click (CPC)</span>, up to your bid; impressions cost nothing.{' '}
+              <span className="font-medium">Per click (CPC)</span>, at your bid; impressions cost nothing.{' '}
               <span className="text-muted-foreground">
                 It shows where your bid times its expected click rate reaches the format&rsquo;s price per impression, so the apps earn at least what a CPM ad
                 pays them. Until it has clicks of its own the rate is {(cpc.priorClickRate * 100).toFixed(0)}%: to start, a bid of $
@@ -197,7 +197,7 @@ export function CampaignForm({
           </label>
         </RadioGroup>
         <Field
-          label="Most per click, for a campaign paying per click (US dollars)"
+          label="Bid per click, for a campaign paying per click (US dollars)"
           htmlFor="campaign-cpc"
           hint={`At least $${cpc.floorUsd.toFixed(2)}. Each counted click costs this, within your budget and daily cap.`}
           hintId="campaign-cpc-hint"

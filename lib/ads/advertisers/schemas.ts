@@ -152,6 +152,12 @@ export const campaignInput = z
       ctx.addIssue({ code: 'custom', message: 'A bid per click is more than $0.', path: ['max_cpc_usd'] });
       return z.NEVER;
     }
+    // A click's price within the budget it is billed from: one click never overruns a day by more than itself.
+    const day = c.daily_cap_usd ?? c.lifetime_budget_usd;
+    if (bid.data > day) {
+      ctx.addIssue({ code: 'custom', message: 'A bid per click is at most the daily cap (or the budget, without one).', path: ['max_cpc_usd'] });
+      return z.NEVER;
+    }
     return { ...c, max_cpc_micro: bid.data };
   });
 export type CampaignInput = z.output<typeof campaignInput>;

@@ -66,9 +66,9 @@ export const priceDollars = (what: string) =>
     .transform((v) => v.replace(/^\$/, ''))
     .pipe(
       typedNumber({
-        maxWholeDigits: 4,
+        maxWholeDigits: 2,
         maxDecimals: 4,
-        malformed: `Give the ${what} in dollars, to the hundredth of a cent at most, such as 0.75.`,
+        malformed: `Give the ${what} in dollars, under $100 and to the hundredth of a cent at most, such as 0.75.`,
         comma: `Give the ${what} with a point before the cents, such as 0.75.`,
       }),
     )

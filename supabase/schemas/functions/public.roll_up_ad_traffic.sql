@@ -140,6 +140,7 @@ begin
     select t.campaign_id, t.placement_id, sum(t.impressions), sum(t.clicks)
     from taken t
     where (t.impressions > 0 or t.clicks > 0) and exists (select 1 from public.campaigns c where c.id = t.campaign_id)
+      and exists (select 1 from public.placements p where p.id = t.placement_id)
     group by t.campaign_id, t.placement_id
     on conflict (campaign_id, placement_id) do update set
       impressions = s.impressions + excluded.impressions,

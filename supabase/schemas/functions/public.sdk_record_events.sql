@@ -84,7 +84,7 @@ begin
   ), locked as materialized (
     -- The clicks' decisions too: all of the batch's, in one order, before any other lock.
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.client_hash, d.created_at, d.impression_event_id, d.click_event_id,
-           d.hide_event_id
+           d.hide_event_id, d.cpc_bid_micro
     from public.ad_decisions d
     where d.id in (select e.decision_id from events e) and d.creative_id is not null
     order by d.id
@@ -95,7 +95,7 @@ begin
     select i.n, i.id, d.id as decision_id, d.placement_id, d.campaign_id, c.advertiser_id, d.creative_id, p.format, d.created_at as served_at,
            i.visible_share, i.visible_seconds,
            -- A cost-per-click campaign's impression is free: its clicks are billed (step 5).
-           case when c.max_cpc_micro is null then public.sdk_cost_per_impression(p.format, v_pricing) else 0 end as cost_micro, c.daily_budget_micro,
+           case when d.cpc_bid_micro is null then public.sdk_cost_per_impression(p.format, v_pricing) else 0 end as cost_micro, c.daily_budget_micro,
            case
              when d.id is null then 'unknown_decision'
              when i.nth_of_id > 1 or i.id in (d.impression_event_id, d.click_event_id, d.hide_event_id)
@@ -210,7 +210,7 @@ begin
     select d.id, d.placement_id, d.campaign_id, d.creative_id, d.impression_event_id, d.click_event_id, d.hide_event_id,
            public.sdk_campaign_running(c.status, c.starts_at, case when c.hard_stop then c.ends_at end, now()) as running,
            public.sdk_budget_spent(d.campaign_id, v_day) >= c.daily_budget_micro as spent,
-           c.max_cpc_micro, c.advertiser_id, c.daily_budget_micro
+           d.cpc_bid_micro, c.advertiser_id, c.daily_budget_micro
     into v_decision
     from public.ad_decisions d left join public.campaigns c on c.id = d.campaign_id
     where d.id = v_event.decision_id;
@@ -237,43 +237,50 @@ begin
                     v_decision.spent, p_repeat_click => exists (select 1 from public.sdk_recent_clicks(v_decision.creative_id, p_ip_hash, now())));
     end if;
 
-    -- A cost-per-click campaign's click is billed here, as an impression is (step 3): its price is
-    -- the campaign's bid, taken from its budget of the day and then its advertiser's funds, in the
-    -- same transaction as the click, so a campaign is billed at most its budget and one click's
-    -- price, an advertiser at most its funds and one click's price (migration
-    -- 20261221000300_cost_per_click). What either refuses is `over_budget`.
-    v_cost := 0;
-    if v_reason is null and v_decision.max_cpc_micro is not null then
-      select * into v_took from public.sdk_take_budget(v_decision.campaign_id, v_day, 1, v_decision.max_cpc_micro,
-                                                       v_decision.daily_budget_micro, v_decision.advertiser_id);
-      v_kept := null;
-      if v_took.funds <> 0 and v_decision.advertiser_id is not null then
-        v_kept := public.sdk_take_funds(v_decision.advertiser_id, v_took.funds, v_day, array[v_decision.campaign_id], array[v_took.funds],
-                                        array[v_decision.max_cpc_micro], array[v_took.items]);
-      end if;
-      if v_took.items < 1 or coalesce(v_kept[1], 1) < 1 then
-        v_reason := 'over_budget';
-      else
-        v_cost := v_decision.max_cpc_micro;
-      end if;
-    end if;
-
     if v_reason is null then
-      -- Once per ad, and after its impression (the decision is locked: nothing else changes it).
-      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash,
-                                     click_cost_micro = v_cost, click_revenue_micro = public.sdk_publisher_revenue(v_cost, v_pricing)
+      -- Once per ad, and after its impression: claimed first (the update's own condition, which a
+      -- concurrent batch's claim makes false), billed after, so nothing is billed for a click that
+      -- another batch counted.
+      update public.ad_decisions set click_event_id = v_event.id, clicked_at = now(), click_ip_hash = p_ip_hash
       where id = v_decision.id and not public.sdk_already_counted('click', impression_event_id, click_event_id)
         and not public.sdk_click_before_impression('click', impression_event_id)
       returning true into v_taken;
       if coalesce(v_taken, false) then
         v_taken := null;
-        insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks, revenue_micro, cost_micro)
-        values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1,
-                public.sdk_publisher_revenue(v_cost, v_pricing), v_cost);
-        return query select v_event.n, 'recorded'::text, null::text;
-        continue;
+        -- A cost-per-click ad's click is billed here, as an impression is (step 3): the bid the ad
+        -- was served with (public.sdk_serve_ad keeps it on the decision), taken from its campaign's
+        -- budget of the day and then its advertiser's funds, in the click's transaction, so a
+        -- campaign is billed at most its budget and one click's price, an advertiser at most its
+        -- funds and one click's price (migration 20261221000300_cost_per_click). What either
+        -- refuses is `over_budget`, and the click is then not counted either.
+        v_cost := 0;
+        if v_decision.cpc_bid_micro is not null then
+          select * into v_took from public.sdk_take_budget(v_decision.campaign_id, v_day, 1, v_decision.cpc_bid_micro,
+                                                           v_decision.daily_budget_micro, v_decision.advertiser_id);
+          v_kept := null;
+          if v_took.funds <> 0 and v_decision.advertiser_id is not null then
+            v_kept := public.sdk_take_funds(v_decision.advertiser_id, v_took.funds, v_day, array[v_decision.campaign_id], array[v_took.funds],
+                                            array[v_decision.cpc_bid_micro], array[v_took.items]);
+          end if;
+          if v_took.items < 1 or coalesce(v_kept[1], 1) < 1 then
+            update public.ad_decisions set click_event_id = null, clicked_at = null, click_ip_hash = null where id = v_decision.id;
+            v_reason := 'over_budget';
+          else
+            v_cost := v_decision.cpc_bid_micro;
+            update public.ad_decisions set click_cost_micro = v_cost, click_revenue_micro = public.sdk_publisher_revenue(v_cost, v_pricing)
+            where id = v_decision.id;
+          end if;
+        end if;
+        if v_reason is null then
+          insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, clicks, revenue_micro, cost_micro)
+          values (v_app, v_decision.placement_id, v_decision.campaign_id, v_decision.creative_id, v_today, 1,
+                  public.sdk_publisher_revenue(v_cost, v_pricing), v_cost);
+          return query select v_event.n, 'recorded'::text, null::text;
+          continue;
+        end if;
+      else
+        v_reason := 'already_counted';
       end if;
-      v_reason := 'already_counted';
     end if;
 
     insert into public.ad_traffic_counts (app_id, placement_id, campaign_id, creative_id, day, invalid)

@@ -68,6 +68,7 @@ declare
   v_reason text;
   v_relevance numeric;
   v_matched text[];
+  v_bid bigint;
 begin
   select p.id, p.format, p.status, p.min_relevance into v_placement from public.placements p where p.id = p_placement_id;
   if not found then
@@ -188,17 +189,21 @@ begin
                                         v_placement.format, v_categories, v_app);
     end if;
   end if;
+  -- What the ad costs is fixed now, as it was drawn: the format's price per impression, or the
+  -- campaign's bid per click (kept on the decision: a later change of the campaign's bid or way of
+  -- paying never reaches an ad already served).
+  if v_pick.id is not null then
+    select public.sdk_cost_per_impression(v_placement.format, s), c.max_cpc_micro into v_promised, v_bid
+    from public.pricing_settings s, public.campaigns c where c.id = v_pick.campaign_id;
+  end if;
   -- A decision that filled nothing keeps no client, network or session: nothing is billed or
   -- capped by it, and its reason (`sensitive` among them) is then tied to no one.
   insert into public.ad_decisions (app_id, placement_id, api_key_id, session_id, client_hash, network_hash, campaign_id, creative_id,
-                                   relevance, matched_hints, no_fill_reason)
+                                   relevance, matched_hints, no_fill_reason, cpc_bid_micro)
   values (v_app, v_placement.id, p_api_key_id, case when v_pick.id is not null then p_session_id end,
           case when v_pick.id is not null then p_client_hash end, case when v_pick.id is not null then p_network_hash end,
-          v_pick.campaign_id, v_pick.id, v_relevance, v_matched, v_reason)
+          v_pick.campaign_id, v_pick.id, v_relevance, v_matched, v_reason, v_bid)
   returning id into v_decision;
-  if v_pick.id is not null then
-    select public.sdk_cost_per_impression(v_placement.format, s) into v_promised from public.pricing_settings s;
-  end if;
   insert into public.ad_traffic_counts (app_id, placement_id, api_key_id, campaign_id, creative_id, day, requests, fills, promised_micro, no_fill_reason)
   values (v_app, v_placement.id, p_api_key_id, v_pick.campaign_id, v_pick.id, (now() at time zone 'UTC')::date, 1,
           case when v_pick.id is null then 0 else 1 end, coalesce(v_promised, 0), v_reason);

@@ -77,6 +77,10 @@ begin
   if (p_values ->> 'data_license_max_publisher_share')::numeric = 0 then
     return json_build_object('ok', false, 'error', 'share_not_positive', 'field', 'data_license_max_publisher_share');
   end if;
+  -- A floor of 0 would let a campaign pay nothing per click.
+  if (p_values ->> 'cpc_floor_micro')::numeric = 0 then
+    return json_build_object('ok', false, 'error', 'price_not_positive', 'field', 'cpc_floor_micro');
+  end if;
   if (p_values ->> 'data_license_min_share_records')::numeric < 1 then
     return json_build_object('ok', false, 'error', 'records_below_one', 'field', 'data_license_min_share_records');
   end if;

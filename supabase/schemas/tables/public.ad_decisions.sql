@@ -29,12 +29,15 @@ create table public.ad_decisions (
   hidden_at timestamp with time zone,
   click_cost_micro bigint not null default 0,
   click_revenue_micro bigint not null default 0,
+  cpc_bid_micro bigint,
   constraint ad_decisions_pkey PRIMARY KEY (id),
   constraint ad_decisions_placement_id_app_id_fkey FOREIGN KEY (placement_id, app_id) REFERENCES public.placements(id, app_id) ON DELETE CASCADE,
   constraint ad_decisions_click_after_impression CHECK (((clicked_at IS NULL) OR (impressed_at IS NOT NULL))),
   constraint ad_decisions_click_cost_micro_check CHECK ((click_cost_micro >= 0)),
+  constraint ad_decisions_click_revenue_micro_check CHECK ((click_revenue_micro >= 0)),
   constraint ad_decisions_client_hash_check CHECK ((length(client_hash) <= 64)),
   constraint ad_decisions_cost_micro_check CHECK ((cost_micro >= 0)),
+  constraint ad_decisions_cpc_bid_micro_check CHECK ((cpc_bid_micro > 0)),
   constraint ad_decisions_hide_whole CHECK (((hide_event_id IS NULL) = (hidden_at IS NULL))),
   constraint ad_decisions_impression_whole CHECK (((impression_event_id IS NULL) = (impressed_at IS NULL))),
   constraint ad_decisions_matched_hints_check CHECK (public.phrases_fit(matched_hints)),
@@ -67,5 +70,5 @@ create policy "Apps record what became of their own decisions through the SDK" o
 
 grant select on table public.ad_decisions to sdk;
 grant select, insert, update, delete on table public.ad_decisions to service_role;
-grant insert (app_id, placement_id, api_key_id, session_id, campaign_id, creative_id, client_hash, network_hash, relevance, matched_hints, no_fill_reason) on table public.ad_decisions to sdk;
+grant insert (app_id, placement_id, api_key_id, session_id, campaign_id, creative_id, client_hash, network_hash, relevance, matched_hints, no_fill_reason, cpc_bid_micro) on table public.ad_decisions to sdk;
 grant update (impression_event_id, impressed_at, visible_share, visible_seconds, cost_micro, revenue_micro, click_event_id, clicked_at, click_ip_hash, hide_event_id, hidden_at, click_cost_micro, click_revenue_micro) on table public.ad_decisions to sdk;

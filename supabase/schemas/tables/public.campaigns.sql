@@ -51,7 +51,7 @@ create table public.campaigns (
   constraint campaigns_frequency_cap_check CHECK (((frequency_cap >= 1) AND (frequency_cap <= 100))),
   constraint campaigns_include_categories_check CHECK ((cardinality(include_categories) <= 20)),
   constraint campaigns_lifetime_budget_micro_check CHECK (((lifetime_budget_micro > 0) AND ((lifetime_budget_micro % (10000)::bigint) = 0))),
-  constraint campaigns_max_cpc_micro_check CHECK (((max_cpc_micro IS NULL) OR ((max_cpc_micro > 0) AND ((max_cpc_micro % (100)::bigint) = 0) AND (max_cpc_micro <= 1000000000)))),
+  constraint campaigns_max_cpc_micro_check CHECK (((max_cpc_micro IS NULL) OR ((max_cpc_micro > 0) AND ((max_cpc_micro % (100)::bigint) = 0) AND (max_cpc_micro <= 100000000)))),
   constraint campaigns_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   constraint campaigns_pause_reason_check CHECK ((pause_reason = ANY (ARRAY['advertiser'::text, 'out_of_funds'::text, 'payment_reversed'::text]))),
   constraint campaigns_paused_says_why CHECK (((status = 'paused'::text) = (pause_reason IS NOT NULL))),

@@ -118,7 +118,7 @@ function CampaignReviews({ ads }: { ads: AdvertisingQueue }) {
                 <p className="text-sm text-muted-foreground">
                   {c.email} · budget {c.lifetime_budget_micro === null ? 'none' : usd(c.lifetime_budget_micro)}
                   {c.daily_cap_micro === null ? '' : `, ${usd(c.daily_cap_micro)} a day`} ·{' '}
-                  {c.max_cpc_micro === null ? 'pays per 1,000 impressions' : `pays per click, up to ${usd(c.max_cpc_micro)}`} ·{' '}
+                  {c.max_cpc_micro === null ? 'pays per 1,000 impressions' : `pays ${usd(c.max_cpc_micro)} per click`} ·{' '}
                   {formatRun(c.starts_at, c.ends_at, zone)} ({zone}){c.ends_at && c.hard_stop ? ' (hard stop)' : ''} · {c.formats.map(formatName).join(', ')}
                   {c.keywords.length ? ` · keywords: ${c.keywords.join(', ')}` : ''}
                   {c.include_categories.length ? ` · only: ${c.include_categories.join(', ')}` : ''}

@@ -170,7 +170,7 @@ export default async function CampaignPage({
             { label: 'CTR', value: formatPercent(clickThroughRate(c.clicks, c.impressions)) },
             { label: 'Hidden by users', value: formatCount(c.hides) },
             { label: 'eCPM', value: ecpm(c.spent_micro, c.impressions) },
-            { label: 'Pays', value: c.max_cpc_micro === null ? 'Per 1,000 impressions' : `Per click, up to ${usd(c.max_cpc_micro)}` },
+            { label: 'Pays', value: c.max_cpc_micro === null ? 'Per 1,000 impressions' : `Per click, ${usd(c.max_cpc_micro)} a click` },
             { label: 'Clicks', value: formatCount(c.clicks), testId: 'campaign-clicks' },
             { label: 'Cost per click', value: c.clicks > 0 ? formatUsd(c.spent_micro / 1_000_000 / c.clicks) : '—', testId: 'campaign-cpc' },
           ]}
