@@ -25,7 +25,7 @@ import {
 } from '../schemas/account';
 import { maskApiKey } from '../identity/keys/api-key';
 import { clickThroughRate, ecpmUsd, exactSumUsd, fillRate, invalidShare, rpmUsd } from '../money/figures';
-import { costPerConversion, costPerConversionUsd, micro, microAsUsd, microToUsd, sumMicro, wholeCents, type Micro } from '../platform/kit/micro';
+import { costPerConversion, costPerConversionUsd, micro, microAsUsd, returnOnSpend, microToUsd, sumMicro, wholeCents, type Micro } from '../platform/kit/micro';
 
 /**
  * The account API's bodies, built from rows (real or sandbox) by one set of pure functions, so
@@ -203,6 +203,9 @@ export function matchesCampaignFilter(status: CampaignRow['status'], filter: Cam
   return filter === 'all' || status === filter;
 }
 
+/** A return on spend as the API gives it: 4 decimals, rounded once. */
+const roundedReturn = (ratio: number | null) => (ratio === null ? null : Math.round(ratio * 10_000) / 10_000);
+
 export function campaignView(row: CampaignRow) {
   return {
     id: row.id,
@@ -237,7 +240,7 @@ export function campaignView(row: CampaignRow) {
     conversion_value_micro: row.conversion_value_micro,
     cost_per_conversion_usd: costPerConversionUsd(row.spend_micro, row.conversions),
     cost_per_conversion_micro: costPerConversion(row.spend_micro, row.conversions),
-    return_on_spend: row.spend_micro > 0 ? Math.round((row.conversion_value_micro / row.spend_micro) * 10_000) / 10_000 : null,
+    return_on_spend: roundedReturn(returnOnSpend(row.conversion_value_micro, row.spend_micro)),
     creatives: row.creatives.map((c) => ({ id: c.id, format: c.format, status: c.status, rejection_reason: c.rejection_reason, headline: c.headline })),
   };
 }

@@ -24,11 +24,6 @@ const campaignTraffic = z.object({
 });
 export type CampaignTraffic = z.output<typeof campaignTraffic>;
 
-/** The share of `invalid` in all (`valid` + `invalid`); null when there is nothing. */
-export function invalidShare(valid: number, invalid: number): number | null {
-  return valid + invalid > 0 ? invalid / (valid + invalid) : null;
-}
-
 export async function trafficQuality(db: Database, staff: SignedInUser, days = 30): Promise<CampaignTraffic[]> {
   const [row] = await asStaff(db, staff).query(sql`select public.staff_traffic_quality(${days}::int, 100) as v`, z.object({ v: z.array(campaignTraffic) }));
   return row!.v;

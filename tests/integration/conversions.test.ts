@@ -16,7 +16,8 @@ import { get } from '../helpers/account';
 import { suiteDatabase, testEngines } from '../helpers/db';
 import { handlersOf } from '../helpers/routes';
 import { accessToken } from '../helpers/tokens';
-import { invalidShare, trafficQuality } from '@/lib/ops/traffic';
+import { invalidShare } from '@/lib/money/figures';
+import { trafficQuality } from '@/lib/ops/traffic';
 import { newSdkApp, sdk, servedSecondsAgo, type SdkApp } from '../helpers/sdk';
 import { rawAsService, rawAsUser } from '../helpers/roles';
 
@@ -407,7 +408,9 @@ for (const engine of testEngines()) {
       expect(row).toMatchObject({ conversions: figures!.valid, invalid_conversions: figures!.invalid });
       expect(row.conversion_reasons.already_converted).toBeGreaterThanOrEqual(1);
       expect(row.conversion_reasons.outside_window).toBeGreaterThanOrEqual(1);
-      expect(invalidShare(row.conversions, row.invalid_conversions)).toBe(figures!.invalid / (figures!.valid + figures!.invalid));
+      expect(invalidShare(row.invalid_conversions, row.conversions)).toBe(
+        Math.round((figures!.invalid / (figures!.valid + figures!.invalid)) * 10_000) / 10_000,
+      );
       expect(row.clicks).toBeGreaterThan(0);
       expect(row.invalid_clicks).toBeGreaterThanOrEqual(1);
       expect(row.click_reasons.already_counted).toBeGreaterThanOrEqual(1);

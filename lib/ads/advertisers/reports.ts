@@ -4,9 +4,9 @@ import { sql } from '../../platform/db/sql';
 import type { Database } from '../../platform/db/roles';
 import { PLACEMENT_FORMATS } from '../../schemas/account';
 import { toCsv } from '../../platform/kit/csv';
-import { costPerConversion, exactUsd, micro, microAmount, type Micro } from '../../platform/kit/micro';
+import { costPerConversion, exactUsd, micro, microAmount, returnOnSpend, type Micro } from '../../platform/kit/micro';
 
-export { costPerConversion, costPerConversionUsd } from '../../platform/kit/micro';
+export { costPerConversion, costPerConversionUsd, returnOnSpend } from '../../platform/kit/micro';
 
 /**
  * An advertiser's report across their campaigns, read as them (row-level security keeps it to
@@ -75,11 +75,6 @@ export function dailySeries(rows: readonly ReportRow[], days: readonly string[],
 
 export type Figures = { key: string; impressions: number; clicks: number; hides: number; spent: Micro; conversions: number; conversionValue: Micro };
 
-/** Return on spend: what the conversions were worth for each dollar spent (null without spend). */
-export function returnOnSpend(value: Micro, spent: Micro): number | null {
-  return spent > 0 ? value / spent : null;
-}
-
 /** Rows summed by a key, largest spend first. */
 export function sumBy(rows: readonly ReportRow[], key: (r: ReportRow) => string): Figures[] {
   const groups = new Map<string, Figures>();
@@ -147,7 +142,7 @@ export function reportCsv(rows: readonly ReportRow[]): string {
       r.conversions,
       exactUsd(r.conversion_value_micro),
       r.conversions > 0 ? exactUsd(costPerConversion(r.spent_micro, r.conversions)!) : '',
-      r.spent_micro > 0 ? (r.conversion_value_micro / r.spent_micro).toFixed(4) : '',
+      returnOnSpend(r.conversion_value_micro, r.spent_micro)?.toFixed(4) ?? '',
     ]),
   );
 }

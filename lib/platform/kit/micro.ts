@@ -78,3 +78,8 @@ export function costPerConversion(spent: Micro, conversions: number): Micro | nu
 export function costPerConversionUsd(spent: Micro, conversions: number): number | null {
   return conversions > 0 ? Math.round(spent / conversions / 10_000) / 100 : null;
 }
+
+/** Return on spend: what the conversions were worth for each dollar spent (null without spend). */
+export function returnOnSpend(value: Micro, spent: Micro): number | null {
+  return spent > 0 ? value / spent : null;
+}

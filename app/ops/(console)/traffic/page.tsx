@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { formatCount, formatPercent, wordOf } from '@/lib/platform/kit/format';
-import { invalidShare, trafficQuality } from '@/lib/ops/traffic';
+import { invalidShare } from '@/lib/money/figures';
+import { trafficQuality } from '@/lib/ops/traffic';
 import { services } from '@/lib/services';
 import { OpsFrame } from '../../frame';
 import { requireStaff } from '../../staff';
@@ -12,10 +13,8 @@ export const dynamic = 'force-dynamic';
 
 const DAYS = 30;
 
-const share = (valid: number, invalid: number) => {
-  const s = invalidShare(valid, invalid);
-  return s === null ? '—' : formatPercent(s);
-};
+/** What was refused, of all received: a dash when nothing was. */
+const share = (valid: number, invalid: number) => (valid + invalid > 0 ? formatPercent(invalidShare(invalid, valid)) : '—');
 
 /** The reasons, most first: "repeat_click 3, before_impression 1". */
 const reasons = (counts: Record<string, number>) =>
