@@ -21,7 +21,7 @@ describe('the migrated template', () => {
     const migrations = readMigrations();
     const template = templatePath(migrations, 'test', root);
     const dataDir = path.join(root, 'data');
-    expect(copyTemplate(template, dataDir)).toBe(false);
+    expect(await copyTemplate(template, dataDir)).toBe(false);
     expect(hasDatabase(dataDir)).toBe(false);
     await writeTemplate(template, async (dir) => {
       const source = await openPglite({ dataDir: dir });
@@ -32,7 +32,7 @@ describe('the migrated template', () => {
       }
     });
     expect(readdirSync(root).filter((name) => name.includes('.partial'))).toEqual([]);
-    expect(copyTemplate(template, dataDir)).toBe(true);
+    expect(await copyTemplate(template, dataDir)).toBe(true);
     const copy = await openPglite({ dataDir });
     try {
       expect(hasDatabase(dataDir)).toBe(true);

@@ -17,7 +17,7 @@ export async function openDatabase(): Promise<Database> {
   const started = Date.now();
   if (DATABASE_URL) return ready(await openPostgres(DATABASE_URL, { timeoutMs: DATABASE_TIMEOUT_MS }), started, false);
   const dataDir = path.resolve(/*turbopackIgnore: true*/ process.cwd(), PGLITE_DATA_DIR);
-  if (!hasDatabase(dataDir) && copyTemplate(templatePath(readMigrations(), pgliteVersion()), dataDir)) {
+  if (!hasDatabase(dataDir) && (await copyTemplate(templatePath(readMigrations(), pgliteVersion()), dataDir))) {
     try {
       return await ready(await openPglite({ dataDir: PGLITE_DATA_DIR }), started, true);
     } catch (err) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { cp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Migration } from './migrate';
 
@@ -32,25 +33,27 @@ export function hasDatabase(dataDir: string): boolean {
 
 /**
  * Makes `dataDir` a copy of the template at `template`, when there is one; answers whether it did.
- * `dataDir` must hold no database (it may be an empty directory, or a copy left half done).
+ * `dataDir` must hold no database (it may be an empty directory, or a copy left half done). The
+ * copy runs off the main thread: in `npm run dev` it overlaps the first page's compile, which
+ * needs the main thread to get going.
  */
-export function copyTemplate(template: string, dataDir: string): boolean {
+export async function copyTemplate(template: string, dataDir: string): Promise<boolean> {
   if (!hasDatabase(template)) return false;
   // Copied beside it and renamed: a copy cut short (a Ctrl-C) is never taken for a database.
   const partial = `${dataDir}.${process.pid}.partial`;
   try {
-    rmSync(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
-    cpSync(/*turbopackIgnore: true*/ template, /*turbopackIgnore: true*/ partial, { recursive: true });
+    await rm(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
+    await cp(/*turbopackIgnore: true*/ template, /*turbopackIgnore: true*/ partial, { recursive: true });
     if (hasDatabase(dataDir)) {
       // Another process made it meanwhile: theirs is the database.
-      rmSync(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
+      await rm(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
       return true;
     }
-    rmSync(/*turbopackIgnore: true*/ dataDir, { recursive: true, force: true });
-    renameSync(/*turbopackIgnore: true*/ partial, dataDir);
+    await rm(/*turbopackIgnore: true*/ dataDir, { recursive: true, force: true });
+    await rename(/*turbopackIgnore: true*/ partial, dataDir);
     return true;
   } catch {
-    rmSync(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
+    await rm(/*turbopackIgnore: true*/ partial, { recursive: true, force: true });
     return hasDatabase(dataDir);
   }
 }
