@@ -4,8 +4,9 @@
  * other:
  *
  *   app/, proxy.ts, instrumentation.ts   Next's files: thin, they call the root and the wings
- *   root       lib/routes/, lib/services.ts, lib/demo/: the kernel, every surface's handlers,
- *              the process's services, the demo accounts
+ *   root       lib/routes/, lib/services.ts, lib/process.ts, lib/demo/: the kernel, every
+ *              surface's handlers, the process's services and what it holds once, the demo
+ *              accounts
  *   surfaces   lib/agents/ (MCP, A2A) · lib/ops/ (the operator) · lib/publisher/ (the
  *              publisher's console)
  *   domains    lib/docs/ (pages, search, /ask, OpenAPI) · lib/account/ (the account API's
@@ -26,7 +27,7 @@
 
 /** The rows, top first; each wing is a path under lib/ (a folder with its slash, or a file). */
 const ROWS = [
-  ['routes/', 'services.ts', 'demo/'],
+  ['routes/', 'services.ts', 'process.ts', 'demo/'],
   ['agents/', 'ops/', 'publisher/'],
   ['docs/', 'account/', 'ads/', 'data/'],
   ['money/'],

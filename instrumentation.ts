@@ -12,7 +12,16 @@ export async function register(): Promise<void> {
     // A made-up server action id must not cost a stack trace of log per request.
     const { quietUnknownServerActions } = await import('./lib/platform/unknown-actions');
     quietUnknownServerActions(console);
-    const { openAtStart } = await import('./lib/services');
+    // lib/process.ts, not lib/services.ts: in `npm run dev` Next compiles what this imports before
+    // the first page, and the services reach nearly all of lib/.
+    const { openAtStart } = await import('./lib/process');
     await openAtStart();
+    if (process.env.NODE_ENV === 'production') {
+      // A production server starts its timers (the traffic roll-up, the export job, the file
+      // sweep) as it starts, not at its first request. Next replaces NODE_ENV here too, so
+      // `npm run dev` compiles none of this.
+      const { startTimers } = await import('./lib/services');
+      await startTimers();
+    }
   }
 }

@@ -4,7 +4,7 @@ import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { hasOpsCookie, headerStaff } from '@/lib/identity/auth/ops-cookie';
 import { hasSessionCookie, headerUser } from '@/lib/identity/auth/session';
-import { services } from '@/lib/services';
+import { processOAuthSecrets } from '@/lib/process';
 import { AccountMenu } from './_components/account-menu';
 import { Menu } from './_components/menu';
 import { SearchBox } from './_components/search-box';
@@ -55,9 +55,11 @@ async function signedIn() {
     const request = await headers();
     // Without a cookie of either kind nobody is signed in: no key (and no database) is read.
     if (!hasSessionCookie(request) && !hasOpsCookie(request)) return { user: null, operator: null };
-    const secrets = await services().oauthSecrets();
+    // The process's secrets (lib/process.ts), not the services': every page has this layout, and
+    // the services reach nearly all of lib/, which Next would compile before the first page.
+    const secrets = await processOAuthSecrets();
     if (!secrets) return { user: null, operator: null };
-    const [user, operator] = await Promise.all([headerUser(request, secrets), headerStaff(request, services())]);
+    const [user, operator] = await Promise.all([headerUser(request, secrets), headerStaff(request, { oauthSecrets: processOAuthSecrets })]);
     return { user, operator };
   } catch {
     return { user: null, operator: null };

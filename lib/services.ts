@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Lru } from './platform/cache/lru';
 import { createAttemptLimiters, type AttemptLimiters } from './identity/auth/throttle';
 import { createActionLimiters, type ActionLimiters } from './platform/kit/action-limit';
-import { openDatabase } from './platform/db/database';
 import type { Database } from './platform/db/roles';
 import { dataEncryptionKey, serviceSecret } from './platform/db/service-secrets';
 import { createRateLimiter, type RateLimiter } from './platform/http/rate-limit';
@@ -14,11 +13,12 @@ import { loadOAuthSecrets, type OAuthSecrets } from './identity/secrets';
 import { LivePricing } from './money/pricing/settings';
 import type { ImpressionLimits } from './ads/serving/events';
 import { SdkDirectory } from './identity/keys/directory';
-import { env, type Env } from './platform/env';
+import { env } from './platform/env';
 import { stripeRail, type StripeRail } from './money/stripe/rail';
 import { objectStorage, type ObjectStorage } from './platform/storage';
 import type { AccountAnswers } from './account/reads';
 import { MarketCache } from './ads/serving/market-cache';
+import { openProcessDatabase, processDatabase, processOAuthSecrets, processPricing } from './process';
 
 /**
  * What the service depends on and a test replaces: the database, the rate limiters, the clock
@@ -133,6 +133,10 @@ export interface ServiceOverrides {
   storage?: ObjectStorage;
   /** The scheduler's secret: by default CRON_SECRET; tests give their own (null: none). */
   cronSecret?: string | null;
+  /** The pricing settings as read: by default a reader of this set's own database. */
+  pricing?: LivePricing;
+  /** The token signing key and session secret: by default loaded from this set's own database. */
+  oauthSecrets?: () => Promise<OAuthSecrets | null>;
 }
 
 /** How often the long-running server deletes creatives' files that may go (and, once an hour, files no table knows). */
@@ -180,7 +184,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     attempts: overrides.attempts ?? createAttemptLimiters(),
     actionLimits: overrides.actionLimits ?? createActionLimiters(),
     now,
-    oauthSecrets: retrying(async () => loadOAuthSecrets(database)),
+    oauthSecrets: overrides.oauthSecrets ?? retrying(async () => loadOAuthSecrets(database)),
     cursorKey: once(async () => {
       try {
         return await storedKey('cursor_key', database);
@@ -190,7 +194,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
         return randomBytes(32);
       }
     }),
-    pricing: new LivePricing(database, now),
+    pricing: overrides.pricing ?? new LivePricing(database, now),
     keyRateLimiter:
       overrides.keyRateLimiter ?? createRateLimiter({ max: env().SDK_KEY_RATE_LIMIT_MAX, windowSeconds: env().RATE_LIMIT_WINDOW_S }, 'monetize:sdk-key'),
     impressionLimits: overrides.impressionLimits ?? {
@@ -212,26 +216,6 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
     exports,
     cronSecret: overrides.cronSecret === undefined ? (env().CRON_SECRET ?? null) : overrides.cronSecret,
   };
-}
-
-/**
- * The environment's database, migrated; the embedded one is also seeded with the demo accounts
- * the first time when `seedsDemo` says so (a real PostgreSQL is seeded on purpose, `npm run db:seed`).
- */
-async function openProcessDatabase(): Promise<Database> {
-  const engine = await openDatabase();
-  // The seed's code (the demo's data) is imported only where it runs.
-  if (engine.kind === 'pglite' && seedsDemo(env()) && (await (await import('./demo/seed')).seed(engine))) log.info('demo accounts seeded');
-  return engine;
-}
-
-/**
- * Whether a start seeds the embedded database with the demo accounts: as SEED_DEMO says, and
- * when it says nothing, outside production only. Their password is published (README), so a
- * production start seeds them only when asked.
- */
-export function seedsDemo(e: Pick<Env, 'NODE_ENV' | 'SEED_DEMO'>): boolean {
-  return e.SEED_DEMO === undefined ? e.NODE_ENV !== 'production' : e.SEED_DEMO === 'true';
 }
 
 /** 32 random bytes kept in `service_secrets` under `name`, made on first use. */
@@ -262,41 +246,34 @@ function retrying<T>(load: () => Promise<T>): () => Promise<T> {
 
 /**
  * The process's services. Kept on globalThis because Next's dev server evaluates modules again
- * on change, and a second PGlite on the same directory would corrupt it.
+ * on change (and gives instrumentation.ts and the pages modules of their own): one set of caches
+ * and limiters per process. The database itself is lib/process.ts's, so a second PGlite is never
+ * opened on the same directory, which would corrupt it.
  */
 const KEY = Symbol.for('monetize.services');
 type Holder = { [KEY]?: Services };
 
 export function services(): Services {
   const holder = globalThis as Holder;
-  return (holder[KEY] ??= createServices({ rollUpEveryMs: env().ROLLUP_INTERVAL_S * 1000 }));
+  // The database, pricing and secrets are the process's own (lib/process.ts), shared with the site's shell.
+  return (holder[KEY] ??= createServices({
+    database: processDatabase,
+    pricing: processPricing(),
+    oauthSecrets: processOAuthSecrets,
+    rollUpEveryMs: env().ROLLUP_INTERVAL_S * 1000,
+  }));
 }
 
 /**
- * What a server does as it starts (instrumentation.ts calls it in the Node.js runtime only, so
- * nothing here is compiled for the Edge runtime): opens the process's database, creating,
- * migrating and, the first time, seeding the embedded one, so that requests find it open.
- *
- * A production server waits for it before it listens. The development server does not: Next
- * compiles the first page a developer asks for meanwhile (a fresh embedded database takes seconds
- * to create, migrate and seed, and so does that compile), and a request that needs the database
- * waits for this same opening (`database()` keeps it).
- *
- * A database that cannot open now is retried on the first request that needs it; an embedded one
- * that another process has is not, and the server stops, saying which process it is.
+ * Starts the long-running server's timers (the traffic roll-up, the export job, the file sweep),
+ * which start with the services' first use of the database: a production server calls it as it
+ * starts (instrumentation.ts), so the timers do not wait for a first request. A database that
+ * cannot open now is tried again by that first request.
  */
-export async function openAtStart(): Promise<void> {
-  const opening = services()
-    .database()
-    .then(
-      () => undefined,
-      (err: unknown) => {
-        if (err instanceof Error && err.name === 'DataDirInUse') {
-          console.error(err.message);
-          process.exit(1);
-        }
-        log.error('database did not open at start', describeError(err));
-      },
-    );
-  if (env().NODE_ENV !== 'development') await opening;
+export async function startTimers(): Promise<void> {
+  try {
+    await services().database();
+  } catch (err) {
+    log.error('timers not started at start', describeError(err));
+  }
 }

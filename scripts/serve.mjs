@@ -79,7 +79,7 @@ async function shutdown(signal) {
   const timer = setTimeout(() => server.closeAllConnections?.(), grace);
   await drained;
   clearTimeout(timer);
-  // Close the database the app opened (lib/db keeps it on globalThis), so PGlite flushes.
+  // Close the database the app opened (lib/process.ts keeps it on globalThis), so PGlite flushes.
   try {
     const db = await globalThis[Symbol.for('monetize.database')];
     await db?.close();

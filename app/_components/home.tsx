@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { DEFAULT_PRICING, type PricingValues } from '@/lib/money/pricing/defaults';
 import { pricingHighlights } from '@/lib/docs/content/site';
-import { services } from '@/lib/services';
+import { processPricing } from '@/lib/process';
 import { Button } from './ui/button';
 
 const AUDIENCES = [
@@ -27,7 +27,8 @@ const AUDIENCES = [
 
 /** The home page's first screen: what this is, one call to action per audience, the figures that matter. */
 export async function Home() {
-  const values = (await services().pricing.values()) ?? (DEFAULT_PRICING as PricingValues);
+  // The process's pricing, which `services().pricing` is too (lib/process.ts says why not through the services).
+  const values = (await processPricing().values()) ?? (DEFAULT_PRICING as PricingValues);
   return (
     <div className="grid gap-14">
       <section className="mx-auto grid max-w-3xl gap-6 pt-6 text-center sm:pt-12">

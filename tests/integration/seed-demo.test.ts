@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ENGINE } from '@/lib/platform/db/engine';
 import { parseEnv, resetEnv } from '@/lib/platform/env';
-import { createServices, seedsDemo } from '@/lib/services';
+import { createServices } from '@/lib/services';
+import { seedsDemo } from '@/lib/process';
 
 /**
  * The demo accounts' password is published (README), so a production start seeds them into the

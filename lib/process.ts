@@ -1,0 +1,103 @@
+import { loadOAuthSecrets, type OAuthSecrets } from './identity/secrets';
+import { LivePricing } from './money/pricing/settings';
+import { openDatabase } from './platform/db/database';
+import type { Database } from './platform/db/roles';
+import { env, type Env } from './platform/env';
+import { describeError, log } from './platform/log';
+
+/**
+ * What the process holds once, apart from the rest of its services (lib/services.ts): its
+ * database, and the two things the site's shell reads on every public page, the pricing and the
+ * session secret. Each is kept on globalThis, so the services use the very same ones.
+ *
+ * Why apart: Next compiles every module a page reaches, and lib/services.ts reaches nearly all of
+ * lib/ (Stripe, S3, the rate limiters, every route's dependencies). instrumentation.ts, the root
+ * layout and the home page import this module instead, a few dozen modules, so `npm run dev`
+ * answers its first page seconds sooner (`npm run dev:first-run` measures it), and a public page's
+ * server code is the smaller in production too.
+ */
+
+/**
+ * The environment's database, migrated; the embedded one is also seeded with the demo accounts
+ * the first time when `seedsDemo` says so (a real PostgreSQL is seeded on purpose, `npm run db:seed`).
+ */
+export async function openProcessDatabase(): Promise<Database> {
+  const engine = await openDatabase();
+  // The seed's code (the demo's data) is imported only where it runs.
+  if (engine.kind === 'pglite' && seedsDemo(env()) && (await (await import('./demo/seed')).seed(engine))) log.info('demo accounts seeded');
+  return engine;
+}
+
+/**
+ * Whether a start seeds the embedded database with the demo accounts: as SEED_DEMO says, and
+ * when it says nothing, outside production only. Their password is published (README), so a
+ * production start seeds them only when asked.
+ */
+export function seedsDemo(e: Pick<Env, 'NODE_ENV' | 'SEED_DEMO'>): boolean {
+  return e.SEED_DEMO === undefined ? e.NODE_ENV !== 'production' : e.SEED_DEMO === 'true';
+}
+
+/**
+ * The process's database, opened once. Kept on globalThis: Next gives instrumentation.ts and the
+ * pages modules of their own (and evaluates them again on change in development), and a second
+ * PGlite on the same directory would corrupt it. The process's services (lib/services.ts) use
+ * this same opening, and scripts/serve.mjs closes it when the server stops, so PGlite flushes. A
+ * failed opening is not kept: the next call tries again.
+ */
+const DATABASE = Symbol.for('monetize.database');
+const PRICING = Symbol.for('monetize.pricing');
+const SECRETS = Symbol.for('monetize.oauth-secrets');
+const held = globalThis as unknown as Record<symbol, unknown>;
+
+export function processDatabase(): Promise<Database> {
+  return kept(DATABASE, openProcessDatabase);
+}
+
+/** The pricing settings the process reads, reread at most every 15 seconds (lib/money/pricing/settings.ts); `services().pricing` is this one. */
+export function processPricing(): LivePricing {
+  return (held[PRICING] ??= new LivePricing(processDatabase, Date.now)) as LivePricing;
+}
+
+/** The token signing key and session secret, or null when the deployment lacks them; `services().oauthSecrets()` answers these. */
+export function processOAuthSecrets(): Promise<OAuthSecrets | null> {
+  return kept(SECRETS, () => loadOAuthSecrets(processDatabase));
+}
+
+/** The first successful answer of `load`, kept on globalThis under `key`; a failure is not, so the next call tries again. */
+function kept<T>(key: symbol, load: () => Promise<T>): Promise<T> {
+  const kept = held[key] as Promise<T> | undefined;
+  if (kept) return kept;
+  const attempt = load();
+  held[key] = attempt;
+  attempt.catch(() => {
+    if (held[key] === attempt) delete held[key];
+  });
+  return attempt;
+}
+
+/**
+ * Opens the process's database as the server starts (instrumentation.ts calls it in the Node.js
+ * runtime only, so nothing here is compiled for the Edge runtime): creating, migrating and, the
+ * first time, seeding the embedded one, so that requests find it open.
+ *
+ * A production server waits for it before it listens. The development server does not: Next
+ * compiles the first page a developer asks for meanwhile (a fresh embedded database takes a
+ * second or two to create and seed, and so does that compile), and a request that needs the
+ * database waits for this same opening.
+ *
+ * A database that cannot open now is retried on the first request that needs it; an embedded one
+ * that another process has is not, and the server stops, saying which process it is.
+ */
+export async function openAtStart(): Promise<void> {
+  const opening = processDatabase().then(
+    () => undefined,
+    (err: unknown) => {
+      if (err instanceof Error && err.name === 'DataDirInUse') {
+        console.error(err.message);
+        process.exit(1);
+      }
+      log.error('database did not open at start', describeError(err));
+    },
+  );
+  if (env().NODE_ENV !== 'development') await opening;
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ENGINE } from '@/lib/platform/db/engine';
+import { resetEnv } from '@/lib/platform/env';
+import { processDatabase, processOAuthSecrets, processPricing } from '@/lib/process';
+import { services } from '@/lib/services';
+
+/**
+ * What the process holds once (lib/process.ts): the instrumentation's opening, the site's shell and
+ * the services share one database, one pricing reader and one set of secrets; an opening that
+ * failed is not kept. In process, as a server's modules would call them.
+ */
+const HELD = ['monetize.database', 'monetize.pricing', 'monetize.oauth-secrets', 'monetize.services'].map((name) => Symbol.for(name));
+const slots = globalThis as unknown as Record<symbol, unknown>;
+const NAMES = ['PGLITE_DATA_DIR', 'DATABASE_URL', 'DATABASE_TIMEOUT_MS', 'NODE_ENV'] as const;
+const vars = process.env as Record<string, string | undefined>;
+
+describe("the process's database, pricing and secrets", () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'monetize-process-'));
+  const saved = Object.fromEntries(NAMES.map((n) => [n, vars[n]]));
+
+  async function forget() {
+    const held = slots[HELD[0]!] as Promise<{ [ENGINE]: { close(): Promise<void> } }> | undefined;
+    for (const key of HELD) delete slots[key];
+    await held?.then((db) => db[ENGINE].close()).catch(() => undefined);
+  }
+
+  afterAll(async () => {
+    await forget();
+    for (const n of NAMES) {
+      if (saved[n] === undefined) delete vars[n];
+      else vars[n] = saved[n];
+    }
+    resetEnv();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('opens the database once, and the services use that same one with the same pricing and secrets', async () => {
+    await forget();
+    vars.PGLITE_DATA_DIR = path.join(root, 'shared');
+    delete vars.DATABASE_URL;
+    vars.NODE_ENV = 'test';
+    resetEnv();
+    const opening = processDatabase();
+    expect(processDatabase()).toBe(opening);
+    const db = await opening;
+    expect(await services().database()).toBe(db);
+    expect(services().pricing).toBe(processPricing());
+    const secrets = await processOAuthSecrets();
+    expect(secrets).not.toBeNull();
+    expect(await services().oauthSecrets()).toBe(secrets);
+    // The shell's pricing is the database's, as the services read it.
+    await db[ENGINE].query('update public.pricing_settings set cpm_tooltip_micro = 4250000');
+    expect((await processPricing().values())?.advertiser_cpm_usd.tooltip).toBe(4.25);
+    expect((await services().pricing.values())?.advertiser_cpm_usd.tooltip).toBe(4.25);
+  });
+
+  it('does not keep an opening that failed: the next call tries again', async () => {
+    await forget();
+    // Nothing listens on port 1 of the loopback address: the connection is refused at once.
+    vars.DATABASE_URL = 'postgres://nobody@127.0.0.1:1/none';
+    vars.DATABASE_TIMEOUT_MS = '1000';
+    resetEnv();
+    const failed = processDatabase();
+    await expect(failed).rejects.toThrow();
+    const again = processDatabase();
+    expect(again).not.toBe(failed);
+    await expect(again).rejects.toThrow();
+    await forget();
+  });
+});
