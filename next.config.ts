@@ -14,9 +14,23 @@ const notPages = `(?!(?:${[...nonPagePaths().map((p) => p.slice(1)), '_next'].jo
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
   // The others are server-only libraries Node loads as they are: bundling them gained nothing and
-  // made every first compile of a page (the root layout reaches them through lib/services.ts) the
-  // longer, measured by `npm run dev:first-run`.
-  serverExternalPackages: ['@electric-sql/pglite', 'stripe', 'highlight.js', 'marked', 'hyparquet-writer'],
+  // made every first compile of a page the longer, measured by `npm run dev:first-run` (zod, jose
+  // and postgres are in every page's server code; the S3 upload helper alone is some 300 modules).
+  serverExternalPackages: [
+    '@electric-sql/pglite',
+    'stripe',
+    'highlight.js',
+    'marked',
+    'hyparquet-writer',
+    '@aws-sdk/lib-storage',
+    'zod',
+    'jose',
+    'postgres',
+    '@upstash/redis',
+    '@upstash/ratelimit',
+    'otpauth',
+    'stemmer',
+  ],
   // The migrator reads the SQL files at run time; ship them with every server function.
   outputFileTracingIncludes: { '/**': ['./supabase/migrations/**/*.sql', './content/**/*.md'] },
   poweredByHeader: false,

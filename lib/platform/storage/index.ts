@@ -17,7 +17,9 @@ export { LocalStorage } from './local';
 
 /** The store the configuration names (STORAGE_DRIVER): a folder, or an S3 bucket. */
 export function objectStorage(settings: Env = env()): ObjectStorage {
-  if (settings.STORAGE_DRIVER === 'local') return new LocalStorage(path.resolve(process.cwd(), settings.STORAGE_DIR));
+  // The folder is the server's own state, not code: kept out of the build's file tracing, which
+  // would otherwise take this path for the whole project and ship it with every server function.
+  if (settings.STORAGE_DRIVER === 'local') return new LocalStorage(path.resolve(/*turbopackIgnore: true*/ process.cwd(), settings.STORAGE_DIR));
   return lazyS3({
     bucket: settings.S3_BUCKET!,
     region: settings.S3_REGION!,
