@@ -1,15 +1,16 @@
 import type { NextConfig } from 'next';
 import { COMMON_SECURITY_HEADERS } from './lib/platform/http/security-headers';
-import { nonPagePaths } from './lib/schemas/registry';
+import { NON_PAGE_PREFIXES } from './lib/schemas/non-page-paths';
 
 /**
  * Markdown twins: `<path>.md`, and any page asked for with `Accept: text/markdown`, are answered
  * by app/markdown/[[...slug]]/route.ts. The rewrites leave alone every path the route registry
- * declares (and the paths below it) and Next's own `_next/`. They run `afterFiles`: Next tests
- * them only when no route file matches the path exactly, so the API routes never pay for them.
- * Site pages come from the catch-all page, which Next matches after these rules.
+ * declares and the paths below it (lib/schemas/non-page-paths.ts, as the fewest prefixes), and
+ * Next's own `_next/`. They run `afterFiles`: Next tests them only when no route file matches the
+ * path exactly, so the API routes never pay for them. Site pages come from the catch-all page,
+ * which Next matches after these rules.
  */
-const notPages = `(?!(?:${[...nonPagePaths().map((p) => p.slice(1)), '_next'].join('|')})(?:[/.]|$))`;
+const notPages = `(?!(?:${[...NON_PAGE_PREFIXES.map((p) => p.slice(1)), '_next'].join('|')})(?:[/.]|$))`;
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
