@@ -20,9 +20,14 @@ import { describeError, log } from './platform/log';
 /**
  * The environment's database, migrated; the embedded one is also seeded with the demo accounts
  * the first time when `seedsDemo` says so (a real PostgreSQL is seeded on purpose, `npm run db:seed`).
+ * A new one each call: what a test's services open (`createServices`).
  */
 export async function openProcessDatabase(): Promise<Database> {
-  const engine = await openDatabase();
+  return seeded(await openDatabase());
+}
+
+/** `engine`, once the demo accounts are in it where `seedsDemo` says so (they are written the first time only). */
+async function seeded(engine: Database): Promise<Database> {
   // The seed's code (the demo's data) is imported only where it runs.
   if (engine.kind === 'pglite' && seedsDemo(env()) && (await (await import('./demo/seed')).seed(engine))) log.info('demo accounts seeded');
   return engine;
@@ -38,29 +43,40 @@ export function seedsDemo(e: Pick<Env, 'NODE_ENV' | 'SEED_DEMO'>): boolean {
 }
 
 /**
- * The process's database, opened once. Kept on globalThis: Next gives instrumentation.ts and the
- * pages modules of their own (and evaluates them again on change in development), and a second
- * PGlite on the same directory would corrupt it. The process's services (lib/services.ts) use
- * this same opening, and scripts/serve.mjs closes it when the server stops, so PGlite flushes. A
- * failed opening is not kept: the next call tries again.
+ * The process's database, opened once, in two steps kept on globalThis (Next gives
+ * instrumentation.ts and the pages modules of their own, and evaluates them again on change in
+ * development, and a second PGlite on the same directory would corrupt it):
+ *
+ * - `openedDatabase`: opened and migrated. The site's shell reads the pricing and the secrets from
+ *   it, which the migrations alone provide; scripts/serve.mjs closes it when the server stops, so
+ *   PGlite flushes.
+ * - `processDatabase`: that same database once the demo accounts are seeded where they are, which
+ *   the services use for everything else.
+ *
+ * A failed step is not kept: the next call tries it again.
  */
-const DATABASE = Symbol.for('monetize.database');
+const OPENED = Symbol.for('monetize.database');
+const READY = Symbol.for('monetize.database.seeded');
 const PRICING = Symbol.for('monetize.pricing');
 const SECRETS = Symbol.for('monetize.oauth-secrets');
 const held = globalThis as unknown as Record<symbol, unknown>;
 
+export function openedDatabase(): Promise<Database> {
+  return kept(OPENED, openDatabase);
+}
+
 export function processDatabase(): Promise<Database> {
-  return kept(DATABASE, openProcessDatabase);
+  return kept(READY, async () => seeded(await openedDatabase()));
 }
 
 /** The pricing settings the process reads, reread at most every 15 seconds (lib/money/pricing/settings.ts); `services().pricing` is this one. */
 export function processPricing(): LivePricing {
-  return (held[PRICING] ??= new LivePricing(processDatabase, Date.now)) as LivePricing;
+  return (held[PRICING] ??= new LivePricing(openedDatabase, Date.now)) as LivePricing;
 }
 
 /** The token signing key and session secret, or null when the deployment lacks them; `services().oauthSecrets()` answers these. */
 export function processOAuthSecrets(): Promise<OAuthSecrets | null> {
-  return kept(SECRETS, () => loadOAuthSecrets(processDatabase));
+  return kept(SECRETS, () => loadOAuthSecrets(openedDatabase));
 }
 
 /** The first successful answer of `load`, kept on globalThis under `key`; a failure is not, so the next call tries again. */
@@ -77,19 +93,21 @@ function kept<T>(key: symbol, load: () => Promise<T>): Promise<T> {
 
 /**
  * Opens the process's database as the server starts (instrumentation.ts calls it in the Node.js
- * runtime only, so nothing here is compiled for the Edge runtime): creating, migrating and, the
- * first time, seeding the embedded one, so that requests find it open.
+ * runtime only, so nothing here is compiled for the Edge runtime), creating and migrating the
+ * embedded one, so that requests find it open.
  *
- * A production server waits for it before it listens. The development server does not: Next
- * compiles the first page a developer asks for meanwhile (a fresh embedded database takes a
- * second or two to create and seed, and so does that compile), and a request that needs the
- * database waits for this same opening.
+ * A production server also seeds it (where `seedsDemo` says so) and waits for both before it
+ * listens. The development server waits for neither: Next compiles the first page a developer asks
+ * for meanwhile, and the demo accounts are seeded by the first request that uses the services (a
+ * sign-in, the demo app, a console, the API). The public pages never need them, and seeding during
+ * that first compile made it a second slower on two cores (`npm run dev:first-run`).
  *
  * A database that cannot open now is retried on the first request that needs it; an embedded one
  * that another process has is not, and the server stops, saying which process it is.
  */
 export async function openAtStart(): Promise<void> {
-  const opening = processDatabase().then(
+  const development = env().NODE_ENV === 'development';
+  const opening = (development ? openedDatabase() : processDatabase()).then(
     () => undefined,
     (err: unknown) => {
       if (err instanceof Error && err.name === 'DataDirInUse') {
@@ -99,5 +117,5 @@ export async function openAtStart(): Promise<void> {
       log.error('database did not open at start', describeError(err));
     },
   );
-  if (env().NODE_ENV !== 'development') await opening;
+  if (!development) await opening;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
-import { processDatabase, processOAuthSecrets, processPricing } from '@/lib/process';
+import { openAtStart, openedDatabase, processDatabase, processOAuthSecrets, processPricing } from '@/lib/process';
 import { services } from '@/lib/services';
 
 /**
@@ -12,9 +12,11 @@ import { services } from '@/lib/services';
  * the services share one database, one pricing reader and one set of secrets; an opening that
  * failed is not kept. In process, as a server's modules would call them.
  */
-const HELD = ['monetize.database', 'monetize.pricing', 'monetize.oauth-secrets', 'monetize.services'].map((name) => Symbol.for(name));
+const HELD = ['monetize.database', 'monetize.database.seeded', 'monetize.pricing', 'monetize.oauth-secrets', 'monetize.services'].map((name) =>
+  Symbol.for(name),
+);
 const slots = globalThis as unknown as Record<symbol, unknown>;
-const NAMES = ['PGLITE_DATA_DIR', 'DATABASE_URL', 'DATABASE_TIMEOUT_MS', 'NODE_ENV'] as const;
+const NAMES = ['PGLITE_DATA_DIR', 'DATABASE_URL', 'DATABASE_TIMEOUT_MS', 'NODE_ENV', 'SEED_DEMO'] as const;
 const vars = process.env as Record<string, string | undefined>;
 
 describe("the process's database, pricing and secrets", () => {
@@ -46,6 +48,7 @@ describe("the process's database, pricing and secrets", () => {
     const opening = processDatabase();
     expect(processDatabase()).toBe(opening);
     const db = await opening;
+    expect(await openedDatabase()).toBe(db);
     expect(await services().database()).toBe(db);
     expect(services().pricing).toBe(processPricing());
     const secrets = await processOAuthSecrets();
@@ -55,6 +58,37 @@ describe("the process's database, pricing and secrets", () => {
     await db[ENGINE].query('update public.pricing_settings set cpm_tooltip_micro = 4250000');
     expect((await processPricing().values())?.advertiser_cpm_usd.tooltip).toBe(4.25);
     expect((await services().pricing.values())?.advertiser_cpm_usd.tooltip).toBe(4.25);
+  });
+
+  it('in development opens at start without seeding: the first use by the services seeds the demo accounts', async () => {
+    await forget();
+    vars.PGLITE_DATA_DIR = path.join(root, 'development');
+    delete vars.DATABASE_URL;
+    vars.NODE_ENV = 'development';
+    resetEnv();
+    const users = async () => (await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users'))[0]?.n;
+    await openAtStart();
+    expect(await users()).toBe(0);
+    // The shell's reads need no demo account.
+    expect(await processPricing().values()).not.toBeNull();
+    expect(await processOAuthSecrets()).not.toBeNull();
+    expect(await users()).toBe(0);
+    await services().database();
+    expect(await users()).toBe(7);
+    await forget();
+  });
+
+  it('in production opens and seeds (when SEED_DEMO says so) before the server listens', async () => {
+    await forget();
+    vars.PGLITE_DATA_DIR = path.join(root, 'production');
+    delete vars.DATABASE_URL;
+    vars.NODE_ENV = 'production';
+    vars.SEED_DEMO = 'true';
+    resetEnv();
+    await openAtStart();
+    const [row] = await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users');
+    expect(row?.n).toBe(7);
+    await forget();
   });
 
   it('does not keep an opening that failed: the next call tries again', async () => {
