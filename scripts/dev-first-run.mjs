@@ -24,8 +24,9 @@
 // else it runs: the report gives its cores and load. It only talks to 127.0.0.1: the server
 // listens there alone, and Next's telemetry and npm's update check are off. The server's output
 // is in bench-results/dev-first-run-<time>-{first,restart}.log; the database and dist dir are
-// removed at the end unless `-- --keep`. `next dev` adds its dist dir's types to tsconfig.json
-// and rewrites next-env.d.ts: both are put back after each server stops. Not part of `npm test`.
+// removed at the end unless `-- --keep`. `next dev` rewrites next-env.d.ts for its dist dir (and
+// would add the dist dir's types to tsconfig.json if they were missing): both are put back at the
+// end. Not part of `npm test`.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -117,7 +118,9 @@ async function freePort() {
   }
 }
 
-// Files `next dev` rewrites outside its dist dir, put back once each server has stopped.
+// Files `next dev` rewrites outside its dist dir, put back when the run ends. Not between the two
+// starts: a developer's restart finds them as the first start left them. (tsconfig.json already
+// includes this dist dir's types, as it does .next's, so Next has nothing to add there.)
 const REWRITTEN = ['tsconfig.json', 'next-env.d.ts'].map((file) => path.join(root, file));
 const snapshot = () => REWRITTEN.map((full) => ({ full, content: fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null }));
 function restore(files) {
@@ -376,7 +379,6 @@ async function main() {
       await then?.(answeredAt);
     } finally {
       await stopDev(server);
-      restore(files);
     }
   };
   try {
