@@ -16,8 +16,9 @@
 // 4. No line of either server's output that looks like a warning (`warn`, `Warning`, `⚠`) may
 //    appear twice (JSON log lines compared without their `time`).
 // 5. The same two starts, first, of a bare Next.js page (one layout, one page, written to
-//    .data/bare-next-<time>/ with this checkout's node_modules hard-linked in, and served by its
-//    `next dev`, with Turbopack rooted there): the yardstick.
+//    .data/bare-next-<time>/ in TypeScript as create-next-app makes one, with this checkout's
+//    node_modules hard-linked in, and served by `npm run dev`, whose script there is `next dev`,
+//    with Turbopack rooted there): the yardstick.
 //    Ours must answer within 5 s of the bare page's first start, and restart within 1.5 times its
 //    restart, in the same run on the same machine.
 // Prints a report and exits 1 if any check fails. The times are this machine's, under whatever
@@ -151,14 +152,47 @@ function devEnvironment() {
 function writeBareApp() {
   const dir = path.join(root, BARE_DIR);
   fs.mkdirSync(path.join(dir, 'app'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), '{ "private": true }\n');
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "private": true, "scripts": { "dev": "next dev" } }\n');
   linkTree(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
-  fs.writeFileSync(path.join(dir, 'next.config.mjs'), 'export default { turbopack: { root: import.meta.dirname } };\n');
+  // TypeScript, as create-next-app makes a new app and as ours is: Next checks a TypeScript
+  // project's tsconfig.json at every start, which a JavaScript yardstick would not pay for.
   fs.writeFileSync(
-    path.join(dir, 'app', 'layout.jsx'),
-    'export default function RootLayout({ children }) {\n  return (\n    <html lang="en">\n      <body>{children}</body>\n    </html>\n  );\n}\n',
+    path.join(dir, 'tsconfig.json'),
+    `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2017',
+          lib: ['dom', 'dom.iterable', 'esnext'],
+          allowJs: true,
+          skipLibCheck: true,
+          strict: true,
+          noEmit: true,
+          esModuleInterop: true,
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          resolveJsonModule: true,
+          isolatedModules: true,
+          jsx: 'react-jsx',
+          incremental: true,
+          plugins: [{ name: 'next' }],
+          paths: { '@/*': ['./*'] },
+        },
+        include: ['next-env.d.ts', '**/*.ts', '**/*.tsx', '.next/types/**/*.ts', '.next/dev/types/**/*.ts'],
+        exclude: ['node_modules'],
+      },
+      null,
+      2,
+    )}\n`,
   );
-  fs.writeFileSync(path.join(dir, 'app', 'page.jsx'), 'export default function Page() {\n  return <h1>Hello</h1>;\n}\n');
+  fs.writeFileSync(
+    path.join(dir, 'next.config.ts'),
+    `import type { NextConfig } from 'next';\n\nconst nextConfig: NextConfig = { turbopack: { root: ${JSON.stringify(dir)} } };\n\nexport default nextConfig;\n`,
+  );
+  fs.writeFileSync(
+    path.join(dir, 'app', 'layout.tsx'),
+    'export default function RootLayout({ children }: { children: React.ReactNode }) {\n  return (\n    <html lang="en">\n      <body>{children}</body>\n    </html>\n  );\n}\n',
+  );
+  fs.writeFileSync(path.join(dir, 'app', 'page.tsx'), 'export default function Page() {\n  return <h1>Hello</h1>;\n}\n');
   return dir;
 }
 
@@ -186,17 +220,16 @@ function linkTree(from, to) {
 }
 
 /**
- * `npm run dev` on `port` (or, `bare`, `next dev` of the bare app), in its own process group, its
- * output lines kept with their time since the start.
+ * `npm run dev` on `port`, here or in the bare app (`bare`, whose script is `next dev`), in its own
+ * process group, its output lines kept with their time since the start.
  */
 function startDev(name, port, bare = null) {
   const log = fs.openSync(path.join(RESULTS_DIR, `dev-first-run-${stamp}-${name}.log`), 'w');
+  // Both as a developer types them: `npm run dev`, whose script is `next dev` in the bare app.
   const npmCli = process.env.npm_execpath;
-  const [command, args] = bare
-    ? [process.execPath, [path.join(bare, 'node_modules', 'next', 'dist', 'bin', 'next'), 'dev', '-p', String(port), '-H', HOST]]
-    : npmCli?.endsWith('.js')
-      ? [process.execPath, [npmCli, 'run', 'dev', '--', '-p', String(port), '-H', HOST]]
-      : ['npm', ['run', 'dev', '--', '-p', String(port), '-H', HOST]];
+  const [command, args] = npmCli?.endsWith('.js')
+    ? [process.execPath, [npmCli, 'run', 'dev', '--', '-p', String(port), '-H', HOST]]
+    : ['npm', ['run', 'dev', '--', '-p', String(port), '-H', HOST]];
   const started = performance.now();
   const child = spawn(command, args, {
     cwd: bare ?? root,
