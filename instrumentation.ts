@@ -15,11 +15,11 @@ export async function register(): Promise<void> {
     // lib/process.ts, not lib/services.ts: in `npm run dev` Next compiles what this imports before
     // the first page, and the services reach nearly all of lib/.
     const { openAtStart } = await import('./lib/process');
-    await openAtStart();
-    if (process.env.NODE_ENV === 'production') {
+    const opened = await openAtStart();
+    if (process.env.NODE_ENV === 'production' && opened) {
       // A production server starts its timers (the traffic roll-up, the export job, the file
-      // sweep) as it starts, not at its first request. Next replaces NODE_ENV here too, so
-      // `npm run dev` compiles none of this.
+      // sweep) as it starts, not at its first request (without a database, that request starts
+      // them). Next replaces NODE_ENV here too, so `npm run dev` compiles none of this.
       const { startTimers } = await import('./lib/services');
       await startTimers();
     }

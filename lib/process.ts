@@ -103,19 +103,21 @@ function kept<T>(key: symbol, load: () => Promise<T>): Promise<T> {
  * that first compile made it a second slower on two cores (`npm run dev:first-run`).
  *
  * A database that cannot open now is retried on the first request that needs it; an embedded one
- * that another process has is not, and the server stops, saying which process it is.
+ * that another process has is not, and the server stops, saying which process it is. Answers
+ * whether it opened (always false in development, which does not wait).
  */
-export async function openAtStart(): Promise<void> {
+export async function openAtStart(): Promise<boolean> {
   const development = env().NODE_ENV === 'development';
   const opening = (development ? openedDatabase() : processDatabase()).then(
-    () => undefined,
+    () => true,
     (err: unknown) => {
       if (err instanceof Error && err.name === 'DataDirInUse') {
         console.error(err.message);
         process.exit(1);
       }
       log.error('database did not open at start', describeError(err));
+      return false;
     },
   );
-  if (!development) await opening;
+  return development ? false : opening;
 }

@@ -158,7 +158,7 @@ export function createServices(overrides: ServiceOverrides = {}): Services {
         const engine = await open();
         if (!scheduled) {
           scheduled = true;
-          // Imported here, not at the top: every page imports this module, and the timers' code
+          // Imported here, not at the top: most pages import this module, and the timers' code
           // (the roll-up, the export job with its Parquet writer, the file sweep) is the server's
           // alone. A page's first compile is the shorter for it (`npm run dev:first-run`).
           const [{ scheduleRollUps }, { scheduleExports }, { scheduleFileSweeps }] = await Promise.all([

@@ -79,14 +79,16 @@ async function shutdown(signal) {
   const timer = setTimeout(() => server.closeAllConnections?.(), grace);
   await drained;
   clearTimeout(timer);
-  // Close the database the app opened (lib/process.ts keeps it on globalThis), so PGlite flushes.
+  // Next first (in development it waits for Turbopack to write its cache), then the database the
+  // app opened (lib/process.ts keeps it on globalThis), so PGlite flushes; the timers that still
+  // use it (the roll-up, the export job) end with the process right after.
+  await app.close?.();
   try {
     const db = await globalThis[Symbol.for('monetize.database')];
     await db?.close();
   } catch {
     // The database never opened, or failed to: nothing to close.
   }
-  await app.close?.();
   process.exit(0);
 }
 process.on('SIGINT', () => shutdown('SIGINT'));

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
 import { quietUnknownServerActions, UNKNOWN_ACTION_INTERVAL_MS } from './unknown-actions';
 
-vi.mock('@/lib/process', () => ({ openAtStart: vi.fn(async () => {}) }));
+vi.mock('@/lib/process', () => ({ openAtStart: vi.fn(async () => false) }));
 
 /**
  * A made-up `Next-Action` id costs at most one short line of log a minute, not Next's stack trace

@@ -16,12 +16,14 @@ const HELD = ['monetize.database', 'monetize.database.seeded', 'monetize.pricing
   Symbol.for(name),
 );
 const slots = globalThis as unknown as Record<symbol, unknown>;
-const NAMES = ['PGLITE_DATA_DIR', 'DATABASE_URL', 'DATABASE_TIMEOUT_MS', 'NODE_ENV', 'SEED_DEMO'] as const;
+const NAMES = ['PGLITE_DATA_DIR', 'DATABASE_URL', 'DATABASE_TIMEOUT_MS', 'NODE_ENV', 'SEED_DEMO', 'ROLLUP_INTERVAL_S'] as const;
 const vars = process.env as Record<string, string | undefined>;
 
 describe("the process's database, pricing and secrets", () => {
   const root = mkdtempSync(path.join(tmpdir(), 'monetize-process-'));
   const saved = Object.fromEntries(NAMES.map((n) => [n, vars[n]]));
+  // The process's services start no timers here: they would outlive each test's database.
+  vars.ROLLUP_INTERVAL_S = '0';
 
   async function forget() {
     const held = slots[HELD[0]!] as Promise<{ [ENGINE]: { close(): Promise<void> } }> | undefined;
@@ -67,7 +69,7 @@ describe("the process's database, pricing and secrets", () => {
     vars.NODE_ENV = 'development';
     resetEnv();
     const users = async () => (await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users'))[0]?.n;
-    await openAtStart();
+    expect(await openAtStart()).toBe(false);
     expect(await users()).toBe(0);
     // The shell's reads need no demo account.
     expect(await processPricing().values()).not.toBeNull();
@@ -85,7 +87,7 @@ describe("the process's database, pricing and secrets", () => {
     vars.NODE_ENV = 'production';
     vars.SEED_DEMO = 'true';
     resetEnv();
-    await openAtStart();
+    expect(await openAtStart()).toBe(true);
     const [row] = await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users');
     expect(row?.n).toBe(7);
     await forget();

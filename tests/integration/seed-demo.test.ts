@@ -9,7 +9,7 @@ import { seedsDemo } from '@/lib/process';
 
 /**
  * The demo accounts' password is published (README), so a production start seeds them into the
- * embedded database only when SEED_DEMO=true says so; development seeds them on first start as
+ * embedded database only when SEED_DEMO=true says so; development seeds them the first time as
  * before (tests/integration/embedded-restart.test.ts). In process, as a start makes its services
  * from the environment.
  */

@@ -8,7 +8,7 @@ import { copyTemplate, hasDatabase, templatePath } from './template';
 
 /**
  * The database the environment names: PGlite under PGLITE_DATA_DIR, or DATABASE_URL; migrated
- * on open. The process opens it once (lib/services.ts, which also seeds the embedded one with the
+ * on open. The process opens it once (lib/process.ts, which also seeds the embedded one with the
  * demo accounts the first time). A new embedded database starts from the migrated template when
  * `npm install` left one (lib/platform/db/template.ts), and is migrated from nothing otherwise.
  */
@@ -30,7 +30,15 @@ export async function openDatabase(): Promise<Database> {
 }
 
 async function ready(engine: Engine, started: number, fromTemplate: boolean): Promise<Database> {
-  const applied = await migrate(engine);
+  let applied;
+  try {
+    applied = await migrate(engine);
+  } catch (err) {
+    // Closed, so that trying again opens it afresh rather than beside this one (and, for PGlite,
+    // its data directory's lock is released).
+    await engine.close().catch(() => undefined);
+    throw err;
+  }
   log.info('database ready', { engine: engine.kind, migrations_applied: applied.length, from_template: fromTemplate, ms: Date.now() - started });
   return engine;
 }

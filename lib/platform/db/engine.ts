@@ -26,7 +26,7 @@ export interface Transaction extends Queryable {
  * importing this file, so the code above the platform layer holds a database it can run
  * statements on only as a role, with statements made by the `sql` tag. A registered symbol:
  * Next bundles this module into more than one chunk, and the process's database (kept on
- * globalThis, lib/services.ts) is opened by one and used by the others.
+ * globalThis, lib/process.ts) is opened by one and used by the others.
  */
 export const ENGINE = Symbol.for('monetize.engine');
 
