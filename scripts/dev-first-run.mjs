@@ -197,17 +197,19 @@ function writeBareApp() {
 }
 
 /** `to` as a tree of hard links to the files under `from` (`cp -al` where there is one; copies where links cannot be made). */
-function linkTree(from, to) {
-  try {
-    execFileSync('cp', ['-al', from, to], { stdio: 'ignore' });
-    return;
-  } catch {
-    fs.rmSync(to, { recursive: true, force: true });
+function linkTree(from, to, tryCp = true) {
+  if (tryCp) {
+    try {
+      execFileSync('cp', ['-al', from, to], { stdio: 'ignore' });
+      return;
+    } catch {
+      fs.rmSync(to, { recursive: true, force: true });
+    }
   }
   fs.mkdirSync(to, { recursive: true });
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
     const [source, target] = [path.join(from, entry.name), path.join(to, entry.name)];
-    if (entry.isDirectory()) linkTree(source, target);
+    if (entry.isDirectory()) linkTree(source, target, false);
     else if (entry.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(source), target);
     else {
       try {
@@ -233,7 +235,9 @@ function startDev(name, port, bare = null) {
   const started = performance.now();
   const child = spawn(command, args, {
     cwd: bare ?? root,
-    env: devEnvironment(),
+    // The bare app's `next dev` also waits at Ctrl-C for Turbopack to write its cache, as ours
+    // does (scripts/serve.mjs sets the same variable): both restarts find a whole cache.
+    env: bare ? { ...devEnvironment(), __NEXT_DEV_WAIT_FOR_TURBOPACK_SHUTDOWN: '1' } : devEnvironment(),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
