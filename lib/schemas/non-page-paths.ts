@@ -23,9 +23,3 @@ export const NON_PAGE_PREFIXES: readonly string[] = [
   '/media',
   '/oauth',
 ];
-
-/** `paths` without those below another of them (`/api/v1/me` is below `/api/v1`), sorted. */
-export function fewestPrefixes(paths: readonly string[]): string[] {
-  const unique = [...new Set(paths)];
-  return unique.filter((p) => !unique.some((q) => q !== p && p.startsWith(`${q}/`))).sort();
-}

@@ -31,6 +31,17 @@ describe("the process's database, pricing and secrets", () => {
     await held?.then((db) => db[ENGINE].close()).catch(() => undefined);
   }
 
+  /** A process starting afresh on the embedded database `name`, as NODE_ENV (and SEED_DEMO) say. */
+  async function startEmbedded(name: string, nodeEnv: string, seedDemo?: string) {
+    await forget();
+    vars.PGLITE_DATA_DIR = path.join(root, name);
+    delete vars.DATABASE_URL;
+    vars.NODE_ENV = nodeEnv;
+    if (seedDemo === undefined) delete vars.SEED_DEMO;
+    else vars.SEED_DEMO = seedDemo;
+    resetEnv();
+  }
+
   afterAll(async () => {
     await forget();
     for (const n of NAMES) {
@@ -42,11 +53,7 @@ describe("the process's database, pricing and secrets", () => {
   });
 
   it('opens the database once, and the services use that same one with the same pricing and secrets', async () => {
-    await forget();
-    vars.PGLITE_DATA_DIR = path.join(root, 'shared');
-    delete vars.DATABASE_URL;
-    vars.NODE_ENV = 'test';
-    resetEnv();
+    await startEmbedded('shared', 'test');
     const opening = processDatabase();
     expect(processDatabase()).toBe(opening);
     const db = await opening;
@@ -63,11 +70,7 @@ describe("the process's database, pricing and secrets", () => {
   });
 
   it('in development opens at start without seeding: the first use by the services seeds the demo accounts', async () => {
-    await forget();
-    vars.PGLITE_DATA_DIR = path.join(root, 'development');
-    delete vars.DATABASE_URL;
-    vars.NODE_ENV = 'development';
-    resetEnv();
+    await startEmbedded('development', 'development');
     const users = async () => (await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users'))[0]?.n;
     expect(await openAtStart()).toBe(false);
     expect(await users()).toBe(0);
@@ -81,12 +84,7 @@ describe("the process's database, pricing and secrets", () => {
   });
 
   it('in production opens and seeds (when SEED_DEMO says so) before the server listens', async () => {
-    await forget();
-    vars.PGLITE_DATA_DIR = path.join(root, 'production');
-    delete vars.DATABASE_URL;
-    vars.NODE_ENV = 'production';
-    vars.SEED_DEMO = 'true';
-    resetEnv();
+    await startEmbedded('production', 'production', 'true');
     expect(await openAtStart()).toBe(true);
     const [row] = await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users');
     expect(row?.n).toBe(7);
