@@ -1,34 +1,27 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { pageByPath, twinPath } from '@/lib/docs/content/pages';
-import { DOCS_SECTIONS, withoutTitle } from '@/lib/docs/content/site';
-import { absoluteUrl } from '@/lib/platform/http/responses';
+import { pageByPath } from '@/lib/docs/content/pages';
+import { DOCS_SECTIONS } from '@/lib/docs/content/site';
 import { CodeCopy } from '../_components/code-copy';
-import { Home } from '../_components/home';
+import { contentMetadata, Twin } from '../_components/content';
 import '../highlight.css';
 
 /**
- * Every public page, from content/ (rendered per request, for the nonce of its
- * Content-Security-Policy: app/layout.tsx); its markdown twin is linked. A path that names no page
- * is the 404 page. No list of the paths is given to Next: every page renders per request anyway,
+ * Every public page from content/ but the home page (app/page.tsx), rendered per request for the
+ * nonce of its Content-Security-Policy (app/layout.tsx); its markdown twin is linked. A path that
+ * names no page is the 404 page. No list of the paths is given to Next: every page renders per request anyway,
  * and building the list read and rendered every page before the first was answered.
  */
 
-type Params = { slug?: string[] };
+type Params = { slug: string[] };
 
 function pathOf(params: Params): string {
-  return params.slug?.length ? `/${params.slug.join('/')}` : '/';
+  return `/${params.slug.join('/')}`;
 }
 
 export async function generateMetadata({ params }: { params: Promise<Params> }): Promise<Metadata> {
-  const page = pageByPath(pathOf(await params));
-  if (!page) return {};
-  return {
-    title: page.path === '/' ? { absolute: page.title } : page.title,
-    description: page.description,
-    alternates: { canonical: absoluteUrl(page.path), types: { 'text/markdown': absoluteUrl(twinPath(page.path)) } },
-  };
+  return contentMetadata(pathOf(await params));
 }
 
 function DocsNav({ path }: { path: string }) {
@@ -57,32 +50,10 @@ function DocsNav({ path }: { path: string }) {
   );
 }
 
-function Twin({ path }: { path: string }) {
-  return (
-    <p className="mt-10 border-t pt-4 text-sm text-muted-foreground">
-      <a href={twinPath(path)} type="text/markdown">
-        This page as markdown
-      </a>
-    </p>
-  );
-}
-
 export default async function ContentPage({ params }: { params: Promise<Params> }) {
   const path = pathOf(await params);
   const page = pageByPath(path);
   if (!page) notFound();
-  if (path === '/') {
-    return (
-      <>
-        <Home />
-        <article className="prose mx-auto mt-16 max-w-3xl" dangerouslySetInnerHTML={{ __html: withoutTitle(page.html) }} />
-        <CodeCopy />
-        <div className="mx-auto max-w-3xl">
-          <Twin path={path} />
-        </div>
-      </>
-    );
-  }
   if (!path.startsWith('/docs')) {
     return (
       <div className="mx-auto max-w-3xl">
