@@ -1,6 +1,8 @@
 import type { NextConfig } from 'next';
+import { PHASE_DEVELOPMENT_SERVER } from 'next/constants';
 import { COMMON_SECURITY_HEADERS } from './lib/platform/http/security-headers';
 import { NON_PAGE_PREFIXES } from './lib/schemas/non-page-paths';
+import { ensureStyles, watchStyles } from './lib/platform/styles/tailwind';
 
 /**
  * Markdown twins: `<path>.md`, and any page asked for with `Accept: text/markdown`, are answered
@@ -12,7 +14,7 @@ import { NON_PAGE_PREFIXES } from './lib/schemas/non-page-paths';
  */
 const notPages = `(?!(?:${[...NON_PAGE_PREFIXES.map((p) => p.slice(1)), '_next'].join('|')})(?:[/.]|$))`;
 
-const nextConfig: NextConfig = {
+export const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
   // The others are server-only libraries Node loads as they are: bundling them gained nothing and
   // made every first compile of a page the longer, measured by `npm run dev:first-run` (zod, jose
@@ -99,4 +101,13 @@ const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR || '.next',
 };
 
-export default nextConfig;
+/**
+ * Whenever Next loads this file (`npm run dev`, `next build`, `next start`), the site's stylesheet
+ * is built first if its inputs changed, and in development kept built while the server runs
+ * (lib/platform/styles/tailwind.ts says why Tailwind runs here and not as a PostCSS plugin).
+ */
+export default async function config(phase: string): Promise<NextConfig> {
+  await ensureStyles();
+  if (phase === PHASE_DEVELOPMENT_SERVER) watchStyles();
+  return nextConfig;
+}

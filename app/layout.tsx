@@ -9,7 +9,7 @@ import { AccountMenu } from './_components/account-menu';
 import { Menu } from './_components/menu';
 import { SearchBox } from './_components/search-box';
 import { Toaster } from './_components/ui/toaster';
-import './globals.css';
+import './globals.generated.css';
 
 // Every page is rendered per request, so that Next can put the nonce of the request's
 // Content-Security-Policy (proxy.ts) on its inline scripts: lib/platform/http/security-headers.ts says why.

@@ -3,7 +3,8 @@
 //
 // 1. `npm run dev` on a free port of 127.0.0.1, with a fresh embedded database
 //    (PGLITE_DATA_DIR=.data/first-run-<time>) and a fresh Next dist dir (.next-first-run/, so no
-//    compiled code or Turbopack cache is reused, as in a fresh clone): the time from the command to
+//    compiled code or Turbopack cache is reused, as in a fresh clone; the site's stylesheet, like
+//    the database template, is as `npm install` left it): the time from the command to
 //    the first successful answer of `/` (this start also creates, migrates and seeds
 //    the database), with where it went (the server's own lines: listening, database ready, seeded,
 //    Next's timing of GET /). The server then runs 5 s more, as a developer's would, so Turbopack

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import nextConfig from '@/next.config';
+import { nextConfig } from '@/next.config';
 import { ROUTE_FILES } from '../helpers/routes';
 import { Router, type Rewrite } from './route-path';
 

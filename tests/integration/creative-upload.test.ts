@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import nextConfig from '@/next.config';
+import { nextConfig } from '@/next.config';
 import { CREATIVE_OUTCOMES } from '@/lib/ads/advertisers/creative-upload';
 import { CREATIVE_UPLOAD_MAX_BYTES, MEDIA_RULES } from '@/lib/ads/advertisers/schemas';
 import { sessionCookie } from '@/lib/identity/auth/signin';

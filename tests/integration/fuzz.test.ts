@@ -1,7 +1,7 @@
 // First: the request scope of Next's route handlers (it sets up AsyncLocalStorage before Next loads).
 import { callRoute, nextRequest } from '../fuzz/next-scope';
 import { beforeAll, describe, expect, it } from 'vitest';
-import nextConfig from '@/next.config';
+import { nextConfig } from '@/next.config';
 import { sessionCookieName } from '@/lib/identity/auth/options';
 import { archiveApp, createApp, createPlacement, revokeApiKey } from '@/lib/publisher/writes';
 import { allPages } from '@/lib/docs/content/pages';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import nextConfig from '@/next.config';
+import { nextConfig } from '@/next.config';
 import { accountEndpoints, publicEndpoints, sdkEndpoints } from '@/lib/routes/api';
 import { BATCH_TARGETS } from '@/lib/routes/batch';
 import { HTTP_METHODS } from '@/lib/platform/http/declaration';

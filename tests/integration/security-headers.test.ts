@@ -3,7 +3,7 @@ import { buildCustomRoute } from 'next/dist/lib/build-custom-route';
 import * as pageStaticInfo from 'next/dist/build/analysis/get-page-static-info';
 import { NextRequest } from 'next/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import nextConfig from '@/next.config';
+import { nextConfig } from '@/next.config';
 import { config as proxyConfig, proxy } from '@/proxy';
 import { allPages } from '@/lib/docs/content/pages';
 import { resetEnv } from '@/lib/platform/env';
