@@ -16,6 +16,31 @@ interface SessionUser {
  * "Sign in"); staff signed in to /ops are offered the operator console instead. Signing in ends with a navigation inside the app rather than a page load, so while
  * signed out the menu asks next-auth's session endpoint again after each navigation.
  */
+/**
+ * Signs out as next-auth's own client does (its `signOut`, which is not imported here: every page
+ * has this menu, and it would bring next-auth's client and its Babel helpers into each one, which
+ * `npm run dev` compiles at every start): the CSRF token from /api/auth/csrf, posted to
+ * /api/auth/signout, then on to the address next-auth answers. Should either call fail, next-auth's
+ * own sign-out page asks instead.
+ */
+async function signOut(): Promise<void> {
+  try {
+    const { csrfToken } = (await (await fetch('/api/auth/csrf', { cache: 'no-store' })).json()) as { csrfToken: string };
+    const res = await fetch('/api/auth/signout', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrfToken, callbackUrl: '/', json: 'true' }),
+    });
+    if (!res.ok) throw new Error(`sign-out answered ${res.status}`);
+    const { url } = (await res.json()) as { url?: string };
+    window.location.href = url ?? '/';
+  } catch {
+    // A page load, not a client navigation: the sign-out page is next-auth's route, not a page of the app.
+    // eslint-disable-next-line @next/next/no-location-assign-relative-destination
+    window.location.href = '/api/auth/signout';
+  }
+}
+
 export function AccountMenu({ initialUser = null, operator = null }: { initialUser?: SessionUser | null; operator?: { email: string } | null }) {
   const pathname = usePathname();
   const [user, setUser] = useState<SessionUser | null>(initialUser);
@@ -72,7 +97,7 @@ export function AccountMenu({ initialUser = null, operator = null }: { initialUs
         {/* The console of the account's role (app/console/page.tsx). */}
         <Link href="/console">Console</Link>
       </Button>
-      <Button variant="ghost" size="sm" onClick={async () => (await import('next-auth/react')).signOut({ callbackUrl: '/' })}>
+      <Button variant="ghost" size="sm" onClick={() => void signOut()}>
         Sign out
       </Button>
     </nav>
