@@ -17,9 +17,10 @@ export async function register(): Promise<void> {
     const { openAtStart } = await import('./lib/process');
     const opened = await openAtStart();
     if (process.env.NODE_ENV === 'production' && opened) {
-      // A production server starts its timers (the traffic roll-up, the export job, the file
-      // sweep) as it starts, not at its first request (without a database, that request starts
-      // them). Next replaces NODE_ENV here too, so `npm run dev` compiles none of this.
+      // A production server seeds the demo accounts where asked and starts its timers (the
+      // traffic roll-up, the export job, the file sweep) as it starts, not at its first request
+      // (without a database, that request does both). Next replaces NODE_ENV here too, so
+      // `npm run dev` compiles none of this.
       const { startTimers } = await import('./lib/services');
       await startTimers();
     }

@@ -18,22 +18,6 @@ import { describeError, log } from './platform/log';
  */
 
 /**
- * The environment's database, migrated; the embedded one is also seeded with the demo accounts
- * the first time when `seedsDemo` says so (a real PostgreSQL is seeded on purpose, `npm run db:seed`).
- * A new one each call: what a test's services open (`createServices`).
- */
-export async function openProcessDatabase(): Promise<Database> {
-  return seeded(await openDatabase());
-}
-
-/** `engine`, once the demo accounts are in it where `seedsDemo` says so (they are written the first time only). */
-async function seeded(engine: Database): Promise<Database> {
-  // The seed's code (the demo's data) is imported only where it runs.
-  if (engine.kind === 'pglite' && seedsDemo(env()) && (await (await import('./demo/seed')).seed(engine))) log.info('demo accounts seeded');
-  return engine;
-}
-
-/**
  * Whether a start seeds the embedded database with the demo accounts: as SEED_DEMO says, and
  * when it says nothing, outside production only. Their password is published (README), so a
  * production start seeds them only when asked.
@@ -43,30 +27,22 @@ export function seedsDemo(e: Pick<Env, 'NODE_ENV' | 'SEED_DEMO'>): boolean {
 }
 
 /**
- * The process's database, opened once, in two steps kept on globalThis (Next gives
+ * The process's database, opened and migrated once and kept on globalThis (Next gives
  * instrumentation.ts and the pages modules of their own, and evaluates them again on change in
- * development, and a second PGlite on the same directory would corrupt it):
- *
- * - `openedDatabase`: opened and migrated. The site's shell reads the pricing and the secrets from
- *   it, which the migrations alone provide; scripts/serve.mjs closes it when the server stops, so
- *   PGlite flushes.
- * - `processDatabase`: that same database once the demo accounts are seeded where they are, which
- *   the services use for everything else.
- *
- * A failed step is not kept: the next call tries it again.
+ * development, and a second PGlite on the same directory would corrupt it). The site's shell reads
+ * the pricing and the secrets from it, which the migrations alone provide; the services use it
+ * once the demo accounts are seeded where `seedsDemo` says (`processDatabase` in lib/services.ts,
+ * where the seed's code is imported, so that no page's shell compiles it). scripts/serve.mjs
+ * closes it when the server stops, so PGlite flushes. A failed opening is not kept: the next call
+ * tries again.
  */
 const OPENED = Symbol.for('monetize.database');
-const READY = Symbol.for('monetize.database.seeded');
 const PRICING = Symbol.for('monetize.pricing');
 const SECRETS = Symbol.for('monetize.oauth-secrets');
 const held = globalThis as unknown as Record<symbol, unknown>;
 
 export function openedDatabase(): Promise<Database> {
-  return kept(OPENED, openDatabase);
-}
-
-export function processDatabase(): Promise<Database> {
-  return kept(READY, async () => seeded(await openedDatabase()));
+  return keptInProcess(OPENED, openDatabase);
 }
 
 /** The pricing settings the process reads, reread at most every 15 seconds (lib/money/pricing/settings.ts); `services().pricing` is this one. */
@@ -76,11 +52,11 @@ export function processPricing(): LivePricing {
 
 /** The token signing key and session secret, or null when the deployment lacks them; `services().oauthSecrets()` answers these. */
 export function processOAuthSecrets(): Promise<OAuthSecrets | null> {
-  return kept(SECRETS, () => loadOAuthSecrets(openedDatabase));
+  return keptInProcess(SECRETS, () => loadOAuthSecrets(openedDatabase));
 }
 
 /** The first successful answer of `load`, kept on globalThis under `key`; a failure is not, so the next call tries again. */
-function kept<T>(key: symbol, load: () => Promise<T>): Promise<T> {
+export function keptInProcess<T>(key: symbol, load: () => Promise<T>): Promise<T> {
   const kept = held[key] as Promise<T> | undefined;
   if (kept) return kept;
   const attempt = load();
@@ -96,19 +72,19 @@ function kept<T>(key: symbol, load: () => Promise<T>): Promise<T> {
  * runtime only, so nothing here is compiled for the Edge runtime), creating and migrating the
  * embedded one, so that requests find it open.
  *
- * A production server also seeds it (where `seedsDemo` says so) and waits for both before it
- * listens. The development server waits for neither: Next compiles the first page a developer asks
- * for meanwhile, and the demo accounts are seeded by the first request that uses the services (a
- * sign-in, the demo app, a console, the API). The public pages never need them, and seeding during
- * that first compile made it a second slower on two cores (`npm run dev:first-run`).
+ * A production server waits for it before it listens, and then seeds it (where `seedsDemo` says
+ * so) as its timers start (`startTimers` in lib/services.ts). The development server waits for
+ * neither: Next compiles the first page a developer asks for meanwhile, and the demo accounts are
+ * seeded by the first request that uses the services (a sign-in, the demo app, a console, the API).
+ * The public pages never need them, and seeding during that first compile made it a second slower
+ * on two cores (`npm run dev:first-run`).
  *
  * A database that cannot open now is retried on the first request that needs it; an embedded one
  * that another process has is not, and the server stops, saying which process it is. Answers
  * whether it opened (always false in development, which does not wait).
  */
 export async function openAtStart(): Promise<boolean> {
-  const development = env().NODE_ENV === 'development';
-  const opening = (development ? openedDatabase() : processDatabase()).then(
+  const opening = openedDatabase().then(
     () => true,
     (err: unknown) => {
       if (err instanceof Error && err.name === 'DataDirInUse') {
@@ -119,5 +95,5 @@ export async function openAtStart(): Promise<boolean> {
       return false;
     },
   );
-  return development ? false : opening;
+  return env().NODE_ENV === 'development' ? false : opening;
 }

@@ -18,7 +18,8 @@ import { stripeRail, type StripeRail } from './money/stripe/rail';
 import { objectStorage, type ObjectStorage } from './platform/storage';
 import type { AccountAnswers } from './account/reads';
 import { MarketCache } from './ads/serving/market-cache';
-import { openProcessDatabase, processDatabase, processOAuthSecrets, processPricing } from './process';
+import { openDatabase } from './platform/db/database';
+import { keptInProcess, openedDatabase, processOAuthSecrets, processPricing, seedsDemo } from './process';
 
 /**
  * What the service depends on and a test replaces: the database, the rate limiters, the clock
@@ -137,6 +138,30 @@ export interface ServiceOverrides {
   pricing?: LivePricing;
   /** The token signing key and session secret: by default loaded from this set's own database. */
   oauthSecrets?: () => Promise<OAuthSecrets | null>;
+}
+
+/** `engine`, once the demo accounts are in it where `seedsDemo` says so (they are written the first time only). */
+async function seeded(engine: Database): Promise<Database> {
+  // The seed's code (the demo's data) is imported only where it runs.
+  if (engine.kind === 'pglite' && seedsDemo(env()) && (await (await import('./demo/seed')).seed(engine))) log.info('demo accounts seeded');
+  return engine;
+}
+
+/**
+ * The environment's database, migrated, and seeded where `seedsDemo` says (a real PostgreSQL is
+ * seeded on purpose, `npm run db:seed`). A new one each call: what a test's services open.
+ */
+export async function openProcessDatabase(): Promise<Database> {
+  return seeded(await openDatabase());
+}
+
+/**
+ * The process's database (lib/process.ts's `openedDatabase`, the very same one) once seeded where
+ * `seedsDemo` says: what the process's services use. Kept on globalThis like it; a failed seed is
+ * not kept, so the next call tries again.
+ */
+export function processDatabase(): Promise<Database> {
+  return keptInProcess(Symbol.for('monetize.database.seeded'), async () => seeded(await openedDatabase()));
 }
 
 /** How often the long-running server deletes creatives' files that may go (and, once an hour, files no table knows). */
@@ -266,9 +291,10 @@ export function services(): Services {
 
 /**
  * Starts the long-running server's timers (the traffic roll-up, the export job, the file sweep),
- * which start with the services' first use of the database: a production server calls it as it
- * starts (instrumentation.ts), so the timers do not wait for a first request. A database that
- * cannot open now is tried again by that first request.
+ * which start with the services' first use of the database, after the demo seed where there is
+ * one: a production server calls it as it starts (instrumentation.ts), so it listens seeded and the
+ * timers do not wait for a first request. A database that cannot open now is tried again by that
+ * first request.
  */
 export async function startTimers(): Promise<void> {
   try {

@@ -4,13 +4,14 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE } from '@/lib/platform/db/engine';
 import { resetEnv } from '@/lib/platform/env';
-import { openAtStart, openedDatabase, processDatabase, processOAuthSecrets, processPricing } from '@/lib/process';
-import { services } from '@/lib/services';
+import { openAtStart, openedDatabase, processOAuthSecrets, processPricing } from '@/lib/process';
+import { processDatabase, services, startTimers } from '@/lib/services';
 
 /**
- * What the process holds once (lib/process.ts): the instrumentation's opening, the site's shell and
- * the services share one database, one pricing reader and one set of secrets; an opening that
- * failed is not kept. In process, as a server's modules would call them.
+ * What the process holds once (lib/process.ts, and its seeded database in lib/services.ts): the
+ * instrumentation's opening, the site's shell and the services share one database, one pricing
+ * reader and one set of secrets; an opening that failed is not kept. In process, as a server's
+ * modules would call them.
  */
 const HELD = ['monetize.database', 'monetize.database.seeded', 'monetize.pricing', 'monetize.oauth-secrets', 'monetize.services'].map((name) =>
   Symbol.for(name),
@@ -83,11 +84,14 @@ describe("the process's database, pricing and secrets", () => {
     await forget();
   });
 
-  it('in production opens and seeds (when SEED_DEMO says so) before the server listens', async () => {
+  it('in production opens at start, and seeds (when SEED_DEMO says so) as the timers start, both before the server listens', async () => {
     await startEmbedded('production', 'production', 'true');
+    const users = async () => (await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users'))[0]?.n;
     expect(await openAtStart()).toBe(true);
-    const [row] = await (await openedDatabase())[ENGINE].query<{ n: number }>('select count(*)::int as n from public.users');
-    expect(row?.n).toBe(7);
+    expect(await users()).toBe(0);
+    // instrumentation.ts awaits both in production, so the server listens seeded.
+    await startTimers();
+    expect(await users()).toBe(7);
     await forget();
   });
 
