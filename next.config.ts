@@ -18,7 +18,8 @@ export const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
   // The others are server-only libraries Node loads as they are: bundling them gained nothing and
   // made every first compile of a page the longer, measured by `npm run dev:first-run` (zod, jose
-  // and postgres are in every page's server code; the S3 upload helper alone is some 300 modules).
+  // and postgres are in every page's server code; the S3 upload helper alone is some 300 modules;
+  // next-auth, whose session decoding the root layout uses, brings Babel's helpers and uuid).
   serverExternalPackages: [
     '@electric-sql/pglite',
     'stripe',
@@ -33,6 +34,7 @@ export const nextConfig: NextConfig = {
     '@upstash/ratelimit',
     'otpauth',
     'stemmer',
+    'next-auth',
   ],
   // The migrator reads the SQL files at run time; ship them with every server function.
   outputFileTracingIncludes: { '/**': ['./supabase/migrations/**/*.sql', './content/**/*.md'] },
