@@ -10,7 +10,8 @@ import { ensureStyles, watchStyles } from './lib/platform/styles/tailwind';
  * declares and the paths below it (lib/schemas/non-page-paths.ts, as the fewest prefixes), and
  * Next's own `_next/`. They run `afterFiles`: Next tests them only when no route file matches the
  * path exactly, so the API routes never pay for them. Site pages come from the catch-all page,
- * which Next matches after these rules.
+ * which Next matches after these rules; the home page, a route file of its own, has a
+ * `beforeFiles` rule.
  */
 const notPages = `(?!(?:${[...NON_PAGE_PREFIXES.map((p) => p.slice(1)), '_next'].join('|')})(?:[/.]|$))`;
 
@@ -74,6 +75,10 @@ export const nextConfig: NextConfig = {
   },
   async rewrites() {
     return {
+      // The home page is a route file of its own (app/page.tsx), and Next tests `afterFiles` rules
+      // only for paths no route file matches: its twin asked for with `Accept` is rewritten before
+      // the route files, for `/` alone.
+      beforeFiles: [{ source: '/', has: [{ type: 'header', key: 'accept', value: '(.*)text/markdown(.*)' }], destination: '/markdown' }],
       afterFiles: [
         // `/index.md` becomes /markdown/index, which the twin route reads as the home page.
         { source: `/:path(${notPages}[a-z0-9/-]+)\\.md`, destination: '/markdown/:path' },

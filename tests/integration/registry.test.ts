@@ -118,5 +118,13 @@ describe('lists derived from the registry', () => {
       expect(accept.test(p)).toBe(true);
       if (p !== '/') expect(twin.test(`${p}.md`)).toBe(true);
     });
+
+    it('rewrites the home page, a route file of its own, before the route files, and nothing else', async () => {
+      const { beforeFiles } = (await nextConfig.rewrites!()) as {
+        beforeFiles: { source: string; destination: string; has?: { key: string; value?: string }[] }[];
+      };
+      expect(beforeFiles).toEqual([{ source: '/', has: [{ type: 'header', key: 'accept', value: '(.*)text/markdown(.*)' }], destination: '/markdown' }]);
+      expect(new RegExp(beforeFiles[0]!.has![0]!.value!).test('text/markdown, text/html;q=0.5')).toBe(true);
+    });
   });
 });
