@@ -1,5 +1,5 @@
 import type { NextConfig } from 'next';
-import { PHASE_DEVELOPMENT_SERVER } from 'next/constants';
+import { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_BUILD } from 'next/constants';
 import { COMMON_SECURITY_HEADERS } from './lib/platform/http/security-headers';
 import { NON_PAGE_PREFIXES } from './lib/schemas/non-page-paths';
 import { ensureStyles, watchStyles } from './lib/platform/styles/tailwind';
@@ -13,6 +13,9 @@ import { ensureStyles, watchStyles } from './lib/platform/styles/tailwind';
  * which Next matches after these rules; the home page, a route file of its own, has a
  * `beforeFiles` rule.
  */
+/** A request asking for markdown (the twins by `Accept`). */
+const wantsMarkdown = [{ type: 'header' as const, key: 'accept', value: '(.*)text/markdown(.*)' }];
+
 const notPages = `(?!(?:${[...NON_PAGE_PREFIXES.map((p) => p.slice(1)), '_next'].join('|')})(?:[/.]|$))`;
 
 export const nextConfig: NextConfig = {
@@ -78,13 +81,13 @@ export const nextConfig: NextConfig = {
       // The home page is a route file of its own (app/page.tsx), and Next tests `afterFiles` rules
       // only for paths no route file matches: its twin asked for with `Accept` is rewritten before
       // the route files, for `/` alone.
-      beforeFiles: [{ source: '/', has: [{ type: 'header', key: 'accept', value: '(.*)text/markdown(.*)' }], destination: '/markdown' }],
+      beforeFiles: [{ source: '/', has: wantsMarkdown, destination: '/markdown' }],
       afterFiles: [
         // `/index.md` becomes /markdown/index, which the twin route reads as the home page.
         { source: `/:path(${notPages}[a-z0-9/-]+)\\.md`, destination: '/markdown/:path' },
         {
           source: `/:path(${notPages}[a-z0-9/-]*)`,
-          has: [{ type: 'header', key: 'accept', value: '(.*)text/markdown(.*)' }],
+          has: wantsMarkdown,
           destination: '/markdown/:path',
         },
       ],
@@ -109,12 +112,13 @@ export const nextConfig: NextConfig = {
 };
 
 /**
- * Whenever Next loads this file (`npm run dev`, `next build`, `next start`), the site's stylesheet
- * is built first if its inputs changed, and in development kept built while the server runs
- * (lib/platform/styles/tailwind.ts says why Tailwind runs here and not as a PostCSS plugin).
+ * Whenever Next loads this file to compile (`npm run dev`, `next build`), the site's stylesheet is
+ * built first if its inputs changed, and in development kept built while the server runs
+ * (lib/platform/styles/tailwind.ts says why Tailwind runs here and not as a PostCSS plugin). A
+ * production server (`next start`) serves what the build compiled, and reads no file of app/.
  */
 export default async function config(phase: string): Promise<NextConfig> {
-  await ensureStyles();
+  if (phase === PHASE_DEVELOPMENT_SERVER || phase === PHASE_PRODUCTION_BUILD) await ensureStyles();
   if (phase === PHASE_DEVELOPMENT_SERVER) watchStyles();
   return nextConfig;
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run styles` (and `npm install`'s postinstall, scripts/postinstall.mjs): builds the site's
  * stylesheet, app/globals.generated.css, from app/globals.css unless it is up to date
- * (lib/platform/styles/tailwind.ts). Next builds it too whenever it loads next.config.ts, so this
+ * (lib/platform/styles/tailwind.ts). Next builds it too whenever it loads next.config.ts to compile, so this
  * only spares the first `npm run dev` the work.
  */
 import { ensureStyles, STYLES_OUTPUT } from '../lib/platform/styles/tailwind';

@@ -18,7 +18,7 @@ import path from 'node:path';
  * The inputs: every file under app/ (class names are read from there alone, `source('.')` in
  * app/globals.css; `buildStyles` refuses a stylesheet that asks for more) and the installed
  * versions of Tailwind's packages. next.config.ts calls `ensureStyles` whenever Next loads its
- * configuration (`npm run dev`, `next build`, `next start`), and `watchStyles` in development, so a
+ * configuration to compile (`npm run dev`, `next build`; not `next start`), and `watchStyles` in development, so a
  * class written in a component reaches the page while the server runs, as it did with the plugin.
  */
 
