@@ -87,6 +87,11 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Engine & 
     db = await PGlite.create({
       dataDir,
       loadDataDir: options.loadDataDir,
+      // Not PostgreSQL's default of 128 MB of shared buffers, which PGlite allocates in its
+      // WebAssembly memory and clears at every open: 32 MB holds the demo database's working set,
+      // and an open then takes about 100 MB less memory (265 MB to 160 MB resident, measured
+      // opening the demo database alone) and some 50–100 ms less CPU.
+      startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
       parsers: {
         [OID.INT8]: toNumber,
         [OID.NUMERIC]: toNumber,
