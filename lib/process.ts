@@ -3,6 +3,7 @@ import { LivePricing } from './money/pricing/settings';
 import { openDatabase } from './platform/db/database';
 import type { Database } from './platform/db/roles';
 import { env, type Env } from './platform/env';
+import { keptOnSuccess } from './platform/kit/kept';
 import { describeError, log } from './platform/log';
 
 /**
@@ -57,14 +58,16 @@ export function processOAuthSecrets(): Promise<OAuthSecrets | null> {
 
 /** The first successful answer of `load`, kept on globalThis under `key`; a failure is not, so the next call tries again. */
 export function keptInProcess<T>(key: symbol, load: () => Promise<T>): Promise<T> {
-  const kept = held[key] as Promise<T> | undefined;
-  if (kept) return kept;
-  const attempt = load();
-  held[key] = attempt;
-  attempt.catch(() => {
-    if (held[key] === attempt) delete held[key];
-  });
-  return attempt;
+  return keptOnSuccess(
+    {
+      get: () => held[key] as Promise<T> | undefined,
+      set: (value) => {
+        if (value) held[key] = value;
+        else delete held[key];
+      },
+    },
+    load,
+  );
 }
 
 /**

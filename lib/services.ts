@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Lru } from './platform/cache/lru';
 import { createAttemptLimiters, type AttemptLimiters } from './identity/auth/throttle';
 import { createActionLimiters, type ActionLimiters } from './platform/kit/action-limit';
+import { retrying } from './platform/kit/kept';
 import type { Database } from './platform/db/roles';
 import { dataEncryptionKey, serviceSecret } from './platform/db/service-secrets';
 import { createRateLimiter, type RateLimiter } from './platform/http/rate-limit';
@@ -252,21 +253,6 @@ async function storedKey(name: string, database: () => Promise<Database>): Promi
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let kept: Promise<T> | undefined;
   return () => (kept ??= load());
-}
-
-/** The first successful answer of `load`, kept; a failure is not, so the next call tries again. */
-function retrying<T>(load: () => Promise<T>): () => Promise<T> {
-  let kept: Promise<T> | undefined;
-  return () => {
-    if (!kept) {
-      const attempt = load();
-      kept = attempt;
-      attempt.catch(() => {
-        if (kept === attempt) kept = undefined;
-      });
-    }
-    return kept;
-  };
 }
 
 /**
