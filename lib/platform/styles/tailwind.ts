@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -65,8 +65,21 @@ export function stylesInputsHash(root: string): string {
 /** The hash the generated stylesheet was built from, or null when there is none. */
 function builtFrom(root: string): string | null {
   const file = path.join(root, STYLES_OUTPUT);
-  if (!existsSync(/*turbopackIgnore: true*/ file)) return null;
-  const first = readFileSync(/*turbopackIgnore: true*/ file, 'utf8').split('\n', 1)[0]!;
+  let fd: number;
+  try {
+    fd = openSync(/*turbopackIgnore: true*/ file, 'r');
+  } catch {
+    return null;
+  }
+  // The header line alone (its hash is 64 characters), not the whole stylesheet.
+  const start = Buffer.alloc(HEADER.length + 128);
+  let read: number;
+  try {
+    read = readSync(fd, start, 0, start.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const first = start.toString('utf8', 0, read).split('\n', 1)[0]!;
   return first.startsWith(HEADER) ? first.slice(HEADER.length).replace(/ \*\/$/, '') : null;
 }
 
