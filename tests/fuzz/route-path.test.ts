@@ -6,16 +6,18 @@ import { Router, type Rewrite } from './route-path';
 /** The fuzzer's stand-in for scripts/serve.mjs and Next's router, on the app's own route files and next.config.ts. */
 
 const PATHS = ROUTE_FILES.map((f) => f.path);
+let beforeFiles: Rewrite[] = [];
 let rewrites: Rewrite[] = [];
 let redirects: Rewrite[] = [];
 
 beforeAll(async () => {
   const r = nextConfig.rewrites ? await nextConfig.rewrites() : [];
+  beforeFiles = (Array.isArray(r) ? [] : r.beforeFiles) as Rewrite[];
   rewrites = (Array.isArray(r) ? r : r.afterFiles) as Rewrite[];
   redirects = (nextConfig.redirects ? await nextConfig.redirects() : []) as Rewrite[];
 });
 
-const router = (skipTrailingSlashRedirect = false) => new Router(PATHS, { rewrites, redirects, skipTrailingSlashRedirect });
+const router = (skipTrailingSlashRedirect = false) => new Router(PATHS, { beforeFiles, rewrites, redirects, skipTrailingSlashRedirect });
 const route = (target: string, headers: Record<string, string> = {}, r = router()) => r.route(target, new Headers(headers));
 
 describe('the fuzzer’s router', () => {
@@ -45,6 +47,13 @@ describe('the fuzzer’s router', () => {
     expect(route('/docs/payouts', { accept: 'text/markdown' })).toMatchObject({ route: '/markdown/[[...slug]]' });
     expect(route('/docs/payouts')).toMatchObject({ kind: 'site' });
     expect(route('/api/v1/x.md')).toMatchObject({ route: '/api/v1/[...unknown]' });
+  });
+
+  it('plays the home page’s twin rule before the route files: `/` asked for as markdown', () => {
+    expect(route('/', { accept: 'text/markdown' })).toMatchObject({ route: '/markdown/[[...slug]]', params: {}, rewrittenFrom: '/' });
+    expect(route('/?q=1', { accept: 'text/html, text/markdown;q=0.9' })).toMatchObject({ route: '/markdown/[[...slug]]', target: '/?q=1' });
+    expect(route('/', { accept: 'text/html' })).toMatchObject({ kind: 'site' });
+    expect(route('/index.md')).toMatchObject({ route: '/markdown/[[...slug]]', params: { slug: ['index'] } });
   });
 
   it('follows the trailing-slash redirect unless next.config.ts skips it', () => {

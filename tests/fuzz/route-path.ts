@@ -12,8 +12,9 @@ import { normalizeRequestTarget } from '../../scripts/request-path.mjs';
  *   `redirects` of next.config.ts, and (unless it sets `skipTrailingSlashRedirect`) a path ending
  *   in `/` to the path without it; a client follows them, so the fuzzer routes the target it
  *   would be sent to. A trailing slash that is not redirected is ignored when matching routes;
- * - static routes first, then the `afterFiles` rewrites of next.config.ts (the markdown twins),
- *   then dynamic routes, segment by segment: static before `[x]`, before `[...x]`, before `[[...x]]`;
+ * - the `beforeFiles` rewrites of next.config.ts first (the home page's markdown twin), then static
+ *   routes, then the `afterFiles` rewrites (the other markdown twins), then dynamic routes, segment
+ *   by segment: static before `[x]`, before `[...x]`, before `[[...x]]`;
  * - dynamic segments are handed to the route percent-decoded (`decodeURIComponent` per segment);
  *   a segment that does not decode would be Next's own error, which no route handler sees, but
  *   serve.mjs has escaped its `%` already, so it decodes to the text it is;
@@ -23,8 +24,8 @@ import { normalizeRequestTarget } from '../../scripts/request-path.mjs';
 export type Routed =
   | { kind: 'route'; route: string; params: Record<string, string | string[]>; target: string; rewrittenFrom?: string }
   | { kind: 'next'; status: number; why: string; target: string }
-  /** scripts/serve.mjs threw while normalizing the target: it never calls Next, and never answers. */
-  | { kind: 'unanswered'; why: string; target: string }
+  /** A target scripts/serve.mjs cannot normalize: it answers 400 itself and never calls Next. */
+  | { kind: 'refused'; status: 400; why: string; target: string }
   | { kind: 'site'; target: string };
 
 export interface Rewrite {
@@ -34,8 +35,9 @@ export interface Rewrite {
   missing?: { type: string; key: string; value?: string }[];
 }
 
-/** What of next.config.ts the router plays: its rewrites (`afterFiles`), redirects and trailing-slash rule. */
+/** What of next.config.ts the router plays: its rewrites (`beforeFiles`, `afterFiles`), redirects and trailing-slash rule. */
 export interface RoutingConfig {
+  beforeFiles: readonly Rewrite[];
   rewrites: readonly Rewrite[];
   redirects: readonly Rewrite[];
   skipTrailingSlashRedirect: boolean;
@@ -115,6 +117,7 @@ function ruleMatcher(rule: Rewrite): (path: string, headers: Headers) => string 
 
 export class Router {
   private readonly routes: { path: string; segments: Segment[] }[];
+  private readonly beforeFiles: ((path: string, headers: Headers) => string | null)[];
   private readonly rewrites: ((path: string, headers: Headers) => string | null)[];
   private readonly redirects: ((path: string, headers: Headers) => string | null)[];
   private readonly trailingSlashRedirect: boolean;
@@ -122,6 +125,7 @@ export class Router {
   /** `routePaths`: the route files' paths (`/api/v1/[...unknown]`); `config`: what next.config.ts says. */
   constructor(routePaths: readonly string[], config: RoutingConfig) {
     this.routes = routePaths.map((path) => ({ path, segments: parseRoute(path) })).sort((a, b) => compareRoutes(a.segments, b.segments));
+    this.beforeFiles = config.beforeFiles.map(ruleMatcher);
     this.rewrites = config.rewrites.map(ruleMatcher);
     this.redirects = config.redirects.map(ruleMatcher);
     this.trailingSlashRedirect = !config.skipTrailingSlashRedirect;
@@ -133,11 +137,7 @@ export class Router {
     try {
       target = normalizeTarget(raw);
     } catch (err) {
-      return {
-        kind: 'unanswered',
-        why: `scripts/request-path.mjs threw ${String(err)}; scripts/serve.mjs calls it outside any try, so the request is never answered`,
-        target: raw,
-      };
+      return { kind: 'refused', status: 400, why: `scripts/request-path.mjs threw ${String(err)}; scripts/serve.mjs answers 400 invalid_request`, target: raw };
     }
     const q = target.indexOf('?');
     let path = q < 0 ? target : target.slice(0, q);
@@ -152,6 +152,13 @@ export class Router {
     if (this.trailingSlashRedirect && path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
     target = path + query;
 
+    for (const rewrite of this.beforeFiles) {
+      const destination = rewrite(path, headers);
+      if (destination === null) continue;
+      // Rewritten before the route files are tested: the destination's route, or a page.
+      const to = this.find(destination.split('/').filter(Boolean), () => true);
+      return to ? this.answer(to.path, to.params, target, path) : { kind: 'site', target };
+    }
     const segments = path.split('/').filter(Boolean);
     const found = this.find(segments, (r) => r.segments.every((s) => s.kind === 'static'));
     if (found) return this.answer(found.path, found.params, target);
