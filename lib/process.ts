@@ -3,7 +3,7 @@ import { LivePricing } from './money/pricing/settings';
 import { openDatabase } from './platform/db/database';
 import type { Database } from './platform/db/roles';
 import { env, type Env } from './platform/env';
-import { keptOnSuccess } from './platform/kit/kept';
+import { keptOnSuccess, type Slot } from './platform/kit/kept';
 import { describeError, log } from './platform/log';
 
 /**
@@ -58,16 +58,23 @@ export function processOAuthSecrets(): Promise<OAuthSecrets | null> {
 
 /** The first successful answer of `load`, kept on globalThis under `key`; a failure is not, so the next call tries again. */
 export function keptInProcess<T>(key: symbol, load: () => Promise<T>): Promise<T> {
-  return keptOnSuccess(
-    {
-      get: () => held[key] as Promise<T> | undefined,
-      set: (value) => {
-        if (value) held[key] = value;
-        else delete held[key];
-      },
+  return keptOnSuccess(slotOf(key) as Slot<T>, load);
+}
+
+/** The slot on globalThis under `key`, made once: the database and the secrets are asked for on every request. */
+const slots = new Map<symbol, Slot<unknown>>();
+function slotOf(key: symbol): Slot<unknown> {
+  const made = slots.get(key);
+  if (made) return made;
+  const slot: Slot<unknown> = {
+    get: () => held[key] as Promise<unknown> | undefined,
+    set: (value) => {
+      if (value) held[key] = value;
+      else delete held[key];
     },
-    load,
-  );
+  };
+  slots.set(key, slot);
+  return slot;
 }
 
 /**
