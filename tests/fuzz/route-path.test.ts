@@ -1,23 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nextConfig } from '@/next.config';
 import { ROUTE_FILES } from '../helpers/routes';
-import { Router, type Rewrite } from './route-path';
+import { Router, routingConfig, type RoutingConfig } from './route-path';
 
 /** The fuzzer's stand-in for scripts/serve.mjs and Next's router, on the app's own route files and next.config.ts. */
 
 const PATHS = ROUTE_FILES.map((f) => f.path);
-let beforeFiles: Rewrite[] = [];
-let rewrites: Rewrite[] = [];
-let redirects: Rewrite[] = [];
+let config: RoutingConfig;
 
 beforeAll(async () => {
-  const r = nextConfig.rewrites ? await nextConfig.rewrites() : [];
-  beforeFiles = (Array.isArray(r) ? [] : r.beforeFiles) as Rewrite[];
-  rewrites = (Array.isArray(r) ? r : r.afterFiles) as Rewrite[];
-  redirects = (nextConfig.redirects ? await nextConfig.redirects() : []) as Rewrite[];
+  config = await routingConfig(nextConfig);
 });
 
-const router = (skipTrailingSlashRedirect = false) => new Router(PATHS, { beforeFiles, rewrites, redirects, skipTrailingSlashRedirect });
+const router = (skipTrailingSlashRedirect = false) => new Router(PATHS, { ...config, skipTrailingSlashRedirect });
 const route = (target: string, headers: Record<string, string> = {}, r = router()) => r.route(target, new Headers(headers));
 
 describe('the fuzzer’s router', () => {

@@ -1,3 +1,4 @@
+import type { NextConfig } from 'next';
 // @ts-expect-error: a plain ES module script, without declarations.
 import { normalizeRequestTarget } from '../../scripts/request-path.mjs';
 
@@ -41,6 +42,17 @@ export interface RoutingConfig {
   rewrites: readonly Rewrite[];
   redirects: readonly Rewrite[];
   skipTrailingSlashRedirect: boolean;
+}
+
+/** What the router plays of a Next configuration (next.config.ts's `nextConfig`): its rules, read as Next reads them. */
+export async function routingConfig(config: NextConfig): Promise<RoutingConfig> {
+  const rewrites = config.rewrites ? await config.rewrites() : [];
+  return {
+    beforeFiles: (Array.isArray(rewrites) ? [] : rewrites.beforeFiles) as Rewrite[],
+    rewrites: (Array.isArray(rewrites) ? rewrites : rewrites.afterFiles) as Rewrite[],
+    redirects: (config.redirects ? await config.redirects() : []) as Rewrite[],
+    skipTrailingSlashRedirect: config.skipTrailingSlashRedirect === true,
+  };
 }
 
 /** The request target as scripts/serve.mjs hands it to Next. */

@@ -21,7 +21,7 @@ import { accessToken, expiredToken, foreignSignedToken, otherIssuerToken } from 
 import { describeRequest, generateRequest, targetsOf, type Fixtures, type FuzzRequest, type Plan } from '../fuzz/generate';
 import { judge } from '../fuzz/oracle';
 import { formatSeed, parseSeed } from '../fuzz/rng';
-import { Router, type Rewrite, type Routed } from '../fuzz/route-path';
+import { Router, routingConfig, type Routed } from '../fuzz/route-path';
 import Stripe from 'stripe';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
@@ -136,15 +136,9 @@ for (const engine of testEngines()) {
       high = makeServices({ database: db, rateLimiter: UNLIMITED(), stripe: standard.stripe, storage: standard.storage, cronSecret: FUZZ_CRON_SECRET });
       const mediaKey = newObjectKey('png');
       await standard.storage.put(mediaKey, Buffer.from(TINY_PNG, 'base64'), 'image/png');
-      const rewrites = nextConfig.rewrites ? await nextConfig.rewrites() : [];
       router = new Router(
         ROUTE_FILES.map((f) => f.path),
-        {
-          beforeFiles: (Array.isArray(rewrites) ? [] : rewrites.beforeFiles) as Rewrite[],
-          rewrites: (Array.isArray(rewrites) ? rewrites : rewrites.afterFiles) as Rewrite[],
-          redirects: (nextConfig.redirects ? await nextConfig.redirects() : []) as Rewrite[],
-          skipTrailingSlashRedirect: nextConfig.skipTrailingSlashRedirect === true,
-        },
+        await routingConfig(nextConfig),
       );
       const call = async (path: keyof typeof ROUTES, method: HttpMethod, target: string, headers: Record<string, string>, body?: unknown) => {
         const res = await handlersOf(path, suite.services)[method](
